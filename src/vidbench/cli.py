@@ -1,0 +1,207 @@
+"""The `vidbench` command. Thin: it parses arguments and calls the library."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+
+from vidbench.core.errors import ConfigError, DataError, VidbenchError
+
+out = Console()
+err = Console(stderr=True)
+
+
+def _add_frame_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("frames (override the task's FrameSpec)")
+    g.add_argument("--views", help="view count K (spread evenly over 24) or ids like 1,8,16")
+    g.add_argument("--frames", type=int, help="frames per view")
+    g.add_argument("--sampler", choices=["interval", "linspace"])
+    g.add_argument("--order", choices=["view-first", "time-first"])
+    g.add_argument(
+        "--timestamps",
+        action="store_true",
+        default=None,
+        help="label every image with its view and time",
+    )
+    g.add_argument("--max-side", type=int, help="resize frames so the longer side is at most this")
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from vidbench.pipeline import STAGES, Run, RunConfig, frame_overrides
+
+    stages = STAGES if args.stage == "all" else (args.stage,)
+    if args.task is None:
+        if "infer" in stages:
+            raise ConfigError("vidbench run: give the TASK (and --data, --model) to infer")
+        config = RunConfig.load(Path(args.out))
+    else:
+        if args.data is None or args.model is None:
+            raise ConfigError("vidbench run: --data and --model are required")
+        config = RunConfig(
+            task=args.task,
+            data=args.data,
+            model=args.model,
+            out=args.out,
+            seed=args.seed,
+            limit=args.limit,
+            concurrency=args.concurrency,
+            cache_dir=args.cache_dir,
+            frames=frame_overrides(
+                args.views, args.frames, args.sampler, args.order, args.timestamps, args.max_side
+            ),
+        )
+    config.progress = not args.no_progress
+    Run(config, err).run(stages, print_to=out)
+    return 0
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from vidbench.datasets.fourd_validate import validate
+
+    problems = validate(Path(args.dir), show_progress=not args.no_progress)
+    for problem in problems:
+        out.print(str(problem), highlight=False, soft_wrap=True)
+    if problems:
+        err.print(f"[red]{len(problems)} problem(s)[/] in {escape(args.dir)}")
+        return 1
+    err.print(f"[green]ok[/]: no problems in {escape(args.dir)}")
+    return 0
+
+
+def _cmd_frames(args: argparse.Namespace) -> int:
+    from vidbench.core.records import MediaRef
+    from vidbench.media.frames import load_frames
+    from vidbench.media.spec import FrameSpec
+
+    spec = FrameSpec(views=(0,), frames=args.frames, sampler=args.sampler, max_side=args.max_side)
+    frames = load_frames(MediaRef.single(Path(args.video), args.start, args.end), spec)
+    target = Path(args.out)
+    target.mkdir(parents=True, exist_ok=True)
+    for i, frame in enumerate(frames):
+        path = target / f"{i:02d}_frame{frame.index:06d}_{frame.time_s:.2f}s.jpg"
+        path.write_bytes(frame.image.data)
+        out.print(f"{path}  (frame {frame.index}, {frame.time_s:.2f} s)", highlight=False)
+    return 0
+
+
+def _cmd_synth(args: argparse.Namespace) -> int:
+    from vidbench.datasets.synthetic4d import generate
+
+    generate(
+        Path(args.out),
+        objects=args.objects,
+        seed=args.seed,
+        views=args.views,
+        frames=args.frames,
+        size=args.size,
+        progress=not args.no_progress,
+    )
+    err.print(f"wrote a {args.objects}-object 4D-Bench-layout dataset to {args.out}")
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from vidbench.report.combine import combine
+
+    combine([Path(d) for d in args.results], Path(args.out) if args.out else None, out)
+    return 0
+
+
+def _cmd_tasks(args: argparse.Namespace) -> int:
+    from vidbench.tasks.registry import NAMED_VARIANTS, TASKS
+
+    for name, (spec, _) in TASKS.items():
+        out.print(f"[bold]{name}[/]  {spec.as_dict()}")
+        out.print("  variants: " + ", ".join(f"{name}:{v}" for v in NAMED_VARIANTS))
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from vidbench.demo import run_demo
+
+    run_demo(Path(args.out), objects=args.objects, show_progress=not args.no_progress, console=out)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="vidbench", description=__doc__)
+    parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("run", help="evaluate a model on a task")
+    p.add_argument("task", nargs="?", help="e.g. 4dbench-qa, 4dbench-qa:time-first")
+    p.add_argument("--data", help="data folder or release root")
+    p.add_argument("--model", help="model spec, e.g. random, constant:A")
+    p.add_argument("--out", required=True, help="results directory")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--limit", type=int, help="only the first N samples")
+    p.add_argument("--concurrency", type=int, default=16, help="model calls in flight")
+    p.add_argument("--stage", choices=["all", "infer", "score", "report"], default="all")
+    p.add_argument("--cache-dir", help="frame cache (default ~/.cache/vidbench/frames)")
+    _add_frame_options(p)
+    p.set_defaults(func=_cmd_run)
+
+    p = sub.add_parser("validate", help="list every problem in a dataset")
+    p.add_argument("benchmark", choices=["4dbench"])
+    p.add_argument("dir")
+    p.set_defaults(func=_cmd_validate)
+
+    p = sub.add_parser("frames", help="write the frames a model would see as JPEGs")
+    p.add_argument("video")
+    p.add_argument("--frames", type=int, default=8)
+    p.add_argument("--sampler", choices=["interval", "linspace"], default="linspace")
+    p.add_argument("--max-side", type=int)
+    p.add_argument("--start", type=float, help="window start (seconds)")
+    p.add_argument("--end", type=float, help="window end (seconds)")
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_cmd_frames)
+
+    p = sub.add_parser("synth", help="generate a synthetic dataset")
+    p.add_argument("kind", choices=["4d"])
+    p.add_argument("--out", required=True)
+    p.add_argument("--objects", type=int, default=20)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--views", type=int, default=24)
+    p.add_argument("--frames", type=int, default=48)
+    p.add_argument("--size", type=int, default=128)
+    p.set_defaults(func=_cmd_synth)
+
+    p = sub.add_parser("report", help="one table from several results directories")
+    p.add_argument("results", nargs="+", help="results directories (or results.json files)")
+    p.add_argument("--out", help="write table.md and table.csv here")
+    p.set_defaults(func=_cmd_report)
+
+    p = sub.add_parser("tasks", help="list tasks and their variants")
+    p.set_defaults(func=_cmd_tasks)
+
+    p = sub.add_parser("demo", help="synthetic 4D dataset + built-in baselines, end to end")
+    p.add_argument("--out", default="demo")
+    p.add_argument("--objects", type=int, default=40)
+    p.set_defaults(func=_cmd_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        err.print(
+            "[yellow]interrupted[/]: answers so far are saved; run the same command again "
+            "to continue"
+        )
+        return 130
+    except (ConfigError, DataError) as e:
+        err.print(f"[red]error[/]: {escape(str(e))}", highlight=False)
+        return 2
+    except VidbenchError as e:
+        err.print(f"[red]error[/]: {escape(str(e))}", highlight=False)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

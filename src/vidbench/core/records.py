@@ -1,0 +1,49 @@
+"""Benchmark samples and the media they point at."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+SampleKind = Literal["mcq", "caption", "open"]
+
+
+@dataclass(frozen=True)
+class MediaRef:
+    """Where a sample's pixels live.
+
+    `videos` maps a view id to a video file: one entry (view 0) for a plain video, 24 for a 4D
+    object. `start_s`/`end_s` cut a window out of a full-length video.
+    """
+
+    videos: dict[int, Path]
+    start_s: float | None = None
+    end_s: float | None = None
+
+    @classmethod
+    def single(
+        cls, path: Path, start_s: float | None = None, end_s: float | None = None
+    ) -> MediaRef:
+        return cls({0: Path(path)}, start_s, end_s)
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One benchmark item, in a benchmark-neutral shape.
+
+    `answer` is the gold option letter ("A".."D") for mcq, `references` the gold captions or
+    answers, `rules` a per-instance judging rule. `metadata` keeps everything else the loader read
+    (the subtask, the official prompt rendering, ...).
+    """
+
+    id: str
+    benchmark: str
+    kind: SampleKind
+    media: MediaRef
+    question: str | None = None
+    options: tuple[str, ...] = ()
+    answer: str | None = None
+    references: tuple[str, ...] = ()
+    rules: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)

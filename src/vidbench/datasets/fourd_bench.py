@@ -1,0 +1,192 @@
+"""4D-Bench loaders for the official release layout (PROTOCOLS.md).
+
+QA:        <data>/4d_qa.json keyed "<uid>_<suffix>"
+Captions:  <data>/human_annotations.csv (folder_name, caption_1..caption_5)
+Videos:    <data>/4d_object_multi_view_videos/<uid>/view_{k}_rgb_white_bg.mp4, k = 0..23
+`--data` may name such a data folder or the release root that holds both task folders.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+from vidbench.core.errors import DataError
+from vidbench.core.records import MediaRef, Sample
+from vidbench.datasets.fourd_options import LETTERS, find_options, find_question
+from vidbench.datasets.problems import Loaded, Problem
+from vidbench.media.spec import VIEWS_PER_4D_OBJECT
+
+QA_FILE = "4d_qa.json"
+CAPTION_FILE = "human_annotations.csv"
+VIDEO_DIR = "4d_object_multi_view_videos"
+RELEASE_FOLDERS = {
+    QA_FILE: "4D_Object_Question_Answering/data",
+    CAPTION_FILE: "4D_Object_Captioning/data",
+}
+
+# Table 1's columns, in its order, with the spellings a release or a suffix may use.
+SUBTASKS = (
+    "Object Counting",
+    "Temporal Relationship",
+    "Action",
+    "Spatial Relationship",
+    "Appearance",
+)
+_SUBTASK_ALIASES = {
+    "object counting": "Object Counting",
+    "object_counting": "Object Counting",
+    "counting": "Object Counting",
+    "temporal relationship": "Temporal Relationship",
+    "temporal_relationship": "Temporal Relationship",
+    "temporal": "Temporal Relationship",
+    "action": "Action",
+    "motion": "Action",
+    "spatial relationship": "Spatial Relationship",
+    "spatial_relationship": "Spatial Relationship",
+    "spatial": "Spatial Relationship",
+    "appearance": "Appearance",
+}
+
+
+def canonical_subtask(name: str) -> str | None:
+    return _SUBTASK_ALIASES.get(name.strip().lower())
+
+
+def view_path(data_dir: Path, uid: str, view: int) -> Path:
+    return data_dir / VIDEO_DIR / uid / f"view_{view}_rgb_white_bg.mp4"
+
+
+def media_for(data_dir: Path, uid: str) -> MediaRef:
+    return MediaRef({k: view_path(data_dir, uid, k) for k in range(VIEWS_PER_4D_OBJECT)})
+
+
+def resolve_data_dir(path: Path, annotation_file: str) -> Path:
+    """The folder holding `annotation_file`: `path` itself or its release sub-folder."""
+    path = Path(path)
+    for candidate in (path, path / RELEASE_FOLDERS[annotation_file]):
+        if (candidate / annotation_file).is_file():
+            return candidate
+    raise DataError(
+        f"{path}: no {annotation_file} here or in {RELEASE_FOLDERS[annotation_file]}/ "
+        "(give the data folder or the release root)"
+    )
+
+
+def _read_qa_json(path: Path) -> tuple[list[tuple[str, Any]], list[Problem]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+        pairs = json.loads(text, object_pairs_hook=lambda kv: kv)
+    except json.JSONDecodeError as e:
+        raise DataError(
+            f"{path}: malformed JSON at line {e.lineno}, column {e.colno}: {e.msg}"
+        ) from e
+    except (OSError, UnicodeDecodeError) as e:
+        raise DataError(f"{path}: cannot read ({e})") from e
+    if not isinstance(pairs, list):
+        raise DataError(f"{path}: expected a JSON object keyed '<uid>_<suffix>'")
+    problems, seen = [], set()
+    for key, _ in pairs:
+        if key in seen:
+            problems.append(Problem(key, path, "duplicate question id"))
+        seen.add(key)
+    return pairs, problems
+
+
+def _qa_sample(key: str, record: Any, data_dir: Path) -> Sample:
+    """One QA record as a Sample; raises DataError(what is wrong) for a bad record."""
+    if not isinstance(record, list):  # object_pairs_hook turns every object into pairs
+        raise DataError("record is not a JSON object")
+    obj = {k: _as_plain(v) for k, v in record}
+    uid = key.split("_")[0]
+    index = obj.get("Answer index")
+    if isinstance(index, bool) or not isinstance(index, int):
+        raise DataError(f"'Answer index' must be an integer 1..4, got {index!r}")
+    if not 1 <= index <= 4:
+        raise DataError(f"'Answer index' {index} is outside 1..4")
+    category = obj.get("Category")
+    subtask = canonical_subtask(category) if isinstance(category, str) else None
+    if subtask is None:
+        raise DataError(f"unknown Category {category!r} (expected one of {', '.join(SUBTASKS)})")
+    rest = {k: v for k, v in obj.items() if k not in ("Answer index", "Category")}
+    return Sample(
+        id=key,
+        benchmark="4dbench",
+        kind="mcq",
+        media=media_for(data_dir, uid),
+        question=find_question(rest),
+        options=find_options(rest) or (),
+        answer=LETTERS[index - 1],
+        metadata={"uid": uid, "subtask": subtask, "official_qa_text": str(rest)},
+    )
+
+
+def _as_plain(value: Any) -> Any:
+    """Undo object_pairs_hook below the top level: pairs lists back into dicts."""
+    if (
+        isinstance(value, list)
+        and value
+        and all(isinstance(v, tuple) and len(v) == 2 for v in value)
+    ):
+        return {k: _as_plain(v) for k, v in value}
+    if isinstance(value, list):
+        return [_as_plain(v) for v in value]
+    return value
+
+
+def load_qa(data: Path) -> Loaded[Sample]:
+    """All QA samples of a release; bad records become problems, never a crash."""
+    data_dir = resolve_data_dir(data, QA_FILE)
+    path = data_dir / QA_FILE
+    pairs, problems = _read_qa_json(path)
+    samples, seen = [], set()
+    for key, record in pairs:
+        if key in seen:
+            continue
+        seen.add(key)
+        try:
+            samples.append(_qa_sample(key, record, data_dir))
+        except DataError as e:
+            problems.append(Problem(key, path, str(e)))
+    return Loaded(samples, problems)
+
+
+def load_captions(data: Path) -> Loaded[Sample]:
+    """Caption samples (one per object, five references) from human_annotations.csv."""
+    data_dir = resolve_data_dir(data, CAPTION_FILE)
+    path = data_dir / CAPTION_FILE
+    columns = ["folder_name"] + [f"caption_{i}" for i in range(1, 6)]
+    try:
+        with path.open(newline="", encoding="utf-8") as f:
+            reader = csv.DictReader(f)
+            missing = [c for c in columns if c not in (reader.fieldnames or [])]
+            if missing:
+                raise DataError(f"{path}: missing columns {missing}")
+            rows = list(reader)
+    except (csv.Error, UnicodeDecodeError, OSError) as e:
+        raise DataError(f"{path}: malformed CSV ({e})") from e
+    samples, problems, seen = [], [], set()
+    for line, row in enumerate(rows, start=2):
+        uid = (row.get("folder_name") or "").strip()
+        refs = tuple((row.get(c) or "").strip() for c in columns[1:])
+        if not uid:
+            problems.append(Problem(f"line {line}", path, "empty folder_name"))
+        elif uid in seen:
+            problems.append(Problem(uid, path, "duplicate folder_name"))
+        elif not all(refs):
+            problems.append(Problem(uid, path, "some of caption_1..caption_5 are empty"))
+        else:
+            seen.add(uid)
+            samples.append(
+                Sample(
+                    uid,
+                    "4dbench",
+                    "caption",
+                    media_for(data_dir, uid),
+                    references=refs,
+                    metadata={"uid": uid},
+                )
+            )
+    return Loaded(samples, problems)

@@ -1,0 +1,81 @@
+"""A content-addressed frame cache on disk.
+
+Entries are keyed by a hash of the video file's bytes, so a copied or renamed video still hits and
+an edited one misses. Per video it keeps the probe (frame timestamps) and each encoded frame at a
+given size and format; a second run, or a second model with other views, decodes nothing it has
+already decoded. Writes are atomic (temp file + rename), so concurrent runs can share a cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import threading
+from pathlib import Path
+
+from vidbench.media.decode import VideoInfo, probe
+
+
+def default_cache_dir() -> Path:
+    root = os.environ.get("VIDBENCH_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "vidbench"
+    )
+    return Path(root) / "frames"
+
+
+class FrameCache:
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = Path(root) if root is not None else default_cache_dir()
+        self._digests: dict[tuple[str, int, int], str] = {}
+        self._lock = threading.Lock()
+
+    def video_digest(self, path: Path) -> str:
+        """Hash of the file's bytes, memoised per (path, size, mtime) within this process."""
+        stat = path.stat()
+        memo_key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+        with self._lock:
+            digest = self._digests.get(memo_key)
+        if digest is None:
+            h = hashlib.blake2b(digest_size=16)
+            with path.open("rb") as f:
+                while chunk := f.read(1 << 20):
+                    h.update(chunk)
+            digest = h.hexdigest()
+            with self._lock:
+                self._digests[memo_key] = digest
+        return digest
+
+    def info(self, path: Path, digest: str) -> VideoInfo:
+        """The video's probe, from the cache or by demuxing it once."""
+        meta = self.root / "meta" / digest[:2] / f"{digest}.json"
+        if meta.is_file():
+            return VideoInfo.from_json(json.loads(meta.read_text()))
+        info = probe(path)
+        _write_atomic(meta, json.dumps(info.to_json()).encode())
+        return info
+
+    def frame_path(self, digest: str, index: int, variant: str) -> Path:
+        return self.root / "img" / digest[:2] / digest / f"{index:06d}-{variant}"
+
+    def get_frame(self, digest: str, index: int, variant: str) -> bytes | None:
+        try:
+            return self.frame_path(digest, index, variant).read_bytes()
+        except FileNotFoundError:
+            return None
+
+    def put_frame(self, digest: str, index: int, variant: str, data: bytes) -> None:
+        _write_atomic(self.frame_path(digest, index, variant), data)
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,162 @@
+"""PyAV decoding that touches only what the chosen frames need.
+
+`probe` demuxes packets (no decoding) to learn every frame's presentation time and where the
+keyframes are. `decode_frames` then decodes only from the keyframe before each wanted frame up to
+that frame, seeking forward over stretches it does not need, and converts only the wanted frames.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import av
+import numpy as np
+
+from vidbench.core.errors import MediaError
+
+
+@dataclass(frozen=True)
+class VideoInfo:
+    """Frame `i` in presentation order has timestamp `pts[i]` and starts at `times[i]` seconds."""
+
+    frame_count: int
+    width: int
+    height: int
+    fps: float
+    pts: tuple[int, ...]
+    times: tuple[float, ...]
+    keyframes: tuple[int, ...]  # frame indices (presentation order) of keyframes
+
+    def to_json(self) -> dict:
+        return {
+            "frame_count": self.frame_count,
+            "width": self.width,
+            "height": self.height,
+            "fps": self.fps,
+            "pts": list(self.pts),
+            "times": list(self.times),
+            "keyframes": list(self.keyframes),
+        }
+
+    @classmethod
+    def from_json(cls, d: dict) -> VideoInfo:
+        return cls(
+            d["frame_count"],
+            d["width"],
+            d["height"],
+            d["fps"],
+            tuple(d["pts"]),
+            tuple(d["times"]),
+            tuple(d["keyframes"]),
+        )
+
+
+def _open(path: Path) -> av.container.InputContainer:
+    if not path.is_file():
+        raise MediaError(f"{path}: video file not found")
+    try:
+        container = av.open(str(path))
+    except (av.FFmpegError, OSError, ValueError) as e:
+        raise MediaError(f"{path}: cannot open video ({e})") from e
+    if not container.streams.video:
+        container.close()
+        raise MediaError(f"{path}: no video stream")
+    return container
+
+
+def probe(path: Path) -> VideoInfo:
+    """Read frame timestamps and keyframe positions by demuxing (cheap: nothing is decoded)."""
+    container = _open(path)
+    try:
+        stream = container.streams.video[0]
+        entries: list[tuple[int, bool]] = []
+        for packet in container.demux(stream):
+            if packet.size == 0 or packet.pts is None:
+                continue
+            entries.append((packet.pts, packet.is_keyframe))
+        if not entries:
+            raise MediaError(f"{path}: no decodable video frames")
+        entries.sort()
+        pts = tuple(p for p, _ in entries)
+        start = pts[0]
+        tb = float(stream.time_base)
+        fps = float(stream.average_rate) if stream.average_rate else 0.0
+        return VideoInfo(
+            frame_count=len(pts),
+            width=stream.codec_context.width,
+            height=stream.codec_context.height,
+            fps=fps,
+            pts=pts,
+            times=tuple(round((p - start) * tb, 6) for p in pts),
+            keyframes=tuple(i for i, (_, key) in enumerate(entries) if key),
+        )
+    except av.FFmpegError as e:
+        raise MediaError(f"{path}: corrupt video ({e})") from e
+    finally:
+        container.close()
+
+
+def _needs_seek(info: VideoInfo, position: int, target: int) -> bool:
+    """Seek when a keyframe lies after the decoder's position and at or before the target."""
+    if target < position:
+        return True
+    k = bisect.bisect_right(info.keyframes, target) - 1
+    return k >= 0 and info.keyframes[k] > position
+
+
+def decode_frames(
+    path: Path, info: VideoInfo, indices: Sequence[int], max_side: int | None = None
+) -> dict[int, np.ndarray]:
+    """Decode the frames at `indices` (presentation order) as RGB uint8 arrays.
+
+    Frames are resized by libswscale (area filter) when `max_side` is given.
+    """
+    wanted = sorted(set(indices))
+    if not wanted:
+        return {}
+    if wanted[0] < 0 or wanted[-1] >= info.frame_count:
+        raise MediaError(f"{path}: frame {wanted[-1]} asked of a {info.frame_count}-frame video")
+    width, height = _target_size(info.width, info.height, max_side)
+    by_pts = {info.pts[i]: i for i in wanted}
+    out: dict[int, np.ndarray] = {}
+    container = _open(path)
+    try:
+        stream = container.streams.video[0]
+        stream.thread_type = "AUTO"
+        position = 0  # index of the next frame the decoder will produce
+        frames = None  # one decode iterator per contiguous stretch: frames in flight stay in it
+        for target in wanted:
+            if frames is None or _needs_seek(info, position, target):
+                k = bisect.bisect_right(info.keyframes, target) - 1
+                if frames is not None or (k >= 0 and info.keyframes[k] > 0):
+                    start = info.keyframes[k] if k >= 0 else 0
+                    container.seek(info.pts[start], stream=stream, backward=True)
+                frames = iter(container.decode(stream))
+            for frame in frames:
+                if frame.pts is None:
+                    continue
+                position = bisect.bisect_right(info.pts, frame.pts)
+                index = by_pts.get(frame.pts)
+                if index is not None:
+                    out[index] = frame.to_ndarray(
+                        width=width, height=height, format="rgb24", interpolation="AREA"
+                    )
+                if frame.pts >= info.pts[target]:
+                    break
+            if target not in out:
+                raise MediaError(f"{path}: frame {target} could not be decoded")
+    except av.FFmpegError as e:
+        raise MediaError(f"{path}: corrupt video ({e})") from e
+    finally:
+        container.close()
+    return out
+
+
+def _target_size(width: int, height: int, max_side: int | None) -> tuple[int, int]:
+    if max_side is None or max(width, height) <= max_side:
+        return width, height
+    scale = max_side / max(width, height)
+    return max(1, round(width * scale)), max(1, round(height * scale))

@@ -1,0 +1,95 @@
+"""Turn a sample's media and a FrameSpec into the ordered, encoded frames a model sees."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from vidbench.core.errors import MediaError
+from vidbench.core.messages import ImagePart
+from vidbench.core.records import MediaRef
+from vidbench.media.cache import FrameCache
+from vidbench.media.decode import VideoInfo, decode_frames, probe
+from vidbench.media.images import MIME, encode_image
+from vidbench.media.sampling import sample_indices
+from vidbench.media.spec import FrameSpec
+
+
+@dataclass(frozen=True)
+class Frame:
+    view: int
+    index: int  # frame index in the video (presentation order)
+    time_s: float  # seconds from the start of the video (or of the cut window)
+    image: ImagePart
+
+
+def _window(info: VideoInfo, media: MediaRef) -> list[int]:
+    """Frame indices inside the media's start/end window (all frames when there is none)."""
+    if media.start_s is None and media.end_s is None:
+        return list(range(info.frame_count))
+    start = media.start_s or 0.0
+    end = media.end_s if media.end_s is not None else float("inf")
+    return [i for i, t in enumerate(info.times) if start <= t < end]
+
+
+def _variant(spec: FrameSpec) -> str:
+    size = "orig" if spec.max_side is None else str(spec.max_side)
+    fmt = f"q{spec.jpeg_quality}.jpg" if spec.image_format == "jpeg" else "png"
+    return f"{size}-{fmt}"
+
+
+def _view_frames(
+    path: Path, media: MediaRef, spec: FrameSpec, view: int, cache: FrameCache | None
+) -> list[Frame]:
+    if not path.is_file():
+        raise MediaError(f"{path}: view {view} video file not found")
+    digest = cache.video_digest(path) if cache else ""
+    info = cache.info(path, digest) if cache else probe(path)
+    window = _window(info, media)
+    try:
+        picks = [window[i] for i in sample_indices(len(window), spec.frames, spec.sampler)]
+    except MediaError as e:
+        raise MediaError(f"{path}: {e}") from None
+    variant = _variant(spec)
+    encoded: dict[int, bytes] = {}
+    if cache:
+        for index in picks:
+            data = cache.get_frame(digest, index, variant)
+            if data is not None:
+                encoded[index] = data
+    missing = [i for i in picks if i not in encoded]
+    if missing:
+        pixels = decode_frames(path, info, missing, spec.max_side)
+        for index, array in pixels.items():
+            data = encode_image(array, spec.image_format, spec.jpeg_quality)
+            encoded[index] = data
+            if cache:
+                cache.put_frame(digest, index, variant, data)
+    origin = info.times[window[0]]
+    mime = MIME[spec.image_format]
+    return [
+        Frame(
+            view=view,
+            index=i,
+            time_s=round(info.times[i] - origin, 3),
+            image=ImagePart(encoded[i], mime, f"view {view}, frame {i}"),
+        )
+        for i in picks
+    ]
+
+
+def load_frames(media: MediaRef, spec: FrameSpec, cache: FrameCache | None = None) -> list[Frame]:
+    """The frames of `spec.views`, sampled and ordered as the spec says.
+
+    Raises MediaError naming the file for a missing view, an unreadable video or one with fewer
+    frames than asked.
+    """
+    per_view: list[list[Frame]] = []
+    for view in spec.views:
+        path = media.videos.get(view)
+        if path is None:
+            raise MediaError(f"view {view} is missing (have views {sorted(media.videos)})")
+        per_view.append(_view_frames(Path(path), media, spec, view, cache))
+    if spec.order == "view-first":
+        return [frame for view_frames in per_view for frame in view_frames]
+    return [view_frames[t] for t in range(spec.frames) for view_frames in per_view]

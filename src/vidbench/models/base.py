@@ -1,0 +1,32 @@
+"""The one model interface every backend implements."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any
+
+from vidbench.core.requests import Request, Response
+
+
+class Model(ABC):
+    """A model named by a spec string (`random`, `openai:gpt-4o`, `hf:...`).
+
+    `generate` answers a batch of requests; a failed request comes back as a Response with
+    `error` set, never as an exception, so one bad call never stops a run. `batch_size` is how
+    many requests the runner hands over per call (local models batch on the device; API models
+    take one and rely on concurrency). `identity()` is everything besides the request that
+    decides the answer (spec and settings such as a seed): it is part of every store key.
+    """
+
+    spec: str
+    batch_size: int = 1
+
+    def identity(self) -> dict[str, Any]:
+        return {"spec": self.spec}
+
+    @abstractmethod
+    async def generate(self, requests: Sequence[Request]) -> list[Response]: ...
+
+    async def aclose(self) -> None:  # noqa: B027 - optional hook; most backends hold nothing
+        """Release connections, servers or devices."""

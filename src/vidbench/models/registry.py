@@ -1,0 +1,73 @@
+"""Model spec strings -> backends. Backends are imported only when their prefix is used."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from vidbench.core.errors import ConfigError
+from vidbench.models.base import Model
+
+
+@dataclass(frozen=True)
+class ModelOptions:
+    """Settings a backend may use; each backend reads what it needs."""
+
+    seed: int = 0
+
+
+Factory = Callable[[str, ModelOptions], Model]
+
+
+def _random(arg: str, options: ModelOptions) -> Model:
+    from vidbench.models.baselines import RandomChoice
+
+    if arg:
+        raise ConfigError("model 'random' takes no argument; its seed comes from --seed")
+    return RandomChoice(seed=options.seed)
+
+
+def _constant(arg: str, options: ModelOptions) -> Model:
+    from vidbench.models.baselines import Constant
+
+    if not arg:
+        raise ConfigError("model 'constant:X' needs the answer text X, e.g. constant:A")
+    return Constant(arg)
+
+
+def _python(arg: str, options: ModelOptions) -> Model:
+    """`python:package.module:ClassName`: your own Model subclass, built with no arguments."""
+    import importlib
+
+    module_name, _, class_name = arg.partition(":")
+    if not module_name or not class_name:
+        raise ConfigError(f"model 'python:{arg}': expected python:package.module:ClassName")
+    try:
+        cls = getattr(importlib.import_module(module_name), class_name)
+    except (ImportError, AttributeError) as e:
+        raise ConfigError(f"model 'python:{arg}': cannot load {class_name} ({e})") from e
+    if not (isinstance(cls, type) and issubclass(cls, Model)):
+        raise ConfigError(f"model 'python:{arg}': {class_name} is not a vidbench Model")
+    model = cls()
+    if not getattr(model, "spec", None):
+        model.spec = f"python:{arg}"
+    return model
+
+
+# prefix -> factory(argument after the first ':', options). New backends register here.
+BACKENDS: dict[str, Factory] = {
+    "random": _random,
+    "constant": _constant,
+    "python": _python,
+}
+
+
+def load_model(spec: str, options: ModelOptions | None = None) -> Model:
+    """Build the model a spec names, e.g. `random`, `constant:A`."""
+    prefix, _, arg = spec.partition(":")
+    factory = BACKENDS.get(prefix)
+    if factory is None:
+        raise ConfigError(
+            f"unknown model spec {spec!r}; known prefixes: {', '.join(sorted(BACKENDS))}"
+        )
+    return factory(arg, options or ModelOptions())

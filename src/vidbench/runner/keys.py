@@ -1,0 +1,36 @@
+"""Content hashes that key the store."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from vidbench.core.messages import Message, TextPart
+
+
+def digest(obj: Any) -> str:
+    return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def prompt_fingerprint(messages: Sequence[Message]) -> list[Any]:
+    """Text parts verbatim, images by their provenance label (which view and frame)."""
+    return [
+        [m.role, [p.text if isinstance(p, TextPart) else ["image", p.label] for p in m.content]]
+        for m in messages
+    ]
+
+
+def prompt_hash(messages: Sequence[Message]) -> str:
+    return digest(prompt_fingerprint(messages))[:16]
+
+
+def plan_key(task_settings: dict[str, Any], model_identity: dict[str, Any]) -> str:
+    """Everything that decides the answers of a whole run, sample by sample."""
+    return digest({"task": task_settings, "model": model_identity})[:24]
+
+
+def request_key(plan: str, sample_id: str, messages: Sequence[Message]) -> str:
+    """The store key of one request: the plan, the sample and the exact prompt."""
+    return digest({"plan": plan, "sample": sample_id, "prompt": prompt_fingerprint(messages)})

@@ -1,0 +1,57 @@
+"""The `score` stage: stored answers -> per-sample records. Makes no model call."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from vidbench.core.records import Sample
+from vidbench.datasets.problems import Problem
+from vidbench.runner.store import Store
+from vidbench.tasks.base import Task
+
+
+def score_samples(
+    task: Task, samples: Sequence[Sample], problems: Sequence[Problem], store: Store, plan: str
+) -> list[dict[str, Any]]:
+    """One record per planned sample and per unloadable record.
+
+    A scored record holds the prompt hash, the frames used, the raw output and the task's score
+    fields; a sample without an answer (or a record that could not be loaded) holds `error`.
+    """
+    responses = store.responses(plan)
+    failures = store.last_failures(plan)
+    records: list[dict[str, Any]] = []
+    for sample in samples:
+        stored = responses.get(sample.id)
+        if stored is None:
+            error = failures.get(sample.id, f"{sample.id}: no answer yet (run the infer stage)")
+            records.append({"id": sample.id, "error": error})
+            continue
+        records.append(
+            {
+                "id": sample.id,
+                "prompt_hash": stored.prompt_hash,
+                "frames": stored.request.get("frames", []),
+                "raw_output": stored.text,
+                **task.score(sample, stored.text),
+                "error": None,
+            }
+        )
+    records.extend({"id": p.record, "error": str(p)} for p in problems)
+    return records
+
+
+def write_jsonl(path: Path, records: Sequence[dict[str, Any]]) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with tmp.open("w", encoding="utf-8") as f:
+        for record in records:
+            f.write(json.dumps(record, ensure_ascii=False) + "\n")
+    tmp.replace(path)
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    with path.open(encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]

@@ -1,0 +1,155 @@
+"""The results store: one SQLite database (WAL) per results directory, append-only.
+
+responses: one row per answered request, keyed by the request's content hash; a key that is
+    present is never sent to the model again.
+failures:  every failed attempt (unreadable media, a model error after retries), with the
+    message. A failed sample is retried by the next run; its failures stay for the record.
+runs:      every invocation with its configuration.
+Each write commits at once, so a run killed at any moment loses at most the request in flight.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from vidbench.core.requests import Response
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    created REAL NOT NULL,
+    plan TEXT NOT NULL,
+    config TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+    plan TEXT NOT NULL,
+    sample_id TEXT NOT NULL,
+    run_id INTEGER NOT NULL,
+    prompt_hash TEXT NOT NULL,
+    request TEXT NOT NULL,
+    text TEXT NOT NULL,
+    input_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    latency_s REAL NOT NULL,
+    created REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS responses_plan ON responses (plan, sample_id);
+CREATE TABLE IF NOT EXISTS failures (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    plan TEXT NOT NULL,
+    sample_id TEXT NOT NULL,
+    run_id INTEGER NOT NULL,
+    key TEXT,
+    error TEXT NOT NULL,
+    created REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS failures_plan ON failures (plan, sample_id);
+"""
+
+
+@dataclass(frozen=True)
+class StoredResponse:
+    key: str
+    sample_id: str
+    prompt_hash: str
+    request: dict[str, Any]
+    text: str
+    input_tokens: int
+    output_tokens: int
+    latency_s: float
+
+
+class Store:
+    FILENAME = "store.sqlite"
+
+    def __init__(self, results_dir: Path) -> None:
+        results_dir.mkdir(parents=True, exist_ok=True)
+        self.path = results_dir / self.FILENAME
+        self._db = sqlite3.connect(self.path, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def start_run(self, plan: str, config: dict[str, Any]) -> int:
+        cursor = self._db.execute(
+            "INSERT INTO runs (created, plan, config) VALUES (?, ?, ?)",
+            (time.time(), plan, json.dumps(config, sort_keys=True)),
+        )
+        return int(cursor.lastrowid)
+
+    def answered_keys(self, plan: str) -> set[str]:
+        rows = self._db.execute("SELECT key FROM responses WHERE plan = ?", (plan,))
+        return {key for (key,) in rows}
+
+    def has(self, key: str) -> bool:
+        return (
+            self._db.execute("SELECT 1 FROM responses WHERE key = ?", (key,)).fetchone() is not None
+        )
+
+    def put_response(
+        self,
+        plan: str,
+        sample_id: str,
+        run_id: int,
+        prompt_hash: str,
+        request: dict[str, Any],
+        response: Response,
+    ) -> None:
+        """Record an answer; a key already answered is left as it was."""
+        assert response.text is not None, "failed responses go to put_failure"
+        self._db.execute(
+            "INSERT OR IGNORE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                response.key,
+                plan,
+                sample_id,
+                run_id,
+                prompt_hash,
+                json.dumps(request),
+                response.text,
+                response.usage.input_tokens,
+                response.usage.output_tokens,
+                response.latency_s,
+                time.time(),
+            ),
+        )
+
+    def put_failure(
+        self, plan: str, sample_id: str, run_id: int, key: str | None, error: str
+    ) -> None:
+        self._db.execute(
+            "INSERT INTO failures (plan, sample_id, run_id, key, error, created) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (plan, sample_id, run_id, key, error, time.time()),
+        )
+
+    def responses(self, plan: str) -> dict[str, StoredResponse]:
+        """The latest answer per sample of a plan."""
+        rows = self._db.execute(
+            "SELECT key, sample_id, prompt_hash, request, text, input_tokens, output_tokens, "
+            "latency_s FROM responses WHERE plan = ? ORDER BY created",
+            (plan,),
+        )
+        return {
+            row[1]: StoredResponse(row[0], row[1], row[2], json.loads(row[3]), *row[4:])
+            for row in rows
+        }
+
+    def last_failures(self, plan: str) -> dict[str, str]:
+        """The most recent failure message per sample of a plan."""
+        rows = self._db.execute(
+            "SELECT sample_id, error FROM failures WHERE plan = ? ORDER BY id", (plan,)
+        )
+        return dict(rows.fetchall())
+
+    def count_responses(self) -> int:
+        return self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]

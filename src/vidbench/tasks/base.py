@@ -1,0 +1,56 @@
+"""What a task is: which samples, how a prompt is built, how a reply is scored and aggregated."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from vidbench.core.messages import Message
+from vidbench.core.records import Sample
+from vidbench.core.requests import GenerationConfig
+from vidbench.datasets.problems import Loaded
+from vidbench.media.frames import Frame
+from vidbench.media.spec import FrameSpec
+
+
+class Task(ABC):
+    """A benchmark protocol with its settings fixed (a named variant of it).
+
+    `score` turns one reply into a flat dict of per-sample fields; `column_values` maps each
+    column of the paper's table to the per-sample values whose mean (in percent) it reports.
+    """
+
+    name: str
+    version: str
+    protocol: str
+    frame_spec: FrameSpec
+    generation: GenerationConfig
+    columns: tuple[str, ...]
+
+    @abstractmethod
+    def load(self, data: Path) -> Loaded[Sample]: ...
+
+    @abstractmethod
+    def build_messages(self, sample: Sample, frames: Sequence[Frame]) -> tuple[Message, ...]: ...
+
+    def choices(self, sample: Sample) -> tuple[str, ...]:
+        """Option labels a baseline may pick from (empty for open-ended tasks)."""
+        return ()
+
+    @abstractmethod
+    def score(self, sample: Sample, reply: str) -> dict[str, Any]: ...
+
+    @abstractmethod
+    def column_values(self, records: Sequence[dict[str, Any]]) -> dict[str, list[float]]: ...
+
+    def settings(self) -> dict[str, Any]:
+        """What identifies this task's prompts and scoring in the store and in results."""
+        return {
+            "task": self.name,
+            "version": self.version,
+            "protocol": self.protocol,
+            "frame_spec": self.frame_spec.as_dict(),
+            "generation": self.generation.as_dict(),
+        }

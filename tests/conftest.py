@@ -1,0 +1,64 @@
+"""Shared fixtures: small datasets in the official layouts, written by the tests."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vidbench.media.encode import write_mp4
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+TESTS = Path(__file__).parent
+SHARED = TESTS.parent.parent / "shared"
+AUTOEVAL = SHARED / "data" / "autoeval-video"
+sys.path.insert(0, str(TESTS))  # test-only model backends (python:support_models:...)
+
+SUBTASK_SUFFIXES = {
+    "Object Counting": "object_counting",
+    "Temporal Relationship": "temporal_relationship",
+    "Action": "motion",
+    "Spatial Relationship": "spatial_relationship",
+    "Appearance": "appearance",
+}
+
+
+def solid_frames(n: int, size: int = 32, seed: int = 0) -> list[np.ndarray]:
+    """`n` frames whose colour encodes the frame index (red channel = 8 * index mod 256)."""
+    rng = np.random.default_rng(seed)
+    base = rng.integers(0, 255, size=3)
+    return [np.full((size, size, 3), ((8 * t) % 256, base[1], base[2]), np.uint8) for t in range(n)]
+
+
+def write_object_views(data_dir: Path, uid: str, frames: int = 12, views: int = 24) -> None:
+    for k in range(views):
+        path = data_dir / "4d_object_multi_view_videos" / uid / f"view_{k}_rgb_white_bg.mp4"
+        write_mp4(path, solid_frames(frames, seed=k))
+
+
+def make_qa_dataset(root: Path, n_objects: int = 4, frames: int = 12) -> Path:
+    """A release root with QA for `n_objects` objects x 5 subtasks; gold answers cycle A..D."""
+    data_dir = root / "4D_Object_Question_Answering" / "data"
+    qa: dict[str, dict] = {}
+    for i in range(n_objects):
+        uid = f"{i:032x}"
+        write_object_views(data_dir, uid, frames)
+        for j, (category, suffix) in enumerate(SUBTASK_SUFFIXES.items()):
+            qa[f"{uid}_{suffix}"] = {
+                "Question": f"Question {j} about object {i}?",
+                "Options": [f"({letter}) option {letter}" for letter in "ABCD"],
+                "Answer index": (i + j) % 4 + 1,
+                "Category": category,
+            }
+    (data_dir / "4d_qa.json").write_text(json.dumps(qa, indent=1))
+    return root
+
+
+@pytest.fixture(scope="session")
+def qa_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A read-only release root shared by tests (copy it before changing anything)."""
+    return make_qa_dataset(tmp_path_factory.mktemp("qa_release"))

@@ -1,0 +1,31 @@
+"""Model backends for tests, loaded through the `python:` spec (real runner code paths)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import zlib
+from collections.abc import Sequence
+
+from vidbench.core.requests import Request, Response
+from vidbench.models.base import Model
+
+
+class LoggingGold(Model):
+    """Answers "(A)" after a delay and appends every request it is sent to $VIDBENCH_TEST_LOG."""
+
+    spec = "python:support_models:LoggingGold"
+
+    async def generate(self, requests: Sequence[Request]) -> list[Response]:
+        log = os.environ["VIDBENCH_TEST_LOG"]
+        with open(log, "a") as f:
+            for r in requests:
+                f.write(r.sample_id + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        await asyncio.sleep(float(os.environ.get("VIDBENCH_TEST_DELAY", "0.05")))
+        return [Response(r.key, f"The answer is ({_letter(r.sample_id)})") for r in requests]
+
+
+def _letter(sample_id: str) -> str:
+    return "ABCD"[zlib.crc32(sample_id.encode()) % 4]
