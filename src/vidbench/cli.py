@@ -30,6 +30,31 @@ def _add_frame_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--max-side", type=int, help="resize frames so the longer side is at most this")
 
 
+def _add_model_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("model and generation")
+    g.add_argument("--temperature", type=float)
+    g.add_argument("--top-p", type=float)
+    g.add_argument("--max-tokens", type=int, help="most tokens a reply may have")
+    g.add_argument("--gen-seed", type=int, help="sampling seed sent with every request")
+    g.add_argument(
+        "--model-opt",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="backend setting, repeatable (e.g. device=cuda, dtype=bfloat16)",
+    )
+
+
+def _model_options(pairs: list[str]) -> dict[str, str]:
+    options = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"--model-opt {pair!r}: expected KEY=VALUE")
+        options[key.strip()] = value.strip()
+    return options
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     from vidbench.pipeline import STAGES, Run, RunConfig, frame_overrides
 
@@ -143,6 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stage", choices=["all", "infer", "score", "report"], default="all")
     p.add_argument("--cache-dir", help="frame cache (default ~/.cache/vidbench/frames)")
     _add_frame_options(p)
+    _add_model_options(p)
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("validate", help="list every problem in a dataset")

@@ -4,6 +4,7 @@ RESULTS_DIR/
   run.json        the configuration (so `score` and `report` can run alone)
   store.sqlite    every model answer and failure (runner/store.py)
   samples.jsonl   per-sample records (score stage)
+  usage.json      requests answered and tokens in/out (score stage)
   results.json    the table's columns, intervals, errors, provenance (report stage)
   table.md, table.csv
 """
@@ -46,6 +47,8 @@ class RunConfig:
     limit: int | None = None
     concurrency: int = 16
     frames: dict[str, Any] = field(default_factory=dict)  # FrameSpec overrides from the CLI
+    generation: dict[str, Any] = field(default_factory=dict)  # temperature, top_p, max_tokens, seed
+    model_options: dict[str, str] = field(default_factory=dict)  # backend-specific --model-opt
     cache_dir: str | None = None
     progress: bool = True
 
@@ -95,8 +98,11 @@ class Run:
         overrides = dict(config.frames)
         if "views" in overrides:
             overrides["views"] = tuple(overrides["views"])
-        self.task: Task = get_task(config.task, **overrides)
-        self.model: Model = load_model(config.model, ModelOptions(seed=config.seed))
+        self.task: Task = get_task(config.task, config.generation, **overrides)
+        self.model: Model = load_model(
+            config.model,
+            ModelOptions(config.seed, config.concurrency, dict(config.model_options)),
+        )
         self.plan = plan_key(self.task.settings(), self.model.identity())
         loaded = self.task.load(Path(config.data))
         self.samples = loaded.items[: config.limit] if config.limit else loaded.items
@@ -139,9 +145,11 @@ class Run:
         store = Store(self.config.results_dir)
         try:
             records = score_samples(self.task, self.samples, self.problems, store, self.plan)
+            usage = store.usage(self.plan)
         finally:
             store.close()
         write_jsonl(self.config.results_dir / "samples.jsonl", records)
+        (self.config.results_dir / "usage.json").write_text(json.dumps(usage, indent=2) + "\n")
         return records
 
     def report(self, print_to: Console | None = None) -> dict[str, Any]:
@@ -152,7 +160,12 @@ class Run:
             self.task,
             self.model.identity(),
             read_jsonl(path),
-            extra={"data": self.config.data, "seed": self.config.seed, "plan": self.plan},
+            extra={
+                "data": self.config.data,
+                "seed": self.config.seed,
+                "plan": self.plan,
+                "usage": json.loads((self.config.results_dir / "usage.json").read_text()),
+            },
             seed=self.config.seed,
         )
         out = self.config.results_dir

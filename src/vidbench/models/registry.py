@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from vidbench.core.errors import ConfigError
 from vidbench.models.base import Model
@@ -11,17 +11,34 @@ from vidbench.models.base import Model
 
 @dataclass(frozen=True)
 class ModelOptions:
-    """Settings a backend may use; each backend reads what it needs."""
+    """Settings a backend may use; each backend reads what it needs.
+
+    `extra` holds backend-specific `--model-opt KEY=VALUE` settings (e.g. device, dtype,
+    api_key_env); a backend rejects keys it does not know with a ConfigError.
+    """
 
     seed: int = 0
+    concurrency: int = 16
+    extra: dict[str, str] = field(default_factory=dict)
 
 
 Factory = Callable[[str, ModelOptions], Model]
 
 
+def reject_extra(name: str, options: ModelOptions, known: tuple[str, ...] = ()) -> None:
+    """Stop on --model-opt keys a backend does not use (no silently ignored settings)."""
+    unknown = sorted(set(options.extra) - set(known))
+    if unknown:
+        raise ConfigError(
+            f"model {name!r} does not take --model-opt {', '.join(unknown)}"
+            + (f" (it takes: {', '.join(known)})" if known else "")
+        )
+
+
 def _random(arg: str, options: ModelOptions) -> Model:
     from vidbench.models.baselines import RandomChoice
 
+    reject_extra("random", options)
     if arg:
         raise ConfigError("model 'random' takes no argument; its seed comes from --seed")
     return RandomChoice(seed=options.seed)
@@ -30,6 +47,7 @@ def _random(arg: str, options: ModelOptions) -> Model:
 def _constant(arg: str, options: ModelOptions) -> Model:
     from vidbench.models.baselines import Constant
 
+    reject_extra("constant", options)
     if not arg:
         raise ConfigError("model 'constant:X' needs the answer text X, e.g. constant:A")
     return Constant(arg)

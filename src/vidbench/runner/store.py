@@ -151,5 +151,14 @@ class Store:
         )
         return dict(rows.fetchall())
 
+    def usage(self, plan: str) -> dict[str, int]:
+        """Requests answered and tokens in/out over a plan's stored answers."""
+        row = self._db.execute(
+            "SELECT COUNT(*), COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0) "
+            "FROM responses WHERE plan = ?",
+            (plan,),
+        ).fetchone()
+        return {"requests": row[0], "input_tokens": row[1], "output_tokens": row[2]}
+
     def count_responses(self) -> int:
         return self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]

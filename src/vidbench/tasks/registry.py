@@ -7,7 +7,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
+from typing import Any
 
 from vidbench.core.errors import ConfigError
 from vidbench.core.requests import GenerationConfig
@@ -49,8 +51,9 @@ TASKS: dict[str, tuple[FrameSpec, Callable[[str, FrameSpec], Task]]] = {
 }
 
 
-def get_task(name: str, **overrides: object) -> Task:
-    """The task a name denotes, with FrameSpec fields overridden (None values are ignored)."""
+def get_task(name: str, generation: dict[str, Any] | None = None, **overrides: object) -> Task:
+    """The task a name denotes, with FrameSpec fields and generation settings overridden
+    (None values are ignored)."""
     base, _, modifiers = name.partition(":")
     if base not in TASKS:
         raise ConfigError(f"unknown task {base!r}; known: {', '.join(TASKS)}")
@@ -58,4 +61,11 @@ def get_task(name: str, **overrides: object) -> Task:
     for modifier in filter(None, modifiers.split("+")):
         spec = _apply_modifier(spec, modifier)
     spec = spec.with_(**overrides)
-    return make(name, spec)
+    task = make(name, spec)
+    if generation:
+        unknown = set(generation) - set(task.generation.as_dict())
+        if unknown:
+            raise ConfigError(f"unknown generation settings {sorted(unknown)}")
+        changes = {k: v for k, v in generation.items() if v is not None}
+        task.generation = dataclasses.replace(task.generation, **changes)
+    return task
