@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from vidbench.core.messages import Message
 
@@ -46,16 +46,31 @@ class Usage:
         )
 
 
+# ok: `text` is the answer. The rest are failures, each recorded and reported as what it is:
+# error (the call failed after retries), empty (no text came back), refused (the model declined),
+# blocked (a safety filter stopped it).
+ResponseStatus = Literal["ok", "error", "empty", "refused", "blocked"]
+
+
 @dataclass(frozen=True)
 class Response:
-    """A model's answer to one request; `error` is set (and `text` None) when the call failed."""
+    """A model's answer to one request.
+
+    A failed call has `status` other than "ok", `text` None (or the refusal text) and `error`
+    saying what happened; it is never an empty answer in disguise.
+    """
 
     key: str
     text: str | None
     error: str | None = None
     usage: Usage = field(default_factory=Usage)
     latency_s: float = 0.0
+    status: ResponseStatus = "ok"
+
+    def __post_init__(self) -> None:
+        if self.status == "ok" and (self.error is not None or self.text is None):
+            object.__setattr__(self, "status", "error")
 
     @property
     def ok(self) -> bool:
-        return self.error is None
+        return self.status == "ok"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import platform
 import subprocess
 import time
+from collections import Counter
 from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
@@ -62,7 +63,10 @@ def build_results(
         "n": len(records),
         "n_scored": len(scored),
         "errors": len(failed),
-        "error_details": [{"id": r["id"], "error": r["error"]} for r in failed],
+        "errors_by_status": dict(Counter(r.get("status", "error") for r in failed)),
+        "error_details": [
+            {"id": r["id"], "status": r.get("status", "error"), "error": r["error"]} for r in failed
+        ],
         "unparsed": sum(1 for r in scored if r.get("unparsed")),
         "columns": {c: _round(mean_percent(values[c])) for c in task.columns},
         "column_n": {c: len(values[c]) for c in task.columns},

@@ -80,7 +80,7 @@ async def infer(
                         pool, load_frames, sample.media, task.frame_spec, cache
                     )
                 except DataError as e:
-                    store.put_failure(plan, sample.id, run_id, None, f"{sample.id}: {e}")
+                    store.put_failure(plan, sample.id, run_id, None, f"{sample.id}: {e}", "media")
                     stats.failed += 1
                     progress.advance(bar)
                     return
@@ -99,7 +99,7 @@ async def infer(
                 await queue.put(None)
 
         def finish(item: _Prepared, response: Response) -> None:
-            if response.ok and response.text is not None:
+            if response.ok:
                 store.put_response(
                     plan,
                     item.sample.id,
@@ -117,7 +117,8 @@ async def infer(
                     item.sample.id,
                     run_id,
                     response.key,
-                    f"{item.sample.id}: {response.error}",
+                    f"{item.sample.id}: {response.error or response.status}",
+                    response.status,
                 )
                 stats.failed += 1
             progress.advance(bar)

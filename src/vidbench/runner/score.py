@@ -19,7 +19,8 @@ def score_samples(
     """One record per planned sample and per unloadable record.
 
     A scored record holds the prompt hash, the frames used, the raw output and the task's score
-    fields; a sample without an answer (or a record that could not be loaded) holds `error`.
+    fields; a sample without an answer (or a record that could not be loaded) holds `error` and
+    a `status` saying why: data (bad record), media, error, empty, refused, blocked, missing.
     """
     responses = store.responses(plan)
     failures = store.last_failures(plan)
@@ -27,8 +28,10 @@ def score_samples(
     for sample in samples:
         stored = responses.get(sample.id)
         if stored is None:
-            error = failures.get(sample.id, f"{sample.id}: no answer yet (run the infer stage)")
-            records.append({"id": sample.id, "error": error})
+            status, error = failures.get(
+                sample.id, ("missing", f"{sample.id}: no answer yet (run the infer stage)")
+            )
+            records.append({"id": sample.id, "status": status, "error": error})
             continue
         records.append(
             {
@@ -36,11 +39,12 @@ def score_samples(
                 "prompt_hash": stored.prompt_hash,
                 "frames": stored.request.get("frames", []),
                 "raw_output": stored.text,
+                "status": "ok",
                 **task.score(sample, stored.text),
                 "error": None,
             }
         )
-    records.extend({"id": p.record, "error": str(p)} for p in problems)
+    records.extend({"id": p.record, "status": "data", "error": str(p)} for p in problems)
     return records
 
 

@@ -46,6 +46,7 @@ CREATE TABLE IF NOT EXISTS failures (
     sample_id TEXT NOT NULL,
     run_id INTEGER NOT NULL,
     key TEXT,
+    status TEXT NOT NULL,
     error TEXT NOT NULL,
     created REAL NOT NULL
 );
@@ -124,12 +125,19 @@ class Store:
         )
 
     def put_failure(
-        self, plan: str, sample_id: str, run_id: int, key: str | None, error: str
+        self,
+        plan: str,
+        sample_id: str,
+        run_id: int,
+        key: str | None,
+        error: str,
+        status: str = "error",
     ) -> None:
+        """Record a failed attempt: `status` is media (unusable input) or a Response status."""
         self._db.execute(
-            "INSERT INTO failures (plan, sample_id, run_id, key, error, created) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (plan, sample_id, run_id, key, error, time.time()),
+            "INSERT INTO failures (plan, sample_id, run_id, key, status, error, created) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (plan, sample_id, run_id, key, status, error, time.time()),
         )
 
     def responses(self, plan: str) -> dict[str, StoredResponse]:
@@ -144,12 +152,12 @@ class Store:
             for row in rows
         }
 
-    def last_failures(self, plan: str) -> dict[str, str]:
-        """The most recent failure message per sample of a plan."""
+    def last_failures(self, plan: str) -> dict[str, tuple[str, str]]:
+        """The most recent failure (status, message) per sample of a plan."""
         rows = self._db.execute(
-            "SELECT sample_id, error FROM failures WHERE plan = ? ORDER BY id", (plan,)
+            "SELECT sample_id, status, error FROM failures WHERE plan = ? ORDER BY id", (plan,)
         )
-        return dict(rows.fetchall())
+        return {sample_id: (status, error) for sample_id, status, error in rows}
 
     def usage(self, plan: str) -> dict[str, int]:
         """Requests answered and tokens in/out over a plan's stored answers."""
