@@ -55,6 +55,16 @@ def _model_options(pairs: list[str]) -> dict[str, str]:
     return options
 
 
+def _generation(args: argparse.Namespace) -> dict[str, float | int]:
+    chosen = {
+        "temperature": args.temperature,
+        "top_p": args.top_p,
+        "max_tokens": args.max_tokens,
+        "seed": args.gen_seed,
+    }
+    return {k: v for k, v in chosen.items() if v is not None}
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     from vidbench.pipeline import STAGES, Run, RunConfig, frame_overrides
 
@@ -78,6 +88,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             frames=frame_overrides(
                 args.views, args.frames, args.sampler, args.order, args.timestamps, args.max_side
             ),
+            generation=_generation(args),
+            model_options=_model_options(args.model_opt),
         )
     config.progress = not args.no_progress
     Run(config, err).run(stages, print_to=out)
@@ -89,7 +101,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
     problems = validate(Path(args.dir), show_progress=not args.no_progress)
     for problem in problems:
-        out.print(str(problem), highlight=False, soft_wrap=True)
+        out.print(str(problem), markup=False, highlight=False, soft_wrap=True)
     if problems:
         err.print(f"[red]{len(problems)} problem(s)[/] in {escape(args.dir)}")
         return 1
@@ -109,7 +121,9 @@ def _cmd_frames(args: argparse.Namespace) -> int:
     for i, frame in enumerate(frames):
         path = target / f"{i:02d}_frame{frame.index:06d}_{frame.time_s:.2f}s.jpg"
         path.write_bytes(frame.image.data)
-        out.print(f"{path}  (frame {frame.index}, {frame.time_s:.2f} s)", highlight=False)
+        out.print(
+            f"{path}  (frame {frame.index}, {frame.time_s:.2f} s)", markup=False, highlight=False
+        )
     return 0
 
 

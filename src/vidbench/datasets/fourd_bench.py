@@ -75,17 +75,21 @@ def resolve_data_dir(path: Path, annotation_file: str) -> Path:
     )
 
 
+class _Pairs(list):
+    """A JSON object as its (key, value) pairs, so duplicate keys stay visible."""
+
+
 def _read_qa_json(path: Path) -> tuple[list[tuple[str, Any]], list[Problem]]:
     try:
         text = path.read_text(encoding="utf-8")
-        pairs = json.loads(text, object_pairs_hook=lambda kv: kv)
+        pairs = json.loads(text, object_pairs_hook=_Pairs)
     except json.JSONDecodeError as e:
         raise DataError(
             f"{path}: malformed JSON at line {e.lineno}, column {e.colno}: {e.msg}"
         ) from e
     except (OSError, UnicodeDecodeError) as e:
         raise DataError(f"{path}: cannot read ({e})") from e
-    if not isinstance(pairs, list):
+    if not isinstance(pairs, _Pairs):
         raise DataError(f"{path}: expected a JSON object keyed '<uid>_<suffix>'")
     problems, seen = [], set()
     for key, _ in pairs:
@@ -97,7 +101,7 @@ def _read_qa_json(path: Path) -> tuple[list[tuple[str, Any]], list[Problem]]:
 
 def _qa_sample(key: str, record: Any, data_dir: Path) -> Sample:
     """One QA record as a Sample; raises DataError(what is wrong) for a bad record."""
-    if not isinstance(record, list):  # object_pairs_hook turns every object into pairs
+    if not isinstance(record, _Pairs):
         raise DataError("record is not a JSON object")
     obj = {k: _as_plain(v) for k, v in record}
     uid = key.split("_")[0]

@@ -1,0 +1,170 @@
+"""Scene model of a procedural 4D object: coloured parts, each with one behaviour over time.
+
+World frame (the FRONT view's frame, view 0): x points right, y points up, z points towards the
+front camera. Time ``t`` runs from 0 (first frame) to 1 (last frame).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+SHAPES: tuple[str, ...] = ("sphere", "cube", "cone", "cylinder")
+
+COLOURS: dict[str, tuple[int, int, int]] = {
+    "red": (215, 38, 38),
+    "blue": (38, 84, 220),
+    "green": (40, 165, 62),
+    "yellow": (238, 200, 24),
+    "purple": (132, 58, 190),
+    "orange": (245, 128, 20),
+    "pink": (240, 110, 180),
+    "brown": (128, 78, 38),
+    "black": (35, 35, 35),
+}
+
+DIRECTIONS: dict[str, tuple[float, float, float]] = {
+    "left": (-1.0, 0.0, 0.0),
+    "right": (1.0, 0.0, 0.0),
+    "up": (0.0, 1.0, 0.0),
+    "down": (0.0, -1.0, 0.0),
+    "towards": (0.0, 0.0, 1.0),
+    "away": (0.0, 0.0, -1.0),
+}
+
+KINDS: tuple[str, ...] = (
+    "still",
+    "move",
+    "orbit",
+    "jump",
+    "grow",
+    "shrink",
+    "recolour",
+    "appear",
+    "disappear",
+)
+INSTANT_KINDS = frozenset({"recolour", "appear", "disappear"})
+
+MOVE_DISTANCE = 1.0
+JUMP_HEIGHT = 0.8
+GROW_FACTOR = 1.6
+SHRINK_FACTOR = 0.55
+
+# Event time slots (start, end): events in different slots are well separated in time.
+SLOTS: tuple[tuple[float, float], ...] = ((0.04, 0.20), (0.28, 0.44), (0.52, 0.68), (0.76, 0.92))
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    """What a part does: ``kind`` in KINDS, during slot ``slot`` (None for "still")."""
+
+    kind: str = "still"
+    slot: int | None = None
+    direction: str | None = None  # for "move": a key of DIRECTIONS
+    new_colour: str | None = None  # for "recolour"
+
+    @property
+    def window(self) -> tuple[float, float]:
+        """(t0, t1) of the behaviour; (0, 0) for still parts."""
+        return SLOTS[self.slot] if self.slot is not None else (0.0, 0.0)
+
+    @property
+    def instant(self) -> float:
+        """Moment of an instantaneous change (middle of the slot)."""
+        t0, t1 = self.window
+        return (t0 + t1) / 2
+
+
+@dataclass(frozen=True)
+class Part:
+    """One coloured shape: start position (x, y, z), size ``radius``, and its behaviour."""
+
+    shape: str
+    colour: str
+    pos: tuple[float, float, float]
+    radius: float
+    behaviour: Behaviour = Behaviour()
+
+
+@dataclass(frozen=True)
+class Scene:
+    """A 4D object: its uid and its parts."""
+
+    uid: str
+    parts: tuple[Part, ...]
+    occlusion: tuple[int, int] | None = None  # (occluder, hidden) part indices, if built so
+
+
+@dataclass(frozen=True)
+class PartState:
+    """A part at one moment."""
+
+    pos: tuple[float, float, float]
+    radius: float
+    rgb: tuple[int, int, int]
+    visible: bool
+
+
+def _ease(u: float) -> float:
+    u = min(max(u, 0.0), 1.0)
+    return u * u * (3.0 - 2.0 * u)
+
+
+def _progress(b: Behaviour, t: float) -> float:
+    t0, t1 = b.window
+    return min(max((t - t0) / (t1 - t0), 0.0), 1.0) if t1 > t0 else 0.0
+
+
+def present(part: Part, t: float) -> bool:
+    """Whether the part exists at time t (appearing parts pop in, disappearing ones pop out)."""
+    b = part.behaviour
+    if b.kind == "appear":
+        return t >= b.instant
+    if b.kind == "disappear":
+        return t < b.instant
+    return True
+
+
+def colour_at(part: Part, t: float) -> str:
+    """Colour name of the part at time t."""
+    b = part.behaviour
+    if b.kind == "recolour" and b.new_colour is not None and t >= b.instant:
+        return b.new_colour
+    return part.colour
+
+
+def state_at(part: Part, t: float) -> PartState:
+    """Position, size, colour and visibility of ``part`` at time ``t``."""
+    b = part.behaviour
+    x, y, z = part.pos
+    radius = part.radius
+    u = _progress(b, t)
+    if b.kind == "move" and b.direction is not None:
+        dx, dy, dz = DIRECTIONS[b.direction]
+        e = _ease(u) * MOVE_DISTANCE
+        x, y, z = x + dx * e, y + dy * e, z + dz * e
+    elif b.kind == "orbit":
+        a = 2.0 * math.pi * _ease(u)
+        c, s = math.cos(a), math.sin(a)
+        x, z = x * c + z * s, -x * s + z * c
+    elif b.kind == "jump":
+        y += JUMP_HEIGHT * math.sin(math.pi * u)
+    elif b.kind == "grow":
+        radius *= 1.0 + (GROW_FACTOR - 1.0) * _ease(u)
+    elif b.kind == "shrink":
+        radius *= 1.0 + (SHRINK_FACTOR - 1.0) * _ease(u)
+    return PartState((x, y, z), radius, COLOURS[colour_at(part, t)], present(part, t))
+
+
+def frame_times(frames: int) -> list[float]:
+    """Normalised time of each frame index: 0 for the first frame, 1 for the last."""
+    if frames <= 1:
+        return [0.0] * max(frames, 0)
+    return [f / (frames - 1) for f in range(frames)]
+
+
+def label(part: Part) -> str:
+    """Unambiguous noun phrase for a part, e.g. "the red sphere" (colour = starting colour)."""
+    if part.behaviour.kind == "recolour":
+        return f"the {part.shape} that is {part.colour} at first"
+    return f"the {part.colour} {part.shape}"

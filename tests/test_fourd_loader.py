@@ -1,0 +1,163 @@
+"""The 4D-Bench loader: official layout, option recognition, official rendering, bad input."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import make_qa_dataset
+from vidbench.core.errors import DataError
+from vidbench.datasets import fourd_bench
+from vidbench.datasets.fourd_options import find_options, find_question
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"Question": "Q?", "Options": ["(A) red", "(B) blue", "(C) green", "(D) black"]},
+        {"Question": "Q?", "Options": ["red", "blue", "green", "black"]},
+        {"question": "Q?", "choices": {"A": "red", "B": "blue", "C": "green", "D": "black"}},
+        {
+            "Question": "Q?",
+            "Options": {"(A)": "red", "(B)": "blue", "(C)": "green", "(D)": "black"},
+        },
+        {"Question": "Q?", "A": "red", "B": "blue", "C": "green", "D": "black"},
+        {"Question": "Q?", "(A)": "red", "(B)": "blue", "(C)": "green", "(D)": "black"},
+        {
+            "Q question": "Q?",
+            "Option A": "(A) red",
+            "Option B": "(B) blue",
+            "Option C": "(C) green",
+            "Option D": "(D) black",
+        },
+        {
+            "Question": "Q?",
+            "option_1": "A. red",
+            "option_2": "B. blue",
+            "option_3": "C. green",
+            "option_4": "D. black",
+        },
+    ],
+)
+def test_recognises_question_and_options(record: dict) -> None:
+    assert find_question(record) == "Q?"
+    assert find_options(record) == ("red", "blue", "green", "black")
+
+
+def test_unrecognisable_options_give_none() -> None:
+    assert find_options({"Question": "Q?", "Stuff": "(A) x (B) y"}) is None
+    assert find_options({"Options": ["a", "b", "c"]}) is None
+
+
+def test_loads_release_root_and_data_folder(qa_release: Path) -> None:
+    from_root = fourd_bench.load_qa(qa_release)
+    data_dir = qa_release / "4D_Object_Question_Answering" / "data"
+    from_data = fourd_bench.load_qa(data_dir)
+    assert [s.id for s in from_root.items] == [s.id for s in from_data.items]
+    assert len(from_root.items) == 20 and not from_root.problems
+    sample = from_root.items[0]
+    assert sample.metadata["uid"] == "0" * 32
+    assert sample.metadata["subtask"] == "Object Counting"
+    assert sample.answer == "A"
+    assert sample.options == ("option A", "option B", "option C", "option D")
+    assert sample.media.videos[8] == (
+        data_dir / "4d_object_multi_view_videos" / ("0" * 32) / "view_8_rgb_white_bg.mp4"
+    )
+    assert len(sample.media.videos) == 24
+    subtasks = {s.metadata["subtask"] for s in from_root.items}
+    assert subtasks == set(fourd_bench.SUBTASKS)
+
+
+def test_official_rendering_is_python_str_of_the_rest(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    record = {
+        "Question": "What's it?",
+        "Answer index": 3,
+        "Options": ["(A) x", "(B) y's"],
+        "Category": "motion",
+        "Extra": {"k": [1, 2]},
+    }
+    (data / "4d_qa.json").write_text(json.dumps({"ab" * 16 + "_motion": record}))
+    [sample] = fourd_bench.load_qa(data).items
+    rest = {k: v for k, v in record.items() if k not in ("Answer index", "Category")}
+    assert sample.metadata["official_qa_text"] == str(rest)
+    assert sample.metadata["official_qa_text"].startswith("{'Question': \"What's it?\"")
+    assert sample.metadata["subtask"] == "Action" and sample.answer == "C"
+    assert sample.options == ()  # two options are not a 4-option question; the prompt still works
+
+
+def test_bad_records_are_all_reported(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    good = {"Question": "Q", "Options": ["a", "b", "c", "d"], "Category": "Appearance"}
+    text = (
+        "{"
+        f'"{"1" * 32}_appearance": {json.dumps({**good, "Answer index": 2})},'
+        f'"{"2" * 32}_appearance": {json.dumps({**good, "Answer index": 5})},'
+        f'"{"3" * 32}_appearance": {json.dumps({**good, "Answer index": "1"})},'
+        f'"{"4" * 32}_appearance": {json.dumps({**good, "Answer index": 1, "Category": "Smell"})},'
+        f'"{"1" * 32}_appearance": {json.dumps({**good, "Answer index": 1})},'
+        f'"{"5" * 32}_appearance": [1, 2]'
+        "}"
+    )
+    (data / "4d_qa.json").write_text(text)
+    loaded = fourd_bench.load_qa(data)
+    assert [s.id for s in loaded.items] == ["1" * 32 + "_appearance"]
+    assert loaded.items[0].answer == "B"  # the first of two duplicates is kept
+    messages = {p.record: p.message for p in loaded.problems}
+    assert messages == {
+        "1" * 32 + "_appearance": "duplicate question id",
+        "2" * 32 + "_appearance": "'Answer index' 5 is outside 1..4",
+        "3" * 32 + "_appearance": "'Answer index' must be an integer 1..4, got '1'",
+        "4" * 32 + "_appearance": "unknown Category 'Smell' (expected one of Object Counting, "
+        "Temporal Relationship, Action, Spatial Relationship, Appearance)",
+        "5" * 32 + "_appearance": "record is not a JSON object",
+    }
+    assert all(p.path == data / "4d_qa.json" for p in loaded.problems)
+
+
+def test_malformed_json_names_file_and_position(tmp_path: Path) -> None:
+    (tmp_path / "4d_qa.json").write_text('{"a_motion": {"Answer index": 1,,}}')
+    with pytest.raises(DataError, match=r"4d_qa.json: malformed JSON at line 1, column 33"):
+        fourd_bench.load_qa(tmp_path)
+
+
+def test_missing_annotation_file(tmp_path: Path) -> None:
+    with pytest.raises(DataError, match="no 4d_qa.json here or in 4D_Object_Question_Answering"):
+        fourd_bench.load_qa(tmp_path)
+
+
+def test_captions_csv(tmp_path: Path) -> None:
+    data = tmp_path / "4D_Object_Captioning" / "data"
+    data.mkdir(parents=True)
+    (data / "human_annotations.csv").write_text(
+        "folder_name,caption_1,caption_2,caption_3,caption_4,caption_5\n"
+        f'{"a" * 32},one,two,"three, with comma",four,five\n'
+        f"{'b' * 32},one,,three,four,five\n"
+        f"{'a' * 32},x,x,x,x,x\n"
+    )
+    loaded = fourd_bench.load_captions(tmp_path)
+    [sample] = loaded.items
+    assert sample.references == ("one", "two", "three, with comma", "four", "five")
+    assert sample.kind == "caption"
+    assert [(p.record, p.message) for p in loaded.problems] == [
+        ("b" * 32, "some of caption_1..caption_5 are empty"),
+        ("a" * 32, "duplicate folder_name"),
+    ]
+
+
+def test_captions_csv_missing_columns(tmp_path: Path) -> None:
+    (tmp_path / "human_annotations.csv").write_text("folder_name,caption_1\nx,y\n")
+    with pytest.raises(DataError, match=r"human_annotations.csv: missing columns \['caption_2'"):
+        fourd_bench.load_captions(tmp_path)
+
+
+def test_generated_dataset_copy_loads(tmp_path: Path, qa_release: Path) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(qa_release, copy)
+    assert len(fourd_bench.load_qa(copy).items) == 20
+    assert make_qa_dataset  # the builder is shared with other tests
