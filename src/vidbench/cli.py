@@ -220,7 +220,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="synthetic 4D dataset + built-in baselines, end to end")
     p.add_argument("--out", default="demo")
-    p.add_argument("--objects", type=int, default=40)
+    p.add_argument("--objects", type=int, default=200)
     p.set_defaults(func=_cmd_demo)
     return parser
 

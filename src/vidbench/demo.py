@@ -14,7 +14,7 @@ BASELINES = ("random", "constant:A")
 
 
 def run_demo(
-    out: Path, objects: int = 40, show_progress: bool = True, console: Console | None = None
+    out: Path, objects: int = 200, show_progress: bool = True, console: Console | None = None
 ) -> None:
     console = console or Console()
     data = out / "data"

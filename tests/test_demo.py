@@ -1,0 +1,36 @@
+"""`vidbench demo`: data generated when absent, baselines evaluated, table printed and written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from vidbench.cli import main
+
+
+def test_demo_end_to_end(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "demo"
+    assert main(["--no-progress", "demo", "--out", str(out), "--objects", "4"]) == 0
+    printed = capsys.readouterr().out
+    for column in (
+        "Object Counting",
+        "Temporal Relationship",
+        "Action",
+        "Spatial Relationship",
+        "Appearance",
+        "Overall",
+    ):
+        assert column in printed
+    assert "random" in printed and "constant:A" in printed
+    assert (out / "data" / "4D_Object_Question_Answering" / "data" / "4d_qa.json").is_file()
+    table = (out / "results" / "table.md").read_text().splitlines()
+    assert table[0].startswith("| Model | Object Counting |") and len(table) == 4
+    for name in ("random", "constant-A"):
+        results = json.loads((out / "results" / name / "results.json").read_text())
+        assert results["n"] == 20 and results["errors"] == 0 and results["unparsed"] == 0
+
+    data_mtime = (out / "data" / "4D_Object_Question_Answering" / "data" / "4d_qa.json").stat()
+    assert main(["--no-progress", "demo", "--out", str(out), "--objects", "4"]) == 0
+    assert "0 answered, 20 reused" in capsys.readouterr().err  # nothing asked twice
+    again = (out / "data" / "4D_Object_Question_Answering" / "data" / "4d_qa.json").stat()
+    assert again.st_mtime_ns == data_mtime.st_mtime_ns  # the dataset is not regenerated
