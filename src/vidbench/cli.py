@@ -43,6 +43,14 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="backend setting, repeatable (e.g. device=cuda, dtype=bfloat16)",
     )
+    g.add_argument("--judge", help="model spec of the LLM judge (tasks scored by a judge)")
+    g.add_argument(
+        "--judge-opt",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="judge backend setting, repeatable",
+    )
 
 
 def _model_options(pairs: list[str]) -> dict[str, str]:
@@ -90,6 +98,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             ),
             generation=_generation(args),
             model_options=_model_options(args.model_opt),
+            judge=args.judge,
+            judge_options=_model_options(args.judge_opt),
         )
     config.progress = not args.no_progress
     Run(config, err).run(stages, print_to=out)
@@ -179,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--limit", type=int, help="only the first N samples")
     p.add_argument("--concurrency", type=int, default=16, help="model calls in flight")
-    p.add_argument("--stage", choices=["all", "infer", "score", "report"], default="all")
+    p.add_argument("--stage", choices=["all", "infer", "judge", "score", "report"], default="all")
     p.add_argument("--cache-dir", help="frame cache (default ~/.cache/vidbench/frames)")
     _add_frame_options(p)
     _add_model_options(p)

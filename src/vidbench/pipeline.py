@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,13 +29,15 @@ from vidbench.models.registry import ModelOptions, load_model
 from vidbench.report.results import build_results
 from vidbench.report.tables import print_table, to_csv, to_markdown
 from vidbench.runner.infer import InferStats, infer
+from vidbench.runner.judging import DEFAULT_ATTEMPTS, judge_all
 from vidbench.runner.keys import plan_key
 from vidbench.runner.score import read_jsonl, score_samples, write_jsonl
 from vidbench.runner.store import Store
+from vidbench.scoring.judge import JudgeCall, Verdict
 from vidbench.tasks.base import Task
 from vidbench.tasks.registry import get_task
 
-STAGES = ("infer", "score", "report")
+STAGES = ("infer", "judge", "score", "report")
 
 
 @dataclass
@@ -49,6 +52,9 @@ class RunConfig:
     frames: dict[str, Any] = field(default_factory=dict)  # FrameSpec overrides from the CLI
     generation: dict[str, Any] = field(default_factory=dict)  # temperature, top_p, max_tokens, seed
     model_options: dict[str, str] = field(default_factory=dict)  # backend-specific --model-opt
+    judge: str | None = None  # model spec of the LLM judge, for tasks that need one
+    judge_options: dict[str, str] = field(default_factory=dict)
+    judge_attempts: int = DEFAULT_ATTEMPTS  # tries per judgment whose reply does not parse
     cache_dir: str | None = None
     progress: bool = True
 
@@ -103,6 +109,12 @@ class Run:
             config.model,
             ModelOptions(config.seed, config.concurrency, dict(config.model_options)),
         )
+        self.judge: Model | None = None
+        if config.judge:
+            self.judge = load_model(
+                config.judge,
+                ModelOptions(config.seed, config.concurrency, dict(config.judge_options)),
+            )
         self.plan = plan_key(self.task.settings(), self.model.identity())
         loaded = self.task.load(Path(config.data))
         self.samples = loaded.items[: config.limit] if config.limit else loaded.items
@@ -141,11 +153,67 @@ class Run:
         finally:
             await self.model.aclose()
 
+    def _judge_calls(self, store: Store) -> list[JudgeCall]:
+        responses = store.responses(self.plan)
+        return [
+            call
+            for sample in self.samples
+            if sample.id in responses
+            for call in self.task.judge_calls(sample, responses[sample.id].text)
+        ]
+
+    def _verdicts(self, store: Store, allow_calls: bool) -> dict[str, Verdict]:
+        calls = self._judge_calls(store)
+        if not calls:
+            return {}
+        if self.judge is None:
+            if allow_calls:
+                raise ConfigError(f"{self.task.name} needs an LLM judge: give --judge SPEC")
+            return {}
+        judge = self.judge
+
+        async def go() -> dict[str, Verdict]:
+            if allow_calls:
+                await judge.start()
+            try:
+                return await judge_all(
+                    judge,
+                    calls,
+                    store,
+                    max_attempts=self.config.judge_attempts,
+                    concurrency=self.config.concurrency,
+                    allow_calls=allow_calls,
+                    show_progress=allow_calls and self.config.progress,
+                )
+            finally:
+                await judge.aclose()
+
+        return asyncio.run(go())
+
+    def judge_stage(self) -> dict[str, Verdict]:
+        """Ask the judge about every stored answer that needs one (stored verdicts are reused)."""
+        store = Store(self.config.results_dir)
+        try:
+            verdicts = self._verdicts(store, allow_calls=True)
+        finally:
+            store.close()
+        if verdicts:
+            by_status = Counter(v.status for v in verdicts.values())
+            self.console.print(
+                "judge: " + ", ".join(f"{n} {status}" for status, n in sorted(by_status.items()))
+            )
+        return verdicts
+
     def score(self) -> list[dict[str, Any]]:
         store = Store(self.config.results_dir)
         try:
-            records = score_samples(self.task, self.samples, self.problems, store, self.plan)
+            verdicts = self._verdicts(store, allow_calls=False)
+            records = score_samples(
+                self.task, self.samples, self.problems, store, self.plan, verdicts
+            )
             usage = store.usage(self.plan)
+            if self.judge is not None:
+                usage["judge"] = store.judge_usage(self.judge.spec)
         finally:
             store.close()
         write_jsonl(self.config.results_dir / "samples.jsonl", records)
@@ -164,6 +232,7 @@ class Run:
                 "data": self.config.data,
                 "seed": self.config.seed,
                 "plan": self.plan,
+                "judge": None if self.judge is None else self.judge.identity(),
                 "usage": json.loads((self.config.results_dir / "usage.json").read_text()),
             },
             seed=self.config.seed,
@@ -186,6 +255,8 @@ class Run:
             raise ConfigError(f"unknown stages {sorted(unknown)}; choose from {', '.join(STAGES)}")
         if "infer" in stages:
             self.infer()
+        if "judge" in stages:
+            self.judge_stage()
         if "score" in stages:
             self.score()
         if "report" in stages:

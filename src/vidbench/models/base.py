@@ -25,6 +25,10 @@ class Model(ABC):
     def identity(self) -> dict[str, Any]:
         return {"spec": self.spec}
 
+    async def start(self) -> None:  # noqa: B027 - optional hook; most backends need no check
+        """Check the backend can work (server reachable, key accepted) before any frame is
+        decoded; raise ConfigError naming what is wrong. Called once at the start of `infer`."""
+
     @abstractmethod
     async def generate(self, requests: Sequence[Request]) -> list[Response]: ...
 

@@ -60,6 +60,7 @@ async def infer(
     concurrency: int = 16,
     show_progress: bool = True,
 ) -> InferStats:
+    await model.start()  # an unreachable server or a bad key stops here, before any decoding
     stats = InferStats(planned=len(samples))
     answered = store.answered_keys(plan)
     workers = max(1, concurrency)

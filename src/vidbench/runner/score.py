@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from vidbench.core.records import Sample
 from vidbench.datasets.problems import Problem
 from vidbench.runner.store import Store
+from vidbench.scoring.judge import Verdict
 from vidbench.tasks.base import Task
 
 
 def score_samples(
-    task: Task, samples: Sequence[Sample], problems: Sequence[Problem], store: Store, plan: str
+    task: Task,
+    samples: Sequence[Sample],
+    problems: Sequence[Problem],
+    store: Store,
+    plan: str,
+    verdicts: Mapping[str, Verdict] | None = None,
 ) -> list[dict[str, Any]]:
     """One record per planned sample and per unloadable record.
 
@@ -40,12 +46,22 @@ def score_samples(
                 "frames": stored.request.get("frames", []),
                 "raw_output": stored.text,
                 "status": "ok",
-                **task.score(sample, stored.text),
+                **task.score(sample, stored.text, _of_sample(task, sample, stored.text, verdicts)),
                 "error": None,
             }
         )
     records.extend({"id": p.record, "status": "data", "error": str(p)} for p in problems)
     return records
+
+
+def _of_sample(
+    task: Task, sample: Sample, reply: str, verdicts: Mapping[str, Verdict] | None
+) -> dict[str, Verdict]:
+    """This sample's verdicts (`missing` for calls nobody judged)."""
+    return {
+        call.item: (verdicts or {}).get(call.item, Verdict(call.item, "missing"))
+        for call in task.judge_calls(sample, reply)
+    }
 
 
 def write_jsonl(path: Path, records: Sequence[dict[str, Any]]) -> None:

@@ -2,6 +2,8 @@
 
 responses: one row per answered request, keyed by the request's content hash; a key that is
     present is never sent to the model again.
+judgments: every reply of an LLM judge, keyed by the judge, its settings, the prompt version,
+    the exact prompt and the attempt number; never requested again.
 failures:  every failed attempt (unreadable media, a model error after retries), with the
     message. A failed sample is retried by the next run; its failures stay for the record.
 runs:      every invocation with its configuration.
@@ -51,6 +53,18 @@ CREATE TABLE IF NOT EXISTS failures (
     created REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS failures_plan ON failures (plan, sample_id);
+CREATE TABLE IF NOT EXISTS judgments (
+    key TEXT PRIMARY KEY,
+    judge TEXT NOT NULL,
+    item TEXT NOT NULL,
+    prompt_version TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    prompt TEXT NOT NULL,
+    reply TEXT NOT NULL,
+    input_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    created REAL NOT NULL
+);
 """
 
 
@@ -158,6 +172,47 @@ class Store:
             "SELECT sample_id, status, error FROM failures WHERE plan = ? ORDER BY id", (plan,)
         )
         return {sample_id: (status, error) for sample_id, status, error in rows}
+
+    def judgment(self, key: str) -> str | None:
+        """A stored judge reply, or None."""
+        row = self._db.execute("SELECT reply FROM judgments WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row[0]
+
+    def put_judgment(
+        self,
+        key: str,
+        judge: str,
+        item: str,
+        prompt_version: str,
+        attempt: int,
+        prompt: str,
+        response: Response,
+    ) -> None:
+        assert response.text is not None, "failed judge calls go to put_failure"
+        self._db.execute(
+            "INSERT OR IGNORE INTO judgments VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                key,
+                judge,
+                item,
+                prompt_version,
+                attempt,
+                prompt,
+                response.text,
+                response.usage.input_tokens,
+                response.usage.output_tokens,
+                time.time(),
+            ),
+        )
+
+    def judge_usage(self, judge: str) -> dict[str, int]:
+        """Judge calls and tokens in/out stored for a judge spec."""
+        row = self._db.execute(
+            "SELECT COUNT(*), COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0) "
+            "FROM judgments WHERE judge = ?",
+            (judge,),
+        ).fetchone()
+        return {"requests": row[0], "input_tokens": row[1], "output_tokens": row[2]}
 
     def usage(self, plan: str) -> dict[str, int]:
         """Requests answered and tokens in/out over a plan's stored answers."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,12 +13,15 @@ from vidbench.core.requests import GenerationConfig
 from vidbench.datasets.problems import Loaded
 from vidbench.media.frames import Frame
 from vidbench.media.spec import FrameSpec
+from vidbench.scoring.judge import JudgeCall, Verdict
 
 
 class Task(ABC):
     """A benchmark protocol with its settings fixed (a named variant of it).
 
-    `score` turns one reply into a flat dict of per-sample fields; `column_values` maps each
+    `judge_calls` says what an LLM judge must be asked about a reply (the `judge` stage asks,
+    the store keeps the verdicts); `score` turns one reply and its verdicts into a flat dict of
+    per-sample fields; `column_values` maps each
     column of the paper's table to the per-sample values whose mean (in percent) it reports.
     """
 
@@ -39,8 +42,13 @@ class Task(ABC):
         """Option labels a baseline may pick from (empty for open-ended tasks)."""
         return ()
 
+    def judge_calls(self, sample: Sample, reply: str) -> list[JudgeCall]:
+        """What an LLM judge must be asked about this reply (none for rule-scored tasks)."""
+        return []
+
     @abstractmethod
-    def score(self, sample: Sample, reply: str) -> dict[str, Any]: ...
+    def score(self, sample: Sample, reply: str, verdicts: Mapping[str, Verdict]) -> dict[str, Any]:
+        """Per-sample score fields; `verdicts` holds this sample's judge_calls' verdicts."""
 
     @abstractmethod
     def column_values(self, records: Sequence[dict[str, Any]]) -> dict[str, list[float]]: ...

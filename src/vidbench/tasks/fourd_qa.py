@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,7 @@ from vidbench.datasets.problems import Loaded
 from vidbench.media.frames import Frame
 from vidbench.media.spec import FrameSpec
 from vidbench.scoring.choices import extract_choice
+from vidbench.scoring.judge import Verdict
 from vidbench.tasks.base import Task
 from vidbench.tasks.fourd_prompt import TIMESTAMPS_SENTENCE, frames_sentence, image_parts
 
@@ -62,7 +63,7 @@ class FourDQA(Task):
     def choices(self, sample: Sample) -> tuple[str, ...]:
         return LETTERS
 
-    def score(self, sample: Sample, reply: str) -> dict[str, Any]:
+    def score(self, sample: Sample, reply: str, verdicts: Mapping[str, Verdict]) -> dict[str, Any]:
         parsed = extract_choice(reply, protocol=self.protocol)
         return {
             "subtask": sample.metadata["subtask"],

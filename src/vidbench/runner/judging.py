@@ -1,0 +1,103 @@
+"""Run JudgeCalls against a judge model: concurrently, stored, never asked twice.
+
+Each attempt of each call is keyed by (judge identity, generation settings, prompt version, exact
+prompt, attempt number). A stored reply is reused; a reply the parser cannot read triggers the
+next attempt, up to `max_attempts`, after which the verdict is `unparsed`. A failed call (after
+the backend's own retries) is recorded in `failures` and gives an `error` verdict; the next run
+asks again. With `allow_calls=False` (the score stage) nothing is sent: verdicts come from the
+store or are `missing`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from vidbench.core.requests import Request
+from vidbench.models.base import Model
+from vidbench.progress import progress_bar
+from vidbench.runner.keys import digest, prompt_fingerprint
+from vidbench.runner.store import Store
+from vidbench.scoring.judge import JudgeCall, Verdict
+
+DEFAULT_ATTEMPTS = 3
+
+
+def judgment_key(judge: Model, call: JudgeCall, attempt: int) -> str:
+    return digest(
+        {
+            "judge": judge.identity(),
+            "generation": call.generation.as_dict(),
+            "version": call.prompt_version,
+            "prompt": prompt_fingerprint(call.messages),
+            "attempt": attempt,
+        }
+    )
+
+
+def judge_plan(judge: Model) -> str:
+    """The `plan` under which failed judge calls are recorded."""
+    return "judge:" + digest(judge.identity())[:24]
+
+
+async def _judge_one(
+    judge: Model,
+    call: JudgeCall,
+    store: Store,
+    max_attempts: int,
+    allow_calls: bool,
+    slots: asyncio.Semaphore,
+) -> Verdict:
+    reply: str | None = None
+    for attempt in range(max_attempts):
+        key = judgment_key(judge, call, attempt)
+        stored = store.judgment(key)
+        if stored is None:
+            if not allow_calls:
+                return Verdict(call.item, "missing", reply=reply, attempts=attempt)
+            request = Request(key, call.item, call.messages, call.generation)
+            async with slots:
+                [response] = await judge.generate([request])
+            if not response.ok or response.text is None:
+                error = response.error or response.status
+                store.put_failure(judge_plan(judge), call.item, 0, key, error, response.status)
+                return Verdict(call.item, "error", reply=reply, attempts=attempt + 1, error=error)
+            prompt = "\n".join(m.text for m in call.messages)
+            store.put_judgment(
+                key, judge.spec, call.item, call.prompt_version, attempt, prompt, response
+            )
+            stored = response.text
+        reply = stored
+        value = call.parse(reply)
+        if value is not None:
+            return Verdict(call.item, "ok", value, reply, attempt + 1)
+    return Verdict(call.item, "unparsed", reply=reply, attempts=max_attempts)
+
+
+async def judge_all(
+    judge: Model,
+    calls: Sequence[JudgeCall],
+    store: Store,
+    *,
+    max_attempts: int = DEFAULT_ATTEMPTS,
+    concurrency: int = 16,
+    allow_calls: bool = True,
+    show_progress: bool = False,
+) -> dict[str, Verdict]:
+    """Verdicts by item. Items must be unique."""
+    items = [c.item for c in calls]
+    if len(set(items)) != len(items):
+        raise ValueError("judge calls must have unique items")
+    slots = asyncio.Semaphore(max(1, concurrency))
+    verdicts: dict[str, Verdict] = {}
+    with progress_bar(disable=not show_progress) as progress:
+        bar = progress.add_task(f"judge · {judge.spec}", total=len(calls))
+
+        async def one(call: JudgeCall) -> None:
+            verdicts[call.item] = await _judge_one(
+                judge, call, store, max_attempts, allow_calls, slots
+            )
+            progress.advance(bar)
+
+        await asyncio.gather(*(one(c) for c in calls))
+    return verdicts
