@@ -99,7 +99,7 @@ def test_official_prompt_and_images_first(qa_release: Path) -> None:
 
 
 def _fake_frames(views, per_view):
-    from vidbench.media.frames import Frame
+    from vidbench.media.frame import Frame
 
     return [
         Frame(v, i, i / 10, ImagePart(b"x", label=f"view {v}, frame {i}"))

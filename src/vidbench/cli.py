@@ -107,9 +107,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from vidbench.datasets.fourd_validate import validate
+    from vidbench.datasets.validators import VALIDATORS
 
-    problems = validate(Path(args.dir), show_progress=not args.no_progress)
+    problems = VALIDATORS[args.benchmark](Path(args.dir), show_progress=not args.no_progress)
     for problem in problems:
         out.print(str(problem), markup=False, highlight=False, soft_wrap=True)
     if problems:
@@ -161,11 +161,12 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_tasks(args: argparse.Namespace) -> int:
-    from vidbench.tasks.registry import NAMED_VARIANTS, TASKS
+    from vidbench.tasks.registry import TASKS
 
-    for name, (spec, _) in TASKS.items():
-        out.print(f"[bold]{name}[/]  {spec.as_dict()}")
-        out.print("  variants: " + ", ".join(f"{name}:{v}" for v in NAMED_VARIANTS))
+    for name, entry in TASKS.items():
+        out.print(f"[bold]{name}[/]  {entry.spec.as_dict()}")
+        if entry.variants:
+            out.print("  variants: " + ", ".join(f"{name}:{v}" for v in entry.variants))
     return 0
 
 
@@ -174,6 +175,12 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
     run_demo(Path(args.out), objects=args.objects, show_progress=not args.no_progress, console=out)
     return 0
+
+
+def validator_names() -> list[str]:
+    from vidbench.datasets.validators import VALIDATORS
+
+    return sorted(VALIDATORS)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -196,7 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("validate", help="list every problem in a dataset")
-    p.add_argument("benchmark", choices=["4dbench"])
+    p.add_argument("benchmark", choices=validator_names())
     p.add_argument("dir")
     p.set_defaults(func=_cmd_validate)
 

@@ -2,25 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from vidbench.core.errors import MediaError
 from vidbench.core.messages import ImagePart
 from vidbench.core.records import MediaRef
+from vidbench.media.arrange import arrange
 from vidbench.media.cache import FrameCache
 from vidbench.media.decode import VideoInfo, decode_frames, probe
+from vidbench.media.frame import Frame
 from vidbench.media.images import MIME, encode_image
 from vidbench.media.sampling import sample_indices
 from vidbench.media.spec import FrameSpec
-
-
-@dataclass(frozen=True)
-class Frame:
-    view: int
-    index: int  # frame index in the video (presentation order)
-    time_s: float  # seconds from the start of the video (or of the cut window)
-    image: ImagePart
 
 
 def _window(info: VideoInfo, media: MediaRef) -> list[int]:
@@ -79,7 +72,8 @@ def _view_frames(
 
 
 def load_frames(media: MediaRef, spec: FrameSpec, cache: FrameCache | None = None) -> list[Frame]:
-    """The frames of `spec.views`, sampled and ordered as the spec says.
+    """The frames of `spec.views`, sampled and ordered as the spec says (then shuffled or tiled
+    into one grid image when the spec asks for it).
 
     Raises MediaError naming the file for a missing view, an unreadable video or one with fewer
     frames than asked.
@@ -91,5 +85,7 @@ def load_frames(media: MediaRef, spec: FrameSpec, cache: FrameCache | None = Non
             raise MediaError(f"view {view} is missing (have views {sorted(media.videos)})")
         per_view.append(_view_frames(Path(path), media, spec, view, cache))
     if spec.order == "view-first":
-        return [frame for view_frames in per_view for frame in view_frames]
-    return [view_frames[t] for t in range(spec.frames) for view_frames in per_view]
+        ordered = [frame for view_frames in per_view for frame in view_frames]
+    else:
+        ordered = [view_frames[t] for t in range(spec.frames) for view_frames in per_view]
+    return arrange(ordered, spec)

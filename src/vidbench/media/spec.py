@@ -37,6 +37,21 @@ def parse_views(text: str) -> tuple[int, ...]:
     return views_evenly(int(text))
 
 
+def parse_grid(text: str) -> tuple[int, int, bool]:
+    """ "4x4" -> (4, 4, False); "2x4-square" -> (2, 4, True)."""
+    shape, _, pad = text.partition("-")
+    rows, _, cols = shape.partition("x")
+    if not (rows.isdigit() and cols.isdigit() and int(rows) > 0 and int(cols) > 0) or pad not in (
+        "",
+        "square",
+    ):
+        raise ConfigError(f"FrameSpec: grid {text!r}: expected RxC or RxC-square, e.g. 4x4")
+    return int(rows), int(cols), pad == "square"
+
+
+_OPTIONAL = ("max_side", "shuffle_seed", "grid")
+
+
 @dataclass(frozen=True)
 class FrameSpec:
     """Which frames, in which order, at which size.
@@ -50,6 +65,9 @@ class FrameSpec:
     timestamps: the prompt labels every image with its view and time.
     max_side: resize so the longer side is at most this many pixels (None: original size).
     image_format / jpeg_quality: how frames are encoded for the model.
+    shuffle_seed: shuffle the sampled frames with this seed (a temporal ablation).
+    grid: tile the frames into one image, "RxC" (rows x columns, filled row by row), with
+        "-square" to pad it with black to a square (for models that center-crop).
     """
 
     views: tuple[int, ...] = OFFICIAL_4D_VIEWS
@@ -60,6 +78,8 @@ class FrameSpec:
     max_side: int | None = None
     image_format: ImageFormat = "jpeg"
     jpeg_quality: int = 95
+    shuffle_seed: int | None = None
+    grid: str | None = None
 
     def __post_init__(self) -> None:
         if not self.views:
@@ -76,10 +96,22 @@ class FrameSpec:
             raise ConfigError(f"FrameSpec: max_side {self.max_side} is too small")
         if self.image_format not in ("jpeg", "png"):
             raise ConfigError(f"FrameSpec: unknown image format {self.image_format!r}")
+        if self.grid is not None:
+            rows, cols, _ = parse_grid(self.grid)
+            if rows * cols < self.n_frames_sampled:
+                raise ConfigError(
+                    f"FrameSpec: grid {self.grid} has {rows * cols} cells for "
+                    f"{self.n_frames_sampled} frames"
+                )
+
+    @property
+    def n_frames_sampled(self) -> int:
+        return len(self.views) * self.frames
 
     @property
     def n_images(self) -> int:
-        return len(self.views) * self.frames
+        """Images the model receives: one per frame, or one grid."""
+        return 1 if self.grid else self.n_frames_sampled
 
     def with_(self, **changes: Any) -> FrameSpec:
         """A copy with some fields changed (None values mean: keep)."""
@@ -90,9 +122,11 @@ class FrameSpec:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
     def as_dict(self) -> dict[str, Any]:
+        """Fields as plain data; optional fields left at None are omitted, so specs (and store
+        keys) written before a field existed stay the same."""
         d = asdict(self)
         d["views"] = list(self.views)
-        return d
+        return {k: v for k, v in d.items() if not (k in _OPTIONAL and v is None)}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> FrameSpec:

@@ -18,7 +18,8 @@ from vidbench.core.errors import DataError
 from vidbench.core.records import Sample
 from vidbench.core.requests import Request, Response, Usage
 from vidbench.media.cache import FrameCache
-from vidbench.media.frames import Frame, load_frames
+from vidbench.media.frame import Frame
+from vidbench.media.frames import load_frames
 from vidbench.models.base import Model
 from vidbench.progress import progress_bar
 from vidbench.runner.keys import prompt_hash, request_key

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from vidbench.core.messages import Part, TextPart
-from vidbench.media.frames import Frame
+from vidbench.media.frame import Frame
 from vidbench.media.spec import FrameSpec
 
 _WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")

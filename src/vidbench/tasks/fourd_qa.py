@@ -12,7 +12,7 @@ from vidbench.core.requests import GenerationConfig
 from vidbench.datasets import fourd_bench
 from vidbench.datasets.fourd_options import LETTERS
 from vidbench.datasets.problems import Loaded
-from vidbench.media.frames import Frame
+from vidbench.media.frame import Frame
 from vidbench.media.spec import FrameSpec
 from vidbench.scoring.choices import extract_choice
 from vidbench.scoring.judge import Verdict

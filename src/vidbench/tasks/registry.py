@@ -1,14 +1,17 @@
-"""Task names and their variants. A variant is data (FrameSpec changes), never a copy of code.
+"""Task names and their variants. A variant is data, never a copy of code.
 
-`4dbench-qa` is the official setting; modifiers after ':' joined by '+' change it:
-`time-first`, `timestamps`, `views-K` (K = 1..24 views spread evenly; views-3 is the official
-[1, 8, 16]), `frames-N` (N frames per view). E.g. `4dbench-qa:time-first+timestamps`.
+A task name is `BASE[:MODIFIER+MODIFIER...]`. Each task entry says which modifiers it knows:
+frame modifiers change the FrameSpec; any other modifier is handed to the task's constructor
+(e.g. a scoring mode). For 4D-Bench QA, `4dbench-qa` is the official setting and `time-first`,
+`timestamps`, `views-K` (K = 1..24 views spread evenly; views-3 is the official [1, 8, 16]) and
+`frames-N` (N frames per view) change it: `4dbench-qa:time-first+timestamps`.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from vidbench.core.errors import ConfigError
@@ -16,8 +19,8 @@ from vidbench.core.requests import GenerationConfig
 from vidbench.media.spec import OFFICIAL_4D_VIEWS, FrameSpec, views_evenly
 from vidbench.tasks.base import Task
 
-# The paper's robustness study (Table 3) and ablations (Fig. 6), listed for `vidbench tasks`.
-NAMED_VARIANTS = (
+# The 4D-Bench robustness study (Table 3) and ablations (Fig. 6), listed for `vidbench tasks`.
+FOURD_VARIANTS = (
     "time-first",
     "timestamps",
     *(f"views-{k}" for k in range(1, 7)),
@@ -25,7 +28,8 @@ NAMED_VARIANTS = (
 )
 
 
-def _apply_modifier(spec: FrameSpec, modifier: str) -> FrameSpec:
+def fourd_frame_modifier(spec: FrameSpec, modifier: str) -> FrameSpec | None:
+    """The FrameSpec a 4D-Bench modifier asks for, or None when it is not a frame modifier."""
     if modifier == "time-first":
         return spec.with_(order="time-first")
     if modifier == "timestamps":
@@ -36,32 +40,62 @@ def _apply_modifier(spec: FrameSpec, modifier: str) -> FrameSpec:
         if kind == "frames":
             return spec.with_(frames=n)
         return spec.with_(views=OFFICIAL_4D_VIEWS if n == 3 else views_evenly(n))
-    raise ConfigError(f"unknown task variant {modifier!r}; known: {', '.join(NAMED_VARIANTS)}")
+    return None
 
 
-def _fourd_qa(name: str, spec: FrameSpec) -> Task:
+# make(full name, FrameSpec, the modifiers that were not frame modifiers) -> Task.
+# A constructor raises ConfigError for modifiers it does not know.
+TaskFactory = Callable[[str, FrameSpec, list[str]], Task]
+
+
+@dataclass(frozen=True)
+class TaskEntry:
+    make: TaskFactory
+    spec: FrameSpec  # the task's default (official) frames
+    frame_modifier: Callable[[FrameSpec, str], FrameSpec | None]
+    variants: tuple[str, ...]  # named variants, for `vidbench tasks` and error messages
+
+
+def no_other_modifiers(name: str, modifiers: list[str], known: tuple[str, ...]) -> None:
+    if modifiers:
+        raise ConfigError(
+            f"{name}: unknown task variant {modifiers[0]!r}; known: {', '.join(known)}"
+        )
+
+
+def _fourd_qa(name: str, spec: FrameSpec, modifiers: list[str]) -> Task:
     from vidbench.tasks.fourd_qa import FourDQA
 
+    no_other_modifiers(name, modifiers, FOURD_VARIANTS)
     return FourDQA(name, spec, GenerationConfig(temperature=0.0, max_tokens=128))
 
 
-# base task name -> (default FrameSpec, constructor)
-TASKS: dict[str, tuple[FrameSpec, Callable[[str, FrameSpec], Task]]] = {
-    "4dbench-qa": (FrameSpec(views=OFFICIAL_4D_VIEWS, frames=6, sampler="interval"), _fourd_qa),
+TASKS: dict[str, TaskEntry] = {
+    "4dbench-qa": TaskEntry(
+        _fourd_qa,
+        FrameSpec(views=OFFICIAL_4D_VIEWS, frames=6, sampler="interval"),
+        fourd_frame_modifier,
+        FOURD_VARIANTS,
+    ),
 }
 
 
 def get_task(name: str, generation: dict[str, Any] | None = None, **overrides: object) -> Task:
     """The task a name denotes, with FrameSpec fields and generation settings overridden
     (None values are ignored)."""
-    base, _, modifiers = name.partition(":")
+    base, _, modifier_text = name.partition(":")
     if base not in TASKS:
         raise ConfigError(f"unknown task {base!r}; known: {', '.join(TASKS)}")
-    spec, make = TASKS[base]
-    for modifier in filter(None, modifiers.split("+")):
-        spec = _apply_modifier(spec, modifier)
+    entry = TASKS[base]
+    spec, others = entry.spec, []
+    for modifier in filter(None, modifier_text.split("+")):
+        changed = entry.frame_modifier(spec, modifier)
+        if changed is None:
+            others.append(modifier)
+        else:
+            spec = changed
     spec = spec.with_(**overrides)
-    task = make(name, spec)
+    task = entry.make(name, spec, others)
     if generation:
         unknown = set(generation) - set(task.generation.as_dict())
         if unknown:

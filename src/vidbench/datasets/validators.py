@@ -1,0 +1,20 @@
+"""`vidbench validate BENCHMARK DIR`: benchmark name -> a function listing every problem."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from vidbench.datasets.problems import Problem
+
+
+def _fourd(root: Path, show_progress: bool = False) -> list[Problem]:
+    from vidbench.datasets.fourd_validate import validate
+
+    return validate(root, show_progress)
+
+
+# Each validator returns all problems (record, path, message), never stopping at the first.
+VALIDATORS: dict[str, Callable[..., list[Problem]]] = {
+    "4dbench": _fourd,
+}
