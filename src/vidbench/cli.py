@@ -81,6 +81,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if "infer" in stages:
             raise ConfigError("vidbench run: give the TASK (and --data, --model) to infer")
         config = RunConfig.load(Path(args.out))
+        if args.judge:  # judge (or re-judge with another model) an existing run
+            config.judge = args.judge
+            config.judge_options = _model_options(args.judge_opt)
     else:
         if args.data is None or args.model is None:
             raise ConfigError("vidbench run: --data and --model are required")

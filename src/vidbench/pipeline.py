@@ -192,6 +192,7 @@ class Run:
 
     def judge_stage(self) -> dict[str, Verdict]:
         """Ask the judge about every stored answer that needs one (stored verdicts are reused)."""
+        self.config.save()  # later `score`/`report` stages read the judge from run.json
         store = Store(self.config.results_dir)
         try:
             verdicts = self._verdicts(store, allow_calls=True)
