@@ -19,7 +19,7 @@ def _add_frame_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("frames (override the task's FrameSpec)")
     g.add_argument("--views", help="view count K (spread evenly over 24) or ids like 1,8,16")
     g.add_argument("--frames", type=int, help="frames per view")
-    g.add_argument("--sampler", choices=["interval", "linspace"])
+    g.add_argument("--sampler", choices=["interval", "linspace", "keyframes"])
     g.add_argument("--order", choices=["view-first", "time-first"])
     g.add_argument(
         "--timestamps",
@@ -80,7 +80,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.task is None:
         if "infer" in stages:
             raise ConfigError("vidbench run: give the TASK (and --data, --model) to infer")
-        config = RunConfig.load(Path(args.out))
+        config = RunConfig.load(Path(args.out) / ("run-1" if args.runs > 1 else ""))
         if args.judge:  # judge (or re-judge with another model) an existing run
             config.judge = args.judge
             config.judge_options = _model_options(args.judge_opt)
@@ -105,6 +105,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
             judge_options=_model_options(args.judge_opt),
         )
     config.progress = not args.no_progress
+    if args.runs > 1:  # OUT/run-1..N with seeds SEED..SEED+N-1, then mean ± std in OUT
+        import dataclasses
+
+        from vidbench.repeat import repeated_configs, run_repeated
+
+        configs = repeated_configs(dataclasses.replace(config, out=args.out), args.runs)
+        run_repeated(configs, Path(args.out), stages, err, print_to=out)
+        return 0
     Run(config, err).run(stages, print_to=out)
     return 0
 
@@ -180,6 +188,23 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_serve_local_llm(args: argparse.Namespace) -> int:
+    from vidbench.models.local_llm import serve
+
+    def say(line: str) -> None:
+        out.print(line, markup=False, highlight=False, soft_wrap=True)
+        out.file.flush()  # the spec must reach a pipe at once
+
+    return serve(args.port, args.ctx, args.threads, say=say)
+
+
+def _cmd_score_captions(args: argparse.Namespace) -> int:
+    from vidbench.captions_cli import score_caption_files
+
+    score_caption_files(args, out)
+    return 0
+
+
 def validator_names() -> list[str]:
     from vidbench.datasets.validators import VALIDATORS
 
@@ -197,6 +222,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", help="model spec, e.g. random, constant:A")
     p.add_argument("--out", required=True, help="results directory")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--runs", type=int, default=1, help="repeat with seeds SEED..SEED+N-1; mean ± std"
+    )
     p.add_argument("--limit", type=int, help="only the first N samples")
     p.add_argument("--concurrency", type=int, default=16, help="model calls in flight")
     p.add_argument("--stage", choices=["all", "infer", "judge", "score", "report"], default="all")
@@ -213,7 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("frames", help="write the frames a model would see as JPEGs")
     p.add_argument("video")
     p.add_argument("--frames", type=int, default=8)
-    p.add_argument("--sampler", choices=["interval", "linspace"], default="linspace")
+    p.add_argument("--sampler", choices=["interval", "linspace", "keyframes"], default="linspace")
     p.add_argument("--max-side", type=int)
     p.add_argument("--start", type=float, help="window start (seconds)")
     p.add_argument("--end", type=float, help="window end (seconds)")
@@ -242,6 +270,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="demo")
     p.add_argument("--objects", type=int, default=200)
     p.set_defaults(func=_cmd_demo)
+
+    p = sub.add_parser(
+        "serve-local-llm", help="serve Gemma 3 270M on 127.0.0.1 (a smoke-test text model)"
+    )
+    p.add_argument("--port", type=int, help="default: a free port")
+    p.add_argument("--ctx", type=int, default=2048, help="context length in tokens")
+    p.add_argument("--threads", type=int, help="CPU threads (default: llama.cpp's choice)")
+    p.set_defaults(func=_cmd_serve_local_llm)
+
+    from vidbench import captions_cli
+
+    p = sub.add_parser("score-captions", help="4D-Bench Table 2 for captions made elsewhere")
+    captions_cli.add_arguments(p)
+    p.set_defaults(func=_cmd_score_captions)
+
+    from vidbench.autoeval import commands as autoeval_commands
+
+    autoeval_commands.register(sub)  # judge autoeval-video, judge-agreement, rules ...
     return parser
 
 

@@ -25,6 +25,7 @@ from vidbench.core.errors import ConfigError
 from vidbench.media.cache import FrameCache
 from vidbench.media.spec import parse_views
 from vidbench.models.base import Model
+from vidbench.models.pricing import cost_of
 from vidbench.models.registry import ModelOptions, load_model
 from vidbench.report.results import build_results
 from vidbench.report.tables import print_table, to_csv, to_markdown
@@ -167,7 +168,8 @@ class Run:
         if not calls:
             return {}
         if self.judge is None:
-            if allow_calls:
+            # A task whose judge columns are optional (`judge_optional`) is scored without them.
+            if allow_calls and not getattr(self.task, "judge_optional", False):
                 raise ConfigError(f"{self.task.name} needs an LLM judge: give --judge SPEC")
             return {}
         judge = self.judge
@@ -180,7 +182,10 @@ class Run:
                     judge,
                     calls,
                     store,
-                    max_attempts=self.config.judge_attempts,
+                    # a task whose judge protocol fixes the re-ask bound (`judge_attempts`,
+                    # e.g. AutoEval-Video official: 11) uses it
+                    max_attempts=getattr(self.task, "judge_attempts", None)
+                    or self.config.judge_attempts,
                     concurrency=self.config.concurrency,
                     allow_calls=allow_calls,
                     show_progress=allow_calls and self.config.progress,
@@ -225,6 +230,7 @@ class Run:
         path = self.config.results_dir / "samples.jsonl"
         if not path.is_file():
             raise ConfigError(f"{path} is missing; run the score stage first")
+        usage = json.loads((self.config.results_dir / "usage.json").read_text())
         results = build_results(
             self.task,
             self.model.identity(),
@@ -234,7 +240,8 @@ class Run:
                 "seed": self.config.seed,
                 "plan": self.plan,
                 "judge": None if self.judge is None else self.judge.identity(),
-                "usage": json.loads((self.config.results_dir / "usage.json").read_text()),
+                "usage": usage,
+                "cost": cost_of(self.model.spec, usage),  # None without a price table
             },
             seed=self.config.seed,
         )

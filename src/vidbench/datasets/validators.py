@@ -14,7 +14,21 @@ def _fourd(root: Path, show_progress: bool = False) -> list[Problem]:
     return validate(root, show_progress)
 
 
+def _autoeval(root: Path, show_progress: bool = False) -> list[Problem]:
+    from vidbench.datasets.autoeval_video import validate
+
+    return validate(root, show_progress)
+
+
+def _mmworld(root: Path, show_progress: bool = False) -> list[Problem]:
+    from vidbench.datasets.mmworld_validate import validate
+
+    return validate(root, show_progress)
+
+
 # Each validator returns all problems (record, path, message), never stopping at the first.
 VALIDATORS: dict[str, Callable[..., list[Problem]]] = {
     "4dbench": _fourd,
+    "autoeval-video": _autoeval,
+    "mmworld": _mmworld,
 }

@@ -12,6 +12,7 @@ from vidbench.media.cache import FrameCache
 from vidbench.media.decode import VideoInfo, decode_frames, probe
 from vidbench.media.frame import Frame
 from vidbench.media.images import MIME, encode_image
+from vidbench.media.keyframes import pick_keyframes
 from vidbench.media.sampling import sample_indices
 from vidbench.media.spec import FrameSpec
 
@@ -40,7 +41,10 @@ def _view_frames(
     info = cache.info(path, digest) if cache else probe(path)
     window = _window(info, media)
     try:
-        picks = [window[i] for i in sample_indices(len(window), spec.frames, spec.sampler)]
+        if spec.sampler == "keyframes":
+            picks = pick_keyframes(path, info, window, spec.frames, cache, digest)
+        else:
+            picks = [window[i] for i in sample_indices(len(window), spec.frames, spec.sampler)]
     except MediaError as e:
         raise MediaError(f"{path}: {e}") from None
     variant = _variant(spec)

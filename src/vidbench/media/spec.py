@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from vidbench.core.errors import ConfigError
 
-Sampler = Literal["interval", "linspace"]
+Sampler = Literal["interval", "linspace", "keyframes"]
 Order = Literal["view-first", "time-first"]
 ImageFormat = Literal["jpeg", "png"]
 
@@ -59,7 +59,8 @@ class FrameSpec:
     views: view ids of a multi-view video (a plain video has the single view 0).
     frames: frames sampled per view.
     sampler: `interval` = [i * (total // N) for i in range(N)] (frame 0, never the last);
-        `linspace` = np.linspace(0, total - 1, N).astype(int) (both ends).
+        `linspace` = np.linspace(0, total - 1, N).astype(int) (both ends);
+        `keyframes` = N representative frames chosen by content change (media/keyframes.py).
     order: `view-first` (all frames of the first view, then the next view) or `time-first`
         (at each time step, one frame of every view).
     timestamps: the prompt labels every image with its view and time.
@@ -88,8 +89,10 @@ class FrameSpec:
             raise ConfigError(f"FrameSpec: repeated view ids {self.views}")
         if self.frames < 1:
             raise ConfigError(f"FrameSpec: frames per view must be >= 1, got {self.frames}")
-        if self.sampler not in ("interval", "linspace"):
-            raise ConfigError(f"FrameSpec: unknown sampler {self.sampler!r} (interval, linspace)")
+        if self.sampler not in ("interval", "linspace", "keyframes"):
+            raise ConfigError(
+                f"FrameSpec: unknown sampler {self.sampler!r} (interval, linspace, keyframes)"
+            )
         if self.order not in ("view-first", "time-first"):
             raise ConfigError(f"FrameSpec: unknown order {self.order!r} (view-first, time-first)")
         if self.max_side is not None and self.max_side < 8:

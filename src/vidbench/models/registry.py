@@ -72,11 +72,30 @@ def _python(arg: str, options: ModelOptions) -> Model:
     return model
 
 
+def _lazy(module: str, name: str) -> Factory:
+    """A factory whose module (and SDK) is imported only when its prefix is used."""
+
+    def factory(arg: str, options: ModelOptions) -> Model:
+        import importlib
+
+        return getattr(importlib.import_module(module), name)(arg, options)
+
+    return factory
+
+
 # prefix -> factory(argument after the first ':', options). New backends register here.
 BACKENDS: dict[str, Factory] = {
     "random": _random,
+    "random-choice": _lazy("vidbench.models.random_choice", "build"),  # MMWorld's baseline
     "constant": _constant,
     "python": _python,
+    "openai": _lazy("vidbench.models.openai_backend", "build_openai"),
+    "openai-compat": _lazy("vidbench.models.openai_backend", "build_openai_compat"),
+    "anthropic": _lazy("vidbench.models.anthropic_backend", "build_anthropic"),
+    "gemini": _lazy("vidbench.models.gemini_backend", "build_gemini"),
+    "blind": _lazy("vidbench.models.blind", "build_blind"),
+    "hf": _lazy("vidbench.models.hf_backend", "build"),
+    "vllm": _lazy("vidbench.models.vllm_backend", "build"),
 }
 
 

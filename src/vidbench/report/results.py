@@ -11,6 +11,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from vidbench.scoring.stats import bootstrap_ci, mean_percent
 from vidbench.tasks.base import Task
 
@@ -50,9 +52,18 @@ def build_results(
     extra: dict[str, Any] | None = None,
     seed: int = 0,
 ) -> dict[str, Any]:
-    scored = [r for r in records if r.get("error") is None]
-    failed = [r for r in records if r.get("error") is not None]
+    scored = [r for r in records if not _failed(r)]
+    failed = [r for r in records if _failed(r)]
     values = task.column_values(scored)
+    # A task may add its own fields (e.g. MMWorld's chance level and column groups).
+    task_extra = getattr(task, "extra_results", None)
+    # A task may report columns on another scale than percent (`column_scale`: column -> factor
+    # for the mean, default 100; e.g. 1 for 4D-Bench's 0..5 judge scores) and some columns as
+    # one number that is not a mean of per-sample values (`corpus_columns(records)`, already
+    # scaled; e.g. corpus BLEU, or GPT-Eval = mean of two columns); those get no interval.
+    scale = getattr(task, "column_scale", {})
+    corpus_fn = getattr(task, "corpus_columns", None)
+    corpus = corpus_fn(scored) if corpus_fn else {}
     return {
         "task": task.name,
         "model": model.get("spec"),
@@ -65,21 +76,53 @@ def build_results(
         "errors": len(failed),
         "errors_by_status": dict(Counter(r.get("status", "error") for r in failed)),
         "error_details": [
-            {"id": r["id"], "status": r.get("status", "error"), "error": r["error"]} for r in failed
+            {"id": r["id"], "status": r.get("status", "error"), "error": _error(r)} for r in failed
         ],
         "unparsed": sum(1 for r in scored if r.get("unparsed")),
-        "columns": {c: _round(mean_percent(values[c])) for c in task.columns},
+        "columns": {
+            c: _round(corpus[c], 3) if c in corpus else _scaled_mean(values[c], scale.get(c, 100))
+            for c in task.columns
+        },
         "column_n": {c: len(values[c]) for c in task.columns},
-        "ci95": {c: _round_pair(bootstrap_ci(values[c], seed=seed)) for c in task.columns},
+        "ci95": {
+            c: None if c in corpus else _scaled_ci(values[c], scale.get(c, 100), seed)
+            for c in task.columns
+        },
         "versions": versions(),
         "git_commit": git_commit(),
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        **(task_extra(scored) if task_extra else {}),
         **(extra or {}),
     }
 
 
-def _round(value: float | None) -> float | None:
-    return None if value is None else round(value, 2)
+def _failed(record: dict[str, Any]) -> bool:
+    """No answer (`error` set), or a task marked the answer unscorable by its `status` (e.g.
+    MMWorld's `judge`: the judge's verdict failed), explained in `status_detail`."""
+    return record.get("error") is not None or record.get("status", "ok") != "ok"
+
+
+def _error(record: dict[str, Any]) -> str:
+    return record.get("error") or record.get("status_detail") or str(record.get("status"))
+
+
+def _round(value: float | None, digits: int = 2) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def _scaled_mean(values: Sequence[float], scale: float) -> float | None:
+    """Mean in percent (2 decimals), or times `scale` (3 decimals, e.g. 3.507 on a 0..5 scale)."""
+    if scale == 100:
+        return _round(mean_percent(values))
+    return _round(None if not len(values) else float(np.mean(values)) * scale, 3)
+
+
+def _scaled_ci(values: Sequence[float], scale: float, seed: int) -> list[float] | None:
+    pair = bootstrap_ci(values, seed=seed)
+    if scale == 100 or pair is None:
+        return _round_pair(pair)
+    low, high = (x * scale / 100 for x in pair)
+    return [round(low, 3), round(high, 3)]
 
 
 def _round_pair(pair: tuple[float, float] | None) -> list[float] | None:

@@ -18,18 +18,43 @@ def _columns(results: Sequence[dict[str, Any]]) -> list[str]:
     return names
 
 
-def _cell(value: float | None) -> str:
-    return "—" if value is None else f"{value:.1f}"
+def _cell(value: float | None, std: float | None = None) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.1f}" if std is None else f"{value:.1f} ± {std:.1f}"
 
 
-def rows(results: Sequence[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
-    """Header and rows: one row per result (model), the columns of the task's paper table."""
-    columns = _columns(results)
+def _groups(results: Sequence[dict[str, Any]]) -> list[tuple[str, list[str]]]:
+    """The paper's tables a result splits its columns into (`column_groups`, e.g. MMWorld's
+    Table 3 / Table 4 / flags), else one table of all columns."""
+    for r in results:
+        if r.get("column_groups"):
+            return [(title, list(cols)) for title, cols in r["column_groups"].items()]
+    return [("", _columns(results))]
+
+
+def _chance_rows(results: Sequence[dict[str, Any]], columns: list[str]) -> list[list[str]]:
+    """A "random-choice (expected)" row per distinct `chance` (the exact expected accuracy of
+    the random-choice baseline, which MMWorld reports from its data), as the paper's first row."""
+    seen: list[dict[str, Any]] = []
+    for r in results:
+        if r.get("chance") and r["chance"] not in seen:
+            seen.append(r["chance"])
+    label = "random-choice (expected)"
+    return [[label, *(_cell(c.get(k)) for k in columns), "", "", ""] for c in seen]
+
+
+def rows(
+    results: Sequence[dict[str, Any]], columns: list[str] | None = None
+) -> tuple[list[str], list[list[str]]]:
+    """Header and rows: one row per result (model), the columns of the task's paper table;
+    "mean ± std" cells for results of several runs (`std`)."""
+    columns = _columns(results) if columns is None else columns
     header = ["Model", *columns, "n", "errors", "unparsed"]
-    body = [
+    body = _chance_rows(results, columns) + [
         [
-            r["model"],
-            *(_cell(r["columns"].get(c)) for c in columns),
+            r["model"] + (f" ({r['runs']} runs)" if r.get("runs") else ""),
+            *(_cell(r["columns"].get(c), (r.get("std") or {}).get(c)) for c in columns),
             str(r["n"]),
             str(r["errors"]),
             str(r.get("unparsed", 0)),
@@ -40,10 +65,14 @@ def rows(results: Sequence[dict[str, Any]]) -> tuple[list[str], list[list[str]]]
 
 
 def to_markdown(results: Sequence[dict[str, Any]]) -> str:
-    header, body = rows(results)
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in body]
-    return "\n".join(lines) + "\n"
+    parts = []
+    for title, columns in _groups(results):
+        header, body = rows(results, columns)
+        lines = [f"### {title}", ""] if title else []
+        lines += ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+        lines += ["| " + " | ".join(row) + " |" for row in body]
+        parts.append("\n".join(lines) + "\n")
+    return "\n".join(parts)
 
 
 def to_csv(results: Sequence[dict[str, Any]]) -> str:
@@ -58,14 +87,15 @@ def to_csv(results: Sequence[dict[str, Any]]) -> str:
 def print_table(
     results: Sequence[dict[str, Any]], title: str, console: Console | None = None
 ) -> None:
-    header, body = rows(results)
-    table = Table(title=title)
-    for i, name in enumerate(header):
-        widest_word = max(len(word) for word in name.split())
-        table.add_column(name, justify="left" if i == 0 else "right", min_width=widest_word)
-    for row in body:
-        table.add_row(*row)
     console = console or Console()
     if not console.is_terminal:  # logs and pipes: room for the whole table, no wrapped cells
         console = Console(file=console.file, width=max(console.width, 160))
-    console.print(table)
+    for group, columns in _groups(results):
+        header, body = rows(results, columns)
+        table = Table(title=f"{title} — {group}" if group else title)
+        for i, name in enumerate(header):
+            widest_word = max(len(word) for word in name.split())
+            table.add_column(name, justify="left" if i == 0 else "right", min_width=widest_word)
+        for row in body:
+            table.add_row(*row)
+        console.print(table)

@@ -16,20 +16,22 @@ def number_word(n: int) -> str:
     return _WORDS[n] if 0 <= n < len(_WORDS) else str(n)
 
 
-def frames_sentence(spec: FrameSpec) -> str:
+def frames_sentence(spec: FrameSpec, noun: str = "frames") -> str:
     """How the images are laid out, e.g. "I provide you 18 frames with every six images ...".
 
     View-first is the official wording with the counts of the spec. Time-first has no official
-    prompt (PROTOCOLS.md); vidbench words it so the model is told the order it gets.
+    prompt (PROTOCOLS.md); vidbench words it so the model is told the order it gets. The QA
+    prompt (Fig. VI) says "18 frames with", the caption prompt (Fig. IV) "18 images, with":
+    `noun` is "frames" or "images,".
     """
     if spec.order == "view-first":
         return (
-            f"I provide you {spec.n_images} frames with every {number_word(spec.frames)} images "
+            f"I provide you {spec.n_images} {noun} with every {number_word(spec.frames)} images "
             "uniformly sampled from one video, each video captured from a different angle"
         )
     return (
-        f"I provide you {spec.n_images} frames from {number_word(len(spec.views))} videos, each "
-        "video captured from a different angle, in time order: at each of "
+        f"I provide you {spec.n_images} {noun.rstrip(',')} from {number_word(len(spec.views))} "
+        "videos, each video captured from a different angle, in time order: at each of "
         f"{number_word(spec.frames)} uniformly sampled moments, one frame from every video"
     )
 

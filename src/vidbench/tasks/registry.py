@@ -17,6 +17,7 @@ from typing import Any
 from vidbench.core.errors import ConfigError
 from vidbench.core.requests import GenerationConfig
 from vidbench.media.spec import OFFICIAL_4D_VIEWS, FrameSpec, views_evenly
+from vidbench.tasks import autoeval_video, mmworld_variants
 from vidbench.tasks.base import Task
 
 # The 4D-Bench robustness study (Table 3) and ablations (Fig. 6), listed for `vidbench tasks`.
@@ -70,13 +71,42 @@ def _fourd_qa(name: str, spec: FrameSpec, modifiers: list[str]) -> Task:
     return FourDQA(name, spec, GenerationConfig(temperature=0.0, max_tokens=128))
 
 
+def _fourd_caption(name: str, spec: FrameSpec, modifiers: list[str]) -> Task:
+    from vidbench.tasks.fourd_caption import make
+
+    return make(name, spec, modifiers)
+
+
+# 4D-Bench's input for both tasks: views [1, 8, 16], six frames each (PROTOCOLS.md).
+FOURD_SPEC = FrameSpec(views=OFFICIAL_4D_VIEWS, frames=6, sampler="interval")
+
 TASKS: dict[str, TaskEntry] = {
-    "4dbench-qa": TaskEntry(
-        _fourd_qa,
-        FrameSpec(views=OFFICIAL_4D_VIEWS, frames=6, sampler="interval"),
-        fourd_frame_modifier,
-        FOURD_VARIANTS,
+    "4dbench-qa": TaskEntry(_fourd_qa, FOURD_SPEC, fourd_frame_modifier, FOURD_VARIANTS),
+    # 4D-Bench captioning (Table 2): the QA task's frames and frame variants, plus the scoring
+    # protocol (vidbench by default, official, coco), e.g. 4dbench-caption:official+frames-3.
+    "4dbench-caption": TaskEntry(
+        _fourd_caption, FOURD_SPEC, fourd_frame_modifier, (*FOURD_VARIANTS, "official", "coco")
     ),
+    # AutoEval-Video (papers/004): frames-8/16, grid-1x8/4x4/2x4-square/4x4-square, and the
+    # judge protocol (robust by default, or official), e.g. autoeval-video:frames-16+grid-4x4.
+    "autoeval-video": TaskEntry(
+        autoeval_video.make,
+        autoeval_video.DEFAULT_SPEC,
+        autoeval_video.frame_modifier,
+        autoeval_video.VARIANTS,
+    ),
+    # MMWorld (papers/003): keyframes, frames-N, shuffled, reduced (appendix B.5), scoring
+    # rule | judge-all | judge-fallback, official, api-prompt, subtitles, judge-processed;
+    # e.g. mmworld:keyframes+frames-10+api-prompt, mmworld-synth-audio:subtitles+rule.
+    **{
+        name: TaskEntry(
+            mmworld_variants.make,
+            mmworld_variants.DEFAULT_SPEC,
+            mmworld_variants.frame_modifier,
+            mmworld_variants.VARIANTS,
+        )
+        for name in mmworld_variants.SUBSET_OF_TASK
+    },
 }
 
 

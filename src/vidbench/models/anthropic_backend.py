@@ -1,0 +1,138 @@
+"""`anthropic:MODEL`: the Messages API on the official `anthropic` async client.
+
+System messages go to the `system` field; text and image parts keep their order, images as
+base64 source blocks. stop_reason "refusal" is recorded as refused.
+
+Only max_tokens of the generation settings is sent: the Messages API version the SDK speaks
+(2026-10-21, anthropic SDK 2.x) rejects temperature, top_p and top_k at any value, and has no
+seed. The model's identity says so (`"sampling": "provider-default"`), and the settings stay
+part of every store key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from vidbench.core.errors import ConfigError
+from vidbench.core.messages import Message, TextPart
+from vidbench.core.requests import Request, Response, Usage
+from vidbench.models.api_model import ApiModel
+from vidbench.models.api_options import COMMON_OPTIONS, ApiSettings, OptionReader, require_sdk
+from vidbench.models.base import Model
+from vidbench.models.call_errors import MalformedReply, classify_stainless, http_limits
+from vidbench.models.images_wire import b64, image_bytes
+from vidbench.models.registry import ModelOptions
+from vidbench.models.retry import Failure
+
+ANTHROPIC_URL = "https://api.anthropic.com"
+
+
+def anthropic_messages(
+    messages: Sequence[Message], jpeg_quality: int | None = None
+) -> tuple[str | None, list[dict[str, Any]]]:
+    """The one message protocol -> (system text, Messages API turns)."""
+    system: list[str] = []
+    turns: list[dict[str, Any]] = []
+    for message in messages:
+        if message.role == "system":
+            if message.images:
+                raise ValueError("Anthropic takes no images in the system prompt")
+            system.append(message.text)
+            continue
+        blocks: list[dict[str, Any]] = []
+        for part in message.content:
+            if isinstance(part, TextPart):
+                if part.text:  # the API rejects empty text blocks
+                    blocks.append({"type": "text", "text": part.text})
+                continue
+            data, mime = image_bytes(part, jpeg_quality)
+            source = {"type": "base64", "media_type": mime, "data": b64(data)}
+            blocks.append({"type": "image", "source": source})
+        turns.append({"role": message.role, "content": blocks})
+    return ("\n\n".join(system) or None), turns
+
+
+def read_message(message: Any, key: str) -> Response:
+    """A Messages API reply -> Response: refused, empty or ok (raises when malformed)."""
+    content = getattr(message, "content", None)
+    if not isinstance(content, list):
+        raise MalformedReply("the reply has no content list")
+    text = "".join(b.text for b in content if getattr(b, "type", None) == "text")
+    raw = getattr(message, "usage", None)
+    usage = Usage(getattr(raw, "input_tokens", 0) or 0, getattr(raw, "output_tokens", 0) or 0)
+    stop = getattr(message, "stop_reason", None)
+    if stop == "refusal":
+        error = "refused (stop_reason=refusal)" + (f": {text}" if text else "")
+        return Response(key, None, error=error, usage=usage, status="refused")
+    if not text.strip():
+        error = f"the reply has no text (stop_reason={stop})"
+        return Response(key, None, error=error, usage=usage, status="empty")
+    return Response(key, text, usage=usage)
+
+
+class AnthropicMessages(ApiModel):
+    def __init__(
+        self, spec: str, model: str, settings: ApiSettings, api_key: str | None, base_url: str
+    ) -> None:
+        super().__init__(spec, settings, api_key, base_url)
+        self.model = model
+
+    def answer_settings(self) -> dict[str, Any]:
+        return {"sampling": "provider-default"}
+
+    def _make_client(self, api_key: str | None) -> Any:
+        import anthropic
+
+        http = anthropic.DefaultAsyncHttpxClient(
+            limits=http_limits(self.settings.concurrency), timeout=self.settings.timeout
+        )
+        return anthropic.AsyncAnthropic(
+            api_key=api_key,
+            base_url=self.endpoint,
+            max_retries=0,
+            timeout=self.settings.timeout,
+            http_client=http,
+        )
+
+    async def _close_client(self, client: Any) -> None:
+        await client.close()
+
+    def _payload(self, request: Request) -> dict[str, Any]:
+        system, turns = anthropic_messages(request.messages, self.settings.jpeg_quality)
+        payload: dict[str, Any] = {
+            "model": self.model,
+            "messages": turns,
+            "max_tokens": request.generation.max_tokens,
+        }
+        if system is not None:
+            payload["system"] = system
+        return payload
+
+    async def _send(self, client: Any, payload: dict[str, Any], request: Request) -> Response:
+        return read_message(await client.messages.create(**payload), request.key)
+
+    def _classify(self, exc: BaseException) -> Failure:
+        import anthropic
+
+        return classify_stainless(exc, anthropic)
+
+    async def _preflight(self, client: Any) -> None:
+        await client.models.list(limit=1)
+
+
+def build_anthropic(arg: str, options: ModelOptions) -> Model:
+    if not arg:
+        raise ConfigError(
+            "model 'anthropic:MODEL' needs a model name, e.g. anthropic:claude-sonnet-4-5"
+        )
+    spec = f"anthropic:{arg}"
+    require_sdk(spec, "anthropic", "api")
+    reader = OptionReader(spec, options, COMMON_OPTIONS)
+    return AnthropicMessages(
+        spec,
+        arg,
+        reader.settings(options),
+        reader.api_key(("ANTHROPIC_API_KEY",), required=True),
+        reader.base_url("ANTHROPIC_BASE_URL", ANTHROPIC_URL),
+    )

@@ -1,0 +1,202 @@
+"""What every API backend shares: retries, the adaptive limiter, deadlines, preflight, secrets.
+
+A backend says how to build its client, how to turn a Request into its wire payload (once per
+request), how to send a payload and read the reply into a Response (once per attempt), and how
+its exceptions map to failures. This class does everything else, the same way for all of them:
+
+    for each attempt (1 + max_retries at most):
+        wait for a slot of the adaptive limiter
+        send, with a deadline of `timeout` seconds for the whole attempt
+        a reply (ok, empty, refused, blocked) -> done
+        a failure -> release the slot; a 429 shrinks the limiter; a failure that is not worth
+                     retrying (4xx) ends here; otherwise back off (retry.py) and go again
+    out of attempts -> Response(status="error") with the last failure
+
+`generate` never raises for a failed call; a failure is a Response with its status and message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import random
+import time
+from abc import abstractmethod
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from vidbench.core.errors import ConfigError
+from vidbench.core.requests import Request, Response
+from vidbench.models.api_options import ApiSettings
+from vidbench.models.base import Model
+from vidbench.models.limiter import AdaptiveLimiter
+from vidbench.models.retry import Failure, RetryPolicy
+
+log = logging.getLogger("vidbench.models")
+
+
+@dataclass
+class CallStats:
+    """What happened to the calls of this model object (for the bench, tests and debugging)."""
+
+    attempts: int = 0
+    failures: Counter[str] = field(default_factory=Counter)  # by failure kind, retried or not
+    outcomes: Counter[str] = field(default_factory=Counter)  # by final Response status
+
+
+@dataclass
+class _Session:
+    """A client bound to one event loop (HTTP connection pools cannot move between loops)."""
+
+    loop: asyncio.AbstractEventLoop
+    client: Any
+
+
+class ApiModel(Model):
+    """Base of the `openai`, `openai-compat`, `anthropic` and `gemini` backends."""
+
+    def __init__(
+        self, spec: str, settings: ApiSettings, api_key: str | None, endpoint: str
+    ) -> None:
+        self.spec = spec
+        self.settings = settings
+        self.endpoint = endpoint  # the base URL, for messages
+        self._api_key = api_key
+        self.policy = RetryPolicy(settings.max_retries, settings.backoff, settings.max_backoff)
+        self.limiter = AdaptiveLimiter(settings.concurrency)
+        self.stats = CallStats()
+        self._session: _Session | None = None
+        self._jitter = random.Random()  # timing only: answers never depend on it
+
+    def __repr__(self) -> str:  # never show the key
+        return f"{type(self).__name__}({self.spec!r})"
+
+    # ------------------------------------------------------------------ backend hooks
+    def answer_settings(self) -> dict[str, Any]:
+        """Settings besides the spec that change answers (part of identity and store keys)."""
+        return {}
+
+    @abstractmethod
+    def _make_client(self, api_key: str | None) -> Any: ...
+
+    @abstractmethod
+    async def _close_client(self, client: Any) -> None: ...
+
+    @abstractmethod
+    def _payload(self, request: Request) -> Any:
+        """The request in the provider's wire format; built once, sent on every attempt."""
+
+    @abstractmethod
+    async def _send(self, client: Any, payload: Any, request: Request) -> Response:
+        """One attempt; raises on failure, returns an ok/empty/refused/blocked Response."""
+
+    @abstractmethod
+    def _classify(self, exc: BaseException) -> Failure: ...
+
+    @abstractmethod
+    async def _preflight(self, client: Any) -> None:
+        """A cheap call (list models) that fails when the server is unreachable or the key bad."""
+
+    # ------------------------------------------------------------------ the Model interface
+    def identity(self) -> dict[str, Any]:
+        extra = self.answer_settings()
+        if self.settings.jpeg_quality is not None:
+            extra["jpeg_quality"] = self.settings.jpeg_quality
+        return {"spec": self.spec, **extra}
+
+    async def start(self) -> None:
+        """Fail fast: an unreachable server or a rejected key stops the run before any work."""
+        client = self._client()
+        try:
+            async with asyncio.timeout(min(self.settings.timeout, 30.0)):
+                await self._preflight(client)
+        except Exception as e:
+            failure = self._failure(e)
+            if failure.kind in ("connection", "timeout"):
+                raise ConfigError(
+                    f"model {self.spec!r}: cannot reach {self.endpoint} "
+                    f"({failure.message}); is the server running?"
+                ) from None
+            if failure.status in (401, 403):
+                raise ConfigError(
+                    f"model {self.spec!r}: {self.endpoint} rejected the API key "
+                    f"(HTTP {failure.status}: {failure.message})"
+                ) from None
+            log.debug("%s: preflight answered %s; going on", self.spec, failure.describe())
+
+    async def generate(self, requests: Sequence[Request]) -> list[Response]:
+        return list(await asyncio.gather(*(self._answer(r) for r in requests)))
+
+    async def aclose(self) -> None:
+        session, self._session = self._session, None
+        if session is not None and session.loop is asyncio.get_running_loop():
+            await self._close_client(session.client)
+
+    # ------------------------------------------------------------------ internals
+    def _client(self) -> Any:
+        loop = asyncio.get_running_loop()
+        if self._session is None or self._session.loop is not loop:
+            self._session = _Session(loop, self._make_client(self._api_key))
+        return self._session.client
+
+    def _failure(self, exc: BaseException) -> Failure:
+        """The backend's reading of an exception, with the key cut out of its message."""
+        failure = self._classify(exc)
+        return dataclasses.replace(failure, message=self._redact(failure.message))
+
+    def _redact(self, text: str) -> str:
+        if self._api_key and self._api_key in text:
+            text = text.replace(self._api_key, "[api key]")
+        return text
+
+    async def _answer(self, request: Request) -> Response:
+        started = time.monotonic()
+        try:
+            payload = self._payload(request)
+        except Exception as e:  # e.g. an image PIL cannot read: this request only
+            unusable = Failure("client", self._redact(f"cannot build the request: {e}"))
+            return self._final(request, started, unusable)
+        client = self._client()
+        failure: Failure | None = None
+        for attempt in range(self.policy.max_retries + 1):
+            if failure is not None:
+                await asyncio.sleep(self.policy.delay(attempt - 1, failure, self._jitter))
+            async with self.limiter.slot() as epoch:
+                self.stats.attempts += 1
+                try:
+                    async with asyncio.timeout(self.settings.timeout):
+                        response = await self._send(client, payload, request)
+                except Exception as e:
+                    failure = self._failure(e)
+                else:
+                    self.limiter.succeeded()
+                    self.stats.outcomes[response.status] += 1
+                    return dataclasses.replace(response, latency_s=time.monotonic() - started)
+            self.stats.failures[failure.kind] += 1
+            if failure.kind == "rate_limit":
+                self.limiter.rate_limited(epoch)
+            log.debug("%s: %s: attempt %d: %s", self.spec, request.sample_id, attempt + 1, failure)
+            if not failure.retryable:
+                break
+        assert failure is not None
+        return self._final(request, started, failure, attempt + 1)
+
+    def _final(
+        self, request: Request, started: float, failure: Failure, attempts: int = 0
+    ) -> Response:
+        if failure.retryable:
+            tries = f"{attempts} attempt" + ("s" if attempts != 1 else "")
+            message = f"gave up after {tries}; last: {failure.describe()}"
+        else:
+            message = f"{failure.describe()} (not retried)"
+        self.stats.outcomes["error"] += 1
+        return Response(
+            request.key,
+            None,
+            error=f"{self.spec}: {message}",
+            latency_s=time.monotonic() - started,
+            status="error",
+        )

@@ -1,0 +1,77 @@
+"""Exceptions raised by API clients -> `Failure`s (retry.py decides what to do with them)."""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from types import ModuleType
+from typing import Any
+
+from vidbench.models.retry import Failure, from_status
+
+
+class MalformedReply(ValueError):
+    """The server said 200 but the body is not a usable reply (no choices, truncated JSON)."""
+
+
+@functools.cache
+def _http_modules() -> tuple[ModuleType, ...]:
+    """httpx and its fork httpx2, whichever are installed (SDK versions use one or the other)."""
+    found = []
+    for name in ("httpx2", "httpx"):
+        try:
+            found.append(__import__(name))
+        except ImportError:
+            continue
+    return tuple(found)
+
+
+def http_limits(connections: int) -> Any:
+    """An httpx Limits allowing `connections` open (and kept-alive) connections."""
+    module = _http_modules()[0]
+    return module.Limits(max_connections=connections, max_keepalive_connections=connections)
+
+
+def classify(exc: BaseException) -> Failure:
+    """Failures every backend shares: deadlines, transport errors, unreadable bodies."""
+    if isinstance(exc, MalformedReply | json.JSONDecodeError):
+        return Failure("malformed", f"malformed reply: {exc}")
+    if isinstance(exc, TimeoutError):
+        return Failure("timeout", "no reply within the timeout")
+    for module in _http_modules():
+        if isinstance(exc, module.TimeoutException):
+            return Failure("timeout", f"{type(exc).__name__}: {exc}")
+        if isinstance(exc, module.TransportError):
+            return Failure("connection", f"{type(exc).__name__}: {exc}")
+    if type(exc).__name__ == "ValidationError":  # pydantic: the body has the wrong shape
+        return Failure("malformed", f"malformed reply: {exc}")
+    return Failure("unexpected", repr(exc))
+
+
+_ERROR_CODE_PREFIX = re.compile(r"^Error code: \d+ - ")
+
+
+def _server_message(exc: Any) -> str:
+    """The message the server put in its error body ({"error": {"message": ...}})."""
+    body = getattr(exc, "body", None)
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        return error["message"]
+    return _ERROR_CODE_PREFIX.sub("", str(getattr(exc, "message", exc)))
+
+
+def classify_stainless(exc: BaseException, sdk: ModuleType) -> Failure:
+    """Errors of the `openai` and `anthropic` SDKs, which share their exception classes' shape."""
+    if isinstance(exc, sdk.APIStatusError):
+        return from_status(exc.status_code, _server_message(exc), exc.response.headers)
+    if isinstance(exc, sdk.APITimeoutError):
+        return Failure("timeout", "no reply within the timeout")
+    if isinstance(exc, sdk.APIConnectionError):
+        cause = exc.__cause__
+        return Failure(
+            "connection", f"{exc} ({type(cause).__name__}: {cause})" if cause else str(exc)
+        )
+    if isinstance(exc, sdk.APIResponseValidationError):
+        return Failure("malformed", f"malformed reply: {exc}")
+    return classify(exc)

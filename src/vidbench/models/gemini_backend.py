@@ -1,0 +1,191 @@
+"""`gemini:MODEL`: the Gemini API through the google-genai SDK (`genai.Client(...).aio`).
+
+System messages become the system instruction; text and image parts keep their order, images as
+inline bytes (`Part.from_bytes`). A blocked prompt (promptFeedback.blockReason) or a candidate
+stopped for safety (finishReason SAFETY, BLOCKLIST, RECITATION, ...) is recorded as blocked.
+Thinking models spend output tokens on thoughts: with a small --max-tokens the reply may have no
+text (recorded as empty); `--model-opt thinking_budget=N` bounds the thinking.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from vidbench.core.errors import ConfigError
+from vidbench.core.messages import Message, TextPart
+from vidbench.core.requests import Request, Response, Usage
+from vidbench.models.api_model import ApiModel
+from vidbench.models.api_options import COMMON_OPTIONS, ApiSettings, OptionReader, require_sdk
+from vidbench.models.base import Model
+from vidbench.models.call_errors import MalformedReply, classify, http_limits
+from vidbench.models.images_wire import image_bytes
+from vidbench.models.registry import ModelOptions
+from vidbench.models.retry import Failure, from_status
+
+GEMINI_URL = "https://generativelanguage.googleapis.com"
+GEMINI_OPTIONS = (*COMMON_OPTIONS, "thinking_budget")
+BLOCKING_FINISH = frozenset(
+    {
+        "SAFETY",
+        "RECITATION",
+        "BLOCKLIST",
+        "PROHIBITED_CONTENT",
+        "SPII",
+        "IMAGE_SAFETY",
+        "IMAGE_PROHIBITED_CONTENT",
+        "IMAGE_RECITATION",
+    }
+)
+
+
+def gemini_contents(
+    messages: Sequence[Message], jpeg_quality: int | None = None
+) -> tuple[str | None, list[Any]]:
+    """The one message protocol -> (system instruction, google-genai Contents)."""
+    from google.genai import types
+
+    system: list[str] = []
+    contents: list[Any] = []
+    for message in messages:
+        if message.role == "system":
+            if message.images:
+                raise ValueError("Gemini takes no images in the system instruction")
+            system.append(message.text)
+            continue
+        parts = []
+        for part in message.content:
+            if isinstance(part, TextPart):
+                parts.append(types.Part.from_text(text=part.text))
+                continue
+            data, mime = image_bytes(part, jpeg_quality)
+            parts.append(types.Part.from_bytes(data=data, mime_type=mime))
+        role = "model" if message.role == "assistant" else "user"
+        contents.append(types.Content(role=role, parts=parts))
+    return ("\n\n".join(system) or None), contents
+
+
+def _name(value: Any) -> str | None:
+    """An SDK enum or plain string as its name ("SAFETY")."""
+    return None if value is None else str(getattr(value, "value", value))
+
+
+def read_generation(reply: Any, key: str) -> Response:
+    """A GenerateContentResponse -> Response: blocked, empty or ok."""
+    meta = getattr(reply, "usage_metadata", None)
+    output_tokens = (getattr(meta, "candidates_token_count", 0) or 0) + (
+        getattr(meta, "thoughts_token_count", 0) or 0
+    )
+    usage = Usage(getattr(meta, "prompt_token_count", 0) or 0, output_tokens)
+    feedback = getattr(reply, "prompt_feedback", None)
+    block = _name(getattr(feedback, "block_reason", None))
+    if block is not None:
+        error = f"prompt blocked (blockReason={block})"
+        return Response(key, None, error=error, usage=usage, status="blocked")
+    candidates = getattr(reply, "candidates", None)
+    if candidates is None and getattr(reply, "usage_metadata", None) is None:
+        raise MalformedReply("the reply has neither candidates nor usage")
+    if not candidates:
+        return Response(key, None, error="the reply has no candidates", usage=usage, status="empty")
+    candidate = candidates[0]
+    finish = _name(getattr(candidate, "finish_reason", None))
+    if finish in BLOCKING_FINISH:
+        error = f"blocked (finishReason={finish})"
+        return Response(key, None, error=error, usage=usage, status="blocked")
+    content = getattr(candidate, "content", None)
+    parts = getattr(content, "parts", None) or []
+    text = "".join(
+        p.text for p in parts if getattr(p, "text", None) and not getattr(p, "thought", None)
+    )
+    if not text.strip():
+        error = f"the reply has no text (finishReason={finish})"
+        return Response(key, None, error=error, usage=usage, status="empty")
+    return Response(key, text, usage=usage)
+
+
+def classify_gemini(exc: BaseException) -> Failure:
+    from google.genai import errors
+
+    if isinstance(exc, errors.APIError):
+        headers = getattr(getattr(exc, "response", None), "headers", None)
+        return from_status(exc.code, exc.message or str(exc), headers)
+    return classify(exc)
+
+
+class GeminiGenerate(ApiModel):
+    def __init__(
+        self,
+        spec: str,
+        model: str,
+        settings: ApiSettings,
+        api_key: str | None,
+        base_url: str,
+        thinking_budget: int | None = None,
+    ) -> None:
+        super().__init__(spec, settings, api_key, base_url)
+        self.model = model
+        self.thinking_budget = thinking_budget
+
+    def answer_settings(self) -> dict[str, Any]:
+        return {} if self.thinking_budget is None else {"thinking_budget": self.thinking_budget}
+
+    def _make_client(self, api_key: str | None) -> Any:
+        from google import genai
+        from google.genai import types
+
+        options = types.HttpOptions(
+            base_url=self.endpoint,
+            timeout=int(self.settings.timeout * 1000),  # milliseconds
+            async_client_args={"limits": http_limits(self.settings.concurrency)},
+            retry_options=None,  # no SDK retries: api_model.py retries
+        )
+        return genai.Client(api_key=api_key, http_options=options)
+
+    async def _close_client(self, client: Any) -> None:
+        await client.aio.aclose()
+        client.close()
+
+    def _payload(self, request: Request) -> dict[str, Any]:
+        from google.genai import types
+
+        g = request.generation
+        system, contents = gemini_contents(request.messages, self.settings.jpeg_quality)
+        thinking = (
+            None
+            if self.thinking_budget is None
+            else types.ThinkingConfig(thinking_budget=self.thinking_budget)
+        )
+        config = types.GenerateContentConfig(
+            system_instruction=system,
+            temperature=g.temperature,
+            top_p=g.top_p,
+            max_output_tokens=g.max_tokens,
+            seed=g.seed,
+            thinking_config=thinking,
+        )
+        return {"model": self.model, "contents": contents, "config": config}
+
+    async def _send(self, client: Any, payload: dict[str, Any], request: Request) -> Response:
+        return read_generation(await client.aio.models.generate_content(**payload), request.key)
+
+    def _classify(self, exc: BaseException) -> Failure:
+        return classify_gemini(exc)
+
+    async def _preflight(self, client: Any) -> None:
+        await client.aio.models.list(config={"page_size": 1})
+
+
+def build_gemini(arg: str, options: ModelOptions) -> Model:
+    if not arg:
+        raise ConfigError("model 'gemini:MODEL' needs a model name, e.g. gemini:gemini-2.5-flash")
+    spec = f"gemini:{arg}"
+    require_sdk(spec, "google.genai", "api")
+    reader = OptionReader(spec, options, GEMINI_OPTIONS)
+    return GeminiGenerate(
+        spec,
+        arg,
+        reader.settings(options),
+        reader.api_key(("GEMINI_API_KEY", "GOOGLE_API_KEY"), required=True),
+        reader.base_url("GOOGLE_GEMINI_BASE_URL", GEMINI_URL),
+        reader.integer("thinking_budget", None, -1),
+    )

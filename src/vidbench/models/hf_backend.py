@@ -1,0 +1,118 @@
+"""`hf:REPO_OR_PATH`: a local vision-language model on transformers.
+
+    vidbench run 4dbench-qa --model hf:Qwen/Qwen2-VL-7B-Instruct \\
+        --model-opt device=cuda --model-opt dtype=bfloat16 --model-opt batch_size=8
+
+Settings (`--model-opt`): device = auto | cpu | cuda | cuda:N | mps (auto: the first GPU, else
+the CPU), dtype = auto | float32 | bfloat16 | float16 (auto: the checkpoint's), batch_size = N
+(default 1). Greedy decoding at temperature 0, else sampling with the task's temperature and
+top_p; max_new_tokens is the task's max_tokens; a generation seed seeds torch before each batch.
+
+The spec is checked when the model is built (extra installed, directory or cached hub id); the
+weights load once, on `start()` or the first batch, in the worker thread that runs every batch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from vidbench.core.errors import ConfigError
+from vidbench.core.requests import Request, Response
+from vidbench.models.base import Model
+from vidbench.models.batcher import DeviceBatcher
+from vidbench.models.local_source import positive_int, require_extra, resolve_source
+from vidbench.models.registry import ModelOptions, reject_extra
+
+OPTIONS = ("device", "dtype", "batch_size")
+DTYPES = ("auto", "float32", "bfloat16", "float16")
+INSTALL_HINT = "pip install 'vidbench[hf]'"
+
+
+@dataclass(frozen=True)
+class HFSettings:
+    device: str = "auto"
+    dtype: str = "auto"
+    batch_size: int = 1
+
+
+def parse_settings(spec: str, options: ModelOptions) -> HFSettings:
+    reject_extra(spec, options, OPTIONS)
+    extra = options.extra
+    device = extra.get("device", "auto")
+    if not (device in ("auto", "cpu", "cuda", "mps") or _is_cuda_index(device)):
+        raise ConfigError(
+            f"{spec}: --model-opt device={device!r}; use auto, cpu, cuda, cuda:N, mps"
+        )
+    dtype = extra.get("dtype", "auto")
+    if dtype not in DTYPES:
+        raise ConfigError(f"{spec}: --model-opt dtype={dtype!r}; use one of {', '.join(DTYPES)}")
+    return HFSettings(device, dtype, positive_int(spec, "batch_size", extra.get("batch_size", "1")))
+
+
+def _is_cuda_index(device: str) -> bool:
+    kind, _, index = device.partition(":")
+    return kind == "cuda" and index.isdigit()
+
+
+class HFModel(Model):
+    """Batches of requests run on one device, one batch at a time (see DeviceBatcher)."""
+
+    def __init__(self, spec: str, source: str, settings: HFSettings) -> None:
+        self.spec = spec
+        self.source = source
+        self.settings = settings
+        self.batch_size = settings.batch_size
+        self._loaded: Any = None
+        self._load_error: ConfigError | None = None
+        self._load_lock = threading.Lock()
+        self._batcher = DeviceBatcher(self._run_batch, settings.batch_size)
+
+    def identity(self) -> dict[str, Any]:
+        # the device and batch size do not decide the answer; the weights' precision does
+        return {"spec": self.spec, "dtype": self.settings.dtype}
+
+    def load(self) -> Any:
+        """Load the processor and weights once (blocking); later calls return them."""
+        with self._load_lock:
+            if self._loaded is None and self._load_error is None:
+                from vidbench.models import hf_runtime
+
+                try:
+                    self._loaded = hf_runtime.load(
+                        self.source, self.settings.device, self.settings.dtype
+                    )
+                except Exception as e:  # a load failure is a configuration error: keep it
+                    self._load_error = ConfigError(f"{self.spec}: cannot load {self.source}: {e}")
+            if self._load_error is not None:
+                raise self._load_error
+            return self._loaded
+
+    async def start(self) -> None:
+        await asyncio.to_thread(self.load)
+
+    async def generate(self, requests: Sequence[Request]) -> list[Response]:
+        return await self._batcher.submit(requests)
+
+    def _run_batch(self, requests: Sequence[Request]) -> list[Response]:
+        from vidbench.models import hf_runtime
+
+        return hf_runtime.run_batch(self.load(), requests)
+
+    async def aclose(self) -> None:
+        loaded, self._loaded = self._loaded, None
+        if loaded is not None and str(loaded.device).startswith("cuda"):
+            import torch
+
+            del loaded
+            torch.cuda.empty_cache()
+
+
+def build(arg: str, options: ModelOptions) -> HFModel:
+    spec = f"hf:{arg}"
+    settings = parse_settings(spec, options)
+    require_extra(spec, ("torch", "transformers"), INSTALL_HINT)
+    return HFModel(spec, resolve_source(spec, arg), settings)

@@ -1,0 +1,64 @@
+"""Shared checks of the in-process local backends (`hf:`, `vllm:`): optional extras installed,
+the checkpoint a spec names, whole-number settings. All run before any weight is loaded."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+from pathlib import Path
+
+from vidbench.core.errors import ConfigError
+
+
+def positive_int(spec: str, key: str, value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise ConfigError(f"{spec}: --model-opt {key}={value!r} must be a whole number >= 1")
+    return number
+
+
+def require_extra(spec: str, modules: tuple[str, ...], hint: str) -> None:
+    """Stop before any work when a backend's optional dependencies are not installed."""
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if missing:
+        raise ConfigError(
+            f"model {spec!r} needs {', '.join(missing)}, which is not installed: {hint}"
+        )
+
+
+def _hub_offline() -> bool:
+    return os.environ.get("HF_HUB_OFFLINE", "").upper() in ("1", "ON", "YES", "TRUE")
+
+
+def resolve_source(spec: str, arg: str) -> str:
+    """A local checkpoint directory, or a hub id (which must be in the cache when offline)."""
+    if not arg:
+        raise ConfigError(
+            f"{spec}: name a model: a hub id (Qwen/Qwen2-VL-2B-Instruct) or a directory"
+        )
+    path = Path(arg).expanduser()
+    if path.is_dir():
+        config = path / "config.json"
+        if not config.is_file():
+            raise ConfigError(f"{spec}: {path} has no config.json; is it a model checkpoint?")
+        try:
+            json.loads(config.read_text())
+        except (OSError, ValueError) as e:
+            raise ConfigError(f"{spec}: {config} is not readable JSON ({e})") from e
+        return str(path)
+    looks_like_path = arg.startswith(("/", ".", "~")) or arg.count("/") > 1 or path.exists()
+    if looks_like_path:
+        raise ConfigError(f"{spec}: no model directory at {path}")
+    if _hub_offline():
+        from huggingface_hub import try_to_load_from_cache
+
+        if not isinstance(try_to_load_from_cache(arg, "config.json"), str):
+            raise ConfigError(
+                f"{spec}: {arg!r} is not a local directory and not in the Hugging Face cache, "
+                "and HF_HUB_OFFLINE is set, so it cannot be downloaded"
+            )
+    return arg

@@ -1,0 +1,71 @@
+"""Money from token usage, by a price table the user provides.
+
+vidbench ships no prices (they change and differ by contract). Point VIDBENCH_PRICES at a JSON
+file of US dollars per million tokens, keyed by model spec:
+
+    {"openai:gpt-4o": {"input_per_mtok": 2.5, "output_per_mtok": 10.0},
+     "anthropic:claude-sonnet-4-5": {"input_per_mtok": 3.0, "output_per_mtok": 15.0}}
+
+and results.json gets `cost` ({input, output, total} in USD, and the table used). A `blind:`
+wrapper is priced as the model it wraps. Without the variable `cost` is null; with it, a model
+missing from the table gets a cost whose total is null and a note saying so, never a guess.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from vidbench.core.errors import ConfigError
+
+PRICES_ENV = "VIDBENCH_PRICES"
+
+
+def load_prices(path: Path) -> dict[str, tuple[float, float]]:
+    """spec -> (input, output) USD per million tokens; ConfigError naming what is wrong."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ConfigError(f"{path} ({PRICES_ENV}): cannot read the price table: {e}") from e
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path} ({PRICES_ENV}): expected a JSON object keyed by model spec")
+    prices = {}
+    for spec, entry in raw.items():
+        try:
+            prices[spec] = (float(entry["input_per_mtok"]), float(entry["output_per_mtok"]))
+        except (TypeError, KeyError, ValueError):
+            raise ConfigError(
+                f"{path} ({PRICES_ENV}): {spec!r} needs numbers input_per_mtok, output_per_mtok"
+            ) from None
+    return prices
+
+
+def cost_of(spec: str, usage: dict[str, Any]) -> dict[str, Any] | None:
+    """The cost of a run's usage ({input_tokens, output_tokens}), or None without a table."""
+    location = os.environ.get(PRICES_ENV)
+    if not location:
+        return None
+    path = Path(location)
+    priced = spec
+    while priced.startswith("blind:"):
+        priced = priced.removeprefix("blind:")
+    price = load_prices(path).get(priced)
+    if price is None:
+        return {
+            "currency": "USD",
+            "total": None,
+            "table": str(path),
+            "note": f"no price for {priced}",
+        }
+    spent_in = usage.get("input_tokens", 0) * price[0] / 1e6
+    spent_out = usage.get("output_tokens", 0) * price[1] / 1e6
+    return {
+        "currency": "USD",
+        "input": round(spent_in, 6),
+        "output": round(spent_out, 6),
+        "total": round(spent_in + spent_out, 6),
+        "table": str(path),
+        "per_mtok": {"input": price[0], "output": price[1]},
+    }

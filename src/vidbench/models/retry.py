@@ -1,0 +1,95 @@
+"""When a failed API call is tried again, and after how long.
+
+A call fails with a `Failure` of one kind. Rate limits (429), server errors (5xx), timeouts
+(including HTTP 408), broken connections and malformed bodies are worth another try; other 4xx
+(a bad request, a bad key, content too long) are not, since sending the same thing again gives the
+same answer. Delays grow exponentially with full jitter (a uniform draw between 0 and
+min(max_delay, base_delay * 2**retry)), so many clients hit by one outage do not come back in
+step; a Retry-After header, when the server sends one, is waited instead.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import random
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+FailureKind = Literal[
+    "rate_limit", "server", "timeout", "connection", "malformed", "client", "unexpected"
+]
+RETRYABLE: frozenset[str] = frozenset(
+    {"rate_limit", "server", "timeout", "connection", "malformed"}
+)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why one attempt failed. `status` is the HTTP status when there was one."""
+
+    kind: FailureKind
+    message: str
+    status: int | None = None
+    retry_after: float | None = None
+
+    @property
+    def retryable(self) -> bool:
+        return self.kind in RETRYABLE
+
+    def describe(self) -> str:
+        if self.status is None:
+            return f"{self.kind}: {self.message}"
+        return f"{self.kind}: HTTP {self.status}: {self.message}"
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    max_retries: int = 6
+    base_delay: float = 1.0
+    max_delay: float = 60.0
+    max_retry_after: float = 300.0  # a longer Retry-After is cut to this
+
+    def delay(self, retry: int, failure: Failure, rng: random.Random) -> float:
+        """Seconds to wait before retry number `retry` (0 for the first retry)."""
+        if failure.retry_after is not None:
+            return min(max(0.0, failure.retry_after), self.max_retry_after)
+        return rng.uniform(0.0, min(self.max_delay, self.base_delay * 2.0**retry))
+
+
+def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
+    """The wait a response asks for: `retry-after-ms`, or `retry-after` in seconds or as an
+    HTTP date. None when absent or unreadable."""
+    if not headers:
+        return None
+    millis = headers.get("retry-after-ms")
+    if millis is not None:
+        try:
+            return float(millis) / 1000.0
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def from_status(status: int, message: str, headers: Mapping[str, str] | None = None) -> Failure:
+    """The failure an HTTP error status means."""
+    retry_after = retry_after_seconds(headers)
+    if status == 429:
+        return Failure("rate_limit", message, status, retry_after)
+    if status == 408:
+        return Failure("timeout", message, status, retry_after)
+    if status >= 500:
+        return Failure("server", message, status, retry_after)
+    return Failure("client", message, status)

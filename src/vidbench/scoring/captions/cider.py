@@ -1,0 +1,109 @@
+"""Plain CIDEr (Vedantam et al.; the `Cider` of the cidereval package the official code uses).
+
+Per object: for n = 1..4, each sentence's n-gram counts weighted by tf-idf, with
+idf = ref_len - log(max(1, df)); the cosine of the candidate's vector with each reference's;
+score = 10 * mean over n of (sum over references of the cosine) / #references. Unlike CIDEr-D
+there is no clipping and no length penalty.
+
+Document frequencies come from a cidereval df pickle (`{"ref_len": log(#images), "df":
+{ngram_tuple: count}}`, e.g. the COCO-val one the official run used) or, without one, from the
+references being scored (`corpus_df`: in how many objects' reference sets each n-gram occurs,
+ref_len = log(#objects)), as cidereval's df="corpus" mode computes them.
+"""
+
+from __future__ import annotations
+
+import math
+import pickle
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from vidbench.core.errors import ConfigError
+
+N = 4
+Ngram = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DocFreq:
+    ref_len: float
+    df: Mapping[Ngram, float]
+    source: str  # where the frequencies come from, for results
+
+
+def counts(sentence: str, n: int = N) -> dict[Ngram, int]:
+    words = sentence.split()
+    out: dict[Ngram, int] = defaultdict(int)
+    for k in range(1, n + 1):
+        for i in range(len(words) - k + 1):
+            out[tuple(words[i : i + k])] += 1
+    return out
+
+
+def load_df(path: Path) -> DocFreq:
+    """A cidereval df pickle; ConfigError naming the file when it is not one."""
+    try:
+        with Path(path).open("rb") as f:
+            data = pickle.load(f, encoding="iso-8859-1")
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError) as e:
+        raise ConfigError(f"--cider-df {path}: cannot read a df pickle ({e})") from e
+    if not isinstance(data, dict) or "df" not in data or "ref_len" not in data:
+        raise ConfigError(f"--cider-df {path}: expected a dict with 'ref_len' and 'df'")
+    return DocFreq(float(data["ref_len"]), data["df"], f"file {path}")
+
+
+def corpus_df(tokenized_refs: Sequence[Sequence[str]]) -> DocFreq:
+    df: dict[Ngram, float] = defaultdict(float)
+    for refs in tokenized_refs:
+        for ngram in {g for ref in refs for g in counts(ref)}:
+            df[ngram] += 1
+    return DocFreq(
+        float(np.log(float(len(tokenized_refs)))),
+        df,
+        f"references of the {len(tokenized_refs)} scored objects (no df file given)",
+    )
+
+
+def _vector(
+    cnts: Mapping[Ngram, int], doc: DocFreq, idf: dict[Ngram, float]
+) -> tuple[list[dict[Ngram, float]], list[float]]:
+    vec: list[dict[Ngram, float]] = [{} for _ in range(N)]
+    norm = [0.0] * N
+    for ngram, tf in cnts.items():
+        weight = idf.get(ngram)
+        if weight is None:
+            weight = idf[ngram] = doc.ref_len - float(np.log(max(1.0, doc.df.get(ngram, 0.0))))
+        n = len(ngram) - 1
+        value = float(tf) * weight
+        vec[n][ngram] = value
+        norm[n] += pow(value, 2)
+    return vec, [float(np.sqrt(x)) for x in norm]
+
+
+def cider(cands: Sequence[str], refs: Sequence[Sequence[str]], doc: DocFreq) -> list[float]:
+    """Per object plain CIDEr of tokenized candidates against tokenized references."""
+    idf: dict[Ngram, float] = {}
+    scores = []
+    for cand, ref_group in zip(cands, refs, strict=True):
+        vec, norm = _vector(counts(cand), doc, idf)
+        total = np.zeros(N)
+        for ref in ref_group:
+            vec_r, norm_r = _vector(counts(ref), doc, idf)
+            val = np.zeros(N)
+            for n in range(N):
+                for ngram, value in vec[n].items():
+                    val[n] += value * vec_r[n].get(ngram, 0.0)
+                if norm[n] != 0 and norm_r[n] != 0:
+                    val[n] /= norm[n] * norm_r[n]
+                if math.isnan(val[n]):
+                    raise ValueError("CIDEr: NaN similarity")
+            total += val
+        score = np.mean(total)
+        score /= len(ref_group)
+        score *= 10.0
+        scores.append(float(score))
+    return scores

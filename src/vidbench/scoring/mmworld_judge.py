@@ -1,0 +1,84 @@
+"""MMWorld's LLM judge: the official prompt and the yes/no verdict.
+
+The prompt is the official script's `compute_question_accuracy_with_gpt`, character for
+character: the system message, the question, the options as "Option A: ..." lines (no newline
+before "(please select one)"), the gold label and the model's answer.
+
+Verdicts:
+- `official`: the script's rule, "yes" anywhere in the lowercased reply (so "Yes.", "yes, it is"
+  and also "eyes" are yes; anything else, rambling included, is no). Never unreadable.
+- `yes-no` (vidbench's default): the reply's first word, when it is yes or no; else the one of
+  the words yes/no the reply contains, when it contains only one; otherwise unreadable, and the
+  judge runner asks again (up to its attempt limit, then the verdict is `unparsed`).
+An empty reply is a failed call for every parser (the backend records it as `empty`), never a
+"no": the sample is reported as a judge error and the next judge stage asks again.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+
+from vidbench.core.errors import ConfigError
+from vidbench.core.messages import Message, TextPart
+from vidbench.core.requests import GenerationConfig
+from vidbench.scoring.judge import JudgeCall
+
+PROMPT_VERSION = "mmworld-judge-official-v1"
+SYSTEM = "You are a helpful assistant that provides concise answers."
+VERDICT_PARSERS = ("official", "yes-no")
+# The official script used the API's default settings; vidbench pins greedy decoding.
+JUDGE_GENERATION = GenerationConfig(temperature=0.0, max_tokens=256)
+
+
+def judge_prompt(question: str, options: Mapping[str, str], gold_label: str, answer: str) -> str:
+    options_str = "\n".join(f"Option {label.upper()}: {text}" for label, text in options.items())
+    return (
+        "For question: "
+        + question
+        + "\n"
+        + options_str
+        + "(please select one)\nGround truth answer: "
+        + gold_label
+        + "\nModel predicted answer: "
+        + answer
+        + "\nBased on the question and the ground truth answer, is the model's predicted answer "
+        "correct? If multi-choice provided, think about which choice is selected by the model, "
+        "is it correct? (please answer yes/no)\n"
+    )
+
+
+def official_verdict(reply: str) -> bool:
+    return "yes" in reply.strip().lower()
+
+
+def yes_no_verdict(reply: str) -> bool | None:
+    words = re.findall(r"[a-z]+", reply.lower())
+    if words and words[0] in ("yes", "no"):
+        return words[0] == "yes"
+    said = {w for w in words if w in ("yes", "no")}
+    return said.pop() == "yes" if len(said) == 1 else None
+
+
+def verdict_parser(name: str) -> Callable[[str], bool | None]:
+    if name == "official":
+        return official_verdict
+    if name == "yes-no":
+        return yes_no_verdict
+    raise ConfigError(f"unknown MMWorld verdict parser {name!r} ({', '.join(VERDICT_PARSERS)})")
+
+
+def judge_call(
+    item: str,
+    question: str,
+    options: Mapping[str, str],
+    gold_label: str,
+    answer: str,
+    parser: str,
+) -> JudgeCall:
+    prompt = judge_prompt(question, options, gold_label, answer)
+    messages = (
+        Message("system", (TextPart(SYSTEM),)),
+        Message("user", (TextPart(prompt),)),
+    )
+    return JudgeCall(item, messages, PROMPT_VERSION, verdict_parser(parser), JUDGE_GENERATION)

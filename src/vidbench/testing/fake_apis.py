@@ -1,0 +1,172 @@
+"""Wire formats of the fake server: OpenAI chat completions, Anthropic messages, Gemini
+generateContent. Each renders a scripted `Reply` (or an error) as that API's JSON body."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+BlockKind = Literal["prompt", "output"]
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What the fake model answers. A `reply` callable may return a plain string (the text) or
+    this, to script the other outcomes:
+
+    refusal: an explicit refusal (OpenAI `message.refusal`, Anthropic stop_reason "refusal").
+    blocked: a safety block, "prompt" (Gemini promptFeedback) or "output" (OpenAI finish_reason
+        content_filter, Anthropic stop_reason "refusal", Gemini finishReason SAFETY).
+    http_status: answer with this HTTP error status and `error` as the message instead.
+    Text None with nothing else set is a reply without text (status "empty" at the client).
+    """
+
+    text: str | None = None
+    refusal: str | None = None
+    blocked: BlockKind | None = None
+    http_status: int | None = None
+    error: str = "scripted error"
+
+
+def _parts_text(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    if not isinstance(content, list):
+        return []
+    return [p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
+
+
+def request_text(body: dict[str, Any]) -> str:
+    """Every text of a request body of any of the three APIs, joined by newlines (to script
+    replies on the prompt, e.g. a judge's)."""
+    texts: list[str] = []
+    if "system" in body:  # Anthropic
+        texts += _parts_text(body["system"])
+    for message in body.get("messages", []):  # OpenAI, Anthropic
+        texts += _parts_text(message.get("content"))
+    system = body.get("systemInstruction") or body.get("system_instruction")
+    for content in ([system] if system else []) + list(body.get("contents", [])):  # Gemini
+        texts += _parts_text(content.get("parts"))
+    return "\n".join(texts)
+
+
+def count_images(body: dict[str, Any]) -> int:
+    n = 0
+    for message in body.get("messages", []):
+        content = message.get("content")
+        if isinstance(content, list):
+            n += sum(1 for p in content if p.get("type") in ("image_url", "image"))
+    for content in body.get("contents", []):
+        n += sum(1 for p in content.get("parts", []) if "inlineData" in p or "inline_data" in p)
+    return n
+
+
+def tokens(body: dict[str, Any], reply_text: str | None) -> tuple[int, int]:
+    """A deterministic stand-in for token counts: 4 characters a token, 85 per image."""
+    prompt = len(request_text(body)) // 4 + 85 * count_images(body) + 1
+    return prompt, len(reply_text or "") // 4 + 1
+
+
+class OpenAIChat:
+    name = "openai"
+    malformed = b'{"id": "chatcmpl-broken", "object": "chat.completion", "choices": ['
+
+    @staticmethod
+    def model(body: dict[str, Any], path_model: str | None) -> str:
+        return str(body.get("model", ""))
+
+    @staticmethod
+    def ok(reply: Reply, body: dict[str, Any], model: str, n: int) -> dict[str, Any]:
+        text = None if reply.blocked or reply.refusal else reply.text
+        prompt, completion = tokens(body, text)
+        message = {"role": "assistant", "content": text, "refusal": reply.refusal}
+        return {
+            "id": f"chatcmpl-{n}",
+            "object": "chat.completion",
+            "created": 0,
+            "model": model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "finish_reason": "content_filter" if reply.blocked else "stop",
+                    "logprobs": None,
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
+                "total_tokens": prompt + completion,
+            },
+        }
+
+    @staticmethod
+    def error(status: int, message: str) -> dict[str, Any]:
+        return {"error": {"message": message, "type": "fake_error", "code": str(status)}}
+
+
+class AnthropicMessages:
+    name = "anthropic"
+    malformed = b'{"id": "msg_broken", "type": "message", "content": [{"type": "te'
+
+    @staticmethod
+    def model(body: dict[str, Any], path_model: str | None) -> str:
+        return str(body.get("model", ""))
+
+    @staticmethod
+    def ok(reply: Reply, body: dict[str, Any], model: str, n: int) -> dict[str, Any]:
+        text = reply.refusal if reply.refusal else None if reply.blocked else reply.text
+        prompt, completion = tokens(body, text)
+        refused = reply.refusal is not None or reply.blocked is not None
+        return {
+            "id": f"msg_{n}",
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": [] if text is None else [{"type": "text", "text": text}],
+            "stop_reason": "refusal" if refused else "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": prompt, "output_tokens": completion},
+        }
+
+    @staticmethod
+    def error(status: int, message: str) -> dict[str, Any]:
+        kind = {429: "rate_limit_error", 400: "invalid_request_error"}.get(status, "api_error")
+        return {"type": "error", "error": {"type": kind, "message": message}}
+
+
+class GeminiGenerate:
+    name = "gemini"
+    malformed = b'{"candidates": [{"content": {"parts": [{"text": "(A'
+
+    @staticmethod
+    def model(body: dict[str, Any], path_model: str | None) -> str:
+        return path_model or ""
+
+    @staticmethod
+    def ok(reply: Reply, body: dict[str, Any], model: str, n: int) -> dict[str, Any]:
+        text = reply.refusal or (None if reply.blocked else reply.text)
+        prompt, completion = tokens(body, text)
+        usage = {
+            "promptTokenCount": prompt,
+            "candidatesTokenCount": completion,
+            "totalTokenCount": prompt + completion,
+        }
+        if reply.blocked == "prompt":
+            return {"promptFeedback": {"blockReason": "SAFETY"}, "usageMetadata": usage}
+        candidate = {
+            "content": {"role": "model", "parts": [] if text is None else [{"text": text}]},
+            "finishReason": "SAFETY" if reply.blocked else "STOP",
+            "index": 0,
+        }
+        return {"candidates": [candidate], "usageMetadata": usage, "modelVersion": model}
+
+    @staticmethod
+    def error(status: int, message: str) -> dict[str, Any]:
+        name = {429: "RESOURCE_EXHAUSTED", 400: "INVALID_ARGUMENT", 500: "INTERNAL"}.get(
+            status, "UNKNOWN"
+        )
+        return {"error": {"code": status, "message": message, "status": name}}
+
+
+WireApi = type[OpenAIChat] | type[AnthropicMessages] | type[GeminiGenerate]
