@@ -29,3 +29,14 @@ class LoggingGold(Model):
 
 def _letter(sample_id: str) -> str:
     return "ABCD"[zlib.crc32(sample_id.encode()) % 4]
+
+
+class CostlyStart(LoggingGold):
+    """Like LoggingGold, with a costly start (as loading weights is): it logs "START"."""
+
+    spec = "python:support_models:CostlyStart"
+    start_when_needed = True
+
+    async def start(self) -> None:
+        with open(os.environ["VIDBENCH_TEST_LOG"], "a") as f:
+            f.write("START\n")

@@ -284,3 +284,27 @@ def test_demo_layout_run_via_release_root_and_limit(qa_release: Path, tmp_path: 
     assert results["frame_spec"]["views"] == [0, 12] and results["frame_spec"]["frames"] == 3
     # gold answers cycle A..D over (object + subtask): 2 of the first 7 are A
     assert results["columns"]["Overall"] == pytest.approx(100 * 2 / 7, abs=0.01)
+
+
+def test_costly_start_only_when_a_request_needs_the_model(
+    qa_release: Path, tmp_path: Path, monkeypatch
+) -> None:
+    log = tmp_path / "sent.log"
+    monkeypatch.setenv("VIDBENCH_TEST_LOG", str(log))
+    monkeypatch.setenv("VIDBENCH_TEST_DELAY", "0")
+    args = (
+        "4dbench-qa",
+        "--data",
+        str(qa_release),
+        "--model",
+        "python:support_models:CostlyStart",
+        "--out",
+        str(tmp_path / "res"),
+        "--cache-dir",
+        str(tmp_path / "cache"),
+    )
+    assert run(*args) == 0
+    lines = log.read_text().splitlines()
+    assert lines[0] == "START" and lines.count("START") == 1 and len(lines) == 21
+    assert run(*args) == 0  # everything stored: the model is never started
+    assert log.read_text().splitlines() == lines

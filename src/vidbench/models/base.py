@@ -21,6 +21,10 @@ class Model(ABC):
 
     spec: str
     batch_size: int = 1
+    # False: `start` is a cheap check, run before any frame is decoded. True: `start` is costly
+    # (loading weights), run only once a request actually needs the model, so a rerun whose
+    # answers are all stored loads nothing.
+    start_when_needed: bool = False
 
     def identity(self) -> dict[str, Any]:
         return {"spec": self.spec}

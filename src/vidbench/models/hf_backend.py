@@ -61,6 +61,8 @@ def _is_cuda_index(device: str) -> bool:
 class HFModel(Model):
     """Batches of requests run on one device, one batch at a time (see DeviceBatcher)."""
 
+    start_when_needed = True  # loading weights is costly: only when a request needs them
+
     def __init__(self, spec: str, source: str, settings: HFSettings) -> None:
         self.spec = spec
         self.source = source

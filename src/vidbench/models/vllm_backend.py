@@ -110,6 +110,8 @@ def image_count(request: Request) -> int:
 
 
 class VLLMModel(Model):
+    start_when_needed = True  # loading weights is costly: only when a request needs them
+
     def __init__(self, spec: str, source: str, settings: VLLMSettings, seed: int = 0) -> None:
         self.spec = spec
         self.source = source

@@ -61,7 +61,10 @@ async def infer(
     concurrency: int = 16,
     show_progress: bool = True,
 ) -> InferStats:
-    await model.start()  # an unreachable server or a bad key stops here, before any decoding
+    if not model.start_when_needed:
+        await model.start()  # an unreachable server or a bad key stops here, before any decoding
+    start_lock = asyncio.Lock()
+    started = not model.start_when_needed
     stats = InferStats(planned=len(samples))
     answered = store.answered_keys(plan)
     workers = max(1, concurrency)
@@ -125,8 +128,16 @@ async def infer(
                 stats.failed += 1
             progress.advance(bar)
 
+        async def ensure_started() -> None:
+            nonlocal started
+            async with start_lock:
+                if not started:
+                    await model.start()  # a ConfigError here stops the run
+                    started = True
+
         async def work() -> None:
             while (item := await queue.get()) is not None:
+                await ensure_started()
                 batch = [item]
                 while len(batch) < model.batch_size and not queue.empty():
                     nxt = queue.get_nowait()
