@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from vidbench.core.errors import ConfigError, DataError, VidbenchError
+from vidbench.models.registry import parse_options
 
 out = Console()
 err = Console(stderr=True)
@@ -53,16 +54,6 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _model_options(pairs: list[str]) -> dict[str, str]:
-    options = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise ConfigError(f"--model-opt {pair!r}: expected KEY=VALUE")
-        options[key.strip()] = value.strip()
-    return options
-
-
 def _generation(args: argparse.Namespace) -> dict[str, float | int]:
     chosen = {
         "temperature": args.temperature,
@@ -83,7 +74,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         config = RunConfig.load(Path(args.out) / ("run-1" if args.runs > 1 else ""))
         if args.judge:  # judge (or re-judge with another model) an existing run
             config.judge = args.judge
-            config.judge_options = _model_options(args.judge_opt)
+            config.judge_options = parse_options(args.judge_opt, "--judge-opt")
     else:
         if args.data is None or args.model is None:
             raise ConfigError("vidbench run: --data and --model are required")
@@ -100,9 +91,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 args.views, args.frames, args.sampler, args.order, args.timestamps, args.max_side
             ),
             generation=_generation(args),
-            model_options=_model_options(args.model_opt),
+            model_options=parse_options(args.model_opt),
             judge=args.judge,
-            judge_options=_model_options(args.judge_opt),
+            judge_options=parse_options(args.judge_opt, "--judge-opt"),
         )
     config.progress = not args.no_progress
     if args.runs > 1:  # OUT/run-1..N with seeds SEED..SEED+N-1, then mean ± std in OUT

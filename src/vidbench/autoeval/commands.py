@@ -11,21 +11,11 @@ from pathlib import Path
 from rich.console import Console
 
 from vidbench.autoeval.calls import PROMPT_KINDS, JudgeModel, JudgePrompt
-from vidbench.core.errors import ConfigError
+from vidbench.models.registry import parse_options
 from vidbench.scoring import autoeval_rules as rules
 
 out = Console()
 err = Console(stderr=True)
-
-
-def _options(pairs: list[str]) -> dict[str, str]:
-    options = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise ConfigError(f"--judge-opt {pair!r}: expected KEY=VALUE")
-        options[key.strip()] = value.strip()
-    return options
 
 
 def _add_judge_options(p: argparse.ArgumentParser, prompt: bool = True) -> None:
@@ -60,7 +50,8 @@ def _protocol(args: argparse.Namespace) -> rules.JudgeProtocol:
 
 
 def _judge(args: argparse.Namespace) -> JudgeModel:
-    return JudgeModel(args.judge, _options(args.judge_opt), args.concurrency, args.seed)
+    options = parse_options(args.judge_opt, "--judge-opt")
+    return JudgeModel(args.judge, options, args.concurrency, args.seed)
 
 
 def _prompt(args: argparse.Namespace) -> JudgePrompt:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from vidbench.core.errors import ConfigError
@@ -23,6 +23,17 @@ class ModelOptions:
 
 
 Factory = Callable[[str, ModelOptions], Model]
+
+
+def parse_options(pairs: Sequence[str], flag: str = "--model-opt") -> dict[str, str]:
+    """`KEY=VALUE` command-line settings -> ModelOptions.extra."""
+    options = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"{flag} {pair!r}: expected KEY=VALUE")
+        options[key.strip()] = value.strip()
+    return options
 
 
 def reject_extra(name: str, options: ModelOptions, known: tuple[str, ...] = ()) -> None:
