@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -64,16 +63,6 @@ def _metrics(text: str | None, judge: str | None) -> tuple[str, ...]:
     return chosen
 
 
-def _options(pairs: Sequence[str]) -> dict[str, str]:
-    options = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise ConfigError(f"--judge-opt {pair!r}: expected KEY=VALUE")
-        options[key.strip()] = value.strip()
-    return options
-
-
 def _cross_check(preds: Read, refs: Read, refs_path: Path) -> None:
     """Predictions whose uid has no usable references become issues (and are dropped)."""
     unusable = {i.problem.record: i for i in refs.issues}
@@ -92,7 +81,7 @@ def _judge(
     args: argparse.Namespace,
     store_dir: Path,
 ) -> tuple[dict[str, gpt_judges.Verdict], dict[str, Any]]:
-    from vidbench.models.registry import ModelOptions, load_model
+    from vidbench.models.registry import ModelOptions, load_model, parse_options
     from vidbench.runner.judging import judge_all
     from vidbench.runner.store import Store
 
@@ -103,7 +92,9 @@ def _judge(
         for row in rows
         for c in gpt_judges.judge_calls(row.judge_target(), not official, generation)
     ]
-    judge = load_model(args.judge, ModelOptions(0, args.concurrency, _options(args.judge_opt)))
+    judge = load_model(
+        args.judge, ModelOptions(0, args.concurrency, parse_options(args.judge_opt, "--judge-opt"))
+    )
 
     async def go() -> dict[str, gpt_judges.Verdict]:
         try:
