@@ -168,8 +168,7 @@ class Run:
         if not calls:
             return {}
         if self.judge is None:
-            # A task whose judge columns are optional (`judge_optional`) is scored without them.
-            if allow_calls and not getattr(self.task, "judge_optional", False):
+            if allow_calls and not self.task.judge_optional:
                 raise ConfigError(f"{self.task.name} needs an LLM judge: give --judge SPEC")
             return {}
         judge = self.judge
@@ -182,10 +181,7 @@ class Run:
                     judge,
                     calls,
                     store,
-                    # a task whose judge protocol fixes the re-ask bound (`judge_attempts`,
-                    # e.g. AutoEval-Video official: 11) uses it
-                    max_attempts=getattr(self.task, "judge_attempts", None)
-                    or self.config.judge_attempts,
+                    max_attempts=self.task.judge_attempts or self.config.judge_attempts,
                     concurrency=self.config.concurrency,
                     allow_calls=allow_calls,
                     show_progress=allow_calls and self.config.progress,

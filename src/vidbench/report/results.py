@@ -55,15 +55,8 @@ def build_results(
     scored = [r for r in records if not _failed(r)]
     failed = [r for r in records if _failed(r)]
     values = task.column_values(scored)
-    # A task may add its own fields (e.g. MMWorld's chance level and column groups).
-    task_extra = getattr(task, "extra_results", None)
-    # A task may report columns on another scale than percent (`column_scale`: column -> factor
-    # for the mean, default 100; e.g. 1 for 4D-Bench's 0..5 judge scores) and some columns as
-    # one number that is not a mean of per-sample values (`corpus_columns(records)`, already
-    # scaled; e.g. corpus BLEU, or GPT-Eval = mean of two columns); those get no interval.
-    scale = getattr(task, "column_scale", {})
-    corpus_fn = getattr(task, "corpus_columns", None)
-    corpus = corpus_fn(scored) if corpus_fn else {}
+    scale = task.column_scale
+    corpus = task.corpus_columns(scored)
     return {
         "task": task.name,
         "model": model.get("spec"),
@@ -91,7 +84,7 @@ def build_results(
         "versions": versions(),
         "git_commit": git_commit(),
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        **(task_extra(scored) if task_extra else {}),
+        **task.extra_results(scored),
         **(extra or {}),
     }
 

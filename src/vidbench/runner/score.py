@@ -32,10 +32,7 @@ def score_samples(
     failures = store.last_failures(plan)
     answered = [(s, responses[s.id].text) for s in samples if s.id in responses]
     items = [(s, text, _of_sample(task, s, text, verdicts)) for s, text in answered]
-    # A task whose metrics need the whole set at once (corpus statistics, batched models)
-    # scores every answer in one call (`score_all`); the others sample by sample.
-    score_all = getattr(task, "score_all", None)
-    fields = iter(score_all(items) if score_all else [task.score(*item) for item in items])
+    fields = iter(task.score_all(items))
     records: list[dict[str, Any]] = []
     for sample in samples:
         stored = responses.get(sample.id)

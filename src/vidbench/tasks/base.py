@@ -31,6 +31,13 @@ class Task(ABC):
     frame_spec: FrameSpec
     generation: GenerationConfig
     columns: tuple[str, ...]
+    # Reported scale per column: the mean of the per-sample values times this factor (default
+    # 100, percent; e.g. 1 for a 0..5 judge score).
+    column_scale: Mapping[str, float] = {}
+    # The judge columns are optional: without --judge the task is scored without them.
+    judge_optional: bool = False
+    # Asks per unreadable judge reply when the task's protocol fixes it (None: --judge-attempts).
+    judge_attempts: int | None = None
 
     @abstractmethod
     def load(self, data: Path) -> Loaded[Sample]: ...
@@ -50,8 +57,24 @@ class Task(ABC):
     def score(self, sample: Sample, reply: str, verdicts: Mapping[str, Verdict]) -> dict[str, Any]:
         """Per-sample score fields; `verdicts` holds this sample's judge_calls' verdicts."""
 
+    def score_all(
+        self, items: Sequence[tuple[Sample, str, Mapping[str, Verdict]]]
+    ) -> list[dict[str, Any]]:
+        """Every answered sample at once, for metrics that need the whole set (corpus statistics,
+        batched models); by default sample by sample."""
+        return [self.score(*item) for item in items]
+
     @abstractmethod
     def column_values(self, records: Sequence[dict[str, Any]]) -> dict[str, list[float]]: ...
+
+    def corpus_columns(self, records: Sequence[dict[str, Any]]) -> dict[str, float | None]:
+        """Columns reported as one number that is not a mean of per-sample values (already
+        scaled; no confidence interval), e.g. corpus BLEU."""
+        return {}
+
+    def extra_results(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        """Task-specific fields for results.json (e.g. chance levels, column groups)."""
+        return {}
 
     def settings(self) -> dict[str, Any]:
         """What identifies this task's prompts and scoring in the store and in results."""
