@@ -25,6 +25,10 @@ from vidbench.media.spec import FrameSpec, parse_views, views_evenly
 CLIPS = sorted((AUTOEVAL / "video").glob("*.mp4"))
 
 
+def test_shared_clips_are_there() -> None:
+    assert len(CLIPS) == 24, f"expected the 24 AutoEval-Video clips in {AUTOEVAL / 'video'}"
+
+
 def test_interval_sampler_is_official() -> None:
     assert sample_indices(100, 6, "interval") == [0, 16, 32, 48, 64, 80]
     assert sample_indices(6, 6, "interval") == [0, 1, 2, 3, 4, 5]
