@@ -44,6 +44,12 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="backend setting, repeatable (e.g. device=cuda, dtype=bfloat16)",
     )
+    g.add_argument(
+        "--api-key-env",
+        metavar="NAME",
+        help="environment variable holding the model's API key (same as --model-opt "
+        "api_key_env=NAME); keys are never taken from the command line",
+    )
     g.add_argument("--judge", help="model spec of the LLM judge (tasks scored by a judge)")
     g.add_argument(
         "--judge-opt",
@@ -52,6 +58,13 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="judge backend setting, repeatable",
     )
+
+
+def _model_options(args: argparse.Namespace) -> dict[str, str]:
+    options = parse_options(args.model_opt)
+    if args.api_key_env:
+        options["api_key_env"] = args.api_key_env
+    return options
 
 
 def _generation(args: argparse.Namespace) -> dict[str, float | int]:
@@ -91,7 +104,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 args.views, args.frames, args.sampler, args.order, args.timestamps, args.max_side
             ),
             generation=_generation(args),
-            model_options=parse_options(args.model_opt),
+            model_options=_model_options(args),
             judge=args.judge,
             judge_options=parse_options(args.judge_opt, "--judge-opt"),
         )
