@@ -221,7 +221,9 @@ def test_bad_config_stops_at_once(qa_release: Path, tmp_path: Path, capsys) -> N
     assert "does not take --model-opt device" in capsys.readouterr().err
 
 
-def test_bad_media_is_recorded_and_the_run_completes(qa_release: Path, tmp_path: Path) -> None:
+def test_bad_media_is_recorded_and_the_run_completes(
+    qa_release: Path, tmp_path: Path, capsys
+) -> None:
     root = tmp_path / "release"
     shutil.copytree(qa_release, root)
     videos = root / "4D_Object_Question_Answering" / "data" / "4d_object_multi_view_videos"
@@ -247,6 +249,7 @@ def test_bad_media_is_recorded_and_the_run_completes(qa_release: Path, tmp_path:
     results = json.loads((out / "results.json").read_text())
     assert results["n"] == 20 and results["n_scored"] == 5 and results["errors"] == 15
     assert results["errors_by_status"] == {"media": 15}
+    assert "15 error(s) (15 media): see error_details" in capsys.readouterr().err
     errors = {d["id"]: d["error"] for d in results["error_details"]}
     suffix = SUBTASK_SUFFIXES["Action"]
     assert f"{uid0}/view_8_rgb_white_bg.mp4" in errors[f"{uid0}_{suffix}"]

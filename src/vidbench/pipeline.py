@@ -249,7 +249,9 @@ class Run:
             print_table([results], f"{self.task.name} — {self.config.data}", print_to)
         if results["errors"]:
             self.console.print(
-                f"[red]{results['errors']} error(s)[/]: see error_details in {out / 'results.json'}"
+                f"[red]{results['errors']} error(s)[/] ("
+                + ", ".join(f"{n} {kind}" for kind, n in results["errors_by_status"].items())
+                + f"): see error_details in {out / 'results.json'}"
             )
         return results
 
