@@ -78,6 +78,17 @@ def test_human_raters_give_difficulty_columns(tmp_path: Path) -> None:
     assert [res["column_n"][level] for level in levels] == [1, 1, 1, 1]
     assert res["column_groups"]["Difficulty (human raters)"] == levels
     assert samples(out)["vid1#0"]["difficulty"] == "Hard"
+    by_discipline = res["difficulty_by_discipline"]  # Figure 4b
+    rows = samples(out)
+    for qid, level in (
+        ("vid0#0", "Easy"),
+        ("vid0#1", "Medium"),
+        ("vid1#0", "Hard"),
+        ("vid1#1", "Expert"),
+    ):
+        cell = by_discipline[rows[qid]["discipline"]][level]
+        assert cell == {"accuracy": 100.0 * rows[qid]["correct"], "n": 1}
+    assert sum(c["n"] for d in by_discipline.values() for c in d.values()) == 4
 
 
 def test_bad_input_counts_in_errors(tmp_path: Path) -> None:

@@ -226,7 +226,30 @@ class MMWorld(Task):
             "chance": {
                 c: round(100 * sum(v) / len(v), 2) if v else None for c, v in chance.items()
             },
+            "difficulty_by_discipline": difficulty_by_discipline(records),
         }
+
+
+def difficulty_by_discipline(
+    records: Sequence[dict[str, Any]],
+) -> dict[str, dict[str, dict[str, float | int]]]:
+    """Figure 4b: accuracy (percent) and count per discipline and human difficulty level, for the
+    questions that have rater results (empty when none do)."""
+    cells: dict[str, dict[str, list[float]]] = {}
+    for record in records:
+        level, correct = record.get("difficulty"), record.get("correct")
+        if level is None or correct is None:
+            continue
+        cells.setdefault(record["discipline"], {}).setdefault(level, []).append(float(correct))
+    return {
+        discipline: {
+            level: {"accuracy": round(100 * sum(v) / len(v), 2), "n": len(v)}
+            for level in DIFFICULTY
+            if (v := by_level.get(level))
+        }
+        for discipline in TABLE3
+        if (by_level := cells.get(discipline))
+    }
 
 
 def _short(verdict: Verdict | None) -> str:
