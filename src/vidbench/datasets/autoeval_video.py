@@ -21,7 +21,7 @@ from urllib.parse import parse_qs, urlparse
 
 from vidbench.core.errors import DataError
 from vidbench.core.records import MediaRef, Sample
-from vidbench.datasets.problems import Loaded, Problem
+from vidbench.datasets.problems import Loaded, Problem, check_all
 
 RULES_FILE = "AUTO-EVAL-VIDEO.json"
 CLIP_DIR = "video"
@@ -244,21 +244,11 @@ def _check_media(sample: Sample) -> Problem | None:
 
 def validate(root: Path, show_progress: bool = False) -> list[Problem]:
     """Every problem of an AutoEval-Video folder: malformed rows, missing or unreadable clips."""
-    import os
-    from concurrent.futures import ThreadPoolExecutor
-
-    from vidbench.progress import progress_bar
-
     try:
         loaded = load(root)
     except DataError as e:
         return [Problem("", Path(root), str(e))]
-    problems = list(loaded.problems)
-    with ThreadPoolExecutor(os.cpu_count() or 2) as pool, progress_bar(not show_progress) as bar:
-        task = bar.add_task("checking clips", total=len(loaded.items))
-        futures = [pool.submit(_check_media, s) for s in loaded.items]
-        for future in futures:
-            if (problem := future.result()) is not None:
-                problems.append(problem)
-            bar.advance(task)
-    return problems
+    return [
+        *loaded.problems,
+        *check_all(loaded.items, _check_media, "checking clips", show_progress),
+    ]

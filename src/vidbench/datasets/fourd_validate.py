@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from vidbench.core.errors import DataError
 from vidbench.datasets import fourd_bench
-from vidbench.datasets.problems import Problem
+from vidbench.datasets.problems import Problem, check_all
 from vidbench.media.decode import probe
-from vidbench.progress import progress_bar
 
 _LOADERS = {
     fourd_bench.QA_FILE: fourd_bench.load_qa,
@@ -18,7 +15,8 @@ _LOADERS = {
 }
 
 
-def _check_view(uid: str, path: Path) -> Problem | None:
+def _check_view(view: tuple[Path, str]) -> Problem | None:
+    path, uid = view
     if not path.is_file():
         return Problem(uid, path, "missing view video")
     try:
@@ -50,11 +48,4 @@ def validate(root: Path, show_progress: bool = False) -> list[Problem]:
                 views[path.resolve()] = sample.metadata["uid"]
     if not found:
         problems.append(Problem("", root, "no 4d_qa.json or human_annotations.csv found"))
-    with ThreadPoolExecutor(os.cpu_count() or 2) as pool, progress_bar(not show_progress) as bar:
-        task = bar.add_task("checking views", total=len(views))
-        futures = [pool.submit(_check_view, uid, path) for path, uid in views.items()]
-        for future in futures:
-            if (problem := future.result()) is not None:
-                problems.append(problem)
-            bar.advance(task)
-    return problems
+    return problems + check_all(list(views.items()), _check_view, "checking views", show_progress)

@@ -7,19 +7,17 @@ option its label names.
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from vidbench.core.errors import DataError
 from vidbench.core.records import Sample
 from vidbench.datasets import mmworld
-from vidbench.datasets.problems import Problem
+from vidbench.datasets.problems import Problem, check_all
 from vidbench.media.decode import probe
-from vidbench.progress import progress_bar
 
 
-def _unreadable(video_id: str, path: Path) -> Problem | None:
+def _unreadable(video: tuple[Path, str]) -> Problem | None:
+    path, video_id = video
     try:
         probe(path)
     except DataError as e:
@@ -49,11 +47,4 @@ def validate(root: Path, show_progress: bool = False) -> list[Problem]:
     problems = list(loaded.problems)
     problems += [p for s in loaded.items if (p := _answer_mismatch(s, annotations)) is not None]
     videos = {s.media.videos[0]: s.metadata["video_id"] for s in loaded.items}
-    with ThreadPoolExecutor(os.cpu_count() or 2) as pool, progress_bar(not show_progress) as bar:
-        task = bar.add_task("checking videos", total=len(videos))
-        futures = [pool.submit(_unreadable, vid, path) for path, vid in videos.items()]
-        for future in futures:
-            if (problem := future.result()) is not None:
-                problems.append(problem)
-            bar.advance(task)
-    return problems
+    return problems + check_all(list(videos.items()), _unreadable, "checking videos", show_progress)

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Generic, TypeVar
+
+from vidbench.progress import progress_bar
 
 T = TypeVar("T")
 
@@ -26,3 +31,24 @@ class Loaded(Generic[T]):
 
     items: list[T]
     problems: list[Problem]
+
+
+def check_all(
+    items: Sequence[T],
+    check: Callable[[T], Problem | None],
+    description: str,
+    show_progress: bool = False,
+) -> list[Problem]:
+    """The problems `check` finds in every item (e.g. probing each video), in item order, run in
+    a thread pool (PyAV reads outside the GIL) behind a progress bar."""
+    problems = []
+    with (
+        ThreadPoolExecutor(os.cpu_count() or 2) as pool,
+        progress_bar(disable=not show_progress) as bar,
+    ):
+        task = bar.add_task(description, total=len(items))
+        for future in [pool.submit(check, item) for item in items]:
+            if (problem := future.result()) is not None:
+                problems.append(problem)
+            bar.advance(task)
+    return problems
