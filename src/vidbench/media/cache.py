@@ -53,7 +53,7 @@ class FrameCache:
         if meta.is_file():
             return VideoInfo.from_json(json.loads(meta.read_text()))
         info = probe(path)
-        _write_atomic(meta, json.dumps(info.to_json()).encode())
+        write_atomic(meta, json.dumps(info.to_json()).encode())
         return info
 
     def frame_path(self, digest: str, index: int, variant: str) -> Path:
@@ -66,10 +66,10 @@ class FrameCache:
             return None
 
     def put_frame(self, digest: str, index: int, variant: str, data: bytes) -> None:
-        _write_atomic(self.frame_path(digest, index, variant), data)
+        write_atomic(self.frame_path(digest, index, variant), data)
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
     try:

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from vidbench.core.errors import MediaError
-from vidbench.media.cache import FrameCache, _write_atomic
+from vidbench.media.cache import FrameCache, write_atomic
 from vidbench.media.decode import VideoInfo, decode_frames
 
 ALGORITHM = "luma-segments-v1"
@@ -126,5 +126,5 @@ def pick_keyframes(
         if file.is_file():
             return [int(i) for i in json.loads(file.read_text())]
         picks = select(path, info, window, n)
-        _write_atomic(file, json.dumps(picks).encode())
+        write_atomic(file, json.dumps(picks).encode())
         return picks
