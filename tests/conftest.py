@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from vidbench.media.encode import write_mp4
+from vidbench.testing import ChatServer
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 TESTS = Path(__file__).parent
@@ -62,3 +64,17 @@ def make_qa_dataset(root: Path, n_objects: int = 4, frames: int = 12) -> Path:
 def qa_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A read-only release root shared by tests (copy it before changing anything)."""
     return make_qa_dataset(tmp_path_factory.mktemp("qa_release"))
+
+
+@pytest.fixture(scope="module")
+def shared_server() -> Iterator[ChatServer]:
+    """One fake chat server per test module (starting one per test would be slow)."""
+    with ChatServer() as server:
+        yield server
+
+
+@pytest.fixture
+def fake(shared_server: ChatServer) -> Callable[..., ChatServer]:
+    """The module's running server, reset to the settings a test asks for: fake(latency=...)."""
+    shared_server.reset()
+    return shared_server.reset

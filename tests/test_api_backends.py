@@ -6,7 +6,6 @@ import base64
 import dataclasses
 import json
 import time
-from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -15,19 +14,6 @@ from vidbench.core.errors import ConfigError
 from vidbench.core.requests import GenerationConfig
 from vidbench.models.registry import ModelOptions, load_model
 from vidbench.testing import ChatServer, FaultPlan, Reply
-
-
-@pytest.fixture(scope="module")
-def shared_server() -> Iterator[ChatServer]:
-    with ChatServer() as server:
-        yield server
-
-
-@pytest.fixture
-def fake(shared_server: ChatServer) -> Callable[..., ChatServer]:
-    """The module's running server, reset to the settings a test asks for."""
-    shared_server.reset()
-    return shared_server.reset
 
 
 @pytest.fixture(autouse=True)

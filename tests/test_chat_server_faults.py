@@ -7,7 +7,6 @@ import json
 import logging
 import re
 import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -20,18 +19,6 @@ from vidbench.pipeline import Run, RunConfig
 from vidbench.runner.store import Store
 from vidbench.testing import ChatServer, FaultPlan, Reply, request_text
 from vidbench.testing.fourd_release import write_release
-
-
-@pytest.fixture(scope="module")
-def shared_server() -> Iterator[ChatServer]:
-    with ChatServer() as server:
-        yield server
-
-
-@pytest.fixture
-def fake(shared_server: ChatServer) -> Callable[..., ChatServer]:
-    shared_server.reset()
-    return shared_server.reset
 
 
 @pytest.fixture(autouse=True)
