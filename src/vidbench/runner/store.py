@@ -207,19 +207,18 @@ class Store:
 
     def judge_usage(self, judge: str) -> dict[str, int]:
         """Judge calls and tokens in/out stored for a judge spec."""
-        row = self._db.execute(
-            "SELECT COUNT(*), COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0) "
-            "FROM judgments WHERE judge = ?",
-            (judge,),
-        ).fetchone()
-        return {"requests": row[0], "input_tokens": row[1], "output_tokens": row[2]}
+        return self._usage("judgments", "judge", judge)
 
     def usage(self, plan: str) -> dict[str, int]:
         """Requests answered and tokens in/out over a plan's stored answers."""
+        return self._usage("responses", "plan", plan)
+
+    def _usage(self, table: str, column: str, value: str) -> dict[str, int]:
+        # table and column are this module's own names, never user input
         row = self._db.execute(
             "SELECT COUNT(*), COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0) "
-            "FROM responses WHERE plan = ?",
-            (plan,),
+            f"FROM {table} WHERE {column} = ?",
+            (value,),
         ).fetchone()
         return {"requests": row[0], "input_tokens": row[1], "output_tokens": row[2]}
 
