@@ -17,8 +17,9 @@ from typing import Any
 from vidbench.core.errors import ConfigError
 from vidbench.core.messages import Message, TextPart
 from vidbench.core.requests import Request, Response, Usage
+from vidbench.extras import require
 from vidbench.models.api_model import ApiModel
-from vidbench.models.api_options import COMMON_OPTIONS, ApiSettings, OptionReader, require_sdk
+from vidbench.models.api_options import COMMON_OPTIONS, ApiSettings, OptionReader
 from vidbench.models.base import Model
 from vidbench.models.call_errors import MalformedReply, classify_stainless, http_limits
 from vidbench.models.images_wire import b64, image_bytes
@@ -127,7 +128,7 @@ def build_anthropic(arg: str, options: ModelOptions) -> Model:
             "model 'anthropic:MODEL' needs a model name, e.g. anthropic:claude-sonnet-4-5"
         )
     spec = f"anthropic:{arg}"
-    require_sdk(spec, "anthropic", "api")
+    require(f"model {spec!r}", ("anthropic",), "api")
     reader = OptionReader(spec, options, COMMON_OPTIONS)
     return AnthropicMessages(
         spec,

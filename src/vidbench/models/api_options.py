@@ -39,20 +39,6 @@ class ApiSettings:
     jpeg_quality: int | None = None  # None: send the task's image bytes as they are
 
 
-def require_sdk(model: str, module: str, extra: str) -> None:
-    """Stop at once, naming the extra to install, when a backend's SDK is missing."""
-    import importlib.util
-
-    try:
-        found = importlib.util.find_spec(module) is not None
-    except ImportError:  # the parent package is missing
-        found = False
-    if not found:
-        raise ConfigError(
-            f"model {model!r} needs the {module} package: pip install 'vidbench[{extra}]'"
-        )
-
-
 class OptionReader:
     """Typed access to `--model-opt KEY=VALUE`, with errors that name the model and key."""
 

@@ -15,8 +15,9 @@ from typing import Any
 from vidbench.core.errors import ConfigError
 from vidbench.core.messages import Message, TextPart
 from vidbench.core.requests import Request, Response, Usage
+from vidbench.extras import require
 from vidbench.models.api_model import ApiModel
-from vidbench.models.api_options import COMMON_OPTIONS, ApiSettings, OptionReader, require_sdk
+from vidbench.models.api_options import COMMON_OPTIONS, ApiSettings, OptionReader
 from vidbench.models.base import Model
 from vidbench.models.call_errors import MalformedReply, classify, http_limits
 from vidbench.models.images_wire import image_bytes
@@ -179,7 +180,7 @@ def build_gemini(arg: str, options: ModelOptions) -> Model:
     if not arg:
         raise ConfigError("model 'gemini:MODEL' needs a model name, e.g. gemini:gemini-2.5-flash")
     spec = f"gemini:{arg}"
-    require_sdk(spec, "google.genai", "api")
+    require(f"model {spec!r}", ("google.genai",), "api")
     reader = OptionReader(spec, options, GEMINI_OPTIONS)
     return GeminiGenerate(
         spec,

@@ -22,14 +22,14 @@ from typing import Any
 
 from vidbench.core.errors import ConfigError
 from vidbench.core.requests import Request, Response
+from vidbench.extras import require
 from vidbench.models.base import Model
 from vidbench.models.batcher import DeviceBatcher
-from vidbench.models.local_source import positive_int, require_extra, resolve_source
+from vidbench.models.local_source import positive_int, resolve_source
 from vidbench.models.registry import ModelOptions, reject_extra
 
 OPTIONS = ("device", "dtype", "batch_size")
 DTYPES = ("auto", "float32", "bfloat16", "float16")
-INSTALL_HINT = "pip install 'vidbench[hf]'"
 
 
 @dataclass(frozen=True)
@@ -116,5 +116,5 @@ class HFModel(Model):
 def build(arg: str, options: ModelOptions) -> HFModel:
     spec = f"hf:{arg}"
     settings = parse_settings(spec, options)
-    require_extra(spec, ("torch", "transformers"), INSTALL_HINT)
+    require(f"model {spec!r}", ("torch", "transformers"), "hf")
     return HFModel(spec, resolve_source(spec, arg), settings)

@@ -3,7 +3,6 @@ the checkpoint a spec names, whole-number settings. All run before any weight is
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 from pathlib import Path
@@ -19,15 +18,6 @@ def positive_int(spec: str, key: str, value: str) -> int:
     if number < 1:
         raise ConfigError(f"{spec}: --model-opt {key}={value!r} must be a whole number >= 1")
     return number
-
-
-def require_extra(spec: str, modules: tuple[str, ...], hint: str) -> None:
-    """Stop before any work when a backend's optional dependencies are not installed."""
-    missing = [m for m in modules if importlib.util.find_spec(m) is None]
-    if missing:
-        raise ConfigError(
-            f"model {spec!r} needs {', '.join(missing)}, which is not installed: {hint}"
-        )
 
 
 def _hub_offline() -> bool:

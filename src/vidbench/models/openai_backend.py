@@ -13,8 +13,9 @@ from typing import Any
 from vidbench.core.errors import ConfigError
 from vidbench.core.messages import Message, TextPart
 from vidbench.core.requests import Request, Response, Usage
+from vidbench.extras import require
 from vidbench.models.api_model import ApiModel
-from vidbench.models.api_options import COMMON_OPTIONS, ApiSettings, OptionReader, require_sdk
+from vidbench.models.api_options import COMMON_OPTIONS, ApiSettings, OptionReader
 from vidbench.models.base import Model
 from vidbench.models.call_errors import MalformedReply, classify_stainless, http_limits
 from vidbench.models.images_wire import data_url
@@ -153,7 +154,7 @@ def build_openai(arg: str, options: ModelOptions) -> Model:
     if not arg:
         raise ConfigError("model 'openai:MODEL' needs a model name, e.g. openai:gpt-4o")
     spec = f"openai:{arg}"
-    require_sdk(spec, "openai", "api")
+    require(f"model {spec!r}", ("openai",), "api")
     reader = OptionReader(spec, options, OPENAI_OPTIONS)
     return OpenAIChat(
         spec,
@@ -176,7 +177,7 @@ def build_openai_compat(arg: str, options: ModelOptions) -> Model:
     if not base_url.startswith(("http://", "https://")):
         raise ConfigError(f"model 'openai-compat:{arg}': {base_url!r} is not an http(s) URL")
     spec = f"openai-compat:{arg}"
-    require_sdk(spec, "openai", "api")
+    require(f"model {spec!r}", ("openai",), "api")
     reader = OptionReader(spec, options, COMPAT_OPTIONS)
     return OpenAIChat(
         spec,

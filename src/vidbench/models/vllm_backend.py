@@ -26,9 +26,10 @@ from typing import Any
 from vidbench.core.errors import ConfigError
 from vidbench.core.messages import Message
 from vidbench.core.requests import Request, Response, Usage
+from vidbench.extras import require
 from vidbench.models.base import Model
 from vidbench.models.batcher import DeviceBatcher
-from vidbench.models.local_source import positive_int, require_extra, resolve_source
+from vidbench.models.local_source import positive_int, resolve_source
 from vidbench.models.registry import ModelOptions, reject_extra
 
 OPTIONS = (
@@ -208,5 +209,5 @@ def read_output(key: str, output: Any, latency: float) -> Response:
 def build(arg: str, options: ModelOptions) -> VLLMModel:
     spec = f"vllm:{arg}"
     settings = parse_settings(spec, options)
-    require_extra(spec, ("vllm",), INSTALL_HINT)
+    require(f"model {spec!r}", ("vllm",), "vllm")
     return VLLMModel(spec, resolve_source(spec, arg), settings, options.seed)

@@ -36,6 +36,7 @@ from vidbench.scoring.captions import gpt_judges, table
 from vidbench.scoring.captions.metrics import (
     AUTOMATIC,
     CaptionMetricSettings,
+    check_installed,
     describe,
     score_captions,
 )
@@ -243,4 +244,6 @@ def make(name: str, spec: FrameSpec, modifiers: list[str]) -> Task:
         raise ConfigError(f"{name}: choose one scoring protocol, not {'+'.join(protocols)}")
     protocol = protocols[0] if protocols else "vidbench"
     generation = GenerationConfig(temperature=0.0, max_tokens=512)
-    return FourDCaption(name, spec, generation, metric_settings_from_env(protocol))
+    settings = metric_settings_from_env(protocol)
+    check_installed(settings.metrics)  # before any model call, not after inference
+    return FourDCaption(name, spec, generation, settings)

@@ -21,9 +21,27 @@ from pathlib import Path
 from typing import Any
 
 from vidbench.core.errors import ConfigError
+from vidbench.extras import require
 
 AUTOMATIC = ("bleu", "meteor", "rouge", "cider", "bert", "sbert")
 ALL_METRICS = (*AUTOMATIC, "gpt")
+# metric -> the packages it needs (all in vidbench's `captions` extra)
+PACKAGES = {
+    "bleu": ("pycocoevalcap",),
+    "rouge": ("pycocoevalcap",),
+    "cider": ("pycocoevalcap",),
+    "meteor": ("pycocoevalcap", "nltk"),
+    "bert": ("bert_score", "transformers", "torch"),
+    "sbert": ("sentence_transformers",),
+}
+
+
+def check_installed(metrics: Sequence[str]) -> None:
+    """Stop before any work when a metric's packages are missing, naming the extra."""
+    modules = dict.fromkeys(m for metric in metrics for m in PACKAGES.get(metric, ()))
+    require(f"caption metrics {', '.join(metrics)}", list(modules), "captions")
+
+
 PROTOCOLS = ("vidbench", "official", "coco")
 # Per-object fields each metric writes.
 FIELDS = {
@@ -166,6 +184,7 @@ def score_captions(
     """Every automatic metric in `settings.metrics` for all objects (candidate i vs refs i)."""
     if len(cands) != len(refs):
         raise ValueError("one reference list per candidate")
+    check_installed(settings.metrics)
     out = ScoredCaptions([{} for _ in cands], info=describe(settings, len(cands)))
     if not cands:
         return out
