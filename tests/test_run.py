@@ -311,3 +311,26 @@ def test_costly_start_only_when_a_request_needs_the_model(
     assert lines[0] == "START" and lines.count("START") == 1 and len(lines) == 21
     assert run(*args) == 0  # everything stored: the model is never started
     assert log.read_text().splitlines() == lines
+
+
+def test_a_judged_task_without_judge_stops_before_inference(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    from conftest import AUTOEVAL
+
+    log = tmp_path / "sent.log"
+    monkeypatch.setenv("VIDBENCH_TEST_LOG", str(log))
+    args = (
+        "--data",
+        str(AUTOEVAL),
+        "--model",
+        "python:support_models:LoggingGold",
+        "--out",
+        str(tmp_path / "res"),
+        "--limit",
+        "3",
+    )
+    assert run("autoeval-video", *args) == 2
+    assert "autoeval-video needs an LLM judge: give --judge SPEC" in capsys.readouterr().err
+    assert not log.exists()  # no model call was made
+    assert run("autoeval-video", *args, "--stage", "infer") == 0  # inference alone is fine

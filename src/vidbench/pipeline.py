@@ -163,13 +163,17 @@ class Run:
             for call in self.task.judge_calls(sample, responses[sample.id].text)
         ]
 
+    def _check_judge_given(self) -> None:
+        if self.task.uses_judge and not self.task.judge_optional and self.judge is None:
+            raise ConfigError(f"{self.task.name} needs an LLM judge: give --judge SPEC")
+
     def _verdicts(self, store: Store, allow_calls: bool) -> dict[str, Verdict]:
         calls = self._judge_calls(store)
         if not calls:
             return {}
         if self.judge is None:
-            if allow_calls and not self.task.judge_optional:
-                raise ConfigError(f"{self.task.name} needs an LLM judge: give --judge SPEC")
+            if allow_calls:
+                self._check_judge_given()
             return {}
         judge = self.judge
 
@@ -259,6 +263,8 @@ class Run:
         unknown = set(stages) - set(STAGES)
         if unknown:
             raise ConfigError(f"unknown stages {sorted(unknown)}; choose from {', '.join(STAGES)}")
+        if "judge" in stages:
+            self._check_judge_given()  # before inference, not after it
         if "infer" in stages:
             self.infer()
         if "judge" in stages:

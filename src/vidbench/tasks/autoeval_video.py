@@ -64,6 +64,7 @@ def make(name: str, spec: FrameSpec, modifiers: list[str]) -> Task:
 class AutoEvalVideo(Task):
     version = "1"
     columns = rules.COLUMNS
+    uses_judge = True
 
     def __init__(
         self,

@@ -34,7 +34,9 @@ class Task(ABC):
     # Reported scale per column: the mean of the per-sample values times this factor (default
     # 100, percent; e.g. 1 for a 0..5 judge score).
     column_scale: Mapping[str, float] = {}
-    # The judge columns are optional: without --judge the task is scored without them.
+    # Some scores come from an LLM judge (the judge stage needs --judge) ...
+    uses_judge: bool = False
+    # ... unless these judge columns are optional: without --judge they are left empty.
     judge_optional: bool = False
     # Asks per unreadable judge reply when the task's protocol fixes it (None: --judge-attempts).
     judge_attempts: int | None = None

@@ -101,6 +101,7 @@ class FourDCaption(Task):
     version = "1"
     columns = table.COLUMNS
     column_scale = table.SCALE  # percent for the six automatic metrics, 0..5 for the judges
+    uses_judge = True  # GPT-Appearance / GPT-Action
     judge_optional = True  # the automatic metrics need no judge
 
     def __init__(

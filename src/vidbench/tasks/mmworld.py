@@ -81,6 +81,7 @@ class MMWorld(Task):
         self.generation = generation
         self.options = options
         self.protocol = options.protocol
+        self.uses_judge = options.scoring != "rule"
         self.columns = TABLE3 if options.subset != "main" else (*TABLE3, *FACETS, *FLAGS.values())
         self.groups: dict[str, tuple[str, ...]] = {"Table 3": TABLE3}
         if options.subset == "main":
