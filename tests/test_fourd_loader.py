@@ -134,20 +134,26 @@ def test_missing_annotation_file(tmp_path: Path) -> None:
 def test_captions_csv(tmp_path: Path) -> None:
     data = tmp_path / "4D_Object_Captioning" / "data"
     data.mkdir(parents=True)
-    (data / "human_annotations.csv").write_text(
-        "folder_name,caption_1,caption_2,caption_3,caption_4,caption_5\n"
-        f'{"a" * 32},one,two,"three, with comma",four,five\n'
-        f"{'b' * 32},one,,three,four,five\n"
-        f"{'a' * 32},x,x,x,x,x\n"
+    (data / "human_annotations.csv").write_bytes(
+        b"folder_name,caption_1,caption_2,caption_3,caption_4,caption_5\n"
+        + f'{"a" * 32},one,two,"three, with comma",four,five\n'.encode()
+        + f"{'b' * 32},one,,three,four,five\n".encode()
+        + f"{'a' * 32},x,x,x,x,x\n".encode()
+        + f"{'c' * 32},one,two,thr\xe9e,four,five\n".encode("latin-1")  # not UTF-8
+        + f"{'d' * 32},une,deux,trois,quatre,cinq \u00e9t\u00e9\n".encode()
     )
     loaded = fourd_bench.load_captions(tmp_path)
-    [sample] = loaded.items
+    assert [s.id for s in loaded.items] == ["a" * 32, "d" * 32]  # the rest still load
+    sample = loaded.items[0]
     assert sample.references == ("one", "two", "three, with comma", "four", "five")
     assert sample.kind == "caption"
+    assert loaded.items[1].references[-1] == "cinq \u00e9t\u00e9"
     assert [(p.record, p.message) for p in loaded.problems] == [
-        ("b" * 32, "some of caption_1..caption_5 are empty"),
-        ("a" * 32, "duplicate folder_name"),
+        ("b" * 32, "caption_2 empty; object skipped"),
+        ("a" * 32, "duplicate folder_name; first kept"),
+        ("c" * 32, "caption_3 is not UTF-8 (byte 0xe9); object skipped"),
     ]
+    assert all(p.path == data / "human_annotations.csv" for p in loaded.problems)
 
 
 def test_captions_csv_missing_columns(tmp_path: Path) -> None:

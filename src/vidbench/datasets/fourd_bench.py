@@ -8,13 +8,13 @@ Videos:    <data>/4d_object_multi_view_videos/<uid>/view_{k}_rgb_white_bg.mp4, k
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 from typing import Any
 
 from vidbench.core.errors import DataError
 from vidbench.core.records import MediaRef, Sample
+from vidbench.datasets.fourd_captions import read_references
 from vidbench.datasets.fourd_options import LETTERS, find_options, find_question
 from vidbench.datasets.problems import Loaded, Problem
 from vidbench.media.spec import VIEWS_PER_4D_OBJECT
@@ -158,39 +158,19 @@ def load_qa(data: Path) -> Loaded[Sample]:
 
 
 def load_captions(data: Path) -> Loaded[Sample]:
-    """Caption samples (one per object, five references) from human_annotations.csv."""
+    """Caption samples (one per object, five references) from human_annotations.csv; every
+    unusable row (not UTF-8, duplicate, empty caption) is a problem, the rest load."""
     data_dir = resolve_data_dir(data, CAPTION_FILE)
-    path = data_dir / CAPTION_FILE
-    columns = ["folder_name"] + [f"caption_{i}" for i in range(1, 6)]
-    try:
-        with path.open(newline="", encoding="utf-8") as f:
-            reader = csv.DictReader(f)
-            missing = [c for c in columns if c not in (reader.fieldnames or [])]
-            if missing:
-                raise DataError(f"{path}: missing columns {missing}")
-            rows = list(reader)
-    except (csv.Error, UnicodeDecodeError, OSError) as e:
-        raise DataError(f"{path}: malformed CSV ({e})") from e
-    samples, problems, seen = [], [], set()
-    for line, row in enumerate(rows, start=2):
-        uid = (row.get("folder_name") or "").strip()
-        refs = tuple((row.get(c) or "").strip() for c in columns[1:])
-        if not uid:
-            problems.append(Problem(f"line {line}", path, "empty folder_name"))
-        elif uid in seen:
-            problems.append(Problem(uid, path, "duplicate folder_name"))
-        elif not all(refs):
-            problems.append(Problem(uid, path, "some of caption_1..caption_5 are empty"))
-        else:
-            seen.add(uid)
-            samples.append(
-                Sample(
-                    uid,
-                    "4dbench",
-                    "caption",
-                    media_for(data_dir, uid),
-                    references=refs,
-                    metadata={"uid": uid},
-                )
-            )
-    return Loaded(samples, problems)
+    read = read_references(data_dir / CAPTION_FILE)
+    samples = [
+        Sample(
+            uid,
+            "4dbench",
+            "caption",
+            media_for(data_dir, uid),
+            references=refs,
+            metadata={"uid": uid},
+        )
+        for uid, refs in read.items.items()
+    ]
+    return Loaded(samples, [issue.problem for issue in read.issues])
