@@ -28,6 +28,7 @@ from vidbench.scoring.captions.metrics import (
     ALL_METRICS,
     AUTOMATIC,
     PROTOCOLS,
+    SBERT_RUNTIMES,
     CaptionMetricSettings,
     score_captions,
 )
@@ -52,6 +53,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add("--bert-layers", type=int, help="BERTScore layer (default: bert-score's for the model)")
     add("--sbert-model", help="sentence-transformers model path (default: all-MiniLM-L6-v2)")
     add("--device", help="torch device of the embedding models (default: cuda if available)")
+    add(
+        "--sbert-runtime",
+        choices=SBERT_RUNTIMES,
+        default="auto",
+        help="SBERT on ONNX Runtime (onnx) or PyTorch (torch); auto: onnx on the CPU",
+    )
 
 
 def _metrics(text: str | None, judge: str | None) -> tuple[str, ...]:
@@ -167,6 +174,7 @@ def score_caption_files(args: argparse.Namespace, console: Console) -> dict[str,
         bert_model=args.bert_model,
         bert_layers=args.bert_layers,
         sbert_model=args.sbert_model,
+        sbert_runtime=args.sbert_runtime,
         device=args.device,
     )
     refs_path, out_path = Path(args.refs), Path(args.out)

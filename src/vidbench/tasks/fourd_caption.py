@@ -11,8 +11,8 @@ Scoring: the nine Table 2 columns (scoring/captions), all objects at once (`scor
 columns need `--judge SPEC`, and without one they are empty and results say why.
 Variants: `4dbench-caption` (protocol vidbench), `:official`, `:coco` (scoring/captions/metrics.py),
 plus the 4D-Bench frame modifiers. Metric models and the CIDEr df file come from environment
-variables (VIDBENCH_CIDER_DF, VIDBENCH_BERT_MODEL, VIDBENCH_BERT_LAYERS, VIDBENCH_SBERT_MODEL);
-the results record them.
+variables (VIDBENCH_CIDER_DF, VIDBENCH_BERT_MODEL, VIDBENCH_BERT_LAYERS, VIDBENCH_SBERT_MODEL,
+VIDBENCH_SBERT_RUNTIME); the results record them.
 """
 
 from __future__ import annotations
@@ -76,6 +76,7 @@ ENV_SETTINGS = {
     "VIDBENCH_BERT_MODEL": "bert_model",
     "VIDBENCH_BERT_LAYERS": "bert_layers",
     "VIDBENCH_SBERT_MODEL": "sbert_model",
+    "VIDBENCH_SBERT_RUNTIME": "sbert_runtime",
 }
 
 

