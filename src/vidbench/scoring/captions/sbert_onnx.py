@@ -186,14 +186,6 @@ class OnnxSentenceEncoder:
         self.session = _session(self.path)
         self.workers = workers or torch.get_num_threads()
 
-    def _run_batch(self, sentences: list[str]) -> dict[str, Any]:
-        import torch
-
-        features = self.model.preprocess(sentences)
-        embeddings = _token_embeddings(self.session, self.names, features)
-        features["token_embeddings"] = torch.from_numpy(embeddings)
-        return features
-
     def encode(self, sentences: Sequence[str], batch_size: int = BATCH_SIZE) -> np.ndarray:
         """Sentence embeddings, rows in the order given."""
         import torch
@@ -206,8 +198,15 @@ class OnnxSentenceEncoder:
             _torch_threads(1),
             torch.inference_mode(),
         ):
-            done = pool.map(self._run_batch, [[sentences[i] for i in b] for b in batches])
-            for rows, features in zip(batches, done, strict=True):
+            # Tokenized on this thread only: a fast tokenizer called from two threads at once
+            # can fail with "Already borrowed" (transformers#47085). The workers run the graph.
+            pending = []
+            for rows in batches:
+                features = self.model.preprocess([sentences[i] for i in rows])
+                job = pool.submit(_token_embeddings, self.session, self.names, features)
+                pending.append((rows, features, job))
+            for rows, features, job in pending:
+                features["token_embeddings"] = torch.from_numpy(job.result())
                 for module in list(self.model)[1:]:  # pooling, normalisation: the model's own
                     features = module(features)
                 out[rows] = features["sentence_embedding"].float().cpu().numpy()
