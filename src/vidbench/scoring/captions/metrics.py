@@ -189,41 +189,45 @@ def _coco_ngram(
         out.corpus["meteor"] = scores.corpus["meteor"]
 
 
-def _sbert(
-    cands: Sequence[str], refs: Sequence[Sequence[str]], settings: CaptionMetricSettings
-) -> list[float]:
-    from vidbench.scoring.captions.embedding import sbert_cosine
-
-    return sbert_cosine(
-        cands,
-        refs,
-        settings.sbert_model,
-        settings.batch_size,
-        settings.device,
-        settings.sbert_runtime,
-    )
-
-
 def score_captions(
     cands: Sequence[str], refs: Sequence[Sequence[str]], settings: CaptionMetricSettings
 ) -> ScoredCaptions:
     """Every automatic metric in `settings.metrics` for all objects (candidate i vs refs i).
 
-    SBERT, the longest part on a CPU, runs on a background thread while the n-gram metrics
-    (mostly single-threaded Python, and the Java tokenizer) use the rest of the machine;
-    BERTScore runs after both, so two multi-threaded models never share the cores."""
+    The embedding models are found (or a missing one reported) before any work. SBERT, the
+    longest part on a CPU, runs on a background thread while the n-gram metrics (mostly
+    single-threaded Python, and the Java tokenizer) use the rest of the machine; BERTScore runs
+    after both, so two multi-threaded models never share the cores."""
+    from vidbench.scoring.captions.embedding import (
+        bert_settings,
+        bertscore_f1,
+        default_sbert_path,
+        sbert_cosine,
+    )
+
     if len(cands) != len(refs):
         raise ValueError("one reference list per candidate")
     check_installed(settings.metrics)
     out = ScoredCaptions([{} for _ in cands], info=describe(settings, len(cands)))
     if not cands:
         return out
+    if "bert" in settings.metrics:
+        out.info["bert"] = bert_settings(settings.bert_model, settings.bert_layers)
+    sbert_path = ""
+    if "sbert" in settings.metrics:
+        sbert_path = settings.sbert_model or default_sbert_path()
     with ThreadPoolExecutor(1, thread_name_prefix="sbert") as background:
-        sbert = (
-            background.submit(_sbert, cands, refs, settings)
-            if "sbert" in settings.metrics
-            else None
-        )
+        sbert = None
+        if sbert_path:
+            sbert = background.submit(
+                sbert_cosine,
+                cands,
+                refs,
+                sbert_path,
+                settings.batch_size,
+                settings.device,
+                settings.sbert_runtime,
+            )
         if settings.protocol == "coco":
             _coco_ngram(cands, refs, settings, out)
         else:
@@ -232,9 +236,6 @@ def score_captions(
             for row, value in zip(out.per_object, sbert.result(), strict=True):
                 row["sbert"] = value
     if "bert" in settings.metrics:
-        from vidbench.scoring.captions.embedding import bert_settings, bertscore_f1
-
-        out.info["bert"] = bert_settings(settings.bert_model, settings.bert_layers)
         values = bertscore_f1(
             cands,
             refs,
