@@ -72,9 +72,7 @@ def test_verdicts_attempts_and_reuse(tmp_path: Path) -> None:
         k: v.value for k, v in verdicts.items() if k != "down"
     }
 
-    read_only = asyncio.run(
-        judge_all(judge, _calls(["good", "unseen"]), store, allow_calls=False)
-    )
+    read_only = asyncio.run(judge_all(judge, _calls(["good", "unseen"]), store, allow_calls=False))
     assert read_only["good"].value == 4 and read_only["unseen"].status == "missing"
     assert judge.calls["unseen"] == 0
     store.close()
