@@ -174,3 +174,8 @@ def test_run_with_a_served_model_and_judge(
     assert results["errors_by_status"] == {"media": 303}  # the clips the release does not ship
     assert results["column_n"]["Overall"] == 24 and results["columns"]["Overall"] == 100.0
     assert results["frame_spec"]["grid"] == "4x4" and results["protocol"] == "robust"
+    lines = (out / "samples.jsonl").read_text().splitlines()
+    answered = [r for r in map(json.loads, lines) if r["status"] == "ok"]
+    [grid] = answered[0]["frames"]  # one image, and the 16 frames it is made of, in order
+    tiles = [tile["index"] for tile in grid["tiles"]]
+    assert len(tiles) == 16 and tiles == sorted(set(tiles)) and grid["index"] == tiles[0]

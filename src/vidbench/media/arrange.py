@@ -22,7 +22,8 @@ def shuffle(frames: Sequence[Frame], seed: int) -> list[Frame]:
 
 def grid_image(frames: Sequence[Frame], spec: FrameSpec) -> Frame:
     """One image: frames pasted row by row into a rows x cols grid of equal cells (the first
-    frame's size); empty cells and square padding are black. Its label lists the frames."""
+    frame's size); empty cells and square padding are black. Its label lists the frames; its
+    `tiles` are the frames themselves."""
     assert spec.grid is not None
     rows, cols, square = parse_grid(spec.grid)
     images = [decode_image(f.image.data) for f in frames]
@@ -40,7 +41,11 @@ def grid_image(frames: Sequence[Frame], spec: FrameSpec) -> Frame:
     label = "grid " + spec.grid + ": " + "; ".join(f.image.label for f in frames)
     first = frames[0]
     return Frame(
-        first.view, first.index, first.time_s, ImagePart(data, MIME[spec.image_format], label)
+        first.view,
+        first.index,
+        first.time_s,
+        ImagePart(data, MIME[spec.image_format], label),
+        tiles=tuple(frames),
     )
 
 

@@ -45,7 +45,7 @@ class _Prepared:
 
 def _describe(frames: Sequence[Frame], request: Request) -> dict[str, Any]:
     return {
-        "frames": [{"view": f.view, "index": f.index, "time_s": f.time_s} for f in frames],
+        "frames": [f.describe() for f in frames],
         "prompt": [m.text for m in request.messages],
     }
 
