@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import shutil
+import threading
+from concurrent.futures import CancelledError
 from pathlib import Path
 
 import numpy as np
@@ -106,3 +108,33 @@ def test_runtime_choice_and_record() -> None:
     )
     assert scored.info["sbert"]["runtime"] == "torch"
     assert 0 < scored.per_object[0]["sbert"] < 1 and "bleu_4" in scored.per_object[0]
+
+
+def test_an_error_beside_sbert_stops_its_encoding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vidbench.scoring.captions import ngram
+
+    path = str(tiny_sentence_model(tmp_path / "tiny", ["cube"]))
+    runs: list[int] = []
+    real_run = sbert_onnx._token_embeddings
+    monkeypatch.setattr(sbert_onnx, "_token_embeddings", lambda *a: runs.append(1) or real_run(*a))
+    cands = [f"caption number {i} of a cube" for i in range(200)]  # 25 batches of 8
+    refs = [[f"reference {i} {j}" for j in range(5)] for i in range(200)]
+
+    def bleu_fails(*args: object) -> list[list[float]]:
+        raise RuntimeError("n-gram scoring failed")
+
+    monkeypatch.setattr(ngram, "bleu", bleu_fails)
+    settings = CaptionMetricSettings(metrics=("bleu", "sbert"), sbert_model=path)
+    with pytest.raises(RuntimeError, match="n-gram scoring failed"):
+        score_captions(cands, refs, settings)
+    assert len(runs) < 1200 / 8 / 2  # most of the 150 batches never ran
+
+    encoder = sbert_onnx.OnnxSentenceEncoder(load(path), path)
+    runs.clear()
+    stop = threading.Event()
+    stop.set()
+    with pytest.raises(CancelledError):
+        encoder.encode(cands, cancel=stop)
+    assert runs == []  # nothing started once cancelled

@@ -14,6 +14,7 @@ rounding (about 1e-6), not bit for bit; the two runtimes agree to the same round
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from functools import lru_cache, partial
 from typing import Any
@@ -138,16 +139,17 @@ def sbert_cosine(
     batch_size: int = 64,
     device: str | None = None,
     runtime: str = "auto",
+    cancel: threading.Event | None = None,
 ) -> list[float]:
     """Per object best cosine similarity of the candidate with a reference (sentence
     embeddings cached on disk across calls, see embed_cache.py). `batch_size` is PyTorch's;
-    ONNX Runtime uses its own (sbert_onnx.BATCH_SIZE)."""
+    ONNX Runtime uses its own (sbert_onnx.BATCH_SIZE) and stops early when `cancel` is set."""
     if not cands:
         return []
     path = model_path or default_sbert_path()
     if sbert_runtime(runtime, device) == "onnx":
         model = _sentence_model(path, "cpu")
-        encode = _onnx_encoder(path).encode
+        encode = partial(_onnx_encoder(path).encode, cancel=cancel)
     else:
         model = _sentence_model(path, device)
         encode = partial(model.encode, batch_size=batch_size)

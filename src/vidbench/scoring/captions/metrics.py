@@ -15,6 +15,7 @@ are encoded in batches.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -216,6 +217,7 @@ def score_captions(
     sbert_path = ""
     if "sbert" in settings.metrics:
         sbert_path = settings.sbert_model or default_sbert_path()
+    cancel = threading.Event()  # an error or Ctrl-C here stops SBERT's work too
     with ThreadPoolExecutor(1, thread_name_prefix="sbert") as background:
         sbert = None
         if sbert_path:
@@ -227,14 +229,20 @@ def score_captions(
                 settings.batch_size,
                 settings.device,
                 settings.sbert_runtime,
+                cancel,
             )
-        if settings.protocol == "coco":
-            _coco_ngram(cands, refs, settings, out)
-        else:
-            _official_ngram(cands, refs, settings, out)
-        if sbert is not None:
-            for row, value in zip(out.per_object, sbert.result(), strict=True):
-                row["sbert"] = value
+        try:
+            if settings.protocol == "coco":
+                _coco_ngram(cands, refs, settings, out)
+            else:
+                _official_ngram(cands, refs, settings, out)
+            sbert_values = sbert.result() if sbert is not None else None
+        except BaseException:
+            cancel.set()
+            raise
+    if sbert_values is not None:
+        for row, value in zip(out.per_object, sbert_values, strict=True):
+            row["sbert"] = value
     if "bert" in settings.metrics:
         values = bertscore_f1(
             cands,

@@ -28,9 +28,11 @@ import copy
 import logging
 import os
 import tempfile
+import threading
 import warnings
+from collections import deque
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -51,6 +53,7 @@ PROBE = (
 TOLERANCE = 1e-4  # largest |difference| of a token embedding allowed between ORT and PyTorch
 # Small batches of length-sorted sentences: little padding, activations stay in the CPU's cache.
 BATCH_SIZE = 8
+IN_FLIGHT_PER_WORKER = 2  # batches waiting or running per worker (more was no faster)
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
@@ -188,28 +191,45 @@ class OnnxSentenceEncoder:
         self.session = _session(self.path)
         self.workers = workers or torch.get_num_threads()
 
-    def encode(self, sentences: Sequence[str], batch_size: int = BATCH_SIZE) -> np.ndarray:
-        """Sentence embeddings, rows in the order given."""
+    def encode(
+        self,
+        sentences: Sequence[str],
+        batch_size: int = BATCH_SIZE,
+        cancel: threading.Event | None = None,
+    ) -> np.ndarray:
+        """Sentence embeddings, rows in the order given. Setting `cancel` (from another thread)
+        stops the work after the batches already running: CancelledError."""
         import torch
 
         out = np.zeros((len(sentences), self.model.get_embedding_dimension()), np.float32)
         order = sorted(range(len(sentences)), key=lambda i: -len(sentences[i]))
         batches = [order[s : s + batch_size] for s in range(0, len(order), batch_size)]
+        pending: deque[tuple[list[int], dict[str, Any], Future[np.ndarray]]] = deque()
+
+        def finish_oldest() -> None:
+            rows, features, job = pending.popleft()
+            features["token_embeddings"] = torch.from_numpy(job.result())
+            for module in list(self.model)[1:]:  # pooling, normalisation: the model's own
+                features = module(features)
+            out[rows] = features["sentence_embedding"].float().cpu().numpy()
+
         with (
             ThreadPoolExecutor(self.workers, thread_name_prefix="sbert-onnx") as pool,
             _torch_threads(1),
             torch.inference_mode(),
         ):
             # Tokenized on this thread only: a fast tokenizer called from two threads at once
-            # can fail with "Already borrowed" (transformers#47085). The workers run the graph.
-            pending = []
+            # can fail with "Already borrowed" (transformers#47085). The workers run the graph,
+            # a few batches ahead of the one collected next.
             for rows in batches:
+                if cancel is not None and cancel.is_set():
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    raise CancelledError("SBERT encoding cancelled")
                 features = self.model.preprocess([sentences[i] for i in rows])
                 job = pool.submit(_token_embeddings, self.session, self.names, features)
                 pending.append((rows, features, job))
-            for rows, features, job in pending:
-                features["token_embeddings"] = torch.from_numpy(job.result())
-                for module in list(self.model)[1:]:  # pooling, normalisation: the model's own
-                    features = module(features)
-                out[rows] = features["sentence_embedding"].float().cpu().numpy()
+                if len(pending) >= IN_FLIGHT_PER_WORKER * self.workers:
+                    finish_oldest()
+            while pending:
+                finish_oldest()
         return out
