@@ -25,9 +25,8 @@ it (pooling, normalisation) is the model's own sentence-transformers modules, un
 from __future__ import annotations
 
 import copy
+import io
 import logging
-import os
-import tempfile
 import threading
 import warnings
 from collections import deque
@@ -40,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from vidbench.core.errors import ConfigError
+from vidbench.media.cache import write_atomic
 from vidbench.scoring.captions.embed_cache import model_key
 from vidbench.scoring.captions.wordnet import cache_root
 
@@ -88,28 +88,30 @@ def export_path(model_path: str) -> Path:
     return cache_root() / "onnx" / folder / "transformer.onnx"
 
 
-def _session(path: Path) -> Any:
+def _session(model: Path | bytes) -> Any:
+    """An ONNX Runtime session over a saved graph (a path) or one in memory (its bytes)."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1  # one batch per thread; see the module's notes
     options.log_severity_level = 3  # errors only
-    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    graph = str(model) if isinstance(model, Path) else model
+    return ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
 
 
 def _token_embeddings(session: Any, names: Sequence[str], features: dict[str, Any]) -> np.ndarray:
     return session.run(None, {n: features[n].cpu().numpy() for n in names})[0]
 
 
-def _check(model: Any, names: Sequence[str], path: Path, model_path: str) -> None:
-    """Stop unless the ONNX graph at `path` gives the PyTorch forward's token embeddings."""
+def _check(model: Any, names: Sequence[str], graph: bytes, model_path: str) -> None:
+    """Stop unless the ONNX `graph` gives the PyTorch forward's token embeddings."""
     import torch
 
     features = model.preprocess(list(PROBE))
     with torch.inference_mode():
         inputs = {n: features[n].to(model.device) for n in names}
         expected = model[0].auto_model(**inputs).last_hidden_state.float().cpu().numpy()
-    got = _token_embeddings(_session(path), names, features)
+    got = _token_embeddings(_session(graph), names, features)
     diff = float(np.abs(got - expected).max()) if got.shape == expected.shape else float("inf")
     if not diff <= TOLERANCE:
         raise ConfigError(
@@ -118,49 +120,41 @@ def _check(model: Any, names: Sequence[str], path: Path, model_path: str) -> Non
         )
 
 
-def export(model: Any, model_path: str) -> Path:
-    """The model's Transformer module as ONNX: exported and checked on first use, then kept
-    (only a checked export is ever moved into place)."""
+def export(model: Any, names: Sequence[str], model_path: str) -> Path:
+    """The model's Transformer module as ONNX (inputs `names`): exported in memory and checked
+    on first use, then kept (only a checked export is ever written)."""
     import torch
 
     target = export_path(model_path)
     if target.is_file():
         return target
     logging.getLogger(__name__).info("exporting %s to ONNX: %s", model_path, target)
-    names = _input_names(model)
     auto_model = copy.deepcopy(model[0].auto_model).float().cpu().eval()
     if hasattr(auto_model, "set_attn_implementation"):
         auto_model.set_attn_implementation("eager")  # plain ops, which ONNX Runtime fuses
     sample = model.preprocess(list(EXPORT_SAMPLE))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, staging = tempfile.mkstemp(prefix=".export-", suffix=".onnx", dir=target.parent)
-    os.close(fd)
+    graph = io.BytesIO()
     try:
-        try:
-            with warnings.catch_warnings(), torch.no_grad():
-                warnings.simplefilter("ignore")  # the exporter's deprecation and tracer notes
-                torch.onnx.export(
-                    _graph(auto_model, names),
-                    tuple(sample[n].cpu() for n in names),
-                    staging,
-                    input_names=names,
-                    output_names=["token_embeddings"],
-                    dynamic_axes={
-                        n: {0: "batch", 1: "length"} for n in [*names, "token_embeddings"]
-                    },
-                    opset_version=17,
-                    dynamo=False,
-                )
-        except Exception as e:
-            raise ConfigError(
-                f"SBERT model {model_path!r}: the ONNX export failed ({type(e).__name__}: {e}); "
-                "score with --sbert-runtime torch"
-            ) from e
-        _check(model, names, Path(staging), model_path)
-        os.chmod(staging, 0o644)  # mkstemp's 0600 would hide a shared cache from others
-        os.replace(staging, target)
-    finally:
-        Path(staging).unlink(missing_ok=True)
+        with warnings.catch_warnings(), torch.no_grad():
+            warnings.simplefilter("ignore")  # the exporter's deprecation and tracer notes
+            torch.onnx.export(
+                _graph(auto_model, names),
+                tuple(sample[n].cpu() for n in names),
+                graph,
+                input_names=list(names),
+                output_names=["token_embeddings"],
+                dynamic_axes={n: {0: "batch", 1: "length"} for n in [*names, "token_embeddings"]},
+                opset_version=17,
+                dynamo=False,
+            )
+    except Exception as e:
+        raise ConfigError(
+            f"SBERT model {model_path!r}: the ONNX export failed ({type(e).__name__}: {e}); "
+            "score with --sbert-runtime torch"
+        ) from e
+    _check(model, names, graph.getvalue(), model_path)
+    write_atomic(target, graph.getvalue())
+    target.chmod(0o644)  # write_atomic's temporary file is 0600; others may share the cache
     return target
 
 
@@ -187,7 +181,7 @@ class OnnxSentenceEncoder:
 
         self.model = model
         self.names = _input_names(model)
-        self.path = export(model, model_path)
+        self.path = export(model, self.names, model_path)
         self.session = _session(self.path)
         self.workers = workers or torch.get_num_threads()
 
