@@ -191,7 +191,7 @@ def test_scoring_modes_with_scripted_judge(
         "judge verdict unparsed" in details["vid2#0"]
         and "replies were not yes/no" in details["vid2#0"]
     )
-    assert "judge verdict missing: no stored verdict" in details["vid3#0"]  # the empty reply
+    assert "judge verdict error: the judge call failed" in details["vid3#0"]  # the empty reply
 
 
 def test_judge_modes_need_a_judge(dataset: Path, tmp_path: Path) -> None:

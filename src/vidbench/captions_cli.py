@@ -30,9 +30,11 @@ from vidbench.scoring.captions.metrics import (
     PROTOCOLS,
     SBERT_RUNTIMES,
     CaptionMetricSettings,
+    check_models,
     score_captions,
 )
 from vidbench.scoring.captions.rows import CaptionRow, model_rows
+from vidbench.scoring.judge import NO_VERDICT, no_verdict_fields, no_verdict_message
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -87,9 +89,10 @@ def _judge(
     settings: CaptionMetricSettings,
     args: argparse.Namespace,
     store_dir: Path,
+    console: Console,
 ) -> tuple[dict[str, gpt_judges.Verdict], dict[str, Any]]:
     from vidbench.models.registry import ModelOptions, load_model, parse_options
-    from vidbench.runner.judging import judge_all
+    from vidbench.runner.judging import describe_verdicts, judge_all
     from vidbench.runner.store import Store
 
     official = settings.protocol == "official"
@@ -117,6 +120,7 @@ def _judge(
         verdicts = asyncio.run(go())
     finally:
         store.close()
+    console.print(describe_verdicts(verdicts.values()), highlight=False)
     info = {
         "model": judge.identity(),
         "references": settings.judge_references,
@@ -140,22 +144,33 @@ def _score_rows(
     verdicts: dict[str, gpt_judges.Verdict] | None,
 ) -> dict[str, Any]:
     scored = score_captions([r.caption for r in rows], [r.references for r in rows], settings)
-    per_object, tally = [], gpt_judges.JudgeTally()
+    per_object, tally, unjudged = [], gpt_judges.JudgeTally(), []
     for row, values in zip(rows, scored.per_object, strict=True):
         entry: dict[str, Any] = {"uid": row.uid, "caption": row.caption, **values}
         if verdicts is not None:
-            entry.update(gpt_judges.object_scores(row.judge_target(), verdicts, tally))
+            target = row.judge_target()
+            entry.update(gpt_judges.object_scores(target, verdicts, tally))
             entry["judge_references"] = sorted(row.judge_references)
+            absent = gpt_judges.absent_verdict(target, verdicts)
+            if absent is not None:  # not scored at all, as in `vidbench run`
+                entry |= no_verdict_fields(row.uid, absent)
+                unjudged.append(entry)
         per_object.append(entry)
+    complete = [e for e in per_object if e.get("status") != NO_VERDICT]
     out: dict[str, Any] = {
-        "columns": table.columns(per_object, scored.corpus),
-        "n_objects": len(rows),
+        "columns": table.columns(complete, scored.corpus),
+        "n_objects": len(complete),
+        "errors": len(unjudged),
+        "error_details": [
+            {"id": e["uid"], "status": NO_VERDICT, "error": e["status_detail"]} for e in unjudged
+        ],
         "corpus": scored.corpus,
         "metric_info": scored.info,
         "per_object": per_object,
     }
     if verdicts is not None:
         out["judgments"] = tally.as_dict()
+        out["warnings"] = tally.warnings(lenient=settings.protocol != "official")
         out["judged_objects"] = {
             c: sum(1 for e in per_object if e.get(table.FIELD[c]) is not None)
             for c in ("GPT-Appearance", "GPT-Action")
@@ -177,6 +192,7 @@ def score_caption_files(args: argparse.Namespace, console: Console) -> dict[str,
         sbert_runtime=args.sbert_runtime,
         device=args.device,
     )
+    check_models(settings)  # every metric model and the device, before any work
     refs_path, out_path = Path(args.refs), Path(args.out)
     refs = read_references(refs_path)
     preds = read_predictions(Path(args.pred)) if args.pred else Read()
@@ -193,7 +209,7 @@ def score_caption_files(args: argparse.Namespace, console: Console) -> dict[str,
     verdicts, judge_info = None, {"used": False, "why": "no --judge given: GPT columns empty"}
     if "gpt" in metrics:
         all_rows = [r for rows in row_sets.values() for r in rows]
-        verdicts, judge_info = _judge(all_rows, settings, args, out_path.parent)
+        verdicts, judge_info = _judge(all_rows, settings, args, out_path.parent, console)
         judge_info["used"] = True
     rows_out = {name: _score_rows(rows, settings, verdicts) for name, rows in row_sets.items()}
     main = rows_out.get("model") or rows_out["human"]
@@ -219,6 +235,12 @@ def score_caption_files(args: argparse.Namespace, console: Console) -> dict[str,
     out_path.parent.mkdir(parents=True, exist_ok=True)
     out_path.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
     print_scores(rows_out, console)
+    for row in rows_out.values():
+        for warning in row.get("warnings", []):
+            console.print(f"[yellow]warning[/]: {escape(warning)}", highlight=False)
+    unjudged = sum(row["errors"] for row in rows_out.values())
+    if unjudged:
+        console.print(f"[red]{no_verdict_message(unjudged)}[/] (listed in error_details)")
     return result
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,11 +29,11 @@ from vidbench.models.registry import ModelOptions, load_model
 from vidbench.report.results import build_results
 from vidbench.report.tables import print_table, to_csv, to_markdown
 from vidbench.runner.infer import InferStats, infer
-from vidbench.runner.judging import DEFAULT_ATTEMPTS, judge_all
+from vidbench.runner.judging import DEFAULT_ATTEMPTS, describe_verdicts, judge_all
 from vidbench.runner.keys import plan_key
 from vidbench.runner.score import read_jsonl, score_samples, write_jsonl
 from vidbench.runner.store import Store
-from vidbench.scoring.judge import JudgeCall, Verdict
+from vidbench.scoring.judge import JudgeCall, Verdict, no_verdict_message
 from vidbench.tasks.base import Task
 from vidbench.tasks.registry import get_task
 
@@ -167,13 +166,14 @@ class Run:
         if self.task.uses_judge and not self.task.judge_optional and self.judge is None:
             raise ConfigError(f"{self.task.name} needs an LLM judge: give --judge SPEC")
 
-    def _verdicts(self, store: Store, allow_calls: bool) -> dict[str, Verdict]:
-        calls = self._judge_calls(store)
-        if not calls:
-            return {}
+    def _verdicts(self, store: Store, allow_calls: bool) -> dict[str, Verdict] | None:
+        """Verdicts by judge-call item; None when this run has no judge."""
         if self.judge is None:
             if allow_calls:
                 self._check_judge_given()
+            return None
+        calls = self._judge_calls(store)
+        if not calls:
             return {}
         judge = self.judge
 
@@ -200,15 +200,26 @@ class Run:
         self.config.save()  # later `score`/`report` stages read the judge from run.json
         store = Store(self.config.results_dir)
         try:
-            verdicts = self._verdicts(store, allow_calls=True)
+            verdicts = self._verdicts(store, allow_calls=True) or {}
         finally:
             store.close()
         if verdicts:
-            by_status = Counter(v.status for v in verdicts.values())
-            self.console.print(
-                "judge: " + ", ".join(f"{n} {status}" for status, n in sorted(by_status.items()))
-            )
+            self.console.print(describe_verdicts(verdicts.values()))
         return verdicts
+
+    def _check_judge_reachable(self) -> None:
+        """An unreachable judge or a rejected key stops the run before inference."""
+        judge = self.judge
+        if judge is None:
+            return
+
+        async def check() -> None:
+            try:
+                await judge.start()
+            finally:
+                await judge.aclose()
+
+        asyncio.run(check())
 
     def score(self) -> list[dict[str, Any]]:
         store = Store(self.config.results_dir)
@@ -251,12 +262,16 @@ class Run:
         (out / "table.csv").write_text(to_csv([results]))
         if print_to is not None:
             print_table([results], f"{self.task.name} — {self.config.data}", print_to)
+        for warning in results.get("warnings", []):
+            self.console.print(f"[yellow]warning[/]: {escape(warning)}", highlight=False)
         if results["errors"]:
             self.console.print(
                 f"[red]{results['errors']} error(s)[/] ("
                 + ", ".join(f"{n} {kind}" for kind, n in results["errors_by_status"].items())
                 + f"): see error_details in {out / 'results.json'}"
             )
+        if results.get("unjudged"):
+            self.console.print(f"[red]{no_verdict_message(results['unjudged'])}[/]")
         return results
 
     def run(self, stages: tuple[str, ...] = STAGES, print_to: Console | None = None) -> None:
@@ -265,6 +280,9 @@ class Run:
             raise ConfigError(f"unknown stages {sorted(unknown)}; choose from {', '.join(STAGES)}")
         if "judge" in stages:
             self._check_judge_given()  # before inference, not after it
+            self._check_judge_reachable()
+        if "score" in stages:
+            self.task.preflight()  # the models scoring needs, before any model call
         if "infer" in stages:
             self.infer()
         if "judge" in stages:

@@ -32,7 +32,7 @@ from vidbench.runner.score import write_jsonl
 from vidbench.runner.store import Store
 from vidbench.scoring import autoeval_rules as rules
 from vidbench.scoring.agreement import binary_agreement
-from vidbench.scoring.judge import JudgeCall
+from vidbench.scoring.judge import JudgeCall, no_verdict_message
 
 
 @dataclass
@@ -117,7 +117,7 @@ def judge_agreement(job: AgreementJob, console: Console) -> dict[str, Any]:
     store = Store(job.out)
     try:
         verdicts, identity = ask_judge(
-            job.judge, calls, store, job.prompt.protocol.attempts, job.progress
+            job.judge, calls, store, job.prompt.protocol.attempts, job.progress, console
         )
     finally:
         store.close()
@@ -133,6 +133,9 @@ def judge_agreement(job: AgreementJob, console: Console) -> dict[str, Any]:
         items.append(_item(label, sample.metadata["dimension"], fields))
     for error in errors:
         console.print(f"[yellow]left out[/]: {escape(error['error'])}", highlight=False)
+    unjudged = sum(1 for v in verdicts.values() if v.absent)
+    if unjudged:
+        console.print(f"[red]{no_verdict_message(unjudged)}[/]")
     report = {
         "labels_file": str(job.labels),
         "rules_file": str(job.rules),

@@ -8,11 +8,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from rich.console import Console
+
 from vidbench.core.errors import ConfigError, DataError
 from vidbench.core.records import Sample
 from vidbench.datasets.problems import Problem
 from vidbench.models.registry import ModelOptions, load_model
-from vidbench.runner.judging import judge_all
+from vidbench.runner.judging import describe_verdicts, judge_all
 from vidbench.runner.store import Store
 from vidbench.scoring.autoeval_rules import JudgeProtocol, rules_call
 from vidbench.scoring.autoeval_unified import load_references, unified_call
@@ -73,8 +75,10 @@ def ask_judge(
     store: Store,
     attempts: int,
     show_progress: bool = False,
+    console: Console | None = None,
 ) -> tuple[dict[str, Verdict], dict[str, Any]]:
-    """Verdicts by item (stored answers reused, nothing asked twice) and the judge's identity."""
+    """Verdicts by item (stored answers reused, nothing asked twice) and the judge's identity;
+    what was asked and what came from the store is printed to `console`."""
     model = load_model(judge.spec, ModelOptions(judge.seed, judge.concurrency, dict(judge.options)))
 
     async def go() -> dict[str, Verdict]:
@@ -93,4 +97,7 @@ def ask_judge(
         finally:
             await model.aclose()
 
-    return asyncio.run(go()), model.identity()
+    verdicts = asyncio.run(go())
+    if console is not None and verdicts:
+        console.print(describe_verdicts(verdicts.values()), highlight=False)
+    return verdicts, model.identity()

@@ -112,7 +112,7 @@ def _cmd_rules(args: argparse.Namespace) -> int:
     elif args.rules_command == "check":
         from vidbench.autoeval.redteam_check import check
 
-        round_ = check(workspace, args.id, _judge(args), _protocol(args), not args.no_progress)
+        round_ = check(workspace, args.id, _judge(args), _protocol(args), not args.no_progress, err)
         redteam_view.print_round(out, str(args.id), workspace.instance(args.id), round_)
         return 1 if round_["successful_attacks"] else 0
     elif args.rules_command == "revise":

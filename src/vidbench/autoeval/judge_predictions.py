@@ -30,7 +30,7 @@ from vidbench.report.tables import print_table, to_csv, to_markdown
 from vidbench.runner.score import write_jsonl
 from vidbench.runner.store import Store
 from vidbench.scoring import autoeval_rules as rules
-from vidbench.scoring.judge import JudgeCall
+from vidbench.scoring.judge import JudgeCall, no_verdict_message
 from vidbench.tasks.autoeval_video import DEFAULT_SPEC, AutoEvalVideo
 
 
@@ -121,7 +121,7 @@ def judge_predictions(job: JudgeJob, console: Console) -> dict[str, Any]:
     store = Store(job.out)
     try:
         verdicts, identity = ask_judge(
-            job.judge, calls, store, job.prompt.protocol.attempts, job.progress
+            job.judge, calls, store, job.prompt.protocol.attempts, job.progress, console
         )
         usage = store.judge_usage(job.judge.spec)
     finally:
@@ -134,6 +134,8 @@ def judge_predictions(job: JudgeJob, console: Console) -> dict[str, Any]:
     results = _results(job, records, identity, usage)
     _write(job.out, records, results)
     print_table([results], f"autoeval-video — {job.predictions}", console)
+    if results.get("unjudged"):
+        console.print(f"[red]{no_verdict_message(results['unjudged'])}[/]")
     return results
 
 

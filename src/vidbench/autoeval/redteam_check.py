@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.console import Console
+
 from vidbench.autoeval.calls import JudgeModel, ask_judge
 from vidbench.autoeval.redteam import Workspace, current
 from vidbench.core.errors import ConfigError, VidbenchError
@@ -34,6 +36,7 @@ def check(
     judge: JudgeModel,
     protocol: JudgeProtocol,
     show_progress: bool = False,
+    console: Console | None = None,
 ) -> dict[str, Any]:
     """Judge every attack of an instance with its current rule and record the round.
 
@@ -53,7 +56,7 @@ def check(
     ]
     store = Store(workspace.path)
     try:
-        verdicts, _ = ask_judge(judge, calls, store, protocol.attempts, show_progress)
+        verdicts, _ = ask_judge(judge, calls, store, protocol.attempts, show_progress, console)
     finally:
         store.close()
     failed = [(c.item, verdicts[c.item].error) for c in calls if verdicts[c.item].status == "error"]

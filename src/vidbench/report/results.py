@@ -72,6 +72,7 @@ def build_results(
             {"id": r["id"], "status": r.get("status", "error"), "error": _error(r)} for r in failed
         ],
         "unparsed": sum(1 for r in scored if r.get("unparsed")),
+        **_unjudged(task, failed),
         "columns": {
             c: _round(corpus[c], 3) if c in corpus else _scaled_mean(values[c], scale.get(c, 100))
             for c in task.columns
@@ -87,6 +88,14 @@ def build_results(
         **task.extra_results(scored),
         **(extra or {}),
     }
+
+
+def _unjudged(task: Task, failed: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """For judged tasks, the answers a new judge stage can still decide (a failed or missing
+    judge call): `no_verdict_message` tells the user to run it."""
+    if not task.uses_judge:
+        return {}
+    return {"unjudged": sum(1 for r in failed if r.get("verdict_absent"))}
 
 
 def _failed(record: dict[str, Any]) -> bool:

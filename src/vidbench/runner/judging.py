@@ -5,13 +5,14 @@ prompt, attempt number). A stored reply is reused; a reply the parser cannot rea
 next attempt, up to `max_attempts`, after which the verdict is `unparsed`. A failed call (after
 the backend's own retries) is recorded in `failures` and gives an `error` verdict; the next run
 asks again. With `allow_calls=False` (the score stage) nothing is sent: verdicts come from the
-store or are `missing`.
+store, are `error` (with the message) when the last judge stage's call failed, or `missing`.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 
 from vidbench.core.requests import Request
 from vidbench.models.base import Model
@@ -49,19 +50,25 @@ async def _judge_one(
     slots: asyncio.Semaphore,
 ) -> Verdict:
     reply: str | None = None
+    asked = 0
     for attempt in range(max_attempts):
         key = judgment_key(judge, call, attempt)
         stored = store.judgment(key)
         if stored is None:
-            if not allow_calls:
-                return Verdict(call.item, "missing", reply=reply, attempts=attempt)
+            if not allow_calls:  # the score stage: what the last judge stage left
+                failed = store.failure_of(key)
+                status = "missing" if failed is None else "error"
+                return Verdict(call.item, status, reply=reply, attempts=attempt, error=failed)
             request = Request(key, call.item, call.messages, call.generation)
             async with slots:
                 [response] = await judge.generate([request])
+            asked += 1
             if not response.ok or response.text is None:
                 error = response.error or response.status
                 store.put_failure(judge_plan(judge), call.item, 0, key, error, response.status)
-                return Verdict(call.item, "error", reply=reply, attempts=attempt + 1, error=error)
+                return Verdict(
+                    call.item, "error", reply=reply, attempts=attempt + 1, error=error, asked=asked
+                )
             prompt = "\n".join(m.text for m in call.messages)
             store.put_judgment(
                 key, judge.spec, call.item, call.prompt_version, attempt, prompt, response
@@ -70,8 +77,21 @@ async def _judge_one(
         reply = stored
         value = call.parse(reply)
         if value is not None:
-            return Verdict(call.item, "ok", value, reply, attempt + 1)
-    return Verdict(call.item, "unparsed", reply=reply, attempts=max_attempts)
+            return Verdict(call.item, "ok", value, reply, attempt + 1, asked=asked)
+    return Verdict(call.item, "unparsed", reply=reply, attempts=max_attempts, asked=asked)
+
+
+def describe_verdicts(verdicts: Iterable[Verdict]) -> str:
+    """What a judge stage did, e.g. "judge: 3 asked now, 27 reused from the store; 29 ok,
+    1 failed": never "30 ok" for verdicts that were only read back."""
+    verdicts = list(verdicts)
+    asked = sum(1 for v in verdicts if v.asked)
+    outcomes = Counter(v.status for v in verdicts)
+    words = {"ok": "ok", "unparsed": "unparsed", "error": "failed", "missing": "not judged yet"}
+    told = ", ".join(f"{outcomes[s]} {w}" for s, w in words.items() if outcomes[s])
+    return f"judge: {asked} asked now, {len(verdicts) - asked} reused from the store" + (
+        f"; {told}" if told else ""
+    )
 
 
 async def judge_all(

@@ -60,9 +60,12 @@ def score_samples(
 def _of_sample(
     task: Task, sample: Sample, reply: str, verdicts: Mapping[str, Verdict] | None
 ) -> dict[str, Verdict]:
-    """This sample's verdicts (`missing` for calls nobody judged)."""
+    """This sample's verdicts (`missing` for calls nobody judged), or none at all when the run
+    has no judge (a task whose judge columns are optional then leaves them empty)."""
+    if verdicts is None:
+        return {}
     return {
-        call.item: (verdicts or {}).get(call.item, Verdict(call.item, "missing"))
+        call.item: verdicts.get(call.item, Verdict(call.item, "missing"))
         for call in task.judge_calls(sample, reply)
     }
 

@@ -173,6 +173,13 @@ class Store:
         )
         return {sample_id: (status, error) for sample_id, status, error in rows}
 
+    def failure_of(self, key: str) -> str | None:
+        """The message of the latest failed call with this key (e.g. a judge call), or None."""
+        row = self._db.execute(
+            "SELECT error FROM failures WHERE key = ? ORDER BY id DESC LIMIT 1", (key,)
+        ).fetchone()
+        return None if row is None else row[0]
+
     def judgment(self, key: str) -> str | None:
         """A stored judge reply, or None."""
         row = self._db.execute("SELECT reply FROM judgments WHERE key = ?", (key,)).fetchone()

@@ -26,7 +26,7 @@ from vidbench.core.errors import ConfigError
 from vidbench.core.messages import user
 from vidbench.core.requests import GenerationConfig
 from vidbench.datasets.autoeval_video import DIMENSIONS, MARKER
-from vidbench.scoring.judge import JudgeCall, Verdict
+from vidbench.scoring.judge import JudgeCall, Verdict, no_verdict_fields
 
 PROMPT_VERSION = "autoeval-rules-v1"
 OVERALL = "Overall"
@@ -177,14 +177,15 @@ def outcome(verdict: Verdict, protocol: JudgeProtocol) -> dict[str, Any]:
     """Per-instance fields from a verdict: `counted` says whether it is in the denominator.
 
     A judge call that failed (`error`) or was not made yet (`missing`) is not counted under any
-    policy and is asked again by the next run; only a reply that never parsed follows the
-    protocol's `unparsed` policy.
+    policy, is asked again by the next run, and makes the answer an error of status `judge`;
+    only a reply that never parsed follows the protocol's `unparsed` policy.
     """
     judged = verdict.ok
     unparsed = verdict.status == "unparsed"
     value: Judgment | None = verdict.value if judged else None
     counted = judged or (unparsed and protocol.unparsed == "wrong")
     return {
+        **(no_verdict_fields(verdict.item, verdict) if verdict.absent else {}),
         "verdict": value.verdict if value else None,
         "reason": value.reason if value else None,
         "judge_reply": verdict.reply,

@@ -97,7 +97,8 @@ class AutoEvalVideo(Task):
 
     def score(self, sample: Sample, reply: str, verdicts: Mapping[str, Verdict]) -> dict[str, Any]:
         if self._asks_judge(reply):
-            fields = rules.outcome(verdicts[sample.id], self.judge_protocol)
+            verdict = verdicts.get(sample.id, Verdict(sample.id, "missing"))
+            fields = rules.outcome(verdict, self.judge_protocol)
         else:
             fields = rules.empty_outcome()
         return {

@@ -44,6 +44,10 @@ class Task(ABC):
     @abstractmethod
     def load(self, data: Path) -> Loaded[Sample]: ...
 
+    def preflight(self) -> None:  # noqa: B027 - optional hook; most tasks need nothing
+        """Check what scoring will need (metric models, packages) before any model call; raise
+        ConfigError naming what is missing and how to provide it."""
+
     @abstractmethod
     def build_messages(self, sample: Sample, frames: Sequence[Frame]) -> tuple[Message, ...]: ...
 

@@ -12,7 +12,7 @@ columns need `--judge SPEC`, and without one they are empty and results say why.
 Variants: `4dbench-caption` (protocol vidbench), `:official`, `:coco` (scoring/captions/metrics.py),
 plus the 4D-Bench frame modifiers. Metric models and the CIDEr df file come from environment
 variables (VIDBENCH_CIDER_DF, VIDBENCH_BERT_MODEL, VIDBENCH_BERT_LAYERS, VIDBENCH_SBERT_MODEL,
-VIDBENCH_SBERT_RUNTIME); the results record them.
+VIDBENCH_SBERT_RUNTIME, VIDBENCH_CAPTION_DEVICE); the results record them.
 """
 
 from __future__ import annotations
@@ -35,13 +35,14 @@ from vidbench.media.spec import FrameSpec
 from vidbench.scoring.captions import gpt_judges, table
 from vidbench.scoring.captions.metrics import (
     AUTOMATIC,
+    ENV_SETTINGS,
     CaptionMetricSettings,
-    check_installed,
+    check_models,
     describe,
     score_captions,
 )
 from vidbench.scoring.captions.rows import CaptionRow, judge_references
-from vidbench.scoring.judge import JudgeCall, Verdict
+from vidbench.scoring.judge import JudgeCall, Verdict, no_verdict_fields
 from vidbench.tasks.base import Task
 from vidbench.tasks.fourd_prompt import TIMESTAMPS_SENTENCE, frames_sentence, image_parts
 
@@ -71,13 +72,6 @@ CAPTION_PROMPT = "\n\n".join(
 )
 MARKER = "caption:"
 PROTOCOL_MODIFIERS = ("official", "coco")
-ENV_SETTINGS = {
-    "VIDBENCH_CIDER_DF": "cider_df",
-    "VIDBENCH_BERT_MODEL": "bert_model",
-    "VIDBENCH_BERT_LAYERS": "bert_layers",
-    "VIDBENCH_SBERT_MODEL": "sbert_model",
-    "VIDBENCH_SBERT_RUNTIME": "sbert_runtime",
-}
 
 
 def extract_caption(reply: str) -> tuple[str, bool]:
@@ -95,7 +89,9 @@ def metric_settings_from_env(protocol: str) -> CaptionMetricSettings:
         value = os.environ.get(variable)
         if value:
             chosen[name] = int(value) if name == "bert_layers" else value
-    return CaptionMetricSettings(protocol=protocol, metrics=AUTOMATIC, **chosen)
+    return CaptionMetricSettings(
+        protocol=protocol, metrics=AUTOMATIC, set_by="environment", **chosen
+    )
 
 
 class FourDCaption(Task):
@@ -117,6 +113,10 @@ class FourDCaption(Task):
         self.generation = generation
         self.metrics = metrics
         self.protocol = metrics.protocol
+
+    def preflight(self) -> None:
+        """The metric packages, models and device, before any caption is asked for."""
+        check_models(self.metrics)
 
     def load(self, data: Path) -> Loaded[Sample]:
         loaded = fourd_bench.load_captions(data)
@@ -167,20 +167,28 @@ class FourDCaption(Task):
             [r.caption for r in rows], [r.references for r in rows], self.metrics
         )
         records = []
-        for (_, reply, verdicts), row, values in zip(items, rows, scored.per_object, strict=True):
+        for (sample, reply, verdicts), row, values in zip(
+            items, rows, scored.per_object, strict=True
+        ):
             tally = gpt_judges.JudgeTally()
-            judged = gpt_judges.object_scores(row.judge_target(), verdicts, tally)
-            records.append(
-                {
-                    "caption": row.caption,
-                    "references": list(row.references),
-                    "unparsed": not extract_caption(reply)[1],
-                    **values,
-                    **judged,
-                    "judge_references": sorted(row.judge_references),
-                    "judgments": tally.as_dict(),
-                }
-            )
+            target = row.judge_target()
+            judged = gpt_judges.object_scores(target, verdicts, tally)
+            record = {
+                "caption": row.caption,
+                "references": list(row.references),
+                "unparsed": not extract_caption(reply)[1],
+                **values,
+                **judged,
+                "judge_references": sorted(row.judge_references),
+                "judgments": tally.as_dict(),
+                "judgments_by_kind": tally.by_kind(),
+            }
+            # with a judge, an object missing any judgment is not scored at all (never a GPT
+            # mean over fewer references, nor a row without its GPT columns)
+            absent = gpt_judges.absent_verdict(target, verdicts) if verdicts else None
+            if absent is not None:
+                record |= no_verdict_fields(sample.id, absent)
+            records.append(record)
         return records
 
     def score(self, sample: Sample, reply: str, verdicts: Mapping[str, Verdict]) -> dict[str, Any]:
@@ -208,20 +216,24 @@ class FourDCaption(Task):
 
     def extra_results(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         judgments: Counter[str] = Counter()
+        tally = gpt_judges.JudgeTally()
         for record in records:
             judgments.update(record.get("judgments", {}))
+            for kind, counts in record.get("judgments_by_kind", {}).items():
+                tally.counts.update({(kind, status): n for status, n in counts.items()})
         judged = judgments.get("ok", 0) + judgments.get("unparsed", 0) + judgments.get("error", 0)
         why = None
         if not judged:
             why = "not judged: give --judge SPEC (e.g. openai:gpt-4o) to fill the GPT columns"
         return {
+            "warnings": tally.warnings(lenient=not self._official),
             "caption_scoring": {
                 **describe(self.metrics, len(records)),
                 "judge_references": self.metrics.judge_references,
                 "judgments": dict(judgments),
                 "gpt_columns": why or "judged",
                 "unparsed_means": f"replies without {MARKER!r}, scored as the whole reply",
-            }
+            },
         }
 
     def settings(self) -> dict[str, Any]:
@@ -246,6 +258,4 @@ def make(name: str, spec: FrameSpec, modifiers: list[str]) -> Task:
         raise ConfigError(f"{name}: choose one scoring protocol, not {'+'.join(protocols)}")
     protocol = protocols[0] if protocols else "vidbench"
     generation = GenerationConfig(temperature=0.0, max_tokens=512)
-    settings = metric_settings_from_env(protocol)
-    check_installed(settings.metrics)  # before any model call, not after inference
-    return FourDCaption(name, spec, generation, settings)
+    return FourDCaption(name, spec, generation, metric_settings_from_env(protocol))

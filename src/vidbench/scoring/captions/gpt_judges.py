@@ -21,8 +21,9 @@ from __future__ import annotations
 import ast
 import random
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal
 
@@ -32,6 +33,7 @@ from vidbench.scoring.captions import gpt_prompts as prompts
 from vidbench.scoring.judge import JudgeCall, Verdict
 
 KINDS = ("appearance", "action")
+STATUSES = ("ok", "unparsed", "error", "missing")
 ReferenceMode = Literal["one", "all"]
 OFFICIAL_SEED = 42
 _TEMPLATES = {
@@ -122,23 +124,48 @@ def judge_calls(
 
 @dataclass
 class JudgeTally:
-    """How the judgments of a set of objects went, for results."""
+    """How the judgments of a set of objects went, per rubric, for results."""
 
-    ok: int = 0
-    unparsed: int = 0
-    error: int = 0
-    missing: int = 0
+    counts: Counter[tuple[str, str]] = field(default_factory=Counter)  # (kind, status) -> n
 
-    def add(self, verdict: Verdict) -> None:
-        setattr(self, verdict.status, getattr(self, verdict.status) + 1)
+    def add(self, kind: str, verdict: Verdict) -> None:
+        self.counts[(kind, verdict.status)] += 1
+
+    def update(self, other: JudgeTally) -> None:
+        self.counts.update(other.counts)
 
     def as_dict(self) -> dict[str, int]:
-        return {
-            "ok": self.ok,
-            "unparsed": self.unparsed,
-            "error": self.error,
-            "missing": self.missing,
-        }
+        """Judgments by status, both rubrics together."""
+        return {s: sum(n for (_, st), n in self.counts.items() if st == s) for s in STATUSES}
+
+    def by_kind(self) -> dict[str, dict[str, int]]:
+        return {k: {s: self.counts[(k, s)] for s in STATUSES} for k in KINDS}
+
+    def warnings(self, lenient: bool) -> list[str]:
+        """A line per rubric whose replies did not all parse: those scores are missing."""
+        parser = "first dict literal in the reply" if lenient else "whole reply as a dict literal"
+        lines = []
+        for kind, counts in self.by_kind().items():
+            got = counts["ok"] + counts["unparsed"]
+            if counts["unparsed"]:
+                lines.append(
+                    f"GPT-{kind.capitalize()}: {counts['unparsed']} of {got} judge replies could "
+                    f"not be parsed ({'vidbench' if lenient else 'official'} parser: {parser}); "
+                    "those judgments have no score"
+                )
+        return lines
+
+
+def absent_verdict(target: JudgeTarget, verdicts: Mapping[str, Verdict]) -> Verdict | None:
+    """The first of the object's judgments that has no verdict (failed or not asked yet), or
+    None when every judgment came back. Only meaningful when the run has a judge."""
+    for kind in KINDS:
+        for index in sorted(target.references):
+            item = item_name(target.key, kind, index)
+            verdict = verdicts.get(item, Verdict(item, "missing"))
+            if verdict.absent:
+                return verdict
+    return None
 
 
 def object_scores(
@@ -153,7 +180,7 @@ def object_scores(
             item = item_name(target.key, kind, index)
             verdict = verdicts.get(item, Verdict(item, "missing"))
             if tally is not None:
-                tally.add(verdict)
+                tally.add(kind, verdict)
             if verdict.ok:
                 values.append(float(verdict.value))
         out[f"gpt_{kind}"] = sum(values) / len(values) if values else None

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from vidbench.core.errors import ConfigError
 from vidbench.extras import require
@@ -69,6 +69,16 @@ class CaptionMetricSettings:
     sbert_runtime: str = "auto"  # onnx (ONNX Runtime) | torch; auto: onnx on the CPU
     batch_size: int = 64
     device: str | None = None
+    # How the user sets the models and device, for messages: score-captions' flags, or the
+    # environment variables `vidbench run` reads (ENV_SETTINGS). Not part of the results.
+    set_by: Literal["flags", "environment"] = field(default="flags", compare=False)
+
+    def how_to_set(self, name: str, value: str = "PATH") -> str:
+        """How the user sets a setting, e.g. "--bert-model PATH" or "VIDBENCH_BERT_MODEL=PATH"."""
+        if self.set_by == "environment":
+            variable = next(v for v, n in ENV_SETTINGS.items() if n == name)
+            return f"{variable}={value}"
+        return f"--{name.replace('_', '-')} {value}"
 
     def __post_init__(self) -> None:
         if self.protocol not in PROTOCOLS:
@@ -91,7 +101,40 @@ class CaptionMetricSettings:
         return "one" if self.protocol == "official" else "all"
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {k: v for k, v in asdict(self).items() if k != "set_by"}
+
+
+# `vidbench run` takes the caption-metric settings from these environment variables.
+ENV_SETTINGS = {
+    "VIDBENCH_CIDER_DF": "cider_df",
+    "VIDBENCH_BERT_MODEL": "bert_model",
+    "VIDBENCH_BERT_LAYERS": "bert_layers",
+    "VIDBENCH_SBERT_MODEL": "sbert_model",
+    "VIDBENCH_SBERT_RUNTIME": "sbert_runtime",
+    "VIDBENCH_CAPTION_DEVICE": "device",
+}
+
+
+def check_models(settings: CaptionMetricSettings) -> dict[str, Any]:
+    """Every package, model and device the metrics need, found before any work (a missing one
+    stops with how to provide it); returns the BERTScore settings and the SBERT model path."""
+    from vidbench.scoring.captions.embedding import bert_settings, check_device, default_sbert_path
+
+    check_installed(settings.metrics)
+    check_device(settings.device, settings.how_to_set("device", "").strip())
+    found: dict[str, Any] = {}
+    if "bert" in settings.metrics:
+        found["bert"] = bert_settings(
+            settings.bert_model,
+            settings.bert_layers,
+            settings.how_to_set("bert_model"),
+            settings.how_to_set("bert_layers", "N"),
+        )
+    if "sbert" in settings.metrics:
+        found["sbert_path"] = settings.sbert_model or default_sbert_path(
+            settings.how_to_set("sbert_model")
+        )
+    return found
 
 
 @dataclass
@@ -199,24 +242,17 @@ def score_captions(
     longest part on a CPU, runs on a background thread while the n-gram metrics (mostly
     single-threaded Python, and the Java tokenizer) use the rest of the machine; BERTScore runs
     after both, so two multi-threaded models never share the cores."""
-    from vidbench.scoring.captions.embedding import (
-        bert_settings,
-        bertscore_f1,
-        default_sbert_path,
-        sbert_cosine,
-    )
+    from vidbench.scoring.captions.embedding import bertscore_f1, sbert_cosine
 
     if len(cands) != len(refs):
         raise ValueError("one reference list per candidate")
-    check_installed(settings.metrics)
+    found = check_models(settings)
     out = ScoredCaptions([{} for _ in cands], info=describe(settings, len(cands)))
     if not cands:
         return out
-    if "bert" in settings.metrics:
-        out.info["bert"] = bert_settings(settings.bert_model, settings.bert_layers)
-    sbert_path = ""
-    if "sbert" in settings.metrics:
-        sbert_path = settings.sbert_model or default_sbert_path()
+    if "bert" in found:
+        out.info["bert"] = found["bert"]
+    sbert_path = found.get("sbert_path", "")
     cancel = threading.Event()  # an error or Ctrl-C here stops SBERT's work too
     with ThreadPoolExecutor(1, thread_name_prefix="sbert") as background:
         sbert = None
