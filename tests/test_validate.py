@@ -44,7 +44,7 @@ def test_every_problem_is_listed(qa_release: Path, tmp_path: Path, capsys) -> No
         (uid0, "duplicate folder_name", "human_annotations.csv"),
         (uid0, "missing view video", "view_3_rgb_white_bg.mp4"),
         (uid0, "missing view video", "view_5_rgb_white_bg.mp4"),
-        (uid1, "unreadable view video", "view_8_rgb_white_bg.mp4"),
+        (uid1, "view video is unreadable", "view_8_rgb_white_bg.mp4"),
     ]
     for record, message, path in expected:
         assert any(line.startswith(f"{record}: {message}") and path in line for line in lines), (

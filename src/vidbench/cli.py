@@ -28,7 +28,12 @@ def _add_frame_options(p: argparse.ArgumentParser) -> None:
         default=None,
         help="label every image with its view and time",
     )
-    g.add_argument("--max-side", type=int, help="resize frames so the longer side is at most this")
+    g.add_argument(
+        "--max-side",
+        type=int,
+        help="resize frames so the longer side is at most this (0: the video's own size; "
+        "MMWorld and AutoEval-Video default to 768, grids fit in 2048)",
+    )
 
 
 def _add_model_options(p: argparse.ArgumentParser) -> None:
@@ -124,7 +129,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _cmd_validate(args: argparse.Namespace) -> int:
     from vidbench.datasets.validators import VALIDATORS
 
-    problems = VALIDATORS[args.benchmark](Path(args.dir), show_progress=not args.no_progress)
+    problems = VALIDATORS[args.benchmark](
+        Path(args.dir), show_progress=not args.no_progress, frames=args.frames
+    )
     for problem in problems:
         out.print(str(problem), markup=False, highlight=False, soft_wrap=True)
     if problems:
@@ -240,6 +247,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("validate", help="list every problem in a dataset")
     p.add_argument("benchmark", choices=validator_names())
     p.add_argument("dir")
+    p.add_argument(
+        "--frames",
+        type=int,
+        help="frames per view a task will sample (default: the benchmark's official task's)",
+    )
     p.set_defaults(func=_cmd_validate)
 
     p = sub.add_parser("frames", help="write the frames a model would see as JPEGs")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
@@ -220,35 +221,26 @@ def load(data: Path) -> Loaded[Sample]:
     return Loaded(samples, problems)
 
 
-def _check_media(sample: Sample) -> Problem | None:
-    from vidbench.media.decode import probe
+def _check_media(sample: Sample, frames: int) -> Problem | None:
+    from vidbench.media.check import video_problem
 
     video = sample.media.videos[0]
     if not video.is_file():
         full = youtube_id(sample.metadata["video_url"])
         alternative = f" and no full-length video {FULL_DIR}/{full}.mp4" if full else ""
         return Problem(sample.id, video, f"missing clip{alternative}")
-    try:
-        info = probe(video)
-    except DataError as e:
-        return Problem(sample.id, video, f"unreadable video: {str(e).removeprefix(f'{video}: ')}")
-    end = sample.media.end_s
-    if end is not None and info.times and end > info.times[-1] + 1.0:
-        return Problem(
-            sample.id,
-            video,
-            f"the window ends at {end:g} s, after the video ({info.times[-1]:g} s)",
-        )
-    return None
+    problem = video_problem(video, frames, sample.media.start_s, sample.media.end_s)
+    return None if problem is None else Problem(sample.id, video, f"clip {problem}")
 
 
-def validate(root: Path, show_progress: bool = False) -> list[Problem]:
-    """Every problem of an AutoEval-Video folder: malformed rows, missing or unreadable clips."""
+def validate(root: Path, show_progress: bool = False, frames: int | None = None) -> list[Problem]:
+    """Every problem of an AutoEval-Video folder: malformed rows; missing, unreadable, cut short
+    clips, or clips with fewer than `frames` frames (default: the task's 8) in their window."""
+    from vidbench.tasks.autoeval_video import DEFAULT_SPEC
+
     try:
         loaded = load(root)
     except DataError as e:
         return [Problem("", Path(root), str(e))]
-    return [
-        *loaded.problems,
-        *check_all(loaded.items, _check_media, "checking clips", show_progress),
-    ]
+    check = partial(_check_media, frames=frames or DEFAULT_SPEC.frames)
+    return [*loaded.problems, *check_all(loaded.items, check, "checking clips", show_progress)]

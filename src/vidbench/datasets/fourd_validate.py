@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from vidbench.core.errors import DataError
 from vidbench.datasets import fourd_bench
 from vidbench.datasets.problems import Problem, check_all
-from vidbench.media.decode import probe
+from vidbench.media.check import video_problem
 
 _LOADERS = {
     fourd_bench.QA_FILE: fourd_bench.load_qa,
@@ -15,19 +16,20 @@ _LOADERS = {
 }
 
 
-def _check_view(view: tuple[Path, str]) -> Problem | None:
+def _check_view(view: tuple[Path, str], frames: int) -> Problem | None:
     path, uid = view
     if not path.is_file():
         return Problem(uid, path, "missing view video")
-    try:
-        probe(path)
-    except DataError as e:
-        return Problem(uid, path, f"unreadable view video: {str(e).removeprefix(f'{path}: ')}")
-    return None
+    problem = video_problem(path, frames)
+    return None if problem is None else Problem(uid, path, f"view video {problem}")
 
 
-def validate(root: Path, show_progress: bool = False) -> list[Problem]:
-    """Problems in every annotation file found under `root` and in all their objects' views."""
+def validate(root: Path, show_progress: bool = False, frames: int | None = None) -> list[Problem]:
+    """Problems in every annotation file found under `root` and in all their objects' views
+    (each must give `frames` frames, by default the official task's six per view)."""
+    from vidbench.tasks.registry import FOURD_SPEC
+
+    check = partial(_check_view, frames=frames or FOURD_SPEC.frames)
     problems: list[Problem] = []
     views: dict[Path, str] = {}
     found = False
@@ -48,4 +50,4 @@ def validate(root: Path, show_progress: bool = False) -> list[Problem]:
                 views[path.resolve()] = sample.metadata["uid"]
     if not found:
         problems.append(Problem("", root, "no 4d_qa.json or human_annotations.csv found"))
-    return problems + check_all(list(views.items()), _check_view, "checking views", show_progress)
+    return problems + check_all(list(views.items()), check, "checking views", show_progress)

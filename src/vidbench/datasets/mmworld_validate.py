@@ -1,28 +1,26 @@
 """`vidbench validate mmworld DIR`: every problem of an MMWorld dataset at once.
 
-Beyond what loading finds (bad records, missing videos, raters of unknown questions), it decodes
-every video's index (PyAV demux, no pixels) and checks each question's `answer` text against the
-option its label names.
+Beyond what loading finds (bad records, missing videos, raters of unknown questions), it reads
+every video's index (PyAV demux, no pixels: unreadable, cut short, or too short for the frames the
+task samples) and checks each question's `answer` text against the option its label names.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from vidbench.core.errors import DataError
 from vidbench.core.records import Sample
 from vidbench.datasets import mmworld
 from vidbench.datasets.problems import Problem, check_all
-from vidbench.media.decode import probe
+from vidbench.media.check import video_problem
 
 
-def _unreadable(video: tuple[Path, str]) -> Problem | None:
+def _unusable(video: tuple[Path, str], frames: int) -> Problem | None:
     path, video_id = video
-    try:
-        probe(path)
-    except DataError as e:
-        return Problem(video_id, path, f"video {video_id} is unreadable: {e}")
-    return None
+    problem = video_problem(path, frames)
+    return None if problem is None else Problem(video_id, path, f"video {video_id} {problem}")
 
 
 def _answer_mismatch(sample: Sample, path: Path) -> Problem | None:
@@ -38,7 +36,11 @@ def _answer_mismatch(sample: Sample, path: Path) -> Problem | None:
     )
 
 
-def validate(root: Path, show_progress: bool = False) -> list[Problem]:
+def validate(root: Path, show_progress: bool = False, frames: int | None = None) -> list[Problem]:
+    """Every problem at once; each video must give `frames` frames (default: the task's 8)."""
+    from vidbench.tasks.mmworld_variants import DEFAULT_SPEC
+
+    check = partial(_unusable, frames=frames or DEFAULT_SPEC.frames)
     try:
         annotations, _ = mmworld.resolve(root)
         loaded = mmworld.load(root, subset=None)
@@ -47,4 +49,4 @@ def validate(root: Path, show_progress: bool = False) -> list[Problem]:
     problems = list(loaded.problems)
     problems += [p for s in loaded.items if (p := _answer_mismatch(s, annotations)) is not None]
     videos = {s.media.videos[0]: s.metadata["video_id"] for s in loaded.items}
-    return problems + check_all(list(videos.items()), _unreadable, "checking videos", show_progress)
+    return problems + check_all(list(videos.items()), check, "checking videos", show_progress)

@@ -8,25 +8,26 @@ from pathlib import Path
 from vidbench.datasets.problems import Problem
 
 
-def _fourd(root: Path, show_progress: bool = False) -> list[Problem]:
+def _fourd(root: Path, show_progress: bool = False, frames: int | None = None) -> list[Problem]:
     from vidbench.datasets.fourd_validate import validate
 
-    return validate(root, show_progress)
+    return validate(root, show_progress, frames)
 
 
-def _autoeval(root: Path, show_progress: bool = False) -> list[Problem]:
+def _autoeval(root: Path, show_progress: bool = False, frames: int | None = None) -> list[Problem]:
     from vidbench.datasets.autoeval_video import validate
 
-    return validate(root, show_progress)
+    return validate(root, show_progress, frames)
 
 
-def _mmworld(root: Path, show_progress: bool = False) -> list[Problem]:
+def _mmworld(root: Path, show_progress: bool = False, frames: int | None = None) -> list[Problem]:
     from vidbench.datasets.mmworld_validate import validate
 
-    return validate(root, show_progress)
+    return validate(root, show_progress, frames)
 
 
-# Each validator returns all problems (record, path, message), never stopping at the first.
+# Each validator returns all problems (record, path, message), never stopping at the first;
+# `frames`: the frames per view (or clip) a task will sample, default the benchmark's own.
 VALIDATORS: dict[str, Callable[..., list[Problem]]] = {
     "4dbench": _fourd,
     "autoeval-video": _autoeval,

@@ -17,6 +17,10 @@ from pathlib import Path
 
 from vidbench.media.decode import VideoInfo, probe
 
+# The probe's checks change what it accepts (v2: truncated files are refused): probes cached by
+# another version are made again rather than trusted.
+PROBE_VERSION = "v2"
+
 
 def default_cache_dir() -> Path:
     root = os.environ.get("VIDBENCH_CACHE") or os.path.join(
@@ -49,7 +53,7 @@ class FrameCache:
 
     def info(self, path: Path, digest: str) -> VideoInfo:
         """The video's probe, from the cache or by demuxing it once."""
-        meta = self.root / "meta" / digest[:2] / f"{digest}.json"
+        meta = self.root / "meta" / PROBE_VERSION / digest[:2] / f"{digest}.json"
         if meta.is_file():
             return VideoInfo.from_json(json.loads(meta.read_text()))
         info = probe(path)

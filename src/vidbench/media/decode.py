@@ -79,6 +79,7 @@ def probe(path: Path) -> VideoInfo:
             entries.append((packet.pts, packet.is_keyframe))
         if not entries:
             raise MediaError(f"{path}: no decodable video frames")
+        _check_complete(path, container, stream, entries)
         entries.sort()
         pts = tuple(p for p, _ in entries)
         start = pts[0]
@@ -97,6 +98,37 @@ def probe(path: Path) -> VideoInfo:
         raise MediaError(f"{path}: corrupt video ({e})") from e
     finally:
         container.close()
+
+
+def _check_complete(
+    path: Path,
+    container: av.container.InputContainer,
+    stream: av.video.stream.VideoStream,
+    entries: Sequence[tuple[int, bool]],
+) -> None:
+    """MediaError when the file holds fewer frames than its container declares: a download or
+    copy cut part-way (an mp4 whose index lists every frame while the data stops early).
+    Containers that declare no frame count (Matroska, WebM) are checked against their declared
+    duration, with a margin of two frames or 2%, whichever is larger."""
+    present = len(entries)
+    if stream.frames:
+        if present < stream.frames:
+            raise MediaError(
+                f"{path}: truncated: declares {stream.frames} frames, {present} present"
+            )
+        return
+    rate = float(stream.average_rate or 0)
+    if not container.duration or not rate:
+        return
+    declared_s = container.duration / av.time_base
+    tb = float(stream.time_base)
+    pts = sorted(p for p, _ in entries)
+    covered_s = (pts[-1] - pts[0]) * tb + 1 / rate
+    if covered_s < declared_s - max(2 / rate, 0.02 * declared_s):
+        raise MediaError(
+            f"{path}: truncated: declares {declared_s:.2f} s "
+            f"(about {round(declared_s * rate)} frames), {present} frames present"
+        )
 
 
 def _needs_seek(info: VideoInfo, position: int, target: int) -> bool:

@@ -9,21 +9,12 @@ from vidbench.core.messages import ImagePart
 from vidbench.core.records import MediaRef
 from vidbench.media.arrange import arrange
 from vidbench.media.cache import FrameCache
-from vidbench.media.decode import VideoInfo, decode_frames, probe
+from vidbench.media.decode import decode_frames, probe
 from vidbench.media.frame import Frame
 from vidbench.media.images import MIME, encode_image
 from vidbench.media.keyframes import pick_keyframes
-from vidbench.media.sampling import sample_indices
+from vidbench.media.sampling import sample_indices, window_indices
 from vidbench.media.spec import FrameSpec
-
-
-def _window(info: VideoInfo, media: MediaRef) -> list[int]:
-    """Frame indices inside the media's start/end window (all frames when there is none)."""
-    if media.start_s is None and media.end_s is None:
-        return list(range(info.frame_count))
-    start = media.start_s or 0.0
-    end = media.end_s if media.end_s is not None else float("inf")
-    return [i for i, t in enumerate(info.times) if start <= t < end]
 
 
 def _variant(spec: FrameSpec) -> str:
@@ -39,7 +30,7 @@ def _view_frames(
         raise MediaError(f"{path}: view {view} video file not found")
     digest = cache.video_digest(path) if cache else ""
     info = cache.info(path, digest) if cache else probe(path)
-    window = _window(info, media)
+    window = window_indices(info.times, media.start_s, media.end_s)
     try:
         if spec.sampler == "keyframes":
             picks = pick_keyframes(path, info, window, spec.frames, cache, digest)

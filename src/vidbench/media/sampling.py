@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from vidbench.core.errors import MediaError
@@ -21,3 +23,14 @@ def sample_indices(total: int, n: int, sampler: str) -> list[int]:
     if sampler == "linspace":
         return [int(i) for i in np.linspace(0, total - 1, n, dtype=int)]
     raise MediaError(f"unknown sampler {sampler!r}")
+
+
+def window_indices(
+    times: Sequence[float], start_s: float | None = None, end_s: float | None = None
+) -> list[int]:
+    """Indices of the frames (by start time) inside [start_s, end_s); all without a window."""
+    if start_s is None and end_s is None:
+        return list(range(len(times)))
+    start = start_s or 0.0
+    end = end_s if end_s is not None else float("inf")
+    return [i for i, t in enumerate(times) if start <= t < end]

@@ -50,6 +50,23 @@ def parse_grid(text: str) -> tuple[int, int, bool]:
 
 
 _OPTIONAL = ("max_side", "shuffle_seed", "grid")
+# `--max-side 0`: the video's own size, overriding a task's default size.
+ORIGINAL_SIZE = 0
+# Longest side of a grid image: the most that API models keep (OpenAI fits images into
+# 2048 x 2048); a grid's cells are made small enough that the whole grid fits.
+GRID_MAX_SIDE = 2048
+# Frames of real-world clips (MMWorld, AutoEval-Video: 720p and larger) are sent at most this
+# large by default: about what API models keep of an image (768 px on the short side), and what
+# they bill by.
+CLIP_MAX_SIDE = 768
+
+
+def grid_cell_side(grid: str, max_side: int | None) -> int:
+    """The longest side a grid's cells may have so the grid fits in GRID_MAX_SIDE (or the
+    frames' own `max_side`, when that is smaller)."""
+    rows, cols, _ = parse_grid(grid)
+    cell = GRID_MAX_SIDE // max(rows, cols)
+    return cell if max_side is None else min(cell, max_side)
 
 
 @dataclass(frozen=True)
@@ -117,12 +134,16 @@ class FrameSpec:
         return 1 if self.grid else self.n_frames_sampled
 
     def with_(self, **changes: Any) -> FrameSpec:
-        """A copy with some fields changed (None values mean: keep)."""
+        """A copy with some fields changed (None values mean: keep; `max_side=ORIGINAL_SIZE`
+        asks for frames at the video's own size)."""
         valid = {f.name for f in fields(self)}
         unknown = set(changes) - valid
         if unknown:
             raise ConfigError(f"FrameSpec: unknown fields {sorted(unknown)}")
-        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+        kept = {k: v for k, v in changes.items() if v is not None}
+        if kept.get("max_side") == ORIGINAL_SIZE:
+            kept["max_side"] = None
+        return replace(self, **kept)
 
     def as_dict(self) -> dict[str, Any]:
         """Fields as plain data; optional fields left at None are omitted, so specs (and store

@@ -22,7 +22,7 @@ from vidbench.core.requests import GenerationConfig
 from vidbench.datasets import autoeval_video
 from vidbench.datasets.problems import Loaded
 from vidbench.media.frame import Frame
-from vidbench.media.spec import FrameSpec
+from vidbench.media.spec import CLIP_MAX_SIDE, FrameSpec, grid_cell_side
 from vidbench.scoring import autoeval_rules as rules
 from vidbench.scoring.judge import JudgeCall, Verdict
 from vidbench.tasks.base import Task
@@ -36,16 +36,17 @@ FRAME_VARIANTS = (
     "grid-4x4-square",
 )
 VARIANTS = (*FRAME_VARIANTS, *rules.PROTOCOLS)
-DEFAULT_SPEC = FrameSpec(views=(0,), frames=8, sampler="linspace")
+DEFAULT_SPEC = FrameSpec(views=(0,), frames=8, sampler="linspace", max_side=CLIP_MAX_SIDE)
 
 
 def frame_modifier(spec: FrameSpec, modifier: str) -> FrameSpec | None:
-    """`frames-N` (frames sampled) and `grid-RxC[-square]` (tile them into one image)."""
+    """`frames-N` (frames sampled) and `grid-RxC[-square]` (tile them into one image, its cells
+    small enough for the grid to fit in GRID_MAX_SIDE pixels)."""
     kind, _, arg = modifier.partition("-")
     if kind == "frames" and arg.isdigit():
         return spec.with_(frames=int(arg))
     if kind == "grid" and arg:
-        return spec.with_(grid=arg)
+        return spec.with_(grid=arg, max_side=grid_cell_side(arg, spec.max_side))
     return None
 
 

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from vidbench.core.errors import ConfigError
 from vidbench.core.requests import GenerationConfig
-from vidbench.media.spec import FrameSpec
+from vidbench.media.spec import CLIP_MAX_SIDE, FrameSpec
 from vidbench.tasks.base import Task
 
-DEFAULT_SPEC = FrameSpec(views=(0,), frames=8, sampler="linspace")
+DEFAULT_SPEC = FrameSpec(views=(0,), frames=8, sampler="linspace", max_side=CLIP_MAX_SIDE)
 SUBSET_OF_TASK = {
     "mmworld": "main",
     "mmworld-synth-audio": "audio",
