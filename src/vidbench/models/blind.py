@@ -33,6 +33,7 @@ class Blind(Model):
         self.inner = inner
         self.spec = f"blind:{inner.spec}"
         self.batch_size = inner.batch_size
+        self.start_when_needed = inner.start_when_needed
 
     def identity(self) -> dict[str, Any]:
         return {"spec": self.spec, "blind": True, "model": self.inner.identity()}

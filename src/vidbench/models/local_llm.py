@@ -21,6 +21,7 @@ import importlib.util
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -133,6 +134,22 @@ class LocalLLMServer:
         text = self.log.read_text(errors="replace").splitlines()
         return "\n".join(text[-lines:]) or "(the server wrote nothing)"
 
+    def exit_description(self) -> str | None:
+        """None while the server runs; else how it ended and the tail of its output, e.g.
+        "the local LLM server (pid 12) was killed by SIGSEGV; its last output: ..."."""
+        code = self.process.poll()
+        if code is None:
+            return None
+        if code < 0:
+            try:
+                how = f"was killed by {signal.Signals(-code).name}"
+            except ValueError:
+                how = f"was killed by signal {-code}"
+        else:
+            how = f"exited with code {code}"
+        tail = self.output_tail()
+        return f"the local LLM server (pid {self.process.pid}) {how}; its last output:\n{tail}"
+
     def ready(self) -> bool:
         try:
             with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as reply:
@@ -143,11 +160,9 @@ class LocalLLMServer:
     def wait_ready(self, timeout_s: float) -> None:
         deadline = time.monotonic() + timeout_s
         while not self.ready():
-            if self.process.poll() is not None:
-                raise ConfigError(
-                    f"the local LLM server exited with code {self.process.returncode} before "
-                    f"it answered:\n{self.output_tail()}"
-                )
+            ended = self.exit_description()
+            if ended is not None:
+                raise ConfigError(f"before it answered, {ended}")
             if time.monotonic() > deadline:
                 raise ConfigError(
                     f"the local LLM server did not answer {self.base_url}/models within "
@@ -218,7 +233,9 @@ def serve(
         say(f"Gemma 3 270M (smoke-test model) is serving at {server.base_url}")
         say(f"use it with:  --model {server.spec}")
         say("stop it with Ctrl-C")
-        return server.process.wait()
+        server.process.wait()
+        say(f"error: {server.exit_description()}")  # it died on its own
+        return 1
     except KeyboardInterrupt:
         return 0
     finally:

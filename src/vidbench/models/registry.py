@@ -107,6 +107,7 @@ BACKENDS: dict[str, Factory] = {
     "blind": _lazy("vidbench.models.blind", "build_blind"),
     "hf": _lazy("vidbench.models.hf_backend", "build"),
     "vllm": _lazy("vidbench.models.vllm_backend", "build"),
+    "local-llm": _lazy("vidbench.models.local_llm_model", "build"),  # Gemma 3 270M, CPU
 }
 
 

@@ -1,0 +1,96 @@
+"""`local-llm`: the Gemma 3 270M smoke-test model (local_llm.py), started and owned by the run.
+
+The server starts when a request first needs it (a fully stored rerun starts nothing) and stops
+with the run. Requests go through the `openai-compat:` backend unchanged. If the server process
+dies (a crash of llama.cpp, the OOM killer), that failed request and every later one is answered
+at once with an error saying how it died (exit code or signal) and the tail of its log, instead
+of each request retrying a refused connection; the next run asks them again.
+
+    vidbench run 4dbench-qa --data demo/data --model blind:local-llm --out results/gemma-blind
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from collections.abc import Sequence
+from typing import Any
+
+from vidbench.core.errors import ConfigError
+from vidbench.core.requests import Request, Response
+from vidbench.models import local_llm
+from vidbench.models.base import Model
+from vidbench.models.registry import ModelOptions, load_model, reject_extra
+
+KNOWN = ("ctx", "threads")
+# A server on this machine: a refused connection means it is gone, so retry little and soon.
+TRANSPORT = {"max_retries": "1", "backoff": "0.2", "timeout": "300"}
+
+
+class LocalLLM(Model):
+    spec = "local-llm"
+    start_when_needed = True  # starting loads the weights: only when a request needs it
+
+    def __init__(self, options: ModelOptions) -> None:
+        reject_extra(self.spec, options, KNOWN)
+        self._options = options
+        self._ctx = _positive(options.extra.get("ctx", "2048"), "ctx")
+        threads = options.extra.get("threads")
+        self._threads = _positive(threads, "threads") if threads else None
+        self._server: local_llm.LocalLLMServer | None = None
+        self._client: Model | None = None
+        self._died: str | None = None
+
+    def identity(self) -> dict[str, Any]:
+        return {"spec": self.spec, "model": local_llm.MODEL_NAME, "ctx": self._ctx}
+
+    async def start(self) -> None:
+        if self._server is not None:
+            return
+        local_llm.require_local_llm()
+        server = await asyncio.to_thread(local_llm.start_server, None, self._ctx, self._threads)
+        self._server = server
+        options = ModelOptions(self._options.seed, self._options.concurrency, dict(TRANSPORT))
+        self._client = load_model(server.spec, options)
+        await self._client.start()
+
+    async def generate(self, requests: Sequence[Request]) -> list[Response]:
+        if self._client is None:
+            await self.start()
+        assert self._client is not None and self._server is not None
+        if self._died is None:
+            responses = await self._client.generate(requests)
+            if all(r.ok for r in responses):
+                return responses
+            self._died = await asyncio.to_thread(_ended, self._server)
+            if self._died is None:  # the server runs: an ordinary failed request
+                return responses
+        return [Response(r.key, None, error=self._died) for r in requests]
+
+    async def aclose(self) -> None:
+        client, server, self._client, self._server = self._client, self._server, None, None
+        if client is not None:
+            await client.aclose()
+        if server is not None:
+            await asyncio.to_thread(server.stop)
+
+
+def _ended(server: local_llm.LocalLLMServer, grace_s: float = 1.0) -> str | None:
+    """How the server ended, waiting a moment for a dying process to be gone; None if it runs."""
+    try:
+        server.process.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        return None
+    return server.exit_description()
+
+
+def _positive(text: str, name: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise ConfigError(f"model 'local-llm': --model-opt {name}={text!r}: expected a number >= 1")
+    return int(text)
+
+
+def build(arg: str, options: ModelOptions) -> Model:
+    if arg and arg != local_llm.MODEL_NAME:
+        raise ConfigError(f"model 'local-llm:{arg}': the local LLM is {local_llm.MODEL_NAME}")
+    return LocalLLM(options)
