@@ -28,6 +28,8 @@ def test_demo_end_to_end(tmp_path: Path, capsys) -> None:
     for name in ("random", "constant-A"):
         results = json.loads((out / "results" / name / "results.json").read_text())
         assert results["n"] == 20 and results["errors"] == 0 and results["unparsed"] == 0
+    # gold letters are balanced per subtask: always answering A scores 25 in every column
+    assert set(results["columns"].values()) == {25.0}
 
     data_mtime = (out / "data" / "4D_Object_Question_Answering" / "data" / "4d_qa.json").stat()
     assert main(["--no-progress", "demo", "--out", str(out), "--objects", "4"]) == 0

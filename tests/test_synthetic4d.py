@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from vidbench.datasets.synthetic4d import build_object, generate
+from vidbench.datasets.synthetic4d import render as render_mod
 from vidbench.datasets.synthetic4d.phrases import action_phrase
 from vidbench.datasets.synthetic4d.q_appearance import appearance_question
 from vidbench.datasets.synthetic4d.q_counting import counting_question
@@ -22,13 +23,20 @@ from vidbench.datasets.synthetic4d.q_temporal import temporal_question
 from vidbench.datasets.synthetic4d.questions import SUBTASKS, count_options, layout
 from vidbench.datasets.synthetic4d.render import render
 from vidbench.datasets.synthetic4d.sample import make_uid
-from vidbench.datasets.synthetic4d.scene import Behaviour, Part, Scene
+from vidbench.datasets.synthetic4d.scene import (
+    SLOTS,
+    Behaviour,
+    Part,
+    Scene,
+    check_visible,
+    official_times,
+)
 from vidbench.media.encode import write_mp4
 
 QA = Path("4D_Object_Question_Answering/data")
 CAP = Path("4D_Object_Captioning/data")
 VIDEOS = "4d_object_multi_view_videos"
-SMALL = {"objects": 3, "views": 3, "frames": 8, "size": 48, "workers": 1}
+SMALL = {"objects": 3, "views": 3, "frames": 12, "size": 48, "workers": 1}
 
 
 def decode(path: Path) -> list[np.ndarray]:
@@ -81,9 +89,9 @@ def test_videos_decode_white_background(dataset: Path) -> None:
     for view in range(3):
         path = uid / f"view_{view}_rgb_white_bg.mp4"
         with av.open(str(path)) as c:
-            assert c.streams.video[0].frames == 8
+            assert c.streams.video[0].frames == 12
         frames = decode(path)
-        assert len(frames) == 8 and frames[0].shape == (48, 48, 3)
+        assert len(frames) == 12 and frames[0].shape == (48, 48, 3)
         corners = np.stack([f[[0, 0, -1, -1], [0, -1, 0, -1]] for f in frames])
         assert corners.min() >= 245  # white background
         assert min(f.min() for f in frames) < 200  # and something drawn on it
@@ -100,9 +108,33 @@ def test_captions_csv(dataset: Path) -> None:
         assert len(set(caps)) == 5 and all(len(c) > 30 for c in caps)
 
 
-def test_gold_positions_spread() -> None:
-    pos = Counter(e["Answer index"] for i in range(40) for e in build_object(7, i)[1].values())
-    assert set(pos) == {1, 2, 3, 4} and min(pos.values()) >= 35  # 200 questions
+def test_gold_letters_are_balanced_per_subtask() -> None:
+    """Every four consecutive objects hold each letter once per subtask: `constant:X` scores
+    25% in every column (the Action column once had A for 67 of 200)."""
+    by_subtask: dict[str, Counter[int]] = {}
+    for i in range(40):
+        for entry in build_object(7, i)[1].values():
+            by_subtask.setdefault(str(entry["Category"]), Counter())[entry["Answer index"]] += 1
+    assert len(by_subtask) == 5
+    assert all(counts == {1: 10, 2: 10, 3: 10, 4: 10} for counts in by_subtask.values())
+
+
+def test_every_question_is_answerable_from_the_official_input() -> None:
+    """The official input is views 1, 8, 16 and frames i * (48 // 6): view 1 is the camera the
+    questions call the first video, and every event is shown before, during and after."""
+    shown = official_times(48)
+    assert render_mod.view_angle(1, 24) == 0.0  # view 1 looks from the front (+z)
+    for t0, t1 in SLOTS:
+        assert any(t <= t0 for t in shown) and any(t >= t1 for t in shown)
+        assert any(t0 + (t1 - t0) / 4 < t < t1 for t in shown)  # after an instant change
+    assert SLOTS[-1][1] < shown[-1]  # "at the end of the video" is what the last frame shows
+    questions = [q for i in range(30) for q in build_object(3, i)[1].values()]
+    texts = " ".join(f"{q['Question']} {q['Options']}" for q in questions)
+    assert "front view" not in texts and "front camera" not in texts
+    assert "first video" in texts
+    check_visible(48)
+    with pytest.raises(ValueError, match="use a multiple of 6"):
+        check_visible(100)
 
 
 def test_uids_deterministic() -> None:
@@ -121,7 +153,7 @@ def test_same_seed_same_dataset(dataset: Path, tmp_path: Path) -> None:
     video = Path(VIDEOS) / uid / "view_1_rgb_white_bg.mp4"
     a, b = decode(dataset / QA / video), decode(again / QA / video)
     assert len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
-    other = generate(tmp_path / "other", seed=4, objects=2, views=1, frames=2, size=32, workers=1)
+    other = generate(tmp_path / "other", seed=4, objects=2, views=1, frames=12, size=32, workers=1)
     assert (other / QA / "4d_qa.json").read_bytes() != (dataset / QA / "4d_qa.json").read_bytes()
 
 
@@ -280,14 +312,15 @@ def is_red(img: np.ndarray) -> np.ndarray:
 
 
 def test_occlusion_front_view_hides_far_part() -> None:
+    """View 1, the first video of the official input, is the front camera."""
     near = Part("cube", "red", (0.0, 0.0, 0.8), 0.5)
     far = Part("sphere", "blue", (0.0, 0.0, -0.4), 0.25)
     scene = Scene("5" * 32, (far, near), occlusion=(1, 0))
-    front = render(scene, 0.0, view=0, views=4, size=96)
+    front = render(scene, 0.0, view=1, views=4, size=96)
     assert is_red(front[48, 48]) and not is_blue(front).any()
-    side = render(scene, 0.0, view=1, views=4, size=96)
+    side = render(scene, 0.0, view=2, views=4, size=96)
     assert is_red(side).sum() > 50 and is_blue(side).sum() > 50
-    back = render(scene, 0.0, view=2, views=4, size=96)
+    back = render(scene, 0.0, view=3, views=4, size=96)
     assert is_red(back).sum() > 50 and is_blue(back)[48, 48]  # now the sphere is in front
     for s in range(10):
         d = spatial_question(scene, np.random.default_rng(s))

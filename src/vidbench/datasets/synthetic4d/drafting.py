@@ -9,7 +9,7 @@ import numpy as np
 
 from .scene import COLOURS, SHAPES, Part, Scene, label
 
-FRONT_NOTE = "Directions are as seen in the front view."
+FRONT_NOTE = "Directions are as seen in the first video."
 
 
 class NoQuestion(Exception):

@@ -9,8 +9,8 @@ _MOVE_QA = {
     "right": "moves to the right",
     "up": "moves up",
     "down": "moves down",
-    "towards": "moves towards the front camera",
-    "away": "moves away from the front camera",
+    "towards": "moves towards the first video's camera",
+    "away": "moves away from the first video's camera",
 }
 _OPPOSITE = {
     "left": "right",

@@ -82,7 +82,7 @@ def appearance_question(scene: Scene, rng: np.random.Generator) -> Draft:
         if not doers:
             raise NoQuestion("no part with a unique behaviour")
         (p,) = pick(rng, doers)
-        note = " (as seen in the front view)" if p.behaviour.kind == "move" else ""
+        note = " (as seen in the first video)" if p.behaviour.kind == "move" else ""
         q = f"What colour is the shape that {action_phrase(p.behaviour)}{note}?"
         return Draft(q, p.colour, _colour_options(scene, rng, p.colour))
 

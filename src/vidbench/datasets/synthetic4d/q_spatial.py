@@ -1,4 +1,5 @@
-"""Spatial Relationship questions, judged in the front view's projection at stated moments."""
+"""Spatial Relationship questions, judged in the first video's projection (the front camera,
+render.FRONT_VIEW) at stated moments."""
 
 from __future__ import annotations
 
@@ -41,8 +42,8 @@ EXTREMES: dict[str, tuple[str, int, int]] = {
     "right": ("furthest to the right", 0, 1),
     "above": ("highest", 1, 1),
     "below": ("lowest", 1, -1),
-    "front": ("closest to the front camera", 2, 1),
-    "behind": ("furthest from the front camera", 2, -1),
+    "front": ("closest to the first video's camera", 2, 1),
+    "behind": ("furthest from the first video's camera", 2, -1),
 }
 
 
@@ -99,7 +100,7 @@ def spatial_question(scene: Scene, rng: np.random.Generator) -> Draft:
         false = [r for r, v in truth.items() if v is False]
         wrong = pick(rng, false, [3.0 if r == OPPOSITE[rel] else 1.0 for r in false], k=3)
         word = {r: RELATIONS[r][0].format(b=label(b)) for r in RELATIONS}
-        q = f"As seen in the front view, where is {label(a)} relative to {label(b)} {moment}?"
+        q = f"As seen in the first video, where is {label(a)} relative to {label(b)} {moment}?"
         return Draft(q, word[rel], tuple(word[r] for r in wrong))
 
     def extreme() -> Draft:
@@ -126,7 +127,7 @@ def spatial_question(scene: Scene, rng: np.random.Generator) -> Draft:
             raise NoQuestion("no clear extreme")
         ((moment, key, g),) = pick(rng, found)
         gold, wrong = part_options(scene, rng, g, parts)
-        q = f"As seen in the front view, which shape is {EXTREMES[key][0]} {moment}?"
+        q = f"As seen in the first video, which shape is {EXTREMES[key][0]} {moment}?"
         return Draft(q, gold, wrong)
 
     def hidden() -> Draft:
@@ -145,7 +146,7 @@ def spatial_question(scene: Scene, rng: np.random.Generator) -> Draft:
                 if q is not occ and present(q, t) and (q is hid) != covered(occ, q, t):
                     raise NoQuestion("occlusion not as built")
         gold, wrong = part_options(scene, rng, hid, parts)
-        q = f"In the front view, which shape is completely hidden behind {label(occ)} {moment}?"
+        q = f"In the first video, which shape is completely hidden behind {label(occ)} {moment}?"
         return Draft(q, gold, wrong)
 
     templates: list[tuple[float, Callable[[], Draft]]] = [

@@ -23,12 +23,18 @@ SUBTASKS: tuple[tuple[str, str], ...] = (
 )
 
 
-def gold_positions(rng: np.random.Generator, n: int = len(SUBTASKS)) -> list[int]:
-    """Answer positions 1..4 for n questions: each position once per block of four, shuffled."""
-    out: list[int] = []
-    while len(out) < n:
-        out += [int(p) + 1 for p in rng.permutation(4)]
-    return [out[int(i)] for i in rng.permutation(n)]
+def gold_positions(seed: int, index: int) -> list[int]:
+    """Answer positions 1..4 of object ``index``'s questions, one per subtask in SUBTASKS order.
+
+    Each subtask deals positions from its own seeded deck of shuffled blocks of the four, so over
+    any four consecutive objects every position is the gold answer of each subtask once: the
+    letters are balanced per subtask (a constant answer scores 25%), and an object's positions
+    do not depend on which other objects were generated."""
+    block, offset = divmod(index, 4)
+    return [
+        int(np.random.default_rng([seed, k, block, 0x601D]).permutation(4)[offset]) + 1
+        for k in range(len(SUBTASKS))
+    ]
 
 
 def count_options(n: int, position: int) -> list[int]:
@@ -60,8 +66,11 @@ def layout(draft: Draft, position: int, rng: np.random.Generator) -> list[str]:
     return [f"({'ABCD'[i]}) {t}" for i, t in enumerate(texts)]
 
 
-def build_questions(scene: Scene, rng: np.random.Generator) -> dict[str, dict[str, object]]:
-    """One question per subtask for ``scene``, keyed "<uid>_<suffix>". Raises NoQuestion."""
+def build_questions(
+    scene: Scene, rng: np.random.Generator, positions: list[int]
+) -> dict[str, dict[str, object]]:
+    """One question per subtask for ``scene``, keyed "<uid>_<suffix>", the gold answer of each
+    at its position in ``positions`` (1..4, SUBTASKS order). Raises NoQuestion."""
     makers: dict[str, Generator] = {
         "object_counting": counting_question,
         "temporal_relationship": temporal_question,
@@ -70,7 +79,6 @@ def build_questions(scene: Scene, rng: np.random.Generator) -> dict[str, dict[st
         "appearance": appearance_question,
     }
     drafts = [makers[suffix](scene, rng) for suffix, _ in SUBTASKS]
-    positions = gold_positions(rng)
     out: dict[str, dict[str, object]] = {}
     for (suffix, category), draft, pos in zip(SUBTASKS, drafts, positions, strict=True):
         out[f"{scene.uid}_{suffix}"] = {

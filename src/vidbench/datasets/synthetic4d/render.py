@@ -1,7 +1,9 @@
 """Drawing a scene from a ring of cameras: simple perspective, painter's algorithm, PIL shapes.
 
-View k sits at angle 2*pi*k/views around the vertical axis, at height 0, looking at the centre;
-view 0 looks from +z (the front). The background is white.
+View k sits at angle 2*pi*(k - 1)/views around the vertical axis, at height 0, looking at the
+centre: view 1, the first of the official input views [1, 8, 16], looks from +z (the front), so
+every question about what the front camera sees is answered by the first video a model is shown.
+The background is white.
 """
 
 from __future__ import annotations
@@ -22,9 +24,12 @@ BACKGROUND = (255, 255, 255)
 Rgb = tuple[int, int, int]
 
 
+FRONT_VIEW = 1  # the first view of the official 4D-Bench input (views 1, 8, 16)
+
+
 def view_angle(view: int, views: int) -> float:
-    """Angle (radians) of camera ``view`` in a ring of ``views`` cameras."""
-    return 2.0 * math.pi * view / views
+    """Angle (radians) of camera ``view`` in a ring of ``views`` cameras (FRONT_VIEW at 0)."""
+    return 2.0 * math.pi * (view - FRONT_VIEW) / views
 
 
 def project(pos: tuple[float, float, float], angle: float) -> tuple[float, float, float, float]:

@@ -1,7 +1,9 @@
 """Scene model of a procedural 4D object: coloured parts, each with one behaviour over time.
 
-World frame (the FRONT view's frame, view 0): x points right, y points up, z points towards the
-front camera. Time ``t`` runs from 0 (first frame) to 1 (last frame).
+World frame (the front camera's frame: view 1, the first video of the official input): x points
+right, y points up, z points towards that camera. Time ``t`` runs from 0 (first frame) to 1 (last
+frame). Events happen in SLOTS placed so that the official input (six frames per view, `interval`
+sampling) shows each one: a frame before it, one in its middle, one after it.
 """
 
 from __future__ import annotations
@@ -50,8 +52,17 @@ JUMP_HEIGHT = 0.8
 GROW_FACTOR = 1.6
 SHRINK_FACTOR = 0.55
 
-# Event time slots (start, end): events in different slots are well separated in time.
-SLOTS: tuple[tuple[float, float], ...] = ((0.04, 0.20), (0.28, 0.44), (0.52, 0.68), (0.76, 0.92))
+# Event time slots (start, end), each centred on one of the frames the official input samples
+# (frame i * (48 // 6) of 48: t = i * 8 / 47, i = 1..4) with the frames before and after it
+# outside: every event is seen before, during (a jump at its top, an orbit half way round) and
+# after, and events of different slots are told apart in time. `check_visible` checks this for
+# other video lengths.
+SLOT_WIDTH = 0.12
+SLOTS: tuple[tuple[float, float], ...] = tuple(
+    (round(i * 8 / 47 - SLOT_WIDTH / 2, 4), round(i * 8 / 47 + SLOT_WIDTH / 2, 4))
+    for i in range(1, 5)
+)
+OFFICIAL_FRAMES = 6  # frames per view of the official input (`interval` sampler)
 
 
 @dataclass(frozen=True)
@@ -70,9 +81,10 @@ class Behaviour:
 
     @property
     def instant(self) -> float:
-        """Moment of an instantaneous change (middle of the slot)."""
+        """Moment of an instantaneous change: a quarter into the slot, so the sampled frame in
+        the slot's middle already shows it."""
         t0, t1 = self.window
-        return (t0 + t1) / 2
+        return t0 + (t1 - t0) / 4
 
 
 @dataclass(frozen=True)
@@ -154,6 +166,27 @@ def state_at(part: Part, t: float) -> PartState:
     elif b.kind == "shrink":
         radius *= 1.0 + (SHRINK_FACTOR - 1.0) * _ease(u)
     return PartState((x, y, z), radius, COLOURS[colour_at(part, t)], present(part, t))
+
+
+def official_times(frames: int) -> list[float]:
+    """Times of the frames the official input samples from a video of ``frames`` frames:
+    i * (frames // 6) for i in 0..5 (never the last frame)."""
+    step = frames // OFFICIAL_FRAMES
+    return [i * step / (frames - 1) for i in range(OFFICIAL_FRAMES)] if step else []
+
+
+def check_visible(frames: int) -> None:
+    """ValueError unless the official input of ``frames``-frame videos shows every event slot
+    before, in its middle (after an instant change) and after."""
+    times = official_times(frames)
+    for t0, t1 in SLOTS:
+        during = [t for t in times if t0 + (t1 - t0) / 4 < t < t1]
+        if not (during and any(t <= t0 for t in times) and any(t >= t1 for t in times)):
+            raise ValueError(
+                f"with {frames} frames per video the official input (6 frames per view) misses "
+                f"events of the slot {t0:.2f}-{t1:.2f}; use a multiple of 6, 12 or more "
+                "(48 by default)"
+            )
 
 
 def frame_times(frames: int) -> list[float]:

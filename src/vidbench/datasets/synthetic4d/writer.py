@@ -15,10 +15,10 @@ import numpy as np
 from ...media.encode import write_mp4
 from .captions import captions
 from .drafting import NoQuestion
-from .questions import build_questions
+from .questions import build_questions, gold_positions
 from .render import scene_states, view_frames
 from .sample import sample_scene
-from .scene import Scene
+from .scene import Scene, check_visible
 
 QA_DATA = Path("4D_Object_Question_Answering") / "data"
 CAPTION_DATA = Path("4D_Object_Captioning") / "data"
@@ -35,10 +35,12 @@ def video_name(view: int) -> str:
 
 def build_object(seed: int, index: int) -> tuple[Scene, dict[str, dict[str, object]], list[str]]:
     """Scene, questions and captions of object ``index`` (redraws scenes that lack a question)."""
+    positions = gold_positions(seed, index)
     for attempt in range(MAX_ATTEMPTS):
         scene = sample_scene(seed, index, attempt)
         try:
-            qa = build_questions(scene, np.random.default_rng([seed, index, attempt, 0x51]))
+            rng = np.random.default_rng([seed, index, attempt, 0x51])
+            qa = build_questions(scene, rng, positions)
         except NoQuestion:
             continue
         return scene, qa, captions(scene)
@@ -89,6 +91,7 @@ def generate(
     ):
         if value < low:
             raise ValueError(f"{name} must be >= {low}, got {value}")
+    check_visible(frames)  # every question answerable from the official input's frames
     out = Path(out)
     qa_data, caption_data = out / QA_DATA, out / CAPTION_DATA
     qa_videos = qa_data / VIDEOS
