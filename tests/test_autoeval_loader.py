@@ -74,6 +74,7 @@ def test_malformed_rows_are_named_and_the_rest_loads(tmp_path: Path) -> None:
         f.write("{not json\n")
     loaded = av.load(tmp_path)
     assert [s.id for s in loaded.items] == ["1", "2", "3"]
+    assert loaded.items[1].question == good[0]["Question"]  # ID 2's last copy
     messages = [str(p).rsplit(" [", 1)[0] for p in loaded.problems]
     assert messages == [
         "line 13: malformed JSON: Expecting property name enclosed in double quotes",
@@ -84,7 +85,7 @@ def test_malformed_rows_are_named_and_the_rest_loads(tmp_path: Path) -> None:
         "13: line 7: time 'soon': expected H:MM:SS, M:SS or seconds",
         "14: line 8: missing fields ['Rule', 'Dimension', 'Start time', 'End time']",
         "x: line 9: ID 'x' is not an integer",
-        "2: line 10: duplicate ID",
+        "2: line 10: duplicate ID (also line 2); the last is used, as a dict by ID keeps it",
         "15: line 11: 'Question' must be a non-empty string",
         "16: line 12: the Rule has 2 '[Answer to be judged]:' markers (exactly one is needed to "
         "insert the answer)",

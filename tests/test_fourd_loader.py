@@ -77,17 +77,26 @@ def test_official_rendering_is_python_str_of_the_rest(tmp_path: Path) -> None:
     record = {
         "Question": "What's it?",
         "Answer index": 3,
-        "Options": ["(A) x", "(B) y's"],
+        "Alternatives": "(A) x | (B) y's | (C) z | (D) w",  # a field name vidbench cannot read
         "Category": "motion",
         "Extra": {"k": [1, 2]},
     }
-    (data / "4d_qa.json").write_text(json.dumps({"ab" * 16 + "_motion": record}))
-    [sample] = fourd_bench.load_qa(data).items
+    short = {**record, "Options": ["(A) x", "(B) y"]}
+    bare = {"Question": "What's it?", "Answer index": 1, "Category": "motion"}
+    qa = {"ab" * 16 + "_motion": record, "cd" * 16 + "_motion": short, "ef" * 16 + "_motion": bare}
+    (data / "4d_qa.json").write_text(json.dumps(qa))
+    loaded = fourd_bench.load_qa(data)
+    [sample] = loaded.items
     rest = {k: v for k, v in record.items() if k not in ("Answer index", "Category")}
     assert sample.metadata["official_qa_text"] == str(rest)
     assert sample.metadata["official_qa_text"].startswith("{'Question': \"What's it?\"")
     assert sample.metadata["subtask"] == "Action" and sample.answer == "C"
-    assert sample.options == ()  # two options are not a 4-option question; the prompt still works
+    assert sample.options == ()  # not recognised, but the official prompt pastes them
+    assert {p.record: p.message for p in loaded.problems} == {
+        "cd" * 16 + "_motion": "'Options' holds 2 options, 4 expected",
+        "ef" * 16 + "_motion": "no options: the record holds a question and nothing that could "
+        "be its options",
+    }
 
 
 def test_bad_records_are_all_reported(tmp_path: Path) -> None:
@@ -107,10 +116,11 @@ def test_bad_records_are_all_reported(tmp_path: Path) -> None:
     (data / "4d_qa.json").write_text(text)
     loaded = fourd_bench.load_qa(data)
     assert [s.id for s in loaded.items] == ["1" * 32 + "_appearance"]
-    assert loaded.items[0].answer == "B"  # the first of two duplicates is kept
+    assert loaded.items[0].answer == "A"  # the last of two copies, as json.load keeps it
     messages = {p.record: p.message for p in loaded.problems}
     assert messages == {
-        "1" * 32 + "_appearance": "duplicate question id",
+        "1" * 32 + "_appearance": "duplicate question id: 2 copies (records 1, 5 of the file); "
+        "the last is used, as json.load does",
         "2" * 32 + "_appearance": "'Answer index' 5 is outside 1..4",
         "3" * 32 + "_appearance": "'Answer index' must be an integer 1..4, got '1'",
         "4" * 32 + "_appearance": "unknown Category 'Smell' (expected one of Object Counting, "
@@ -145,14 +155,15 @@ def test_captions_csv(tmp_path: Path) -> None:
     loaded = fourd_bench.load_captions(tmp_path)
     assert [s.id for s in loaded.items] == ["a" * 32, "d" * 32]  # the rest still load
     sample = loaded.items[0]
-    assert sample.references == ("one", "two", "three, with comma", "four", "five")
+    assert sample.references == ("x", "x", "x", "x", "x")  # the last row of a uid, as a dict
     assert sample.kind == "caption"
     assert loaded.items[1].references[-1] == "cinq \u00e9t\u00e9"
     assert [(p.record, p.message) for p in loaded.problems] == [
-        ("b" * 32, "caption_2 empty; object skipped"),
-        ("a" * 32, "duplicate folder_name; first kept"),
-        ("c" * 32, "caption_3 is not UTF-8 (byte 0xe9); object skipped"),
-    ]
+        ("b" * 32, "line 3: caption_2 empty; object skipped"),
+        ("c" * 32, "line 5: caption_3 is not UTF-8 (byte 0xe9); object skipped"),
+        ("a" * 32, "duplicate folder_name on lines 2, 4; the last (line 4) is used, as the "
+         "official evaluation's dict does"),
+    ]  # fmt: skip
     assert all(p.path == data / "human_annotations.csv" for p in loaded.problems)
 
 
@@ -167,3 +178,27 @@ def test_generated_dataset_copy_loads(tmp_path: Path, qa_release: Path) -> None:
     shutil.copytree(qa_release, copy)
     assert len(fourd_bench.load_qa(copy).items) == 20
     assert make_qa_dataset  # the builder is shared with other tests
+
+
+def test_an_unclosed_quote_is_named_and_the_swallowed_rows_recovered(tmp_path: Path) -> None:
+    """A quote left open makes the csv module read the next records as one caption; the record
+    is named by its line, the rows it swallowed are read again, and validate is not "ok"."""
+    header = "folder_name,caption_1,caption_2,caption_3,caption_4,caption_5\n"
+    rows = [
+        f'{"a" * 32},"a cube spins,b,c,d,e\n',  # the quote is never closed
+        f"{'b' * 32},one,two,three,four,five\n",
+        f"{'c' * 32},uno,dos,tres,cuatro,cinco\n",
+    ]
+    csv_path = tmp_path / "human_annotations.csv"
+    csv_path.write_text(header + "".join(rows) + f"{'d' * 32},1,2,3\nnot-a-uid,a,b,c,d,e\n")
+    read = fourd_bench.read_references(csv_path)
+    assert sorted(read.items) == ["b" * 32, "c" * 32]  # recovered; the broken object is not
+    assert read.items["b" * 32] == ("one", "two", "three", "four", "five")
+    messages = [str(issue.problem).rsplit(" [", 1)[0] for issue in read.issues]
+    assert messages == [
+        "line 2: a quoted field is not closed and runs over lines 3..6, which are rows "
+        "of their own; this row skipped, the lines after it read one by one",
+        "line 5: 4 fields, the header has 6; row skipped",
+        "not-a-uid: line 6: folder_name 'not-a-uid' is not a uid (32 lowercase hex "
+        "characters); row skipped",
+    ]

@@ -88,6 +88,28 @@ def test_row_exports_load_the_same_questions(dataset: Path, tmp_path: Path, suff
     assert _comparable(loaded.items, tmp_path) == _comparable(mmworld.load(dataset).items, dataset)
 
 
+def test_a_csv_row_with_an_unclosed_quote_is_named(dataset: Path, tmp_path: Path) -> None:
+    table = rows(records())
+    names = [k for k in table[0] if k != "options"] + [f"option_{x}" for x in "abcd"]
+    path = tmp_path / "questions.csv"
+    with path.open("w", newline="") as f:
+        writer = csv.DictWriter(f, names)
+        writer.writeheader()
+        for r in table:
+            opts = {f"option_{k}": v for k, v in r["options"].items()}
+            writer.writerow({**{k: v for k, v in r.items() if k != "options"}, **opts})
+    lines = path.read_text().splitlines(keepends=True)
+    lines[2] = lines[2].replace(",", ',"', 1)  # the second question: a quote never closed
+    path.write_text("".join(lines))
+    for video in dataset.iterdir():
+        if video.name != "mmworld.json":
+            (tmp_path / video.name).symlink_to(video)
+    loaded = mmworld.load(path, subset=None)
+    assert len(loaded.items) == len(table) - 1  # only the broken row is lost
+    [problem] = loaded.problems
+    assert problem.record == "line 3" and "a quoted field is not closed" in problem.message
+
+
 def test_subsets_and_transcripts(tmp_path: Path) -> None:
     data = records()[:3]
     data[1]["subset"] = "audio-only"

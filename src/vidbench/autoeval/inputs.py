@@ -52,6 +52,7 @@ class Predictions:
 
 def read_predictions(path: Path) -> Predictions:
     answers: dict[str, str] = {}
+    lines: dict[str, int] = {}
     problems: list[Problem] = []
     for number, row, error in _rows(path):
         try:
@@ -63,12 +64,19 @@ def read_predictions(path: Path) -> Predictions:
             text = row["prediction"]
             if text is not None and not isinstance(text, str):
                 raise DataError(f"ID {key}: 'prediction' must be a string, got {text!r}")
-            if key in answers:
-                raise DataError(f"ID {key}: a second prediction (the first is kept)")
         except DataError as e:
             problems.append(Problem(f"line {number}", Path(path), str(e)))
             continue
+        if key in answers:  # the official script reads predictions into a dict: the last wins
+            problems.append(
+                Problem(
+                    f"line {number}",
+                    Path(path),
+                    f"ID {key}: a second prediction (line {lines[key]}); this last one is used",
+                )
+            )
         answers[key] = text or ""
+        lines[key] = number
     return Predictions(answers, problems)
 
 

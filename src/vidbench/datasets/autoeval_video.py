@@ -204,8 +204,8 @@ def load(data: Path) -> Loaded[Sample]:
     """Every instance of a rules file; bad rows and repeated IDs become problems."""
     path = resolve_rules(data)
     rows, problems = read_rows(path)
-    samples: list[Sample] = []
-    seen: set[str] = set()
+    samples: dict[str, Sample] = {}
+    lines: dict[str, int] = {}
     for row in rows:
         try:
             sample = _sample(row, path.parent)
@@ -213,12 +213,18 @@ def load(data: Path) -> Loaded[Sample]:
             where = "" if row.name == f"line {row.line}" else f"line {row.line}: "
             problems.append(Problem(row.name, path, f"{where}{e}"))
             continue
-        if sample.id in seen:
-            problems.append(Problem(sample.id, path, f"line {row.line}: duplicate ID"))
-            continue
-        seen.add(sample.id)
-        samples.append(sample)
-    return Loaded(samples, problems)
+        if sample.id in samples:
+            problems.append(
+                Problem(
+                    sample.id,
+                    path,
+                    f"line {row.line}: duplicate ID (also line {lines[sample.id]}); the last is "
+                    "used, as a dict by ID keeps it",
+                )
+            )
+        samples[sample.id] = sample
+        lines[sample.id] = row.line
+    return Loaded(list(samples.values()), problems)
 
 
 def _check_media(sample: Sample, frames: int) -> Problem | None:

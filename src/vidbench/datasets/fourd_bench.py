@@ -15,7 +15,12 @@ from typing import Any
 from vidbench.core.errors import DataError
 from vidbench.core.records import MediaRef, Sample
 from vidbench.datasets.fourd_captions import read_references
-from vidbench.datasets.fourd_options import LETTERS, find_options, find_question
+from vidbench.datasets.fourd_options import (
+    LETTERS,
+    find_options,
+    find_question,
+    missing_options,
+)
 from vidbench.datasets.problems import Loaded, Problem
 from vidbench.media.spec import VIEWS_PER_4D_OBJECT
 
@@ -91,11 +96,19 @@ def _read_qa_json(path: Path) -> tuple[list[tuple[str, Any]], list[Problem]]:
         raise DataError(f"{path}: cannot read ({e})") from e
     if not isinstance(pairs, _Pairs):
         raise DataError(f"{path}: expected a JSON object keyed '<uid>_<suffix>'")
-    problems, seen = [], set()
-    for key, _ in pairs:
-        if key in seen:
-            problems.append(Problem(key, path, "duplicate question id"))
-        seen.add(key)
+    positions: dict[str, list[int]] = {}
+    for position, (key, _) in enumerate(pairs, start=1):
+        positions.setdefault(key, []).append(position)
+    problems = [
+        Problem(
+            key,
+            path,
+            f"duplicate question id: {len(where)} copies (records {', '.join(map(str, where))} "
+            f"of the file); the last is used, as json.load does",
+        )
+        for key, where in positions.items()
+        if len(where) > 1
+    ]
     return pairs, problems
 
 
@@ -115,13 +128,18 @@ def _qa_sample(key: str, record: Any, data_dir: Path) -> Sample:
     if subtask is None:
         raise DataError(f"unknown Category {category!r} (expected one of {', '.join(SUBTASKS)})")
     rest = {k: v for k, v in obj.items() if k not in ("Answer index", "Category")}
+    question = find_question(rest)
+    options = find_options(rest)
+    problem = missing_options(rest, question) if options is None else None
+    if problem is not None:
+        raise DataError(problem)
     return Sample(
         id=key,
         benchmark="4dbench",
         kind="mcq",
         media=media_for(data_dir, uid),
-        question=find_question(rest),
-        options=find_options(rest) or (),
+        question=question,
+        options=options or (),
         answer=LETTERS[index - 1],
         metadata={"uid": uid, "subtask": subtask, "official_qa_text": str(rest)},
     )
@@ -145,11 +163,9 @@ def load_qa(data: Path) -> Loaded[Sample]:
     data_dir = resolve_data_dir(data, QA_FILE)
     path = data_dir / QA_FILE
     pairs, problems = _read_qa_json(path)
-    samples, seen = [], set()
-    for key, record in pairs:
-        if key in seen:
-            continue
-        seen.add(key)
+    last = dict(pairs)  # a repeated id keeps its last record, as json.load does
+    samples = []
+    for key, record in last.items():
         try:
             samples.append(_qa_sample(key, record, data_dir))
         except DataError as e:

@@ -1,23 +1,25 @@
 """4D-Bench's caption references, human_annotations.csv (`folder_name`, `caption_1`..`caption_5`),
-read row by row: a bad row (not UTF-8, no uid, a duplicate uid, an empty caption) becomes an
-`Issue` naming the file, the row and what is wrong, and every other row is kept. The one reader
+read record by record: a bad row (malformed CSV such as a quote left open, not UTF-8, not a uid,
+a duplicate uid, an empty caption) becomes an `Issue` naming the file, the line and what is
+wrong, and every other row is kept. The one reader
 of that file, for the `4dbench-caption` task and for `vidbench score-captions`.
 """
 
 from __future__ import annotations
 
-import csv
-import io
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from vidbench.core.errors import DataError
+from vidbench.datasets.csv_records import read_csv_records
 from vidbench.datasets.problems import Problem
 
 N_REFS = 5
 REF_COLUMNS = ("folder_name", *(f"caption_{i}" for i in range(1, N_REFS + 1)))
+UID = re.compile(r"[0-9a-f]{32}")  # a 4D-Bench object's uid (Objaverse's)
 
 
 @dataclass(frozen=True)
@@ -50,40 +52,59 @@ def bad_byte(text: str) -> str | None:
 
 
 def read_references(path: Path) -> Read:
-    """uid -> tuple of the five references; an Issue for every unusable row."""
+    """uid -> tuple of the five references; an Issue for every unusable row. A folder_name that
+    appears twice keeps its last row, as the official evaluation's dict does."""
     path = Path(path)
     try:
         text = path.read_bytes().decode("utf-8", errors="surrogateescape").removeprefix("\ufeff")
     except OSError as e:
         raise DataError(f"{path}: cannot read references ({e})") from e
-    try:
-        reader = csv.DictReader(io.StringIO(text, newline=""))
-        missing = [c for c in REF_COLUMNS if c not in (reader.fieldnames or [])]
-        rows = list(reader)
-    except csv.Error as e:
-        raise DataError(f"{path}: malformed CSV ({e})") from e
-    if missing:
-        raise DataError(f"{path}: missing columns {missing} (expected {', '.join(REF_COLUMNS)})")
+    records, malformed = read_csv_records(text, path, REF_COLUMNS)
     out = Read()
-    for line, row in enumerate(rows, start=2):
+    for problem in malformed:
+        out.issues.append(Issue("malformed", problem))
+    lines: dict[str, list[int]] = {}
+    for record in records:
+        row, line = record.fields, record.line
         uid = (row.get("folder_name") or "").strip()
-        record = uid or f"line {line}"
+        where = uid or f"line {line}"
         bad = [(c, b) for c in REF_COLUMNS if (b := bad_byte(row.get(c) or ""))]
         refs = tuple((row.get(c) or "").strip() for c in REF_COLUMNS[1:])
         if bad:
             column, byte = bad[0]
             out.add_issue(
-                "not_utf8", record, path, f"{column} is not UTF-8 (byte {byte}); object skipped"
+                "not_utf8",
+                where,
+                path,
+                f"line {line}: {column} is not UTF-8 (byte {byte}); object skipped",
             )
-        elif not uid:
-            out.add_issue("malformed", record, path, "empty folder_name; row skipped")
-        elif uid in out.items:
-            out.add_issue("duplicate", record, path, "duplicate folder_name; first kept")
+        elif not UID.fullmatch(uid):
+            out.add_issue(
+                "malformed",
+                where,
+                path,
+                f"line {line}: folder_name {uid!r} is not a uid "
+                "(32 lowercase hex characters); row skipped",
+            )
         elif not all(refs):
             empty = [c for c, r in zip(REF_COLUMNS[1:], refs, strict=True) if not r]
             out.add_issue(
-                "missing_references", record, path, f"{', '.join(empty)} empty; object skipped"
+                "missing_references",
+                where,
+                path,
+                f"line {line}: {', '.join(empty)} empty; object skipped",
             )
         else:
+            lines.setdefault(uid, []).append(line)
+            out.items.pop(uid, None)  # the last row of a uid is the one used
             out.items[uid] = refs
+    for uid, seen in lines.items():
+        if len(seen) > 1:
+            out.add_issue(
+                "duplicate",
+                uid,
+                path,
+                f"duplicate folder_name on lines {', '.join(map(str, seen))}; the "
+                f"last (line {seen[-1]}) is used, as the official evaluation's dict does",
+            )
     return out

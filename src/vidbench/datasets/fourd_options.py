@@ -59,3 +59,16 @@ def _from_keyed(mapping: dict[str, Any]) -> tuple[str, ...] | None:
     if sorted(slots) == [0, 1, 2, 3]:
         return tuple(slots[i] for i in range(4))
     return None
+
+
+def missing_options(rest: dict[str, Any], question: str | None) -> str | None:
+    """Why a record whose options `find_options` does not recognise cannot be a four-option
+    question, or None when some other field may hold them (the official prompt pastes the whole
+    record, so unknown field names still work)."""
+    for key, value in rest.items():
+        if key.strip().lower() in _OPTION_LIST_KEYS and isinstance(value, list | dict):
+            return f"{key!r} holds {len(value)} options, 4 expected"
+    others = [k for k, v in rest.items() if v != question and v not in ("", None, [], {})]
+    if not others:
+        return "no options: the record holds a question and nothing that could be its options"
+    return None

@@ -18,7 +18,6 @@ becomes a Problem naming the question (or video) id; the rest loads.
 
 from __future__ import annotations
 
-import csv
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +26,7 @@ from typing import Any
 from vidbench.core.errors import DataError
 from vidbench.core.records import MediaRef, Sample
 from vidbench.datasets import mmworld_fields as fields
+from vidbench.datasets.csv_records import read_csv_records
 from vidbench.datasets.problems import Loaded, Problem
 
 ANNOTATION_FILE = "mmworld.json"
@@ -87,12 +87,12 @@ def _read_entries(path: Path) -> tuple[list[tuple[str, Any]], list[Problem]]:
     """(where, JSON object) for every record of a .json list, .jsonl or .csv file."""
     suffix = path.suffix.lower()
     try:
-        if suffix == ".csv":
-            with path.open(newline="", encoding="utf-8") as f:
-                return [(f"line {i}", dict(row)) for i, row in enumerate(csv.DictReader(f), 2)], []
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError, csv.Error) as e:
+    except (OSError, UnicodeDecodeError) as e:
         raise DataError(f"{path}: cannot read ({e})") from e
+    if suffix == ".csv":
+        records, problems = read_csv_records(text, path, ("video_id",))
+        return [(f"line {r.line}", dict(r.fields)) for r in records], problems
     if suffix == ".jsonl":
         entries, problems = [], []
         for i, line in enumerate(text.splitlines(), 1):
@@ -223,7 +223,7 @@ def load(data: Path, subset: str | None = "main") -> Loaded[Sample]:
     path, root = resolve(data)
     videos, problems = _group(path)
     raters, rater_problems = read_raters(root)
-    samples: list[Sample] = []
+    samples: dict[str, Sample] = {}
     seen: set[str] = set()
     for video in videos:
         try:
@@ -241,11 +241,15 @@ def load(data: Path, subset: str | None = "main") -> Loaded[Sample]:
         media, wrong = _video_problem(video, root)
         for index, q in video.questions:
             qid = question_id(video.video_id, index, q)
-            if qid in seen:
+            if qid in seen:  # the last copy is used, as a dict by id keeps it
                 problems.append(
-                    Problem(qid, path, f"video {video.video_id}: duplicate question id")
+                    Problem(
+                        qid,
+                        path,
+                        f"video {video.video_id}: duplicate question id; the last copy is used",
+                    )
                 )
-                continue
+                samples.pop(qid, None)
             seen.add(qid)
             try:
                 if media is None:
@@ -256,7 +260,7 @@ def load(data: Path, subset: str | None = "main") -> Loaded[Sample]:
                 continue
             if qid in raters:
                 sample.metadata["raters"] = raters[qid]
-            samples.append(sample)
+            samples[qid] = sample
     if subset is None:  # a full check (validate): rated questions the data does not have
         problems += rater_problems + [
             Problem(qid, root / RATERS_FILE, "rated question is not in the data")
@@ -265,7 +269,7 @@ def load(data: Path, subset: str | None = "main") -> Loaded[Sample]:
         ]
     else:
         problems += rater_problems
-    return Loaded(samples, problems)
+    return Loaded(list(samples.values()), problems)
 
 
 def read_raters(root: Path) -> tuple[dict[str, tuple[bool, bool, bool]], list[Problem]]:

@@ -53,8 +53,10 @@ def read_predictions(path: Path) -> Read:
             out.add_issue("malformed", f"{uid} ({where})", path, "caption is not a string")
         elif not caption.strip():
             out.add_issue("empty_caption", f"{uid} ({where})", path, "empty caption; not scored")
-        elif uid.strip() in out.items:
-            out.add_issue("duplicate", f"{uid} ({where})", path, "duplicate uid; first kept")
         else:
+            if uid.strip() in out.items:  # as a dict of the lines would: the last is used
+                out.add_issue(
+                    "duplicate", f"{uid} ({where})", path, "duplicate uid; this last one is used"
+                )
             out.items[uid.strip()] = caption
     return out
