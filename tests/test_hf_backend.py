@@ -47,7 +47,12 @@ def qa_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def configure(
-    model_dir: Path, data: Path, out: Path, batch_size: int, task: str = "4dbench-qa"
+    model_dir: Path,
+    data: Path,
+    out: Path,
+    batch_size: int,
+    task: str = "4dbench-qa",
+    limit: int | None = None,
 ) -> Run:
     config = RunConfig(
         task=task,
@@ -59,6 +64,7 @@ def configure(
         model_options={"device": "cpu", "dtype": "float32", "batch_size": str(batch_size)},
         cache_dir=str(out / "frames"),
         progress=False,
+        limit=limit,
     )
     return Run(config, Console(file=io.StringIO()))
 
@@ -156,8 +162,7 @@ def test_qwen2_vl_end_to_end_batched_equals_unbatched(
 def test_time_first_order_reaches_the_processor(
     tiny_qwen: Path, qa_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    run = configure(tiny_qwen, qa_data, tmp_path / "tf", 2, task="4dbench-qa:time-first")
-    run.samples = run.samples[:2]
+    run = configure(tiny_qwen, qa_data, tmp_path / "tf", 2, "4dbench-qa:time-first", limit=2)
     spy = Spy(run, monkeypatch)
     run.infer()
     assert_frames_in_spec_order(run, spy)

@@ -165,10 +165,11 @@ def test_scoring_modes_with_scripted_judge(
     model = f"openai-compat:{server.base_url}#model"
     judge = f"openai-compat:{server.base_url}#judge"
     common = ["--data", str(dataset), "--model", model, "--out", str(out)]
-    common += ["--cache-dir", str(tmp_path / "cache"), "--judge", judge]
+    common += ["--cache-dir", str(tmp_path / "cache")]
     sends = []
     for mode, (scored, correct, judge_errors, judged) in EXPECTED.items():
-        assert run(f"mmworld:{mode}", *common) == 0, mode
+        judging = [] if mode.startswith("rule") else ["--judge", judge]  # rule takes no judge
+        assert run(f"mmworld:{mode}", *common, *judging) == 0, mode
         res = results(out)
         assert (res["n_scored"], res["errors"]) == (scored, judge_errors), mode
         assert res["columns"][AVERAGE] == round(100 * correct / scored, 2), mode
@@ -184,7 +185,7 @@ def test_scoring_modes_with_scripted_judge(
     assert recs["vid2#0"]["scored_by"] == "judge" and recs["vid2#0"]["verdict"] == "no"
     assert recs["vid3#0"]["scored_by"] == "rule" and recs["vid3#0"]["correct"] is False
     # judging again asks nothing already answered; only the failed (empty) call is retried
-    assert run("mmworld:judge-all", *common) == 0
+    assert run("mmworld:judge-all", *common, "--judge", judge) == 0
     assert _judge_sends(server) == 18
     details = {e["id"]: e["error"] for e in results(out)["error_details"]}
     assert (

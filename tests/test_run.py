@@ -204,7 +204,7 @@ def test_rerun_and_stages_alone(qa_release: Path, tmp_path: Path, monkeypatch) -
 
 def test_infer_needs_the_task(tmp_path: Path, capsys) -> None:
     assert run("--out", str(tmp_path), "--stage", "infer") == 2
-    assert "give the TASK" in capsys.readouterr().err
+    assert "give TASK, --data and --model to infer" in capsys.readouterr().err
     assert run("--out", str(tmp_path), "--stage", "report") == 2
     assert "no run.json" in capsys.readouterr().err
 

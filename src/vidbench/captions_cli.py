@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from vidbench import cli_types as types
 from vidbench.core.errors import ConfigError
 from vidbench.scoring.captions import gpt_judges, table
 from vidbench.scoring.captions.human import HUMAN_SEED, human_rows
@@ -49,10 +50,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add("--human-seed", type=int, default=HUMAN_SEED, help="which caption each object holds out")
     add("--judge", help="model spec of the GPT-Appearance/Action judge, e.g. openai:gpt-4o")
     add("--judge-opt", action="append", default=[], metavar="KEY=VALUE")
-    add("--judge-attempts", type=int, default=3, help="tries per unparseable reply")
-    add("--concurrency", type=int, default=16, help="judge calls in flight")
+    add("--judge-attempts", type=types.positive, default=3, help="tries per unparseable reply")
+    add("--concurrency", type=types.positive, default=16, help="judge calls in flight")
     add("--bert-model", default="bert-base-uncased", help="BERTScore model name or path")
-    add("--bert-layers", type=int, help="BERTScore layer (default: bert-score's for the model)")
+    add("--bert-layers", type=types.positive, help="BERTScore layer (default: bert-score's)")
     add("--sbert-model", help="sentence-transformers model path (default: all-MiniLM-L6-v2)")
     add("--device", help="torch device of the embedding models (default: cuda if available)")
     add(
@@ -103,7 +104,10 @@ def _judge(
         for c in gpt_judges.judge_calls(row.judge_target(), not official, generation)
     ]
     judge = load_model(
-        args.judge, ModelOptions(0, args.concurrency, parse_options(args.judge_opt, "--judge-opt"))
+        args.judge,
+        ModelOptions(
+            0, args.concurrency, parse_options(args.judge_opt, "--judge-opt"), "--judge-opt"
+        ),
     )
 
     async def go() -> dict[str, gpt_judges.Verdict]:

@@ -9,6 +9,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from vidbench import cli_types as types
 from vidbench.core.errors import ConfigError, DataError, VidbenchError
 from vidbench.models.registry import parse_options
 
@@ -18,8 +19,10 @@ err = Console(stderr=True)
 
 def _add_frame_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("frames (override the task's FrameSpec)")
-    g.add_argument("--views", help="view count K (spread evenly over 24) or ids like 1,8,16")
-    g.add_argument("--frames", type=int, help="frames per view")
+    g.add_argument(
+        "--views", type=types.views, help="view count K (spread evenly over 24) or ids like 1,8,16"
+    )
+    g.add_argument("--frames", type=types.positive, help="frames per view")
     g.add_argument("--sampler", choices=["interval", "linspace", "keyframes"])
     g.add_argument("--order", choices=["view-first", "time-first"])
     g.add_argument(
@@ -30,7 +33,7 @@ def _add_frame_options(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--max-side",
-        type=int,
+        type=types.max_side,
         help="resize frames so the longer side is at most this (0: the video's own size; "
         "MMWorld and AutoEval-Video default to 768, grids fit in 2048)",
     )
@@ -38,9 +41,9 @@ def _add_frame_options(p: argparse.ArgumentParser) -> None:
 
 def _add_model_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("model and generation")
-    g.add_argument("--temperature", type=float)
-    g.add_argument("--top-p", type=float)
-    g.add_argument("--max-tokens", type=int, help="most tokens a reply may have")
+    g.add_argument("--temperature", type=types.number(0.0))
+    g.add_argument("--top-p", type=types.number(0.0, 1.0, low_open=True))
+    g.add_argument("--max-tokens", type=types.positive, help="most tokens a reply may have")
     g.add_argument("--gen-seed", type=int, help="sampling seed sent with every request")
     g.add_argument(
         "--model-opt",
@@ -52,6 +55,7 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--api-key-env",
         metavar="NAME",
+        type=types.env_name,
         help="environment variable holding the model's API key (same as --model-opt "
         "api_key_env=NAME); keys are never taken from the command line",
     )
@@ -82,20 +86,48 @@ def _generation(args: argparse.Namespace) -> dict[str, float | int]:
     return {k: v for k, v in chosen.items() if v is not None}
 
 
-def _cmd_run(args: argparse.Namespace) -> int:
-    from vidbench.pipeline import STAGES, Run, RunConfig, frame_overrides
+def _stored_configs(args: argparse.Namespace) -> list:
+    """The configurations of the run(s) stored in --out, for the judge, score and report stages:
+    a TASK given re-scores them under that variant, a --judge judges them with that judge."""
+    import dataclasses
 
-    stages = STAGES if args.stage == "all" else (args.stage,)
-    if args.task is None:
-        if "infer" in stages:
-            raise ConfigError("vidbench run: give the TASK (and --data, --model) to infer")
-        config = RunConfig.load(Path(args.out) / ("run-1" if args.runs > 1 else ""))
+    from vidbench.pipeline import Run, RunConfig
+    from vidbench.repeat import run_dir
+
+    out_dir = Path(args.out)
+    dirs = [run_dir(out_dir, i) for i in range(args.runs)] if args.runs > 1 else [out_dir]
+    configs = []
+    for directory in dirs:
+        config = RunConfig.load(directory)
+        if args.task and args.task != config.task:
+            changed = dataclasses.replace(config, task=args.task)
+            if Run(changed, err).plan != Run(config, err).plan:
+                raise ConfigError(
+                    f"{args.task} asks the model other questions than the run stored in "
+                    f"{directory} ({config.task}); its answers are not there: run the infer stage"
+                )
+            config = changed
         if args.judge:  # judge (or re-judge with another model) an existing run
             config.judge = args.judge
             config.judge_options = parse_options(args.judge_opt, "--judge-opt")
+            config.judge_identity = None
+        configs.append(config)
+    return configs
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from vidbench.pipeline import STAGES, Run, RunConfig, frame_overrides
+    from vidbench.repeat import repeated_configs, run_repeated
+
+    stages = STAGES if args.stage == "all" else (args.stage,)
+    if "infer" not in stages and args.data is None and args.model is None:
+        configs = _stored_configs(args)  # everything else comes from run.json
+    elif args.task is None or args.data is None or args.model is None:
+        raise ConfigError(
+            "vidbench run: give TASK, --data and --model to infer (the judge, score and report "
+            "stages of a stored run need only --out)"
+        )
     else:
-        if args.data is None or args.model is None:
-            raise ConfigError("vidbench run: --data and --model are required")
         config = RunConfig(
             task=args.task,
             data=args.data,
@@ -113,16 +145,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
             judge=args.judge,
             judge_options=parse_options(args.judge_opt, "--judge-opt"),
         )
-    config.progress = not args.no_progress
+        configs = repeated_configs(config, args.runs) if args.runs > 1 else [config]
+    for config in configs:
+        config.progress = not args.no_progress
     if args.runs > 1:  # OUT/run-1..N with seeds SEED..SEED+N-1, then mean ± std in OUT
-        import dataclasses
-
-        from vidbench.repeat import repeated_configs, run_repeated
-
-        configs = repeated_configs(dataclasses.replace(config, out=args.out), args.runs)
         run_repeated(configs, Path(args.out), stages, err, print_to=out)
         return 0
-    Run(config, err).run(stages, print_to=out)
+    Run(configs[0], err).run(stages, print_to=out)
     return 0
 
 
@@ -143,18 +172,25 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 def _cmd_frames(args: argparse.Namespace) -> int:
     from vidbench.core.records import MediaRef
+    from vidbench.media.decode import probe
     from vidbench.media.frames import load_frames
     from vidbench.media.spec import FrameSpec
 
-    spec = FrameSpec(views=(0,), frames=args.frames, sampler=args.sampler, max_side=args.max_side)
-    frames = load_frames(MediaRef.single(Path(args.video), args.start, args.end), spec)
+    video = Path(args.video)
+    spec = FrameSpec(views=(0,), frames=args.frames, sampler=args.sampler).with_(
+        max_side=args.max_side
+    )
+    frames = load_frames(MediaRef.single(video, args.start, args.end), spec)
+    times = probe(video).times  # names give the frame's place in the whole video
     target = Path(args.out)
     target.mkdir(parents=True, exist_ok=True)
     for i, frame in enumerate(frames):
-        path = target / f"{i:02d}_frame{frame.index:06d}_{frame.time_s:.2f}s.jpg"
+        at = times[frame.index] - times[0]
+        path = target / f"{i:02d}_frame{frame.index:06d}_{at:.2f}s.jpg"
         path.write_bytes(frame.image.data)
+        window = f", {frame.time_s:.2f} s into the window" if args.start or args.end else ""
         out.print(
-            f"{path}  (frame {frame.index}, {frame.time_s:.2f} s)", markup=False, highlight=False
+            f"{path}  (frame {frame.index}, {at:.2f} s{window})", markup=False, highlight=False
         )
     return 0
 
@@ -162,15 +198,18 @@ def _cmd_frames(args: argparse.Namespace) -> int:
 def _cmd_synth(args: argparse.Namespace) -> int:
     from vidbench.datasets.synthetic4d import generate
 
-    generate(
-        Path(args.out),
-        objects=args.objects,
-        seed=args.seed,
-        views=args.views,
-        frames=args.frames,
-        size=args.size,
-        progress=not args.no_progress,
-    )
+    try:
+        generate(
+            Path(args.out),
+            objects=args.objects,
+            seed=args.seed,
+            views=args.views,
+            frames=args.frames,
+            size=args.size,
+            progress=not args.no_progress,
+        )
+    except ValueError as e:  # settings the generator cannot honour, e.g. --frames 8
+        raise ConfigError(f"synth 4d: {e}") from None
     err.print(f"wrote a {args.objects}-object 4D-Bench-layout dataset to {args.out}")
     return 0
 
@@ -183,12 +222,15 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_tasks(args: argparse.Namespace) -> int:
-    from vidbench.tasks.registry import TASKS
+    from vidbench.tasks.registry import TASKS, VARIANT_FAMILIES
 
     for name, entry in TASKS.items():
-        out.print(f"[bold]{name}[/]  {entry.spec.as_dict()}")
+        out.print(f"[bold]{name}[/]  {entry.spec.as_dict()}", highlight=False)
         if entry.variants:
             out.print("  variants: " + ", ".join(f"{name}:{v}" for v in entry.variants))
+    out.print("Variants combine with +, e.g. 4dbench-qa:views-5+frames-4. Placeholders:")
+    for family, meaning in VARIANT_FAMILIES.items():
+        out.print(f"  {family}: {meaning}", highlight=False)
     return 0
 
 
@@ -211,8 +253,10 @@ def _cmd_serve_local_llm(args: argparse.Namespace) -> int:
 
 def _cmd_score_captions(args: argparse.Namespace) -> int:
     from vidbench.captions_cli import score_caption_files
+    from vidbench.runner.lock import results_lock
 
-    score_caption_files(args, out)
+    with results_lock(Path(args.out).parent, "vidbench score-captions"):
+        score_caption_files(args, out)
     return 0
 
 
@@ -234,10 +278,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="results directory")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(
-        "--runs", type=int, default=1, help="repeat with seeds SEED..SEED+N-1; mean ± std"
+        "--runs",
+        type=types.positive,
+        default=1,
+        help="repeat with seeds SEED..SEED+N-1; mean ± std",
     )
-    p.add_argument("--limit", type=int, help="only the first N samples")
-    p.add_argument("--concurrency", type=int, default=16, help="model calls in flight")
+    p.add_argument("--limit", type=types.positive, help="only the first N samples")
+    p.add_argument("--concurrency", type=types.positive, default=16, help="model calls in flight")
     p.add_argument("--stage", choices=["all", "infer", "judge", "score", "report"], default="all")
     p.add_argument("--cache-dir", help="frame cache (default ~/.cache/vidbench/frames)")
     _add_frame_options(p)
@@ -249,29 +296,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dir")
     p.add_argument(
         "--frames",
-        type=int,
+        type=types.positive,
         help="frames per view a task will sample (default: the benchmark's official task's)",
     )
     p.set_defaults(func=_cmd_validate)
 
     p = sub.add_parser("frames", help="write the frames a model would see as JPEGs")
     p.add_argument("video")
-    p.add_argument("--frames", type=int, default=8)
+    p.add_argument("--frames", type=types.positive, default=8)
     p.add_argument("--sampler", choices=["interval", "linspace", "keyframes"], default="linspace")
-    p.add_argument("--max-side", type=int)
-    p.add_argument("--start", type=float, help="window start (seconds)")
-    p.add_argument("--end", type=float, help="window end (seconds)")
+    p.add_argument("--max-side", type=types.max_side, help="0: the video's own size")
+    p.add_argument("--start", type=types.number(0.0), help="window start (seconds)")
+    p.add_argument("--end", type=types.number(0.0), help="window end (seconds)")
     p.add_argument("--out", required=True)
     p.set_defaults(func=_cmd_frames)
 
     p = sub.add_parser("synth", help="generate a synthetic dataset")
     p.add_argument("kind", choices=["4d"])
     p.add_argument("--out", required=True)
-    p.add_argument("--objects", type=int, default=20)
+    p.add_argument("--objects", type=types.positive, default=20)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--views", type=int, default=24)
-    p.add_argument("--frames", type=int, default=48)
-    p.add_argument("--size", type=int, default=128)
+    p.add_argument("--views", type=types.positive, default=24)
+    p.add_argument(
+        "--frames",
+        type=types.positive,
+        default=48,
+        help="frames per video (a multiple of 6, >= 12)",
+    )
+    p.add_argument("--size", type=types.whole_number(8), default=128)
     p.set_defaults(func=_cmd_synth)
 
     p = sub.add_parser("report", help="one table from several results directories")
@@ -284,15 +336,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="synthetic 4D dataset + built-in baselines, end to end")
     p.add_argument("--out", default="demo")
-    p.add_argument("--objects", type=int, default=200)
+    p.add_argument("--objects", type=types.positive, default=200)
     p.set_defaults(func=_cmd_demo)
 
     p = sub.add_parser(
         "serve-local-llm", help="serve Gemma 3 270M on 127.0.0.1 (a smoke-test text model)"
     )
-    p.add_argument("--port", type=int, help="default: a free port")
-    p.add_argument("--ctx", type=int, default=2048, help="context length in tokens")
-    p.add_argument("--threads", type=int, help="CPU threads (default: llama.cpp's choice)")
+    p.add_argument("--port", type=types.port, help="default: a free port")
+    p.add_argument("--ctx", type=types.positive, default=2048, help="context length in tokens")
+    p.add_argument(
+        "--threads", type=types.positive, help="CPU threads (default: llama.cpp's choice)"
+    )
     p.set_defaults(func=_cmd_serve_local_llm)
 
     from vidbench import captions_cli

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +22,11 @@ from rich.console import Console
 from rich.markup import escape
 
 from vidbench.core.errors import ConfigError
+from vidbench.core.records import Sample
+from vidbench.datasets.problems import Loaded, Problem
 from vidbench.media.cache import FrameCache
 from vidbench.media.spec import parse_views
-from vidbench.models.base import Model
+from vidbench.models.base import Model, ModelRef
 from vidbench.models.pricing import cost_of
 from vidbench.models.registry import ModelOptions, load_model
 from vidbench.report.results import build_results
@@ -31,6 +34,7 @@ from vidbench.report.tables import print_table, to_csv, to_markdown
 from vidbench.runner.infer import InferStats, infer
 from vidbench.runner.judging import DEFAULT_ATTEMPTS, describe_verdicts, judge_all
 from vidbench.runner.keys import plan_key
+from vidbench.runner.lock import results_lock
 from vidbench.runner.score import read_jsonl, score_samples, write_jsonl
 from vidbench.runner.store import Store
 from vidbench.scoring.judge import JudgeCall, Verdict, no_verdict_message
@@ -57,6 +61,10 @@ class RunConfig:
     judge_attempts: int = DEFAULT_ATTEMPTS  # tries per judgment whose reply does not parse
     cache_dir: str | None = None
     progress: bool = True
+    # What the answers and verdicts are keyed by, stored by the infer and judge stages so the
+    # score and report stages need neither the model nor its key (None: ask the backend).
+    model_identity: dict[str, Any] | None = None
+    judge_identity: dict[str, Any] | None = None
 
     @property
     def results_dir(self) -> Path:
@@ -96,7 +104,11 @@ def frame_overrides(
 
 
 class Run:
-    """A configured run: its task, model, store and plan key."""
+    """A configured run: its task, model, store and plan key.
+
+    Only what a stage needs is opened: the model (and its key) when it must answer, the dataset
+    when samples are needed; the report stage reads stored files alone.
+    """
 
     def __init__(self, config: RunConfig, console: Console | None = None) -> None:
         self.config = config
@@ -105,24 +117,65 @@ class Run:
         if "views" in overrides:
             overrides["views"] = tuple(overrides["views"])
         self.task: Task = get_task(config.task, config.generation, **overrides)
-        self.model: Model = load_model(
-            config.model,
-            ModelOptions(config.seed, config.concurrency, dict(config.model_options)),
-        )
-        self.judge: Model | None = None
-        if config.judge:
-            self.judge = load_model(
-                config.judge,
-                ModelOptions(config.seed, config.concurrency, dict(config.judge_options)),
+        if config.judge and not self.task.uses_judge:
+            raise ConfigError(
+                f"{config.task} is not scored by an LLM judge: --judge {config.judge} would not "
+                "be used; leave it out"
             )
-        self.plan = plan_key(self.task.settings(), self.model.identity())
-        loaded = self.task.load(Path(config.data))
-        self.samples = loaded.items[: config.limit] if config.limit else loaded.items
-        self.problems = loaded.problems
-        for problem in self.problems:
-            self.console.print(f"[yellow]skipped[/] {escape(str(problem))}")
+        self._loaded: Loaded[Sample] | None = None
+
+    @cached_property
+    def model(self) -> Model:
+        options = ModelOptions(self.config.seed, self.config.concurrency, self.config.model_options)
+        return load_model(self.config.model, options)
+
+    @cached_property
+    def judge(self) -> Model | None:
+        if not self.config.judge:
+            return None
+        options = ModelOptions(
+            self.config.seed,
+            self.config.concurrency,
+            dict(self.config.judge_options),
+            "--judge-opt",
+        )
+        return load_model(self.config.judge, options)
+
+    @property
+    def model_identity(self) -> dict[str, Any]:
+        return self.config.model_identity or self.model.identity()
+
+    def _judge_ref(self) -> Model | None:
+        """The judge as far as stored verdicts go: its identity keys them."""
+        if self.config.judge and self.config.judge_identity:
+            return ModelRef(self.config.judge_identity)
+        return self.judge
+
+    @property
+    def plan(self) -> str:
+        return plan_key(self.task.settings(), self.model_identity)
+
+    def _load(self) -> Loaded[Sample]:
+        if self._loaded is None:
+            loaded = self.task.load(Path(self.config.data))
+            limit = self.config.limit
+            self._loaded = Loaded(loaded.items[:limit] if limit else loaded.items, loaded.problems)
+            for problem in loaded.problems:
+                self.console.print(f"[yellow]skipped[/] {escape(str(problem))}")
+        return self._loaded
+
+    @property
+    def samples(self) -> list[Sample]:
+        return self._load().items
+
+    @property
+    def problems(self) -> list[Problem]:
+        return self._load().problems
 
     def infer(self) -> InferStats:
+        self.config.model_identity = self.model.identity()
+        if self.judge is not None:  # so a later score stage needs no judge key
+            self.config.judge_identity = self.judge.identity()
         self.config.save()
         store = Store(self.config.results_dir)
         try:
@@ -168,14 +221,14 @@ class Run:
 
     def _verdicts(self, store: Store, allow_calls: bool) -> dict[str, Verdict] | None:
         """Verdicts by judge-call item; None when this run has no judge."""
-        if self.judge is None:
+        judge = self.judge if allow_calls else self._judge_ref()
+        if judge is None:
             if allow_calls:
                 self._check_judge_given()
             return None
         calls = self._judge_calls(store)
         if not calls:
             return {}
-        judge = self.judge
 
         async def go() -> dict[str, Verdict]:
             if allow_calls:
@@ -197,6 +250,8 @@ class Run:
 
     def judge_stage(self) -> dict[str, Verdict]:
         """Ask the judge about every stored answer that needs one (stored verdicts are reused)."""
+        if self.judge is not None:
+            self.config.judge_identity = self.judge.identity()
         self.config.save()  # later `score`/`report` stages read the judge from run.json
         store = Store(self.config.results_dir)
         try:
@@ -222,6 +277,7 @@ class Run:
         asyncio.run(check())
 
     def score(self) -> list[dict[str, Any]]:
+        self.config.save()  # the task variant scored is the one a later report stage shows
         store = Store(self.config.results_dir)
         try:
             verdicts = self._verdicts(store, allow_calls=False)
@@ -229,8 +285,8 @@ class Run:
                 self.task, self.samples, self.problems, store, self.plan, verdicts
             )
             usage = store.usage(self.plan)
-            if self.judge is not None:
-                usage["judge"] = store.judge_usage(self.judge.spec)
+            if self.config.judge:
+                usage["judge"] = store.judge_usage(self.config.judge)
         finally:
             store.close()
         write_jsonl(self.config.results_dir / "samples.jsonl", records)
@@ -244,15 +300,15 @@ class Run:
         usage = json.loads((self.config.results_dir / "usage.json").read_text())
         results = build_results(
             self.task,
-            self.model.identity(),
+            self.model_identity,
             read_jsonl(path),
             extra={
                 "data": self.config.data,
                 "seed": self.config.seed,
                 "plan": self.plan,
-                "judge": None if self.judge is None else self.judge.identity(),
+                "judge": self._judge_identity(),
                 "usage": usage,
-                "cost": cost_of(self.model.spec, usage),  # None without a price table
+                "cost": cost_of(self.config.model, usage),  # None without a price table
             },
             seed=self.config.seed,
         )
@@ -274,7 +330,16 @@ class Run:
             self.console.print(f"[red]{no_verdict_message(results['unjudged'])}[/]")
         return results
 
+    def _judge_identity(self) -> dict[str, Any] | None:
+        judge = self._judge_ref()
+        return None if judge is None else judge.identity()
+
     def run(self, stages: tuple[str, ...] = STAGES, print_to: Console | None = None) -> None:
+        """The stages, in order, holding the results directory for the whole time."""
+        with results_lock(self.config.results_dir, f"vidbench run {self.config.task}"):
+            self._run(stages, print_to)
+
+    def _run(self, stages: tuple[str, ...], print_to: Console | None) -> None:
         unknown = set(stages) - set(STAGES)
         if unknown:
             raise ConfigError(f"unknown stages {sorted(unknown)}; choose from {', '.join(STAGES)}")

@@ -79,7 +79,8 @@ def ask_judge(
 ) -> tuple[dict[str, Verdict], dict[str, Any]]:
     """Verdicts by item (stored answers reused, nothing asked twice) and the judge's identity;
     what was asked and what came from the store is printed to `console`."""
-    model = load_model(judge.spec, ModelOptions(judge.seed, judge.concurrency, dict(judge.options)))
+    options = ModelOptions(judge.seed, judge.concurrency, dict(judge.options), "--judge-opt")
+    model = load_model(judge.spec, options)
 
     async def go() -> dict[str, Verdict]:
         if not calls:

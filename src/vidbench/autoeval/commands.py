@@ -7,12 +7,18 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
+from vidbench import cli_types as types
 from vidbench.autoeval.calls import PROMPT_KINDS, JudgeModel, JudgePrompt
 from vidbench.models.registry import parse_options
+from vidbench.runner.lock import results_lock
 from vidbench.scoring import autoeval_rules as rules
+
+if TYPE_CHECKING:
+    from vidbench.autoeval.redteam import Workspace
 
 out = Console()
 err = Console(stderr=True)
@@ -29,11 +35,11 @@ def _add_judge_options(p: argparse.ArgumentParser, prompt: bool = True) -> None:
     )
     g.add_argument(
         "--judge-attempts",
-        type=int,
+        type=types.positive,
         help=f"asks per unreadable reply (official: {rules.OFFICIAL_ATTEMPTS})",
     )
     g.add_argument("--empty-answer", choices=["judge", "wrong"], help="empty answers (protocol's)")
-    g.add_argument("--concurrency", type=int, default=16, help="judge calls in flight")
+    g.add_argument("--concurrency", type=types.positive, default=16, help="judge calls in flight")
     g.add_argument("--seed", type=int, default=0, help="seed of the bootstrap intervals")
     if prompt:
         g.add_argument("--judge-prompt", choices=PROMPT_KINDS, default="rules")
@@ -72,7 +78,8 @@ def _cmd_judge(args: argparse.Namespace) -> int:
         args.seed,
         not args.no_progress,
     )
-    results = judge_predictions(job, out)
+    with results_lock(job.out, "vidbench judge autoeval-video"):
+        results = judge_predictions(job, out)
     err.print(
         f"judged {results['n_judged']}, dropped {results['n_dropped']}, "
         f"unparsed {results['n_unparsed']}, not judged {results['errors']}: see {args.out}"
@@ -92,19 +99,28 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
         args.seed,
         not args.no_progress,
     )
-    judge_agreement(job, out)
+    with results_lock(job.out, "vidbench judge-agreement"):
+        judge_agreement(job, out)
     return 0
 
 
 def _cmd_rules(args: argparse.Namespace) -> int:
-    from vidbench.autoeval import redteam, redteam_view
+    from vidbench.autoeval import redteam
 
     workspace_dir = Path(args.workspace)
     if args.rules_command == "init":
         redteam.Workspace.init(workspace_dir, Path(args.rules))
         err.print(f"red team workspace at {workspace_dir}")
         return 0
-    workspace = redteam.Workspace.open(workspace_dir)
+    if args.rules_command in ("attack", "check", "revise"):  # they write the workspace
+        with results_lock(workspace_dir, f"vidbench rules {args.rules_command}"):
+            return _rules_command(args, redteam.Workspace.open(workspace_dir))
+    return _rules_command(args, redteam.Workspace.open(workspace_dir))
+
+
+def _rules_command(args: argparse.Namespace, workspace: Workspace) -> int:
+    from vidbench.autoeval import redteam, redteam_view
+
     if args.rules_command == "attack":
         answer = Path(args.answer_file).read_text("utf-8") if args.answer_file else args.answer
         number = workspace.add_attack(args.id, answer, args.expect, args.note)

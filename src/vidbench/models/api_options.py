@@ -7,6 +7,7 @@ Keys are read from environment variables only and never put in a spec, identity 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import overload
@@ -14,6 +15,7 @@ from typing import overload
 from vidbench.core.errors import ConfigError
 from vidbench.models.registry import ModelOptions, reject_extra
 
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # What every API backend takes; a backend adds its own (e.g. detail, thinking_budget).
 COMMON_OPTIONS = (
     "api_key_env",
@@ -46,9 +48,10 @@ class OptionReader:
         reject_extra(model, options, tuple(known))
         self.model = model
         self.extra = options.extra
+        self.flag = options.flag
 
     def _bad(self, key: str, why: str) -> ConfigError:
-        return ConfigError(f"model {self.model!r}: --model-opt {key}={self.extra[key]!r}: {why}")
+        return ConfigError(f"model {self.model!r}: {self.flag} {key}={self.extra[key]!r}: {why}")
 
     def text(self, key: str) -> str | None:
         value = self.extra.get(key)
@@ -101,11 +104,16 @@ class OptionReader:
     def api_key(self, default_envs: Sequence[str], required: bool) -> str | None:
         """The key from `api_key_env` or the first of `default_envs` that is set."""
         chosen = self.text("api_key_env")
+        if chosen is not None and not ENV_NAME.fullmatch(chosen):  # never echo: it may be a key
+            raise ConfigError(
+                f"model {self.model!r}: {self.flag} api_key_env takes the NAME of an environment "
+                "variable (e.g. OPENAI_API_KEY), not the key itself"
+            )
         if chosen is not None:
             value = os.environ.get(chosen)
             if not value:
                 raise ConfigError(
-                    f"model {self.model!r}: --model-opt api_key_env={chosen} names an "
+                    f"model {self.model!r}: {self.flag} api_key_env={chosen} names an "
                     "environment variable that is not set"
                 )
             return value
@@ -115,7 +123,7 @@ class OptionReader:
         if required:
             raise ConfigError(
                 f"model {self.model!r} needs an API key: set {' or '.join(default_envs)} "
-                "(or name another variable with --model-opt api_key_env=NAME)"
+                f"(or name another variable with {self.flag} api_key_env=NAME)"
             )
         return None
 

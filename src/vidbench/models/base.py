@@ -6,6 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
+from vidbench.core.errors import ConfigError
 from vidbench.core.requests import Request, Response
 
 
@@ -38,3 +39,19 @@ class Model(ABC):
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook; most backends hold nothing
         """Release connections, servers or devices."""
+
+
+class ModelRef(Model):
+    """A model known by the identity stored with its answers: enough to find them in the store
+    (the score and report stages), without building the backend or reading its key. It answers
+    nothing."""
+
+    def __init__(self, identity: dict[str, Any]) -> None:
+        self.spec = str(identity["spec"])
+        self._identity = dict(identity)
+
+    def identity(self) -> dict[str, Any]:
+        return dict(self._identity)
+
+    async def generate(self, requests: Sequence[Request]) -> list[Response]:
+        raise ConfigError(f"model {self.spec!r} is known here by its stored identity only")

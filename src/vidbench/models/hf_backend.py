@@ -45,12 +45,14 @@ def parse_settings(spec: str, options: ModelOptions) -> HFSettings:
     device = extra.get("device", "auto")
     if not (device in ("auto", "cpu", "cuda", "mps") or _is_cuda_index(device)):
         raise ConfigError(
-            f"{spec}: --model-opt device={device!r}; use auto, cpu, cuda, cuda:N, mps"
+            f"{spec}: {options.flag} device={device!r}; use auto, cpu, cuda, cuda:N, mps"
         )
     dtype = extra.get("dtype", "auto")
     if dtype not in DTYPES:
-        raise ConfigError(f"{spec}: --model-opt dtype={dtype!r}; use one of {', '.join(DTYPES)}")
-    return HFSettings(device, dtype, positive_int(spec, "batch_size", extra.get("batch_size", "1")))
+        raise ConfigError(f"{spec}: {options.flag} dtype={dtype!r}; use one of {', '.join(DTYPES)}")
+    return HFSettings(
+        device, dtype, positive_int(spec, options.flag, "batch_size", extra.get("batch_size", "1"))
+    )
 
 
 def _is_cuda_index(device: str) -> bool:

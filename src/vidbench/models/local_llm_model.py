@@ -20,6 +20,7 @@ from vidbench.core.errors import ConfigError
 from vidbench.core.requests import Request, Response
 from vidbench.models import local_llm
 from vidbench.models.base import Model
+from vidbench.models.local_source import positive_int
 from vidbench.models.registry import ModelOptions, load_model, reject_extra
 
 KNOWN = ("ctx", "threads")
@@ -34,9 +35,11 @@ class LocalLLM(Model):
     def __init__(self, options: ModelOptions) -> None:
         reject_extra(self.spec, options, KNOWN)
         self._options = options
-        self._ctx = _positive(options.extra.get("ctx", "2048"), "ctx")
+        self._ctx = positive_int(self.spec, options.flag, "ctx", options.extra.get("ctx", "2048"))
         threads = options.extra.get("threads")
-        self._threads = _positive(threads, "threads") if threads else None
+        self._threads = (
+            positive_int(self.spec, options.flag, "threads", threads) if threads else None
+        )
         self._server: local_llm.LocalLLMServer | None = None
         self._client: Model | None = None
         self._died: str | None = None
@@ -82,12 +85,6 @@ def _ended(server: local_llm.LocalLLMServer, grace_s: float = 1.0) -> str | None
     except subprocess.TimeoutExpired:
         return None
     return server.exit_description()
-
-
-def _positive(text: str, name: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise ConfigError(f"model 'local-llm': --model-opt {name}={text!r}: expected a number >= 1")
-    return int(text)
 
 
 def build(arg: str, options: ModelOptions) -> Model:

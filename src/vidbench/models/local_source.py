@@ -10,13 +10,13 @@ from pathlib import Path
 from vidbench.core.errors import ConfigError
 
 
-def positive_int(spec: str, key: str, value: str) -> int:
+def positive_int(spec: str, flag: str, key: str, value: str) -> int:
     try:
         number = int(value)
     except ValueError:
         number = 0
     if number < 1:
-        raise ConfigError(f"{spec}: --model-opt {key}={value!r} must be a whole number >= 1")
+        raise ConfigError(f"{spec}: {flag} {key}={value!r} must be a whole number >= 1")
     return number
 
 

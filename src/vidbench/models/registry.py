@@ -20,6 +20,7 @@ class ModelOptions:
     seed: int = 0
     concurrency: int = 16
     extra: dict[str, str] = field(default_factory=dict)
+    flag: str = "--model-opt"  # the option `extra` came from, for messages ("--judge-opt")
 
 
 Factory = Callable[[str, ModelOptions], Model]
@@ -37,11 +38,11 @@ def parse_options(pairs: Sequence[str], flag: str = "--model-opt") -> dict[str, 
 
 
 def reject_extra(name: str, options: ModelOptions, known: tuple[str, ...] = ()) -> None:
-    """Stop on --model-opt keys a backend does not use (no silently ignored settings)."""
+    """Stop on --model-opt (--judge-opt) keys a backend does not use (none silently ignored)."""
     unknown = sorted(set(options.extra) - set(known))
     if unknown:
         raise ConfigError(
-            f"model {name!r} does not take --model-opt {', '.join(unknown)}"
+            f"model {name!r} does not take {options.flag} {', '.join(unknown)}"
             + (f" (it takes: {', '.join(known)})" if known else "")
         )
 

@@ -59,7 +59,7 @@ def parse_settings(spec: str, options: ModelOptions) -> VLLMSettings:
     extra = options.extra
     dtype = extra.get("dtype", "auto")
     if dtype not in DTYPES:
-        raise ConfigError(f"{spec}: --model-opt dtype={dtype!r}; use one of {', '.join(DTYPES)}")
+        raise ConfigError(f"{spec}: {options.flag} dtype={dtype!r}; use one of {', '.join(DTYPES)}")
     memory = extra.get("gpu_memory_utilization")
     fraction = None
     if memory is not None:
@@ -68,18 +68,20 @@ def parse_settings(spec: str, options: ModelOptions) -> VLLMSettings:
         except ValueError:
             fraction = -1.0
         if not 0 < fraction <= 1:
-            raise ConfigError(f"{spec}: --model-opt gpu_memory_utilization={memory!r}: use 0..1")
+            raise ConfigError(f"{spec}: {options.flag} gpu_memory_utilization={memory!r}: use 0..1")
     length = extra.get("max_model_len")
     return VLLMSettings(
-        batch_size=positive_int(spec, "batch_size", extra.get("batch_size", "64")),
-        max_images=positive_int(spec, "max_images", extra["max_images"])
+        batch_size=positive_int(spec, options.flag, "batch_size", extra.get("batch_size", "64")),
+        max_images=positive_int(spec, options.flag, "max_images", extra["max_images"])
         if "max_images" in extra
         else 0,
         tensor_parallel_size=positive_int(
-            spec, "tensor_parallel_size", extra.get("tensor_parallel_size", "1")
+            spec, options.flag, "tensor_parallel_size", extra.get("tensor_parallel_size", "1")
         ),
         gpu_memory_utilization=fraction,
-        max_model_len=None if length is None else positive_int(spec, "max_model_len", length),
+        max_model_len=None
+        if length is None
+        else positive_int(spec, options.flag, "max_model_len", length),
         dtype=dtype,
     )
 

@@ -21,12 +21,14 @@ from vidbench.tasks import autoeval_video, mmworld_variants
 from vidbench.tasks.base import Task
 
 # The 4D-Bench robustness study (Table 3) and ablations (Fig. 6), listed for `vidbench tasks`.
-FOURD_VARIANTS = (
-    "time-first",
-    "timestamps",
-    *(f"views-{k}" for k in range(1, 7)),
-    *(f"frames-{n}" for n in range(1, 10)),
-)
+FOURD_VARIANTS = ("time-first", "timestamps", "views-K", "frames-N")
+# What the placeholders of variant families stand for, for `vidbench tasks` and errors.
+VARIANT_FAMILIES = {
+    "views-K": "K = 1..24 views spread evenly over the ring (views-3: the official 1, 8, 16)",
+    "frames-N": "N >= 1 frames per view",
+    "shuffled-SEED": "the sampled frames in a seeded random order",
+    "grid-RxC": "frames tiled into one R x C image (-square: padded to a square)",
+}
 
 
 def fourd_frame_modifier(spec: FrameSpec, modifier: str) -> FrameSpec | None:
