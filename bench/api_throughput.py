@@ -27,8 +27,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-from vidbench.pipeline import Run, RunConfig
-from vidbench.testing.fourd_release import write_release
+from vidbench.benchmarks.fourd.synthetic.release import write_release
+from vidbench.runner.run import Run, RunConfig
 
 
 def start_server(latency: float, capacity: int) -> tuple[subprocess.Popen[str], str]:

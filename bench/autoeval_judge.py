@@ -24,9 +24,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from vidbench.autoeval.calls import JudgeModel, JudgePrompt
-from vidbench.autoeval.judge_predictions import JudgeJob, judge_predictions
-from vidbench.scoring.autoeval_rules import get_protocol
+from vidbench.benchmarks.autoeval_video.calls import JudgeModel, JudgePrompt
+from vidbench.benchmarks.autoeval_video.judge_predictions import JudgeJob, judge_predictions
+from vidbench.benchmarks.autoeval_video.rules import get_protocol
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "autoeval-video"
 REPLY = "The answer matches the rules.\n1"

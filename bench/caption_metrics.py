@@ -45,8 +45,8 @@ def synthetic_captions(
     objects: int, seed: int, model: int = 1
 ) -> tuple[list[str], list[list[str]]]:
     """References of scene (seed, i); the "model" caption describes scene (seed + model, i)."""
-    from vidbench.datasets.synthetic4d.captions import captions
-    from vidbench.datasets.synthetic4d.sample import sample_scene
+    from vidbench.benchmarks.fourd.synthetic.captions import captions
+    from vidbench.benchmarks.fourd.synthetic.sample import sample_scene
 
     refs = [captions(sample_scene(seed, i)) for i in range(objects)]
     cands = [captions(sample_scene(seed + model, i))[i % 5] for i in range(objects)]

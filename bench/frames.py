@@ -18,8 +18,8 @@ from pathlib import Path
 
 import av
 
-from vidbench.datasets import fourd_bench
-from vidbench.datasets.synthetic4d import generate
+from vidbench.benchmarks.fourd import loader as fourd_bench
+from vidbench.benchmarks.fourd.synthetic import generate
 from vidbench.media.cache import FrameCache
 from vidbench.media.frames import load_frames
 from vidbench.media.images import encode_image

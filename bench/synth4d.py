@@ -7,7 +7,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from vidbench.datasets.synthetic4d import generate
+from vidbench.benchmarks.fourd.synthetic import generate
 
 
 def main() -> None:

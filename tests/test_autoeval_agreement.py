@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from autoeval_support import RULES, judge_args, prompt_of, read_jsonl, rows, vidbench, write_jsonl
+from vidbench.benchmarks.autoeval_video.unified import assemble_unified
 from vidbench.scoring.agreement import binary_agreement, cohen_kappa
-from vidbench.scoring.autoeval_unified import assemble_unified
 from vidbench.scoring.stats import bootstrap_ci
 from vidbench.testing import ChatServer
 

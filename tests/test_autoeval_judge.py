@@ -22,8 +22,8 @@ from autoeval_support import (
     vidbench,
     write_jsonl,
 )
-from vidbench.datasets.autoeval_video import DIMENSIONS, RELEASED_COUNTS
-from vidbench.scoring.autoeval_rules import COLUMNS, OFFICIAL_ATTEMPTS
+from vidbench.benchmarks.autoeval_video.loader import DIMENSIONS, RELEASED_COUNTS
+from vidbench.benchmarks.autoeval_video.rules import COLUMNS, OFFICIAL_ATTEMPTS
 from vidbench.testing import ChatServer
 
 # Reply kinds, by ID: parsed by both parsers, by the robust parser only, by neither.

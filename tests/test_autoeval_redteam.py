@@ -10,7 +10,7 @@ import pytest
 
 from autoeval_support import AUTOEVAL, judge_args, official_prompt, prompt_of, read_jsonl, rows
 from autoeval_support import vidbench as run
-from vidbench.autoeval.redteam import Workspace, status
+from vidbench.benchmarks.autoeval_video.redteam import Workspace, status
 from vidbench.testing import ChatServer
 
 

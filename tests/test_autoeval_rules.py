@@ -8,9 +8,13 @@ from pathlib import Path
 import pytest
 
 from autoeval_support import official_prompt, rows, write_jsonl
+from vidbench.benchmarks.autoeval_video import rules
+from vidbench.benchmarks.autoeval_video.unified import (
+    assemble_unified,
+    load_references,
+    unified_call,
+)
 from vidbench.core.errors import ConfigError
-from vidbench.scoring import autoeval_rules as rules
-from vidbench.scoring.autoeval_unified import assemble_unified, load_references, unified_call
 from vidbench.scoring.judge import Verdict
 
 # reply -> (official verdict, robust verdict); None = the parser cannot read it

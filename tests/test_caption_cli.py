@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from vidbench.benchmarks.fourd.captions.human import held_out, human_rows
+from vidbench.benchmarks.fourd.captions.table import COLUMNS
 from vidbench.cli import main
-from vidbench.scoring.captions.human import held_out, human_rows
-from vidbench.scoring.captions.table import COLUMNS
 from vidbench.testing.tiny_bert import tiny_bert
 
 UIDS = [f"{i:032x}" for i in range(6)]

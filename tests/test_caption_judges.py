@@ -15,10 +15,14 @@ import pytest
 from rich.console import Console
 
 from conftest import SHARED
-from vidbench.captions_cli import add_arguments, score_caption_files
+from vidbench.benchmarks.fourd.captions import gpt_prompts
+from vidbench.benchmarks.fourd.captions.gpt_judges import (
+    draw_references,
+    judge_messages,
+    parse_score,
+)
+from vidbench.benchmarks.fourd.score_captions import add_arguments, score_caption_files
 from vidbench.core.errors import ConfigError
-from vidbench.scoring.captions import gpt_prompts
-from vidbench.scoring.captions.gpt_judges import draw_references, judge_messages, parse_score
 from vidbench.testing import ChatServer, request_text
 
 PAPER = next((SHARED / "papers").glob("001_*.txt"), None)

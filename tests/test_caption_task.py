@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from conftest import write_object_views
+from vidbench.benchmarks.fourd.caption_task import extract_caption
 from vidbench.core.errors import ConfigError
-from vidbench.pipeline import Run, RunConfig
-from vidbench.tasks.fourd_caption import extract_caption
+from vidbench.runner.run import Run, RunConfig
 from vidbench.tasks.registry import get_task
 from vidbench.testing import ChatServer, request_text
 from vidbench.testing.tiny_bert import tiny_bert

@@ -13,12 +13,12 @@ import pytest
 
 from api_support import ask, backend, request
 from conftest import make_qa_dataset
+from vidbench.benchmarks.fourd.synthetic.release import write_release
 from vidbench.cli import main
 from vidbench.core.errors import ConfigError
-from vidbench.pipeline import Run, RunConfig
+from vidbench.runner.run import Run, RunConfig
 from vidbench.runner.store import Store
 from vidbench.testing import ChatServer, FaultPlan, Reply, request_text
-from vidbench.testing.fourd_release import write_release
 
 
 @pytest.fixture(autouse=True)

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from conftest import make_qa_dataset
+from vidbench.benchmarks.fourd import loader as fourd_bench
+from vidbench.benchmarks.fourd.options import find_options, find_question
 from vidbench.core.errors import DataError
-from vidbench.datasets import fourd_bench
-from vidbench.datasets.fourd_options import find_options, find_question
 
 
 @pytest.mark.parametrize(

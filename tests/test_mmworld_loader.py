@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from mmworld_support import README_RECORD, make_mmworld, records, rows
+from vidbench.benchmarks.mmworld import loader as mmworld
+from vidbench.benchmarks.mmworld.fields import DISCIPLINES, FACETS
+from vidbench.benchmarks.mmworld.validate import validate
 from vidbench.cli import main
-from vidbench.datasets import mmworld
-from vidbench.datasets.mmworld_fields import DISCIPLINES, FACETS
-from vidbench.datasets.mmworld_validate import validate
 
 
 @pytest.fixture(scope="module")

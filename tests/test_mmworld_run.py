@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from mmworld_support import FRAMES, make_mmworld, records
+from vidbench.benchmarks.mmworld.fields import AVERAGE, DISCIPLINES, FACETS, FLAGS
 from vidbench.cli import main
-from vidbench.datasets.mmworld_fields import AVERAGE, DISCIPLINES, FACETS, FLAGS
 from vidbench.testing import ChatServer
 from vidbench.testing.chat_server import request_text
 

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from vidbench.core.errors import ConfigError
-from vidbench.report.runs import aggregate
-from vidbench.report.tables import to_markdown
-from vidbench.scoring.mmworld_judge import (
+from vidbench.benchmarks.mmworld.judge import (
     judge_call,
     judge_prompt,
     official_verdict,
     yes_no_verdict,
 )
-from vidbench.scoring.mmworld_parse import official_post_processing, parse_answer
-from vidbench.tasks.mmworld_variants import reduced_frames
+from vidbench.benchmarks.mmworld.parse import official_post_processing, parse_answer
+from vidbench.benchmarks.mmworld.variants import reduced_frames
+from vidbench.core.errors import ConfigError
+from vidbench.report.runs import aggregate
+from vidbench.report.tables import to_markdown
 from vidbench.tasks.registry import get_task
 
 OPTIONS = {"a": "The robot falls over", "b": "It keeps walking", "c": "The engineer stops it"}

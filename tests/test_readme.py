@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vidbench.datasets.synthetic4d import generate
+from vidbench.benchmarks.fourd.synthetic import generate
 from vidbench.media.encode import write_mp4
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from conftest import SUBTASK_SUFFIXES, solid_frames
+from vidbench.benchmarks.fourd import loader as fourd_bench
 from vidbench.cli import main
 from vidbench.core.messages import ImagePart, TextPart
-from vidbench.datasets import fourd_bench
 from vidbench.media.encode import write_mp4
-from vidbench.pipeline import Run, RunConfig
+from vidbench.runner.run import Run, RunConfig
 from vidbench.runner.store import Store
 from vidbench.tasks.registry import get_task
 

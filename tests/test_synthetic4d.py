@@ -1,4 +1,4 @@
-"""Tests of the procedural 4D-Bench generator (vidbench.datasets.synthetic4d) and write_mp4."""
+"""Tests of the procedural 4D-Bench generator (benchmarks/fourd/synthetic) and write_mp4."""
 
 from __future__ import annotations
 
@@ -13,17 +13,17 @@ import av
 import numpy as np
 import pytest
 
-from vidbench.datasets.synthetic4d import build_object, generate
-from vidbench.datasets.synthetic4d import render as render_mod
-from vidbench.datasets.synthetic4d.phrases import action_phrase
-from vidbench.datasets.synthetic4d.q_appearance import appearance_question
-from vidbench.datasets.synthetic4d.q_counting import counting_question
-from vidbench.datasets.synthetic4d.q_spatial import relation_truth, spatial_question
-from vidbench.datasets.synthetic4d.q_temporal import temporal_question
-from vidbench.datasets.synthetic4d.questions import SUBTASKS, count_options, layout
-from vidbench.datasets.synthetic4d.render import render
-from vidbench.datasets.synthetic4d.sample import make_uid
-from vidbench.datasets.synthetic4d.scene import (
+from vidbench.benchmarks.fourd.synthetic import build_object, generate
+from vidbench.benchmarks.fourd.synthetic import render as render_mod
+from vidbench.benchmarks.fourd.synthetic.phrases import action_phrase
+from vidbench.benchmarks.fourd.synthetic.q_appearance import appearance_question
+from vidbench.benchmarks.fourd.synthetic.q_counting import counting_question
+from vidbench.benchmarks.fourd.synthetic.q_spatial import relation_truth, spatial_question
+from vidbench.benchmarks.fourd.synthetic.q_temporal import temporal_question
+from vidbench.benchmarks.fourd.synthetic.questions import SUBTASKS, count_options, layout
+from vidbench.benchmarks.fourd.synthetic.render import render
+from vidbench.benchmarks.fourd.synthetic.sample import make_uid
+from vidbench.benchmarks.fourd.synthetic.scene import (
     SLOTS,
     Behaviour,
     Part,

@@ -91,8 +91,8 @@ def _stored_configs(args: argparse.Namespace) -> list:
     a TASK given re-scores them under that variant, a --judge judges them with that judge."""
     import dataclasses
 
-    from vidbench.pipeline import Run, RunConfig
-    from vidbench.repeat import run_dir
+    from vidbench.runner.repeat import run_dir
+    from vidbench.runner.run import Run, RunConfig
 
     out_dir = Path(args.out)
     dirs = [run_dir(out_dir, i) for i in range(args.runs)] if args.runs > 1 else [out_dir]
@@ -116,8 +116,8 @@ def _stored_configs(args: argparse.Namespace) -> list:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from vidbench.pipeline import STAGES, Run, RunConfig, frame_overrides
-    from vidbench.repeat import repeated_configs, run_repeated
+    from vidbench.runner.repeat import repeated_configs, run_repeated
+    from vidbench.runner.run import STAGES, Run, RunConfig, frame_overrides
 
     stages = STAGES if args.stage == "all" else (args.stage,)
     if "infer" not in stages and args.data is None and args.model is None:
@@ -196,7 +196,7 @@ def _cmd_frames(args: argparse.Namespace) -> int:
 
 
 def _cmd_synth(args: argparse.Namespace) -> int:
-    from vidbench.datasets.synthetic4d import generate
+    from vidbench.benchmarks.fourd.synthetic import generate
 
     try:
         generate(
@@ -235,7 +235,7 @@ def _cmd_tasks(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from vidbench.demo import run_demo
+    from vidbench.benchmarks.fourd.demo import run_demo
 
     run_demo(Path(args.out), objects=args.objects, show_progress=not args.no_progress, console=out)
     return 0
@@ -252,7 +252,7 @@ def _cmd_serve_local_llm(args: argparse.Namespace) -> int:
 
 
 def _cmd_score_captions(args: argparse.Namespace) -> int:
-    from vidbench.captions_cli import score_caption_files
+    from vidbench.benchmarks.fourd.score_captions import score_caption_files
     from vidbench.runner.lock import results_lock
 
     with results_lock(Path(args.out).parent, "vidbench score-captions"):
@@ -349,13 +349,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_cmd_serve_local_llm)
 
-    from vidbench import captions_cli
+    from vidbench.benchmarks.fourd import score_captions as captions_cli
 
     p = sub.add_parser("score-captions", help="4D-Bench Table 2 for captions made elsewhere")
     captions_cli.add_arguments(p)
     p.set_defaults(func=_cmd_score_captions)
 
-    from vidbench.autoeval import commands as autoeval_commands
+    from vidbench.benchmarks.autoeval_video import commands as autoeval_commands
 
     autoeval_commands.register(sub)  # judge autoeval-video, judge-agreement, rules ...
     return parser

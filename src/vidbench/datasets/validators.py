@@ -5,23 +5,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from vidbench.datasets.problems import Problem
+from vidbench.tasks.problems import Problem
 
 
 def _fourd(root: Path, show_progress: bool = False, frames: int | None = None) -> list[Problem]:
-    from vidbench.datasets.fourd_validate import validate
+    from vidbench.benchmarks.fourd.validate import validate
 
     return validate(root, show_progress, frames)
 
 
 def _autoeval(root: Path, show_progress: bool = False, frames: int | None = None) -> list[Problem]:
-    from vidbench.datasets.autoeval_video import validate
+    from vidbench.benchmarks.autoeval_video.loader import validate
 
     return validate(root, show_progress, frames)
 
 
 def _mmworld(root: Path, show_progress: bool = False, frames: int | None = None) -> list[Problem]:
-    from vidbench.datasets.mmworld_validate import validate
+    from vidbench.benchmarks.mmworld.validate import validate
 
     return validate(root, show_progress, frames)
 

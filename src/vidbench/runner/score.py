@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from vidbench.core.records import Sample
-from vidbench.datasets.problems import Problem
 from vidbench.runner.store import Store
 from vidbench.scoring.judge import Verdict
 from vidbench.tasks.base import Task
+from vidbench.tasks.problems import Problem
 
 
 def score_samples(

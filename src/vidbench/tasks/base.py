@@ -10,10 +10,10 @@ from typing import Any
 from vidbench.core.messages import Message
 from vidbench.core.records import Sample
 from vidbench.core.requests import GenerationConfig
-from vidbench.datasets.problems import Loaded
 from vidbench.media.frame import Frame
 from vidbench.media.spec import FrameSpec
 from vidbench.scoring.judge import JudgeCall, Verdict
+from vidbench.tasks.problems import Loaded
 
 
 class Task(ABC):

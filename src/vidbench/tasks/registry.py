@@ -14,10 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from vidbench.benchmarks.autoeval_video import task as autoeval_video
+from vidbench.benchmarks.mmworld import variants as mmworld_variants
 from vidbench.core.errors import ConfigError
 from vidbench.core.requests import GenerationConfig
 from vidbench.media.spec import OFFICIAL_4D_VIEWS, FrameSpec, views_evenly
-from vidbench.tasks import autoeval_video, mmworld_variants
 from vidbench.tasks.base import Task
 
 # The 4D-Bench robustness study (Table 3) and ablations (Fig. 6), listed for `vidbench tasks`.
@@ -67,14 +68,14 @@ def no_other_modifiers(name: str, modifiers: list[str], known: tuple[str, ...]) 
 
 
 def _fourd_qa(name: str, spec: FrameSpec, modifiers: list[str]) -> Task:
-    from vidbench.tasks.fourd_qa import FourDQA
+    from vidbench.benchmarks.fourd.qa_task import FourDQA
 
     no_other_modifiers(name, modifiers, FOURD_VARIANTS)
     return FourDQA(name, spec, GenerationConfig(temperature=0.0, max_tokens=128))
 
 
 def _fourd_caption(name: str, spec: FrameSpec, modifiers: list[str]) -> Task:
-    from vidbench.tasks.fourd_caption import make
+    from vidbench.benchmarks.fourd.caption_task import make
 
     return make(name, spec, modifiers)
 

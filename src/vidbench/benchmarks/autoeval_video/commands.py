@@ -1,0 +1,196 @@
+"""The AutoEval-Video commands: `judge autoeval-video`, `judge-agreement` and `rules ...`.
+
+cli.py calls `register(sub)`; each handler parses its arguments and calls the library.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+
+from vidbench import cli_types as types
+from vidbench.benchmarks.autoeval_video import rules
+from vidbench.benchmarks.autoeval_video.calls import PROMPT_KINDS, JudgeModel, JudgePrompt
+from vidbench.models.registry import parse_options
+from vidbench.runner.lock import results_lock
+
+if TYPE_CHECKING:
+    from vidbench.benchmarks.autoeval_video.redteam import Workspace
+
+out = Console()
+err = Console(stderr=True)
+
+
+def _add_judge_options(p: argparse.ArgumentParser, prompt: bool = True) -> None:
+    g = p.add_argument_group("judge")
+    g.add_argument("--judge", required=True, help="model spec of the judge, e.g. openai:gpt-4o")
+    g.add_argument("--judge-opt", action="append", default=[], metavar="KEY=VALUE")
+    g.add_argument("--protocol", choices=list(rules.PROTOCOLS), default=rules.DEFAULT_PROTOCOL)
+    g.add_argument("--parser", choices=list(rules.PARSERS), help="verdict parser (protocol's)")
+    g.add_argument(
+        "--unparsed", choices=["drop", "wrong"], help="a verdict that never parses (protocol's)"
+    )
+    g.add_argument(
+        "--judge-attempts",
+        type=types.positive,
+        help=f"asks per unreadable reply (official: {rules.OFFICIAL_ATTEMPTS})",
+    )
+    g.add_argument("--empty-answer", choices=["judge", "wrong"], help="empty answers (protocol's)")
+    g.add_argument("--concurrency", type=types.positive, default=16, help="judge calls in flight")
+    g.add_argument("--seed", type=int, default=0, help="seed of the bootstrap intervals")
+    if prompt:
+        g.add_argument("--judge-prompt", choices=PROMPT_KINDS, default="rules")
+        g.add_argument("--references", help="JSON Lines {ID, reference} for the unified prompt")
+
+
+def _protocol(args: argparse.Namespace) -> rules.JudgeProtocol:
+    return rules.get_protocol(args.protocol).with_(
+        parser=args.parser,
+        unparsed=args.unparsed,
+        attempts=args.judge_attempts,
+        empty=args.empty_answer,
+    )
+
+
+def _judge(args: argparse.Namespace) -> JudgeModel:
+    options = parse_options(args.judge_opt, "--judge-opt")
+    return JudgeModel(args.judge, options, args.concurrency, args.seed)
+
+
+def _prompt(args: argparse.Namespace) -> JudgePrompt:
+    refs = Path(args.references) if args.references else None
+    return JudgePrompt.make(args.judge_prompt, _protocol(args), refs)
+
+
+def _cmd_judge(args: argparse.Namespace) -> int:
+    from vidbench.benchmarks.autoeval_video.judge_predictions import JudgeJob, judge_predictions
+
+    job = JudgeJob(
+        Path(args.rules),
+        Path(args.predictions),
+        Path(args.out),
+        _judge(args),
+        _prompt(args),
+        args.name,
+        args.seed,
+        not args.no_progress,
+    )
+    with results_lock(job.out, "vidbench judge autoeval-video"):
+        results = judge_predictions(job, out)
+    err.print(
+        f"judged {results['n_judged']}, dropped {results['n_dropped']}, "
+        f"unparsed {results['n_unparsed']}, not judged {results['errors']}: see {args.out}"
+    )
+    return 0
+
+
+def _cmd_agreement(args: argparse.Namespace) -> int:
+    from vidbench.benchmarks.autoeval_video.agreement import AgreementJob, judge_agreement
+
+    job = AgreementJob(
+        Path(args.rules),
+        Path(args.labels),
+        Path(args.out),
+        _judge(args),
+        _prompt(args),
+        args.seed,
+        not args.no_progress,
+    )
+    with results_lock(job.out, "vidbench judge-agreement"):
+        judge_agreement(job, out)
+    return 0
+
+
+def _cmd_rules(args: argparse.Namespace) -> int:
+    from vidbench.benchmarks.autoeval_video import redteam
+
+    workspace_dir = Path(args.workspace)
+    if args.rules_command == "init":
+        redteam.Workspace.init(workspace_dir, Path(args.rules))
+        err.print(f"red team workspace at {workspace_dir}")
+        return 0
+    if args.rules_command in ("attack", "check", "revise"):  # they write the workspace
+        with results_lock(workspace_dir, f"vidbench rules {args.rules_command}"):
+            return _rules_command(args, redteam.Workspace.open(workspace_dir))
+    return _rules_command(args, redteam.Workspace.open(workspace_dir))
+
+
+def _rules_command(args: argparse.Namespace, workspace: Workspace) -> int:
+    from vidbench.benchmarks.autoeval_video import redteam, redteam_view
+
+    if args.rules_command == "attack":
+        answer = Path(args.answer_file).read_text("utf-8") if args.answer_file else args.answer
+        number = workspace.add_attack(args.id, answer, args.expect, args.note)
+        err.print(f"ID {args.id}: attack {number} recorded (expected verdict {args.expect})")
+    elif args.rules_command == "check":
+        from vidbench.benchmarks.autoeval_video.redteam_check import check
+
+        round_ = check(workspace, args.id, _judge(args), _protocol(args), not args.no_progress, err)
+        redteam_view.print_round(out, str(args.id), workspace.instance(args.id), round_)
+        return 1 if round_["successful_attacks"] else 0
+    elif args.rules_command == "revise":
+        version = workspace.revise(args.id, Path(args.rule_file).read_text("utf-8"), args.note)
+        err.print(f"ID {args.id}: rule v{version['version']} (answers round {version['round']})")
+    elif args.rules_command == "show":
+        if args.id is None:
+            redteam_view.print_overview(out, workspace)
+        else:
+            redteam_view.print_history(out, str(args.id), workspace.instance(args.id))
+    elif args.rules_command == "export":
+        if workspace.rules_changed():
+            err.print(f"[yellow]warning[/]: {workspace.rules_file} changed since `rules init`")
+        revised = redteam.export_rules(workspace, Path(args.out), args.initial)
+        err.print(f"wrote {args.out} ({revised} revised rule(s))")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("judge", help="judge predictions made elsewhere (AutoEval-Video rules)")
+    p.add_argument("benchmark", choices=["autoeval-video"])
+    p.add_argument("--rules", required=True, help="AUTO-EVAL-VIDEO.json or its folder")
+    p.add_argument("--predictions", required=True, help='JSON Lines {"ID": .., "prediction": ..}')
+    p.add_argument("--out", required=True, help="results directory")
+    p.add_argument("--name", help="row name in the table (default: the predictions file name)")
+    _add_judge_options(p)
+    p.set_defaults(func=_cmd_judge)
+
+    p = sub.add_parser("judge-agreement", help="the judge's agreement with human verdicts")
+    p.add_argument("--rules", required=True, help="AUTO-EVAL-VIDEO.json or its folder")
+    p.add_argument("--labels", required=True, help='JSON Lines {"ID", "answer", "human": 0|1}')
+    p.add_argument("--out", required=True, help="results directory")
+    _add_judge_options(p)
+    p.set_defaults(func=_cmd_agreement)
+
+    p = sub.add_parser("rules", help="adversarial (red-team) rule annotation")
+    rs = p.add_subparsers(dest="rules_command", required=True)
+    q = rs.add_parser("init", help="start a workspace from a rules file")
+    q.add_argument("workspace")
+    q.add_argument("--rules", required=True)
+    q = rs.add_parser("attack", help="record an attack answer and the verdict a human expects")
+    q.add_argument("workspace")
+    q.add_argument("id")
+    source = q.add_mutually_exclusive_group(required=True)
+    source.add_argument("--answer")
+    source.add_argument("--answer-file")
+    q.add_argument("--expect", type=int, choices=[0, 1], required=True)
+    q.add_argument("--note", default="")
+    q = rs.add_parser("check", help="run the judge with the current rule on every attack")
+    q.add_argument("workspace")
+    q.add_argument("id")
+    _add_judge_options(q, prompt=False)
+    q = rs.add_parser("revise", help="a new rule version, its text from a file")
+    q.add_argument("workspace")
+    q.add_argument("id")
+    q.add_argument("--rule-file", required=True)
+    q.add_argument("--note", default="")
+    q = rs.add_parser("show", help="an instance's history, or every instance's status")
+    q.add_argument("workspace")
+    q.add_argument("id", nargs="?")
+    q = rs.add_parser("export", help="write the rules file with the revised rules")
+    q.add_argument("workspace")
+    q.add_argument("--out", required=True)
+    q.add_argument("--initial", action="store_true", help="the rules before any revision")
+    p.set_defaults(func=_cmd_rules)

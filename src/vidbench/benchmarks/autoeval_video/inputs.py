@@ -1,0 +1,125 @@
+"""JSON Lines inputs of the AutoEval-Video workflows: predictions and human-labelled answers.
+
+Predictions use the official submission format, one `{"ID": ..., "prediction": "..."}` a line.
+Labels hold one judged answer a line: `{"ID": ..., "answer": "...", "human": 0 | 1}` with an
+optional `"subset"` (e.g. the model that wrote the answer). Bad lines become problems naming the
+file and line; they never stop a read.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from vidbench.benchmarks.autoeval_video.loader import instance_id
+from vidbench.core.errors import ConfigError, DataError
+from vidbench.tasks.problems import Problem
+
+
+def _rows(path: Path) -> Iterator[tuple[int, Any, str | None]]:
+    """(line number, parsed value or None, JSON error or None) for every non-blank line."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{path}: cannot read ({e})") from e
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line), None
+        except json.JSONDecodeError as e:
+            yield number, None, f"malformed JSON: {e.msg}"
+
+
+def _object_id(value: Any) -> str:
+    if not isinstance(value, dict):
+        raise DataError("not a JSON object")
+    if "ID" not in value:
+        raise DataError("no 'ID' field")
+    return instance_id(value["ID"])
+
+
+@dataclass
+class Predictions:
+    """Answers by instance ID ("" for an empty or null prediction) and the bad lines."""
+
+    answers: dict[str, str]
+    problems: list[Problem]
+
+
+def read_predictions(path: Path) -> Predictions:
+    answers: dict[str, str] = {}
+    lines: dict[str, int] = {}
+    problems: list[Problem] = []
+    for number, row, error in _rows(path):
+        try:
+            if error is not None:
+                raise DataError(error)
+            key = _object_id(row)
+            if "prediction" not in row:
+                raise DataError(f"ID {key}: no 'prediction' field")
+            text = row["prediction"]
+            if text is not None and not isinstance(text, str):
+                raise DataError(f"ID {key}: 'prediction' must be a string, got {text!r}")
+        except DataError as e:
+            problems.append(Problem(f"line {number}", Path(path), str(e)))
+            continue
+        if key in answers:  # the official script reads predictions into a dict: the last wins
+            problems.append(
+                Problem(
+                    f"line {number}",
+                    Path(path),
+                    f"ID {key}: a second prediction (line {lines[key]}); this last one is used",
+                )
+            )
+        answers[key] = text or ""
+        lines[key] = number
+    return Predictions(answers, problems)
+
+
+@dataclass(frozen=True)
+class Label:
+    """A human verdict on one answer. `item` is unique in the file: "<ID>@<line>"."""
+
+    item: str
+    id: str
+    answer: str
+    human: int
+    subset: str | None
+
+
+def _verdict(value: Any) -> int:
+    if isinstance(value, bool):
+        return int(value)
+    if value in (0, 1):
+        return int(value)
+    if isinstance(value, str) and value.strip().lower() in ("0", "1", "true", "false"):
+        return int(value.strip().lower() in ("1", "true"))
+    raise DataError(f"'human' must be 0 or 1 (or true/false), got {value!r}")
+
+
+def read_labels(path: Path) -> tuple[list[Label], list[Problem]]:
+    labels: list[Label] = []
+    problems: list[Problem] = []
+    for number, row, error in _rows(path):
+        try:
+            if error is not None:
+                raise DataError(error)
+            key = _object_id(row)
+            answer = row.get("answer")
+            if not isinstance(answer, str):
+                raise DataError(f"ID {key}: 'answer' must be a string")
+            if "human" not in row:
+                raise DataError(f"ID {key}: no 'human' verdict")
+            subset = row.get("subset")
+            labels.append(
+                Label(
+                    f"{key}@{number}", key, answer, _verdict(row["human"]), subset and str(subset)
+                )
+            )
+        except DataError as e:
+            problems.append(Problem(f"line {number}", Path(path), str(e)))
+    return labels, problems

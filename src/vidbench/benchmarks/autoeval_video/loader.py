@@ -1,0 +1,252 @@
+"""AutoEval-Video loader (papers/004; layout in PROTOCOLS.md).
+
+<data>/AUTO-EVAL-VIDEO.json   JSON Lines, one instance a line:
+    {ID, Question, Rule, Dimension, "Video URL", Theme, "Start time", "End time"}
+<data>/video/<ID>.mp4         the clip, already cut to Start..End (what the release ships)
+<data>/full/<YouTube id>.mp4  optional full-length videos: an instance without a clip is cut out
+                              of its full video by seeking to its Start..End window
+
+`--data` may name the folder or the rules file itself. Bad rows become problems naming the line,
+the ID and what is wrong; they never stop a load.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+from vidbench.core.errors import DataError
+from vidbench.core.records import MediaRef, Sample
+from vidbench.tasks.problems import Loaded, Problem, check_all
+
+RULES_FILE = "AUTO-EVAL-VIDEO.json"
+CLIP_DIR = "video"
+FULL_DIR = "full"
+MARKER = "[Answer to be judged]:"
+
+# Table 6's column order; PROTOCOLS.md gives the released counts.
+DIMENSIONS = (
+    "Dynamic Perception",
+    "State Transitions Perception",
+    "Comparison Reasoning",
+    "Reasoning with External Knowledge",
+    "Explanatory Reasoning",
+    "Predictive Reasoning",
+    "Description",
+    "Counterfactual Reasoning",
+    "Camera Movement Perception",
+)
+RELEASED_COUNTS = {
+    "Reasoning with External Knowledge": 80,
+    "Explanatory Reasoning": 66,
+    "Dynamic Perception": 46,
+    "State Transitions Perception": 32,
+    "Predictive Reasoning": 32,
+    "Description": 30,
+    "Comparison Reasoning": 19,
+    "Counterfactual Reasoning": 19,
+    "Camera Movement Perception": 3,
+}
+_REQUIRED = ("ID", "Question", "Rule", "Dimension", "Start time", "End time")
+_TIME = re.compile(r"^(?:(\d+):)?(?:(\d+):)?(\d+(?:\.\d+)?)$")
+
+
+def parse_time(value: Any) -> float:
+    """Seconds from "H:MM:SS", "M:SS" or "SS" (fractions allowed) or a number of seconds."""
+    if isinstance(value, bool):
+        raise DataError(f"time {value!r} is not a time")
+    if isinstance(value, int | float):
+        if value < 0:
+            raise DataError(f"time {value!r} is negative")
+        return float(value)
+    if not isinstance(value, str) or not (match := _TIME.match(value.strip())):
+        raise DataError(f"time {value!r}: expected H:MM:SS, M:SS or seconds")
+    first, second, seconds = match.groups()
+    parts = [int(p) for p in (first, second) if p is not None]
+    if any(p >= 60 for p in parts[1:]) or (parts and float(seconds) >= 60):
+        raise DataError(f"time {value!r}: minutes and seconds must be below 60")
+    total = float(seconds)
+    for scale, part in zip((60, 3600), reversed(parts), strict=False):
+        total += scale * part
+    return total
+
+
+def youtube_id(url: Any) -> str | None:
+    """The video id of a YouTube URL (watch?v=, youtu.be/, /shorts/, /embed/), or None."""
+    if not isinstance(url, str) or not url.strip():
+        return None
+    parsed = urlparse(url.strip().replace("\\/", "/"))
+    if parsed.hostname and parsed.hostname.endswith("youtu.be"):
+        return parsed.path.strip("/") or None
+    found = parse_qs(parsed.query).get("v")
+    if found:
+        return found[0]
+    parts = [p for p in parsed.path.split("/") if p]
+    if len(parts) >= 2 and parts[0] in ("shorts", "embed", "v", "live"):
+        return parts[1]
+    return None
+
+
+def resolve_rules(path: Path) -> Path:
+    """The rules file: `path` itself, or AUTO-EVAL-VIDEO.json inside the folder `path`."""
+    path = Path(path)
+    candidate = path / RULES_FILE if path.is_dir() else path
+    if not candidate.is_file():
+        raise DataError(f"{path}: no {RULES_FILE} here (give the data folder or the rules file)")
+    return candidate
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the rules file: its line number and the parsed JSON value."""
+
+    line: int
+    value: Any
+
+    @property
+    def name(self) -> str:
+        """How problems name the row: its ID when it has one, else its line."""
+        if isinstance(self.value, dict) and "ID" in self.value:
+            return str(self.value["ID"])
+        return f"line {self.line}"
+
+
+def read_rows(path: Path) -> tuple[list[Row], list[Problem]]:
+    """The JSON Lines rows of a rules file; a line that is not JSON is a problem."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise DataError(f"{path}: cannot read ({e})") from e
+    rows, problems = [], []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(Row(number, json.loads(line)))
+        except json.JSONDecodeError as e:
+            problems.append(Problem(f"line {number}", path, f"malformed JSON: {e.msg}"))
+    return rows, problems
+
+
+def instance_id(value: Any) -> str:
+    """An ID as the canonical string ("17"): integers or integer strings (as the official script's
+    `int(data.get('ID'))`)."""
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise DataError(f"ID {value!r} is not an integer")
+    text = str(value).strip()
+    if not text.lstrip("-").isdigit():
+        raise DataError(f"ID {value!r} is not an integer")
+    return str(int(text))
+
+
+def media_for(data_dir: Path, sample_id: str, url: Any, start: float, end: float) -> MediaRef:
+    """The clip when it exists; else the full-length video cut to Start..End; else the (missing)
+    clip path, which fails with a MediaError naming it when frames are read."""
+    clip = data_dir / CLIP_DIR / f"{sample_id}.mp4"
+    if clip.is_file():
+        return MediaRef.single(clip)
+    video = youtube_id(url)
+    full = data_dir / FULL_DIR / f"{video}.mp4" if video else None
+    if full is not None and full.is_file():
+        return MediaRef.single(full, start, end)
+    return MediaRef.single(clip)
+
+
+def _sample(row: Row, data_dir: Path) -> Sample:
+    """One row as a Sample; raises DataError(what is wrong) for a bad row."""
+    obj = row.value
+    if not isinstance(obj, dict):
+        raise DataError("row is not a JSON object")
+    missing = [k for k in _REQUIRED if k not in obj]
+    if missing:
+        raise DataError(f"missing fields {missing}")
+    sample_id = instance_id(obj["ID"])
+    for field in ("Question", "Rule"):
+        if not isinstance(obj[field], str) or not obj[field].strip():
+            raise DataError(f"{field!r} must be a non-empty string")
+    count = obj["Rule"].count(MARKER)
+    if count != 1:
+        raise DataError(
+            f"the Rule has {'no' if count == 0 else count} {MARKER!r} marker"
+            f"{'' if count == 0 else 's'} (exactly one is needed to insert the answer)"
+        )
+    if obj["Dimension"] not in DIMENSIONS:
+        raise DataError(f"unknown Dimension {obj['Dimension']!r} (one of {', '.join(DIMENSIONS)})")
+    start, end = parse_time(obj["Start time"]), parse_time(obj["End time"])
+    if end <= start:
+        raise DataError(
+            f"End time {obj['End time']!r} is not after Start time {obj['Start time']!r}"
+        )
+    return Sample(
+        id=sample_id,
+        benchmark="autoeval-video",
+        kind="open",
+        media=media_for(data_dir, sample_id, obj.get("Video URL"), start, end),
+        question=obj["Question"],
+        rules=obj["Rule"],
+        metadata={
+            "dimension": obj["Dimension"],
+            "theme": obj.get("Theme"),
+            "video_url": obj.get("Video URL"),
+            "start_s": start,
+            "end_s": end,
+            "line": row.line,
+        },
+    )
+
+
+def load(data: Path) -> Loaded[Sample]:
+    """Every instance of a rules file; bad rows and repeated IDs become problems."""
+    path = resolve_rules(data)
+    rows, problems = read_rows(path)
+    samples: dict[str, Sample] = {}
+    lines: dict[str, int] = {}
+    for row in rows:
+        try:
+            sample = _sample(row, path.parent)
+        except DataError as e:
+            where = "" if row.name == f"line {row.line}" else f"line {row.line}: "
+            problems.append(Problem(row.name, path, f"{where}{e}"))
+            continue
+        if sample.id in samples:
+            problems.append(
+                Problem(
+                    sample.id,
+                    path,
+                    f"line {row.line}: duplicate ID (also line {lines[sample.id]}); the last is "
+                    "used, as a dict by ID keeps it",
+                )
+            )
+        samples[sample.id] = sample
+        lines[sample.id] = row.line
+    return Loaded(list(samples.values()), problems)
+
+
+def _check_media(sample: Sample, frames: int) -> Problem | None:
+    from vidbench.media.check import video_problem
+
+    video = sample.media.videos[0]
+    if not video.is_file():
+        full = youtube_id(sample.metadata["video_url"])
+        alternative = f" and no full-length video {FULL_DIR}/{full}.mp4" if full else ""
+        return Problem(sample.id, video, f"missing clip{alternative}")
+    problem = video_problem(video, frames, sample.media.start_s, sample.media.end_s)
+    return None if problem is None else Problem(sample.id, video, f"clip {problem}")
+
+
+def validate(root: Path, show_progress: bool = False, frames: int | None = None) -> list[Problem]:
+    """Every problem of an AutoEval-Video folder: malformed rows; missing, unreadable, cut short
+    clips, or clips with fewer than `frames` frames (default: the task's 8) in their window."""
+    from vidbench.benchmarks.autoeval_video.task import DEFAULT_SPEC
+
+    try:
+        loaded = load(root)
+    except DataError as e:
+        return [Problem("", Path(root), str(e))]
+    check = partial(_check_media, frames=frames or DEFAULT_SPEC.frames)
+    return [*loaded.problems, *check_all(loaded.items, check, "checking clips", show_progress)]

@@ -1,0 +1,224 @@
+"""AutoEval-Video's rules judge (papers/004 sections 3.4 and 4.1; PROTOCOLS.md).
+
+The prompt is the instance's Rule with the answer inserted exactly as the official script does,
+sent as one user message. A reply is read by a named parser:
+
+- `official`: the official `check_judge`: split on "\\n"; the first line must be non-empty and not
+  itself "0"/"1", the last line must be exactly "0" or "1".
+- `robust`: the last non-empty line, stripped of spaces and markdown (`**1**`, `# 1`, `` `1` ``),
+  may be "1", "1.", "Score: 1", "Final verdict: 0", "Result - 1", "1/1"; the reason (everything
+  before it) may be empty.
+
+A judge protocol fixes the parser, what happens to a verdict that never parses (`drop`: left out
+of the denominator, as the official script does; `wrong`: counted as incorrect), how many times
+an unreadable reply is asked again, what an empty answer gets, and the judge's sampling settings.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from vidbench.benchmarks.autoeval_video.loader import DIMENSIONS, MARKER
+from vidbench.core.errors import ConfigError
+from vidbench.core.messages import user
+from vidbench.core.requests import GenerationConfig
+from vidbench.scoring.judge import JudgeCall, Verdict, no_verdict_fields
+
+PROMPT_VERSION = "autoeval-rules-v1"
+OVERALL = "Overall"
+COLUMNS = (OVERALL, *DIMENSIONS)
+# The official script's retry loop: `maxtry = 10`, decremented per failure, gives up when a
+# failure finds it at 0, so an instance is asked 11 times before it is dropped.
+OFFICIAL_ATTEMPTS = 11
+
+
+def assemble_prompt(rule: str, answer: str) -> str:
+    """The official assembly, character for character."""
+    return rule.replace("[Answer to be judged]:", "[Answer to be judged]: " + answer + "\n")
+
+
+@dataclass(frozen=True)
+class Judgment:
+    """A parsed judge reply: 1 (correct) or 0 (incorrect), and the reasoning before it."""
+
+    verdict: int
+    reason: str
+
+
+def parse_official(reply: str) -> Judgment | None:
+    lines = reply.split("\n")
+    first, last = lines[0], lines[-1]
+    if len(first) < 1 or last not in ("0", "1") or first in ("0", "1"):
+        return None
+    return Judgment(int(last), "\n".join(lines[:-1]))
+
+
+_LABELS = r"score|result|verdict|judge?ment|answer|output|conclusion|rating|grade|evaluation"
+_ROBUST_LAST = re.compile(
+    rf"^(?:(?:final\s+)?(?:{_LABELS})\s*[:=\-]?\s*)?([01])(?:\s*/\s*1)?\s*[.!]?$", re.IGNORECASE
+)
+_MARKDOWN = str.maketrans("", "", "*`_[]")
+
+
+def parse_robust(reply: str) -> Judgment | None:
+    lines = [line.strip() for line in reply.strip().splitlines() if line.strip()]
+    if not lines:
+        return None
+    last = lines[-1].translate(_MARKDOWN).strip().lstrip("#>- \t").strip()
+    match = _ROBUST_LAST.match(last)
+    if match is None:
+        return None
+    return Judgment(int(match.group(1)), "\n".join(lines[:-1]))
+
+
+PARSERS: dict[str, Callable[[str], Judgment | None]] = {
+    "official": parse_official,
+    "robust": parse_robust,
+}
+UnparsedPolicy = Literal["drop", "wrong"]
+EmptyPolicy = Literal["judge", "wrong"]
+
+
+@dataclass(frozen=True)
+class JudgeProtocol:
+    """How a judge's replies become accuracy. `name` says which preset, with any changes."""
+
+    name: str
+    parser: str
+    unparsed: UnparsedPolicy  # a verdict that never parses: drop it or count it wrong
+    attempts: int  # times an unreadable reply is asked (each attempt stored)
+    empty: EmptyPolicy  # an empty answer: send it to the judge, or count it wrong unasked
+    generation: GenerationConfig
+
+    def __post_init__(self) -> None:
+        if self.parser not in PARSERS:
+            raise ConfigError(f"unknown verdict parser {self.parser!r} ({', '.join(PARSERS)})")
+        if self.unparsed not in ("drop", "wrong"):
+            raise ConfigError(f"unparsed-verdict policy {self.unparsed!r}: choose drop or wrong")
+        if self.empty not in ("judge", "wrong"):
+            raise ConfigError(f"empty-answer policy {self.empty!r}: choose judge or wrong")
+        if self.attempts < 1:
+            raise ConfigError(f"judge attempts must be at least 1, got {self.attempts}")
+
+    def with_(self, **changes: Any) -> JudgeProtocol:
+        """A copy with some settings changed (None: keep); the name records each change."""
+        changes = {k: v for k, v in changes.items() if v is not None and getattr(self, k) != v}
+        if not changes:
+            return self
+        name = self.name + "".join(f"+{k}={v}" for k, v in sorted(changes.items()))
+        return dataclasses.replace(self, name=name, **changes)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**dataclasses.asdict(self), "generation": self.generation.as_dict()}
+
+    @property
+    def parse(self) -> Callable[[str], Judgment | None]:
+        return PARSERS[self.parser]
+
+
+# The official script sends no sampling settings, so the API's defaults (temperature 1, top_p 1,
+# no output cap: 4096 is the most gpt-4-1106-preview writes) apply; re-asking an unreadable
+# reply at temperature 1 is what makes its retries work.
+PROTOCOLS: dict[str, JudgeProtocol] = {
+    "official": JudgeProtocol(
+        "official",
+        "official",
+        "drop",
+        OFFICIAL_ATTEMPTS,
+        "judge",
+        GenerationConfig(temperature=1.0, top_p=1.0, max_tokens=4096),
+    ),
+    "robust": JudgeProtocol(
+        "robust", "robust", "wrong", 3, "wrong", GenerationConfig(temperature=0.0, max_tokens=1024)
+    ),
+}
+DEFAULT_PROTOCOL = "robust"
+
+
+def get_protocol(name: str) -> JudgeProtocol:
+    if name not in PROTOCOLS:
+        raise ConfigError(f"unknown judge protocol {name!r} ({', '.join(PROTOCOLS)})")
+    return PROTOCOLS[name]
+
+
+def rules_call(item: str, rule: str, answer: str, protocol: JudgeProtocol) -> JudgeCall:
+    """The judge call for one answer under an instance's rule."""
+    if MARKER not in rule:
+        raise ConfigError(f"{item}: the rule has no {MARKER!r} marker")
+    message = user(assemble_prompt(rule, answer))
+    return JudgeCall(item, (message,), PROMPT_VERSION, protocol.parse, protocol.generation)
+
+
+def is_empty(answer: str | None) -> bool:
+    return answer is None or not answer.strip()
+
+
+def empty_outcome() -> dict[str, Any]:
+    """An empty answer under the `wrong` policy: incorrect, no judge asked."""
+    return {
+        "verdict": 0,
+        "reason": "empty answer (not sent to the judge)",
+        "judge_reply": None,
+        "judge_status": "empty-answer",
+        "attempts": 0,
+        "judge_error": None,
+        "unparsed": False,
+        "dropped": False,
+        "counted": True,
+        "correct": False,
+    }
+
+
+def outcome(verdict: Verdict, protocol: JudgeProtocol) -> dict[str, Any]:
+    """Per-instance fields from a verdict: `counted` says whether it is in the denominator.
+
+    A judge call that failed (`error`) or was not made yet (`missing`) is not counted under any
+    policy, is asked again by the next run, and makes the answer an error of status `judge`;
+    only a reply that never parsed follows the protocol's `unparsed` policy.
+    """
+    judged = verdict.ok
+    unparsed = verdict.status == "unparsed"
+    value: Judgment | None = verdict.value if judged else None
+    counted = judged or (unparsed and protocol.unparsed == "wrong")
+    return {
+        **(no_verdict_fields(verdict.item, verdict) if verdict.absent else {}),
+        "verdict": value.verdict if value else None,
+        "reason": value.reason if value else None,
+        "judge_reply": verdict.reply,
+        "judge_status": verdict.status,
+        "attempts": verdict.attempts,
+        "judge_error": verdict.error,
+        "unparsed": unparsed,
+        "dropped": unparsed and protocol.unparsed == "drop",
+        "counted": counted,
+        "correct": bool(value and value.verdict == 1),
+    }
+
+
+def column_values(records: Sequence[dict[str, Any]]) -> dict[str, list[float]]:
+    """Overall and per-dimension correctness of the counted instances (micro accuracy)."""
+    values: dict[str, list[float]] = {c: [] for c in COLUMNS}
+    for record in records:
+        if record.get("counted"):
+            correct = float(record["correct"])
+            values[record["dimension"]].append(correct)
+            values[OVERALL].append(correct)
+    return values
+
+
+def summary(records: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """The counts behind the denominators (records that could not be judged at all, e.g. bad
+    input, carry an `error` and are not part of any count here)."""
+    scored = [r for r in records if r.get("error") is None]
+    return {
+        "n_judged": sum(1 for r in scored if r.get("counted")),
+        "n_dropped": sum(1 for r in scored if r.get("dropped")),
+        "n_unparsed": sum(1 for r in scored if r.get("unparsed")),
+        "n_judge_errors": sum(1 for r in scored if r.get("judge_status") == "error"),
+        "n_not_judged_yet": sum(1 for r in scored if r.get("judge_status") == "missing"),
+        "n_empty_answers": sum(1 for r in scored if r.get("empty_answer")),
+    }

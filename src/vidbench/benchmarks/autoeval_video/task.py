@@ -1,0 +1,126 @@
+"""AutoEval-Video: open-ended video QA judged by per-instance rules (papers/004).
+
+The model sees 8 (or 16) frames sampled uniformly over the clip (np.linspace over its frames,
+both ends), then the question as the benchmark gives it (the paper gives no other model prompt).
+Image-only models get the frames tiled into one image (papers/004 section 7.1): `grid-1x8` for
+8 frames in a row, `grid-4x4` for 16, and `grid-2x4-square` / `grid-4x4-square` padded with black
+to a square for models that center-crop. The open-ended answer is stored; the rules judge
+(scoring/autoeval_rules.py) decides correctness under a named judge protocol (`robust`, the
+default, or `official`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from vidbench.benchmarks.autoeval_video import loader as autoeval_video
+from vidbench.benchmarks.autoeval_video import rules
+from vidbench.core.errors import ConfigError
+from vidbench.core.messages import Message, Part, TextPart
+from vidbench.core.records import Sample
+from vidbench.core.requests import GenerationConfig
+from vidbench.media.frame import Frame
+from vidbench.media.spec import CLIP_MAX_SIDE, FrameSpec, grid_cell_side
+from vidbench.scoring.judge import JudgeCall, Verdict
+from vidbench.tasks.base import Task
+from vidbench.tasks.problems import Loaded
+
+FRAME_VARIANTS = (
+    "frames-8",
+    "frames-16",
+    "grid-1x8",
+    "grid-4x4",
+    "grid-2x4-square",
+    "grid-4x4-square",
+)
+VARIANTS = (*FRAME_VARIANTS, *rules.PROTOCOLS)
+DEFAULT_SPEC = FrameSpec(views=(0,), frames=8, sampler="linspace", max_side=CLIP_MAX_SIDE)
+
+
+def frame_modifier(spec: FrameSpec, modifier: str) -> FrameSpec | None:
+    """`frames-N` (frames sampled) and `grid-RxC[-square]` (tile them into one image, its cells
+    small enough for the grid to fit in GRID_MAX_SIDE pixels)."""
+    kind, _, arg = modifier.partition("-")
+    if kind == "frames" and arg.isdigit():
+        return spec.with_(frames=int(arg))
+    if kind == "grid" and arg:
+        return spec.with_(grid=arg, max_side=grid_cell_side(arg, spec.max_side))
+    return None
+
+
+def make(name: str, spec: FrameSpec, modifiers: list[str]) -> Task:
+    """The task for `autoeval-video[:MODIFIERS]`; a non-frame modifier names the judge protocol."""
+    unknown = [m for m in modifiers if m not in rules.PROTOCOLS]
+    if unknown or len(modifiers) > 1:
+        raise ConfigError(
+            f"{name}: unknown or repeated task variant {(unknown or modifiers)[0]!r}; "
+            f"known: {', '.join(VARIANTS)}"
+        )
+    protocol = rules.get_protocol(modifiers[0] if modifiers else rules.DEFAULT_PROTOCOL)
+    return AutoEvalVideo(name, spec, GenerationConfig(temperature=0.0, max_tokens=512), protocol)
+
+
+class AutoEvalVideo(Task):
+    version = "1"
+    columns = rules.COLUMNS
+    uses_judge = True
+
+    def __init__(
+        self,
+        name: str,
+        frame_spec: FrameSpec,
+        generation: GenerationConfig,
+        judge_protocol: rules.JudgeProtocol,
+    ) -> None:
+        self.name = name
+        self.frame_spec = frame_spec
+        self.generation = generation
+        self.judge_protocol = judge_protocol
+        self.protocol = judge_protocol.name
+
+    def load(self, data: Path) -> Loaded[Sample]:
+        return autoeval_video.load(data)
+
+    def build_messages(self, sample: Sample, frames: Sequence[Frame]) -> tuple[Message, ...]:
+        parts: list[Part] = [frame.image for frame in frames]
+        parts.append(TextPart(sample.question or ""))
+        return (Message("user", tuple(parts)),)
+
+    def _asks_judge(self, reply: str) -> bool:
+        return not (rules.is_empty(reply) and self.judge_protocol.empty == "wrong")
+
+    def judge_calls(self, sample: Sample, reply: str) -> list[JudgeCall]:
+        if not self._asks_judge(reply):
+            return []
+        return [rules.rules_call(sample.id, sample.rules or "", reply, self.judge_protocol)]
+
+    def score(self, sample: Sample, reply: str, verdicts: Mapping[str, Verdict]) -> dict[str, Any]:
+        if self._asks_judge(reply):
+            verdict = verdicts.get(sample.id, Verdict(sample.id, "missing"))
+            fields = rules.outcome(verdict, self.judge_protocol)
+        else:
+            fields = rules.empty_outcome()
+        return {
+            "dimension": sample.metadata["dimension"],
+            "empty_answer": rules.is_empty(reply),
+            **fields,
+        }
+
+    def column_values(self, records: Sequence[dict[str, Any]]) -> dict[str, list[float]]:
+        return rules.column_values(records)
+
+    def settings(self) -> dict[str, Any]:
+        """What decides the model's answers: the judge protocol is left out, so re-judging a
+        run under another protocol reuses its stored answers."""
+        answers = {k: v for k, v in super().settings().items() if k != "protocol"}
+        base, _, modifiers = self.name.partition(":")
+        kept = [m for m in modifiers.split("+") if m and m not in rules.PROTOCOLS]
+        answers["task"] = base + (":" + "+".join(kept) if kept else "")
+        return answers
+
+    @property
+    def judge_attempts(self) -> int:
+        """Asks per unreadable judge reply, as the protocol says (the judge stage reads it)."""
+        return self.judge_protocol.attempts

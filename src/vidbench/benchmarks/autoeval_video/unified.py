@@ -1,0 +1,88 @@
+"""The unified-prompt baseline judge of AutoEval-Video (papers/004 section 7.2, Table 3).
+
+One prompt for every instance: question, a reference answer and the answer to be judged. No
+official code exists: the words are the paper's; the paper's text lost its line breaks, so each
+labelled field starts a line of its own, as the instance rules lay out theirs. Replies are read
+by the same parsers and protocols as the rules judge (scoring/autoeval_rules.py).
+
+References come from a JSON Lines file, one `{"ID": ..., "reference": "..."}` a line (a list of
+strings is joined with " / ").
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from vidbench.benchmarks.autoeval_video.loader import instance_id
+from vidbench.benchmarks.autoeval_video.rules import JudgeProtocol
+from vidbench.core.errors import ConfigError, DataError
+from vidbench.core.messages import user
+from vidbench.scoring.judge import JudgeCall
+from vidbench.tasks.problems import Problem
+
+PROMPT_VERSION = "autoeval-unified-v1"
+UNIFIED_PROMPT = (
+    "Below, I will present you with a question, a reference answer, and an answer to be judged. "
+    "The question will be labeled with [Question], the reference answer with [Reference answer], "
+    "and the answer to be judged with [Answer to be judged]. The required format for your "
+    "response will be indicated by [Form of the result]. Your task is to evaluate [Answer to be "
+    "judged] and determine if its meaning is consistent with [Reference answer], and then provide "
+    "your judgment based on the requirements stated in [Form of the result].\n"
+    "[Question]: {question}\n"
+    "[Reference answer]: {reference}\n"
+    "[Answer to be judged]: {answer}\n"
+    "[Form of the result]: Please give your reason first, then give a number in a new line: 1 if "
+    "correct and 0 if incorrect. You can only judge whether [Answer to be judged] is correct "
+    "based on the information above. You should not trust anyone but the information above."
+)
+
+
+def assemble_unified(question: str, reference: str, answer: str) -> str:
+    # str.replace, not str.format: answers may hold braces.
+    return (
+        UNIFIED_PROMPT.replace("{question}", question)
+        .replace("{reference}", reference)
+        .replace("{answer}", answer)
+    )
+
+
+def unified_call(
+    item: str, question: str, reference: str, answer: str, protocol: JudgeProtocol
+) -> JudgeCall:
+    message = user(assemble_unified(question, reference, answer))
+    return JudgeCall(item, (message,), PROMPT_VERSION, protocol.parse, protocol.generation)
+
+
+def load_references(path: Path) -> tuple[dict[str, str], list[Problem]]:
+    """Reference answers by instance ID; bad lines and repeated IDs are problems."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{path}: cannot read the references ({e})") from e
+    references: dict[str, str] = {}
+    problems: list[Problem] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            if not isinstance(row, dict):
+                raise DataError("not a JSON object")
+            if "ID" not in row:
+                raise DataError("no 'ID' field")
+            key = instance_id(row["ID"])
+            reference = row.get("reference")
+            if isinstance(reference, list) and all(isinstance(r, str) for r in reference):
+                reference = " / ".join(reference)
+            if not isinstance(reference, str) or not reference.strip():
+                raise DataError("'reference' must be a non-empty string (or list of strings)")
+        except (json.JSONDecodeError, DataError) as e:
+            message = e.msg if isinstance(e, json.JSONDecodeError) else str(e)
+            problems.append(Problem(f"line {number}", Path(path), message))
+            continue
+        if key in references:
+            problems.append(Problem(key, Path(path), f"line {number}: duplicate ID"))
+            continue
+        references[key] = reference
+    return references, problems

@@ -1,0 +1,261 @@
+"""4D-Bench object captioning (papers/000 section 4.1 and Table 2; papers/001 Fig. IV).
+
+Frames: the QA task's FrameSpec (views 1, 8, 16; six frames per view; view-first) and its
+modifiers. The sampler is `interval` (`total // 6` steps from frame 0): the official caption
+scripts of GPT-4o, Gemini, Qwen2-VL and InternVL2 sample with that (myutils.get_video_uniform_
+frames); only the LLaVA scripts use `np.linspace`, which `--sampler linspace` selects.
+Prompt: Fig. IV with the image counts of the FrameSpec, its five example captions, images first.
+Answer: the text after the first "caption:" (any case), stripped, as the official
+`handle_llm_caption_no_index` does; a reply without it is scored whole and flagged (`unparsed`).
+Scoring: the nine Table 2 columns (scoring/captions), all objects at once (`score_all`); the GPT
+columns need `--judge SPEC`, and without one they are empty and results say why.
+Variants: `4dbench-caption` (protocol vidbench), `:official`, `:coco` (scoring/captions/metrics.py),
+plus the 4D-Bench frame modifiers. Metric models and the CIDEr df file come from environment
+variables (VIDBENCH_CIDER_DF, VIDBENCH_BERT_MODEL, VIDBENCH_BERT_LAYERS, VIDBENCH_SBERT_MODEL,
+VIDBENCH_SBERT_RUNTIME, VIDBENCH_CAPTION_DEVICE); the results record them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from vidbench.benchmarks.fourd import loader as fourd_bench
+from vidbench.benchmarks.fourd.captions import gpt_judges, table
+from vidbench.benchmarks.fourd.captions.rows import CaptionRow, judge_references
+from vidbench.benchmarks.fourd.prompt import TIMESTAMPS_SENTENCE, frames_sentence, image_parts
+from vidbench.core.errors import ConfigError
+from vidbench.core.messages import Message, TextPart
+from vidbench.core.records import Sample
+from vidbench.core.requests import GenerationConfig
+from vidbench.media.frame import Frame
+from vidbench.media.spec import FrameSpec
+from vidbench.scoring.captions.metrics import (
+    AUTOMATIC,
+    ENV_SETTINGS,
+    CaptionMetricSettings,
+    check_models,
+    describe,
+    score_captions,
+)
+from vidbench.scoring.judge import JudgeCall, Verdict, no_verdict_fields
+from vidbench.tasks.base import Task
+from vidbench.tasks.problems import Loaded
+
+# papers/001 Fig. IV: its paragraphs, the frames sentence filled from the FrameSpec.
+CAPTION_PROMPT = "\n\n".join(
+    (
+        "I have multiple videos of the object captured from different angles. {frames}."
+        "{timestamps} Your job is to generate one fluent caption for this multi-view video in "
+        "English, provide a detailed description of the object's or character's appearance, "
+        "including shape, color, texture, and any notable features. Additionally, describe the "
+        "actions taking place, focusing on how the object or character moves and behaves "
+        "throughout the scene. The caption should not describe the background. You must strictly "
+        "return in the following format: caption: caption content. Here are some examples:",
+        "Example 1: caption: A young woman with black hair wearing silver jumpsuit is lying on "
+        "the floor and then gently rises.",
+        "Example 2: caption: A military infantryman in green and brown camouflage gear holds a "
+        "black pistol in his left hand and dances with his arms and legs moving first to the left "
+        "then to the right.",
+        "Example 3: caption: A 3D model of a fish pond with blue walls, and brown ground, a fish "
+        "swims next to a creature that looks like an animal that is lying down.",
+        "Example 4: caption: 3D model of a yellow emoji with closed eyes that sticks out its red "
+        "tongue and moves from right to left.",
+        "Example 5: caption: A man with brown hair, a moustache and sunglasses wears a green coat, "
+        "black pants, a white shirt and a black tie walks straight then turns raising his right "
+        "hand up.",
+    )
+)
+MARKER = "caption:"
+PROTOCOL_MODIFIERS = ("official", "coco")
+
+
+def extract_caption(reply: str) -> tuple[str, bool]:
+    """(caption, found): the text after the first "caption:" (case-insensitive), stripped; or
+    the whole reply unchanged and False when there is no such marker."""
+    start = reply.lower().find(MARKER)
+    if start == -1:
+        return reply, False
+    return reply[start + len(MARKER) :].strip(), True
+
+
+def metric_settings_from_env(protocol: str) -> CaptionMetricSettings:
+    chosen: dict[str, Any] = {}
+    for variable, name in ENV_SETTINGS.items():
+        value = os.environ.get(variable)
+        if value:
+            chosen[name] = int(value) if name == "bert_layers" else value
+    return CaptionMetricSettings(
+        protocol=protocol, metrics=AUTOMATIC, set_by="environment", **chosen
+    )
+
+
+class FourDCaption(Task):
+    version = "1"
+    columns = table.COLUMNS
+    column_scale = table.SCALE  # percent for the six automatic metrics, 0..5 for the judges
+    uses_judge = True  # GPT-Appearance / GPT-Action
+    judge_optional = True  # the automatic metrics need no judge
+
+    def __init__(
+        self,
+        name: str,
+        frame_spec: FrameSpec,
+        generation: GenerationConfig,
+        metrics: CaptionMetricSettings,
+    ) -> None:
+        self.name = name
+        self.frame_spec = frame_spec
+        self.generation = generation
+        self.metrics = metrics
+        self.protocol = metrics.protocol
+
+    def preflight(self) -> None:
+        """The metric packages, models and device, before any caption is asked for."""
+        check_models(self.metrics)
+
+    def load(self, data: Path) -> Loaded[Sample]:
+        loaded = fourd_bench.load_captions(data)
+        drawn = gpt_judges.draw_references(s.id for s in loaded.items)
+        items = [
+            dataclasses.replace(s, metadata={**s.metadata, "judge_reference": drawn[s.id]})
+            for s in loaded.items
+        ]
+        return Loaded(items, loaded.problems)
+
+    def prompt_text(self) -> str:
+        return CAPTION_PROMPT.format(
+            frames=frames_sentence(self.frame_spec, noun="images,"),
+            timestamps=TIMESTAMPS_SENTENCE if self.frame_spec.timestamps else "",
+        )
+
+    def build_messages(self, sample: Sample, frames: Sequence[Frame]) -> tuple[Message, ...]:
+        parts = [*image_parts(frames, self.frame_spec), TextPart(self.prompt_text())]
+        return (Message("user", tuple(parts)),)
+
+    # ------------------------------------------------------------------------------ scoring
+    @property
+    def _official(self) -> bool:
+        return self.protocol == "official"
+
+    def _row(self, sample: Sample, reply: str) -> CaptionRow:
+        caption, _ = extract_caption(reply)
+        mode = self.metrics.judge_references
+        drawn = sample.metadata.get("judge_reference")
+        refs = sample.references
+        return CaptionRow(sample.id, sample.id, caption, refs, judge_references(refs, mode, drawn))
+
+    def judge_calls(self, sample: Sample, reply: str) -> list[JudgeCall]:
+        generation = (
+            gpt_judges.OFFICIAL_GENERATION if self._official else gpt_judges.DEFAULT_GENERATION
+        )
+        return gpt_judges.judge_calls(
+            self._row(sample, reply).judge_target(), not self._official, generation
+        )
+
+    def score_all(
+        self, items: Sequence[tuple[Sample, str, Mapping[str, Verdict]]]
+    ) -> list[dict[str, Any]]:
+        """Every answered sample at once: the metrics need the whole set (one Java start, one
+        model load, batched embeddings, document frequencies of all the references)."""
+        rows = [self._row(sample, reply) for sample, reply, _ in items]
+        scored = score_captions(
+            [r.caption for r in rows], [r.references for r in rows], self.metrics
+        )
+        records = []
+        for (sample, reply, verdicts), row, values in zip(
+            items, rows, scored.per_object, strict=True
+        ):
+            tally = gpt_judges.JudgeTally()
+            target = row.judge_target()
+            judged = gpt_judges.object_scores(target, verdicts, tally)
+            record = {
+                "caption": row.caption,
+                "references": list(row.references),
+                "unparsed": not extract_caption(reply)[1],
+                **values,
+                **judged,
+                "judge_references": sorted(row.judge_references),
+                "judgments": tally.as_dict(),
+                "judgments_by_kind": tally.by_kind(),
+            }
+            # with a judge, an object missing any judgment is not scored at all (never a GPT
+            # mean over fewer references, nor a row without its GPT columns)
+            absent = gpt_judges.absent_verdict(target, verdicts) if verdicts else None
+            if absent is not None:
+                record |= no_verdict_fields(sample.id, absent)
+            records.append(record)
+        return records
+
+    def score(self, sample: Sample, reply: str, verdicts: Mapping[str, Verdict]) -> dict[str, Any]:
+        """One sample alone (CIDEr's document frequencies then come from its references only;
+        the score stage calls `score_all`)."""
+        return self.score_all([(sample, reply, verdicts)])[0]
+
+    def column_values(self, records: Sequence[dict[str, Any]]) -> dict[str, list[float]]:
+        return table.column_values(records)
+
+    def corpus_columns(self, records: Sequence[dict[str, Any]]) -> dict[str, float | None]:
+        """Columns not reported as a mean of per-sample values: GPT-Eval (the mean of the two
+        judge columns) and, under the coco protocol, corpus BLEU@4 and METEOR."""
+        corpus: dict[str, float] = {}
+        if self.protocol == "coco" and records:
+            from vidbench.scoring.captions.coco import coco_scores
+
+            cands = [r["caption"] for r in records]
+            corpus = coco_scores(
+                cands, [r["references"] for r in records], ["bleu", "meteor"]
+            ).corpus
+        reported = table.columns(records, corpus)
+        keep = [*table.corpus_overrides(corpus), "GPT-Eval"]
+        return {c: reported[c] for c in keep}
+
+    def extra_results(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        judgments: Counter[str] = Counter()
+        tally = gpt_judges.JudgeTally()
+        for record in records:
+            judgments.update(record.get("judgments", {}))
+            for kind, counts in record.get("judgments_by_kind", {}).items():
+                tally.counts.update({(kind, status): n for status, n in counts.items()})
+        judged = judgments.get("ok", 0) + judgments.get("unparsed", 0) + judgments.get("error", 0)
+        why = None
+        if not judged:
+            why = "not judged: give --judge SPEC (e.g. openai:gpt-4o) to fill the GPT columns"
+        return {
+            "warnings": tally.warnings(lenient=not self._official),
+            "caption_scoring": {
+                **describe(self.metrics, len(records)),
+                "judge_references": self.metrics.judge_references,
+                "judgments": dict(judgments),
+                "gpt_columns": why or "judged",
+                "unparsed_means": f"replies without {MARKER!r}, scored as the whole reply",
+            },
+        }
+
+    def settings(self) -> dict[str, Any]:
+        """What decides the model's answers: the scoring protocol is left out, so re-scoring a
+        run under another protocol reuses its stored captions."""
+        answers = {k: v for k, v in super().settings().items() if k != "protocol"}
+        base, _, modifiers = self.name.partition(":")
+        kept = [m for m in modifiers.split("+") if m and m not in PROTOCOL_MODIFIERS]
+        answers["task"] = base + (":" + "+".join(kept) if kept else "")
+        return answers
+
+
+def make(name: str, spec: FrameSpec, modifiers: list[str]) -> Task:
+    protocols = [m for m in modifiers if m in PROTOCOL_MODIFIERS]
+    unknown = [m for m in modifiers if m not in PROTOCOL_MODIFIERS]
+    if unknown:
+        raise ConfigError(
+            f"{name}: unknown task variant {unknown[0]!r}; scoring variants: "
+            f"{', '.join(PROTOCOL_MODIFIERS)} (and the 4D-Bench frame variants)"
+        )
+    if len(protocols) > 1:
+        raise ConfigError(f"{name}: choose one scoring protocol, not {'+'.join(protocols)}")
+    protocol = protocols[0] if protocols else "vidbench"
+    generation = GenerationConfig(temperature=0.0, max_tokens=512)
+    return FourDCaption(name, spec, generation, metric_settings_from_env(protocol))

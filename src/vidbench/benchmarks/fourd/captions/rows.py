@@ -1,0 +1,53 @@
+"""One row to score: a caption, the references the metrics compare it with, and the references
+the LLM judges compare it with (see gpt_judges.py for the "one" and "all" choices)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from vidbench.benchmarks.fourd.captions.gpt_judges import (
+    JudgeTarget,
+    ReferenceMode,
+    draw_references,
+)
+
+
+@dataclass(frozen=True)
+class CaptionRow:
+    key: str  # unique among the rows scored together: the uid, or "human:<uid>"
+    uid: str
+    caption: str
+    references: tuple[str, ...]
+    judge_references: Mapping[int, str]  # 1-based index in the object's references -> text
+
+    def judge_target(self) -> JudgeTarget:
+        return JudgeTarget(self.key, self.caption, self.judge_references)
+
+
+def judge_references(
+    refs: Sequence[str], mode: ReferenceMode, drawn: int | None, exclude: int | None = None
+) -> dict[int, str]:
+    if mode == "one":
+        if drawn is None:
+            raise ValueError("a drawn reference is needed in 'one' mode")
+        return {drawn: refs[drawn - 1]}
+    return {k: text for k, text in enumerate(refs, start=1) if k != exclude}
+
+
+def model_rows(
+    captions: Mapping[str, str], references: Mapping[str, Sequence[str]], mode: ReferenceMode
+) -> list[CaptionRow]:
+    """Rows for a model's captions (uid -> caption), each against all its references.
+    `references` is the whole reference set: the seed-42 draw walks all of its uids."""
+    drawn = draw_references(references) if mode == "one" else {}
+    return [
+        CaptionRow(
+            uid,
+            uid,
+            caption,
+            tuple(references[uid]),
+            judge_references(references[uid], mode, drawn.get(uid)),
+        )
+        for uid, caption in sorted(captions.items())
+    ]

@@ -1,0 +1,192 @@
+"""4D-Bench loaders for the official release layout (PROTOCOLS.md).
+
+QA:        <data>/4d_qa.json keyed "<uid>_<suffix>"
+Captions:  <data>/human_annotations.csv (folder_name, caption_1..caption_5)
+Videos:    <data>/4d_object_multi_view_videos/<uid>/view_{k}_rgb_white_bg.mp4, k = 0..23
+`--data` may name such a data folder or the release root that holds both task folders.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from vidbench.benchmarks.fourd.options import (
+    LETTERS,
+    find_options,
+    find_question,
+    missing_options,
+)
+from vidbench.benchmarks.fourd.references import read_references
+from vidbench.core.errors import DataError
+from vidbench.core.records import MediaRef, Sample
+from vidbench.media.spec import VIEWS_PER_4D_OBJECT
+from vidbench.tasks.problems import Loaded, Problem
+
+QA_FILE = "4d_qa.json"
+CAPTION_FILE = "human_annotations.csv"
+VIDEO_DIR = "4d_object_multi_view_videos"
+RELEASE_FOLDERS = {
+    QA_FILE: "4D_Object_Question_Answering/data",
+    CAPTION_FILE: "4D_Object_Captioning/data",
+}
+
+# Table 1's columns, in its order, with the spellings a release or a suffix may use.
+SUBTASKS = (
+    "Object Counting",
+    "Temporal Relationship",
+    "Action",
+    "Spatial Relationship",
+    "Appearance",
+)
+_SUBTASK_ALIASES = {
+    "object counting": "Object Counting",
+    "object_counting": "Object Counting",
+    "counting": "Object Counting",
+    "temporal relationship": "Temporal Relationship",
+    "temporal_relationship": "Temporal Relationship",
+    "temporal": "Temporal Relationship",
+    "action": "Action",
+    "motion": "Action",
+    "spatial relationship": "Spatial Relationship",
+    "spatial_relationship": "Spatial Relationship",
+    "spatial": "Spatial Relationship",
+    "appearance": "Appearance",
+}
+
+
+def canonical_subtask(name: str) -> str | None:
+    return _SUBTASK_ALIASES.get(name.strip().lower())
+
+
+def view_path(data_dir: Path, uid: str, view: int) -> Path:
+    return data_dir / VIDEO_DIR / uid / f"view_{view}_rgb_white_bg.mp4"
+
+
+def media_for(data_dir: Path, uid: str) -> MediaRef:
+    return MediaRef({k: view_path(data_dir, uid, k) for k in range(VIEWS_PER_4D_OBJECT)})
+
+
+def resolve_data_dir(path: Path, annotation_file: str) -> Path:
+    """The folder holding `annotation_file`: `path` itself or its release sub-folder."""
+    path = Path(path)
+    for candidate in (path, path / RELEASE_FOLDERS[annotation_file]):
+        if (candidate / annotation_file).is_file():
+            return candidate
+    raise DataError(
+        f"{path}: no {annotation_file} here or in {RELEASE_FOLDERS[annotation_file]}/ "
+        "(give the data folder or the release root)"
+    )
+
+
+class _Pairs(list):
+    """A JSON object as its (key, value) pairs, so duplicate keys stay visible."""
+
+
+def _read_qa_json(path: Path) -> tuple[list[tuple[str, Any]], list[Problem]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+        pairs = json.loads(text, object_pairs_hook=_Pairs)
+    except json.JSONDecodeError as e:
+        raise DataError(
+            f"{path}: malformed JSON at line {e.lineno}, column {e.colno}: {e.msg}"
+        ) from e
+    except (OSError, UnicodeDecodeError) as e:
+        raise DataError(f"{path}: cannot read ({e})") from e
+    if not isinstance(pairs, _Pairs):
+        raise DataError(f"{path}: expected a JSON object keyed '<uid>_<suffix>'")
+    positions: dict[str, list[int]] = {}
+    for position, (key, _) in enumerate(pairs, start=1):
+        positions.setdefault(key, []).append(position)
+    problems = [
+        Problem(
+            key,
+            path,
+            f"duplicate question id: {len(where)} copies (records {', '.join(map(str, where))} "
+            f"of the file); the last is used, as json.load does",
+        )
+        for key, where in positions.items()
+        if len(where) > 1
+    ]
+    return pairs, problems
+
+
+def _qa_sample(key: str, record: Any, data_dir: Path) -> Sample:
+    """One QA record as a Sample; raises DataError(what is wrong) for a bad record."""
+    if not isinstance(record, _Pairs):
+        raise DataError("record is not a JSON object")
+    obj = {k: _as_plain(v) for k, v in record}
+    uid = key.split("_")[0]
+    index = obj.get("Answer index")
+    if isinstance(index, bool) or not isinstance(index, int):
+        raise DataError(f"'Answer index' must be an integer 1..4, got {index!r}")
+    if not 1 <= index <= 4:
+        raise DataError(f"'Answer index' {index} is outside 1..4")
+    category = obj.get("Category")
+    subtask = canonical_subtask(category) if isinstance(category, str) else None
+    if subtask is None:
+        raise DataError(f"unknown Category {category!r} (expected one of {', '.join(SUBTASKS)})")
+    rest = {k: v for k, v in obj.items() if k not in ("Answer index", "Category")}
+    question = find_question(rest)
+    options = find_options(rest)
+    problem = missing_options(rest, question) if options is None else None
+    if problem is not None:
+        raise DataError(problem)
+    return Sample(
+        id=key,
+        benchmark="4dbench",
+        kind="mcq",
+        media=media_for(data_dir, uid),
+        question=question,
+        options=options or (),
+        answer=LETTERS[index - 1],
+        metadata={"uid": uid, "subtask": subtask, "official_qa_text": str(rest)},
+    )
+
+
+def _as_plain(value: Any) -> Any:
+    """Undo object_pairs_hook below the top level: pairs lists back into dicts."""
+    if (
+        isinstance(value, list)
+        and value
+        and all(isinstance(v, tuple) and len(v) == 2 for v in value)
+    ):
+        return {k: _as_plain(v) for k, v in value}
+    if isinstance(value, list):
+        return [_as_plain(v) for v in value]
+    return value
+
+
+def load_qa(data: Path) -> Loaded[Sample]:
+    """All QA samples of a release; bad records become problems, never a crash."""
+    data_dir = resolve_data_dir(data, QA_FILE)
+    path = data_dir / QA_FILE
+    pairs, problems = _read_qa_json(path)
+    last = dict(pairs)  # a repeated id keeps its last record, as json.load does
+    samples = []
+    for key, record in last.items():
+        try:
+            samples.append(_qa_sample(key, record, data_dir))
+        except DataError as e:
+            problems.append(Problem(key, path, str(e)))
+    return Loaded(samples, problems)
+
+
+def load_captions(data: Path) -> Loaded[Sample]:
+    """Caption samples (one per object, five references) from human_annotations.csv; every
+    unusable row (not UTF-8, duplicate, empty caption) is a problem, the rest load."""
+    data_dir = resolve_data_dir(data, CAPTION_FILE)
+    read = read_references(data_dir / CAPTION_FILE)
+    samples = [
+        Sample(
+            uid,
+            "4dbench",
+            "caption",
+            media_for(data_dir, uid),
+            references=refs,
+            metadata={"uid": uid},
+        )
+        for uid, refs in read.items.items()
+    ]
+    return Loaded(samples, [issue.problem for issue in read.issues])

@@ -1,0 +1,82 @@
+"""4D-Bench object question answering (papers/000 section 4.2, papers/001 section D.2)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from vidbench.benchmarks.fourd import loader as fourd_bench
+from vidbench.benchmarks.fourd.options import LETTERS
+from vidbench.benchmarks.fourd.prompt import TIMESTAMPS_SENTENCE, frames_sentence, image_parts
+from vidbench.core.messages import Message, TextPart
+from vidbench.core.records import Sample
+from vidbench.core.requests import GenerationConfig
+from vidbench.media.frame import Frame
+from vidbench.media.spec import FrameSpec
+from vidbench.scoring.choices import extract_choice
+from vidbench.scoring.judge import Verdict
+from vidbench.tasks.base import Task
+from vidbench.tasks.problems import Loaded
+
+# papers/001 Fig. VI, with the image counts filled from the FrameSpec.
+QA_PROMPT = (
+    "You are an excellent video analyst. {frames} and a question and four choices. Carefully "
+    "watch the provided videos and pay attention to every detail. Based on your observations, "
+    "select the best option that accurately addresses the question.{timestamps} Here is the "
+    "question and choices: {qa}. You must return only the option identifier (e.g., '(A)') "
+    "without any additional text, do not add any additional analysis, just return the correct "
+    "option identifier."
+)
+
+OVERALL = "Overall"
+
+
+class FourDQA(Task):
+    """Images first (in FrameSpec order), then the official prompt with the QA object pasted in
+    as Python `str(dict)`. Replies are parsed by the paper's output processor; an unparsed reply
+    is wrong and also counted on its own."""
+
+    version = "1"
+    protocol = "official"
+    columns = (*fourd_bench.SUBTASKS, OVERALL)
+
+    def __init__(self, name: str, frame_spec: FrameSpec, generation: GenerationConfig) -> None:
+        self.name = name
+        self.frame_spec = frame_spec
+        self.generation = generation
+
+    def load(self, data: Path) -> Loaded[Sample]:
+        return fourd_bench.load_qa(data)
+
+    def prompt_text(self, sample: Sample) -> str:
+        return QA_PROMPT.format(
+            frames=frames_sentence(self.frame_spec),
+            timestamps=TIMESTAMPS_SENTENCE if self.frame_spec.timestamps else "",
+            qa=sample.metadata["official_qa_text"],
+        )
+
+    def build_messages(self, sample: Sample, frames: Sequence[Frame]) -> tuple[Message, ...]:
+        parts = [*image_parts(frames, self.frame_spec), TextPart(self.prompt_text(sample))]
+        return (Message("user", tuple(parts)),)
+
+    def choices(self, sample: Sample) -> tuple[str, ...]:
+        return LETTERS
+
+    def score(self, sample: Sample, reply: str, verdicts: Mapping[str, Verdict]) -> dict[str, Any]:
+        parsed = extract_choice(reply, protocol=self.protocol)
+        return {
+            "subtask": sample.metadata["subtask"],
+            "gold": sample.answer,
+            "parsed": parsed,
+            "unparsed": parsed is None,
+            "correct": parsed == sample.answer,
+        }
+
+    def column_values(self, records: Sequence[dict[str, Any]]) -> dict[str, list[float]]:
+        values: dict[str, list[float]] = {c: [] for c in self.columns}
+        for record in records:
+            correct = float(record["correct"])
+            values[record["subtask"]].append(correct)
+            values[OVERALL].append(correct)
+        return values

@@ -1,0 +1,266 @@
+"""`vidbench score-captions`: Table 2 of 4D-Bench for captions produced elsewhere.
+
+    vidbench score-captions --pred PRED.jsonl --refs human_annotations.csv --out SCORES.json \
+        [--metrics bleu,meteor,rouge,cider,bert,sbert,gpt] [--judge SPEC] \
+        [--protocol vidbench|official|coco] [--cider-df PATH] [--human]
+
+Bad records are named and skipped, the rest is scored, and the counts go into SCORES.json.
+LLM judgments are stored (and never asked twice) in store.sqlite beside SCORES.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from vidbench import cli_types as types
+from vidbench.benchmarks.fourd.captions import gpt_judges, table
+from vidbench.benchmarks.fourd.captions.human import HUMAN_SEED, human_rows
+from vidbench.benchmarks.fourd.captions.inputs import Read, read_predictions, read_references
+from vidbench.benchmarks.fourd.captions.rows import CaptionRow, model_rows
+from vidbench.core.errors import ConfigError
+from vidbench.scoring.captions.metrics import (
+    ALL_METRICS,
+    AUTOMATIC,
+    PROTOCOLS,
+    SBERT_RUNTIMES,
+    CaptionMetricSettings,
+    check_models,
+    score_captions,
+)
+from vidbench.scoring.judge import NO_VERDICT, no_verdict_fields, no_verdict_message
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add = p.add_argument
+    add("--pred", help='JSON Lines of {"uid": ..., "caption": ...}')
+    add("--refs", required=True, help="human_annotations.csv (folder_name, caption_1..5)")
+    add("--out", required=True, help="SCORES.json to write (judgments: store.sqlite beside it)")
+    add("--metrics", help=f"comma-separated of {','.join(ALL_METRICS)} (default: all)")
+    add("--protocol", choices=PROTOCOLS, default="vidbench")
+    add("--cider-df", help="cidereval document-frequency pickle (e.g. COCO-val's)")
+    add("--human", action="store_true", help="also score the leave-one-out Human row")
+    add("--human-seed", type=int, default=HUMAN_SEED, help="which caption each object holds out")
+    add("--judge", help="model spec of the GPT-Appearance/Action judge, e.g. openai:gpt-4o")
+    add("--judge-opt", action="append", default=[], metavar="KEY=VALUE")
+    add("--judge-attempts", type=types.positive, default=3, help="tries per unparseable reply")
+    add("--concurrency", type=types.positive, default=16, help="judge calls in flight")
+    add("--bert-model", default="bert-base-uncased", help="BERTScore model name or path")
+    add("--bert-layers", type=types.positive, help="BERTScore layer (default: bert-score's)")
+    add("--sbert-model", help="sentence-transformers model path (default: all-MiniLM-L6-v2)")
+    add("--device", help="torch device of the embedding models (default: cuda if available)")
+    add(
+        "--sbert-runtime",
+        choices=SBERT_RUNTIMES,
+        default="auto",
+        help="SBERT on ONNX Runtime (onnx) or PyTorch (torch); auto: onnx on the CPU",
+    )
+
+
+def _metrics(text: str | None, judge: str | None) -> tuple[str, ...]:
+    if text is None:
+        return (*AUTOMATIC, "gpt") if judge else AUTOMATIC
+    chosen = tuple(m.strip() for m in text.split(",") if m.strip())
+    if "gpt" in chosen and not judge:
+        raise ConfigError("--metrics gpt needs an LLM judge: give --judge SPEC")
+    return chosen
+
+
+def _cross_check(preds: Read, refs: Read, refs_path: Path) -> None:
+    """Predictions whose uid has no usable references become issues (and are dropped)."""
+    unusable = {i.problem.record: i for i in refs.issues}
+    for uid in [u for u in preds.items if u not in refs.items]:
+        del preds.items[uid]
+        if uid in unusable:
+            reason = unusable[uid].problem.message.removesuffix("; object skipped")
+            preds.add_issue("missing_references", uid, refs_path, f"references unusable ({reason})")
+        else:
+            preds.add_issue("unknown_uid", uid, refs_path, "uid not in the references; not scored")
+
+
+def _judge(
+    rows: list[CaptionRow],
+    settings: CaptionMetricSettings,
+    args: argparse.Namespace,
+    store_dir: Path,
+    console: Console,
+) -> tuple[dict[str, gpt_judges.Verdict], dict[str, Any]]:
+    from vidbench.models.registry import ModelOptions, load_model, parse_options
+    from vidbench.runner.judging import describe_verdicts, judge_all
+    from vidbench.runner.store import Store
+
+    official = settings.protocol == "official"
+    generation = gpt_judges.OFFICIAL_GENERATION if official else gpt_judges.DEFAULT_GENERATION
+    calls = [
+        c
+        for row in rows
+        for c in gpt_judges.judge_calls(row.judge_target(), not official, generation)
+    ]
+    judge = load_model(
+        args.judge,
+        ModelOptions(
+            0, args.concurrency, parse_options(args.judge_opt, "--judge-opt"), "--judge-opt"
+        ),
+    )
+
+    async def go() -> dict[str, gpt_judges.Verdict]:
+        try:
+            await judge.start()  # an unreachable judge stops here, before anything is scored
+            return await judge_all(
+                judge, calls, store, max_attempts=args.judge_attempts, concurrency=args.concurrency
+            )
+        finally:
+            await judge.aclose()
+
+    store = Store(store_dir)
+    try:
+        verdicts = asyncio.run(go())
+    finally:
+        store.close()
+    console.print(describe_verdicts(verdicts.values()), highlight=False)
+    info = {
+        "model": judge.identity(),
+        "references": settings.judge_references,
+        "reference_choice": (
+            "one reference per object: random.Random(42) stream over the reference uids in "
+            "sorted order, randint(1, 5) (human row: choice of the 4 others)"
+            if official
+            else "all references of the object; the object's score is their mean"
+        ),
+        "parser": "whole reply as a dict literal" if official else "first dict literal in it",
+        "generation": generation.as_dict(),
+        "prompt_versions": [gpt_judges.prompt_version(k) for k in gpt_judges.KINDS],
+        "max_attempts": args.judge_attempts,
+    }
+    return verdicts, info
+
+
+def _score_rows(
+    rows: list[CaptionRow],
+    settings: CaptionMetricSettings,
+    verdicts: dict[str, gpt_judges.Verdict] | None,
+) -> dict[str, Any]:
+    scored = score_captions([r.caption for r in rows], [r.references for r in rows], settings)
+    per_object, tally, unjudged = [], gpt_judges.JudgeTally(), []
+    for row, values in zip(rows, scored.per_object, strict=True):
+        entry: dict[str, Any] = {"uid": row.uid, "caption": row.caption, **values}
+        if verdicts is not None:
+            target = row.judge_target()
+            entry.update(gpt_judges.object_scores(target, verdicts, tally))
+            entry["judge_references"] = sorted(row.judge_references)
+            absent = gpt_judges.absent_verdict(target, verdicts)
+            if absent is not None:  # not scored at all, as in `vidbench run`
+                entry |= no_verdict_fields(row.uid, absent)
+                unjudged.append(entry)
+        per_object.append(entry)
+    complete = [e for e in per_object if e.get("status") != NO_VERDICT]
+    out: dict[str, Any] = {
+        "columns": table.columns(complete, scored.corpus),
+        "n_objects": len(complete),
+        "errors": len(unjudged),
+        "error_details": [
+            {"id": e["uid"], "status": NO_VERDICT, "error": e["status_detail"]} for e in unjudged
+        ],
+        "corpus": scored.corpus,
+        "metric_info": scored.info,
+        "per_object": per_object,
+    }
+    if verdicts is not None:
+        out["judgments"] = tally.as_dict()
+        out["warnings"] = tally.warnings(lenient=settings.protocol != "official")
+        out["judged_objects"] = {
+            c: sum(1 for e in per_object if e.get(table.FIELD[c]) is not None)
+            for c in ("GPT-Appearance", "GPT-Action")
+        }
+    return out
+
+
+def score_caption_files(args: argparse.Namespace, console: Console) -> dict[str, Any]:
+    if not args.pred and not args.human:
+        raise ConfigError("score-captions: give --pred PRED.jsonl, --human, or both")
+    metrics = _metrics(args.metrics, args.judge)
+    settings = CaptionMetricSettings(
+        protocol=args.protocol,
+        metrics=tuple(m for m in metrics if m != "gpt"),
+        cider_df=args.cider_df,
+        bert_model=args.bert_model,
+        bert_layers=args.bert_layers,
+        sbert_model=args.sbert_model,
+        sbert_runtime=args.sbert_runtime,
+        device=args.device,
+    )
+    check_models(settings)  # every metric model and the device, before any work
+    refs_path, out_path = Path(args.refs), Path(args.out)
+    refs = read_references(refs_path)
+    preds = read_predictions(Path(args.pred)) if args.pred else Read()
+    if args.pred:
+        _cross_check(preds, refs, refs_path)
+    mode = settings.judge_references
+    row_sets = {}
+    if args.pred:
+        row_sets["model"] = model_rows(preds.items, refs.items, mode)
+    if args.human:
+        row_sets["human"] = human_rows(refs.items, mode, args.human_seed)
+    for issue in [*refs.issues, *preds.issues]:
+        console.print(f"[yellow]skipped[/] {escape(str(issue))}", highlight=False)
+    verdicts, judge_info = None, {"used": False, "why": "no --judge given: GPT columns empty"}
+    if "gpt" in metrics:
+        all_rows = [r for rows in row_sets.values() for r in rows]
+        verdicts, judge_info = _judge(all_rows, settings, args, out_path.parent, console)
+        judge_info["used"] = True
+    rows_out = {name: _score_rows(rows, settings, verdicts) for name, rows in row_sets.items()}
+    main = rows_out.get("model") or rows_out["human"]
+    result = {
+        "columns": main["columns"],
+        "column_order": list(table.COLUMNS),
+        "scale": "CIDEr..SBERT: mean x100; GPT-*: mean of 0..5 scores; GPT-Eval: their mean",
+        "protocol": settings.protocol,
+        "settings": settings.as_dict(),
+        "judge": judge_info,
+        "inputs": {
+            "predictions": args.pred,
+            "references": str(refs_path),
+            "n_predictions_read": len(preds.items) + sum(preds.counts().values()),
+            "n_scored": len(row_sets.get("model", [])),
+            "n_reference_objects": len(refs.items),
+            "skipped": {"predictions": preds.counts(), "references": refs.counts()},
+            "skipped_details": [str(i) for i in [*refs.issues, *preds.issues]],
+        },
+        "human_seed": args.human_seed if args.human else None,
+        "rows": rows_out,
+    }
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    out_path.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    print_scores(rows_out, console)
+    for row in rows_out.values():
+        for warning in row.get("warnings", []):
+            console.print(f"[yellow]warning[/]: {escape(warning)}", highlight=False)
+    unjudged = sum(row["errors"] for row in rows_out.values())
+    if unjudged:
+        console.print(f"[red]{no_verdict_message(unjudged)}[/] (listed in error_details)")
+    return result
+
+
+def print_scores(rows_out: dict[str, Any], console: Console) -> None:
+    grid = Table(title="4D-Bench captioning (Table 2)")
+    grid.add_column("Row", justify="left")
+    for column in (*table.COLUMNS, "n"):
+        grid.add_column(column, justify="right")
+    for name, row in rows_out.items():
+        cells = [
+            "—"
+            if (v := row["columns"][c]) is None
+            else f"{v:.3f}"
+            if c in table.JUDGE_COLUMNS
+            else f"{v:.1f}"
+            for c in table.COLUMNS
+        ]
+        grid.add_row("Human" if name == "human" else "Model", *cells, str(row["n_objects"]))
+    console.print(grid)

@@ -1,0 +1,172 @@
+"""Spatial Relationship questions, judged in the first video's projection (the front camera,
+render.FRONT_VIEW) at stated moments."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+import numpy as np
+
+from vidbench.benchmarks.fourd.synthetic.drafting import (
+    Draft,
+    NoQuestion,
+    choose_template,
+    part_options,
+    pick,
+)
+from vidbench.benchmarks.fourd.synthetic.render import project
+from vidbench.benchmarks.fourd.synthetic.scene import Part, Scene, label, present, state_at
+
+TRUE_MARGIN = 0.35  # a relation holds when it holds by at least this much (screen units)...
+FALSE_MARGIN = 0.08  # ...and is false when the other way round, level or nearly level
+GRID = np.linspace(0.0, 1.0, 1001)  # fine enough that "throughout" holds between grid points
+MOMENTS: dict[str, np.ndarray] = {  # moment -> indices into GRID
+    "at the start of the video": np.array([0]),
+    "at the end of the video": np.array([len(GRID) - 1]),
+    "throughout the video": np.arange(len(GRID)),
+}
+# relation -> (wording, axis (0 = screen x, 1 = screen y, 2 = depth), sign)
+RELATIONS: dict[str, tuple[str, int, int]] = {
+    "left": ("to the left of {b}", 0, -1),
+    "right": ("to the right of {b}", 0, 1),
+    "above": ("above {b}", 1, 1),
+    "below": ("below {b}", 1, -1),
+    "front": ("in front of {b}", 2, 1),
+    "behind": ("behind {b}", 2, -1),
+}
+OPPOSITE = {
+    "left": "right",
+    "right": "left",
+    "above": "below",
+    "below": "above",
+    "front": "behind",
+    "behind": "front",
+}
+EXTREMES: dict[str, tuple[str, int, int]] = {
+    "left": ("furthest to the left", 0, -1),
+    "right": ("furthest to the right", 0, 1),
+    "above": ("highest", 1, 1),
+    "below": ("lowest", 1, -1),
+    "front": ("closest to the first video's camera", 2, 1),
+    "behind": ("furthest from the first video's camera", 2, -1),
+}
+
+
+@functools.lru_cache(maxsize=256)
+def front_track(part: Part) -> tuple[np.ndarray, np.ndarray]:
+    """Front-view (screen x, screen y, depth) of a part's centre over GRID, and its presence."""
+    coords = np.array([project(state_at(part, float(t)).pos, 0.0)[:3] for t in GRID])
+    alive = np.array([present(part, float(t)) for t in GRID])
+    coords.flags.writeable = alive.flags.writeable = False  # cached: keep it read-only
+    return coords, alive
+
+
+def relation_truth(a: Part, b: Part, idx: np.ndarray) -> dict[str, bool | None]:
+    """For each relation "a is <rel> b": True, False, or None (too close to call) at GRID[idx]."""
+    (ca, pa), (cb, pb) = front_track(a), front_track(b)
+    if not (pa[idx].all() and pb[idx].all()):
+        raise NoQuestion("a part is absent at the stated moment")
+    diff = ca[idx] - cb[idx]
+    out: dict[str, bool | None] = {}
+    for rel, (_, axis, sign) in RELATIONS.items():
+        values = sign * diff[:, axis]
+        out[rel] = (
+            True
+            if values.min() >= TRUE_MARGIN
+            else (False if values.max() <= FALSE_MARGIN else None)
+        )
+    return out
+
+
+def spatial_question(scene: Scene, rng: np.random.Generator) -> Draft:
+    """A question about where parts are relative to each other in the front view."""
+    parts = list(scene.parts)
+
+    def pair() -> Draft:
+        combos = []
+        for moment, idx in MOMENTS.items():
+            for a in parts:
+                for b in parts:
+                    if a is b:
+                        continue
+                    try:
+                        truth = relation_truth(a, b, idx)
+                    except NoQuestion:
+                        continue
+                    if (
+                        any(v is True for v in truth.values())
+                        and sum(v is False for v in truth.values()) >= 3
+                    ):
+                        combos.append((moment, a, b, truth))
+        if not combos:
+            raise NoQuestion("no clear pair relation")
+        ((moment, a, b, truth),) = pick(rng, combos)
+        (rel,) = pick(rng, [r for r, v in truth.items() if v is True])
+        false = [r for r, v in truth.items() if v is False]
+        wrong = pick(rng, false, [3.0 if r == OPPOSITE[rel] else 1.0 for r in false], k=3)
+        word = {r: RELATIONS[r][0].format(b=label(b)) for r in RELATIONS}
+        q = f"As seen in the first video, where is {label(a)} relative to {label(b)} {moment}?"
+        return Draft(q, word[rel], tuple(word[r] for r in wrong))
+
+    def extreme() -> Draft:
+        tracks = [front_track(p) for p in parts]
+        found = []
+        for moment, idx in MOMENTS.items():
+            for key, (_, axis, sign) in EXTREMES.items():
+                for i, g in enumerate(parts):
+                    cg, pg = tracks[i]
+                    if not pg[idx].all():
+                        continue
+                    ok = True
+                    for j, (cq, pq) in enumerate(tracks):
+                        live = idx[pq[idx]]
+                        if (
+                            j != i
+                            and live.size
+                            and (sign * (cg[live, axis] - cq[live, axis])).min() < TRUE_MARGIN
+                        ):
+                            ok = False
+                    if ok:
+                        found.append((moment, key, g))
+        if not found:
+            raise NoQuestion("no clear extreme")
+        ((moment, key, g),) = pick(rng, found)
+        gold, wrong = part_options(scene, rng, g, parts)
+        q = f"As seen in the first video, which shape is {EXTREMES[key][0]} {moment}?"
+        return Draft(q, gold, wrong)
+
+    def hidden() -> Draft:
+        if scene.occlusion is None:
+            raise NoQuestion("no occlusion")
+        occ, hid = (parts[i] for i in scene.occlusion)
+        moment = {
+            "appear": "at the end of the video",
+            "disappear": "at the start of the video",
+        }.get(hid.behaviour.kind, "throughout the video")
+        for t in GRID[MOMENTS[moment]]:
+            t = float(t)
+            if not (present(hid, t) and present(occ, t)):
+                raise NoQuestion("hidden part absent")
+            for q in parts:
+                if q is not occ and present(q, t) and (q is hid) != covered(occ, q, t):
+                    raise NoQuestion("occlusion not as built")
+        gold, wrong = part_options(scene, rng, hid, parts)
+        q = f"In the first video, which shape is completely hidden behind {label(occ)} {moment}?"
+        return Draft(q, gold, wrong)
+
+    templates: list[tuple[float, Callable[[], Draft]]] = [
+        (3.0, pair),
+        (2.0, extreme),
+        (3.0 if scene.occlusion else 0.0, hidden),
+    ]
+    return choose_template(rng, templates)
+
+
+def covered(front: Part, back: Part, t: float) -> bool:
+    """Whether ``back`` is entirely behind ``front`` (a cube) in the front view at time t."""
+    sf, sb = state_at(front, t), state_at(back, t)
+    xf, yf, df, kf = project(sf.pos, 0.0)
+    xb, yb, db, kb = project(sb.pos, 0.0)
+    half = 0.85 * sf.radius * kf  # the cube's drawn half side
+    return db < df and max(abs(xb - xf), abs(yb - yf)) + sb.radius * kb <= half

@@ -1,0 +1,53 @@
+"""`vidbench validate 4dbench DIR`: every problem of a 4D-Bench dataset, not just the first."""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+
+from vidbench.benchmarks.fourd import loader as fourd_bench
+from vidbench.core.errors import DataError
+from vidbench.media.check import video_problem
+from vidbench.tasks.problems import Problem, check_all
+
+_LOADERS = {
+    fourd_bench.QA_FILE: fourd_bench.load_qa,
+    fourd_bench.CAPTION_FILE: fourd_bench.load_captions,
+}
+
+
+def _check_view(view: tuple[Path, str], frames: int) -> Problem | None:
+    path, uid = view
+    if not path.is_file():
+        return Problem(uid, path, "missing view video")
+    problem = video_problem(path, frames)
+    return None if problem is None else Problem(uid, path, f"view video {problem}")
+
+
+def validate(root: Path, show_progress: bool = False, frames: int | None = None) -> list[Problem]:
+    """Problems in every annotation file found under `root` and in all their objects' views
+    (each must give `frames` frames, by default the official task's six per view)."""
+    from vidbench.tasks.registry import FOURD_SPEC
+
+    check = partial(_check_view, frames=frames or FOURD_SPEC.frames)
+    problems: list[Problem] = []
+    views: dict[Path, str] = {}
+    found = False
+    for filename, load in _LOADERS.items():
+        try:
+            fourd_bench.resolve_data_dir(root, filename)
+        except DataError:
+            continue
+        found = True
+        try:
+            loaded = load(root)
+        except DataError as e:
+            problems.append(Problem("", root, str(e)))
+            continue
+        problems.extend(loaded.problems)
+        for sample in loaded.items:
+            for path in sample.media.videos.values():
+                views[path.resolve()] = sample.metadata["uid"]
+    if not found:
+        problems.append(Problem("", root, "no 4d_qa.json or human_annotations.csv found"))
+    return problems + check_all(list(views.items()), check, "checking views", show_progress)

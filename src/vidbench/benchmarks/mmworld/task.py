@@ -1,0 +1,253 @@
+"""MMWorld video QA (papers/003 sections 3-4, appendices B-C; PROTOCOLS.md).
+
+Scoring modes (task modifiers):
+- `rule`: map the reply to a label with the answer parser; correct when it is the gold label.
+  An unmapped reply is wrong and counted in `unparsed`. No judge.
+- `judge-all` (default; the paper's main tables): every reply goes to the LLM judge with the
+  official prompt; its yes/no verdict decides.
+- `judge-fallback`: the parser first; only replies it cannot map go to the judge.
+A judged sample whose verdict is missing, unreadable or failed is reported as an error
+(status `judge`), never counted as wrong.
+
+Protocol: `official` (modifier) = the script's answer post-processing and its "yes in reply"
+verdict; `vidbench` (default) = the `letter-or-text` parser and the `yes-no` verdict parser
+(scoring/mmworld_parse.py, scoring/mmworld_judge.py).
+
+Columns: Table 3 (seven disciplines and the micro "Average"), then for the main set Table 4's
+facets (plus Procedure Understanding) and one column per annotation flag (questions with the flag
+set), then, when `human_raters.json` is supplied, Figure 4's difficulty levels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from vidbench.benchmarks.mmworld import loader as mmworld
+from vidbench.benchmarks.mmworld.fields import AVERAGE, DISCIPLINES, FACETS, FLAGS
+from vidbench.benchmarks.mmworld.judge import judge_call
+from vidbench.benchmarks.mmworld.parse import official_post_processing, parse_answer, strip_end_mark
+from vidbench.benchmarks.mmworld.prompts import build_messages
+from vidbench.core.messages import Message
+from vidbench.core.records import Sample
+from vidbench.core.requests import GenerationConfig
+from vidbench.media.frame import Frame
+from vidbench.media.spec import FrameSpec
+from vidbench.scoring.judge import JudgeCall, Verdict, no_verdict_fields
+from vidbench.tasks.base import Task
+from vidbench.tasks.problems import Loaded, Problem
+
+SCORING_MODES = ("rule", "judge-all", "judge-fallback")
+DIFFICULTY = ("Easy", "Medium", "Hard", "Expert")  # 3, 2, 1, 0 of 3 raters correct
+TABLE3 = (*DISCIPLINES, AVERAGE)
+
+
+@dataclass(frozen=True)
+class MMWorldOptions:
+    subset: str = "main"  # main | audio | visual
+    scoring: str = "judge-all"
+    protocol: str = "vidbench"  # official | vidbench
+    prompt: str = "open"  # open | api (mmworld_prompts.py)
+    subtitles: bool = False
+    judge_input: str = "raw"  # raw reply | processed (the official post-processing's output)
+
+    @property
+    def answer_parser(self) -> str:
+        return "official" if self.protocol == "official" else "letter-or-text"
+
+    @property
+    def verdict_parser(self) -> str:
+        return "official" if self.protocol == "official" else "yes-no"
+
+
+def difficulty(raters: Sequence[bool]) -> str:
+    return DIFFICULTY[3 - sum(bool(r) for r in raters)]
+
+
+class MMWorld(Task):
+    version = "1"
+
+    def __init__(
+        self,
+        name: str,
+        frame_spec: FrameSpec,
+        generation: GenerationConfig,
+        options: MMWorldOptions,
+    ) -> None:
+        self.name = name
+        self.frame_spec = frame_spec
+        self.generation = generation
+        self.options = options
+        self.protocol = options.protocol
+        self.uses_judge = options.scoring != "rule"
+        self.columns = TABLE3 if options.subset != "main" else (*TABLE3, *FACETS, *FLAGS.values())
+        self.groups: dict[str, tuple[str, ...]] = {"Table 3": TABLE3}
+        if options.subset == "main":
+            self.groups |= {"Table 4": FACETS, "Annotation flags": tuple(FLAGS.values())}
+
+    # ----------------------------------------------------------------------------- inputs
+    def load(self, data: Path) -> Loaded[Sample]:
+        loaded = mmworld.load(data, self.options.subset)
+        if not loaded.items and not loaded.problems:
+            path, _ = mmworld.resolve(data)
+            loaded.problems.append(
+                Problem("", path, f"no questions of the {self.options.subset!r} subset")
+            )
+        if any("raters" in s.metadata for s in loaded.items) and DIFFICULTY[0] not in self.columns:
+            self.columns = (*self.columns, *DIFFICULTY)
+            self.groups["Difficulty (human raters)"] = DIFFICULTY
+        return loaded
+
+    def build_messages(self, sample: Sample, frames: Sequence[Frame]) -> tuple[Message, ...]:
+        return build_messages(sample, frames, self.options.prompt, self.options.subtitles)
+
+    def choices(self, sample: Sample) -> tuple[str, ...]:
+        return tuple(sample.metadata["labels"])
+
+    def settings(self) -> dict[str, Any]:
+        """What decides the model's answers (the plan key): the scoring mode and the parsers do
+        not, so `mmworld:rule` and `mmworld:judge-all` share stored answers."""
+        return {
+            "task": self.name.partition(":")[0],
+            "version": self.version,
+            "prompt": self.options.prompt,
+            "subtitles": self.options.subtitles,
+            "frame_spec": self.frame_spec.as_dict(),
+            "generation": self.generation.as_dict(),
+        }
+
+    # ---------------------------------------------------------------------------- scoring
+    def _parse(self, sample: Sample, reply: str) -> str | None:
+        return parse_answer(reply, self._options(sample), self.options.answer_parser)
+
+    @staticmethod
+    def _options(sample: Sample) -> dict[str, str]:
+        return dict(zip(sample.metadata["labels"], sample.options, strict=True))
+
+    def _judged(self, parsed: str | None) -> bool:
+        mode = self.options.scoring
+        return mode == "judge-all" or (mode == "judge-fallback" and parsed is None)
+
+    def judge_calls(self, sample: Sample, reply: str) -> list[JudgeCall]:
+        if not self._judged(self._parse(sample, reply)):
+            return []
+        answer = strip_end_mark(reply)
+        if self.options.judge_input == "processed":
+            answer = official_post_processing(answer)
+        return [
+            judge_call(
+                f"{sample.id}:judge",
+                sample.question or "",
+                sample.metadata["options_in_file"],
+                sample.answer or "",
+                answer,
+                self.options.verdict_parser,
+            )
+        ]
+
+    def score(self, sample: Sample, reply: str, verdicts: Mapping[str, Verdict]) -> dict[str, Any]:
+        parsed = self._parse(sample, reply)
+        meta = sample.metadata
+        record: dict[str, Any] = {
+            "video_id": meta["video_id"],
+            "discipline": meta["discipline"],
+            "facet": meta["facet"],
+            "flags": [column for flag, column in FLAGS.items() if meta["flags"].get(flag)],
+            "difficulty": difficulty(meta["raters"]) if "raters" in meta else None,
+            "gold": sample.answer,
+            "parsed": parsed,
+            "unparsed": parsed is None,
+            "chance": 1 / len(meta["labels"]),
+        }
+        if not self._judged(parsed):
+            return record | {"scored_by": "rule", "correct": parsed == sample.answer}
+        item = f"{sample.id}:judge"
+        verdict = verdicts.get(item, Verdict(item, "missing"))
+        if not verdict.ok:
+            why = f"the judge's replies were not yes/no (last: {_short(verdict)})"
+            return record | {
+                "scored_by": "judge",
+                "correct": None,
+                **no_verdict_fields(sample.id, verdict, why),
+            }
+        return record | {
+            "scored_by": "judge",
+            "verdict": "yes" if verdict.value else "no",
+            "judge_reply": verdict.reply,
+            "correct": bool(verdict.value),
+        }
+
+    # --------------------------------------------------------------------------- aggregation
+    def _values(self, records: Sequence[dict[str, Any]], key: str) -> dict[str, list[float]]:
+        values: dict[str, list[float]] = {c: [] for c in self.columns}
+        for record in records:
+            if record.get(key) is None:
+                continue
+            value = float(record[key])
+            targets = [record["discipline"], AVERAGE, record.get("facet"), *record["flags"]]
+            targets.append(record.get("difficulty"))
+            for column in targets:
+                if column in values:
+                    values[column].append(value)
+        return values
+
+    def column_values(self, records: Sequence[dict[str, Any]]) -> dict[str, list[float]]:
+        return self._values(records, "correct")
+
+    def extra_results(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        """MMWorld's additions to results.json: how it was scored, the column groups (the
+        paper's tables) and the exact expected accuracy of the random-choice baseline."""
+        chance = self._values(records, "chance")
+        judged = [r for r in records if r.get("scored_by") == "judge"]
+        return {
+            "scoring": {
+                "mode": self.options.scoring,
+                "answer_parser": self.options.answer_parser,
+                "verdict_parser": self.options.verdict_parser,
+                "judge_input": self.options.judge_input,
+                "prompt": self.options.prompt,
+                "subtitles": self.options.subtitles,
+                "subset": self.options.subset,
+                "judged": len(judged),
+                "judged_yes": sum(1 for r in judged if r.get("correct")),
+            },
+            "column_groups": {k: list(v) for k, v in self.groups.items()},
+            # for mean ± std over runs (report/runs.py), which the paper computes unrounded
+            "columns_unrounded": {
+                c: 100 * sum(v) / len(v) if v else None
+                for c, v in self.column_values(records).items()
+            },
+            "chance": {
+                c: round(100 * sum(v) / len(v), 2) if v else None for c, v in chance.items()
+            },
+            "difficulty_by_discipline": difficulty_by_discipline(records),
+        }
+
+
+def difficulty_by_discipline(
+    records: Sequence[dict[str, Any]],
+) -> dict[str, dict[str, dict[str, float | int]]]:
+    """Figure 4b: accuracy (percent) and count per discipline and human difficulty level, for the
+    questions that have rater results (empty when none do)."""
+    cells: dict[str, dict[str, list[float]]] = {}
+    for record in records:
+        level, correct = record.get("difficulty"), record.get("correct")
+        if level is None or correct is None:
+            continue
+        cells.setdefault(record["discipline"], {}).setdefault(level, []).append(float(correct))
+    return {
+        discipline: {
+            level: {"accuracy": round(100 * sum(v) / len(v), 2), "n": len(v)}
+            for level in DIFFICULTY
+            if (v := by_level.get(level))
+        }
+        for discipline in TABLE3
+        if (by_level := cells.get(discipline))
+    }
+
+
+def _short(verdict: Verdict) -> str:
+    reply = verdict.reply or ""
+    return repr(reply[:80] + ("..." if len(reply) > 80 else ""))

@@ -1,0 +1,70 @@
+"""`vidbench run ... --runs N`: the same evaluation N times with different seeds, then mean ± std.
+
+OUT/run-1 .. OUT/run-N are ordinary results directories (each its own store, so each run asks the
+model afresh; re-running the command resumes every one of them). Run i (from 0) uses seed
+`--seed + i` (the model's seed, e.g. random-choice's) and, when `--gen-seed` is given,
+generation seed `--gen-seed + i`. OUT/results.json holds the means as `columns`, the spreads as
+`std` (report/runs.py) and each run's numbers; OUT/table.md and table.csv show mean ± std.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from vidbench.core.errors import ConfigError
+from vidbench.report.runs import aggregate
+from vidbench.report.tables import print_table, to_csv, to_markdown
+from vidbench.runner.run import Run, RunConfig
+
+
+def run_dir(out: Path, i: int) -> Path:
+    return Path(out) / f"run-{i + 1}"
+
+
+def repeated_configs(config: RunConfig, runs: int) -> list[RunConfig]:
+    if runs < 2:
+        raise ConfigError(f"--runs {runs}: give 2 or more runs (one run needs no --runs)")
+    configs = []
+    for i in range(runs):
+        generation = dict(config.generation)
+        if generation.get("seed") is not None:
+            generation["seed"] = int(generation["seed"]) + i
+        configs.append(
+            dataclasses.replace(
+                config,
+                seed=config.seed + i,
+                out=str(run_dir(Path(config.out), i)),
+                generation=generation,
+            )
+        )
+    return configs
+
+
+def run_repeated(
+    configs: list[RunConfig],
+    out: Path,
+    stages: tuple[str, ...],
+    console: Console,
+    print_to: Console | None = None,
+) -> dict[str, Any] | None:
+    """Every run through `stages`; with `report`, the mean ± std results in `out`."""
+    for i, config in enumerate(configs):
+        console.print(f"[bold]run {i + 1}/{len(configs)}[/] (seed {config.seed}) -> {config.out}")
+        Run(config, console).run(stages)
+    if "report" not in stages:
+        return None
+    results = [json.loads((Path(c.out) / "results.json").read_text()) for c in configs]
+    combined = aggregate(results, [c.out for c in configs])
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "results.json").write_text(json.dumps(combined, indent=2) + "\n")
+    (out / "table.md").write_text(to_markdown([combined]))
+    (out / "table.csv").write_text(to_csv([combined]))
+    if print_to is not None:
+        title = f"{combined['task']} — mean ± std over {len(configs)} runs"
+        print_table([combined], title, print_to)
+    return combined

@@ -1,0 +1,358 @@
+"""One evaluation run: the `infer`, `score` and `report` stages over a results directory.
+
+RESULTS_DIR/
+  run.json        the configuration (so `score` and `report` can run alone)
+  store.sqlite    every model answer and failure (runner/store.py)
+  samples.jsonl   per-sample records (score stage)
+  usage.json      requests answered and tokens in/out (score stage)
+  results.json    the table's columns, intervals, errors, provenance (report stage)
+  table.md, table.csv
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import asdict, dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+
+from vidbench.core.errors import ConfigError
+from vidbench.core.records import Sample
+from vidbench.media.cache import FrameCache
+from vidbench.media.spec import parse_views
+from vidbench.models.base import Model, ModelRef
+from vidbench.models.pricing import cost_of
+from vidbench.models.registry import ModelOptions, load_model
+from vidbench.report.results import build_results
+from vidbench.report.tables import print_table, to_csv, to_markdown
+from vidbench.runner.infer import InferStats, infer
+from vidbench.runner.judging import DEFAULT_ATTEMPTS, describe_verdicts, judge_all
+from vidbench.runner.keys import plan_key
+from vidbench.runner.lock import results_lock
+from vidbench.runner.score import read_jsonl, score_samples, write_jsonl
+from vidbench.runner.store import Store
+from vidbench.scoring.judge import JudgeCall, Verdict, no_verdict_message
+from vidbench.tasks.base import Task
+from vidbench.tasks.problems import Loaded, Problem
+from vidbench.tasks.registry import get_task
+
+STAGES = ("infer", "judge", "score", "report")
+
+
+@dataclass
+class RunConfig:
+    task: str
+    data: str
+    model: str
+    out: str
+    seed: int = 0
+    limit: int | None = None
+    concurrency: int = 16
+    frames: dict[str, Any] = field(default_factory=dict)  # FrameSpec overrides from the CLI
+    generation: dict[str, Any] = field(default_factory=dict)  # temperature, top_p, max_tokens, seed
+    model_options: dict[str, str] = field(default_factory=dict)  # backend-specific --model-opt
+    judge: str | None = None  # model spec of the LLM judge, for tasks that need one
+    judge_options: dict[str, str] = field(default_factory=dict)
+    judge_attempts: int = DEFAULT_ATTEMPTS  # tries per judgment whose reply does not parse
+    cache_dir: str | None = None
+    progress: bool = True
+    # What the answers and verdicts are keyed by, stored by the infer and judge stages so the
+    # score and report stages need neither the model nor its key (None: ask the backend).
+    model_identity: dict[str, Any] | None = None
+    judge_identity: dict[str, Any] | None = None
+
+    @property
+    def results_dir(self) -> Path:
+        return Path(self.out)
+
+    def save(self) -> None:
+        self.results_dir.mkdir(parents=True, exist_ok=True)
+        saved = {k: v for k, v in asdict(self).items() if k != "progress"}
+        (self.results_dir / "run.json").write_text(json.dumps(saved, indent=2) + "\n")
+
+    @classmethod
+    def load(cls, results_dir: Path) -> RunConfig:
+        path = Path(results_dir) / "run.json"
+        if not path.is_file():
+            raise ConfigError(f"{results_dir}: no run.json; run the infer stage first")
+        return cls(**json.loads(path.read_text()))
+
+
+def frame_overrides(
+    views: str | None = None,
+    frames: int | None = None,
+    sampler: str | None = None,
+    order: str | None = None,
+    timestamps: bool | None = None,
+    max_side: int | None = None,
+) -> dict[str, Any]:
+    """CLI frame options -> FrameSpec field overrides (absent options are left out)."""
+    chosen = {
+        "views": list(parse_views(views)) if views else None,
+        "frames": frames,
+        "sampler": sampler,
+        "order": order,
+        "timestamps": timestamps or None,
+        "max_side": max_side,
+    }
+    return {k: v for k, v in chosen.items() if v is not None}
+
+
+class Run:
+    """A configured run: its task, model, store and plan key.
+
+    Only what a stage needs is opened: the model (and its key) when it must answer, the dataset
+    when samples are needed; the report stage reads stored files alone.
+    """
+
+    def __init__(self, config: RunConfig, console: Console | None = None) -> None:
+        self.config = config
+        self.console = console or Console(stderr=True)
+        overrides = dict(config.frames)
+        if "views" in overrides:
+            overrides["views"] = tuple(overrides["views"])
+        self.task: Task = get_task(config.task, config.generation, **overrides)
+        if config.judge and not self.task.uses_judge:
+            raise ConfigError(
+                f"{config.task} is not scored by an LLM judge: --judge {config.judge} would not "
+                "be used; leave it out"
+            )
+        self._loaded: Loaded[Sample] | None = None
+
+    @cached_property
+    def model(self) -> Model:
+        options = ModelOptions(self.config.seed, self.config.concurrency, self.config.model_options)
+        return load_model(self.config.model, options)
+
+    @cached_property
+    def judge(self) -> Model | None:
+        if not self.config.judge:
+            return None
+        options = ModelOptions(
+            self.config.seed,
+            self.config.concurrency,
+            dict(self.config.judge_options),
+            "--judge-opt",
+        )
+        return load_model(self.config.judge, options)
+
+    @property
+    def model_identity(self) -> dict[str, Any]:
+        return self.config.model_identity or self.model.identity()
+
+    def _judge_ref(self) -> Model | None:
+        """The judge as far as stored verdicts go: its identity keys them."""
+        if self.config.judge and self.config.judge_identity:
+            return ModelRef(self.config.judge_identity)
+        return self.judge
+
+    @property
+    def plan(self) -> str:
+        return plan_key(self.task.settings(), self.model_identity)
+
+    def _load(self) -> Loaded[Sample]:
+        if self._loaded is None:
+            loaded = self.task.load(Path(self.config.data))
+            limit = self.config.limit
+            self._loaded = Loaded(loaded.items[:limit] if limit else loaded.items, loaded.problems)
+            for problem in loaded.problems:
+                self.console.print(f"[yellow]skipped[/] {escape(str(problem))}")
+        return self._loaded
+
+    @property
+    def samples(self) -> list[Sample]:
+        return self._load().items
+
+    @property
+    def problems(self) -> list[Problem]:
+        return self._load().problems
+
+    def infer(self) -> InferStats:
+        self.config.model_identity = self.model.identity()
+        if self.judge is not None:  # so a later score stage needs no judge key
+            self.config.judge_identity = self.judge.identity()
+        self.config.save()
+        store = Store(self.config.results_dir)
+        try:
+            run_id = store.start_run(self.plan, asdict(self.config))
+            cache = FrameCache(Path(self.config.cache_dir) if self.config.cache_dir else None)
+            stats = asyncio.run(self._infer(store, run_id, cache))
+        finally:
+            store.close()
+        self.console.print(
+            f"infer: {stats.answered} answered, {stats.reused} reused from the store, "
+            f"{stats.failed} failed"
+        )
+        return stats
+
+    async def _infer(self, store: Store, run_id: int, cache: FrameCache) -> InferStats:
+        try:
+            return await infer(
+                self.task,
+                self.model,
+                self.samples,
+                store,
+                self.plan,
+                run_id,
+                cache,
+                self.config.concurrency,
+                self.config.progress,
+            )
+        finally:
+            await self.model.aclose()
+
+    def _judge_calls(self, store: Store) -> list[JudgeCall]:
+        responses = store.responses(self.plan)
+        return [
+            call
+            for sample in self.samples
+            if sample.id in responses
+            for call in self.task.judge_calls(sample, responses[sample.id].text)
+        ]
+
+    def _check_judge_given(self) -> None:
+        if self.task.uses_judge and not self.task.judge_optional and self.judge is None:
+            raise ConfigError(f"{self.task.name} needs an LLM judge: give --judge SPEC")
+
+    def _verdicts(self, store: Store, allow_calls: bool) -> dict[str, Verdict] | None:
+        """Verdicts by judge-call item; None when this run has no judge."""
+        judge = self.judge if allow_calls else self._judge_ref()
+        if judge is None:
+            if allow_calls:
+                self._check_judge_given()
+            return None
+        calls = self._judge_calls(store)
+        if not calls:
+            return {}
+
+        async def go() -> dict[str, Verdict]:
+            if allow_calls:
+                await judge.start()
+            try:
+                return await judge_all(
+                    judge,
+                    calls,
+                    store,
+                    max_attempts=self.task.judge_attempts or self.config.judge_attempts,
+                    concurrency=self.config.concurrency,
+                    allow_calls=allow_calls,
+                    show_progress=allow_calls and self.config.progress,
+                )
+            finally:
+                await judge.aclose()
+
+        return asyncio.run(go())
+
+    def judge_stage(self) -> dict[str, Verdict]:
+        """Ask the judge about every stored answer that needs one (stored verdicts are reused)."""
+        if self.judge is not None:
+            self.config.judge_identity = self.judge.identity()
+        self.config.save()  # later `score`/`report` stages read the judge from run.json
+        store = Store(self.config.results_dir)
+        try:
+            verdicts = self._verdicts(store, allow_calls=True) or {}
+        finally:
+            store.close()
+        if verdicts:
+            self.console.print(describe_verdicts(verdicts.values()))
+        return verdicts
+
+    def _check_judge_reachable(self) -> None:
+        """An unreachable judge or a rejected key stops the run before inference."""
+        judge = self.judge
+        if judge is None:
+            return
+
+        async def check() -> None:
+            try:
+                await judge.start()
+            finally:
+                await judge.aclose()
+
+        asyncio.run(check())
+
+    def score(self) -> list[dict[str, Any]]:
+        self.config.save()  # the task variant scored is the one a later report stage shows
+        store = Store(self.config.results_dir)
+        try:
+            verdicts = self._verdicts(store, allow_calls=False)
+            records = score_samples(
+                self.task, self.samples, self.problems, store, self.plan, verdicts
+            )
+            usage = store.usage(self.plan)
+            if self.config.judge:
+                usage["judge"] = store.judge_usage(self.config.judge)
+        finally:
+            store.close()
+        write_jsonl(self.config.results_dir / "samples.jsonl", records)
+        (self.config.results_dir / "usage.json").write_text(json.dumps(usage, indent=2) + "\n")
+        return records
+
+    def report(self, print_to: Console | None = None) -> dict[str, Any]:
+        path = self.config.results_dir / "samples.jsonl"
+        if not path.is_file():
+            raise ConfigError(f"{path} is missing; run the score stage first")
+        usage = json.loads((self.config.results_dir / "usage.json").read_text())
+        results = build_results(
+            self.task,
+            self.model_identity,
+            read_jsonl(path),
+            extra={
+                "data": self.config.data,
+                "seed": self.config.seed,
+                "plan": self.plan,
+                "judge": self._judge_identity(),
+                "usage": usage,
+                "cost": cost_of(self.config.model, usage),  # None without a price table
+            },
+            seed=self.config.seed,
+        )
+        out = self.config.results_dir
+        (out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+        (out / "table.md").write_text(to_markdown([results]))
+        (out / "table.csv").write_text(to_csv([results]))
+        if print_to is not None:
+            print_table([results], f"{self.task.name} — {self.config.data}", print_to)
+        for warning in results.get("warnings", []):
+            self.console.print(f"[yellow]warning[/]: {escape(warning)}", highlight=False)
+        if results["errors"]:
+            self.console.print(
+                f"[red]{results['errors']} error(s)[/] ("
+                + ", ".join(f"{n} {kind}" for kind, n in results["errors_by_status"].items())
+                + f"): see error_details in {out / 'results.json'}"
+            )
+        if results.get("unjudged"):
+            self.console.print(f"[red]{no_verdict_message(results['unjudged'])}[/]")
+        return results
+
+    def _judge_identity(self) -> dict[str, Any] | None:
+        judge = self._judge_ref()
+        return None if judge is None else judge.identity()
+
+    def run(self, stages: tuple[str, ...] = STAGES, print_to: Console | None = None) -> None:
+        """The stages, in order, holding the results directory for the whole time."""
+        with results_lock(self.config.results_dir, f"vidbench run {self.config.task}"):
+            self._run(stages, print_to)
+
+    def _run(self, stages: tuple[str, ...], print_to: Console | None) -> None:
+        unknown = set(stages) - set(STAGES)
+        if unknown:
+            raise ConfigError(f"unknown stages {sorted(unknown)}; choose from {', '.join(STAGES)}")
+        if "judge" in stages:
+            self._check_judge_given()  # before inference, not after it
+            self._check_judge_reachable()
+        if "score" in stages:
+            self.task.preflight()  # the models scoring needs, before any model call
+        if "infer" in stages:
+            self.infer()
+        if "judge" in stages:
+            self.judge_stage()
+        if "score" in stages:
+            self.score()
+        if "report" in stages:
+            self.report(print_to)
