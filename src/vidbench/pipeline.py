@@ -68,6 +68,13 @@ class RunConfig:
         saved = {k: v for k, v in asdict(self).items() if k != "progress"}
         (self.results_dir / "run.json").write_text(json.dumps(saved, indent=2) + "\n")
 
+    def make_task(self) -> Task:
+        """The task this run evaluates, with its frame and generation overrides."""
+        overrides = dict(self.frames)
+        if "views" in overrides:
+            overrides["views"] = tuple(overrides["views"])
+        return get_task(self.task, self.generation, **overrides)
+
     @classmethod
     def load(cls, results_dir: Path) -> RunConfig:
         path = Path(results_dir) / "run.json"
@@ -102,10 +109,7 @@ class Run:
     def __init__(self, config: RunConfig, console: Console | None = None) -> None:
         self.config = config
         self.console = console or Console(stderr=True)
-        overrides = dict(config.frames)
-        if "views" in overrides:
-            overrides["views"] = tuple(overrides["views"])
-        self.task: Task = get_task(config.task, config.generation, **overrides)
+        self.task: Task = config.make_task()
         self.model: Model = load_model(
             config.model,
             ModelOptions(config.seed, config.concurrency, dict(config.model_options)),

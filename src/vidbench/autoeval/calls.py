@@ -1,22 +1,20 @@
-"""What the AutoEval-Video workflows ask a judge, and asking it through the judge runner."""
+"""What the AutoEval-Video workflows ask a judge. Asking it goes through runner/judging.py
+(`JudgeModel`, `ask_judge`, re-exported here for these workflows)."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from vidbench.core.errors import ConfigError, DataError
 from vidbench.core.records import Sample
 from vidbench.datasets.problems import Problem
-from vidbench.models.registry import ModelOptions, load_model
-from vidbench.runner.judging import judge_all
-from vidbench.runner.store import Store
+from vidbench.runner.judging import JudgeModel as JudgeModel
+from vidbench.runner.judging import ask_judge as ask_judge
 from vidbench.scoring.autoeval_rules import JudgeProtocol, rules_call
 from vidbench.scoring.autoeval_unified import load_references, unified_call
-from vidbench.scoring.judge import JudgeCall, Verdict
+from vidbench.scoring.judge import JudgeCall
 
 JudgePromptKind = Literal["rules", "unified"]
 PROMPT_KINDS = ("rules", "unified")
@@ -55,42 +53,3 @@ class JudgePrompt:
         if reference is None:
             raise DataError(f"ID {sample.id}: no reference answer in the references file")
         return unified_call(item, sample.question or "", reference, answer, self.protocol)
-
-
-@dataclass(frozen=True)
-class JudgeModel:
-    """A judge named by a model spec, with its backend options and call settings."""
-
-    spec: str
-    options: dict[str, str] = field(default_factory=dict)
-    concurrency: int = 16
-    seed: int = 0
-
-
-def ask_judge(
-    judge: JudgeModel,
-    calls: Sequence[JudgeCall],
-    store: Store,
-    attempts: int,
-    show_progress: bool = False,
-) -> tuple[dict[str, Verdict], dict[str, Any]]:
-    """Verdicts by item (stored answers reused, nothing asked twice) and the judge's identity."""
-    model = load_model(judge.spec, ModelOptions(judge.seed, judge.concurrency, dict(judge.options)))
-
-    async def go() -> dict[str, Verdict]:
-        if not calls:
-            return {}
-        await model.start()
-        try:
-            return await judge_all(
-                model,
-                calls,
-                store,
-                max_attempts=attempts,
-                concurrency=judge.concurrency,
-                show_progress=show_progress,
-            )
-        finally:
-            await model.aclose()
-
-    return asyncio.run(go()), model.identity()
