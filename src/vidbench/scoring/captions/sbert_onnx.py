@@ -153,7 +153,6 @@ def export(model: Any, names: Sequence[str], model_path: str) -> Path:
         ) from e
     _check(model, names, graph.getvalue(), model_path)
     write_atomic(target, graph.getvalue())
-    target.chmod(0o644)  # write_atomic's temporary file is 0600; others may share the cache
     return target
 
 
