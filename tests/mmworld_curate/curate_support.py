@@ -81,11 +81,11 @@ def image_colours(body: dict[str, Any]) -> list[str]:
     return names
 
 
-def _options(text: str) -> dict[str, str]:
+def options_in(text: str) -> dict[str, str]:
     return dict(re.findall(r"^([a-d])\. (.+)$", text, flags=re.MULTILINE))
 
 
-def _label(options: dict[str, str], wanted: str) -> str:
+def label_of(options: dict[str, str], wanted: str) -> str:
     return next(k for k, v in options.items() if v.lower() == wanted.lower())
 
 
@@ -131,15 +131,15 @@ class Oracle:
 
     @staticmethod
     def _check(text: str, kind: str, body: dict[str, Any]) -> str:
-        options = _options(text)
+        options = options_in(text)
         question = text.split("Question: ", 1)[1].splitlines()[0]
         if question == BLIND["question"]:  # general knowledge: right from any evidence
-            return _label(options, "4")
+            return label_of(options, "4")
         if question == BIRDHOUSE["question"]:
             heard = kind == "transcript-check" and "bird" in text.lower()
             truth = BIRDHOUSE["options"]["a"]
-            return _label(options, truth) if heard else _wrong(options, truth)
+            return label_of(options, truth) if heard else _wrong(options, truth)
         if question == COLOUR_QUESTION:  # without the frames, a guess no disc has
             seen = kind == "keyframes-check"
-            return _label(options, image_colours(body)[0] if seen else "yellow")
+            return label_of(options, image_colours(body)[0] if seen else "yellow")
         return _wrong(options, None)

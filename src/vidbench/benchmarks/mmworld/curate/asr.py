@@ -104,7 +104,9 @@ class Transcriber:
             file_hash = file_digest(video.path)
             cached = self._cache_file(file_hash)
             if cached.is_file():
-                return Transcript(**base, **json.loads(cached.read_text()), cached=True)
+                stored = json.loads(cached.read_text())
+                stored["segments"] = tuple(stored["segments"])
+                return Transcript(**base, **stored, cached=True)
             found = self.whisper.transcribe(video.path)
         except (MediaError, av.FFmpegError, OSError, ValueError, RuntimeError) as e:
             return Transcript(**base, status="error", reason=f"{video.path}: {e}")

@@ -145,10 +145,12 @@ def plan_modality_checks(
     return plan
 
 
-def filter_counts(candidates: Sequence[Candidate], decisions: Mapping[str, Decision]) -> dict:
+def filter_counts(
+    candidates: Sequence[Candidate], decisions: Mapping[str, Decision], subsets: Sequence[str]
+) -> dict[str, dict[str, Any]]:
     """Per subset: candidates checked, kept, dropped by reason, undecided."""
     counts: dict[str, dict[str, Any]] = {}
-    for subset in ("audio", "visual"):
+    for subset in subsets:
         mine = [decisions[c.id] for c in candidates if c.subset == subset]
         dropped = Counter(d.reason for d in mine if d.status == "dropped")
         counts[subset] = {

@@ -165,10 +165,12 @@ class Curation:
         """Every stage; the funnel (also in OUT/funnel.json)."""
         found, transcripts, frames = self.questions()
         decisions = self._filter(found, transcripts, frames)
-        self.funnel.add("filter", filters.filter_counts(found, decisions))
+        subsets = self.config.subsets
+        self.funnel.add("filter", filters.filter_counts(found, decisions, subsets))
         kept = [c for c in found if decisions[c.id].status == "kept"]
         by_id = {v.video_id: v for v in self.videos}
-        self.funnel.add("output", write_subsets(self.out, by_id, kept, transcripts))
+        written = write_subsets(self.out, by_id, kept, transcripts)
+        self.funnel.add("output", {s: written[s] for s in subsets})
         records = [c.as_dict() | vars(decisions[c.id]) for c in found]
         write_jsonl(self.out / "candidates.jsonl", records)
         return self.finish()
