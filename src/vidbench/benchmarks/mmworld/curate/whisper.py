@@ -110,7 +110,8 @@ class Whisper:
         self._model: Any = None
         self._lock = threading.Lock()
 
-    def _loaded(self) -> Any:
+    def load(self) -> Any:
+        """The faster-whisper model (loaded once, on first use)."""
         with self._lock:
             if self._model is None:
                 from faster_whisper import WhisperModel
@@ -127,7 +128,7 @@ class Whisper:
     def transcribe(self, path: Path) -> Transcription:
         """The speech of a media file's first audio stream. Raises what PyAV or CTranslate2
         raise for an undecodable file; the caller records it."""
-        segments, info = self._loaded().transcribe(
+        segments, info = self.load().transcribe(
             str(path),
             language=self.settings.language,
             beam_size=self.settings.beam_size,
