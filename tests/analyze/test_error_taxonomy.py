@@ -10,8 +10,6 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from conftest import AUTOEVAL
 from mmworld_support import make_mmworld
 from vidbench.analyze.errors import parse_error_type
@@ -124,7 +122,6 @@ def _number(qid: str, data: Path) -> int:
     return int(found.group(1)) if found else 99
 
 
-@pytest.mark.slow
 def test_several_runs_and_another_task(tmp_path: Path, fake, qa_release: Path) -> None:
     """4D-Bench QA (another multiple-choice task) beside MMWorld: one row per model."""
     fourd = _run("4dbench-qa", qa_release, tmp_path / "fourd", "constant:(A)")

@@ -125,7 +125,6 @@ def test_filter_decisions() -> None:
     )
 
 
-@pytest.mark.slow
 def test_transcripts_are_cached_by_content(tmp_path: Path) -> None:
     wav = speak("The blue kettle is boiling.", tmp_path / "s.wav")
     first = _video(tmp_path / "a" / "one.mp4", "blue", wav)
@@ -239,3 +238,21 @@ def test_queries_stage(tmp_path: Path, fake) -> None:
     assert funnel["tokens"]["queries"]["requests"] == 4 + 3  # Marketing asked three times
     server = fake(reply=reply)
     assert main(args) == 0 and server.requests == []
+
+
+def test_asr_and_keyframes_stages_alone(tmp_path: Path) -> None:
+    _video(tmp_path / "videos" / "mute.mp4", "red")
+    (tmp_path / "videos" / "junk.mkv").write_bytes(b"\x00" * 500)
+    out = tmp_path / "out"
+    common = [str(tmp_path / "videos"), "--out", str(out)]
+    asr_cache = ["--asr-cache-dir", str(tmp_path / "asr")]
+    assert main(["--no-progress", "curate", "mmworld", "asr", *common, *asr_cache]) == 0
+    transcripts = {p.stem: json.loads(p.read_text()) for p in (out / "transcripts").iterdir()}
+    assert {k: v["status"] for k, v in transcripts.items()} == {"mute": "no-audio", "junk": "error"}
+    assert not (out / "store.sqlite").exists()  # no model was asked
+    frames = ["--keyframes", "3", "--cache-dir", str(tmp_path / "frames")]
+    assert main(["--no-progress", "curate", "mmworld", "keyframes", *common, *frames]) == 0
+    assert len(list((out / "keyframes" / "mute").glob("*.jpg"))) == 3
+    funnel = json.loads((out / "funnel.json").read_text())
+    assert funnel["stages"]["keyframes"] == {"ok": 1, "error": 1}
+    assert any("junk.mkv" in (p.get("keyframes") or "") for p in funnel["problems"])

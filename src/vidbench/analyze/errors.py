@@ -37,7 +37,7 @@ from vidbench.runner.judging import DEFAULT_ATTEMPTS, JudgeModel, ask_model
 from vidbench.runner.score import read_jsonl, write_jsonl
 from vidbench.runner.store import Store
 from vidbench.scoring.judge import JudgeCall, Verdict
-from vidbench.scoring.prompt_files import load_prompt
+from vidbench.scoring.prompt_files import PromptFile, load_prompt
 from vidbench.scoring.replies import find_json
 from vidbench.tasks.base import Task
 
@@ -93,8 +93,10 @@ def read_run(path: Path) -> RunInput:
         raise ConfigError(f"{path}: {config.task} is not a multiple-choice task")
     by_id = {s.id: s for s in loaded.items}
     for record in read_jsonl(samples_file):
+        if record.get("status") == "data":  # a record the loader rejected: never answered
+            continue
         if record.get("status") != "ok" or record.get("correct") is None:
-            run.not_scored += record.get("status") != "data"
+            run.not_scored += 1
             continue
         if record["correct"]:
             continue
@@ -116,10 +118,14 @@ def _frame_parts(sample: Sample, task: Task, cache: FrameCache) -> tuple[Part, .
     )
 
 
+def error_prompt() -> PromptFile:
+    return load_prompt("vidbench.analyze", PROMPT_FILE, "analyze")
+
+
 def error_call(
     sample: Sample, record: dict[str, Any], task: Task, frames: tuple[Part, ...] = ()
 ) -> JudgeCall:
-    template = load_prompt("vidbench.analyze", PROMPT_FILE, "analyze")
+    template = error_prompt()
     labels = task.choices(sample)
     options = "\n".join(f"({k}) {v}" for k, v in zip(labels, sample.options, strict=False))
     text = template.render(
@@ -184,7 +190,7 @@ def tag_errors(
             concurrency=judge.concurrency,
             show_progress=show_progress,
         )
-        usage = store.judge_usage_by_version().get(calls[0].prompt_version if calls else "", {})
+        usage = store.judge_usage_by_version().get(error_prompt().version, {})
     finally:
         store.close()
     lines = [

@@ -48,8 +48,10 @@ class Funnel:
     def add(self, stage: str, counts: dict[str, Any]) -> None:
         self.stages[stage] = counts
 
-    def write(self, out: Path, store: Store) -> dict[str, Any]:
-        data = {"stages": self.stages, "tokens": tokens_by_stage(store), "problems": self.problems}
+    def write(self, out: Path, store: Store | None) -> dict[str, Any]:
+        """OUT/funnel.json; tokens from the store (none when no model was asked)."""
+        tokens = tokens_by_stage(store) if store is not None else {}
+        data = {"stages": self.stages, "tokens": tokens, "problems": self.problems}
         write_atomic(out / FUNNEL_FILE, (json.dumps(data, indent=1) + "\n").encode())
         return data
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from vidbench.benchmarks.mmworld.curate.videos import VideoEntry
@@ -54,13 +54,7 @@ def _one(video: VideoEntry, spec: FrameSpec, cache: FrameCache) -> Keyframes:
     except (DataError, OSError) as e:  # MediaError is a DataError
         return Keyframes(video.video_id, error=str(e))
     labelled = tuple(
-        Frame(
-            f.view,
-            f.index,
-            f.time_s,
-            ImagePart(f.image.data, f.image.mime, f"{file_hash} frame {f.index}"),
-        )
-        for f in frames
+        replace(f, image=replace(f.image, label=f"{file_hash} frame {f.index}")) for f in frames
     )
     return Keyframes(video.video_id, labelled)
 

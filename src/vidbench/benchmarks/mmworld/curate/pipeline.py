@@ -209,12 +209,13 @@ class Curation:
 
     def finish(self) -> dict[str, Any]:
         """Write and print the funnel; say what is incomplete."""
-        store = Store(self.out)
+        store = Store(self.out) if (self.out / Store.FILENAME).is_file() else None
         try:
             data = self.funnel.write(self.out, store)
-            tokens = tokens_by_stage(store)
+            tokens = tokens_by_stage(store) if store else {}
         finally:
-            store.close()
+            if store:
+                store.close()
         self.funnel.print(self.console, tokens)
         undecided = sum(
             c.get("undecided", 0) for c in self.funnel.stages.get("filter", {}).values()
