@@ -358,6 +358,15 @@ def build_parser() -> argparse.ArgumentParser:
     from vidbench.benchmarks.autoeval_video import commands as autoeval_commands
 
     autoeval_commands.register(sub)  # judge autoeval-video, judge-agreement, rules ...
+
+    # --- issue 16: `curate mmworld ...` and `analyze errors` (the lead rewires at merge) ---
+    from vidbench.analyze import commands as analyze_commands
+    from vidbench.benchmarks.mmworld.curate import commands as mmworld_curate
+
+    curate = sub.add_parser("curate", help="build a benchmark's data from your own videos")
+    mmworld_curate.register(curate.add_subparsers(dest="benchmark", required=True))
+    analyze_commands.register(sub)
+    # --- end issue 16 ---
     return parser
 
 

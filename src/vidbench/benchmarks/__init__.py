@@ -1,0 +1,1 @@
+"""One folder per benchmark: everything a benchmark needs (loader, tasks, scoring, curation)."""

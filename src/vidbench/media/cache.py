@@ -22,11 +22,26 @@ from vidbench.media.decode import VideoInfo, probe
 PROBE_VERSION = "v2"
 
 
-def default_cache_dir() -> Path:
+def cache_root() -> Path:
+    """vidbench's cache folder: `$VIDBENCH_CACHE`, else `$XDG_CACHE_HOME/vidbench`, else
+    ~/.cache/vidbench. Each kind of cached thing has its own subfolder (frames, asr, ...)."""
     root = os.environ.get("VIDBENCH_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "vidbench"
     )
-    return Path(root) / "frames"
+    return Path(root)
+
+
+def default_cache_dir() -> Path:
+    return cache_root() / "frames"
+
+
+def file_digest(path: Path) -> str:
+    """Hash of a file's bytes (blake2b, 128 bits, hex), read in 1 MiB chunks."""
+    h = hashlib.blake2b(digest_size=16)
+    with Path(path).open("rb") as f:
+        while chunk := f.read(1 << 20):
+            h.update(chunk)
+    return h.hexdigest()
 
 
 class FrameCache:
@@ -42,11 +57,7 @@ class FrameCache:
         with self._lock:
             digest = self._digests.get(memo_key)
         if digest is None:
-            h = hashlib.blake2b(digest_size=16)
-            with path.open("rb") as f:
-                while chunk := f.read(1 << 20):
-                    h.update(chunk)
-            digest = h.hexdigest()
+            digest = file_digest(path)
             with self._lock:
                 self._digests[memo_key] = digest
         return digest
@@ -79,6 +90,7 @@ def write_atomic(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; caches and outputs are shared
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -13,9 +13,14 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Console
 
 from vidbench.core.requests import Request
 from vidbench.models.base import Model
+from vidbench.models.registry import ModelOptions, load_model
 from vidbench.progress import progress_bar
 from vidbench.runner.keys import digest, prompt_fingerprint
 from vidbench.runner.store import Store
@@ -121,3 +126,72 @@ async def judge_all(
 
         await asyncio.gather(*(one(c) for c in calls))
     return verdicts
+
+
+def ask_model(
+    model: Model,
+    calls: Sequence[JudgeCall],
+    store: Store,
+    *,
+    max_attempts: int = DEFAULT_ATTEMPTS,
+    concurrency: int = 16,
+    show_progress: bool = False,
+) -> dict[str, Verdict]:
+    """`judge_all` in an event loop of its own, after the model's start check (server
+    reachable, key accepted) and with the model closed after it. No calls: nothing starts."""
+
+    async def go() -> dict[str, Verdict]:
+        if not calls:
+            return {}
+        await model.start()
+        try:
+            return await judge_all(
+                model,
+                calls,
+                store,
+                max_attempts=max_attempts,
+                concurrency=concurrency,
+                show_progress=show_progress,
+            )
+        finally:
+            await model.aclose()
+
+    return asyncio.run(go())
+
+
+@dataclass(frozen=True)
+class JudgeModel:
+    """A judge named by a model spec, with its backend options and call settings."""
+
+    spec: str
+    options: dict[str, str] = field(default_factory=dict)
+    concurrency: int = 16
+    seed: int = 0
+
+    def load(self) -> Model:
+        options = ModelOptions(self.seed, self.concurrency, dict(self.options), "--judge-opt")
+        return load_model(self.spec, options)
+
+
+def ask_judge(
+    judge: JudgeModel,
+    calls: Sequence[JudgeCall],
+    store: Store,
+    attempts: int,
+    show_progress: bool = False,
+    console: Console | None = None,
+) -> tuple[dict[str, Verdict], dict[str, Any]]:
+    """Verdicts by item (stored answers reused, nothing asked twice) and the judge's identity;
+    what was asked and what came from the store is printed to `console`."""
+    model = judge.load()
+    verdicts = ask_model(
+        model,
+        calls,
+        store,
+        max_attempts=attempts,
+        concurrency=judge.concurrency,
+        show_progress=show_progress,
+    )
+    if console is not None and verdicts:
+        console.print(describe_verdicts(verdicts.values()), highlight=False)
+    return verdicts, model.identity()

@@ -75,6 +75,13 @@ class RunConfig:
         saved = {k: v for k, v in asdict(self).items() if k != "progress"}
         (self.results_dir / "run.json").write_text(json.dumps(saved, indent=2) + "\n")
 
+    def make_task(self) -> Task:
+        """The task this run evaluates, with its frame and generation overrides."""
+        overrides = dict(self.frames)
+        if "views" in overrides:
+            overrides["views"] = tuple(overrides["views"])
+        return get_task(self.task, self.generation, **overrides)
+
     @classmethod
     def load(cls, results_dir: Path) -> RunConfig:
         path = Path(results_dir) / "run.json"
@@ -113,10 +120,7 @@ class Run:
     def __init__(self, config: RunConfig, console: Console | None = None) -> None:
         self.config = config
         self.console = console or Console(stderr=True)
-        overrides = dict(config.frames)
-        if "views" in overrides:
-            overrides["views"] = tuple(overrides["views"])
-        self.task: Task = get_task(config.task, config.generation, **overrides)
+        self.task: Task = config.make_task()
         if config.judge and not self.task.uses_judge:
             raise ConfigError(
                 f"{config.task} is not scored by an LLM judge: --judge {config.judge} would not "

@@ -216,6 +216,18 @@ class Store:
         """Judge calls and tokens in/out stored for a judge spec."""
         return self._usage("judgments", "judge", judge)
 
+    def judge_usage_by_version(self) -> dict[str, dict[str, int]]:
+        """Judge calls and tokens in/out per prompt version (a construction pipeline's stages
+        each ask with their own prompts, so this is the cost of each stage)."""
+        rows = self._db.execute(
+            "SELECT prompt_version, COUNT(*), COALESCE(SUM(input_tokens), 0), "
+            "COALESCE(SUM(output_tokens), 0) FROM judgments GROUP BY prompt_version"
+        )
+        return {
+            version: {"requests": n, "input_tokens": tokens_in, "output_tokens": tokens_out}
+            for version, n, tokens_in, tokens_out in rows
+        }
+
     def usage(self, plan: str) -> dict[str, int]:
         """Requests answered and tokens in/out over a plan's stored answers."""
         return self._usage("responses", "plan", plan)

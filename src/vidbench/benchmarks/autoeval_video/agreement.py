@@ -25,10 +25,11 @@ from rich.table import Table
 
 from vidbench.benchmarks.autoeval_video import loader as autoeval_video
 from vidbench.benchmarks.autoeval_video import rules
-from vidbench.benchmarks.autoeval_video.calls import JudgeModel, JudgePrompt, ask_judge
+from vidbench.benchmarks.autoeval_video.calls import JudgePrompt
 from vidbench.benchmarks.autoeval_video.inputs import Label, read_labels
 from vidbench.core.errors import ConfigError, DataError
 from vidbench.report.results import git_commit, versions
+from vidbench.runner.judging import JudgeModel, ask_judge
 from vidbench.runner.score import write_jsonl
 from vidbench.runner.store import Store
 from vidbench.scoring.agreement import binary_agreement

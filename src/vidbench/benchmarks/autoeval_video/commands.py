@@ -13,8 +13,9 @@ from rich.console import Console
 
 from vidbench import cli_types as types
 from vidbench.benchmarks.autoeval_video import rules
-from vidbench.benchmarks.autoeval_video.calls import PROMPT_KINDS, JudgeModel, JudgePrompt
+from vidbench.benchmarks.autoeval_video.calls import PROMPT_KINDS, JudgePrompt
 from vidbench.models.registry import parse_options
+from vidbench.runner.judging import JudgeModel
 from vidbench.runner.lock import results_lock
 
 if TYPE_CHECKING:

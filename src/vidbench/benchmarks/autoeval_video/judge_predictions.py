@@ -21,7 +21,7 @@ from rich.markup import escape
 
 from vidbench.benchmarks.autoeval_video import loader as autoeval_video
 from vidbench.benchmarks.autoeval_video import rules
-from vidbench.benchmarks.autoeval_video.calls import JudgeModel, JudgePrompt, ask_judge
+from vidbench.benchmarks.autoeval_video.calls import JudgePrompt
 from vidbench.benchmarks.autoeval_video.inputs import read_predictions
 from vidbench.benchmarks.autoeval_video.task import DEFAULT_SPEC, AutoEvalVideo
 from vidbench.core.errors import ConfigError, DataError
@@ -29,6 +29,7 @@ from vidbench.core.records import Sample
 from vidbench.core.requests import GenerationConfig
 from vidbench.report.results import build_results
 from vidbench.report.tables import print_table, to_csv, to_markdown
+from vidbench.runner.judging import JudgeModel, ask_judge
 from vidbench.runner.score import write_jsonl
 from vidbench.runner.store import Store
 from vidbench.scoring.judge import JudgeCall, no_verdict_message

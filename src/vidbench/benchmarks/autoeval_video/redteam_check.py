@@ -6,11 +6,11 @@ from typing import Any
 
 from rich.console import Console
 
-from vidbench.benchmarks.autoeval_video.calls import JudgeModel, ask_judge
 from vidbench.benchmarks.autoeval_video.loader import instance_id
 from vidbench.benchmarks.autoeval_video.redteam import Workspace, current
 from vidbench.benchmarks.autoeval_video.rules import JudgeProtocol, rules_call
 from vidbench.core.errors import ConfigError, VidbenchError
+from vidbench.runner.judging import JudgeModel, ask_judge
 from vidbench.runner.store import Store
 from vidbench.scoring.judge import Verdict
 

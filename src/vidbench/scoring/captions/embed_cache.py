@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vidbench.scoring.captions.wordnet import cache_root
+from vidbench.media.cache import cache_root
 
 
 def model_key(model_path: str) -> str:

@@ -39,9 +39,8 @@ from typing import Any
 import numpy as np
 
 from vidbench.core.errors import ConfigError
-from vidbench.media.cache import write_atomic
+from vidbench.media.cache import cache_root, write_atomic
 from vidbench.scoring.captions.embed_cache import model_key
-from vidbench.scoring.captions.wordnet import cache_root
 
 EXPORT_SAMPLE = ("a cat", "two dogs run")
 # Other lengths and another batch size than the export's sample, for the export check.
@@ -154,7 +153,6 @@ def export(model: Any, names: Sequence[str], model_path: str) -> Path:
         ) from e
     _check(model, names, graph.getvalue(), model_path)
     write_atomic(target, graph.getvalue())
-    target.chmod(0o644)  # write_atomic's temporary file is 0600; others may share the cache
     return target
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from vidbench.core.errors import ConfigError
+from vidbench.media.cache import cache_root
 
 DEBIAN_WORDNET = Path("/usr/share/wordnet")
 _DATABASE_FILES = (
@@ -46,13 +47,6 @@ HOW_TO_GET = (
     "(apt-get install wordnet-base, which puts it in /usr/share/wordnet), or set "
     "VIDBENCH_WORDNET to a WordNet 3.0 dict folder"
 )
-
-
-def cache_root() -> Path:
-    root = os.environ.get("VIDBENCH_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "vidbench"
-    )
-    return Path(root)
 
 
 def lexnames_text() -> str:

@@ -1,0 +1,1 @@
+"""Analyses over finished runs that belong to no single benchmark (e.g. the error taxonomy)."""

@@ -1,0 +1,76 @@
+"""`vidbench analyze errors RUN [RUN ...] --judge SPEC`.
+
+cli.py calls `register(subparsers)` with its top-level subparsers; the handler parses its
+arguments and calls the library (errors.py, error_table.py, error_figure.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.console import Console
+
+from vidbench.core.errors import ConfigError
+from vidbench.models.registry import parse_options
+from vidbench.runner.judging import DEFAULT_ATTEMPTS, JudgeModel
+
+out = Console()
+err = Console(stderr=True)
+STEM = "error_types"
+
+
+def _cmd_errors(args: argparse.Namespace) -> int:
+    from vidbench.analyze.error_figure import write_figure
+    from vidbench.analyze.error_table import print_errors, to_csv, to_markdown
+    from vidbench.analyze.errors import read_run, tag_errors
+
+    runs = [Path(r) for r in args.runs]
+    if args.out is None and len(runs) > 1:
+        raise ConfigError("analyze errors: give --out DIR for the table of several runs")
+    target = Path(args.out) if args.out else runs[0]
+    judge = JudgeModel(args.judge, parse_options(args.judge_opt, "--judge-opt"), args.concurrency)
+    inputs = [read_run(r) for r in runs]  # every run checked before any judge call
+    summaries = [
+        tag_errors(
+            run,
+            judge,
+            attempts=args.judge_attempts,
+            with_frames=args.with_frames,
+            show_progress=not args.no_progress,
+        )
+        for run in inputs
+    ]
+    print_errors(summaries, out)
+    target.mkdir(parents=True, exist_ok=True)
+    (target / f"{STEM}.md").write_text(to_markdown(summaries))
+    (target / f"{STEM}.csv").write_text(to_csv(summaries))
+    figures = write_figure(summaries, target / STEM)
+    err.print(f"wrote {target / STEM}.md, .csv, " + ", ".join(p.suffix for p in figures))
+    incomplete = sum(s["judge_errors"] + s["media_errors"] + s["unparsed"] for s in summaries)
+    if incomplete:
+        err.print(
+            f"[yellow]{incomplete} wrong answer(s) without a type[/] (unparsed or failed; see "
+            "errors.jsonl); failed ones are asked again by the next run"
+        )
+    return 1 if any(s["judge_errors"] for s in summaries) else 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    analyze = subparsers.add_parser("analyze", help="analyses of finished runs")
+    kinds = analyze.add_subparsers(dest="analysis", required=True)
+    p = kinds.add_parser(
+        "errors", help="tag wrong answers with MMWorld's seven error types (any MCQ task)"
+    )
+    p.add_argument("runs", nargs="+", help="results directories of finished runs")
+    p.add_argument("--judge", required=True, help="model spec of the judge")
+    p.add_argument("--judge-opt", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument(
+        "--judge-attempts", type=int, default=DEFAULT_ATTEMPTS, help="asks per unreadable reply"
+    )
+    p.add_argument("--concurrency", type=int, default=16, help="judge calls in flight")
+    p.add_argument(
+        "--with-frames", action="store_true", help="show the judge the frames the model saw"
+    )
+    p.add_argument("--out", help="table and figure folder (default: the run, when one)")
+    p.set_defaults(func=_cmd_errors)

@@ -1,0 +1,43 @@
+"""The error-type distribution as a figure (like the MMWorld paper's Figure 5): one group of
+bars per error type, one bar per model, height = share of that model's tagged wrong answers.
+Written as PNG and SVG with matplotlib's Agg backend (no display needed; the `plots` extra)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from vidbench.analyze.error_table import share
+from vidbench.analyze.taxonomy import CODES
+from vidbench.extras import require
+
+
+def write_figure(summaries: Sequence[dict[str, Any]], stem: Path) -> list[Path]:
+    """`stem`.png and `stem`.svg; the paths written."""
+    require("the error figure", ["matplotlib"], "plots")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(max(6.0, 1.1 * len(CODES) + 0.4 * len(summaries)), 3.8))
+    axes = figure.subplots()
+    width = 0.8 / max(1, len(summaries))
+    for i, summary in enumerate(summaries):
+        heights = [share(summary, code) or 0.0 for code in CODES]
+        offsets = [x - 0.4 + width * (i + 0.5) for x in range(len(CODES))]
+        label = f"{summary['model']} (n={summary['tagged']})"
+        axes.bar(offsets, heights, width, label=label)
+    axes.set_xticks(range(len(CODES)), CODES)
+    axes.set_ylabel("% of tagged wrong answers")
+    axes.set_title("Error types of wrong answers")
+    axes.legend(fontsize="small")
+    figure.tight_layout()
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    written = []
+    for suffix in (".png", ".svg"):
+        path = stem.with_suffix(suffix)
+        figure.savefig(path, dpi=150)
+        written.append(path)
+    return written

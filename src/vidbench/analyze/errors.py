@@ -1,0 +1,225 @@
+"""`vidbench analyze errors RUN`: tag every wrong answer of a finished multiple-choice run with
+one of MMWorld's seven error types (MMWorld paper, section 4.3 and appendix E; analyze/taxonomy.py).
+
+The paper's authors had the models explain themselves and grouped the mistakes by hand; here an
+LLM judge reads each wrong answer (the question, the options, the correct answer, the model's
+reply and the option it was read as; with `--with-frames` also the frames the model saw) and
+names the error type with a one-sentence reason.
+
+The run is read from RUN/run.json and RUN/samples.jsonl; questions, options and gold answers come
+from the run's own task loading its data, so any multiple-choice task works (mmworld,
+mmworld-synth-*, 4dbench-qa). A wrong answer is a scored record with `correct` false; records
+not scored (errors, a missing judge verdict) are counted apart. Every judgment goes through the
+judge plumbing into RUN/store.sqlite: never requested twice, a reply naming no type asked again
+up to `attempts`, then recorded as `unparsed` and counted; a failed call is recorded as `error`
+and asked again by the next run. Results: RUN/errors.jsonl (one line per wrong answer) and
+RUN/errors.json (the counts).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from vidbench.analyze.taxonomy import BY_CODE, CODES, definitions_text, error_code
+from vidbench.core.errors import ConfigError, DataError
+from vidbench.core.messages import Message, Part, TextPart
+from vidbench.core.records import Sample
+from vidbench.core.requests import GenerationConfig
+from vidbench.media.cache import FrameCache, write_atomic
+from vidbench.media.frames import load_frames
+from vidbench.runner.judging import DEFAULT_ATTEMPTS, JudgeModel, ask_model
+from vidbench.runner.run import RunConfig
+from vidbench.runner.score import read_jsonl, write_jsonl
+from vidbench.runner.store import Store
+from vidbench.scoring.judge import JudgeCall, Verdict
+from vidbench.scoring.prompt_files import PromptFile, load_prompt
+from vidbench.scoring.replies import find_json
+from vidbench.tasks.base import Task
+
+PROMPT_FILE = "error_type.v1.txt"
+ERROR_GENERATION = GenerationConfig(temperature=0.0, max_tokens=512)
+RESULTS = ("errors.jsonl", "errors.json")
+_NAMED = re.compile(r"error[ _]?type\W+([A-Za-z][A-Za-z -]+)", re.IGNORECASE)
+
+
+def parse_error_type(reply: str) -> tuple[str, str] | None:
+    """(code, reason) from a judge reply: `{"error_type": ..., "reason": ...}` anywhere in it,
+    else an "error type: X" line; None when no known type is named."""
+    value = find_json(reply)
+    if isinstance(value, dict) and isinstance(value.get("error_type"), str):
+        code = error_code(value["error_type"])
+        if code is not None:
+            return code, str(value.get("reason") or "").strip()
+    for match in _NAMED.finditer(reply):
+        words = match.group(1).split()
+        for n in range(len(words), 0, -1):  # the longest name that is a type: "Reasoning Error"
+            code = error_code(" ".join(words[:n]))
+            if code is not None:
+                return code, reply[match.end() :].strip(" .:-\n")
+    return None
+
+
+@dataclass
+class RunInput:
+    """A finished run's wrong answers with their samples."""
+
+    path: Path
+    config: RunConfig
+    task: Task
+    model: str  # the label of the run's row
+    wrong: list[tuple[Sample, dict[str, Any]]] = field(default_factory=list)
+    not_scored: int = 0  # answers without a verdict (errors, missing judge verdicts)
+    missing: list[str] = field(default_factory=list)  # wrong answers whose sample is gone
+
+
+def read_run(path: Path) -> RunInput:
+    """The run's config, task and wrong answers; ConfigError for what is not a finished
+    multiple-choice run."""
+    config = RunConfig.load(path)
+    samples_file = path / "samples.jsonl"
+    if not samples_file.is_file():
+        raise ConfigError(f"{samples_file} is missing; run the score stage first")
+    task = config.make_task()
+    results = path / "results.json"
+    model = json.loads(results.read_text()).get("model") if results.is_file() else None
+    run = RunInput(path, config, task, model or config.model)
+    loaded = task.load(Path(config.data))
+    if any(s.kind != "mcq" for s in loaded.items):
+        raise ConfigError(f"{path}: {config.task} is not a multiple-choice task")
+    by_id = {s.id: s for s in loaded.items}
+    for record in read_jsonl(samples_file):
+        if record.get("status") == "data":  # a record the loader rejected: never answered
+            continue
+        if record.get("status") != "ok" or record.get("correct") is None:
+            run.not_scored += 1
+            continue
+        if record["correct"]:
+            continue
+        sample = by_id.get(record["id"])
+        if sample is None:
+            run.missing.append(record["id"])
+        else:
+            run.wrong.append((sample, record))
+    return run
+
+
+def _frame_parts(sample: Sample, task: Task, cache: FrameCache) -> tuple[Part, ...]:
+    """The frames the model saw, each labelled with its video file's hash (store keys tell
+    images apart by label, and the run's labels name only view and frame)."""
+    frames = load_frames(sample.media, task.frame_spec, cache)
+    hashes = {view: cache.video_digest(Path(p)) for view, p in sample.media.videos.items()}
+    return tuple(
+        replace(f.image, label=f"{hashes.get(f.view, '')} {f.image.label}") for f in frames
+    )
+
+
+def error_prompt() -> PromptFile:
+    return load_prompt("vidbench.analyze", PROMPT_FILE, "analyze")
+
+
+def error_call(
+    sample: Sample, record: dict[str, Any], task: Task, frames: tuple[Part, ...] = ()
+) -> JudgeCall:
+    template = error_prompt()
+    labels = task.choices(sample)
+    options = "\n".join(f"({k}) {v}" for k, v in zip(labels, sample.options, strict=False))
+    text = template.render(
+        definitions=definitions_text(),
+        question=sample.question or "(not available)",
+        options=options or "(not available)",
+        gold=f"({sample.answer}) "
+        + dict(zip(labels, sample.options, strict=False)).get(sample.answer or "", ""),
+        reply=record.get("raw_output") or "(empty)",
+        parsed=f"({record['parsed']})" if record.get("parsed") else "none (no option recognised)",
+        frames_note="The images above are the frames the model saw.\n" if frames else "",
+    )
+    message = Message("user", (*frames, TextPart(text)))
+    return JudgeCall(
+        f"{sample.id}:error-type", (message,), template.version, parse_error_type, ERROR_GENERATION
+    )
+
+
+def _line(sample: Sample, record: dict[str, Any], verdict: Verdict | None, error: str | None):
+    code, reason = verdict.value if verdict is not None and verdict.ok else (None, None)
+    return {
+        "id": sample.id,
+        "status": verdict.status if verdict is not None else "media",
+        "error_type": code,
+        "error_name": BY_CODE[code].name if code else None,
+        "reason": reason,
+        "gold": sample.answer,
+        "parsed": record.get("parsed"),
+        "raw_output": record.get("raw_output"),
+        "judge_reply": verdict.reply if verdict is not None else None,
+        "attempts": verdict.attempts if verdict is not None else 0,
+        "error": error or (verdict.error if verdict is not None else None),
+    }
+
+
+def tag_errors(
+    run: RunInput,
+    judge: JudgeModel,
+    *,
+    attempts: int = DEFAULT_ATTEMPTS,
+    with_frames: bool = False,
+    show_progress: bool = False,
+) -> dict[str, Any]:
+    """Tag the run's wrong answers; write RUN/errors.jsonl and RUN/errors.json; the summary."""
+    cache = FrameCache(Path(run.config.cache_dir) if run.config.cache_dir else None)
+    calls, media_errors = [], {}
+    for sample, record in run.wrong:
+        try:
+            frames = _frame_parts(sample, run.task, cache) if with_frames else ()
+        except DataError as e:  # MediaError too: this answer is not tagged, the rest are
+            media_errors[sample.id] = str(e)
+            continue
+        calls.append(error_call(sample, record, run.task, frames))
+    model = judge.load()
+    store = Store(run.path)
+    try:
+        verdicts = ask_model(
+            model,
+            calls,
+            store,
+            max_attempts=attempts,
+            concurrency=judge.concurrency,
+            show_progress=show_progress,
+        )
+        usage = store.judge_usage_by_version().get(error_prompt().version, {})
+    finally:
+        store.close()
+    lines = [
+        _line(sample, record, verdicts.get(f"{sample.id}:error-type"), media_errors.get(sample.id))
+        for sample, record in run.wrong
+    ]
+    write_jsonl(run.path / "errors.jsonl", lines)
+    summary = summarise(run, lines, model.identity(), usage)
+    write_atomic(run.path / "errors.json", (json.dumps(summary, indent=2) + "\n").encode())
+    return summary
+
+
+def summarise(
+    run: RunInput, lines: list[dict[str, Any]], judge: dict[str, Any], usage: dict[str, int]
+) -> dict[str, Any]:
+    statuses = Counter(line["status"] for line in lines)
+    counts = Counter(line["error_type"] for line in lines if line["error_type"])
+    return {
+        "run": str(run.path),
+        "task": run.config.task,
+        "model": run.model,
+        "judge": judge,
+        "wrong": len(lines),
+        "tagged": statuses.get("ok", 0),
+        "counts": {code: counts.get(code, 0) for code in CODES},
+        "unparsed": statuses.get("unparsed", 0),
+        "judge_errors": statuses.get("error", 0) + statuses.get("missing", 0),
+        "media_errors": statuses.get("media", 0),
+        "not_scored": run.not_scored,
+        "missing_samples": run.missing,
+        "usage": usage,
+    }

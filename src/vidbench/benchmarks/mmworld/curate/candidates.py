@@ -1,0 +1,135 @@
+"""Generated questions: reading a generator's reply and checking each question it holds.
+
+A reply is read as JSON anywhere in it (scoring/replies.py: code fences and prose tolerated):
+`{"questions": [...]}`, a bare list, or one question object. A reply with no such JSON does not
+parse, and the generation call asks again (runner/judging.py's bounded re-asks). Within a parsed
+reply each question is checked on its own; a malformed one (no text, not four distinct options,
+an answer that is none of them) is dropped with its reason and counted, the others are kept.
+
+Options are shuffled with a seed derived from the question (MMWorld's random-choice baseline and
+rule scoring assume the gold label carries no information; generators favour "a"), so the same
+reply always gives the same candidate.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from vidbench.runner.keys import digest
+from vidbench.scoring.replies import find_json
+
+LABELS = ("a", "b", "c", "d")
+_LIST_PREFIX = re.compile(r"^\s*\(?[a-dA-D][\).:]\s+")
+
+
+@dataclass(frozen=True)
+class Generated:
+    """What one generation reply held: the question objects and why others were dropped."""
+
+    questions: tuple[dict[str, Any], ...]
+    malformed: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One generated question, before filtering."""
+
+    id: str  # "<subset>/<video_id>#<n>"
+    subset: str  # audio | visual
+    video_id: str
+    question: str
+    options: dict[str, str]  # a..d -> text
+    answer: str  # the gold label
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _options(raw: Any) -> dict[str, str]:
+    if isinstance(raw, list):
+        texts = [_LIST_PREFIX.sub("", str(t)) if isinstance(t, str) else t for t in raw]
+        raw = dict(zip(LABELS, texts, strict=False)) if len(texts) == 4 else {}
+    if not isinstance(raw, dict):
+        raise ValueError("options are not an object of a, b, c, d")
+    found = {}
+    for key, text in raw.items():
+        label = str(key).strip().strip("().: ").lower()
+        if label not in LABELS or not isinstance(text, str) or not text.strip():
+            raise ValueError(f"option {key!r} is not one of a-d with text")
+        found[label] = " ".join(text.split())
+    if sorted(found) != list(LABELS):
+        raise ValueError(f"expected four options a-d, got {', '.join(sorted(found)) or 'none'}")
+    if len({t.lower() for t in found.values()}) != 4:
+        raise ValueError("two options have the same text")
+    return found
+
+
+def _answer(raw: Any, options: dict[str, str]) -> str:
+    text = str(raw or "").strip()
+    label = text.strip("().: ").lower()
+    if label in LABELS:
+        return label
+    by_text = [k for k, v in options.items() if v.lower() == " ".join(text.split()).lower()]
+    if len(by_text) == 1:
+        return by_text[0]
+    raise ValueError(f"answer {raw!r} is not one of the options")
+
+
+def check_question(raw: Any) -> dict[str, Any]:
+    """A question object as {question, options, answer}; ValueError says what is wrong."""
+    if not isinstance(raw, dict):
+        raise ValueError("not a question object")
+    question = raw.get("question")
+    if not isinstance(question, str) or not question.strip():
+        raise ValueError("no question text")
+    options = _options(raw.get("options"))
+    answer = _answer(raw.get("answer", raw.get("correct_answer_label")), options)
+    return {"question": " ".join(question.split()), "options": options, "answer": answer}
+
+
+def parse_generation(reply: str) -> Generated | None:
+    """The questions of a generator's reply; None when it holds no JSON at all."""
+    value = find_json(reply)
+    if isinstance(value, dict) and "questions" in value:
+        value = value["questions"]
+    elif isinstance(value, dict) and "question" in value:
+        value = [value]
+    if not isinstance(value, list):
+        return None
+    good, bad = [], []
+    for i, raw in enumerate(value):
+        try:
+            good.append(check_question(raw))
+        except ValueError as e:
+            bad.append(f"question {i + 1}: {e}")
+    return Generated(tuple(good), tuple(bad))
+
+
+def shuffled(question: dict[str, Any], seed: int) -> dict[str, Any]:
+    """The question with its options in a seeded order decided by the question itself."""
+    rng = random.Random(digest([seed, question["question"], question["options"]]))
+    order = list(LABELS)
+    rng.shuffle(order)
+    options = {new: question["options"][old] for new, old in zip(LABELS, order, strict=True)}
+    answer = LABELS[order.index(question["answer"])]
+    return {"question": question["question"], "options": options, "answer": answer}
+
+
+def candidates(
+    subset: str, video_id: str, generated: Generated, seed: int
+) -> tuple[list[Candidate], int]:
+    """A video's candidates (options shuffled) and how many repeated an earlier question."""
+    kept: list[Candidate] = []
+    seen: set[str] = set()
+    for question in generated.questions:
+        key = re.sub(r"\W+", " ", question["question"].lower()).strip()
+        if key in seen:
+            continue
+        seen.add(key)
+        q = shuffled(question, seed)
+        cid = f"{subset}/{video_id}#{len(kept)}"
+        kept.append(Candidate(cid, subset, video_id, q["question"], q["options"], q["answer"]))
+    return kept, len(generated.questions) - len(kept)

@@ -1,0 +1,188 @@
+"""`vidbench curate mmworld queries|asr|keyframes|questions|all`.
+
+cli.py calls `register(curate_subparsers)` with the subparsers of its `curate` command; each
+handler parses its arguments and calls the library (pipeline.py, queries.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.console import Console
+
+from vidbench.benchmarks.mmworld.curate.generation import SUBSETS
+from vidbench.benchmarks.mmworld.curate.keyframes import DEFAULT_KEYFRAMES, DEFAULT_MAX_SIDE
+from vidbench.benchmarks.mmworld.curate.pipeline import (
+    CurateConfig,
+    Curation,
+    ModelChoice,
+)
+from vidbench.benchmarks.mmworld.curate.whisper import AsrSettings
+from vidbench.models.registry import parse_options
+from vidbench.runner.judging import DEFAULT_ATTEMPTS
+
+err = Console(stderr=True)
+
+
+def _add_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("videos", help="a folder of videos, or a .csv/.jsonl/.txt list of them")
+    p.add_argument("--out", required=True, help="output folder")
+    p.add_argument("--discipline", help="discipline of the videos that have no tag")
+
+
+def _add_asr(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("speech recognition (faster-whisper)")
+    g.add_argument("--asr-model", help="CTranslate2 Whisper folder (default: the shipped tiny.en)")
+    g.add_argument("--asr-language", help="language code (default: detected)")
+    g.add_argument("--asr-beam-size", type=int, default=5)
+    g.add_argument(
+        "--no-asr-vad",
+        action="store_true",
+        help="transcribe non-speech too (default: Silero VAD drops it first)",
+    )
+    g.add_argument("--asr-compute-type", default="int8", help="CTranslate2 compute type")
+    g.add_argument("--asr-device", default="auto", choices=["auto", "cpu", "cuda"])
+    g.add_argument("--asr-threads", type=int, default=0, help="CPU threads (0: default)")
+    g.add_argument("--asr-cache-dir", help="transcript cache (default ~/.cache/vidbench/asr)")
+
+
+def _add_keyframes(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("keyframes")
+    g.add_argument("--keyframes", type=int, default=DEFAULT_KEYFRAMES, help="per video")
+    g.add_argument("--max-side", type=int, default=DEFAULT_MAX_SIDE, help="pixels, longer side")
+    g.add_argument("--cache-dir", help="frame cache (default ~/.cache/vidbench/frames)")
+
+
+def _add_calls(p: argparse.ArgumentParser, filters: bool) -> None:
+    g = p.add_argument_group("model calls (stored in OUT/store.sqlite, never asked twice)")
+    g.add_argument("--model", required=True, help="model spec of the generator")
+    g.add_argument("--model-opt", action="append", default=[], metavar="KEY=VALUE")
+    if filters:
+        g.add_argument("--filter-model", help="answers from keyframes and blind (default: --model)")
+        g.add_argument("--filter-opt", action="append", default=[], metavar="KEY=VALUE")
+        g.add_argument("--text-model", help="answers from transcripts (default: --filter-model)")
+        g.add_argument("--text-opt", action="append", default=[], metavar="KEY=VALUE")
+    g.add_argument("--concurrency", type=int, default=16, help="model calls in flight")
+    g.add_argument(
+        "--attempts", type=int, default=DEFAULT_ATTEMPTS, help="asks per unreadable reply"
+    )
+    g.add_argument("--seed", type=int, default=0, help="seed of the option shuffle")
+
+
+def _add_generation(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("question generation")
+    g.add_argument("--questions", type=int, default=4, help="asked per video and subset")
+    g.add_argument("--subsets", default="audio,visual", help="audio, visual or both")
+
+
+def _subsets(text: str) -> tuple[str, ...]:
+    from vidbench.core.errors import ConfigError
+
+    chosen = tuple(s.strip() for s in text.split(",") if s.strip())
+    if not chosen or set(chosen) - set(SUBSETS):
+        raise ConfigError(f"--subsets {text!r}: choose from {', '.join(SUBSETS)}")
+    return chosen
+
+
+def config_from(args: argparse.Namespace) -> CurateConfig:
+    get = args.__dict__.get
+    return CurateConfig(
+        videos=Path(args.videos),
+        out=Path(args.out),
+        generator=ModelChoice(get("model"), parse_options(get("model_opt") or [])),
+        filter_model=ModelChoice(
+            get("filter_model"), parse_options(get("filter_opt") or [], "--filter-opt")
+        ),
+        text_model=ModelChoice(
+            get("text_model"), parse_options(get("text_opt") or [], "--text-opt")
+        ),
+        discipline=args.discipline,
+        subsets=_subsets(get("subsets") or "audio,visual"),
+        questions=get("questions") or 4,
+        keyframes=get("keyframes") or DEFAULT_KEYFRAMES,
+        max_side=get("max_side", DEFAULT_MAX_SIDE),
+        asr=AsrSettings(
+            model=get("asr_model"),
+            language=get("asr_language"),
+            beam_size=get("asr_beam_size") or 5,
+            vad=not get("no_asr_vad"),
+            compute_type=get("asr_compute_type") or "int8",
+            device=get("asr_device") or "auto",
+            threads=get("asr_threads") or 0,
+        ),
+        attempts=get("attempts") or DEFAULT_ATTEMPTS,
+        concurrency=get("concurrency") or 16,
+        seed=get("seed") or 0,
+        cache_dir=Path(args.cache_dir) if get("cache_dir") else None,
+        asr_cache_dir=Path(args.asr_cache_dir) if get("asr_cache_dir") else None,
+        progress=not get("no_progress"),
+    )
+
+
+def _cmd_stage(args: argparse.Namespace) -> int:
+    curation = Curation(config_from(args), err)
+    if args.stage == "asr":
+        curation.asr()
+    elif args.stage == "keyframes":
+        curation.keyframes()
+    elif args.stage == "questions":
+        curation.questions()
+    else:
+        return 1 if curation.all()["incomplete"] else 0
+    return 1 if curation.finish()["incomplete"] else 0
+
+
+def _cmd_queries(args: argparse.Namespace) -> int:
+    from vidbench.benchmarks.mmworld.curate.queries import generate_queries
+
+    counts = generate_queries(
+        args.model,
+        parse_options(args.model_opt),
+        Path(args.out),
+        args.discipline or [],
+        args.count,
+        attempts=args.attempts,
+        concurrency=args.concurrency,
+        show_progress=not args.no_progress,
+    )
+    failed = counts["error"] + counts["unparsed"]
+    err.print(
+        f"{counts['queries']} queries for {counts['ok']} subdisciplines in {args.out}/queries.txt"
+        + (f"; [red]{failed} subdisciplines without queries[/]" if failed else "")
+    )
+    return 1 if counts["error"] else 0
+
+
+def register(curate: argparse._SubParsersAction) -> None:
+    """Add `mmworld` to the subparsers of the `curate` command."""
+    mmworld = curate.add_parser("mmworld", help="build MMWorld's synthetic audio/visual subsets")
+    stages = mmworld.add_subparsers(dest="stage", required=True)
+
+    p = stages.add_parser("queries", help="search queries per subdiscipline (paper appendix C)")
+    p.add_argument("--out", required=True)
+    p.add_argument("--model", required=True, help="model spec of the query generator")
+    p.add_argument("--model-opt", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--discipline", action="append", help="only these disciplines (repeatable)")
+    p.add_argument("--count", type=int, default=5, help="queries per subdiscipline")
+    p.add_argument("--concurrency", type=int, default=16)
+    p.add_argument("--attempts", type=int, default=DEFAULT_ATTEMPTS)
+    p.set_defaults(func=_cmd_queries)
+
+    helps = {
+        "asr": "transcribe every video: OUT/transcripts/<video>.json",
+        "keyframes": "keyframes of every video: OUT/keyframes/<video>/*.jpg",
+        "questions": "asr, keyframes, question generation: OUT/candidates.jsonl",
+        "all": "every stage, filters and the subset files: OUT/mmworld.json",
+    }
+    for stage, text in helps.items():
+        p = stages.add_parser(stage, help=text)
+        _add_common(p)
+        if stage in ("asr", "questions", "all"):
+            _add_asr(p)
+        if stage in ("keyframes", "questions", "all"):
+            _add_keyframes(p)
+        if stage in ("questions", "all"):
+            _add_calls(p, filters=stage == "all")
+            _add_generation(p)
+        p.set_defaults(func=_cmd_stage)

@@ -1,0 +1,230 @@
+"""The curation stages in order, over one output folder (MMWorld paper, section 3.2, Figure 3).
+
+    asr        OUT/transcripts/<video_id>.json
+    keyframes  OUT/keyframes/<video_id>/*.jpg
+    questions  asr + keyframes, then generation: OUT/candidates.jsonl (every generated question)
+    all        questions, then the filters and the output: OUT/mmworld.json (+ video links),
+               OUT/candidates.jsonl with each question's fate, OUT/funnel.json
+
+Every stage also writes OUT/videos.json (the listing and its problems). Each stage runs the ones
+before it; they cost nothing the second time (transcripts and keyframes are cached by content,
+model replies are in OUT/store.sqlite). Bad input (a video without audio, an undecodable file,
+an empty transcript, an unreadable reply) is recorded and counted, and the run goes on.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+
+from vidbench.benchmarks.mmworld.curate import filters, generation
+from vidbench.benchmarks.mmworld.curate.asr import Transcriber, Transcript, asr_counts
+from vidbench.benchmarks.mmworld.curate.candidates import Candidate
+from vidbench.benchmarks.mmworld.curate.funnel import Funnel, tokens_by_stage
+from vidbench.benchmarks.mmworld.curate.keyframes import (
+    DEFAULT_KEYFRAMES,
+    DEFAULT_MAX_SIDE,
+    Keyframes,
+    keyframe_spec,
+    select_keyframes,
+)
+from vidbench.benchmarks.mmworld.curate.videos import VideoEntry, list_videos
+from vidbench.benchmarks.mmworld.curate.whisper import AsrSettings
+from vidbench.benchmarks.mmworld.curate.writer import write_subsets
+from vidbench.core.errors import ConfigError
+from vidbench.media.cache import FrameCache, write_atomic
+from vidbench.models.base import Model
+from vidbench.models.registry import ModelOptions, load_model
+from vidbench.runner.judging import DEFAULT_ATTEMPTS, ask_model
+from vidbench.runner.score import write_jsonl
+from vidbench.runner.store import Store
+from vidbench.scoring.judge import JudgeCall, Verdict
+
+
+@dataclass
+class ModelChoice:
+    spec: str | None = None
+    options: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class CurateConfig:
+    videos: Path
+    out: Path
+    generator: ModelChoice = field(default_factory=ModelChoice)
+    filter_model: ModelChoice = field(default_factory=ModelChoice)  # default: the generator
+    text_model: ModelChoice = field(default_factory=ModelChoice)  # default: the filter model
+    discipline: str | None = None  # for videos without one
+    subsets: tuple[str, ...] = generation.SUBSETS
+    questions: int = 4  # asked of the generator per video and subset
+    keyframes: int = DEFAULT_KEYFRAMES
+    max_side: int | None = DEFAULT_MAX_SIDE
+    asr: AsrSettings = field(default_factory=AsrSettings)
+    attempts: int = DEFAULT_ATTEMPTS
+    concurrency: int = 16
+    seed: int = 0
+    cache_dir: Path | None = None  # the frame cache
+    asr_cache_dir: Path | None = None
+    progress: bool = True
+
+
+class Curation:
+    def __init__(self, config: CurateConfig, console: Console | None = None) -> None:
+        self.config = config
+        self.console = console or Console(stderr=True)
+        self.out = Path(config.out)
+        listing = list_videos(config.videos, config.discipline)
+        self.videos: list[VideoEntry] = listing.items
+        self.funnel = Funnel()
+        self.funnel.problems += [{"entry": p.record, "problem": str(p)} for p in listing.problems]
+        self.funnel.add(
+            "videos", {"listed": len(self.videos), "bad entries": len(listing.problems)}
+        )
+        for problem in listing.problems:
+            self.console.print(f"[yellow]skipped[/] {escape(str(problem))}")
+        self._models: dict[tuple[str, str], Model] = {}
+        self.out.mkdir(parents=True, exist_ok=True)
+        listed = {
+            "videos": [v.as_dict() for v in self.videos],
+            "problems": [str(p) for p in listing.problems],
+        }
+        write_atomic(self.out / "videos.json", json.dumps(listed, indent=1).encode())
+
+    # ------------------------------------------------------------------------------ models
+    def _model(self, choice: ModelChoice, role: str) -> Model:
+        if choice.spec is None:
+            raise ConfigError(f"curate mmworld: the {role} needs a model spec (--model SPEC)")
+        key = (choice.spec, json.dumps(choice.options, sort_keys=True))
+        if key not in self._models:
+            options = ModelOptions(self.config.seed, self.config.concurrency, dict(choice.options))
+            self._models[key] = load_model(choice.spec, options)
+        return self._models[key]
+
+    def _filter_choice(self) -> ModelChoice:
+        return self.config.filter_model if self.config.filter_model.spec else self.config.generator
+
+    def _text_choice(self) -> ModelChoice:
+        return self.config.text_model if self.config.text_model.spec else self._filter_choice()
+
+    def _ask(self, model: Model, calls: list[JudgeCall]) -> dict[str, Verdict]:
+        store = Store(self.out)
+        try:
+            return ask_model(
+                model,
+                calls,
+                store,
+                max_attempts=self.config.attempts,
+                concurrency=self.config.concurrency,
+                show_progress=self.config.progress,
+            )
+        finally:
+            store.close()
+
+    # ------------------------------------------------------------------------------ stages
+    def asr(self) -> dict[str, Transcript]:
+        transcriber = Transcriber(self.config.asr, self.config.asr_cache_dir)
+        found = transcriber.run(self.videos, self.out / "transcripts", self.config.progress)
+        self.funnel.add("asr", asr_counts(found))
+        self.funnel.problems += [
+            {"video_id": t.video_id, "asr": t.status, "reason": t.reason}
+            for t in found.values()
+            if t.status != "ok"
+        ]
+        return found
+
+    def keyframes(self) -> dict[str, Keyframes]:
+        spec = keyframe_spec(self.config.keyframes, self.config.max_side)
+        cache = FrameCache(self.config.cache_dir)
+        found = select_keyframes(
+            self.videos, spec, cache, self.out / "keyframes", self.config.progress
+        )
+        failed = [k for k in found.values() if not k.ok]
+        self.funnel.add("keyframes", {"ok": len(found) - len(failed), "error": len(failed)})
+        self.funnel.problems += [{"video_id": k.video_id, "keyframes": k.error} for k in failed]
+        return found
+
+    def questions(self) -> tuple[list[Candidate], dict[str, Transcript], dict[str, Keyframes]]:
+        """asr, keyframes and generation; every candidate in OUT/candidates.jsonl."""
+        transcripts, frames = self.asr(), self.keyframes()
+        plan = generation.plan_generation(
+            self.videos, transcripts, frames, self.config.subsets, self.config.questions
+        )
+        verdicts = self._ask(self._model(self.config.generator, "generator"), plan.calls)
+        found, counts, problems = generation.collect(plan, verdicts, self.config.seed)
+        self.funnel.add("generation", {s: counts[s] for s in self.config.subsets})
+        self.funnel.problems += problems
+        write_jsonl(self.out / "candidates.jsonl", [c.as_dict() for c in found])
+        return found, transcripts, frames
+
+    def all(self) -> dict[str, Any]:
+        """Every stage; the funnel (also in OUT/funnel.json)."""
+        found, transcripts, frames = self.questions()
+        decisions = self._filter(found, transcripts, frames)
+        subsets = self.config.subsets
+        self.funnel.add("filter", filters.filter_counts(found, decisions, subsets))
+        kept = [c for c in found if decisions[c.id].status == "kept"]
+        by_id = {v.video_id: v for v in self.videos}
+        written = write_subsets(self.out, by_id, kept, transcripts)
+        self.funnel.add("output", {s: written[s] for s in subsets})
+        records = [c.as_dict() | vars(decisions[c.id]) for c in found]
+        write_jsonl(self.out / "candidates.jsonl", records)
+        return self.finish()
+
+    def _filter(
+        self,
+        found: list[Candidate],
+        transcripts: dict[str, Transcript],
+        frames: dict[str, Keyframes],
+    ) -> dict[str, filters.Decision]:
+        vision = self._model(self._filter_choice(), "filter model")
+        text = self._model(self._text_choice(), "text model")
+        blind = self._ask(vision, [filters.check_call(c, "blind") for c in found])
+        decisions: dict[str, filters.Decision] = {}
+        survivors = []
+        for c in found:
+            settled = filters.decide_blind(c, blind[f"{c.id}:blind"])
+            if settled is None:
+                survivors.append(c)
+            else:
+                settled.answers = {"blind": blind[f"{c.id}:blind"].value}
+                decisions[c.id] = settled
+        plan = filters.plan_modality_checks(survivors, transcripts, frames)
+        verdicts = self._ask(text, plan.text_calls) | self._ask(vision, plan.vision_calls)
+        for c in survivors:
+            if c.id in plan.decided:
+                decisions[c.id] = plan.decided[c.id]
+                continue
+            own = verdicts[f"{c.id}:{filters.OWN[c.subset]}"]
+            other = verdicts.get(f"{c.id}:{filters.OTHER[c.subset]}")
+            answers = {"blind": blind[f"{c.id}:blind"].value, filters.OWN[c.subset]: own.value}
+            if other is not None:
+                answers[filters.OTHER[c.subset]] = other.value
+            decisions[c.id] = filters.decide(c, own, other, answers)
+        return decisions
+
+    def finish(self) -> dict[str, Any]:
+        """Write and print the funnel; say what is incomplete."""
+        store = Store(self.out) if (self.out / Store.FILENAME).is_file() else None
+        try:
+            data = self.funnel.write(self.out, store)
+            tokens = tokens_by_stage(store) if store else {}
+        finally:
+            if store:
+                store.close()
+        self.funnel.print(self.console, tokens)
+        undecided = sum(
+            c.get("undecided", 0) for c in self.funnel.stages.get("filter", {}).values()
+        )
+        failed = sum(c.get("error", 0) for c in self.funnel.stages.get("generation", {}).values())
+        if undecided or failed:
+            self.console.print(
+                f"[red]incomplete[/]: {failed} generation call(s) and {undecided} question "
+                "check(s) failed; run the same command again to retry them"
+            )
+        data["incomplete"] = bool(undecided or failed)
+        return data

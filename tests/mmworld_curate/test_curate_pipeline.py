@@ -1,0 +1,144 @@
+"""`vidbench curate mmworld all` end to end: real speech (espeak-ng), the real Whisper model the
+`asr` extra ships, real keyframes, the generator and filters on the fake chat server, and the
+output run through `vidbench validate mmworld` and `vidbench run mmworld-synth-*`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from curate_support import BIRDHOUSE, BLIND, COLOUR_QUESTION, Oracle, write_videos
+
+from vidbench.cli import main
+from vidbench.runner.score import read_jsonl
+from vidbench.testing import ChatServer
+
+
+@dataclass
+class Curated:
+    out: Path
+    videos: Path
+    oracle: Oracle
+    server: ChatServer
+    args: list[str]
+    exit_code: int
+    requests: int
+
+
+@pytest.fixture(scope="module")
+def curated(tmp_path_factory: pytest.TempPathFactory, shared_server: ChatServer) -> Iterator:
+    root = tmp_path_factory.mktemp("curate")
+    videos = write_videos(root / "videos")
+    oracle = Oracle(unparsed_first={"visual-generation"})
+    shared_server.reset(reply=oracle)
+    out = root / "out"
+    args = [
+        "--no-progress", "curate", "mmworld", "all", str(videos), "--out", str(out),
+        "--model", f"openai-compat:{shared_server.base_url}#generator",
+        "--asr-cache-dir", str(root / "asr-cache"), "--cache-dir", str(root / "frames"),
+        "--keyframes", "4", "--max-side", "64", "--concurrency", "4",
+    ]  # fmt: skip
+    code = main(args)
+    yield Curated(out, videos, oracle, shared_server, args, code, len(shared_server.requests))
+
+
+def _candidates(out: Path) -> dict[str, dict]:
+    return {c["question"] + " @ " + c["video_id"]: c for c in read_jsonl(out / "candidates.jsonl")}
+
+
+def test_transcripts(curated: Curated) -> None:
+    folder = curated.out / "transcripts"
+    spoken = json.loads((folder / "workshop.json").read_text())
+    assert spoken["status"] == "ok"
+    text = spoken["text"].lower()
+    for word in ("workshop", "wooden", "hammer", "nails"):
+        assert word in text
+    assert 0 <= spoken["segments"][0]["start"] < spoken["segments"][-1]["end"] <= 8.5
+    silent = json.loads((folder / "silent.json").read_text())
+    assert silent["status"] == "no-audio" and "no audio stream" in silent["reason"]
+    assert json.loads((folder / "quiet.json").read_text())["status"] == "empty"
+    broken = json.loads((folder / "broken.json").read_text())
+    assert broken["status"] == "error" and "broken.mp4" in broken["reason"]
+
+
+def test_questions_kept_and_dropped(curated: Curated) -> None:
+    assert curated.exit_code == 0
+    found = _candidates(curated.out)
+    audio = found[f"{BIRDHOUSE['question']} @ workshop"]
+    assert audio["status"] == "kept" and audio["subset"] == "audio"
+    assert audio["options"][audio["answer"]] == "A wooden birdhouse"
+    assert audio["answers"]["transcript"] == audio["answer"]
+    assert audio["answers"]["keyframes"] != audio["answer"]
+    blind = found[f"{BLIND['question']} @ workshop"]
+    assert blind["status"] == "dropped"
+    assert blind["reason"] == "blind: answerable from the question alone"
+    for video, colour in (("workshop", "red"), ("silent", "blue"), ("quiet", "green")):
+        visual = found[f"{COLOUR_QUESTION} @ {video}"]
+        assert visual["status"] == "kept", visual
+        assert visual["options"][visual["answer"]] == colour
+    assert not any(c["video_id"] == "broken" for c in found.values())
+
+
+def test_funnel_counts_every_stage(curated: Curated) -> None:
+    funnel = json.loads((curated.out / "funnel.json").read_text())
+    stages = funnel["stages"]
+    assert stages["videos"] == {"listed": 4, "bad entries": 0}
+    assert stages["asr"] == {
+        "videos": 4, "ok": 1, "empty": 1, "no-audio": 1, "error": 1, "cached": 0
+    }  # fmt: skip
+    assert stages["keyframes"] == {"ok": 3, "error": 1}
+    audio, visual = stages["generation"]["audio"], stages["generation"]["visual"]
+    assert audio["skipped"] == {"asr failed": 1, "no audio stream": 1, "empty transcript": 1}
+    assert (audio["calls"], audio["questions"], audio["malformed"]) == (1, 2, 1)
+    assert visual["skipped"] == {"keyframes failed": 1}
+    assert (visual["calls"], visual["ok"], visual["candidates"]) == (3, 3, 3)
+    assert stages["filter"]["audio"] == {
+        "checked": 2,
+        "kept": 1,
+        "dropped": {"blind: answerable from the question alone": 1},
+        "undecided": 0,
+    }
+    assert stages["filter"]["visual"]["kept"] == 3
+    assert stages["output"] == {
+        "audio": {"videos": 1, "questions": 1},
+        "visual": {"videos": 3, "questions": 3},
+    }
+    for stage in ("generation", "filter"):
+        assert funnel["tokens"][stage]["input_tokens"] > 0
+    # the visual generator's first reply held no JSON: asked again, once per video
+    assert curated.oracle.seen["visual-generation"] == 3 + 1
+
+
+def test_output_is_a_valid_synthetic_subset(curated: Curated, tmp_path: Path, capsys) -> None:
+    records = json.loads((curated.out / "mmworld.json").read_text())
+    audio = next(r for r in records if r["subset"] == "audio")
+    assert audio["video_id"] == "audio/workshop"
+    assert audio["discipline"] == "Tech & Engineering" and audio["subdiscipline"] == "Woodworking"
+    assert "hammer" in " ".join(s["text"] for s in audio["transcript"]).lower()
+    assert main(["--no-progress", "validate", "mmworld", str(curated.out)]) == 0
+    assert "no problems" in capsys.readouterr().err
+    for task, n in (("mmworld-synth-audio:rule", 1), ("mmworld-synth-visual:rule", 3)):
+        results = tmp_path / task
+        args = ["run", task, "--data", str(curated.out), "--model", "random-choice"]
+        assert main(["--no-progress", *args, "--out", str(results)]) == 0
+        summary = json.loads((results / "results.json").read_text())
+        assert (summary["n"], summary["errors"]) == (n, 0)
+    subtitled = tmp_path / "subtitles"
+    args = ["run", "mmworld-synth-audio:rule+subtitles", "--data", str(curated.out)]
+    model = f"blind:openai-compat:{curated.server.base_url}#m"
+    assert main(["--no-progress", *args, "--model", model, "--out", str(subtitled)]) == 0
+    [request] = curated.server.requests[-1:]
+    assert "hammer and nails" in json.dumps(request["messages"][0]["content"])
+    assert json.loads((subtitled / "results.json").read_text())["errors"] == 0
+
+
+def test_rerun_asks_nothing_again(curated: Curated) -> None:
+    curated.server.reset(reply=curated.oracle)
+    assert main(curated.args) == 0
+    assert curated.server.requests == []
+    funnel = json.loads((curated.out / "funnel.json").read_text())
+    assert funnel["stages"]["asr"]["cached"] == 2  # the transcripts with speech or none
+    assert funnel["stages"]["filter"]["audio"]["kept"] == 1
