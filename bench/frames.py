@@ -20,6 +20,7 @@ import av
 
 from vidbench.benchmarks.fourd import loader as fourd_bench
 from vidbench.benchmarks.fourd.synthetic import generate
+from vidbench.benchmarks.fourd.variants import SPEC
 from vidbench.media.cache import FrameCache
 from vidbench.media.frames import load_frames
 from vidbench.media.images import encode_image
@@ -62,7 +63,7 @@ def main() -> None:
     # one question per object, so each object's views are prepared once per pass
     by_uid = {s.metadata["uid"]: s for s in fourd_bench.load_qa(data).items}
     samples = list(by_uid.values())
-    spec = FrameSpec()  # official: views 1, 8, 16 x 6 frames, interval sampler, original size
+    spec = SPEC  # official: views 1, 8, 16 x 6 frames, interval sampler, original size
     cache_dir = work / "cache"
     shutil.rmtree(cache_dir, ignore_errors=True)
 

@@ -11,8 +11,8 @@ import pytest
 from autoeval_support import rows, vidbench, write_jsonl
 from conftest import AUTOEVAL
 from vidbench.benchmarks.autoeval_video import loader as av
+from vidbench.benchmarks.registry import VALIDATORS
 from vidbench.core.errors import DataError
-from vidbench.datasets.validators import VALIDATORS
 from vidbench.media.encode import write_mp4
 from vidbench.media.frames import load_frames
 from vidbench.media.images import decode_image

@@ -16,6 +16,7 @@ from PIL import Image
 
 from autoeval_support import judge_args, official_prompt, rows, vidbench
 from conftest import AUTOEVAL
+from vidbench.benchmarks.registry import get_task
 from vidbench.core.errors import ConfigError
 from vidbench.core.messages import ImagePart, TextPart
 from vidbench.core.records import Sample
@@ -24,7 +25,6 @@ from vidbench.media.frame import Frame
 from vidbench.media.frames import load_frames
 from vidbench.media.images import decode_image
 from vidbench.media.spec import parse_grid
-from vidbench.tasks.registry import get_task
 from vidbench.testing import ChatServer
 
 MAX_SIDE = 96  # small frames keep the test fast; decoding the 1080p clips is the cost

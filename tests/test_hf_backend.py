@@ -14,6 +14,7 @@ from rich.console import Console
 
 from conftest import make_qa_dataset
 from tiny_models import tiny_llava_onevision, tiny_qwen2_vl
+from vidbench.benchmarks.registry import open_run
 from vidbench.cli import main
 from vidbench.core.errors import ConfigError
 from vidbench.core.messages import ImagePart, Message, TextPart
@@ -66,7 +67,7 @@ def configure(
         progress=False,
         limit=limit,
     )
-    return Run(config, Console(file=io.StringIO()))
+    return open_run(config, Console(file=io.StringIO()))
 
 
 class Spy:

@@ -59,9 +59,11 @@ def test_views() -> None:
 
 
 def test_frame_spec_is_frozen_hashable_and_validated() -> None:
-    spec = FrameSpec()
-    assert spec.views == (1, 8, 16) and spec.n_images == 18
-    assert hash(spec) == hash(FrameSpec())
+    spec = FrameSpec()  # one plain video, 8 frames over its whole length
+    assert spec.views == (0,) and spec.n_images == 8 and spec.sampler == "linspace"
+    spec = FrameSpec(views=(1, 8, 16), frames=6)
+    assert spec.n_images == 18
+    assert hash(spec) == hash(FrameSpec(views=(1, 8, 16), frames=6))
     assert spec.digest() != spec.with_(order="time-first").digest()
     assert FrameSpec.from_dict(spec.as_dict()) == spec
     with pytest.raises(ConfigError):
@@ -141,7 +143,9 @@ def test_frame_content_and_order(tmp_path: Path) -> None:
 def test_window_cut_by_time(tmp_path: Path) -> None:
     path = tmp_path / "v.mp4"
     write_mp4(path, solid_frames(48), fps=24)  # 2 s
-    frames = load_frames(MediaRef.single(path, 1.0, 2.0), FrameSpec(views=(0,), frames=3))
+    frames = load_frames(
+        MediaRef.single(path, 1.0, 2.0), FrameSpec(views=(0,), frames=3, sampler="interval")
+    )
     assert [f.index for f in frames] == [24, 32, 40]
     assert frames[0].time_s == 0.0
 
@@ -150,7 +154,7 @@ def test_cache_second_load_decodes_nothing(tmp_path: Path, monkeypatch) -> None:
     src = tmp_path / "a.mp4"
     write_mp4(src, solid_frames(30))
     cache = FrameCache(tmp_path / "cache")
-    spec = FrameSpec(views=(0,), frames=5)
+    spec = FrameSpec(views=(0,), frames=5, sampler="interval")
     first = load_frames(MediaRef.single(src), spec, cache)
 
     def no_decoding(*args, **kwargs):
@@ -169,8 +173,14 @@ def test_cache_misses_for_other_size(tmp_path: Path) -> None:
     src = tmp_path / "a.mp4"
     write_mp4(src, solid_frames(10, size=64))
     cache = FrameCache(tmp_path / "cache")
-    big = load_frames(MediaRef.single(src), FrameSpec(views=(0,), frames=2), cache)
-    small = load_frames(MediaRef.single(src), FrameSpec(views=(0,), frames=2, max_side=16), cache)
+    big = load_frames(
+        MediaRef.single(src), FrameSpec(views=(0,), frames=2, sampler="interval"), cache
+    )
+    small = load_frames(
+        MediaRef.single(src),
+        FrameSpec(views=(0,), frames=2, max_side=16, sampler="interval"),
+        cache,
+    )
     assert decode_image(big[0].image.data).size == (64, 64)
     assert decode_image(small[0].image.data).size == (16, 16)
 
@@ -179,15 +189,17 @@ def test_bad_media_errors_name_the_file(tmp_path: Path) -> None:
     corrupt = tmp_path / "corrupt.mp4"
     corrupt.write_bytes(b"\x00\x00\x00\x18ftypmp42" + b"garbage" * 100)
     with pytest.raises(MediaError, match="corrupt.mp4"):
-        load_frames(MediaRef.single(corrupt), FrameSpec(views=(0,)))
+        load_frames(MediaRef.single(corrupt), FrameSpec(views=(0,), sampler="interval"))
     with pytest.raises(MediaError, match="missing.mp4: view 0 video file not found"):
-        load_frames(MediaRef.single(tmp_path / "missing.mp4"), FrameSpec(views=(0,)))
+        load_frames(
+            MediaRef.single(tmp_path / "missing.mp4"), FrameSpec(views=(0,), sampler="interval")
+        )
     short = tmp_path / "short.mp4"
     write_mp4(short, solid_frames(3))
     with pytest.raises(MediaError, match=r"short.mp4: video has 3 frames, fewer than the 6"):
-        load_frames(MediaRef.single(short), FrameSpec(views=(0,), frames=6))
+        load_frames(MediaRef.single(short), FrameSpec(views=(0,), frames=6, sampler="interval"))
     with pytest.raises(MediaError, match="view 8 is missing"):
-        load_frames(MediaRef.single(short), FrameSpec(views=(0, 8), frames=2))
+        load_frames(MediaRef.single(short), FrameSpec(views=(0, 8), frames=2, sampler="interval"))
 
 
 def test_frames_command_writes_jpegs(tmp_path: Path, capsys) -> None:

@@ -13,10 +13,10 @@ from vidbench.benchmarks.mmworld.judge import (
 )
 from vidbench.benchmarks.mmworld.parse import official_post_processing, parse_answer
 from vidbench.benchmarks.mmworld.variants import reduced_frames
+from vidbench.benchmarks.registry import get_task
 from vidbench.core.errors import ConfigError
 from vidbench.report.runs import aggregate
 from vidbench.report.tables import to_markdown
-from vidbench.tasks.registry import get_task
 
 OPTIONS = {"a": "The robot falls over", "b": "It keeps walking", "c": "The engineer stops it"}
 

@@ -10,12 +10,12 @@ import pytest
 
 from conftest import SUBTASK_SUFFIXES, solid_frames
 from vidbench.benchmarks.fourd import loader as fourd_bench
+from vidbench.benchmarks.registry import get_task, open_run
 from vidbench.cli import main
 from vidbench.core.messages import ImagePart, TextPart
 from vidbench.media.encode import write_mp4
-from vidbench.runner.run import Run, RunConfig
+from vidbench.runner.run import RunConfig
 from vidbench.runner.store import Store
-from vidbench.tasks.registry import get_task
 
 TABLE_COLUMNS = [
     "Object Counting",
@@ -148,7 +148,7 @@ def test_timestamps_label_each_image(qa_release: Path, tmp_path: Path) -> None:
         progress=False,
         cache_dir=str(tmp_path / "c"),
     )
-    r = Run(config)
+    r = open_run(config)
     sample = r.samples[0]
     from vidbench.media.frames import load_frames
 

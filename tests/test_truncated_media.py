@@ -13,6 +13,7 @@ import pytest
 
 from conftest import make_qa_dataset
 from mmworld_support import make_mmworld
+from vidbench.benchmarks.registry import get_task
 from vidbench.cli import main
 from vidbench.core.errors import MediaError
 from vidbench.core.records import MediaRef
@@ -25,7 +26,6 @@ from vidbench.media.images import decode_image
 from vidbench.media.spec import GRID_MAX_SIDE, FrameSpec
 from vidbench.models.registry import load_model
 from vidbench.runner.keys import plan_key
-from vidbench.tasks.registry import get_task
 
 RNG = np.random.default_rng(0)
 NOISE = [RNG.integers(0, 255, (48, 64, 3), dtype=np.uint8) for _ in range(48)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
@@ -12,6 +13,10 @@ from rich.markup import escape
 from vidbench import cli_types as types
 from vidbench.core.errors import ConfigError, DataError, VidbenchError
 from vidbench.models.registry import parse_options
+
+if TYPE_CHECKING:
+    from vidbench.runner.run import RunConfig
+    from vidbench.tasks.base import Task
 
 out = Console()
 err = Console(stderr=True)
@@ -91,8 +96,9 @@ def _stored_configs(args: argparse.Namespace) -> list:
     a TASK given re-scores them under that variant, a --judge judges them with that judge."""
     import dataclasses
 
+    from vidbench.benchmarks.registry import open_run
     from vidbench.runner.repeat import run_dir
-    from vidbench.runner.run import Run, RunConfig
+    from vidbench.runner.run import RunConfig
 
     out_dir = Path(args.out)
     dirs = [run_dir(out_dir, i) for i in range(args.runs)] if args.runs > 1 else [out_dir]
@@ -101,7 +107,7 @@ def _stored_configs(args: argparse.Namespace) -> list:
         config = RunConfig.load(directory)
         if args.task and args.task != config.task:
             changed = dataclasses.replace(config, task=args.task)
-            if Run(changed, err).plan != Run(config, err).plan:
+            if open_run(changed, err).plan != open_run(config, err).plan:
                 raise ConfigError(
                     f"{args.task} asks the model other questions than the run stored in "
                     f"{directory} ({config.task}); its answers are not there: run the infer stage"
@@ -116,8 +122,9 @@ def _stored_configs(args: argparse.Namespace) -> list:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from vidbench.benchmarks.registry import open_run
     from vidbench.runner.repeat import repeated_configs, run_repeated
-    from vidbench.runner.run import STAGES, Run, RunConfig, frame_overrides
+    from vidbench.runner.run import STAGES, RunConfig, frame_overrides
 
     stages = STAGES if args.stage == "all" else (args.stage,)
     if "infer" not in stages and args.data is None and args.model is None:
@@ -149,14 +156,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
     for config in configs:
         config.progress = not args.no_progress
     if args.runs > 1:  # OUT/run-1..N with seeds SEED..SEED+N-1, then mean ± std in OUT
-        run_repeated(configs, Path(args.out), stages, err, print_to=out)
+        run_repeated([open_run(c, err) for c in configs], Path(args.out), stages, print_to=out)
         return 0
-    Run(configs[0], err).run(stages, print_to=out)
+    open_run(configs[0], err).run(stages, print_to=out)
     return 0
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from vidbench.datasets.validators import VALIDATORS
+    from vidbench.benchmarks.registry import VALIDATORS
 
     problems = VALIDATORS[args.benchmark](
         Path(args.dir), show_progress=not args.no_progress, frames=args.frames
@@ -222,7 +229,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_tasks(args: argparse.Namespace) -> int:
-    from vidbench.tasks.registry import TASKS, VARIANT_FAMILIES
+    from vidbench.benchmarks.registry import TASKS, VARIANT_FAMILIES
 
     for name, entry in TASKS.items():
         out.print(f"[bold]{name}[/]  {entry.spec.as_dict()}", highlight=False)
@@ -261,7 +268,7 @@ def _cmd_score_captions(args: argparse.Namespace) -> int:
 
 
 def validator_names() -> list[str]:
-    from vidbench.datasets.validators import VALIDATORS
+    from vidbench.benchmarks.registry import VALIDATORS
 
     return sorted(VALIDATORS)
 
@@ -359,15 +366,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     autoeval_commands.register(sub)  # judge autoeval-video, judge-agreement, rules ...
 
-    # --- issue 16: `curate mmworld ...` and `analyze errors` (the lead rewires at merge) ---
-    from vidbench.analyze import commands as analyze_commands
     from vidbench.benchmarks.mmworld.curate import commands as mmworld_curate
 
     curate = sub.add_parser("curate", help="build a benchmark's data from your own videos")
-    mmworld_curate.register(curate.add_subparsers(dest="benchmark", required=True))
-    analyze_commands.register(sub)
-    # --- end issue 16 ---
+    curate_benchmarks = curate.add_subparsers(dest="benchmark", required=True)
+    mmworld_curate.register(curate_benchmarks)
+
+    from vidbench.analyze import commands as analyze_commands
+
+    analyze_commands.register(sub, _task_of)
     return parser
+
+
+def _task_of(config: RunConfig) -> Task:
+    from vidbench.benchmarks.registry import task_of
+
+    return task_of(config)
 
 
 def main(argv: list[str] | None = None) -> int:

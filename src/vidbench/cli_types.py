@@ -10,9 +10,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from vidbench.media.spec import RING_VIEWS as VIEWS_PER_OBJECT  # view ids 0..23
 from vidbench.models.api_options import ENV_NAME
-
-VIEWS_PER_OBJECT = 24  # views of a 4D-Bench object, ids 0..23
 
 
 def whole_number(low: int, high: int | None = None) -> Callable[[str], int]:

@@ -1,12 +1,14 @@
 """`vidbench analyze errors RUN [RUN ...] --judge SPEC`.
 
-cli.py calls `register(subparsers)` with its top-level subparsers; the handler parses its
-arguments and calls the library (errors.py, error_table.py, error_figure.py).
+cli.py calls `register(subparsers, task_of)` with its top-level subparsers and the function that
+builds a stored run's task (the benchmarks registry's: analyses know no benchmark); the handler
+parses its arguments and calls the library (errors.py, error_table.py, error_figure.py).
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Console
@@ -14,6 +16,8 @@ from rich.console import Console
 from vidbench.core.errors import ConfigError
 from vidbench.models.registry import parse_options
 from vidbench.runner.judging import DEFAULT_ATTEMPTS, JudgeModel
+from vidbench.runner.run import RunConfig
+from vidbench.tasks.base import Task
 
 out = Console()
 err = Console(stderr=True)
@@ -30,7 +34,7 @@ def _cmd_errors(args: argparse.Namespace) -> int:
         raise ConfigError("analyze errors: give --out DIR for the table of several runs")
     target = Path(args.out) if args.out else runs[0]
     judge = JudgeModel(args.judge, parse_options(args.judge_opt, "--judge-opt"), args.concurrency)
-    inputs = [read_run(r) for r in runs]  # every run checked before any judge call
+    inputs = [read_run(r, args.task_of) for r in runs]  # every run checked before any judge call
     summaries = [
         tag_errors(
             run,
@@ -56,7 +60,7 @@ def _cmd_errors(args: argparse.Namespace) -> int:
     return 1 if any(s["judge_errors"] for s in summaries) else 0
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction, task_of: Callable[[RunConfig], Task]) -> None:
     analyze = subparsers.add_parser("analyze", help="analyses of finished runs")
     kinds = analyze.add_subparsers(dest="analysis", required=True)
     p = kinds.add_parser(
@@ -73,4 +77,4 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--with-frames", action="store_true", help="show the judge the frames the model saw"
     )
     p.add_argument("--out", help="table and figure folder (default: the run, when one)")
-    p.set_defaults(func=_cmd_errors)
+    p.set_defaults(func=_cmd_errors, task_of=task_of)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -77,14 +78,14 @@ class RunInput:
     missing: list[str] = field(default_factory=list)  # wrong answers whose sample is gone
 
 
-def read_run(path: Path) -> RunInput:
-    """The run's config, task and wrong answers; ConfigError for what is not a finished
-    multiple-choice run."""
+def read_run(path: Path, task_of: Callable[[RunConfig], Task]) -> RunInput:
+    """The run's config, task (`task_of` builds it from the config) and wrong answers;
+    ConfigError for what is not a finished multiple-choice run."""
     config = RunConfig.load(path)
     samples_file = path / "samples.jsonl"
     if not samples_file.is_file():
         raise ConfigError(f"{samples_file} is missing; run the score stage first")
-    task = config.make_task()
+    task = task_of(config)
     results = path / "results.json"
     model = json.loads(results.read_text()).get("model") if results.is_file() else None
     run = RunInput(path, config, task, model or config.model)

@@ -13,11 +13,11 @@ Sampler = Literal["interval", "linspace", "keyframes"]
 Order = Literal["view-first", "time-first"]
 ImageFormat = Literal["jpeg", "png"]
 
-OFFICIAL_4D_VIEWS: tuple[int, ...] = (1, 8, 16)
-VIEWS_PER_4D_OBJECT = 24
+# Multi-view videos are rendered from a ring of cameras; `--views K` spreads K over this many.
+RING_VIEWS = 24
 
 
-def views_evenly(k: int, total: int = VIEWS_PER_4D_OBJECT) -> tuple[int, ...]:
+def views_evenly(k: int, total: int = RING_VIEWS) -> tuple[int, ...]:
     """K view ids spread evenly around a ring of `total` cameras, starting at view 0."""
     if not 1 <= k <= total:
         raise ConfigError(f"views: asked for {k} views of {total}; choose 1..{total}")
@@ -88,9 +88,9 @@ class FrameSpec:
         "-square" to pad it with black to a square (for models that center-crop).
     """
 
-    views: tuple[int, ...] = OFFICIAL_4D_VIEWS
-    frames: int = 6
-    sampler: Sampler = "interval"
+    views: tuple[int, ...] = (0,)
+    frames: int = 8
+    sampler: Sampler = "linspace"
     order: Order = "view-first"
     timestamps: bool = False
     max_side: int | None = None

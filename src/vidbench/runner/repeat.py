@@ -46,16 +46,17 @@ def repeated_configs(config: RunConfig, runs: int) -> list[RunConfig]:
 
 
 def run_repeated(
-    configs: list[RunConfig],
+    runs: list[Run],
     out: Path,
     stages: tuple[str, ...],
-    console: Console,
     print_to: Console | None = None,
 ) -> dict[str, Any] | None:
     """Every run through `stages`; with `report`, the mean ± std results in `out`."""
-    for i, config in enumerate(configs):
-        console.print(f"[bold]run {i + 1}/{len(configs)}[/] (seed {config.seed}) -> {config.out}")
-        Run(config, console).run(stages)
+    configs = [run.config for run in runs]
+    for i, run in enumerate(runs):
+        config = run.config
+        run.console.print(f"[bold]run {i + 1}/{len(runs)}[/] (seed {config.seed}) -> {config.out}")
+        run.run(stages)
     if "report" not in stages:
         return None
     results = [json.loads((Path(c.out) / "results.json").read_text()) for c in configs]

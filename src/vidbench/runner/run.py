@@ -39,7 +39,6 @@ from vidbench.runner.store import Store
 from vidbench.scoring.judge import JudgeCall, Verdict, no_verdict_message
 from vidbench.tasks.base import Task
 from vidbench.tasks.problems import Loaded, Problem
-from vidbench.tasks.registry import get_task
 
 STAGES = ("infer", "judge", "score", "report")
 
@@ -75,12 +74,12 @@ class RunConfig:
         saved = {k: v for k, v in asdict(self).items() if k != "progress"}
         (self.results_dir / "run.json").write_text(json.dumps(saved, indent=2) + "\n")
 
-    def make_task(self) -> Task:
-        """The task this run evaluates, with its frame and generation overrides."""
+    def frame_overrides(self) -> dict[str, Any]:
+        """The FrameSpec fields this run overrides (views as a tuple, as FrameSpec keeps them)."""
         overrides = dict(self.frames)
         if "views" in overrides:
             overrides["views"] = tuple(overrides["views"])
-        return get_task(self.task, self.generation, **overrides)
+        return overrides
 
     @classmethod
     def load(cls, results_dir: Path) -> RunConfig:
@@ -117,10 +116,10 @@ class Run:
     when samples are needed; the report stage reads stored files alone.
     """
 
-    def __init__(self, config: RunConfig, console: Console | None = None) -> None:
+    def __init__(self, config: RunConfig, task: Task, console: Console | None = None) -> None:
         self.config = config
         self.console = console or Console(stderr=True)
-        self.task: Task = config.make_task()
+        self.task = task
         if config.judge and not self.task.uses_judge:
             raise ConfigError(
                 f"{config.task} is not scored by an LLM judge: --judge {config.judge} would not "

@@ -26,6 +26,7 @@ from vidbench.media.spec import CLIP_MAX_SIDE, FrameSpec, grid_cell_side
 from vidbench.scoring.judge import JudgeCall, Verdict
 from vidbench.tasks.base import Task
 from vidbench.tasks.problems import Loaded
+from vidbench.tasks.registry import TaskEntry, TaskRequest
 
 FRAME_VARIANTS = (
     "frames-8",
@@ -50,16 +51,18 @@ def frame_modifier(spec: FrameSpec, modifier: str) -> FrameSpec | None:
     return None
 
 
-def make(name: str, spec: FrameSpec, modifiers: list[str]) -> Task:
+def make(request: TaskRequest) -> Task:
     """The task for `autoeval-video[:MODIFIERS]`; a non-frame modifier names the judge protocol."""
+    modifiers = request.modifiers
     unknown = [m for m in modifiers if m not in rules.PROTOCOLS]
     if unknown or len(modifiers) > 1:
         raise ConfigError(
-            f"{name}: unknown or repeated task variant {(unknown or modifiers)[0]!r}; "
+            f"{request.name}: unknown or repeated task variant {(unknown or modifiers)[0]!r}; "
             f"known: {', '.join(VARIANTS)}"
         )
     protocol = rules.get_protocol(modifiers[0] if modifiers else rules.DEFAULT_PROTOCOL)
-    return AutoEvalVideo(name, spec, GenerationConfig(temperature=0.0, max_tokens=512), protocol)
+    generation = GenerationConfig(temperature=0.0, max_tokens=512)
+    return AutoEvalVideo(request.name, request.spec, generation, protocol, request.frames_name)
 
 
 class AutoEvalVideo(Task):
@@ -73,8 +76,10 @@ class AutoEvalVideo(Task):
         frame_spec: FrameSpec,
         generation: GenerationConfig,
         judge_protocol: rules.JudgeProtocol,
+        answers_name: str | None = None,
     ) -> None:
         self.name = name
+        self.answers_name = answers_name or name  # the name without the judge protocol
         self.frame_spec = frame_spec
         self.generation = generation
         self.judge_protocol = judge_protocol
@@ -115,12 +120,18 @@ class AutoEvalVideo(Task):
         """What decides the model's answers: the judge protocol is left out, so re-judging a
         run under another protocol reuses its stored answers."""
         answers = {k: v for k, v in super().settings().items() if k != "protocol"}
-        base, _, modifiers = self.name.partition(":")
-        kept = [m for m in modifiers.split("+") if m and m not in rules.PROTOCOLS]
-        answers["task"] = base + (":" + "+".join(kept) if kept else "")
+        answers["task"] = self.answers_name
         return answers
 
     @property
     def judge_attempts(self) -> int:
         """Asks per unreadable judge reply, as the protocol says (the judge stage reads it)."""
         return self.judge_protocol.attempts
+
+
+# frames-8/16, grid-1x8/4x4/2x4-square/4x4-square, and the judge protocol (robust by default, or
+# official), e.g. autoeval-video:frames-16+grid-4x4.
+TASKS: dict[str, TaskEntry] = {
+    "autoeval-video": TaskEntry(make, DEFAULT_SPEC, frame_modifier, VARIANTS),
+}
+VARIANT_FAMILIES = {"grid-RxC": "frames tiled into one R x C image (-square: padded to a square)"}

@@ -45,6 +45,7 @@ from vidbench.scoring.captions.metrics import (
 from vidbench.scoring.judge import JudgeCall, Verdict, no_verdict_fields
 from vidbench.tasks.base import Task
 from vidbench.tasks.problems import Loaded
+from vidbench.tasks.registry import TaskRequest
 
 # papers/001 Fig. IV: its paragraphs, the frames sentence filled from the FrameSpec.
 CAPTION_PROMPT = "\n\n".join(
@@ -107,8 +108,10 @@ class FourDCaption(Task):
         frame_spec: FrameSpec,
         generation: GenerationConfig,
         metrics: CaptionMetricSettings,
+        answers_name: str | None = None,
     ) -> None:
         self.name = name
+        self.answers_name = answers_name or name  # the name without the scoring protocol
         self.frame_spec = frame_spec
         self.generation = generation
         self.metrics = metrics
@@ -240,22 +243,21 @@ class FourDCaption(Task):
         """What decides the model's answers: the scoring protocol is left out, so re-scoring a
         run under another protocol reuses its stored captions."""
         answers = {k: v for k, v in super().settings().items() if k != "protocol"}
-        base, _, modifiers = self.name.partition(":")
-        kept = [m for m in modifiers.split("+") if m and m not in PROTOCOL_MODIFIERS]
-        answers["task"] = base + (":" + "+".join(kept) if kept else "")
+        answers["task"] = self.answers_name
         return answers
 
 
-def make(name: str, spec: FrameSpec, modifiers: list[str]) -> Task:
-    protocols = [m for m in modifiers if m in PROTOCOL_MODIFIERS]
-    unknown = [m for m in modifiers if m not in PROTOCOL_MODIFIERS]
+def make(request: TaskRequest) -> Task:
+    protocols = [m for m in request.modifiers if m in PROTOCOL_MODIFIERS]
+    unknown = [m for m in request.modifiers if m not in PROTOCOL_MODIFIERS]
     if unknown:
         raise ConfigError(
-            f"{name}: unknown task variant {unknown[0]!r}; scoring variants: "
+            f"{request.name}: unknown task variant {unknown[0]!r}; scoring variants: "
             f"{', '.join(PROTOCOL_MODIFIERS)} (and the 4D-Bench frame variants)"
         )
     if len(protocols) > 1:
-        raise ConfigError(f"{name}: choose one scoring protocol, not {'+'.join(protocols)}")
+        raise ConfigError(f"{request.name}: choose one scoring protocol, not {'+'.join(protocols)}")
     protocol = protocols[0] if protocols else "vidbench"
     generation = GenerationConfig(temperature=0.0, max_tokens=512)
-    return FourDCaption(name, spec, generation, metric_settings_from_env(protocol))
+    metrics = metric_settings_from_env(protocol)
+    return FourDCaption(request.name, request.spec, generation, metrics, request.frames_name)

@@ -7,8 +7,9 @@ from pathlib import Path
 from rich.console import Console
 
 from vidbench.benchmarks.fourd import loader as fourd_bench
+from vidbench.benchmarks.registry import open_run
 from vidbench.report.combine import combine
-from vidbench.runner.run import Run, RunConfig
+from vidbench.runner.run import RunConfig
 
 BASELINES = ("random", "constant:A")
 
@@ -36,7 +37,7 @@ def run_demo(
             cache_dir=str(out / "frame-cache"),
             progress=show_progress,
         )
-        Run(config).run()
+        open_run(config).run()
         results_dirs.append(results_dir)
     combine(results_dirs, out / "results", console)
     console.print(f"results: {out / 'results'} (results.json, samples.jsonl, table.md per model)")

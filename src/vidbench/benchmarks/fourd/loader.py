@@ -21,8 +21,9 @@ from vidbench.benchmarks.fourd.options import (
 from vidbench.benchmarks.fourd.references import read_references
 from vidbench.core.errors import DataError
 from vidbench.core.records import MediaRef, Sample
-from vidbench.media.spec import VIEWS_PER_4D_OBJECT
 from vidbench.tasks.problems import Loaded, Problem
+
+VIEWS_PER_OBJECT = 24  # cameras on the ring around each object, view ids 0..23
 
 QA_FILE = "4d_qa.json"
 CAPTION_FILE = "human_annotations.csv"
@@ -65,7 +66,7 @@ def view_path(data_dir: Path, uid: str, view: int) -> Path:
 
 
 def media_for(data_dir: Path, uid: str) -> MediaRef:
-    return MediaRef({k: view_path(data_dir, uid, k) for k in range(VIEWS_PER_4D_OBJECT)})
+    return MediaRef({k: view_path(data_dir, uid, k) for k in range(VIEWS_PER_OBJECT)})
 
 
 def resolve_data_dir(path: Path, annotation_file: str) -> Path:

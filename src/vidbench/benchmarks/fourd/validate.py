@@ -27,9 +27,9 @@ def _check_view(view: tuple[Path, str], frames: int) -> Problem | None:
 def validate(root: Path, show_progress: bool = False, frames: int | None = None) -> list[Problem]:
     """Problems in every annotation file found under `root` and in all their objects' views
     (each must give `frames` frames, by default the official task's six per view)."""
-    from vidbench.tasks.registry import FOURD_SPEC
+    from vidbench.benchmarks.fourd.variants import SPEC
 
-    check = partial(_check_view, frames=frames or FOURD_SPEC.frames)
+    check = partial(_check_view, frames=frames or SPEC.frames)
     problems: list[Problem] = []
     views: dict[Path, str] = {}
     found = False

@@ -75,8 +75,10 @@ class MMWorld(Task):
         frame_spec: FrameSpec,
         generation: GenerationConfig,
         options: MMWorldOptions,
+        answers_name: str | None = None,
     ) -> None:
         self.name = name
+        self.answers_name = answers_name or name  # the base name: modifiers are in the fields
         self.frame_spec = frame_spec
         self.generation = generation
         self.options = options
@@ -110,7 +112,7 @@ class MMWorld(Task):
         """What decides the model's answers (the plan key): the scoring mode and the parsers do
         not, so `mmworld:rule` and `mmworld:judge-all` share stored answers."""
         return {
-            "task": self.name.partition(":")[0],
+            "task": self.answers_name,
             "version": self.version,
             "prompt": self.options.prompt,
             "subtitles": self.options.subtitles,

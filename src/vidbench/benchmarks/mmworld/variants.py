@@ -20,6 +20,7 @@ from vidbench.core.errors import ConfigError
 from vidbench.core.requests import GenerationConfig
 from vidbench.media.spec import CLIP_MAX_SIDE, FrameSpec
 from vidbench.tasks.base import Task
+from vidbench.tasks.registry import TaskEntry, TaskRequest
 
 DEFAULT_SPEC = FrameSpec(views=(0,), frames=8, sampler="linspace", max_side=CLIP_MAX_SIDE)
 SUBSET_OF_TASK = {
@@ -62,18 +63,18 @@ def frame_modifier(spec: FrameSpec, modifier: str) -> FrameSpec | None:
     return None
 
 
-def make(name: str, spec: FrameSpec, modifiers: list[str]) -> Task:
+def make(request: TaskRequest) -> Task:
     from vidbench.benchmarks.mmworld.task import SCORING_MODES, MMWorld, MMWorldOptions
 
-    base = name.partition(":")[0]
-    settings: dict[str, object] = {"subset": SUBSET_OF_TASK[base]}
+    name, spec = request.name, request.spec
+    settings: dict[str, object] = {"subset": SUBSET_OF_TASK[request.base]}
     flags = {
         "official": ("protocol", "official"),
         "api-prompt": ("prompt", "api"),
         "subtitles": ("subtitles", True),
         "judge-processed": ("judge_input", "processed"),
     }
-    for modifier in modifiers:
+    for modifier in request.modifiers:
         if modifier in SCORING_MODES:
             if "scoring" in settings:
                 raise ConfigError(f"{name}: give one scoring mode ({', '.join(SCORING_MODES)})")
@@ -88,4 +89,14 @@ def make(name: str, spec: FrameSpec, modifiers: list[str]) -> Task:
                 f"{name}: unknown task variant {modifier!r}; known: {', '.join(VARIANTS)}"
             )
     options = MMWorldOptions(**settings)  # type: ignore[arg-type]
-    return MMWorld(name, spec, GenerationConfig(temperature=0.0, max_tokens=256), options)
+    generation = GenerationConfig(temperature=0.0, max_tokens=256)
+    return MMWorld(name, spec, generation, options, request.base)
+
+
+# keyframes, frames-N, shuffled, reduced; scoring rule | judge-all | judge-fallback, official,
+# api-prompt, subtitles, judge-processed; e.g. mmworld:keyframes+frames-10+api-prompt,
+# mmworld-synth-audio:subtitles+rule.
+TASKS: dict[str, TaskEntry] = {
+    name: TaskEntry(make, DEFAULT_SPEC, frame_modifier, VARIANTS) for name in SUBSET_OF_TASK
+}
+VARIANT_FAMILIES = {"shuffled-SEED": "the sampled frames in a seeded random order"}
