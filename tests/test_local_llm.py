@@ -19,7 +19,7 @@ from vidbench.cli import main
 from vidbench.core.errors import ConfigError
 from vidbench.models import local_llm
 from vidbench.models.local_llm import LocalLLMServer, free_port
-from vidbench.runner.score import read_jsonl
+from vidbench.report.results_dir import read_jsonl
 
 
 def fake_server(tmp_path: Path, code: str) -> LocalLLMServer:

@@ -19,7 +19,7 @@ from vidbench.benchmarks.mmworld.curate.videos import list_videos
 from vidbench.benchmarks.mmworld.curate.whisper import AsrSettings
 from vidbench.cli import main
 from vidbench.core.errors import ConfigError
-from vidbench.runner.score import read_jsonl
+from vidbench.report.results_dir import read_jsonl
 from vidbench.scoring.judge import Verdict
 from vidbench.testing import Reply, request_text
 from vidbench.testing.speech import shape_frames, speak, write_talking_video

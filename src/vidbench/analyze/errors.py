@@ -33,9 +33,9 @@ from vidbench.core.records import Sample
 from vidbench.core.requests import GenerationConfig
 from vidbench.media.cache import FrameCache, write_atomic
 from vidbench.media.frames import load_frames
+from vidbench.report.results_dir import read_jsonl, write_jsonl
 from vidbench.runner.judging import DEFAULT_ATTEMPTS, JudgeModel, ask_model
 from vidbench.runner.run import RunConfig
-from vidbench.runner.score import read_jsonl, write_jsonl
 from vidbench.runner.store import Store
 from vidbench.scoring.judge import JudgeCall, Verdict
 from vidbench.scoring.prompt_files import PromptFile, load_prompt

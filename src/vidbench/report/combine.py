@@ -10,14 +10,17 @@ from typing import Any
 from rich.console import Console
 
 from vidbench.core.errors import ConfigError
-from vidbench.report.tables import print_table, to_csv, to_markdown
+from vidbench.report.results_dir import ResultsDir, write_tables
+from vidbench.report.tables import print_table
 
 
 def load_results(path: Path) -> dict[str, Any]:
-    file = path / "results.json" if path.is_dir() else path
-    if not file.is_file():
-        raise ConfigError(f"{file}: not found (run the report stage first)")
-    return json.loads(file.read_text())
+    """A results directory's results, or a results.json file given by its path."""
+    if path.is_dir():
+        return ResultsDir(path).read_results()
+    if not path.is_file():
+        raise ConfigError(f"{path}: not found (run the report stage first)")
+    return json.loads(path.read_text())
 
 
 def combine(paths: Sequence[Path], out_dir: Path | None, console: Console) -> list[dict[str, Any]]:
@@ -25,7 +28,5 @@ def combine(paths: Sequence[Path], out_dir: Path | None, console: Console) -> li
     tasks = sorted({r["task"] for r in results})
     print_table(results, " / ".join(tasks), console)
     if out_dir is not None:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        (out_dir / "table.md").write_text(to_markdown(results))
-        (out_dir / "table.csv").write_text(to_csv(results))
+        write_tables(out_dir, results)
     return results

@@ -10,15 +10,15 @@ generation seed `--gen-seed + i`. OUT/results.json holds the means as `columns`,
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
 from vidbench.core.errors import ConfigError
+from vidbench.report.results_dir import ResultsDir
 from vidbench.report.runs import aggregate
-from vidbench.report.tables import print_table, to_csv, to_markdown
+from vidbench.report.tables import print_table
 from vidbench.runner.run import Run, RunConfig
 
 
@@ -59,12 +59,9 @@ def run_repeated(
         run.run(stages)
     if "report" not in stages:
         return None
-    results = [json.loads((Path(c.out) / "results.json").read_text()) for c in configs]
+    results = [ResultsDir(Path(c.out)).read_results() for c in configs]
     combined = aggregate(results, [c.out for c in configs])
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "results.json").write_text(json.dumps(combined, indent=2) + "\n")
-    (out / "table.md").write_text(to_markdown([combined]))
-    (out / "table.csv").write_text(to_csv([combined]))
+    ResultsDir(out).write_results(combined)
     if print_to is not None:
         title = f"{combined['task']} — mean ± std over {len(configs)} runs"
         print_table([combined], title, print_to)

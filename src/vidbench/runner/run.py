@@ -1,18 +1,9 @@
-"""One evaluation run: the `infer`, `score` and `report` stages over a results directory.
-
-RESULTS_DIR/
-  run.json        the configuration (so `score` and `report` can run alone)
-  store.sqlite    every model answer and failure (runner/store.py)
-  samples.jsonl   per-sample records (score stage)
-  usage.json      requests answered and tokens in/out (score stage)
-  results.json    the table's columns, intervals, errors, provenance (report stage)
-  table.md, table.csv
-"""
+"""One evaluation run: the `infer`, `judge`, `score` and `report` stages over a results
+directory (its files: report/results_dir.py; its answers and verdicts: runner/store.py)."""
 
 from __future__ import annotations
 
 import asyncio
-import json
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -29,12 +20,13 @@ from vidbench.models.base import Model, ModelRef
 from vidbench.models.pricing import cost_of
 from vidbench.models.registry import ModelOptions, load_model
 from vidbench.report.results import build_results
-from vidbench.report.tables import print_table, to_csv, to_markdown
+from vidbench.report.results_dir import RESULTS_FILE, ResultsDir
+from vidbench.report.tables import print_table
 from vidbench.runner.infer import InferStats, infer
 from vidbench.runner.judging import DEFAULT_ATTEMPTS, describe_verdicts, judge_all
 from vidbench.runner.keys import plan_key
 from vidbench.runner.lock import results_lock
-from vidbench.runner.score import read_jsonl, score_samples, write_jsonl
+from vidbench.runner.score import score_samples
 from vidbench.runner.store import Store
 from vidbench.scoring.judge import JudgeCall, Verdict, no_verdict_message
 from vidbench.tasks.base import Task
@@ -70,9 +62,8 @@ class RunConfig:
         return Path(self.out)
 
     def save(self) -> None:
-        self.results_dir.mkdir(parents=True, exist_ok=True)
         saved = {k: v for k, v in asdict(self).items() if k != "progress"}
-        (self.results_dir / "run.json").write_text(json.dumps(saved, indent=2) + "\n")
+        ResultsDir(self.results_dir).write_config(saved)
 
     def frame_overrides(self) -> dict[str, Any]:
         """The FrameSpec fields this run overrides (views as a tuple, as FrameSpec keeps them)."""
@@ -83,10 +74,7 @@ class RunConfig:
 
     @classmethod
     def load(cls, results_dir: Path) -> RunConfig:
-        path = Path(results_dir) / "run.json"
-        if not path.is_file():
-            raise ConfigError(f"{results_dir}: no run.json; run the infer stage first")
-        return cls(**json.loads(path.read_text()))
+        return cls(**ResultsDir(Path(results_dir)).read_config())
 
 
 def frame_overrides(
@@ -292,19 +280,17 @@ class Run:
                 usage["judge"] = store.judge_usage(self.config.judge)
         finally:
             store.close()
-        write_jsonl(self.config.results_dir / "samples.jsonl", records)
-        (self.config.results_dir / "usage.json").write_text(json.dumps(usage, indent=2) + "\n")
+        ResultsDir(self.config.results_dir).write_scored(records, usage)
         return records
 
     def report(self, print_to: Console | None = None) -> dict[str, Any]:
-        path = self.config.results_dir / "samples.jsonl"
-        if not path.is_file():
-            raise ConfigError(f"{path} is missing; run the score stage first")
-        usage = json.loads((self.config.results_dir / "usage.json").read_text())
+        directory = ResultsDir(self.config.results_dir)
+        records = directory.read_samples()
+        usage = directory.read_usage()
         results = build_results(
             self.task,
             self.model_identity,
-            read_jsonl(path),
+            records,
             extra={
                 "data": self.config.data,
                 "seed": self.config.seed,
@@ -315,10 +301,7 @@ class Run:
             },
             seed=self.config.seed,
         )
-        out = self.config.results_dir
-        (out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
-        (out / "table.md").write_text(to_markdown([results]))
-        (out / "table.csv").write_text(to_csv([results]))
+        directory.write_results(results)
         if print_to is not None:
             print_table([results], f"{self.task.name} — {self.config.data}", print_to)
         for warning in results.get("warnings", []):
@@ -327,7 +310,7 @@ class Run:
             self.console.print(
                 f"[red]{results['errors']} error(s)[/] ("
                 + ", ".join(f"{n} {kind}" for kind, n in results["errors_by_status"].items())
-                + f"): see error_details in {out / 'results.json'}"
+                + f"): see error_details in {directory.file(RESULTS_FILE)}"
             )
         if results.get("unjudged"):
             self.console.print(f"[red]{no_verdict_message(results['unjudged'])}[/]")

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from vidbench.core.records import Sample
@@ -68,16 +66,3 @@ def _of_sample(
         call.item: verdicts.get(call.item, Verdict(call.item, "missing"))
         for call in task.judge_calls(sample, reply)
     }
-
-
-def write_jsonl(path: Path, records: Sequence[dict[str, Any]]) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    with tmp.open("w", encoding="utf-8") as f:
-        for record in records:
-            f.write(json.dumps(record, ensure_ascii=False) + "\n")
-    tmp.replace(path)
-
-
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    with path.open(encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]

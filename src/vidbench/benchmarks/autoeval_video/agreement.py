@@ -12,7 +12,6 @@ judge as saying 0. A failed judge call leaves the label out and is listed.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,8 +28,8 @@ from vidbench.benchmarks.autoeval_video.calls import JudgePrompt
 from vidbench.benchmarks.autoeval_video.inputs import Label, read_labels
 from vidbench.core.errors import ConfigError, DataError
 from vidbench.report.results import git_commit, versions
+from vidbench.report.results_dir import ResultsDir
 from vidbench.runner.judging import JudgeModel, ask_judge
-from vidbench.runner.score import write_jsonl
 from vidbench.runner.store import Store
 from vidbench.scoring.agreement import binary_agreement
 from vidbench.scoring.judge import JudgeCall, no_verdict_message
@@ -154,8 +153,9 @@ def judge_agreement(job: AgreementJob, console: Console) -> dict[str, Any]:
         "git_commit": git_commit(),
     }
     job.out.mkdir(parents=True, exist_ok=True)
-    write_jsonl(job.out / "agreement_items.jsonl", items)
-    (job.out / "agreement.json").write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    directory = ResultsDir(job.out)
+    directory.write_records("agreement_items.jsonl", items)
+    directory.write_json("agreement.json", report)
     print_agreement(console, report)
     return report
 

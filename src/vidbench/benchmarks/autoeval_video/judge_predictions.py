@@ -10,7 +10,6 @@ OUT/
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,9 +27,9 @@ from vidbench.core.errors import ConfigError, DataError
 from vidbench.core.records import Sample
 from vidbench.core.requests import GenerationConfig
 from vidbench.report.results import build_results
-from vidbench.report.tables import print_table, to_csv, to_markdown
+from vidbench.report.results_dir import ResultsDir
+from vidbench.report.tables import print_table
 from vidbench.runner.judging import JudgeModel, ask_judge
-from vidbench.runner.score import write_jsonl
 from vidbench.runner.store import Store
 from vidbench.scoring.judge import JudgeCall, no_verdict_message
 
@@ -166,8 +165,6 @@ def _results(
 
 
 def _write(out: Path, records: list[dict[str, Any]], results: dict[str, Any]) -> None:
-    out.mkdir(parents=True, exist_ok=True)
-    write_jsonl(out / "judgments.jsonl", records)
-    (out / "results.json").write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n")
-    (out / "table.md").write_text(to_markdown([results]))
-    (out / "table.csv").write_text(to_csv([results]))
+    directory = ResultsDir(out)
+    directory.write_records("judgments.jsonl", records)
+    directory.write_results(results)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ from vidbench.benchmarks.fourd.captions.human import HUMAN_SEED, human_rows
 from vidbench.benchmarks.fourd.captions.inputs import Read, read_predictions, read_references
 from vidbench.benchmarks.fourd.captions.rows import CaptionRow, model_rows
 from vidbench.core.errors import ConfigError
+from vidbench.report.results_dir import write_json
 from vidbench.scoring.captions.metrics import (
     ALL_METRICS,
     AUTOMATIC,
@@ -236,8 +236,7 @@ def score_caption_files(args: argparse.Namespace, console: Console) -> dict[str,
         "human_seed": args.human_seed if args.human else None,
         "rows": rows_out,
     }
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    out_path.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    write_json(out_path, result)
     print_scores(rows_out, console)
     for row in rows_out.values():
         for warning in row.get("warnings", []):

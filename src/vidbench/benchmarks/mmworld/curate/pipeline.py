@@ -40,8 +40,8 @@ from vidbench.core.errors import ConfigError
 from vidbench.media.cache import FrameCache, write_atomic
 from vidbench.models.base import Model
 from vidbench.models.registry import ModelOptions, load_model
+from vidbench.report.results_dir import write_jsonl
 from vidbench.runner.judging import DEFAULT_ATTEMPTS, ask_model
-from vidbench.runner.score import write_jsonl
 from vidbench.runner.store import Store
 from vidbench.scoring.judge import JudgeCall, Verdict
 

@@ -1,0 +1,108 @@
+"""The one owner of a results directory's files: every stage and command reads and writes them
+through `ResultsDir`, so their names, encoding and atomic replacement are decided once.
+
+RESULTS_DIR/
+  run.json        the run's configuration (so the judge, score and report stages run alone)
+  store.sqlite    every model answer, judge reply and failure (runner/store.py owns it)
+  samples.jsonl   one scored record per sample (score stage)
+  usage.json      requests answered, tokens in and out (score stage)
+  results.json    the paper table's columns, intervals, errors, provenance (report stage)
+  table.md, table.csv   the same row as a Markdown and a CSV table
+  *.jsonl, *.json other records of a command (judgments, agreement items, error types)
+
+Every file is written whole to a temporary name and then renamed, so a reader (or a run killed
+half-way) never sees half a file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from vidbench.core.errors import ConfigError
+from vidbench.media.cache import write_atomic
+from vidbench.report.tables import to_csv, to_markdown
+
+RUN_FILE = "run.json"
+SAMPLES_FILE = "samples.jsonl"
+USAGE_FILE = "usage.json"
+RESULTS_FILE = "results.json"
+TABLE_FILES = ("table.md", "table.csv")
+
+
+def write_json(path: Path, data: Any) -> None:
+    write_atomic(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode())
+
+
+def write_jsonl(path: Path, records: Iterable[dict[str, Any]]) -> None:
+    text = "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
+    write_atomic(path, text.encode())
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    with path.open(encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def write_tables(out: Path, results: Sequence[dict[str, Any]]) -> None:
+    """table.md and table.csv of one or more results, side by side."""
+    write_atomic(out / TABLE_FILES[0], to_markdown(results).encode())
+    write_atomic(out / TABLE_FILES[1], to_csv(results).encode())
+
+
+@dataclass(frozen=True)
+class ResultsDir:
+    path: Path
+
+    def file(self, name: str) -> Path:
+        return self.path / name
+
+    def _read_json(self, name: str, missing: str) -> Any:
+        path = self.file(name)
+        if not path.is_file():
+            raise ConfigError(f"{path} is missing; {missing}")
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise ConfigError(f"{path}: not readable JSON ({e})") from e
+
+    # run.json
+    def write_config(self, config: dict[str, Any]) -> None:
+        write_json(self.file(RUN_FILE), config)
+
+    def read_config(self) -> dict[str, Any]:
+        if not self.file(RUN_FILE).is_file():
+            raise ConfigError(f"{self.path}: no run.json; run the infer stage first")
+        return self._read_json(RUN_FILE, "run the infer stage first")
+
+    # samples.jsonl and usage.json: the score stage
+    def write_scored(self, records: Sequence[dict[str, Any]], usage: dict[str, Any]) -> None:
+        write_jsonl(self.file(SAMPLES_FILE), records)
+        write_json(self.file(USAGE_FILE), usage)
+
+    def read_samples(self) -> list[dict[str, Any]]:
+        path = self.file(SAMPLES_FILE)
+        if not path.is_file():
+            raise ConfigError(f"{path} is missing; run the score stage first")
+        return read_jsonl(path)
+
+    def read_usage(self) -> dict[str, Any]:
+        return self._read_json(USAGE_FILE, "run the score stage first")
+
+    # results.json and the tables: the report stage
+    def write_results(self, results: dict[str, Any]) -> None:
+        write_json(self.file(RESULTS_FILE), results)
+        write_tables(self.path, [results])
+
+    def read_results(self) -> dict[str, Any]:
+        return self._read_json(RESULTS_FILE, "run the report stage first")
+
+    # a command's own records
+    def write_records(self, name: str, records: Iterable[dict[str, Any]]) -> None:
+        write_jsonl(self.file(name), records)
+
+    def write_json(self, name: str, data: Any) -> None:
+        write_json(self.file(name), data)
