@@ -26,6 +26,8 @@ class Model(ABC):
     # (loading weights), run only once a request actually needs the model, so a rerun whose
     # answers are all stored loads nothing.
     start_when_needed: bool = False
+    # False: the model answers without images (answers read from a file), so no frame is decoded.
+    needs_frames: bool = True
 
     def identity(self) -> dict[str, Any]:
         return {"spec": self.spec}

@@ -109,6 +109,7 @@ BACKENDS: dict[str, Factory] = {
     "hf": _lazy("vidbench.models.hf_backend", "build"),
     "vllm": _lazy("vidbench.models.vllm_backend", "build"),
     "local-llm": _lazy("vidbench.models.local_llm_model", "build"),  # Gemma 3 270M, CPU
+    "predictions": _lazy("vidbench.models.predictions", "build"),  # answers made elsewhere
 }
 
 

@@ -81,8 +81,12 @@ async def infer(
         async def prepare(sample: Sample) -> None:
             async with decode_slots:
                 try:
-                    frames = await loop.run_in_executor(
-                        pool, load_frames, sample.media, task.frame_spec, cache
+                    frames = (
+                        await loop.run_in_executor(
+                            pool, load_frames, sample.media, task.frame_spec, cache
+                        )
+                        if model.needs_frames
+                        else []
                     )
                 except DataError as e:
                     store.put_failure(plan, sample.id, run_id, None, f"{sample.id}: {e}", "media")

@@ -1,0 +1,65 @@
+"""`predictions:FILE.jsonl`: answers made elsewhere go through the same judge, score and report
+stages as a model's, with no frame decoded, and agree with the dedicated command."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from autoeval_support import PREDICTIONS, RULES, judge_args, vidbench
+from vidbench.benchmarks.fourd import loader as fourd_bench
+from vidbench.report.results_dir import ResultsDir
+from vidbench.testing import ChatServer
+
+
+def test_fourd_answers_from_a_file_scored_without_videos(tmp_path: Path, qa_release: Path) -> None:
+    data = tmp_path / "release"
+    shutil.copytree(qa_release, data)
+    shutil.rmtree(data / "4D_Object_Question_Answering" / "data" / "4d_object_multi_view_videos")
+    samples = fourd_bench.load_qa(data).items
+    assert len(samples) == 20
+    lines = []
+    for i, sample in enumerate(samples[:-1]):  # the last sample has no line
+        letter = sample.answer if i % 2 == 0 else next(c for c in "ABCD" if c != sample.answer)
+        id_field = "ID" if i % 3 else "id"  # the accepted spellings
+        answer_field = "prediction" if i % 5 else "answer"
+        lines.append(json.dumps({id_field: sample.id, answer_field: f"({letter})"}))
+    lines.insert(4, "{not json")
+    answers = tmp_path / "human.jsonl"
+    answers.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "out"
+    assert vidbench("run", "4dbench-qa", "--data", data, "--model", f"predictions:{answers}",
+                    "--out", out) == 0  # fmt: skip
+    results = ResultsDir(out).read_results()
+    assert results["n"] == 20 and results["errors"] == 1
+    [detail] = results["error_details"]
+    assert detail["id"] == samples[-1].id
+    assert str(answers) in detail["error"] and "line 5: malformed JSON" in detail["error"]
+    # 10 of the 19 answered are right; the unanswered one is an error, outside the columns
+    assert results["columns"]["Overall"] == round(100 * 10 / 19, 2)
+    assert results["model"] == "predictions:human.jsonl" and results["model_identity"]["digest"]
+
+    answers.write_text(answers.read_text().replace(f'"{samples[0].id}"', '"other"'))
+    assert vidbench("run", "4dbench-qa", "--data", data, "--model", f"predictions:{answers}",
+                    "--out", out) == 0  # fmt: skip
+    assert ResultsDir(out).read_results()["errors"] == 2  # a changed file is read again
+
+
+def test_autoeval_predictions_run_agrees_with_judge_command(tmp_path: Path) -> None:
+    def reply(body: dict) -> str:
+        text = body["messages"][0]["content"]
+        return "Reason.\n1" if len(text) % 3 else "Reason.\n0"
+
+    with ChatServer(reply=reply) as server:
+        assert vidbench("judge", "autoeval-video", "--rules", RULES, "--predictions", PREDICTIONS,
+                        "--out", tmp_path / "command", *judge_args(server)) == 0  # fmt: skip
+        asked = len(server.requests)
+        assert vidbench("run", "autoeval-video", "--data", RULES.parent, "--model",
+                        f"predictions:{PREDICTIONS}", "--out", tmp_path / "run",
+                        *judge_args(server)) == 0  # fmt: skip
+    by_command = ResultsDir(tmp_path / "command").read_results()
+    by_run = ResultsDir(tmp_path / "run").read_results()
+    assert by_run["n"] == by_command["n"] == 327
+    assert by_run["columns"] == by_command["columns"]
+    assert asked == 327
