@@ -136,14 +136,17 @@ def ask_model(
     max_attempts: int = DEFAULT_ATTEMPTS,
     concurrency: int = 16,
     show_progress: bool = False,
+    allow_calls: bool = True,
 ) -> dict[str, Verdict]:
     """`judge_all` in an event loop of its own, after the model's start check (server
-    reachable, key accepted) and with the model closed after it. No calls: nothing starts."""
+    reachable, key accepted) and with the model closed after it. No calls: nothing starts.
+    `allow_calls=False` (the score stage): stored verdicts only, the model is never started."""
 
     async def go() -> dict[str, Verdict]:
         if not calls:
             return {}
-        await model.start()
+        if allow_calls:
+            await model.start()
         try:
             return await judge_all(
                 model,
@@ -151,6 +154,7 @@ def ask_model(
                 store,
                 max_attempts=max_attempts,
                 concurrency=concurrency,
+                allow_calls=allow_calls,
                 show_progress=show_progress,
             )
         finally:

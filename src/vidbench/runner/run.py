@@ -23,7 +23,7 @@ from vidbench.report.results import build_results
 from vidbench.report.results_dir import RESULTS_FILE, ResultsDir
 from vidbench.report.tables import print_table
 from vidbench.runner.infer import InferStats, infer
-from vidbench.runner.judging import DEFAULT_ATTEMPTS, describe_verdicts, judge_all
+from vidbench.runner.judging import DEFAULT_ATTEMPTS, ask_model, describe_verdicts
 from vidbench.runner.keys import plan_key
 from vidbench.runner.lock import results_lock
 from vidbench.runner.score import score_samples
@@ -217,27 +217,15 @@ class Run:
             if allow_calls:
                 self._check_judge_given()
             return None
-        calls = self._judge_calls(store)
-        if not calls:
-            return {}
-
-        async def go() -> dict[str, Verdict]:
-            if allow_calls:
-                await judge.start()
-            try:
-                return await judge_all(
-                    judge,
-                    calls,
-                    store,
-                    max_attempts=self.task.judge_attempts or self.config.judge_attempts,
-                    concurrency=self.config.concurrency,
-                    allow_calls=allow_calls,
-                    show_progress=allow_calls and self.config.progress,
-                )
-            finally:
-                await judge.aclose()
-
-        return asyncio.run(go())
+        return ask_model(
+            judge,
+            self._judge_calls(store),
+            store,
+            max_attempts=self.task.judge_attempts or self.config.judge_attempts,
+            concurrency=self.config.concurrency,
+            show_progress=allow_calls and self.config.progress,
+            allow_calls=allow_calls,
+        )
 
     def judge_stage(self) -> dict[str, Verdict]:
         """Ask the judge about every stored answer that needs one (stored verdicts are reused)."""

@@ -11,7 +11,6 @@ LLM judgments are stored (and never asked twice) in store.sqlite beside SCORES.j
 from __future__ import annotations
 
 import argparse
-import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -92,8 +91,8 @@ def _judge(
     store_dir: Path,
     console: Console,
 ) -> tuple[dict[str, gpt_judges.Verdict], dict[str, Any]]:
-    from vidbench.models.registry import ModelOptions, load_model, parse_options
-    from vidbench.runner.judging import describe_verdicts, judge_all
+    from vidbench.models.registry import parse_options
+    from vidbench.runner.judging import JudgeModel, ask_judge
     from vidbench.runner.store import Store
 
     official = settings.protocol == "official"
@@ -103,30 +102,14 @@ def _judge(
         for row in rows
         for c in gpt_judges.judge_calls(row.judge_target(), not official, generation)
     ]
-    judge = load_model(
-        args.judge,
-        ModelOptions(
-            0, args.concurrency, parse_options(args.judge_opt, "--judge-opt"), "--judge-opt"
-        ),
-    )
-
-    async def go() -> dict[str, gpt_judges.Verdict]:
-        try:
-            await judge.start()  # an unreachable judge stops here, before anything is scored
-            return await judge_all(
-                judge, calls, store, max_attempts=args.judge_attempts, concurrency=args.concurrency
-            )
-        finally:
-            await judge.aclose()
-
+    judge = JudgeModel(args.judge, parse_options(args.judge_opt, "--judge-opt"), args.concurrency)
     store = Store(store_dir)
-    try:
-        verdicts = asyncio.run(go())
+    try:  # an unreachable judge stops before anything is scored
+        verdicts, identity = ask_judge(judge, calls, store, args.judge_attempts, console=console)
     finally:
         store.close()
-    console.print(describe_verdicts(verdicts.values()), highlight=False)
     info = {
-        "model": judge.identity(),
+        "model": identity,
         "references": settings.judge_references,
         "reference_choice": (
             "one reference per object: random.Random(42) stream over the reference uids in "
