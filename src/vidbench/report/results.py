@@ -55,7 +55,9 @@ def build_results(
     scored = [r for r in records if not _failed(r)]
     failed = [r for r in records if _failed(r)]
     values = task.column_values(scored)
-    scale = task.column_scale
+    table = task.table
+    columns = table.shown_columns(values)
+    groups = table.shown_groups(values)
     corpus = task.corpus_columns(scored)
     return {
         "task": task.name,
@@ -74,14 +76,15 @@ def build_results(
         "unparsed": sum(1 for r in scored if r.get("unparsed")),
         **_unjudged(task, failed),
         "columns": {
-            c: _round(corpus[c], 3) if c in corpus else _scaled_mean(values[c], scale.get(c, 100))
-            for c in task.columns
+            c: _round(corpus[c], 3) if c in corpus else _scaled_mean(values[c], table.scale_of(c))
+            for c in columns
         },
-        "column_n": {c: len(values[c]) for c in task.columns},
+        "column_n": {c: len(values[c]) for c in columns},
         "ci95": {
-            c: None if c in corpus else _scaled_ci(values[c], scale.get(c, 100), seed)
-            for c in task.columns
+            c: None if c in corpus else _scaled_ci(values[c], table.scale_of(c), seed)
+            for c in columns
         },
+        **({"column_groups": groups} if groups else {}),
         "versions": versions(),
         "git_commit": git_commit(),
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

@@ -14,6 +14,7 @@ from vidbench.media.frame import Frame
 from vidbench.media.spec import FrameSpec
 from vidbench.scoring.judge import JudgeCall, Verdict
 from vidbench.tasks.problems import Loaded
+from vidbench.tasks.table import Table
 
 
 class Task(ABC):
@@ -21,8 +22,8 @@ class Task(ABC):
 
     `judge_calls` says what an LLM judge must be asked about a reply (the `judge` stage asks,
     the store keeps the verdicts); `score` turns one reply and its verdicts into a flat dict of
-    per-sample fields; `column_values` maps each
-    column of the paper's table to the per-sample values whose mean (in percent) it reports.
+    per-sample fields; `column_values` maps each column of the paper's table (`table`) to the
+    per-sample values whose mean (scaled as the table says) it reports.
     """
 
     name: str
@@ -30,10 +31,7 @@ class Task(ABC):
     protocol: str
     frame_spec: FrameSpec
     generation: GenerationConfig
-    columns: tuple[str, ...]
-    # Reported scale per column: the mean of the per-sample values times this factor (default
-    # 100, percent; e.g. 1 for a 0..5 judge score).
-    column_scale: Mapping[str, float] = {}
+    table: Table
     # Some scores come from an LLM judge (the judge stage needs --judge) ...
     uses_judge: bool = False
     # ... unless these judge columns are optional: without --judge they are left empty.

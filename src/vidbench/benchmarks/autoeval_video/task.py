@@ -27,6 +27,7 @@ from vidbench.scoring.judge import JudgeCall, Verdict
 from vidbench.tasks.base import Task
 from vidbench.tasks.problems import Loaded
 from vidbench.tasks.registry import TaskEntry, TaskRequest
+from vidbench.tasks.table import Table
 
 FRAME_VARIANTS = (
     "frames-8",
@@ -67,7 +68,7 @@ def make(request: TaskRequest) -> Task:
 
 class AutoEvalVideo(Task):
     version = "1"
-    columns = rules.COLUMNS
+    table = Table(rules.COLUMNS)
     uses_judge = True
 
     def __init__(

@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from vidbench.benchmarks.fourd import loader as fourd_bench
-from vidbench.benchmarks.fourd.captions import gpt_judges, table
+from vidbench.benchmarks.fourd.captions import gpt_judges
+from vidbench.benchmarks.fourd.captions import table as caption_table
 from vidbench.benchmarks.fourd.captions.rows import CaptionRow, judge_references
 from vidbench.benchmarks.fourd.prompt import TIMESTAMPS_SENTENCE, frames_sentence, image_parts
 from vidbench.core.errors import ConfigError
@@ -46,6 +47,7 @@ from vidbench.scoring.judge import JudgeCall, Verdict, no_verdict_fields
 from vidbench.tasks.base import Task
 from vidbench.tasks.problems import Loaded
 from vidbench.tasks.registry import TaskRequest
+from vidbench.tasks.table import Table
 
 # papers/001 Fig. IV: its paragraphs, the frames sentence filled from the FrameSpec.
 CAPTION_PROMPT = "\n\n".join(
@@ -97,8 +99,8 @@ def metric_settings_from_env(protocol: str) -> CaptionMetricSettings:
 
 class FourDCaption(Task):
     version = "1"
-    columns = table.COLUMNS
-    column_scale = table.SCALE  # percent for the six automatic metrics, 0..5 for the judges
+    # percent for the six automatic metrics, 0..5 for the judges
+    table = Table(caption_table.COLUMNS, caption_table.SCALE)
     uses_judge = True  # GPT-Appearance / GPT-Action
     judge_optional = True  # the automatic metrics need no judge
 
@@ -200,7 +202,7 @@ class FourDCaption(Task):
         return self.score_all([(sample, reply, verdicts)])[0]
 
     def column_values(self, records: Sequence[dict[str, Any]]) -> dict[str, list[float]]:
-        return table.column_values(records)
+        return caption_table.column_values(records)
 
     def corpus_columns(self, records: Sequence[dict[str, Any]]) -> dict[str, float | None]:
         """Columns not reported as a mean of per-sample values: GPT-Eval (the mean of the two
@@ -213,8 +215,8 @@ class FourDCaption(Task):
             corpus = coco_scores(
                 cands, [r["references"] for r in records], ["bleu", "meteor"]
             ).corpus
-        reported = table.columns(records, corpus)
-        keep = [*table.corpus_overrides(corpus), "GPT-Eval"]
+        reported = caption_table.columns(records, corpus)
+        keep = [*caption_table.corpus_overrides(corpus), "GPT-Eval"]
         return {c: reported[c] for c in keep}
 
     def extra_results(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:

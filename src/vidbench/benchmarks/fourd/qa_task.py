@@ -18,6 +18,7 @@ from vidbench.scoring.choices import extract_choice
 from vidbench.scoring.judge import Verdict
 from vidbench.tasks.base import Task
 from vidbench.tasks.problems import Loaded
+from vidbench.tasks.table import Table
 
 # papers/001 Fig. VI, with the image counts filled from the FrameSpec.
 QA_PROMPT = (
@@ -39,7 +40,7 @@ class FourDQA(Task):
 
     version = "1"
     protocol = "official"
-    columns = (*fourd_bench.SUBTASKS, OVERALL)
+    table = Table((*fourd_bench.SUBTASKS, OVERALL))
 
     def __init__(self, name: str, frame_spec: FrameSpec, generation: GenerationConfig) -> None:
         self.name = name
@@ -74,7 +75,7 @@ class FourDQA(Task):
         }
 
     def column_values(self, records: Sequence[dict[str, Any]]) -> dict[str, list[float]]:
-        values: dict[str, list[float]] = {c: [] for c in self.columns}
+        values: dict[str, list[float]] = {c: [] for c in self.table.columns}
         for record in records:
             correct = float(record["correct"])
             values[record["subtask"]].append(correct)

@@ -38,6 +38,7 @@ from vidbench.media.spec import FrameSpec
 from vidbench.scoring.judge import JudgeCall, Verdict, no_verdict_fields
 from vidbench.tasks.base import Task
 from vidbench.tasks.problems import Loaded, Problem
+from vidbench.tasks.table import Table
 
 SCORING_MODES = ("rule", "judge-all", "judge-fallback")
 DIFFICULTY = ("Easy", "Medium", "Hard", "Expert")  # 3, 2, 1, 0 of 3 raters correct
@@ -84,10 +85,15 @@ class MMWorld(Task):
         self.options = options
         self.protocol = options.protocol
         self.uses_judge = options.scoring != "rule"
-        self.columns = TABLE3 if options.subset != "main" else (*TABLE3, *FACETS, *FLAGS.values())
-        self.groups: dict[str, tuple[str, ...]] = {"Table 3": TABLE3}
-        if options.subset == "main":
-            self.groups |= {"Table 4": FACETS, "Annotation flags": tuple(FLAGS.values())}
+        main = options.subset == "main"
+        groups = {"Table 3": TABLE3}
+        if main:
+            groups |= {"Table 4": FACETS, "Annotation flags": tuple(FLAGS.values())}
+        self.table = Table(
+            tuple(c for group in groups.values() for c in group),
+            groups=groups,
+            optional={"Difficulty (human raters)": DIFFICULTY},  # data with raters has them
+        )
 
     # ----------------------------------------------------------------------------- inputs
     def load(self, data: Path) -> Loaded[Sample]:
@@ -97,9 +103,6 @@ class MMWorld(Task):
             loaded.problems.append(
                 Problem("", path, f"no questions of the {self.options.subset!r} subset")
             )
-        if any("raters" in s.metadata for s in loaded.items) and DIFFICULTY[0] not in self.columns:
-            self.columns = (*self.columns, *DIFFICULTY)
-            self.groups["Difficulty (human raters)"] = DIFFICULTY
         return loaded
 
     def build_messages(self, sample: Sample, frames: Sequence[Frame]) -> tuple[Message, ...]:
@@ -183,7 +186,7 @@ class MMWorld(Task):
 
     # --------------------------------------------------------------------------- aggregation
     def _values(self, records: Sequence[dict[str, Any]], key: str) -> dict[str, list[float]]:
-        values: dict[str, list[float]] = {c: [] for c in self.columns}
+        values: dict[str, list[float]] = {c: [] for c in self.table.all_columns}
         for record in records:
             if record.get(key) is None:
                 continue
@@ -199,8 +202,10 @@ class MMWorld(Task):
         return self._values(records, "correct")
 
     def extra_results(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
-        """MMWorld's additions to results.json: how it was scored, the column groups (the
-        paper's tables) and the exact expected accuracy of the random-choice baseline."""
+        """MMWorld's additions to results.json: how it was scored, the unrounded columns and
+        the exact expected accuracy of the random-choice baseline (for the columns shown)."""
+        values = self.column_values(records)
+        shown = self.table.shown_columns(values)
         chance = self._values(records, "chance")
         judged = [r for r in records if r.get("scored_by") == "judge"]
         return {
@@ -215,14 +220,13 @@ class MMWorld(Task):
                 "judged": len(judged),
                 "judged_yes": sum(1 for r in judged if r.get("correct")),
             },
-            "column_groups": {k: list(v) for k, v in self.groups.items()},
             # for mean ± std over runs (report/runs.py), which the paper computes unrounded
             "columns_unrounded": {
-                c: 100 * sum(v) / len(v) if v else None
-                for c, v in self.column_values(records).items()
+                c: 100 * sum(values[c]) / len(values[c]) if values[c] else None for c in shown
             },
             "chance": {
-                c: round(100 * sum(v) / len(v), 2) if v else None for c, v in chance.items()
+                c: round(100 * sum(chance[c]) / len(chance[c]), 2) if chance[c] else None
+                for c in shown
             },
             "difficulty_by_discipline": difficulty_by_discipline(records),
         }
