@@ -1,5 +1,5 @@
 """`random-choice`: MMWorld's Random Choice baseline, exactly as the paper defines it
-(papers/003 Table 6): "shuffling candidate answers for each video question before consistently
+(MMWorld paper Table 6): "shuffling candidate answers for each video question before consistently
 selecting answer 'a'".
 
 The request's option labels are shuffled with a generator seeded by (seed, sample id) and the

@@ -1,5 +1,5 @@
 """Agreement of a binary judge with human verdicts: rate, bootstrap interval, confusion matrix,
-Cohen's kappa (the statistics of papers/004 Table 3, for any yes/no judge)."""
+Cohen's kappa (the statistics of AutoEval-Video paper Table 3, for any yes/no judge)."""
 
 from __future__ import annotations
 

@@ -6,8 +6,9 @@ import re
 
 from vidbench.core.errors import ConfigError
 
-# 4D-Bench's output processor (papers/001, section D.2), pattern for pattern: the first "(X)",
-# else the first capital A-D standing alone between whitespace/punctuation. Case-sensitive.
+# The official output processor of 4D-Bench's QA (supplement section D.2), pattern for
+# pattern: the first "(X)", else the first capital A-D standing alone between whitespace or
+# punctuation. Case-sensitive.
 _OFFICIAL_PAREN = re.compile(r"\(([A-D])\)")
 _OFFICIAL_ISOLATED = re.compile(r"(?:^|[\s\(\.,;:])([A-D])(?:[\s\)\.,;:]|$)")
 

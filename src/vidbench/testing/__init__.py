@@ -2,8 +2,8 @@
 
 `ChatServer` is a real HTTP server on 127.0.0.1 that speaks the OpenAI chat-completions,
 Anthropic messages and Gemini generateContent APIs, with settable latency, capacity and fault
-injection (chat_server.py; it needs the `dev` extra: fastapi, uvicorn). `fourd_release` writes
-4D-Bench-layout datasets of any size for load tests.
+injection (chat_server.py; it needs the `dev` extra: fastapi, uvicorn). Synthetic datasets live
+with their benchmark (e.g. benchmarks/fourd/synthetic).
 
 Names are imported on first use, so `python -m vidbench.testing.chat_server` runs cleanly.
 """

@@ -1,4 +1,4 @@
-"""`vidbench judge-agreement`: how often the judge agrees with human verdicts (papers/004
+"""`vidbench judge-agreement`: how often the judge agrees with human verdicts (AutoEval-Video paper
 section 4.3, Table 3), overall, per subset (the labels' `subset`, e.g. which model answered) and
 per dimension, with a confusion matrix and a bootstrap interval.
 

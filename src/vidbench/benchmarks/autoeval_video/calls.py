@@ -20,7 +20,7 @@ PROMPT_KINDS = ("rules", "unified")
 @dataclass
 class JudgePrompt:
     """Builds judge calls: the instance's rule (`rules`) or the unified prompt with a reference
-    answer (`unified`, papers/004 section 7.2)."""
+    answer (`unified`, AutoEval-Video paper section 7.2)."""
 
     kind: JudgePromptKind
     protocol: JudgeProtocol

@@ -1,4 +1,4 @@
-"""AutoEval-Video loader (papers/004; layout in PROTOCOLS.md).
+"""AutoEval-Video loader (AutoEval-Video paper; layout in this benchmark's README.md).
 
 <data>/AUTO-EVAL-VIDEO.json   JSON Lines, one instance a line:
     {ID, Question, Rule, Dimension, "Video URL", Theme, "Start time", "End time"}
@@ -29,7 +29,7 @@ CLIP_DIR = "video"
 FULL_DIR = "full"
 MARKER = "[Answer to be judged]:"
 
-# Table 6's column order; PROTOCOLS.md gives the released counts.
+# Table 6's column order; this benchmark's README.md gives the released counts.
 DIMENSIONS = (
     "Dynamic Perception",
     "State Transitions Perception",

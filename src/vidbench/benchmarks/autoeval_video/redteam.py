@@ -1,4 +1,4 @@
-"""Adversarial rule annotation (papers/004 section 3.4, Fig. 3) as a workspace on disk.
+"""Adversarial rule annotation (AutoEval-Video paper section 3.4, Fig. 3) as a workspace on disk.
 
 For an instance, the red team records attack answers with the verdict a human expects; a check
 runs the judge with the current rule on every attack of the instance and records a round, with

@@ -1,4 +1,4 @@
-"""AutoEval-Video's rules judge (papers/004 sections 3.4 and 4.1; PROTOCOLS.md).
+"""AutoEval-Video's rules judge (paper sections 3.4 and 4.1; README.md).
 
 The prompt is the instance's Rule with the answer inserted exactly as the official script does,
 sent as one user message. A reply is read by a named parser:

@@ -1,8 +1,8 @@
-"""AutoEval-Video: open-ended video QA judged by per-instance rules (papers/004).
+"""AutoEval-Video: open-ended video QA judged by per-instance rules (AutoEval-Video paper).
 
 The model sees 8 (or 16) frames sampled uniformly over the clip (np.linspace over its frames,
 both ends), then the question as the benchmark gives it (the paper gives no other model prompt).
-Image-only models get the frames tiled into one image (papers/004 section 7.1): `grid-1x8` for
+Image-only models get the frames tiled into one image (paper section 7.1): `grid-1x8` for
 8 frames in a row, `grid-4x4` for 16, and `grid-2x4-square` / `grid-4x4-square` padded with black
 to a square for models that center-crop. The open-ended answer is stored; the rules judge
 (scoring/autoeval_rules.py) decides correctness under a named judge protocol (`robust`, the

@@ -1,4 +1,4 @@
-"""The unified-prompt baseline judge of AutoEval-Video (papers/004 section 7.2, Table 3).
+"""The unified-prompt baseline judge of AutoEval-Video (AutoEval-Video paper section 7.2, Table 3).
 
 One prompt for every instance: question, a reference answer and the answer to be judged. No
 official code exists: the words are the paper's; the paper's text lost its line breaks, so each

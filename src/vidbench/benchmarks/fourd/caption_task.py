@@ -1,4 +1,4 @@
-"""4D-Bench object captioning (papers/000 section 4.1 and Table 2; papers/001 Fig. IV).
+"""4D-Bench object captioning (paper section 4.1, Table 2; supplement Fig. IV).
 
 Frames: the QA task's FrameSpec (views 1, 8, 16; six frames per view; view-first) and its
 modifiers. The sampler is `interval` (`total // 6` steps from frame 0): the official caption
@@ -49,7 +49,7 @@ from vidbench.tasks.problems import Loaded
 from vidbench.tasks.registry import TaskRequest
 from vidbench.tasks.table import Table
 
-# papers/001 Fig. IV: its paragraphs, the frames sentence filled from the FrameSpec.
+# 4D-Bench supplement Fig. IV: its paragraphs, the frames sentence filled from the FrameSpec.
 CAPTION_PROMPT = "\n\n".join(
     (
         "I have multiple videos of the object captured from different angles. {frames}."

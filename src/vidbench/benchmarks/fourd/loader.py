@@ -1,4 +1,4 @@
-"""4D-Bench loaders for the official release layout (PROTOCOLS.md).
+"""4D-Bench loaders for the official release layout (this benchmark's README.md).
 
 QA:        <data>/4d_qa.json keyed "<uid>_<suffix>"
 Captions:  <data>/human_annotations.csv (folder_name, caption_1..caption_5)

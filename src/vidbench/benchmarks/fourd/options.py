@@ -1,6 +1,6 @@
 """Recognise the question and the four options inside a 4D-Bench QA object.
 
-The release does not pin down the field names (PROTOCOLS.md): the official code just pastes the
+The release does not pin down the field names (README.md): the official code just pastes the
 object into the prompt. To offer options to baselines, reports and other prompt styles we look for
 a question key and options given as a list, a dict, or one key per option, with or without "(A)"
 prefixes. When nothing is recognisable we return None and the official rendering still works.

@@ -1,4 +1,4 @@
-"""Pieces of the 4D-Bench prompts that depend on the FrameSpec (papers/001, Figs. IV and VI)."""
+"""Pieces of the 4D-Bench prompts that depend on the FrameSpec (supplement Figs. IV, VI)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def frames_sentence(spec: FrameSpec, noun: str = "frames") -> str:
     """How the images are laid out, e.g. "I provide you 18 frames with every six images ...".
 
     View-first is the official wording with the counts of the spec. Time-first has no official
-    prompt (PROTOCOLS.md); vidbench words it so the model is told the order it gets. The QA
+    prompt (README.md); vidbench words it so the model is told the order it gets. The QA
     prompt (Fig. VI) says "18 frames with", the caption prompt (Fig. IV) "18 images, with":
     `noun` is "frames" or "images,".
     """

@@ -1,4 +1,4 @@
-"""4D-Bench object question answering (papers/000 section 4.2, papers/001 section D.2)."""
+"""4D-Bench object question answering (paper section 4.2, supplement section D.2)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from vidbench.tasks.base import Task
 from vidbench.tasks.problems import Loaded
 from vidbench.tasks.table import Table
 
-# papers/001 Fig. VI, with the image counts filled from the FrameSpec.
+# 4D-Bench supplement Fig. VI, with the image counts filled from the FrameSpec.
 QA_PROMPT = (
     "You are an excellent video analyst. {frames} and a question and four choices. Carefully "
     "watch the provided videos and pay attention to every detail. Based on your observations, "

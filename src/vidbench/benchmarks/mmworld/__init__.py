@@ -1,1 +1,1 @@
-"""MMWorld (papers/003): multi-discipline, multi-faceted video QA."""
+"""MMWorld (MMWorld paper): multi-discipline, multi-faceted video QA."""

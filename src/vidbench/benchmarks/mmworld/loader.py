@@ -1,4 +1,4 @@
-"""MMWorld loader (PROTOCOLS.md, papers/003 section 3).
+"""MMWorld loader (this benchmark's README.md, MMWorld paper section 3).
 
 Annotations: `<root>/mmworld.json`, a list of video records
     {video_id, video_url, discipline, subdiscipline, captions[], questions[], [subset],

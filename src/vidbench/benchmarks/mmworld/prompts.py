@@ -1,4 +1,4 @@
-"""MMWorld prompts, from the official evaluation script (PROTOCOLS.md, papers/003 appendix C).
+"""MMWorld prompts, from the official evaluation script (README.md; paper appendix C).
 
 `open` (default): the prompt of the script's `answer_generator`, used for the open models and, with
 the video frames, for Gemini and Claude; the frames come first, then the text. `{options}` is the

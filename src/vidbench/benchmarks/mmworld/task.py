@@ -1,4 +1,4 @@
-"""MMWorld video QA (papers/003 sections 3-4, appendices B-C; PROTOCOLS.md).
+"""MMWorld video QA (MMWorld paper sections 3-4, appendices B-C; this benchmark's README.md).
 
 Scoring modes (task modifiers):
 - `rule`: map the reply to a label with the answer parser; correct when it is the gold label.

@@ -1,4 +1,4 @@
-"""GPT-Appearance and GPT-Action (papers/001 Figs. VII, VIII): judge calls, reply parser, scores.
+"""GPT-Appearance and GPT-Action (supplement Figs. VII, VIII): judge calls, reply parser, scores.
 
 Each judgment compares the predicted caption with one human caption and returns 0..5.
 Which references an object is judged against:

@@ -1,4 +1,4 @@
-"""The GPT-Appearance and GPT-Action judge prompts, verbatim from papers/001 (Figs. VII and
+"""The GPT-Appearance and GPT-Action judge prompts, verbatim from 4D-Bench supplement (Figs. VII and
 VIII): each figure's paragraphs, in order, joined by blank lines.
 
 Kept exactly as printed, including the examples' mixed key spellings ('appearance score' /
