@@ -21,7 +21,7 @@ import pytest
 from vidbench.benchmarks.fourd.synthetic import generate
 from vidbench.media.encode import write_mp4
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MARKED = re.compile(r"<!-- readme-test: offline -->\s*\n```bash\n(.*?)```", re.S)
 
 
