@@ -31,10 +31,10 @@ from vidbench.core.errors import ConfigError, DataError
 from vidbench.core.messages import Message, Part, TextPart
 from vidbench.core.records import Sample
 from vidbench.core.requests import GenerationConfig
-from vidbench.media.cache import FrameCache, write_atomic
+from vidbench.media.cache import FrameCache
 from vidbench.media.frames import load_frames
-from vidbench.report.results_dir import read_jsonl, write_jsonl
-from vidbench.runner.judging import DEFAULT_ATTEMPTS, JudgeModel, ask_model
+from vidbench.report.results_dir import read_jsonl, write_json, write_jsonl
+from vidbench.runner.judging import DEFAULT_ATTEMPTS, JudgeModel, ask_judge
 from vidbench.runner.run import RunConfig
 from vidbench.runner.store import Store
 from vidbench.scoring.judge import JudgeCall, Verdict
@@ -180,17 +180,9 @@ def tag_errors(
             media_errors[sample.id] = str(e)
             continue
         calls.append(error_call(sample, record, run.task, frames))
-    model = judge.load()
     store = Store(run.path)
     try:
-        verdicts = ask_model(
-            model,
-            calls,
-            store,
-            max_attempts=attempts,
-            concurrency=judge.concurrency,
-            show_progress=show_progress,
-        )
+        verdicts, identity = ask_judge(judge, calls, store, attempts, show_progress)
         usage = store.judge_usage_by_version().get(error_prompt().version, {})
     finally:
         store.close()
@@ -199,8 +191,8 @@ def tag_errors(
         for sample, record in run.wrong
     ]
     write_jsonl(run.path / "errors.jsonl", lines)
-    summary = summarise(run, lines, model.identity(), usage)
-    write_atomic(run.path / "errors.json", (json.dumps(summary, indent=2) + "\n").encode())
+    summary = summarise(run, lines, identity, usage)
+    write_json(run.path / "errors.json", summary)
     return summary
 
 
