@@ -107,7 +107,7 @@ def test_official_protocol_prompts_parsing_and_drop(
         correct = sum(1 for i in judged if kind(i) == "correct")
         assert results["columns"]["Overall"] == round(100 * correct / len(judged), 2)
 
-        records = {r["id"]: r for r in read_jsonl(out / "judgments.jsonl")}
+        records = {r["id"]: r for r in read_jsonl(out / "samples.jsonl")}
         assert len(records) == 327
         first = records[str(judged[0])]
         assert first["reason"] and first["judge_reply"].endswith(str(first["verdict"]))
@@ -157,7 +157,7 @@ def test_rerun_asks_nothing_and_retries_stop_when_a_reply_parses(tmp_path: Path)
     assert results["columns"]["Overall"] == 100.0 and results["n_judged"] == 40
     # the 287 predictions without a rule in this file are named, not judged
     assert results["errors_by_status"] == {"unknown-id": 287}
-    assert {r["attempts"] for r in read_jsonl(out / "judgments.jsonl") if not r["error"]} == {3}
+    assert {r["attempts"] for r in read_jsonl(out / "samples.jsonl") if not r["error"]} == {3}
 
 
 def test_bad_input_is_named_counted_and_the_rest_judged(

@@ -49,7 +49,8 @@ class Usage:
 # ok: `text` is the answer. The rest are failures, each recorded and reported as what it is:
 # error (the call failed after retries), empty (no text came back), refused (the model declined),
 # blocked (a safety filter stopped it).
-ResponseStatus = Literal["ok", "error", "empty", "refused", "blocked"]
+# no-prediction: a predictions file (models/predictions.py) has no answer for the sample
+ResponseStatus = Literal["ok", "error", "empty", "refused", "blocked", "no-prediction"]
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ called `ID` or `uid` (AutoEval-Video's submissions, 4D-Bench's captions), the an
 answer); unreadable lines are named with their line number in that error; a repeated id keeps
 its last line, as a dict does. No frame is decoded for this model (`needs_frames`).
 
-The identity is the file's name and the digest of its bytes, so editing the file asks again
-(new store keys) and moving it does not.
+The identity is the file's name (or `--model-opt name=LABEL`, the row's name in tables) and the
+digest of its bytes, so editing the file asks again (new store keys) and moving it does not.
 """
 
 from __future__ import annotations
@@ -71,11 +71,11 @@ def read_prediction_lines(path: Path) -> PredictionLines:
 class PredictionsFile(Model):
     needs_frames = False
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, name: str | None = None) -> None:
         if not path.is_file():
             raise ConfigError(f"predictions file {path}: not found")
         self.path = path
-        self.spec = f"predictions:{path.name}"
+        self.spec = f"predictions:{name or path.name}"
         self.lines = read_prediction_lines(path)
         self.digest = file_digest(path)
 
@@ -83,7 +83,7 @@ class PredictionsFile(Model):
         return {"spec": self.spec, "digest": self.digest}
 
     def _missing(self, sample_id: str) -> str:
-        text = f"no answer for id {sample_id} in {self.path}"
+        text = f"no prediction for id {sample_id} in {self.path}"
         if self.lines.bad_lines:
             shown = "; ".join(self.lines.bad_lines[:3])
             more = len(self.lines.bad_lines) - 3
@@ -94,13 +94,13 @@ class PredictionsFile(Model):
         return [
             Response(r.key, self.lines.answers[r.sample_id])
             if r.sample_id in self.lines.answers
-            else Response(r.key, None, error=self._missing(r.sample_id))
+            else Response(r.key, None, error=self._missing(r.sample_id), status="no-prediction")
             for r in requests
         ]
 
 
 def build(arg: str, options: ModelOptions) -> Model:
-    reject_extra("predictions", options)
+    reject_extra("predictions", options, ("name",))
     if not arg:
         raise ConfigError("model 'predictions' needs a file: predictions:FILE.jsonl")
-    return PredictionsFile(Path(arg))
+    return PredictionsFile(Path(arg), options.extra.get("name"))

@@ -4,6 +4,7 @@ directory (its files: report/results_dir.py; its answers and verdicts: runner/st
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -104,10 +105,19 @@ class Run:
     when samples are needed; the report stage reads stored files alone.
     """
 
-    def __init__(self, config: RunConfig, task: Task, console: Console | None = None) -> None:
+    def __init__(
+        self,
+        config: RunConfig,
+        task: Task,
+        console: Console | None = None,
+        input_problems: Sequence[Problem] = (),
+    ) -> None:
         self.config = config
         self.console = console or Console(stderr=True)
         self.task = task
+        # problems with inputs beside the data (e.g. answers for unknown ids in a predictions
+        # file): recorded with the loader's, so results never look complete without them
+        self.input_problems = list(input_problems)
         if config.judge and not self.task.uses_judge:
             raise ConfigError(
                 f"{config.task} is not scored by an LLM judge: --judge {config.judge} would not "
@@ -150,8 +160,9 @@ class Run:
         if self._loaded is None:
             loaded = self.task.load(Path(self.config.data))
             limit = self.config.limit
-            self._loaded = Loaded(loaded.items[:limit] if limit else loaded.items, loaded.problems)
-            for problem in loaded.problems:
+            problems = [*loaded.problems, *self.input_problems]
+            self._loaded = Loaded(loaded.items[:limit] if limit else loaded.items, problems)
+            for problem in problems:
                 self.console.print(f"[yellow]skipped[/] {escape(str(problem))}")
         return self._loaded
 

@@ -47,11 +47,11 @@ def score_samples(
                 "frames": stored.request.get("frames", []),
                 "raw_output": stored.text,
                 "status": "ok",
-                **next(fields),
                 "error": None,
+                **next(fields),  # a task may mark an answer it cannot score (status, error)
             }
         )
-    records.extend({"id": p.record, "status": "data", "error": str(p)} for p in problems)
+    records.extend({"id": p.record, "status": p.status, "error": str(p)} for p in problems)
     return records
 
 

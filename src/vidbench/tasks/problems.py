@@ -19,6 +19,7 @@ class Problem:
     record: str  # the record id (uid, question key, video id) or "" for a whole-file problem
     path: Path
     message: str
+    status: str = "data"  # its status in samples.jsonl and results' errors_by_status
 
     def __str__(self) -> str:
         where = f"{self.record}: " if self.record else ""

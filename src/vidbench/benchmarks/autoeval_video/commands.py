@@ -79,8 +79,7 @@ def _cmd_judge(args: argparse.Namespace) -> int:
         args.seed,
         not args.no_progress,
     )
-    with results_lock(job.out, "vidbench judge autoeval-video"):
-        results = judge_predictions(job, out)
+    results = judge_predictions(job, out)  # the run's stages hold OUT while they work
     err.print(
         f"judged {results['n_judged']}, dropped {results['n_dropped']}, "
         f"unparsed {results['n_unparsed']}, not judged {results['errors']}: see {args.out}"

@@ -5,8 +5,8 @@ both ends), then the question as the benchmark gives it (the paper gives no othe
 Image-only models get the frames tiled into one image (paper section 7.1): `grid-1x8` for
 8 frames in a row, `grid-4x4` for 16, and `grid-2x4-square` / `grid-4x4-square` padded with black
 to a square for models that center-crop. The open-ended answer is stored; the rules judge
-(scoring/autoeval_rules.py) decides correctness under a named judge protocol (`robust`, the
-default, or `official`).
+(rules.py) decides correctness under a named judge protocol (`robust`, the default, or
+`official`); `judge autoeval-video` may ask the unified prompt instead (calls.py).
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from typing import Any
 
 from vidbench.benchmarks.autoeval_video import loader as autoeval_video
 from vidbench.benchmarks.autoeval_video import rules
-from vidbench.core.errors import ConfigError
+from vidbench.benchmarks.autoeval_video.calls import JudgePrompt
+from vidbench.core.errors import ConfigError, DataError
 from vidbench.core.messages import Message, Part, TextPart
 from vidbench.core.records import Sample
 from vidbench.core.requests import GenerationConfig
@@ -78,6 +79,7 @@ class AutoEvalVideo(Task):
         generation: GenerationConfig,
         judge_protocol: rules.JudgeProtocol,
         answers_name: str | None = None,
+        prompt: JudgePrompt | None = None,
     ) -> None:
         self.name = name
         self.answers_name = answers_name or name  # the name without the judge protocol
@@ -85,6 +87,7 @@ class AutoEvalVideo(Task):
         self.generation = generation
         self.judge_protocol = judge_protocol
         self.protocol = judge_protocol.name
+        self.prompt = prompt or JudgePrompt("rules", judge_protocol)
 
     def load(self, data: Path) -> Loaded[Sample]:
         return autoeval_video.load(data)
@@ -100,9 +103,15 @@ class AutoEvalVideo(Task):
     def judge_calls(self, sample: Sample, reply: str) -> list[JudgeCall]:
         if not self._asks_judge(reply):
             return []
-        return [rules.rules_call(sample.id, sample.rules or "", reply, self.judge_protocol)]
+        try:
+            return [self.prompt.call(sample.id, sample, reply)]
+        except DataError:  # the prompt cannot be made (no reference): `score` names it
+            return []
 
     def score(self, sample: Sample, reply: str, verdicts: Mapping[str, Verdict]) -> dict[str, Any]:
+        unaskable = self._unaskable(sample, reply)
+        if unaskable is not None:
+            return {"status": "data", "error": unaskable}
         if self._asks_judge(reply):
             verdict = verdicts.get(sample.id, Verdict(sample.id, "missing"))
             fields = rules.outcome(verdict, self.judge_protocol)
@@ -114,8 +123,25 @@ class AutoEvalVideo(Task):
             **fields,
         }
 
+    def _unaskable(self, sample: Sample, reply: str) -> str | None:
+        if not self._asks_judge(reply):
+            return None
+        try:
+            self.prompt.call(sample.id, sample, reply)
+        except DataError as e:
+            return str(e)
+        return None
+
     def column_values(self, records: Sequence[dict[str, Any]]) -> dict[str, list[float]]:
         return rules.column_values(records)
+
+    def extra_results(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        """The judge protocol and prompt, and the counts behind the denominators."""
+        return {
+            "judge_prompt": self.prompt.kind,
+            "judge_protocol": self.judge_protocol.as_dict(),
+            **rules.summary(records),
+        }
 
     def settings(self) -> dict[str, Any]:
         """What decides the model's answers: the judge protocol is left out, so re-judging a
