@@ -259,11 +259,11 @@ def _cmd_serve_local_llm(args: argparse.Namespace) -> int:
 
 
 def _cmd_score_captions(args: argparse.Namespace) -> int:
-    from vidbench.benchmarks.fourd.score_captions import score_caption_files
+    from vidbench.benchmarks.fourd.score_captions import CaptionScoring, score_caption_files
     from vidbench.runner.lock import results_lock
 
     with results_lock(Path(args.out).parent, "vidbench score-captions"):
-        score_caption_files(args, out)
+        score_caption_files(CaptionScoring.from_args(args), out)
     return 0
 
 

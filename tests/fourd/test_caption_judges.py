@@ -21,7 +21,11 @@ from vidbench.benchmarks.fourd.captions.gpt_judges import (
     judge_messages,
     parse_score,
 )
-from vidbench.benchmarks.fourd.score_captions import add_arguments, score_caption_files
+from vidbench.benchmarks.fourd.score_captions import (
+    CaptionScoring,
+    add_arguments,
+    score_caption_files,
+)
 from vidbench.core.errors import ConfigError
 from vidbench.testing import ChatServer, request_text
 
@@ -131,10 +135,10 @@ class Judge:
         return f"{{'{kind} score': {score}}}"  # the papers' spelling with a space
 
 
-def _args(*argv: str) -> argparse.Namespace:
+def _args(*argv: str) -> CaptionScoring:
     parser = argparse.ArgumentParser()
     add_arguments(parser)
-    return parser.parse_args(list(argv))
+    return CaptionScoring.from_args(parser.parse_args(list(argv)))
 
 
 def _run(tmp_path: Path, server: ChatServer, protocol: str, out: str) -> dict:

@@ -11,6 +11,7 @@ LLM judgments are stored (and never asked twice) in store.sqlite beside SCORES.j
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from vidbench.benchmarks.fourd.captions.human import HUMAN_SEED, human_rows
 from vidbench.benchmarks.fourd.captions.inputs import Read, read_predictions, read_references
 from vidbench.benchmarks.fourd.captions.rows import CaptionRow, model_rows
 from vidbench.core.errors import ConfigError
+from vidbench.models.registry import parse_options
 from vidbench.report.results_dir import write_json
 from vidbench.scoring.captions.metrics import (
     ALL_METRICS,
@@ -35,6 +37,52 @@ from vidbench.scoring.captions.metrics import (
     score_captions,
 )
 from vidbench.scoring.judge import NO_VERDICT, no_verdict_fields, no_verdict_message
+
+
+@dataclass(frozen=True)
+class CaptionScoring:
+    """What `score-captions` scores and how (the command line's options, checked)."""
+
+    refs: Path
+    out: Path
+    pred: Path | None = None
+    metrics: str | None = None  # comma-separated; None: all automatic (and gpt with a judge)
+    protocol: str = "vidbench"
+    cider_df: str | None = None
+    human: bool = False
+    human_seed: int = HUMAN_SEED
+    judge: str | None = None
+    judge_options: dict[str, str] = field(default_factory=dict)
+    judge_attempts: int = 3
+    concurrency: int = 16
+    bert_model: str = "bert-base-uncased"
+    bert_layers: int | None = None
+    sbert_model: str | None = None
+    device: str | None = None
+    sbert_runtime: str = "auto"
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> CaptionScoring:
+        """The options `add_arguments` parsed (the namespace stops here)."""
+        return cls(
+            refs=Path(args.refs),
+            out=Path(args.out),
+            pred=Path(args.pred) if args.pred else None,
+            metrics=args.metrics,
+            protocol=args.protocol,
+            cider_df=args.cider_df,
+            human=args.human,
+            human_seed=args.human_seed,
+            judge=args.judge,
+            judge_options=parse_options(args.judge_opt, "--judge-opt"),
+            judge_attempts=args.judge_attempts,
+            concurrency=args.concurrency,
+            bert_model=args.bert_model,
+            bert_layers=args.bert_layers,
+            sbert_model=args.sbert_model,
+            device=args.device,
+            sbert_runtime=args.sbert_runtime,
+        )
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -87,11 +135,10 @@ def _cross_check(preds: Read, refs: Read, refs_path: Path) -> None:
 def _judge(
     rows: list[CaptionRow],
     settings: CaptionMetricSettings,
-    args: argparse.Namespace,
+    options: CaptionScoring,
     store_dir: Path,
     console: Console,
 ) -> tuple[dict[str, gpt_judges.Verdict], dict[str, Any]]:
-    from vidbench.models.registry import parse_options
     from vidbench.runner.judging import JudgeModel, ask_judge
     from vidbench.runner.store import Store
 
@@ -102,10 +149,11 @@ def _judge(
         for row in rows
         for c in gpt_judges.judge_calls(row.judge_target(), not official, generation)
     ]
-    judge = JudgeModel(args.judge, parse_options(args.judge_opt, "--judge-opt"), args.concurrency)
+    assert options.judge is not None  # "gpt" is among the metrics only with a judge
+    judge = JudgeModel(options.judge, options.judge_options, options.concurrency)
     store = Store(store_dir)
     try:  # an unreachable judge stops before anything is scored
-        verdicts, identity = ask_judge(judge, calls, store, args.judge_attempts, console=console)
+        verdicts, identity = ask_judge(judge, calls, store, options.judge_attempts, console=console)
     finally:
         store.close()
     info = {
@@ -120,7 +168,7 @@ def _judge(
         "parser": "whole reply as a dict literal" if official else "first dict literal in it",
         "generation": generation.as_dict(),
         "prompt_versions": [gpt_judges.prompt_version(k) for k in gpt_judges.KINDS],
-        "max_attempts": args.judge_attempts,
+        "max_attempts": options.judge_attempts,
     }
     return verdicts, info
 
@@ -165,38 +213,38 @@ def _score_rows(
     return out
 
 
-def score_caption_files(args: argparse.Namespace, console: Console) -> dict[str, Any]:
-    if not args.pred and not args.human:
+def score_caption_files(options: CaptionScoring, console: Console) -> dict[str, Any]:
+    if not options.pred and not options.human:
         raise ConfigError("score-captions: give --pred PRED.jsonl, --human, or both")
-    metrics = _metrics(args.metrics, args.judge)
+    metrics = _metrics(options.metrics, options.judge)
     settings = CaptionMetricSettings(
-        protocol=args.protocol,
+        protocol=options.protocol,
         metrics=tuple(m for m in metrics if m != "gpt"),
-        cider_df=args.cider_df,
-        bert_model=args.bert_model,
-        bert_layers=args.bert_layers,
-        sbert_model=args.sbert_model,
-        sbert_runtime=args.sbert_runtime,
-        device=args.device,
+        cider_df=options.cider_df,
+        bert_model=options.bert_model,
+        bert_layers=options.bert_layers,
+        sbert_model=options.sbert_model,
+        sbert_runtime=options.sbert_runtime,
+        device=options.device,
     )
     check_models(settings)  # every metric model and the device, before any work
-    refs_path, out_path = Path(args.refs), Path(args.out)
+    refs_path, out_path = options.refs, options.out
     refs = read_references(refs_path)
-    preds = read_predictions(Path(args.pred)) if args.pred else Read()
-    if args.pred:
+    preds = read_predictions(options.pred) if options.pred else Read()
+    if options.pred:
         _cross_check(preds, refs, refs_path)
     mode = settings.judge_references
     row_sets = {}
-    if args.pred:
+    if options.pred:
         row_sets["model"] = model_rows(preds.items, refs.items, mode)
-    if args.human:
-        row_sets["human"] = human_rows(refs.items, mode, args.human_seed)
+    if options.human:
+        row_sets["human"] = human_rows(refs.items, mode, options.human_seed)
     for issue in [*refs.issues, *preds.issues]:
         console.print(f"[yellow]skipped[/] {escape(str(issue))}", highlight=False)
     verdicts, judge_info = None, {"used": False, "why": "no --judge given: GPT columns empty"}
     if "gpt" in metrics:
         all_rows = [r for rows in row_sets.values() for r in rows]
-        verdicts, judge_info = _judge(all_rows, settings, args, out_path.parent, console)
+        verdicts, judge_info = _judge(all_rows, settings, options, out_path.parent, console)
         judge_info["used"] = True
     rows_out = {name: _score_rows(rows, settings, verdicts) for name, rows in row_sets.items()}
     main = rows_out.get("model") or rows_out["human"]
@@ -208,7 +256,7 @@ def score_caption_files(args: argparse.Namespace, console: Console) -> dict[str,
         "settings": settings.as_dict(),
         "judge": judge_info,
         "inputs": {
-            "predictions": args.pred,
+            "predictions": str(options.pred) if options.pred else None,
             "references": str(refs_path),
             "n_predictions_read": len(preds.items) + sum(preds.counts().values()),
             "n_scored": len(row_sets.get("model", [])),
@@ -216,7 +264,7 @@ def score_caption_files(args: argparse.Namespace, console: Console) -> dict[str,
             "skipped": {"predictions": preds.counts(), "references": refs.counts()},
             "skipped_details": [str(i) for i in [*refs.issues, *preds.issues]],
         },
-        "human_seed": args.human_seed if args.human else None,
+        "human_seed": options.human_seed if options.human else None,
         "rows": rows_out,
     }
     write_json(out_path, result)
