@@ -57,7 +57,7 @@ def _fourd(root: Path, show_progress: bool = False, frames: int | None = None) -
 
 
 def _autoeval(root: Path, show_progress: bool = False, frames: int | None = None) -> list[Problem]:
-    from vidbench.benchmarks.autoeval_video.loader import validate
+    from vidbench.benchmarks.autoeval_video.validate import validate
 
     return validate(root, show_progress, frames)
 

@@ -15,14 +15,13 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 from vidbench.core.errors import DataError
 from vidbench.core.records import MediaRef, Sample
-from vidbench.tasks.problems import Loaded, Problem, check_all
+from vidbench.tasks.problems import Loaded, Problem
 
 RULES_FILE = "AUTO-EVAL-VIDEO.json"
 CLIP_DIR = "video"
@@ -225,28 +224,3 @@ def load(data: Path) -> Loaded[Sample]:
         samples[sample.id] = sample
         lines[sample.id] = row.line
     return Loaded(list(samples.values()), problems)
-
-
-def _check_media(sample: Sample, frames: int) -> Problem | None:
-    from vidbench.media.check import video_problem
-
-    video = sample.media.videos[0]
-    if not video.is_file():
-        full = youtube_id(sample.metadata["video_url"])
-        alternative = f" and no full-length video {FULL_DIR}/{full}.mp4" if full else ""
-        return Problem(sample.id, video, f"missing clip{alternative}")
-    problem = video_problem(video, frames, sample.media.start_s, sample.media.end_s)
-    return None if problem is None else Problem(sample.id, video, f"clip {problem}")
-
-
-def validate(root: Path, show_progress: bool = False, frames: int | None = None) -> list[Problem]:
-    """Every problem of an AutoEval-Video folder: malformed rows; missing, unreadable, cut short
-    clips, or clips with fewer than `frames` frames (default: the task's 8) in their window."""
-    from vidbench.benchmarks.autoeval_video.task import DEFAULT_SPEC
-
-    try:
-        loaded = load(root)
-    except DataError as e:
-        return [Problem("", Path(root), str(e))]
-    check = partial(_check_media, frames=frames or DEFAULT_SPEC.frames)
-    return [*loaded.problems, *check_all(loaded.items, check, "checking clips", show_progress)]
