@@ -259,11 +259,12 @@ def _cmd_serve_local_llm(args: argparse.Namespace) -> int:
 
 
 def _cmd_score_captions(args: argparse.Namespace) -> int:
-    from vidbench.benchmarks.fourd.score_captions import CaptionScoring, score_caption_files
+    from vidbench.benchmarks.fourd.commands import options
+    from vidbench.benchmarks.fourd.score_captions import score_caption_files
     from vidbench.runner.lock import results_lock
 
     with results_lock(Path(args.out).parent, "vidbench score-captions"):
-        score_caption_files(CaptionScoring.from_args(args), out)
+        score_caption_files(options(args), out)
     return 0
 
 
@@ -356,10 +357,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_cmd_serve_local_llm)
 
-    from vidbench.benchmarks.fourd import score_captions as captions_cli
+    from vidbench.benchmarks.fourd import commands as fourd_commands
 
     p = sub.add_parser("score-captions", help="4D-Bench Table 2 for captions made elsewhere")
-    captions_cli.add_arguments(p)
+    fourd_commands.add_arguments(p)
     p.set_defaults(func=_cmd_score_captions)
 
     from vidbench.benchmarks.autoeval_video import commands as autoeval_commands

@@ -41,6 +41,11 @@ def test_prompt_variants_and_plan() -> None:
     assert official.protocol == "official" and official.metrics.judge_references == "one"
     assert official.settings() == get_task("4dbench-caption:time-first").settings()  # same plan
     assert get_task("4dbench-caption:coco").protocol == "coco"
+    given = get_task("4dbench-caption:given+official")  # answers are captions made elsewhere
+    assert given.source.captions_given and not task.source.captions_given
+    assert given.settings() == task.settings()  # how answers are read is not what was asked
+    assert given._caption("a cube") == ("a cube", True)
+    assert task._caption("a cube") == ("a cube", False)  # no marker: scored whole, unparsed
     with pytest.raises(ConfigError, match="unknown task variant"):
         get_task("4dbench-caption:fancy")
     with pytest.raises(ConfigError, match="one scoring protocol"):

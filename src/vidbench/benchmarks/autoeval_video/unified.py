@@ -3,7 +3,7 @@
 One prompt for every instance: question, a reference answer and the answer to be judged. No
 official code exists: the words are the paper's; the paper's text lost its line breaks, so each
 labelled field starts a line of its own, as the instance rules lay out theirs. Replies are read
-by the same parsers and protocols as the rules judge (scoring/autoeval_rules.py).
+by the same parsers and protocols as the rules judge (rules.py).
 
 References come from a JSON Lines file, one `{"ID": ..., "reference": "..."}` a line (a list of
 strings is joined with " / ").

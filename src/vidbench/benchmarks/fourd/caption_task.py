@@ -21,12 +21,15 @@ import dataclasses
 import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from vidbench.benchmarks.fourd import loader as fourd_bench
 from vidbench.benchmarks.fourd.captions import gpt_judges
 from vidbench.benchmarks.fourd.captions import table as caption_table
+from vidbench.benchmarks.fourd.captions.human import PREFIX as HUMAN_PREFIX
+from vidbench.benchmarks.fourd.captions.human import held_out
 from vidbench.benchmarks.fourd.captions.rows import CaptionRow, judge_references
 from vidbench.benchmarks.fourd.prompt import TIMESTAMPS_SENTENCE, frames_sentence, image_parts
 from vidbench.core.errors import ConfigError
@@ -75,6 +78,9 @@ CAPTION_PROMPT = "\n\n".join(
 )
 MARKER = "caption:"
 PROTOCOL_MODIFIERS = ("official", "coco")
+# `given`: each answer is a caption made elsewhere (e.g. `--model predictions:FILE`), scored as
+# it is; no `caption:` marker is looked for.
+GIVEN = "given"
 
 
 def extract_caption(reply: str) -> tuple[str, bool]:
@@ -97,6 +103,18 @@ def metric_settings_from_env(protocol: str) -> CaptionMetricSettings:
     )
 
 
+@dataclass(frozen=True)
+class CaptionSource:
+    """Where the captions come from, when not from a model asked by this task: captions made
+    elsewhere (`captions_given`: a reply is the caption itself), for some objects only
+    (`objects`), or the Human row (`human_seed`: each object's held-out human caption is the
+    answer, scored against its other captions)."""
+
+    captions_given: bool = False
+    objects: frozenset[str] | None = None
+    human_seed: int | None = None
+
+
 class FourDCaption(Task):
     version = "1"
     # percent for the six automatic metrics, 0..5 for the judges
@@ -111,6 +129,7 @@ class FourDCaption(Task):
         generation: GenerationConfig,
         metrics: CaptionMetricSettings,
         answers_name: str | None = None,
+        source: CaptionSource | None = None,
     ) -> None:
         self.name = name
         self.answers_name = answers_name or name  # the name without the scoring protocol
@@ -118,17 +137,32 @@ class FourDCaption(Task):
         self.generation = generation
         self.metrics = metrics
         self.protocol = metrics.protocol
+        self.source = source or CaptionSource()
 
     def preflight(self) -> None:
         """The metric packages, models and device, before any caption is asked for."""
         check_models(self.metrics)
 
     def load(self, data: Path) -> Loaded[Sample]:
+        """The objects, each with the reference its judge draw picked (the draw walks every
+        object of the data, as the official script does, before `source.objects` selects)."""
         loaded = fourd_bench.load_captions(data)
-        drawn = gpt_judges.draw_references(s.id for s in loaded.items)
+        uids = [s.id for s in loaded.items]
+        seed = self.source.human_seed
+        held = held_out(uids, seed=seed) if seed is not None else None
+        drawn = gpt_judges.draw_references(uids, held_out=held)
+        chosen = self.source.objects
         items = [
-            dataclasses.replace(s, metadata={**s.metadata, "judge_reference": drawn[s.id]})
+            dataclasses.replace(
+                s,
+                metadata={
+                    **s.metadata,
+                    "judge_reference": drawn[s.id],
+                    **({"held_out": held[s.id]} if held else {}),
+                },
+            )
             for s in loaded.items
+            if chosen is None or s.id in chosen
         ]
         return Loaded(items, loaded.problems)
 
@@ -147,12 +181,23 @@ class FourDCaption(Task):
     def _official(self) -> bool:
         return self.protocol == "official"
 
+    def _caption(self, reply: str) -> tuple[str, bool]:
+        """The caption in a reply, and whether it was found (a given caption always is)."""
+        return (reply, True) if self.source.captions_given else extract_caption(reply)
+
     def _row(self, sample: Sample, reply: str) -> CaptionRow:
-        caption, _ = extract_caption(reply)
+        caption, _ = self._caption(reply)
         mode = self.metrics.judge_references
         drawn = sample.metadata.get("judge_reference")
         refs = sample.references
-        return CaptionRow(sample.id, sample.id, caption, refs, judge_references(refs, mode, drawn))
+        held = sample.metadata.get("held_out")
+        if held is None:
+            return CaptionRow(
+                sample.id, sample.id, caption, refs, judge_references(refs, mode, drawn)
+            )
+        others = tuple(r for i, r in enumerate(refs, start=1) if i != held)
+        judged = judge_references(refs, mode, drawn, exclude=held)
+        return CaptionRow(HUMAN_PREFIX + sample.id, sample.id, caption, others, judged)
 
     def judge_calls(self, sample: Sample, reply: str) -> list[JudgeCall]:
         generation = (
@@ -181,7 +226,7 @@ class FourDCaption(Task):
             record = {
                 "caption": row.caption,
                 "references": list(row.references),
-                "unparsed": not extract_caption(reply)[1],
+                "unparsed": not self._caption(reply)[1],
                 **values,
                 **judged,
                 "judge_references": sorted(row.judge_references),
@@ -251,15 +296,18 @@ class FourDCaption(Task):
 
 def make(request: TaskRequest) -> Task:
     protocols = [m for m in request.modifiers if m in PROTOCOL_MODIFIERS]
-    unknown = [m for m in request.modifiers if m not in PROTOCOL_MODIFIERS]
+    unknown = [m for m in request.modifiers if m not in (*PROTOCOL_MODIFIERS, GIVEN)]
     if unknown:
         raise ConfigError(
             f"{request.name}: unknown task variant {unknown[0]!r}; scoring variants: "
-            f"{', '.join(PROTOCOL_MODIFIERS)} (and the 4D-Bench frame variants)"
+            f"{', '.join((*PROTOCOL_MODIFIERS, GIVEN))} (and the 4D-Bench frame variants)"
         )
     if len(protocols) > 1:
         raise ConfigError(f"{request.name}: choose one scoring protocol, not {'+'.join(protocols)}")
     protocol = protocols[0] if protocols else "vidbench"
     generation = GenerationConfig(temperature=0.0, max_tokens=512)
     metrics = metric_settings_from_env(protocol)
-    return FourDCaption(request.name, request.spec, generation, metrics, request.frames_name)
+    source = CaptionSource(captions_given=GIVEN in request.modifiers)
+    return FourDCaption(
+        request.name, request.spec, generation, metrics, request.frames_name, source
+    )

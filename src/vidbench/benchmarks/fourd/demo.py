@@ -7,9 +7,10 @@ from pathlib import Path
 from rich.console import Console
 
 from vidbench.benchmarks.fourd import loader as fourd_bench
-from vidbench.benchmarks.registry import open_run
+from vidbench.benchmarks.fourd.variants import TASKS
 from vidbench.report.combine import combine
-from vidbench.runner.run import RunConfig
+from vidbench.runner.run import Run, RunConfig
+from vidbench.tasks.registry import build_task
 
 BASELINES = ("random", "constant:A")
 
@@ -37,7 +38,7 @@ def run_demo(
             cache_dir=str(out / "frame-cache"),
             progress=show_progress,
         )
-        open_run(config).run()
+        Run(config, build_task(TASKS, config.task)).run()
         results_dirs.append(results_dir)
     combine(results_dirs, out / "results", console)
     console.print(f"results: {out / 'results'} (results.json, samples.jsonl, table.md per model)")

@@ -175,10 +175,15 @@ def load_qa(data: Path) -> Loaded[Sample]:
 
 
 def load_captions(data: Path) -> Loaded[Sample]:
-    """Caption samples (one per object, five references) from human_annotations.csv; every
-    unusable row (not UTF-8, duplicate, empty caption) is a problem, the rest load."""
-    data_dir = resolve_data_dir(data, CAPTION_FILE)
-    read = read_references(data_dir / CAPTION_FILE)
+    """Caption samples (one per object, five references) from human_annotations.csv (the data
+    folder's, or the CSV file given); every unusable row (not UTF-8, duplicate, empty caption) is
+    a problem, the rest load."""
+    data = Path(data)
+    if data.is_file():
+        data_dir, read = data.parent, read_references(data)
+    else:
+        data_dir = resolve_data_dir(data, CAPTION_FILE)
+        read = read_references(data_dir / CAPTION_FILE)
     samples = [
         Sample(
             uid,

@@ -4,39 +4,40 @@
         [--metrics bleu,meteor,rouge,cider,bert,sbert,gpt] [--judge SPEC] \
         [--protocol vidbench|official|coco] [--cider-df PATH] [--human]
 
-Bad records are named and skipped, the rest is scored, and the counts go into SCORES.json.
-LLM judgments are stored (and never asked twice) in store.sqlite beside SCORES.json.
+A thin wrapper over the run's stages. Each row is a run of the `4dbench-caption` task whose
+answers come from a file (the `predictions:FILE` model, no frame decoded), in a results
+directory beside SCORES.json: `model/` for the captions given, `human/` for the Human row (each
+object's held-out human caption, scored against its other four). The judge, score and report
+stages are the run's; their judgments are stored there and never asked twice. What only this
+command does: read the predictions record by record (bad records named and counted, the rest
+scored) and gather both rows into SCORES.json.
 """
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
-from vidbench import cli_types as types
+from vidbench.benchmarks.fourd.caption_task import CaptionSource, FourDCaption
 from vidbench.benchmarks.fourd.captions import gpt_judges, table
-from vidbench.benchmarks.fourd.captions.human import HUMAN_SEED, human_rows
+from vidbench.benchmarks.fourd.captions.human import HUMAN_SEED, held_out
 from vidbench.benchmarks.fourd.captions.inputs import Read, read_predictions, read_references
-from vidbench.benchmarks.fourd.captions.rows import CaptionRow, model_rows
+from vidbench.benchmarks.fourd.variants import SPEC
 from vidbench.core.errors import ConfigError
-from vidbench.models.registry import parse_options
-from vidbench.report.results_dir import write_json
-from vidbench.scoring.captions.metrics import (
-    ALL_METRICS,
-    AUTOMATIC,
-    PROTOCOLS,
-    SBERT_RUNTIMES,
-    CaptionMetricSettings,
-    check_models,
-    score_captions,
-)
-from vidbench.scoring.judge import NO_VERDICT, no_verdict_fields, no_verdict_message
+from vidbench.core.requests import GenerationConfig
+from vidbench.report.results_dir import ResultsDir, write_json, write_jsonl
+from vidbench.runner.run import Run, RunConfig
+from vidbench.scoring.captions.metrics import AUTOMATIC, CaptionMetricSettings, check_models
+from vidbench.scoring.judge import no_verdict_message
+from vidbench.tasks.problems import Problem
+
+ROWS = ("model", "human")
+# samples.jsonl fields that describe the run, not the object's scores
+_RUN_FIELDS = {"id", "prompt_hash", "frames", "raw_output", "status", "error", "references"}
 
 
 @dataclass(frozen=True)
@@ -61,55 +62,6 @@ class CaptionScoring:
     device: str | None = None
     sbert_runtime: str = "auto"
 
-    @classmethod
-    def from_args(cls, args: argparse.Namespace) -> CaptionScoring:
-        """The options `add_arguments` parsed (the namespace stops here)."""
-        return cls(
-            refs=Path(args.refs),
-            out=Path(args.out),
-            pred=Path(args.pred) if args.pred else None,
-            metrics=args.metrics,
-            protocol=args.protocol,
-            cider_df=args.cider_df,
-            human=args.human,
-            human_seed=args.human_seed,
-            judge=args.judge,
-            judge_options=parse_options(args.judge_opt, "--judge-opt"),
-            judge_attempts=args.judge_attempts,
-            concurrency=args.concurrency,
-            bert_model=args.bert_model,
-            bert_layers=args.bert_layers,
-            sbert_model=args.sbert_model,
-            device=args.device,
-            sbert_runtime=args.sbert_runtime,
-        )
-
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    add = p.add_argument
-    add("--pred", help='JSON Lines of {"uid": ..., "caption": ...}')
-    add("--refs", required=True, help="human_annotations.csv (folder_name, caption_1..5)")
-    add("--out", required=True, help="SCORES.json to write (judgments: store.sqlite beside it)")
-    add("--metrics", help=f"comma-separated of {','.join(ALL_METRICS)} (default: all)")
-    add("--protocol", choices=PROTOCOLS, default="vidbench")
-    add("--cider-df", help="cidereval document-frequency pickle (e.g. COCO-val's)")
-    add("--human", action="store_true", help="also score the leave-one-out Human row")
-    add("--human-seed", type=int, default=HUMAN_SEED, help="which caption each object holds out")
-    add("--judge", help="model spec of the GPT-Appearance/Action judge, e.g. openai:gpt-4o")
-    add("--judge-opt", action="append", default=[], metavar="KEY=VALUE")
-    add("--judge-attempts", type=types.positive, default=3, help="tries per unparseable reply")
-    add("--concurrency", type=types.positive, default=16, help="judge calls in flight")
-    add("--bert-model", default="bert-base-uncased", help="BERTScore model name or path")
-    add("--bert-layers", type=types.positive, help="BERTScore layer (default: bert-score's)")
-    add("--sbert-model", help="sentence-transformers model path (default: all-MiniLM-L6-v2)")
-    add("--device", help="torch device of the embedding models (default: cuda if available)")
-    add(
-        "--sbert-runtime",
-        choices=SBERT_RUNTIMES,
-        default="auto",
-        help="SBERT on ONNX Runtime (onnx) or PyTorch (torch); auto: onnx on the CPU",
-    )
-
 
 def _metrics(text: str | None, judge: str | None) -> tuple[str, ...]:
     if text is None:
@@ -132,32 +84,10 @@ def _cross_check(preds: Read, refs: Read, refs_path: Path) -> None:
             preds.add_issue("unknown_uid", uid, refs_path, "uid not in the references; not scored")
 
 
-def _judge(
-    rows: list[CaptionRow],
-    settings: CaptionMetricSettings,
-    options: CaptionScoring,
-    store_dir: Path,
-    console: Console,
-) -> tuple[dict[str, gpt_judges.Verdict], dict[str, Any]]:
-    from vidbench.runner.judging import JudgeModel, ask_judge
-    from vidbench.runner.store import Store
-
+def _judge_info(settings: CaptionMetricSettings, options: CaptionScoring) -> dict[str, Any]:
     official = settings.protocol == "official"
     generation = gpt_judges.OFFICIAL_GENERATION if official else gpt_judges.DEFAULT_GENERATION
-    calls = [
-        c
-        for row in rows
-        for c in gpt_judges.judge_calls(row.judge_target(), not official, generation)
-    ]
-    assert options.judge is not None  # "gpt" is among the metrics only with a judge
-    judge = JudgeModel(options.judge, options.judge_options, options.concurrency)
-    store = Store(store_dir)
-    try:  # an unreachable judge stops before anything is scored
-        verdicts, identity = ask_judge(judge, calls, store, options.judge_attempts, console=console)
-    finally:
-        store.close()
-    info = {
-        "model": identity,
+    return {
         "references": settings.judge_references,
         "reference_choice": (
             "one reference per object: random.Random(42) stream over the reference uids in "
@@ -170,47 +100,92 @@ def _judge(
         "prompt_versions": [gpt_judges.prompt_version(k) for k in gpt_judges.KINDS],
         "max_attempts": options.judge_attempts,
     }
-    return verdicts, info
 
 
-def _score_rows(
-    rows: list[CaptionRow],
+@dataclass(frozen=True)
+class RowInput:
+    name: str  # "model" or "human"
+    captions: dict[str, str]  # uid -> the caption to score
+    source: CaptionSource
+    problems: list[Problem]  # predictions that could not be read, by record
+
+
+def _rows(options: CaptionScoring, refs: Read, preds: Read) -> list[RowInput]:
+    rows = []
+    if options.pred:
+        problems = [
+            Problem(i.problem.record, i.problem.path, i.problem.message, i.kind)
+            for i in preds.issues
+        ]
+        source = CaptionSource(captions_given=True, objects=frozenset(preds.items))
+        rows.append(RowInput("model", dict(preds.items), source, problems))
+    if options.human:
+        chosen = held_out(list(refs.items), seed=options.human_seed)
+        captions = {uid: refs.items[uid][k - 1] for uid, k in chosen.items()}
+        source = CaptionSource(captions_given=True, human_seed=options.human_seed)
+        rows.append(RowInput("human", captions, source, []))
+    return rows
+
+
+def _run_row(
+    row: RowInput,
+    options: CaptionScoring,
     settings: CaptionMetricSettings,
-    verdicts: dict[str, gpt_judges.Verdict] | None,
+    console: Console,
 ) -> dict[str, Any]:
-    scored = score_captions([r.caption for r in rows], [r.references for r in rows], settings)
-    per_object, tally, unjudged = [], gpt_judges.JudgeTally(), []
-    for row, values in zip(rows, scored.per_object, strict=True):
-        entry: dict[str, Any] = {"uid": row.uid, "caption": row.caption, **values}
-        if verdicts is not None:
-            target = row.judge_target()
-            entry.update(gpt_judges.object_scores(target, verdicts, tally))
-            entry["judge_references"] = sorted(row.judge_references)
-            absent = gpt_judges.absent_verdict(target, verdicts)
-            if absent is not None:  # not scored at all, as in `vidbench run`
-                entry |= no_verdict_fields(row.uid, absent)
-                unjudged.append(entry)
-        per_object.append(entry)
-    complete = [e for e in per_object if e.get("status") != NO_VERDICT]
-    out: dict[str, Any] = {
-        "columns": table.columns(complete, scored.corpus),
-        "n_objects": len(complete),
-        "errors": len(unjudged),
-        "error_details": [
-            {"id": e["uid"], "status": NO_VERDICT, "error": e["status_detail"]} for e in unjudged
-        ],
-        "corpus": scored.corpus,
-        "metric_info": scored.info,
+    """One row through the run's stages, in OUT_DIR/<row>/; its results and records."""
+    out = options.out.parent / row.name
+    answers = out / "captions.jsonl"
+    write_jsonl(answers, [{"uid": u, "caption": c} for u, c in sorted(row.captions.items())])
+    name = "4dbench-caption" + (f":{settings.protocol}" if settings.protocol != "vidbench" else "")
+    generation = GenerationConfig(temperature=0.0, max_tokens=512)
+    task = FourDCaption(name, SPEC, generation, settings, "4dbench-caption", row.source)
+    config = RunConfig(
+        task=name,
+        data=str(options.refs),
+        model=f"predictions:{answers}",
+        out=str(out),
+        concurrency=options.concurrency,
+        model_options={"name": row.name},
+        judge=options.judge if "gpt" in _metrics(options.metrics, options.judge) else None,
+        judge_options=dict(options.judge_options),
+        judge_attempts=options.judge_attempts,
+        progress=False,
+    )
+    Run(config, task, console, row.problems).run()
+    directory = ResultsDir(out)
+    return _row_summary(directory.read_results(), directory.read_samples()) | {
+        "results_dir": str(out)
+    }
+
+
+def _row_summary(results: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, Any]:
+    """A row of SCORES.json from its run's results and samples."""
+    per_object = [
+        {"uid": r["id"], **{k: v for k, v in r.items() if k not in _RUN_FIELDS}}
+        for r in records
+        if "caption" in r
+    ]
+    scoring = results.get("caption_scoring", {})
+    row: dict[str, Any] = {
+        "columns": results["columns"],
+        "n_objects": results["n_scored"],
+        "errors": results["errors"],
+        "errors_by_status": results["errors_by_status"],
+        "error_details": results["error_details"],
+        "unjudged": results.get("unjudged", 0),
+        "metric_info": {k: v for k, v in scoring.items() if k not in ("judgments",)},
         "per_object": per_object,
     }
-    if verdicts is not None:
-        out["judgments"] = tally.as_dict()
-        out["warnings"] = tally.warnings(lenient=settings.protocol != "official")
-        out["judged_objects"] = {
+    if results.get("judge"):
+        judgments = scoring.get("judgments", {})
+        row["judgments"] = {s: judgments.get(s, 0) for s in gpt_judges.STATUSES}
+        row["warnings"] = results.get("warnings", [])
+        row["judged_objects"] = {
             c: sum(1 for e in per_object if e.get(table.FIELD[c]) is not None)
             for c in ("GPT-Appearance", "GPT-Action")
         }
-    return out
+    return row
 
 
 def score_caption_files(options: CaptionScoring, console: Console) -> dict[str, Any]:
@@ -228,25 +203,17 @@ def score_caption_files(options: CaptionScoring, console: Console) -> dict[str, 
         device=options.device,
     )
     check_models(settings)  # every metric model and the device, before any work
-    refs_path, out_path = options.refs, options.out
-    refs = read_references(refs_path)
+    refs = read_references(options.refs)
     preds = read_predictions(options.pred) if options.pred else Read()
     if options.pred:
-        _cross_check(preds, refs, refs_path)
-    mode = settings.judge_references
-    row_sets = {}
-    if options.pred:
-        row_sets["model"] = model_rows(preds.items, refs.items, mode)
-    if options.human:
-        row_sets["human"] = human_rows(refs.items, mode, options.human_seed)
-    for issue in [*refs.issues, *preds.issues]:
-        console.print(f"[yellow]skipped[/] {escape(str(issue))}", highlight=False)
-    verdicts, judge_info = None, {"used": False, "why": "no --judge given: GPT columns empty"}
+        _cross_check(preds, refs, options.refs)
+    rows_out: dict[str, Any] = {}
+    for row in _rows(options, refs, preds):
+        rows_out[row.name] = _run_row(row, options, settings, console)
+    judge_info: dict[str, Any] = {"used": False, "why": "no --judge given: GPT columns empty"}
     if "gpt" in metrics:
-        all_rows = [r for rows in row_sets.values() for r in rows]
-        verdicts, judge_info = _judge(all_rows, settings, options, out_path.parent, console)
-        judge_info["used"] = True
-    rows_out = {name: _score_rows(rows, settings, verdicts) for name, rows in row_sets.items()}
+        judge_info = {"used": True, "model": _judge_identity(options)}
+        judge_info |= _judge_info(settings, options)
     main = rows_out.get("model") or rows_out["human"]
     result = {
         "columns": main["columns"],
@@ -257,9 +224,9 @@ def score_caption_files(options: CaptionScoring, console: Console) -> dict[str, 
         "judge": judge_info,
         "inputs": {
             "predictions": str(options.pred) if options.pred else None,
-            "references": str(refs_path),
+            "references": str(options.refs),
             "n_predictions_read": len(preds.items) + sum(preds.counts().values()),
-            "n_scored": len(row_sets.get("model", [])),
+            "n_scored": rows_out["model"]["n_objects"] if "model" in rows_out else 0,
             "n_reference_objects": len(refs.items),
             "skipped": {"predictions": preds.counts(), "references": refs.counts()},
             "skipped_details": [str(i) for i in [*refs.issues, *preds.issues]],
@@ -267,20 +234,25 @@ def score_caption_files(options: CaptionScoring, console: Console) -> dict[str, 
         "human_seed": options.human_seed if options.human else None,
         "rows": rows_out,
     }
-    write_json(out_path, result)
+    write_json(options.out, result)
     print_scores(rows_out, console)
-    for row in rows_out.values():
-        for warning in row.get("warnings", []):
-            console.print(f"[yellow]warning[/]: {escape(warning)}", highlight=False)
-    unjudged = sum(row["errors"] for row in rows_out.values())
+    unjudged = sum(row["unjudged"] for row in rows_out.values())
     if unjudged:
         console.print(f"[red]{no_verdict_message(unjudged)}[/] (listed in error_details)")
     return result
 
 
+def _judge_identity(options: CaptionScoring) -> dict[str, Any] | None:
+    for name in ROWS:
+        path = options.out.parent / name
+        if (path / "results.json").is_file():
+            return ResultsDir(path).read_results().get("judge")
+    return None
+
+
 def print_scores(rows_out: dict[str, Any], console: Console) -> None:
     grid = Table(title="4D-Bench captioning (Table 2)")
-    grid.add_column("Row", justify="left")
+    grid.add_column("")
     for column in (*table.COLUMNS, "n"):
         grid.add_column(column, justify="right")
     for name, row in rows_out.items():

@@ -19,7 +19,7 @@ OFFICIAL_VIEWS: tuple[int, ...] = (1, 8, 16)
 # The official input of both tasks: views [1, 8, 16], six frames each, interval sampling.
 SPEC = FrameSpec(views=OFFICIAL_VIEWS, frames=6, sampler="interval")
 FRAME_VARIANTS = ("time-first", "timestamps", "views-K", "frames-N")
-CAPTION_PROTOCOLS = ("official", "coco")
+CAPTION_PROTOCOLS = ("official", "coco", "given")  # scoring variants (given: captions from a file)
 VARIANT_FAMILIES = {
     "views-K": "K = 1..24 views spread evenly over the ring (views-3: the official 1, 8, 16)",
     "frames-N": "N >= 1 frames per view",

@@ -11,7 +11,7 @@ A judged sample whose verdict is missing, unreadable or failed is reported as an
 
 Protocol: `official` (modifier) = the script's answer post-processing and its "yes in reply"
 verdict; `vidbench` (default) = the `letter-or-text` parser and the `yes-no` verdict parser
-(scoring/mmworld_parse.py, scoring/mmworld_judge.py).
+(parse.py, judge.py).
 
 Columns: Table 3 (seven disciplines and the micro "Average"), then for the main set Table 4's
 facets (plus Procedure Understanding) and one column per annotation flag (questions with the flag
@@ -50,7 +50,7 @@ class MMWorldOptions:
     subset: str = "main"  # main | audio | visual
     scoring: str = "judge-all"
     protocol: str = "vidbench"  # official | vidbench
-    prompt: str = "open"  # open | api (mmworld_prompts.py)
+    prompt: str = "open"  # open | api (prompts.py)
     subtitles: bool = False
     judge_input: str = "raw"  # raw reply | processed (the official post-processing's output)
 

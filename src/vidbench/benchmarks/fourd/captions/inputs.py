@@ -2,7 +2,7 @@
 
 Predictions: JSON Lines `{"uid": ..., "caption": ...}`. References: 4D-Bench's
 human_annotations.csv (`folder_name`, `caption_1`..`caption_5`), read by
-datasets/fourd_captions.py. A bad record (not UTF-8,
+references.py. A bad record (not UTF-8,
 not JSON, no uid, an empty caption, a duplicate, a uid without usable references) becomes an
 `Issue` naming the file, the record and what is wrong; every other record is kept.
 """

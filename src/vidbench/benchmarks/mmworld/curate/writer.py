@@ -1,5 +1,5 @@
 """The output: the kept questions in the format `vidbench run mmworld-synth-audio` /
-`mmworld-synth-visual` and `vidbench validate mmworld` read (datasets/mmworld.py).
+`mmworld-synth-visual` and `vidbench validate mmworld` read (the MMWorld loader).
 
 OUT/mmworld.json is a list of video records, one per (subset, video) with kept questions:
     {video_id: "audio/<id>" or "visual/<id>", video_url, discipline, subdiscipline, subset,
