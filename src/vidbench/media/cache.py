@@ -3,7 +3,9 @@
 Entries are keyed by a hash of the video file's bytes, so a copied or renamed video still hits and
 an edited one misses. Per video it keeps the probe (frame timestamps) and each encoded frame at a
 given size and format; a second run, or a second model with other views, decodes nothing it has
-already decoded. Writes are atomic (temp file + rename), so concurrent runs can share a cache.
+already decoded. Simultaneous misses on the same thing within a process are merged
+(`single_flight`): one thread probes or decodes, the others wait and read what it wrote. Writes
+are atomic (temp file + rename), so concurrent runs can share a cache.
 """
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ import json
 import os
 import tempfile
 import threading
+from collections.abc import Hashable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from vidbench.media.decode import VideoInfo, probe
@@ -49,6 +54,7 @@ class FrameCache:
         self.root = Path(root) if root is not None else default_cache_dir()
         self._digests: dict[tuple[str, int, int], str] = {}
         self._lock = threading.Lock()
+        self._flights: dict[Hashable, _Flight] = {}
 
     def video_digest(self, path: Path) -> str:
         """Hash of the file's bytes, memoised per (path, size, mtime) within this process."""
@@ -62,14 +68,33 @@ class FrameCache:
                 self._digests[memo_key] = digest
         return digest
 
+    @contextmanager
+    def single_flight(self, key: Hashable) -> Iterator[None]:
+        """Hold `key` while computing what other threads would compute the same (a probe, the
+        frames of one video for one FrameSpec): they wait here, then find it in the cache.
+        Hand-written because functools' caches neither merge concurrent misses nor keep bytes
+        on disk."""
+        with self._lock:
+            flight = self._flights.setdefault(key, _Flight())
+            flight.waiting += 1
+        try:
+            with flight.lock:
+                yield
+        finally:
+            with self._lock:
+                flight.waiting -= 1
+                if flight.waiting == 0:
+                    del self._flights[key]
+
     def info(self, path: Path, digest: str) -> VideoInfo:
         """The video's probe, from the cache or by demuxing it once."""
         meta = self.root / "meta" / PROBE_VERSION / digest[:2] / f"{digest}.json"
-        if meta.is_file():
-            return VideoInfo.from_json(json.loads(meta.read_text()))
-        info = probe(path)
-        write_atomic(meta, json.dumps(info.to_json()).encode())
-        return info
+        with self.single_flight(("probe", digest)):
+            if meta.is_file():
+                return VideoInfo.from_json(json.loads(meta.read_text()))
+            info = probe(path)
+            write_atomic(meta, json.dumps(info.to_json()).encode())
+            return info
 
     def frame_path(self, digest: str, index: int, variant: str) -> Path:
         return self.root / "img" / digest[:2] / digest / f"{index:06d}-{variant}"
@@ -82,6 +107,12 @@ class FrameCache:
 
     def put_frame(self, digest: str, index: int, variant: str, data: bytes) -> None:
         write_atomic(self.frame_path(digest, index, variant), data)
+
+
+@dataclass
+class _Flight:
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    waiting: int = 0
 
 
 def write_atomic(path: Path, data: bytes) -> None:

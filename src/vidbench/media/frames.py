@@ -9,7 +9,7 @@ from vidbench.core.messages import ImagePart
 from vidbench.core.records import MediaRef
 from vidbench.media.arrange import arrange
 from vidbench.media.cache import FrameCache
-from vidbench.media.decode import decode_frames, probe
+from vidbench.media.decode import VideoInfo, decode_frames, probe
 from vidbench.media.frame import Frame
 from vidbench.media.images import MIME, encode_image
 from vidbench.media.keyframes import pick_keyframes
@@ -39,6 +39,34 @@ def _view_frames(
     except MediaError as e:
         raise MediaError(f"{path}: {e}") from None
     variant = _variant(spec)
+    if cache:  # one decode per video and frames in flight: the others wait, then read the cache
+        with cache.single_flight(("frames", digest, variant, tuple(picks))):
+            encoded = _encoded_frames(path, info, picks, spec, cache, digest)
+    else:
+        encoded = _encoded_frames(path, info, picks, spec, None, digest)
+    origin = info.times[window[0]]
+    mime = MIME[spec.image_format]
+    return [
+        Frame(
+            view=view,
+            index=i,
+            time_s=round(info.times[i] - origin, 3),
+            image=ImagePart(encoded[i], mime, f"view {view}, frame {i}"),
+        )
+        for i in picks
+    ]
+
+
+def _encoded_frames(
+    path: Path,
+    info: VideoInfo,
+    picks: list[int],
+    spec: FrameSpec,
+    cache: FrameCache | None,
+    digest: str,
+) -> dict[int, bytes]:
+    """The encoded frames `picks`, from the cache where it has them, else decoded (and cached)."""
+    variant = _variant(spec)
     encoded: dict[int, bytes] = {}
     if cache:
         for index in picks:
@@ -53,17 +81,7 @@ def _view_frames(
             encoded[index] = data
             if cache:
                 cache.put_frame(digest, index, variant, data)
-    origin = info.times[window[0]]
-    mime = MIME[spec.image_format]
-    return [
-        Frame(
-            view=view,
-            index=i,
-            time_s=round(info.times[i] - origin, 3),
-            image=ImagePart(encoded[i], mime, f"view {view}, frame {i}"),
-        )
-        for i in picks
-    ]
+    return encoded
 
 
 def load_frames(media: MediaRef, spec: FrameSpec, cache: FrameCache | None = None) -> list[Frame]:
