@@ -10,6 +10,7 @@ structure of the official ones.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 BYTE_VOCAB = 256
 # Weights ten times larger than the usual 0.02, so the random model's greedy output depends on
@@ -86,8 +87,21 @@ def byte_tokenizer(specials: tuple[str, ...], eos: str, pad: str):  # -> PreTrai
     )
 
 
-def tiny_qwen2_vl(path: Path, image_side: int = 56, seed: int = 0) -> Path:
-    """A 2-layer Qwen2-VL (hidden 64) whose processor resizes every image to image_side^2.
+# Qwen2-VL-2B's shapes (its config.json), for throughput stand-ins with random weights.
+QWEN2_VL_2B = {
+    "text": {"hidden_size": 1536, "intermediate_size": 8960, "num_hidden_layers": 28,
+             "num_attention_heads": 12, "num_key_value_heads": 2, "vocab_size": 151936,
+             "mrope_section": [16, 24, 24]},
+    "vision": {"depth": 32, "embed_dim": 1280, "num_heads": 16, "mlp_ratio": 4},
+}  # fmt: skip
+
+
+def tiny_qwen2_vl(
+    path: Path | None, image_side: int = 56, seed: int = 0, shapes: dict | None = None
+) -> Any:
+    """A 2-layer Qwen2-VL (hidden 64) whose processor resizes every image to image_side^2,
+    saved to `path`; with `shapes` (e.g. QWEN2_VL_2B) a model of those sizes, and with
+    `path=None` the (model, processor) in memory instead of saved.
 
     With the default 56 px an image is 4x4 patches of 14 px, merged 2x2: 4 tokens per image.
     """
@@ -113,36 +127,49 @@ def tiny_qwen2_vl(path: Path, image_side: int = 56, seed: int = 0) -> Path:
     processor = image_only_processor(Qwen2VLProcessor)(
         image_processor=image_processor, tokenizer=tokenizer, chat_template=QWEN2_VL_TEMPLATE
     )
-    hidden, heads = 64, 4
+    text = {
+        "hidden_size": 64,
+        "intermediate_size": 128,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "vocab_size": len(tokenizer),
+        "mrope_section": [2, 3, 3],
+    }  # fmt: skip  (mrope sums to head_dim / 2 = 8)
+    vision = {"depth": 1, "embed_dim": 32, "num_heads": 2, "mlp_ratio": 2}
+    if shapes is not None:
+        text, vision = {**text, **shapes["text"]}, {**vision, **shapes["vision"]}
+    hidden = text["hidden_size"]
+    init = INIT_STD if shapes is None else 0.02  # a deep model keeps the usual, stable scale
     config = Qwen2VLConfig(
         text_config={
-            "vocab_size": len(tokenizer),
+            "vocab_size": text["vocab_size"],
             "hidden_size": hidden,
-            "intermediate_size": 128,
-            "num_hidden_layers": 2,
-            "num_attention_heads": heads,
-            "num_key_value_heads": 2,
-            "max_position_embeddings": 4096,
-            "initializer_range": INIT_STD,
+            "intermediate_size": text["intermediate_size"],
+            "num_hidden_layers": text["num_hidden_layers"],
+            "num_attention_heads": text["num_attention_heads"],
+            "num_key_value_heads": text["num_key_value_heads"],
+            "max_position_embeddings": 32768,
+            "initializer_range": init,
             "rope_parameters": {
                 "rope_type": "default",
                 "rope_theta": 10000.0,
-                "mrope_section": [2, 3, 3],  # sums to head_dim / 2 = 8
+                "mrope_section": text["mrope_section"],
             },
             "bos_token_id": ids["<|endoftext|>"],
             "eos_token_id": ids["<|im_end|>"],
             "pad_token_id": ids["<|endoftext|>"],
         },
         vision_config={
-            "depth": 1,
-            "embed_dim": 32,
+            "depth": vision["depth"],
+            "embed_dim": vision["embed_dim"],
             "hidden_size": hidden,
-            "num_heads": 2,
-            "mlp_ratio": 2,
+            "num_heads": vision["num_heads"],
+            "mlp_ratio": vision["mlp_ratio"],
             "patch_size": 14,
             "spatial_merge_size": 2,
             "temporal_patch_size": 2,
-            "initializer_range": INIT_STD,
+            "initializer_range": init,
         },
         image_token_id=ids["<|image_pad|>"],
         video_token_id=ids["<|video_pad|>"],
@@ -153,6 +180,8 @@ def tiny_qwen2_vl(path: Path, image_side: int = 56, seed: int = 0) -> Path:
     model = Qwen2VLForConditionalGeneration(config).eval()
     model.generation_config.eos_token_id = ids["<|im_end|>"]
     model.generation_config.pad_token_id = ids["<|endoftext|>"]
+    if path is None:
+        return model, processor
     model.save_pretrained(path)
     processor.save_pretrained(path)
     return Path(path)
@@ -226,6 +255,8 @@ def tiny_llava_onevision(path: Path, image_side: int = 28, seed: int = 0) -> Pat
     model = LlavaOnevisionForConditionalGeneration(config).eval()
     model.generation_config.eos_token_id = ids["<|im_end|>"]
     model.generation_config.pad_token_id = ids["<|endoftext|>"]
+    if path is None:
+        return model, processor
     model.save_pretrained(path)
     processor.save_pretrained(path)
     return Path(path)

@@ -24,6 +24,7 @@ from vidbench.media.images import encode_image
 from vidbench.models.hf_families import to_chat
 from vidbench.models.registry import ModelOptions, load_model
 from vidbench.report.results_dir import read_jsonl
+from vidbench.runner.keys import plan_key
 from vidbench.runner.run import Run, RunConfig
 
 QWEN_TOKENS_PER_IMAGE = 4  # 56 px -> 4x4 patches of 14 px, merged 2x2
@@ -180,8 +181,28 @@ def test_cli_run_with_model_options(tiny_qwen: Path, qa_data: Path, tmp_path: Pa
     records = stored(out)
     assert [r["status"] for r in records.values()] == ["ok"] * 3
     results = json.loads((out / "results.json").read_text())
-    assert results["model_identity"] == {"spec": f"hf:{tiny_qwen}", "dtype": "auto"}
+    assert results["model_identity"] == {
+        "spec": f"hf:{tiny_qwen}",
+        "dtype": "auto",
+        "batch_size": 3,
+        "padding_side": "left",
+        "attention": "default",
+        "device_type": "cpu",
+    }
     assert results["usage"]["output_tokens"] > 0
+    timing = results["timing"]  # the device's share of the infer stage
+    assert timing["batches"] == 1 and 0 < timing["device_s"] <= timing["wall_s"]
+    assert timing["prepare_s"] > 0 and 0 < timing["device_busy"] <= 1
+
+
+def test_batch_size_and_padding_are_part_of_the_store_key(tiny_qwen: Path) -> None:
+    """Batched generation is not bitwise batch-invariant on GPUs: answers made with another
+    batch size or padding are other answers, never mixed into a resumed run."""
+    keys = set()
+    for options in ({}, {"batch_size": "2"}, {"padding_side": "right"}, {"dtype": "float32"}):
+        model = load_model(f"hf:{tiny_qwen}", ModelOptions(extra={"device": "cpu", **options}))
+        keys.add(plan_key({"task": "t"}, model.identity()))
+    assert len(keys) == 4
 
 
 def test_llava_onevision_multi_image(tmp_path: Path) -> None:

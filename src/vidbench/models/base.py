@@ -39,6 +39,11 @@ class Model(ABC):
     @abstractmethod
     async def generate(self, requests: Sequence[Request]) -> list[Response]: ...
 
+    def timing(self) -> dict[str, float | int] | None:
+        """Local models: seconds the device generated (`device_s`) and the CPU prepared batches
+        (`prepare_s`), for the run's device share; None for models without a device."""
+        return None
+
     async def aclose(self) -> None:  # noqa: B027 - optional hook; most backends hold nothing
         """Release connections, servers or devices."""
 

@@ -1,22 +1,54 @@
-"""Coalesce concurrent `generate()` calls into device batches run one at a time in a worker thread.
+"""Coalesce concurrent `generate()` calls into device batches, prepared ahead on the CPU while
+the device runs the current one.
 
 The runner hands a local model `batch_size` requests per call from each of `--concurrency`
 workers, so calls often arrive with fewer requests than a batch holds, and several at once. A
-`DeviceBatcher` queues them, cuts batches of up to `max_batch` requests that share a group key
-(e.g. the same generation settings) and runs each batch with `asyncio.to_thread`: the device is
-used by one batch at a time, full batches form whatever the concurrency, and the event loop stays
-free to decode and encode frames meanwhile.
+`DeviceBatcher` queues them and cuts batches of up to `max_batch` requests that share a group key
+(e.g. the same generation settings). Each batch goes through two stages: `prepare` (CPU work: chat
+template, image decoding, the processor) in a pool of threads sized to the cores, and `run` (the
+device) in one thread, one batch at a time. Up to `depth` batches are prepared ahead, so while
+the device generates batch i, batches i+1.. are being prepared: the device does not wait for the
+CPU when preparing is faster than generating. Outputs do not depend on the overlap: a batch is
+the same batch, prepared the same way, whenever it is prepared.
+
+`timing` adds up the seconds spent in each stage, for results.json's device share.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import time
+from collections import deque
 from collections.abc import Callable, Hashable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 from vidbench.core.requests import Request, Response
 
-RunBatch = Callable[[Sequence[Request]], list[Response]]
+Prepare = Callable[[Sequence[Request]], Any]
+RunBatch = Callable[[Any], list[Response]]
+
+
+def _as_is(requests: Sequence[Request]) -> Sequence[Request]:
+    return requests
+
+
+@dataclass
+class BatchTiming:
+    """Seconds summed over batches: preparing (CPU) and running (the device)."""
+
+    prepare_s: float = 0.0
+    device_s: float = 0.0
+    batches: int = 0
+
+    def as_dict(self) -> dict[str, float | int]:
+        return {
+            "prepare_s": round(self.prepare_s, 3),
+            "device_s": round(self.device_s, 3),
+            "batches": self.batches,
+        }
 
 
 @dataclass
@@ -25,24 +57,38 @@ class _Pending:
     future: asyncio.Future[Response]
 
 
-class DeviceBatcher:
-    """`run_batch` is blocking (it owns the device); it must return one Response per request.
+@dataclass
+class _Ahead:
+    batch: list[_Pending]
+    prepared: asyncio.Future[Any]  # what `prepare` makes of the batch
 
-    If it raises, every request of that batch is answered with an error Response carrying the
-    exception, so a failed batch never stops the run.
+
+class DeviceBatcher:
+    """`run` is blocking (it owns the device) and must return one Response per request; so is
+    `prepare` (default: the requests as they are).
+
+    If either raises, every request of that batch is answered with an error Response carrying
+    the exception, so a failed batch never stops the run.
     """
 
     def __init__(
         self,
-        run_batch: RunBatch,
+        run: RunBatch,
         max_batch: int,
         group_key: Callable[[Request], Hashable] = lambda r: r.generation,
+        prepare: Prepare = _as_is,
+        prepare_workers: int | None = None,
     ) -> None:
-        self._run_batch = run_batch
+        self._run = run
+        self._prepare = prepare
         self._max_batch = max(1, max_batch)
         self._group_key = group_key
+        self._workers = max(1, prepare_workers or os.cpu_count() or 1)
+        self._depth = self._workers + 1  # batches prepared ahead of the device
+        self._pool: ThreadPoolExecutor | None = None
         self._pending: list[_Pending] = []
         self._worker: asyncio.Task[None] | None = None
+        self.timing = BatchTiming()
 
     async def submit(self, requests: Sequence[Request]) -> list[Response]:
         loop = asyncio.get_running_loop()
@@ -64,22 +110,60 @@ class DeviceBatcher:
         self._pending = rest
         return batch
 
-    async def _drain(self) -> None:
-        while self._pending:
-            # let every worker that is ready hand over its requests before a batch is cut
-            await asyncio.sleep(0)
+    def _timed_prepare(self, requests: Sequence[Request]) -> Any:
+        start = time.perf_counter()
+        try:
+            return self._prepare(requests)
+        finally:
+            self.timing.prepare_s += time.perf_counter() - start
+
+    def _timed_run(self, prepared: Any) -> list[Response]:
+        start = time.perf_counter()
+        try:
+            return self._run(prepared)
+        finally:
+            self.timing.device_s += time.perf_counter() - start
+            self.timing.batches += 1
+
+    def _cut(self, ahead: deque[_Ahead]) -> None:
+        """Start preparing batches: full ones up to the depth, or one as it is when the device
+        would otherwise wait (nothing prepared ahead)."""
+        loop = asyncio.get_running_loop()
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self._workers, thread_name_prefix="prepare")
+        while self._pending and len(ahead) < self._depth:
+            if ahead and len(self._pending) < self._max_batch:
+                break  # a partial batch waits for more requests while the device is busy
             batch = self._next_batch()
             requests = [item.request for item in batch]
+            future = loop.run_in_executor(self._pool, self._timed_prepare, requests)
+            ahead.append(_Ahead(batch, future))
+
+    async def _drain(self) -> None:
+        ahead: deque[_Ahead] = deque()
+        while self._pending or ahead:
+            # let every worker that is ready hand over its requests before a batch is cut
+            await asyncio.sleep(0)
+            self._cut(ahead)
+            current = ahead.popleft()
+            requests = [item.request for item in current.batch]
             try:
-                responses = await asyncio.to_thread(self._run_batch, requests)
-                if len(responses) != len(batch):
+                prepared = await current.prepared
+                self._cut(ahead)  # requests that came meanwhile start preparing now
+                responses = await asyncio.to_thread(self._timed_run, prepared)
+                if len(responses) != len(current.batch):
                     raise RuntimeError(
-                        f"backend returned {len(responses)} responses for {len(batch)} requests"
+                        f"backend returned {len(responses)} responses for {len(requests)} requests"
                     )
             except Exception as e:  # one failed batch must not stop the run: record it
                 responses = [
                     Response(r.key, None, error=f"{type(e).__name__}: {e}") for r in requests
                 ]
-            for item, response in zip(batch, responses, strict=True):
+            for item, response in zip(current.batch, responses, strict=True):
                 if not item.future.done():
                     item.future.set_result(response)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None

@@ -5,8 +5,17 @@
 
 Settings (`--model-opt`): device = auto | cpu | cuda | cuda:N | mps (auto: the first GPU, else
 the CPU), dtype = auto | float32 | bfloat16 | float16 (auto: the checkpoint's), batch_size = N
-(default 1). Greedy decoding at temperature 0, else sampling with the task's temperature and
-top_p; max_new_tokens is the task's max_tokens; a generation seed seeds torch before each batch.
+(default 1), padding_side = left | right (default left), attention = default | eager | sdpa |
+flash_attention_2. Greedy decoding at temperature 0, else sampling with the task's temperature
+and top_p; max_new_tokens is the task's max_tokens; a generation seed seeds torch before each
+batch.
+
+Batches are prepared (chat template, images, processor) in a pool of threads while the device
+generates the previous one (models/batcher.py); the device's share of the time is in the run's
+results (`timing`). On GPUs batched generation is not bitwise batch-invariant (padding and
+kernel choices change the floating-point sums), so batch size, padding side, dtype, attention
+and device type are part of the identity: a run never mixes answers of two settings, and
+`batch_size=1` is the batch-invariant mode.
 
 The spec is checked when the model is built (extra installed, directory or cached hub id); the
 weights load once, on `start()` or the first batch, in the worker thread that runs every batch.
@@ -28,8 +37,10 @@ from vidbench.models.batcher import DeviceBatcher
 from vidbench.models.local_source import positive_int, resolve_source
 from vidbench.models.registry import ModelOptions, reject_extra
 
-OPTIONS = ("device", "dtype", "batch_size")
+OPTIONS = ("device", "dtype", "batch_size", "padding_side", "attention")
 DTYPES = ("auto", "float32", "bfloat16", "float16")
+PADDING_SIDES = ("left", "right")
+ATTENTION = ("default", "eager", "sdpa", "flash_attention_2")
 
 
 @dataclass(frozen=True)
@@ -37,6 +48,8 @@ class HFSettings:
     device: str = "auto"
     dtype: str = "auto"
     batch_size: int = 1
+    padding_side: str = "left"
+    attention: str = "default"
 
 
 def parse_settings(spec: str, options: ModelOptions) -> HFSettings:
@@ -50,9 +63,18 @@ def parse_settings(spec: str, options: ModelOptions) -> HFSettings:
     dtype = extra.get("dtype", "auto")
     if dtype not in DTYPES:
         raise ConfigError(f"{spec}: {options.flag} dtype={dtype!r}; use one of {', '.join(DTYPES)}")
-    return HFSettings(
-        device, dtype, positive_int(spec, options.flag, "batch_size", extra.get("batch_size", "1"))
-    )
+    padding_side = extra.get("padding_side", "left")
+    if padding_side not in PADDING_SIDES:
+        raise ConfigError(
+            f"{spec}: {options.flag} padding_side={padding_side!r}; use left or right"
+        )
+    attention = extra.get("attention", "default")
+    if attention not in ATTENTION:
+        raise ConfigError(
+            f"{spec}: {options.flag} attention={attention!r}; use one of {', '.join(ATTENTION)}"
+        )
+    batch_size = positive_int(spec, options.flag, "batch_size", extra.get("batch_size", "1"))
+    return HFSettings(device, dtype, batch_size, padding_side, attention)
 
 
 def _is_cuda_index(device: str) -> bool:
@@ -73,11 +95,32 @@ class HFModel(Model):
         self._loaded: Any = None
         self._load_error: ConfigError | None = None
         self._load_lock = threading.Lock()
-        self._batcher = DeviceBatcher(self._run_batch, settings.batch_size)
+        self._batcher = DeviceBatcher(
+            self._generate_batch, settings.batch_size, prepare=self._prepare_batch
+        )
 
     def identity(self) -> dict[str, Any]:
-        # the device and batch size do not decide the answer; the weights' precision does
-        return {"spec": self.spec, "dtype": self.settings.dtype}
+        """What decides the answers besides the request. On GPUs that includes how requests are
+        batched (not bitwise batch-invariant), so batch size and padding are keys too."""
+        return {
+            "spec": self.spec,
+            "dtype": self.settings.dtype,
+            "batch_size": self.settings.batch_size,
+            "padding_side": self.settings.padding_side,
+            "attention": self.settings.attention,
+            "device_type": self._device_type(),
+        }
+
+    def _device_type(self) -> str:
+        device = self.settings.device
+        if device == "auto":
+            from vidbench.models.hf_runtime import pick_device
+
+            device = pick_device("auto")
+        return device.partition(":")[0]
+
+    def timing(self) -> dict[str, float | int]:
+        return self._batcher.timing.as_dict()
 
     def load(self) -> Any:
         """Load the processor and weights once (blocking); later calls return them."""
@@ -87,7 +130,11 @@ class HFModel(Model):
 
                 try:
                     self._loaded = hf_runtime.load(
-                        self.source, self.settings.device, self.settings.dtype
+                        self.source,
+                        self.settings.device,
+                        self.settings.dtype,
+                        self.settings.padding_side,
+                        self.settings.attention,
                     )
                 except Exception as e:  # a load failure is a configuration error: keep it
                     self._load_error = ConfigError(f"{self.spec}: cannot load {self.source}: {e}")
@@ -101,12 +148,18 @@ class HFModel(Model):
     async def generate(self, requests: Sequence[Request]) -> list[Response]:
         return await self._batcher.submit(requests)
 
-    def _run_batch(self, requests: Sequence[Request]) -> list[Response]:
+    def _prepare_batch(self, requests: Sequence[Request]) -> Any:
         from vidbench.models import hf_runtime
 
-        return hf_runtime.run_batch(self.load(), requests)
+        return hf_runtime.prepare_batch(self.load(), requests)
+
+    def _generate_batch(self, prepared: Any) -> list[Response]:
+        from vidbench.models import hf_runtime
+
+        return hf_runtime.generate_batch(self.load(), prepared)
 
     async def aclose(self) -> None:
+        self._batcher.close()
         loaded, self._loaded = self._loaded, None
         if loaded is not None and str(loaded.device).startswith("cuda"):
             import torch

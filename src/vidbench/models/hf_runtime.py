@@ -44,19 +44,25 @@ def pick_device(device: str) -> str:
     return "cpu"
 
 
-def load(source: str, device: str, dtype: str) -> Loaded:
+def load(
+    source: str, device: str, dtype: str, padding_side: str = "left", attention: str = "default"
+) -> Loaded:
+    """The processor and the weights, loaded straight onto the device (no full CPU copy)."""
     import torch
     from transformers import AutoConfig
 
     config = AutoConfig.from_pretrained(source)
     family = family_for(getattr(config, "model_type", ""))
     processor = load_processor(source, config)
+    processor.tokenizer.padding_side = padding_side
     model_class = load_model_class(family)
     torch_dtype = "auto" if dtype == "auto" else getattr(torch, dtype)
-    model = model_class.from_pretrained(source, **{_dtype_keyword(): torch_dtype})
     target = pick_device(device)
-    model = model.to(target).eval()
-    return Loaded(model, processor, family, target, _eos_ids(model, processor))
+    kwargs: dict[str, Any] = {_dtype_keyword(): torch_dtype, "device_map": target}
+    if attention != "default":
+        kwargs["attn_implementation"] = attention
+    model = model_class.from_pretrained(source, **kwargs).eval()
+    return Loaded(model, processor, family, target, eos_ids(model, processor))
 
 
 def _dtype_keyword() -> str:
@@ -67,7 +73,7 @@ def _dtype_keyword() -> str:
     return "dtype" if Version(transformers.__version__) >= Version("4.56") else "torch_dtype"
 
 
-def _eos_ids(model: Any, processor: Any) -> frozenset[int]:
+def eos_ids(model: Any, processor: Any) -> frozenset[int]:
     ids: set[int] = set()
     for value in (model.generation_config.eos_token_id, processor.tokenizer.eos_token_id):
         if isinstance(value, int):
@@ -112,12 +118,35 @@ def encode_batch(loaded: Loaded, requests: Sequence[Request]) -> Any:
     return processor(**kwargs)
 
 
+@dataclass(frozen=True)
+class PreparedBatch:
+    """A batch ready for the device: its requests and the processor's tensors (on the CPU)."""
+
+    requests: Sequence[Request]
+    inputs: Any
+    prepare_s: float
+
+
+def prepare_batch(loaded: Loaded, requests: Sequence[Request]) -> PreparedBatch:
+    """The CPU side of a batch (chat template, image decoding, processor): runs in the
+    preparation pool while the device generates another batch."""
+    start = time.perf_counter()
+    inputs = encode_batch(loaded, requests)
+    return PreparedBatch(requests, inputs, time.perf_counter() - start)
+
+
 def run_batch(loaded: Loaded, requests: Sequence[Request]) -> list[Response]:
-    """Generate for requests that share their generation settings."""
+    """Prepare and generate one batch in this thread (no overlap)."""
+    return generate_batch(loaded, prepare_batch(loaded, requests))
+
+
+def generate_batch(loaded: Loaded, prepared: PreparedBatch) -> list[Response]:
+    """Generate for a prepared batch of requests that share their generation settings."""
     import torch
 
     start = time.perf_counter()
-    inputs = encode_batch(loaded, requests).to(loaded.device).to(loaded.model.dtype)
+    requests = prepared.requests
+    inputs = prepared.inputs.to(loaded.device).to(loaded.model.dtype)
     generation = requests[0].generation
     if generation.seed is not None:
         torch.manual_seed(generation.seed)
@@ -125,7 +154,7 @@ def run_batch(loaded: Loaded, requests: Sequence[Request]) -> list[Response]:
         output = loaded.model.generate(
             **inputs, generation_config=generation_settings(loaded, generation)
         )
-    latency = time.perf_counter() - start
+    latency = prepared.prepare_s + time.perf_counter() - start
     prompt_length = inputs["input_ids"].shape[1]
     prompt_tokens = inputs["attention_mask"].sum(dim=1).tolist()
     responses = []

@@ -6,6 +6,7 @@ RESULTS_DIR/
   store.sqlite    every model answer, judge reply and failure (runner/store.py owns it)
   samples.jsonl   one scored record per sample (score stage)
   usage.json      requests answered, tokens in and out (score stage)
+  timing.json     a local model's device, preparation and wall seconds (infer stage)
   results.json    the paper table's columns, intervals, errors, provenance (report stage)
   table.md, table.csv   the same row as a Markdown and a CSV table
   *.jsonl, *.json other records of a command (judgments, agreement items, error types)
@@ -29,6 +30,7 @@ from vidbench.report.tables import to_csv, to_markdown
 RUN_FILE = "run.json"
 SAMPLES_FILE = "samples.jsonl"
 USAGE_FILE = "usage.json"
+TIMING_FILE = "timing.json"
 RESULTS_FILE = "results.json"
 TABLE_FILES = ("table.md", "table.csv")
 
@@ -99,6 +101,12 @@ class ResultsDir:
 
     def read_results(self) -> dict[str, Any]:
         return self._read_json(RESULTS_FILE, "run the report stage first")
+
+    def read_optional(self, name: str, key: str) -> dict[str, Any]:
+        """`{key: the file's content}`, or nothing when the file is not there."""
+        if not self.file(name).is_file():
+            return {}
+        return {key: self._read_json(name, "")}
 
     # a command's own records
     def write_records(self, name: str, records: Iterable[dict[str, Any]]) -> None:

@@ -4,6 +4,7 @@ directory (its files: report/results_dir.py; its answers and verdicts: runner/st
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
@@ -21,7 +22,7 @@ from vidbench.models.base import Model, ModelRef
 from vidbench.models.pricing import cost_of
 from vidbench.models.registry import ModelOptions, load_model
 from vidbench.report.results import build_results
-from vidbench.report.results_dir import RESULTS_FILE, ResultsDir
+from vidbench.report.results_dir import RESULTS_FILE, TIMING_FILE, ResultsDir
 from vidbench.report.tables import print_table
 from vidbench.runner.infer import InferStats, infer
 from vidbench.runner.judging import DEFAULT_ATTEMPTS, ask_model, describe_verdicts
@@ -180,6 +181,7 @@ class Run:
             self.config.judge_identity = self.judge.identity()
         self.config.save()
         store = Store(self.config.results_dir)
+        started = time.perf_counter()
         try:
             run_id = store.start_run(self.plan, asdict(self.config))
             cache = FrameCache(Path(self.config.cache_dir) if self.config.cache_dir else None)
@@ -190,7 +192,21 @@ class Run:
             f"infer: {stats.answered} answered, {stats.reused} reused from the store, "
             f"{stats.failed} failed"
         )
+        self._record_timing(time.perf_counter() - started)
         return stats
+
+    def _record_timing(self, wall_s: float) -> None:
+        """A local model's device share of this infer stage, kept for results.json."""
+        timing = self.model.timing()
+        if timing is None or not timing["batches"]:  # nothing generated: keep the last record
+            return
+        busy = timing["device_s"] / wall_s if wall_s > 0 else 0.0
+        record = {**timing, "wall_s": round(wall_s, 3), "device_busy": round(busy, 3)}
+        ResultsDir(self.config.results_dir).write_json(TIMING_FILE, record)
+        self.console.print(
+            f"device busy {100 * busy:.0f}% (device {timing['device_s']:.1f} s, preparing "
+            f"{timing['prepare_s']:.1f} s in parallel, wall {wall_s:.1f} s)"
+        )
 
     async def _infer(self, store: Store, run_id: int, cache: FrameCache) -> InferStats:
         try:
@@ -297,6 +313,7 @@ class Run:
                 "judge": self._judge_identity(),
                 "usage": usage,
                 "cost": cost_of(self.config.model, usage),  # None without a price table
+                **directory.read_optional(TIMING_FILE, "timing"),
             },
             seed=self.config.seed,
         )
