@@ -29,7 +29,7 @@ from pathlib import Path
 
 from vidbench.benchmarks.fourd.synthetic.release import write_release
 from vidbench.benchmarks.registry import open_run
-from vidbench.runner.run import RunConfig
+from vidbench.runner.run_config import RunConfig
 
 
 def start_server(latency: float, capacity: int) -> tuple[subprocess.Popen[str], str]:

@@ -32,7 +32,8 @@ from vidbench.benchmarks.fourd.variants import TASKS
 from vidbench.models import hf_runtime
 from vidbench.models.hf_backend import HFModel, HFSettings
 from vidbench.models.hf_families import family_for
-from vidbench.runner.run import Run, RunConfig
+from vidbench.runner.run import Run
+from vidbench.runner.run_config import RunConfig
 from vidbench.tasks.registry import build_task
 
 

@@ -35,7 +35,8 @@ from vidbench.core.requests import Request, Response
 from vidbench.models import hf_runtime
 from vidbench.models.batcher import DeviceBatcher
 from vidbench.models.hf_backend import HFModel, HFSettings
-from vidbench.runner.run import Run, RunConfig
+from vidbench.runner.run import Run
+from vidbench.runner.run_config import RunConfig
 from vidbench.tasks.registry import build_task
 
 

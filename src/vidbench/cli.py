@@ -15,7 +15,7 @@ from vidbench.core.errors import ConfigError, DataError, VidbenchError
 from vidbench.models.registry import parse_options
 
 if TYPE_CHECKING:
-    from vidbench.runner.run import RunConfig
+    from vidbench.runner.run_config import RunConfig
     from vidbench.tasks.base import Task
 
 out = Console()
@@ -98,7 +98,7 @@ def _stored_configs(args: argparse.Namespace) -> list:
 
     from vidbench.benchmarks.registry import open_run
     from vidbench.runner.repeat import run_dir
-    from vidbench.runner.run import RunConfig
+    from vidbench.runner.run_config import RunConfig
 
     out_dir = Path(args.out)
     dirs = [run_dir(out_dir, i) for i in range(args.runs)] if args.runs > 1 else [out_dir]
@@ -124,7 +124,8 @@ def _stored_configs(args: argparse.Namespace) -> list:
 def _cmd_run(args: argparse.Namespace) -> int:
     from vidbench.benchmarks.registry import open_run
     from vidbench.runner.repeat import repeated_configs, run_repeated
-    from vidbench.runner.run import STAGES, RunConfig, frame_overrides
+    from vidbench.runner.run import STAGES
+    from vidbench.runner.run_config import RunConfig, frame_overrides
 
     stages = STAGES if args.stage == "all" else (args.stage,)
     if "infer" not in stages and args.data is None and args.model is None:

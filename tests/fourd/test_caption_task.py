@@ -13,7 +13,7 @@ from conftest import write_object_views
 from vidbench.benchmarks.fourd.caption_task import extract_caption
 from vidbench.benchmarks.registry import get_task, open_run
 from vidbench.core.errors import ConfigError
-from vidbench.runner.run import RunConfig
+from vidbench.runner.run_config import RunConfig
 from vidbench.testing import ChatServer, request_text
 from vidbench.testing.tiny_bert import tiny_bert
 

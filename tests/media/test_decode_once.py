@@ -20,7 +20,7 @@ from vidbench.media.cache import FrameCache
 from vidbench.media.encode import write_mp4
 from vidbench.media.frames import load_frames
 from vidbench.media.spec import FrameSpec
-from vidbench.runner.run import RunConfig
+from vidbench.runner.run_config import RunConfig
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from vidbench.benchmarks.fourd.synthetic.release import write_release
 from vidbench.benchmarks.registry import open_run
 from vidbench.cli import main
 from vidbench.core.errors import ConfigError
-from vidbench.runner.run import RunConfig
+from vidbench.runner.run_config import RunConfig
 from vidbench.runner.store import Store
 from vidbench.testing import ChatServer, FaultPlan, Reply, request_text
 

@@ -25,7 +25,8 @@ from vidbench.models.hf_families import to_chat
 from vidbench.models.registry import ModelOptions, load_model
 from vidbench.report.results_dir import read_jsonl
 from vidbench.runner.keys import plan_key
-from vidbench.runner.run import Run, RunConfig
+from vidbench.runner.run import Run
+from vidbench.runner.run_config import RunConfig
 
 QWEN_TOKENS_PER_IMAGE = 4  # 56 px -> 4x4 patches of 14 px, merged 2x2
 FRAMES = 18  # 3 views x 6 frames, the official 4D-Bench QA setting

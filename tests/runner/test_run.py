@@ -14,7 +14,7 @@ from vidbench.benchmarks.registry import get_task, open_run
 from vidbench.cli import main
 from vidbench.core.messages import ImagePart, TextPart
 from vidbench.media.encode import write_mp4
-from vidbench.runner.run import RunConfig
+from vidbench.runner.run_config import RunConfig
 from vidbench.runner.store import Store
 
 TABLE_COLUMNS = [

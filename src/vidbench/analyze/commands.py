@@ -16,7 +16,7 @@ from rich.console import Console
 from vidbench.core.errors import ConfigError
 from vidbench.models.registry import parse_options
 from vidbench.runner.judging import DEFAULT_ATTEMPTS, JudgeModel
-from vidbench.runner.run import RunConfig
+from vidbench.runner.run_config import RunConfig
 from vidbench.tasks.base import Task
 
 out = Console()

@@ -35,7 +35,7 @@ from vidbench.media.cache import FrameCache
 from vidbench.media.frames import load_frames
 from vidbench.report.results_dir import read_jsonl, write_json, write_jsonl
 from vidbench.runner.judging import DEFAULT_ATTEMPTS, JudgeModel, ask_judge
-from vidbench.runner.run import RunConfig
+from vidbench.runner.run_config import RunConfig
 from vidbench.runner.store import Store
 from vidbench.scoring.judge import JudgeCall, Verdict
 from vidbench.scoring.prompt_files import PromptFile, load_prompt

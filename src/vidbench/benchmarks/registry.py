@@ -15,7 +15,8 @@ from typing import Any
 from vidbench.benchmarks.autoeval_video import task as autoeval_video
 from vidbench.benchmarks.fourd import variants as fourd
 from vidbench.benchmarks.mmworld import variants as mmworld
-from vidbench.runner.run import Run, RunConfig
+from vidbench.runner.run import Run
+from vidbench.runner.run_config import RunConfig
 from vidbench.tasks.base import Task
 from vidbench.tasks.problems import Problem
 from vidbench.tasks.registry import TaskEntry, build_task

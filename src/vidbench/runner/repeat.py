@@ -19,7 +19,8 @@ from vidbench.core.errors import ConfigError
 from vidbench.report.results_dir import ResultsDir
 from vidbench.report.runs import aggregate
 from vidbench.report.tables import print_table
-from vidbench.runner.run import Run, RunConfig
+from vidbench.runner.run import Run
+from vidbench.runner.run_config import RunConfig
 
 
 def run_dir(out: Path, i: int) -> Path:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,6 @@ from rich.markup import escape
 from vidbench.core.errors import ConfigError
 from vidbench.core.records import Sample
 from vidbench.media.cache import FrameCache
-from vidbench.media.spec import parse_views
 from vidbench.models.base import Model, ModelRef
 from vidbench.models.pricing import cost_of
 from vidbench.models.registry import ModelOptions, load_model
@@ -25,9 +24,10 @@ from vidbench.report.results import build_results
 from vidbench.report.results_dir import RESULTS_FILE, TIMING_FILE, ResultsDir
 from vidbench.report.tables import print_table
 from vidbench.runner.infer import InferStats, infer
-from vidbench.runner.judging import DEFAULT_ATTEMPTS, ask_model, describe_verdicts
+from vidbench.runner.judging import ask_model, describe_verdicts
 from vidbench.runner.keys import plan_key
 from vidbench.runner.lock import results_lock
+from vidbench.runner.run_config import RunConfig
 from vidbench.runner.score import score_samples
 from vidbench.runner.store import Store
 from vidbench.scoring.judge import JudgeCall, Verdict, no_verdict_message
@@ -35,68 +35,6 @@ from vidbench.tasks.base import Task
 from vidbench.tasks.problems import Loaded, Problem
 
 STAGES = ("infer", "judge", "score", "report")
-
-
-@dataclass
-class RunConfig:
-    task: str
-    data: str
-    model: str
-    out: str
-    seed: int = 0
-    limit: int | None = None
-    concurrency: int = 16
-    frames: dict[str, Any] = field(default_factory=dict)  # FrameSpec overrides from the CLI
-    generation: dict[str, Any] = field(default_factory=dict)  # temperature, top_p, max_tokens, seed
-    model_options: dict[str, str] = field(default_factory=dict)  # backend-specific --model-opt
-    judge: str | None = None  # model spec of the LLM judge, for tasks that need one
-    judge_options: dict[str, str] = field(default_factory=dict)
-    judge_attempts: int = DEFAULT_ATTEMPTS  # tries per judgment whose reply does not parse
-    cache_dir: str | None = None
-    progress: bool = True
-    # What the answers and verdicts are keyed by, stored by the infer and judge stages so the
-    # score and report stages need neither the model nor its key (None: ask the backend).
-    model_identity: dict[str, Any] | None = None
-    judge_identity: dict[str, Any] | None = None
-
-    @property
-    def results_dir(self) -> Path:
-        return Path(self.out)
-
-    def save(self) -> None:
-        saved = {k: v for k, v in asdict(self).items() if k != "progress"}
-        ResultsDir(self.results_dir).write_config(saved)
-
-    def frame_overrides(self) -> dict[str, Any]:
-        """The FrameSpec fields this run overrides (views as a tuple, as FrameSpec keeps them)."""
-        overrides = dict(self.frames)
-        if "views" in overrides:
-            overrides["views"] = tuple(overrides["views"])
-        return overrides
-
-    @classmethod
-    def load(cls, results_dir: Path) -> RunConfig:
-        return cls(**ResultsDir(Path(results_dir)).read_config())
-
-
-def frame_overrides(
-    views: str | None = None,
-    frames: int | None = None,
-    sampler: str | None = None,
-    order: str | None = None,
-    timestamps: bool | None = None,
-    max_side: int | None = None,
-) -> dict[str, Any]:
-    """CLI frame options -> FrameSpec field overrides (absent options are left out)."""
-    chosen = {
-        "views": list(parse_views(views)) if views else None,
-        "frames": frames,
-        "sampler": sampler,
-        "order": order,
-        "timestamps": timestamps or None,
-        "max_side": max_side,
-    }
-    return {k: v for k, v in chosen.items() if v is not None}
 
 
 class Run:

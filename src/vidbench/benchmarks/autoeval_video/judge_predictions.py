@@ -34,7 +34,8 @@ from vidbench.benchmarks.autoeval_video.task import DEFAULT_SPEC, AutoEvalVideo
 from vidbench.core.requests import GenerationConfig
 from vidbench.report.results_dir import ResultsDir
 from vidbench.runner.judging import JudgeModel
-from vidbench.runner.run import Run, RunConfig
+from vidbench.runner.run import Run
+from vidbench.runner.run_config import RunConfig
 from vidbench.tasks.problems import Problem
 
 

@@ -9,7 +9,8 @@ from rich.console import Console
 from vidbench.benchmarks.fourd import loader as fourd_bench
 from vidbench.benchmarks.fourd.variants import TASKS
 from vidbench.report.combine import combine
-from vidbench.runner.run import Run, RunConfig
+from vidbench.runner.run import Run
+from vidbench.runner.run_config import RunConfig
 from vidbench.tasks.registry import build_task
 
 BASELINES = ("random", "constant:A")

@@ -30,7 +30,8 @@ from vidbench.benchmarks.fourd.variants import SPEC
 from vidbench.core.errors import ConfigError
 from vidbench.core.requests import GenerationConfig
 from vidbench.report.results_dir import ResultsDir, write_json, write_jsonl
-from vidbench.runner.run import Run, RunConfig
+from vidbench.runner.run import Run
+from vidbench.runner.run_config import RunConfig
 from vidbench.scoring.captions.metrics import AUTOMATIC, CaptionMetricSettings, check_models
 from vidbench.scoring.judge import no_verdict_message
 from vidbench.tasks.problems import Problem
