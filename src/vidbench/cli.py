@@ -229,6 +229,17 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from vidbench.report.compare import compare_runs, print_comparison, write_comparison
+
+    comparison = compare_runs(Path(args.a), Path(args.b), _task_of, args.resamples, args.seed)
+    print_comparison(comparison, out)
+    if args.out:
+        written = write_comparison(comparison, Path(args.out))
+        err.print("wrote " + ", ".join(str(p) for p in written), highlight=False)
+    return 0
+
+
 def _cmd_tasks(args: argparse.Namespace) -> int:
     from vidbench.benchmarks.registry import TASKS, VARIANT_FAMILIES
 
@@ -337,8 +348,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("report", help="one table from several results directories")
     p.add_argument("results", nargs="+", help="results directories (or results.json files)")
-    p.add_argument("--out", help="write table.md and table.csv here")
+    p.add_argument("--out", help="write table.md, table.csv and table.tex here")
     p.set_defaults(func=_cmd_report)
+
+    p = sub.add_parser(
+        "compare",
+        help="B - A per column on the same samples, with paired tests (McNemar, bootstrap)",
+    )
+    p.add_argument("a", help="results directory of run A")
+    p.add_argument("b", help="results directory of run B")
+    p.add_argument("--out", help="write compare.md, .csv, .json and .tex here")
+    p.add_argument("--resamples", type=types.positive, default=10_000, help="bootstrap resamples")
+    p.add_argument("--seed", type=int, default=0, help="seed of the paired bootstrap")
+    p.set_defaults(func=_cmd_compare)
 
     p = sub.add_parser("tasks", help="list tasks and their variants")
     p.set_defaults(func=_cmd_tasks)

@@ -8,7 +8,7 @@ RESULTS_DIR/
   usage.json      requests answered, tokens in and out (score stage)
   timing.json     a local model's device, preparation and wall seconds (infer stage)
   results.json    the paper table's columns, intervals, errors, provenance (report stage)
-  table.md, table.csv   the same row as a Markdown and a CSV table
+  table.md, table.csv, table.tex   the same row as Markdown, CSV and LaTeX (booktabs)
   *.jsonl, *.json other records of a command (judgments, agreement items, error types)
 
 Every file is written whole to a temporary name and then renamed, so a reader (or a run killed
@@ -25,14 +25,14 @@ from typing import Any
 
 from vidbench.core.errors import ConfigError
 from vidbench.media.cache import write_atomic
-from vidbench.report.tables import to_csv, to_markdown
+from vidbench.report.tables import to_csv, to_latex, to_markdown
 
 RUN_FILE = "run.json"
 SAMPLES_FILE = "samples.jsonl"
 USAGE_FILE = "usage.json"
 TIMING_FILE = "timing.json"
 RESULTS_FILE = "results.json"
-TABLE_FILES = ("table.md", "table.csv")
+TABLE_FILES = ("table.md", "table.csv", "table.tex")
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -50,9 +50,10 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 
 def write_tables(out: Path, results: Sequence[dict[str, Any]]) -> None:
-    """table.md and table.csv of one or more results, side by side."""
+    """table.md, table.csv and table.tex (booktabs) of one or more results, side by side."""
     write_atomic(out / TABLE_FILES[0], to_markdown(results).encode())
     write_atomic(out / TABLE_FILES[1], to_csv(results).encode())
+    write_atomic(out / TABLE_FILES[2], to_latex(results).encode())
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Paper-style tables from one or more results.json: terminal, Markdown and CSV."""
+"""Paper-style tables from one or more results.json: terminal, Markdown, CSV and LaTeX."""
 
 from __future__ import annotations
 
@@ -82,6 +82,60 @@ def to_csv(results: Sequence[dict[str, Any]]) -> str:
     writer.writerow(header)
     writer.writerows(body)
     return out.getvalue()
+
+
+# LaTeX's special characters, escaped so model names and columns print as text
+_LATEX = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
+          "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+          "\\": r"\textbackslash{}"}  # fmt: skip
+
+
+def latex_escape(text: str) -> str:
+    return "".join(_LATEX.get(ch, ch) for ch in text)
+
+
+def _number(cell: str) -> float | None:
+    try:
+        return float(cell.split(" ± ")[0])
+    except ValueError:
+        return None
+
+
+def latex_table(header: Sequence[str], body: Sequence[Sequence[str]], bold: Sequence[int]) -> str:
+    """A booktabs tabular; in the columns `bold` (indices), the best (highest) number is bold,
+    as the papers print their tables."""
+    best = {}
+    for index in bold:
+        values = [v for row in body if (v := _number(row[index])) is not None]
+        if values:
+            best[index] = max(values)
+    lines = [
+        r"\begin{tabular}{l" + "r" * (len(header) - 1) + "}",
+        r"\toprule",
+        " & ".join(latex_escape(h) for h in header) + r" \\",
+        r"\midrule",
+    ]
+    for row in body:
+        cells = []
+        for i, cell in enumerate(row):
+            text = latex_escape(cell).replace(" ± ", r" $\pm$ ")
+            if i in best and _number(cell) == best[i]:
+                text = r"\textbf{" + text + "}"
+            cells.append(text)
+        lines.append(" & ".join(cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+def to_latex(results: Sequence[dict[str, Any]]) -> str:
+    """One booktabs table per part of the paper's table, best model per column in bold."""
+    parts = []
+    for title, columns in _groups(results):
+        header, body = rows(results, columns)
+        models = [r for r in body if r[0] != "random-choice (expected)"]
+        table = latex_table(header, models, range(1, 1 + len(columns)))
+        parts.append((f"% {title}\n" if title else "") + table)
+    return "\n".join(parts)
 
 
 def print_table(

@@ -1,0 +1,201 @@
+"""`vidbench compare RUN_A RUN_B`: per column, B minus A on the samples both runs answered, with
+a paired test (exact McNemar for right/wrong columns, paired bootstrap for scores).
+
+Only samples scored in both runs count (how many is said per column). Runs of different tasks,
+or of the same task on different data, are refused: their samples do not pair.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from vidbench.core.errors import ConfigError
+from vidbench.media.cache import write_atomic
+from vidbench.report.results_dir import ResultsDir, write_json
+from vidbench.report.tables import latex_table
+from vidbench.runner.run_config import RunConfig
+from vidbench.scoring.paired import PairedResult, paired
+from vidbench.tasks.base import Task
+
+TaskOf = Callable[[RunConfig], Task]
+
+
+@dataclass(frozen=True)
+class ColumnComparison:
+    column: str
+    result: PairedResult | None  # None: no sample has a value for this column in both runs
+    scale: float  # the table's scale: differences are reported in the column's unit
+
+
+@dataclass(frozen=True)
+class Comparison:
+    a: str  # the runs' labels (model and task)
+    b: str
+    task: str
+    paired_samples: int  # scored in both runs
+    only_a: int
+    only_b: int
+    columns: list[ColumnComparison]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "a": self.a,
+            "b": self.b,
+            "task": self.task,
+            "paired_samples": self.paired_samples,
+            "only_a": self.only_a,
+            "only_b": self.only_b,
+            "columns": {c.column: _row_dict(c) for c in self.columns},
+        }
+
+
+def _row_dict(c: ColumnComparison) -> dict[str, Any] | None:
+    if c.result is None:
+        return None
+    r = asdict(c.result)
+    for key in ("mean_a", "mean_b", "difference"):
+        r[key] = round(r[key] * c.scale, 4)
+    r["ci95"] = [round(v * c.scale, 4) for v in c.result.ci95]
+    return r
+
+
+def _scored(directory: Path) -> dict[str, dict[str, Any]]:
+    records = ResultsDir(directory).read_samples()
+    return {
+        str(r["id"]): r for r in records if r.get("error") is None and r.get("status", "ok") == "ok"
+    }
+
+
+def _label(directory: Path) -> str:
+    results = ResultsDir(directory).read_results()
+    return f"{results.get('model')} · {results.get('task')}"
+
+
+def compare_runs(
+    a: Path, b: Path, task_of: TaskOf, n_resamples: int = 10_000, seed: int = 0
+) -> Comparison:
+    config_a, config_b = RunConfig.load(a), RunConfig.load(b)
+    base_a, base_b = config_a.task.partition(":")[0], config_b.task.partition(":")[0]
+    if base_a != base_b:
+        raise ConfigError(f"compare: {a} is a {base_a} run, {b} a {base_b} run; their samples "
+                          "do not pair")  # fmt: skip
+    if Path(config_a.data).resolve() != Path(config_b.data).resolve():
+        raise ConfigError(f"compare: {a} ran on {config_a.data}, {b} on {config_b.data}; the "
+                          "same samples are needed")  # fmt: skip
+    task = task_of(config_a)
+    scored_a, scored_b = _scored(a), _scored(b)
+    both = sorted(set(scored_a) & set(scored_b))
+    columns = []
+    for column in task.table.columns:
+        pairs = _pairs(task, column, [scored_a[i] for i in both], [scored_b[i] for i in both])
+        result = paired(*pairs, n_resamples=n_resamples, seed=seed) if pairs[0] else None
+        columns.append(ColumnComparison(column, result, task.table.scale_of(column)))
+    return Comparison(
+        _label(a),
+        _label(b),
+        config_a.task,
+        len(both),
+        len(set(scored_a) - set(scored_b)),
+        len(set(scored_b) - set(scored_a)),
+        columns,
+    )
+
+
+def _pairs(
+    task: Task, column: str, a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]]
+) -> tuple[list[float], list[float]]:
+    """The per-sample values of one column in both runs, for samples with a value in both
+    (a sample's value: what the task's column_values takes from its record alone)."""
+    xs, ys = [], []
+    for record_a, record_b in zip(a, b, strict=True):
+        va = task.column_values([record_a]).get(column, [])
+        vb = task.column_values([record_b]).get(column, [])
+        if len(va) == 1 and len(vb) == 1:
+            xs.append(float(va[0]))
+            ys.append(float(vb[0]))
+    return xs, ys
+
+
+HEADER = ["Column", "n", "A", "B", "B − A", "95% CI", "p", "test"]
+
+
+def table_rows(comparison: Comparison) -> list[list[str]]:
+    rows = []
+    for c in comparison.columns:
+        if c.result is None:
+            rows.append([c.column, "0", "—", "—", "—", "—", "—", "—"])
+            continue
+        r, s = c.result, c.scale
+        rows.append(
+            [
+                c.column,
+                str(r.n),
+                f"{r.mean_a * s:.2f}",
+                f"{r.mean_b * s:.2f}",
+                f"{r.difference * s:+.2f}",
+                f"[{r.ci95[0] * s:+.2f}, {r.ci95[1] * s:+.2f}]",
+                f"{r.p_value:.3g}",
+                r.test,
+            ]
+        )
+    return rows
+
+
+def to_markdown(comparison: Comparison) -> str:
+    lines = [f"A: {comparison.a}  ", f"B: {comparison.b}  ", _pairing_note(comparison), ""]
+    lines += ["| " + " | ".join(HEADER) + " |", "|" + "|".join("---" for _ in HEADER) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in table_rows(comparison)]
+    return "\n".join(lines) + "\n"
+
+
+def to_csv(comparison: Comparison) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(HEADER)
+    writer.writerows(table_rows(comparison))
+    return out.getvalue()
+
+
+def _pairing_note(comparison: Comparison) -> str:
+    return (
+        f"{comparison.paired_samples} samples scored in both runs "
+        f"({comparison.only_a} only in A, {comparison.only_b} only in B are left out)"
+    )
+
+
+def to_latex(comparison: Comparison) -> str:
+    return latex_table(HEADER, table_rows(comparison), bold=())
+
+
+def write_comparison(comparison: Comparison, out: Path) -> list[Path]:
+    """compare.md, compare.csv, compare.json and compare.tex in `out`."""
+    files = {
+        "compare.md": to_markdown(comparison),
+        "compare.csv": to_csv(comparison),
+        "compare.tex": to_latex(comparison),
+    }
+    for name, text in files.items():
+        write_atomic(out / name, text.encode())
+    write_json(out / "compare.json", comparison.as_dict())
+    return [out / name for name in (*files, "compare.json")]
+
+
+def print_comparison(comparison: Comparison, console: Console) -> None:
+    if not console.is_terminal:  # logs and pipes: room for the whole table
+        console = Console(file=console.file, width=max(console.width, 140))
+    table = Table(title=f"B − A: {comparison.task}", caption=_pairing_note(comparison))
+    for i, name in enumerate(HEADER):
+        table.add_column(name, justify="left" if i in (0, len(HEADER) - 1) else "right")
+    for row in table_rows(comparison):
+        table.add_row(*row)
+    console.print(f"A: {escape(comparison.a)}\nB: {escape(comparison.b)}", highlight=False)
+    console.print(table)
