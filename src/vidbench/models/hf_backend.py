@@ -24,6 +24,7 @@ weights load once, on `start()` or the first batch, in the worker thread that ru
 from __future__ import annotations
 
 import asyncio
+import copy
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -98,6 +99,7 @@ class HFModel(Model):
         self._batcher = DeviceBatcher(
             self._generate_batch, settings.batch_size, prepare=self._prepare_batch
         )
+        self._per_thread = threading.local()  # each preparation thread's own processor
 
     def identity(self) -> dict[str, Any]:
         """What decides the answers besides the request. On GPUs that includes how requests are
@@ -151,7 +153,11 @@ class HFModel(Model):
     def _prepare_batch(self, requests: Sequence[Request]) -> Any:
         from vidbench.models import hf_runtime
 
-        return hf_runtime.prepare_batch(self.load(), requests)
+        loaded = self.load()
+        processor = getattr(self._per_thread, "processor", None)
+        if processor is None:  # a fast tokenizer is not safe to share between threads
+            processor = self._per_thread.processor = copy.deepcopy(loaded.processor)
+        return hf_runtime.prepare_batch(loaded, requests, processor)
 
     def _generate_batch(self, prepared: Any) -> list[Response]:
         from vidbench.models import hf_runtime

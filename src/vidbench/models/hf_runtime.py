@@ -101,9 +101,11 @@ def generation_settings(loaded: Loaded, generation: GenerationConfig) -> Any:
     return settings
 
 
-def encode_batch(loaded: Loaded, requests: Sequence[Request]) -> Any:
-    """Chat template + processor over a batch: one prompt per request, its images in order."""
-    processor = loaded.processor
+def encode_batch(loaded: Loaded, requests: Sequence[Request], processor: Any = None) -> Any:
+    """Chat template + processor over a batch: one prompt per request, its images in order.
+    `processor`: this thread's own copy (a fast tokenizer must not run in two threads at once:
+    "Already borrowed"); default the loaded one."""
+    processor = processor or loaded.processor
     prompts: list[str] = []
     images: list[list[Any]] = []
     for request in requests:
@@ -127,11 +129,13 @@ class PreparedBatch:
     prepare_s: float
 
 
-def prepare_batch(loaded: Loaded, requests: Sequence[Request]) -> PreparedBatch:
+def prepare_batch(
+    loaded: Loaded, requests: Sequence[Request], processor: Any = None
+) -> PreparedBatch:
     """The CPU side of a batch (chat template, image decoding, processor): runs in the
-    preparation pool while the device generates another batch."""
+    preparation pool, with the thread's own `processor`, while the device generates."""
     start = time.perf_counter()
-    inputs = encode_batch(loaded, requests)
+    inputs = encode_batch(loaded, requests, processor)
     return PreparedBatch(requests, inputs, time.perf_counter() - start)
 
 
