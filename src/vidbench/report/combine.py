@@ -1,4 +1,5 @@
-"""`vidbench report`: several runs of one task side by side, as in the paper's tables."""
+"""`vidbench report`: several runs side by side, as in the paper's tables; runs of different
+tasks or data get a table each (their columns and samples are not the same)."""
 
 from __future__ import annotations
 
@@ -23,10 +24,24 @@ def load_results(path: Path) -> dict[str, Any]:
     return json.loads(path.read_text())
 
 
+def groups(results: Sequence[dict[str, Any]]) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """Results by (task without its variants, data): the ones that can share a table."""
+    grouped: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in results:
+        key = (str(r["task"]).partition(":")[0], str(r.get("data")))
+        grouped.setdefault(key, []).append(r)
+    return grouped
+
+
 def combine(paths: Sequence[Path], out_dir: Path | None, console: Console) -> list[dict[str, Any]]:
     results = [load_results(p) for p in paths]
-    tasks = sorted({r["task"] for r in results})
-    print_table(results, " / ".join(tasks), console)
+    grouped = groups(results)
+    for (task, data), members in grouped.items():
+        print_table(members, f"{task} — {data}" if len(grouped) > 1 else task, console)
     if out_dir is not None:
-        write_tables(out_dir, results)
+        if len(grouped) == 1:
+            write_tables(out_dir, results)
+        else:  # one set of table files per task and data
+            for i, members in enumerate(grouped.values(), start=1):
+                write_tables(out_dir / f"table-{i}-{members[0]['task'].partition(':')[0]}", members)
     return results

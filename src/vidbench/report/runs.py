@@ -22,7 +22,6 @@ _SHARED = (
     "protocol",
     "frame_spec",
     "generation",
-    "n",
     "column_n",
     "scoring",
     "column_groups",
@@ -58,6 +57,8 @@ def aggregate(results: Sequence[dict[str, Any]], dirs: Sequence[str]) -> dict[st
         **{k: first[k] for k in _SHARED if k in first},
         "runs": len(results),
         "seeds": [r.get("seed") for r in results],
+        # n, errors and unparsed are all totals over the runs (per run: `per_run`)
+        "n": sum(r["n"] for r in results),
         "columns": columns,
         "std": std,
         "errors": sum(r["errors"] for r in results),
@@ -73,6 +74,7 @@ def aggregate(results: Sequence[dict[str, Any]], dirs: Sequence[str]) -> dict[st
                 "dir": d,
                 "seed": r.get("seed"),
                 "columns": r["columns"],
+                "n": r["n"],
                 "errors": r["errors"],
                 "unparsed": r.get("unparsed", 0),
             }

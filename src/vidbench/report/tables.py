@@ -44,6 +44,34 @@ def _chance_rows(results: Sequence[dict[str, Any]], columns: list[str]) -> list[
     return [[label, *(_cell(c.get(k)) for k in columns), "", "", ""] for c in seen]
 
 
+def _differences(results: Sequence[dict[str, Any]]) -> list[list[str]]:
+    """Per result, what sets it apart from the others beside its model: the task variant, the
+    protocol, the FrameSpec fields that differ, the data (none when all share them)."""
+    notes: list[list[str]] = [[] for _ in results]
+    for key in ("task", "protocol", "data"):
+        values = [str(r.get(key)) for r in results]
+        if len(set(values)) > 1:
+            for note, value in zip(notes, values, strict=True):
+                note.append(value if key != "protocol" else f"protocol {value}")
+    specs = [r.get("frame_spec") or {} for r in results]
+    for field in sorted({k for spec in specs for k in spec}):
+        values = [spec.get(field) for spec in specs]
+        if len({repr(v) for v in values}) > 1:
+            for note, value in zip(notes, values, strict=True):
+                note.append(f"{field}={value}")
+    return notes
+
+
+def row_labels(results: Sequence[dict[str, Any]]) -> list[str]:
+    """Row names that tell the rows apart: the model, then what else differs (shuffled or
+    reduced frames, another protocol, ...), then the number of runs averaged."""
+    labels = []
+    for r, note in zip(results, _differences(results), strict=True):
+        label = r["model"] + (f" [{', '.join(note)}]" if note else "")
+        labels.append(label + (f" ({r['runs']} runs)" if r.get("runs") else ""))
+    return labels
+
+
 def rows(
     results: Sequence[dict[str, Any]], columns: list[str] | None = None
 ) -> tuple[list[str], list[list[str]]]:
@@ -53,13 +81,13 @@ def rows(
     header = ["Model", *columns, "n", "errors", "unparsed"]
     body = _chance_rows(results, columns) + [
         [
-            r["model"] + (f" ({r['runs']} runs)" if r.get("runs") else ""),
+            label,
             *(_cell(r["columns"].get(c), (r.get("std") or {}).get(c)) for c in columns),
             str(r["n"]),
             str(r["errors"]),
             str(r.get("unparsed", 0)),
         ]
-        for r in results
+        for r, label in zip(results, row_labels(results), strict=True)
     ]
     return header, body
 
@@ -149,7 +177,9 @@ def print_table(
         table = Table(title=f"{title} — {group}" if group else title)
         for i, name in enumerate(header):
             widest_word = max(len(word) for word in name.split())
-            table.add_column(name, justify="left" if i == 0 else "right", min_width=widest_word)
+            justify = "left" if i == 0 else "right"
+            # a cell too long for its column wraps (fold): never cut to "openai-compat:http…"
+            table.add_column(name, justify=justify, min_width=widest_word, overflow="fold")
         for row in body:
             table.add_row(*row)
         console.print(table)

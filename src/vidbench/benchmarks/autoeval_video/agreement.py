@@ -162,7 +162,8 @@ def judge_agreement(job: AgreementJob, console: Console) -> dict[str, Any]:
 
 def print_agreement(console: Console, report: dict[str, Any]) -> None:
     table = Table(title=f"judge agreement with humans — {report['judge_prompt']} prompt")
-    for column in ("group", "n", "agreement %", "95% CI", "H1 J1", "H1 J0", "H0 J1", "H0 J0"):
+    columns = ("group", "n", "agreement %", "95% CI", "kappa", "H1 J1", "H1 J0", "H0 J1", "H0 J0")
+    for column in columns:
         table.add_column(column, justify="left" if column == "group" else "right")
     groups = [("overall", report["overall"])]
     groups += [(f"subset {k}", v) for k, v in report["by_subset"].items()]
@@ -175,6 +176,7 @@ def print_agreement(console: Console, report: dict[str, Any]) -> None:
             str(stats["n"]),
             "—" if stats["agreement"] is None else f"{stats['agreement']:.1f}",
             "—" if ci is None else f"{ci[0]:.1f}–{ci[1]:.1f}",
+            "—" if stats.get("kappa") is None else f"{stats['kappa']:.3f}",
             str(c["human=1"]["judge=1"]),
             str(c["human=1"]["judge=0"]),
             str(c["human=0"]["judge=1"]),

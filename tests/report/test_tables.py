@@ -1,0 +1,73 @@
+"""The tables people already get: rows say what sets them apart, long names wrap instead of
+being cut, runs of other tasks or data get their own table, and --runs totals are consistent."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from rich.console import Console
+
+from vidbench.report.combine import combine
+from vidbench.report.runs import aggregate
+from vidbench.report.tables import print_table, row_labels, to_markdown
+
+
+def _result(model: str, task: str = "mmworld", data: str = "/d", **extra) -> dict:
+    return {
+        "task": task,
+        "model": model,
+        "protocol": "official",
+        "data": data,
+        "frame_spec": {"views": [0], "frames": 8, "sampler": "linspace"},
+        "columns": {"Average": 50.0},
+        "n": 10,
+        "errors": 1,
+        "unparsed": 2,
+        **extra,
+    }
+
+
+def test_rows_name_what_differs_beside_the_model() -> None:
+    plain = _result("gpt-4o")
+    shuffled = _result("gpt-4o", task="mmworld:shuffled",
+                       frame_spec={"views": [0], "frames": 8, "sampler": "linspace",
+                                   "shuffle_seed": 0})  # fmt: skip
+    reduced = _result("gpt-4o", task="mmworld:reduced",
+                      frame_spec={"views": [0], "frames": 2, "sampler": "linspace"})  # fmt: skip
+    labels = row_labels([plain, shuffled, reduced])
+    assert len(set(labels)) == 3
+    assert labels[1] == "gpt-4o [mmworld:shuffled, frames=8, shuffle_seed=0]"
+    assert "frames=2" in labels[2] and "frames=8" in labels[0]
+    assert row_labels([plain, _result("qwen")]) == ["gpt-4o", "qwen"]  # nothing else differs
+
+
+def test_long_model_names_wrap_instead_of_being_cut() -> None:
+    name = "openai-compat:http://127.0.0.1:8000/v1#qwen2-vl-72b-instruct-awq"
+    buffer = io.StringIO()
+    print_table([_result(name)], "t", Console(file=buffer, width=60))
+    text = "".join(buffer.getvalue().split())  # the wrapped name, joined
+    assert "…" not in buffer.getvalue() and "qwen2-vl-72b-instruct-awq" in text.replace("│", "")
+
+
+def test_runs_of_other_tasks_or_data_get_a_table_each(tmp_path: Path) -> None:
+    paths = []
+    for i, result in enumerate([_result("a"), _result("b", data="/other"), _result("c")]):
+        path = tmp_path / f"r{i}.json"
+        path.write_text(json.dumps(result))
+        paths.append(path)
+    buffer = io.StringIO()
+    combine(paths, tmp_path / "out", Console(file=buffer, width=150))
+    assert "mmworld — /d" in buffer.getvalue() and "mmworld — /other" in buffer.getvalue()
+    tables = sorted(p.name for p in (tmp_path / "out").iterdir())
+    assert tables == ["table-1-mmworld", "table-2-mmworld"]
+    assert "| a |" in (tmp_path / "out" / "table-1-mmworld" / "table.md").read_text()
+
+
+def test_runs_summary_totals_are_consistent() -> None:
+    runs = [_result("m", seed=s) for s in range(3)]
+    combined = aggregate(runs, ["r1", "r2", "r3"])
+    assert (combined["n"], combined["errors"], combined["unparsed"]) == (30, 3, 6)
+    assert [r["n"] for r in combined["per_run"]] == [10, 10, 10]
+    assert "| m (3 runs) | 50.0 ± 0.0 | 30 | 3 | 6 |" in to_markdown([combined])
