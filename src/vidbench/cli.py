@@ -229,6 +229,18 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_figures(args: argparse.Namespace) -> int:
+    from vidbench.report.combine import load_results
+    from vidbench.report.figures import bar_figures, curve_figure
+
+    results = [load_results(Path(d)) for d in args.results]
+    written = bar_figures(results, Path(args.out)) + curve_figure(
+        results, Path(args.out), args.column
+    )
+    err.print("wrote " + ", ".join(str(p) for p in written), highlight=False)
+    return 0
+
+
 def _cmd_compare(args: argparse.Namespace) -> int:
     from vidbench.report.compare import compare_runs, print_comparison, write_comparison
 
@@ -350,6 +362,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("results", nargs="+", help="results directories (or results.json files)")
     p.add_argument("--out", help="write table.md, table.csv and table.tex here")
     p.set_defaults(func=_cmd_report)
+
+    p = sub.add_parser("figures", help="bar figures per table part, curves for views/frames sweeps")
+    p.add_argument("results", nargs="+", help="results directories (or results.json files)")
+    p.add_argument("--out", required=True, help="folder for the PNG and SVG files")
+    p.add_argument("--column", help="the column a views/frames sweep plots (default: Overall)")
+    p.set_defaults(func=_cmd_figures)
 
     p = sub.add_parser(
         "compare",

@@ -1,0 +1,128 @@
+"""Figures from a set of finished runs (matplotlib, PNG + SVG; the `plots` extra):
+
+- bars: one figure per part of the task's table (`column_groups`, else all columns), one group of
+  bars per column, one bar per run, with the 95% interval as error bars: 4D-Bench's per-subtask
+  accuracy, MMWorld's per-discipline, per-facet and per-difficulty accuracy, AutoEval-Video's
+  per-dimension accuracy, the caption metrics;
+- curves: for runs that differ only in their number of views or of frames per view (the
+  4D-Bench paper's Figs. 6 and 7, from `views-K` / `frames-N` variant runs), the Overall (or
+  Average, else the first) column, or `--column`, against that number, one line per model.
+
+Hand-written on matplotlib because the figures are the papers' own layouts; the Agg backend
+needs no display.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from vidbench.extras import require
+from vidbench.report.tables import row_labels
+
+FIGURE_AXES = {"views": "views per object", "frames": "frames per view"}
+
+
+def _figure(width: float, height: float) -> Any:
+    require("figures", ["matplotlib"], "plots")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height))
+
+
+def _save(figure: Any, stem: Path) -> list[Path]:
+    figure.tight_layout()
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    written = []
+    for suffix in (".png", ".svg"):
+        path = stem.with_suffix(suffix)
+        figure.savefig(path, dpi=150)
+        written.append(path)
+    return written
+
+
+def _parts(results: Sequence[dict[str, Any]]) -> list[tuple[str, list[str]]]:
+    for r in results:
+        if r.get("column_groups"):
+            return [(title, list(columns)) for title, columns in r["column_groups"].items()]
+    columns: list[str] = []
+    for r in results:
+        columns += [c for c in r["columns"] if c not in columns]
+    return [("", columns)]
+
+
+def bar_figures(results: Sequence[dict[str, Any]], out: Path) -> list[Path]:
+    """One bar figure per part of the table; the paths written."""
+    labels = row_labels(results)
+    written: list[Path] = []
+    for index, (title, columns) in enumerate(_parts(results), start=1):
+        figure = _figure(max(8.0, 0.9 * len(columns) * max(1, len(results)) ** 0.5 + 5), 4.2)
+        axes = figure.subplots()
+        width = 0.8 / max(1, len(results))
+        for i, (r, label) in enumerate(zip(results, labels, strict=True)):
+            points = [
+                (x - 0.4 + width * (i + 0.5), r["columns"][c], error)
+                for x, (c, error) in enumerate(zip(columns, _error_bars(r, columns), strict=True))
+                if r["columns"].get(c) is not None
+            ]
+            if points:
+                xs, heights, errors = zip(*points, strict=True)
+                below, above = [e[0] for e in errors], [e[1] for e in errors]
+                axes.bar(xs, heights, width, label=label, yerr=[below, above], capsize=2)
+        axes.set_xticks(range(len(columns)), columns, rotation=30, ha="right", fontsize="small")
+        axes.set_title(title or str(results[0]["task"]).partition(":")[0])
+        axes.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        written += _save(figure, out / f"bars-{index}")
+    return written
+
+
+def _error_bars(result: dict[str, Any], columns: Sequence[str]) -> list[tuple[float, float]]:
+    """(below, above) the bar for each column's 95% interval; zero where there is none."""
+    bars = []
+    for c in columns:
+        value, ci = result["columns"].get(c), (result.get("ci95") or {}).get(c)
+        bars.append((value - ci[0], ci[1] - value) if value is not None and ci else (0.0, 0.0))
+    return bars
+
+
+def sweep_axis(results: Sequence[dict[str, Any]]) -> str | None:
+    """ "views" or "frames" when the runs vary in exactly that (a views-K or frames-N sweep)."""
+    for axis in FIGURE_AXES:
+        counts = {_count(r, axis) for r in results}
+        if len(counts) > 1:
+            return axis
+    return None
+
+
+def _count(result: dict[str, Any], axis: str) -> int:
+    spec = result.get("frame_spec") or {}
+    return len(spec.get("views", [])) if axis == "views" else int(spec.get("frames", 0))
+
+
+def curve_figure(results: Sequence[dict[str, Any]], out: Path, column: str | None) -> list[Path]:
+    """The chosen column against the number of views or frames, a line per model; [] when the
+    runs are not such a sweep."""
+    axis = sweep_axis(results)
+    if axis is None:
+        return []
+    names = list(results[0]["columns"])
+    column = column or next((c for c in ("Overall", "Average") if c in names), names[0])
+    lines: dict[str, list[tuple[int, float]]] = defaultdict(list)
+    for r in results:
+        if r["columns"].get(column) is not None:
+            lines[str(r["model"])].append((_count(r, axis), r["columns"][column]))
+    figure = _figure(5.5, 4.0)
+    axes = figure.subplots()
+    for model, points in sorted(lines.items()):
+        xs, ys = zip(*sorted(points), strict=True)
+        axes.plot(xs, ys, marker="o", label=model)
+    axes.set_xlabel(FIGURE_AXES[axis])
+    axes.set_ylabel(column)
+    axes.set_title(f"{column} vs {FIGURE_AXES[axis]}")
+    axes.legend(fontsize="small")
+    return _save(figure, out / f"{column.lower().replace(' ', '-')}-vs-{axis}")
