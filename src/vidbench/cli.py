@@ -222,36 +222,6 @@ def _cmd_synth(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_report(args: argparse.Namespace) -> int:
-    from vidbench.report.combine import combine
-
-    combine([Path(d) for d in args.results], Path(args.out) if args.out else None, out)
-    return 0
-
-
-def _cmd_figures(args: argparse.Namespace) -> int:
-    from vidbench.report.combine import load_results
-    from vidbench.report.figures import bar_figures, curve_figure
-
-    results = [load_results(Path(d)) for d in args.results]
-    written = bar_figures(results, Path(args.out)) + curve_figure(
-        results, Path(args.out), args.column
-    )
-    err.print("wrote " + ", ".join(str(p) for p in written), highlight=False)
-    return 0
-
-
-def _cmd_compare(args: argparse.Namespace) -> int:
-    from vidbench.report.compare import compare_runs, print_comparison, write_comparison
-
-    comparison = compare_runs(Path(args.a), Path(args.b), _task_of, args.resamples, args.seed)
-    print_comparison(comparison, out)
-    if args.out:
-        written = write_comparison(comparison, Path(args.out))
-        err.print("wrote " + ", ".join(str(p) for p in written), highlight=False)
-    return 0
-
-
 def _cmd_tasks(args: argparse.Namespace) -> int:
     from vidbench.benchmarks.registry import TASKS, VARIANT_FAMILIES
 
@@ -358,27 +328,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--size", type=types.whole_number(8), default=128)
     p.set_defaults(func=_cmd_synth)
 
-    p = sub.add_parser("report", help="one table from several results directories")
-    p.add_argument("results", nargs="+", help="results directories (or results.json files)")
-    p.add_argument("--out", help="write table.md, table.csv and table.tex here")
-    p.set_defaults(func=_cmd_report)
+    from vidbench.report import commands as report_commands
 
-    p = sub.add_parser("figures", help="bar figures per table part, curves for views/frames sweeps")
-    p.add_argument("results", nargs="+", help="results directories (or results.json files)")
-    p.add_argument("--out", required=True, help="folder for the PNG and SVG files")
-    p.add_argument("--column", help="the column a views/frames sweep plots (default: Overall)")
-    p.set_defaults(func=_cmd_figures)
-
-    p = sub.add_parser(
-        "compare",
-        help="B - A per column on the same samples, with paired tests (McNemar, bootstrap)",
-    )
-    p.add_argument("a", help="results directory of run A")
-    p.add_argument("b", help="results directory of run B")
-    p.add_argument("--out", help="write compare.md, .csv, .json and .tex here")
-    p.add_argument("--resamples", type=types.positive, default=10_000, help="bootstrap resamples")
-    p.add_argument("--seed", type=int, default=0, help="seed of the paired bootstrap")
-    p.set_defaults(func=_cmd_compare)
+    report_commands.register(sub)  # report, figures
 
     p = sub.add_parser("tasks", help="list tasks and their variants")
     p.set_defaults(func=_cmd_tasks)
@@ -416,7 +368,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from vidbench.analyze import commands as analyze_commands
 
-    analyze_commands.register(sub, _task_of)
+    analyze_commands.register(sub, _task_of)  # analyze errors, compare
     return parser
 
 

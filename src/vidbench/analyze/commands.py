@@ -1,4 +1,4 @@
-"""`vidbench analyze errors RUN [RUN ...] --judge SPEC`.
+"""`vidbench analyze errors RUN [RUN ...] --judge SPEC` and `vidbench compare RUN_A RUN_B`.
 
 cli.py calls `register(subparsers, task_of)` with its top-level subparsers and the function that
 builds a stored run's task (the benchmarks registry's: analyses know no benchmark); the handler
@@ -13,6 +13,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from vidbench import cli_types as types
 from vidbench.core.errors import ConfigError
 from vidbench.models.registry import parse_options
 from vidbench.runner.judging import DEFAULT_ATTEMPTS, JudgeModel
@@ -60,6 +61,17 @@ def _cmd_errors(args: argparse.Namespace) -> int:
     return 1 if any(s["judge_errors"] for s in summaries) else 0
 
 
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from vidbench.analyze.compare import compare_runs, print_comparison, write_comparison
+
+    comparison = compare_runs(Path(args.a), Path(args.b), args.task_of, args.resamples, args.seed)
+    print_comparison(comparison, out)
+    if args.out:
+        written = write_comparison(comparison, Path(args.out))
+        err.print("wrote " + ", ".join(str(p) for p in written), highlight=False)
+    return 0
+
+
 def register(subparsers: argparse._SubParsersAction, task_of: Callable[[RunConfig], Task]) -> None:
     analyze = subparsers.add_parser("analyze", help="analyses of finished runs")
     kinds = analyze.add_subparsers(dest="analysis", required=True)
@@ -78,3 +90,13 @@ def register(subparsers: argparse._SubParsersAction, task_of: Callable[[RunConfi
     )
     p.add_argument("--out", help="table and figure folder (default: the run, when one)")
     p.set_defaults(func=_cmd_errors, task_of=task_of)
+
+    p = subparsers.add_parser(
+        "compare", help="B - A per column on the same samples, with paired tests"
+    )
+    p.add_argument("a", help="results directory of run A")
+    p.add_argument("b", help="results directory of run B")
+    p.add_argument("--out", help="write compare.md, .csv, .json and .tex here")
+    p.add_argument("--resamples", type=types.positive, default=10_000, help="bootstrap resamples")
+    p.add_argument("--seed", type=int, default=0, help="seed of the paired bootstrap")
+    p.set_defaults(func=_cmd_compare, task_of=task_of)

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from vidbench.analyze.compare import compare_runs
 from vidbench.benchmarks.registry import open_run, task_of
 from vidbench.cli import main
 from vidbench.core.errors import ConfigError
-from vidbench.report.compare import compare_runs
 from vidbench.report.results_dir import ResultsDir
 from vidbench.report.tables import latex_escape
 from vidbench.runner.run_config import RunConfig
