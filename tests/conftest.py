@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -78,3 +79,10 @@ def fake(shared_server: ChatServer) -> Callable[..., ChatServer]:
     """The module's running server, reset to the settings a test asks for: fake(latency=...)."""
     shared_server.reset()
     return shared_server.reset
+
+
+def default_sigint() -> None:
+    """For subprocesses a test interrupts with SIGINT: a shell without job control (a CI step, a
+    script's `cmd &`) starts commands with SIGINT ignored, and Python then installs no Ctrl-C
+    handler; the child gets the default back, as a terminal's Ctrl-C would find it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import default_sigint
 from vidbench.cli import main
 from vidbench.core.errors import ConfigError
 from vidbench.models import local_llm
@@ -181,6 +182,7 @@ def test_serve_local_llm_prints_the_spec_and_stops_on_ctrl_c(installed: None) ->
     command = [sys.executable, "-m", "vidbench.cli", "serve-local-llm"]
     process = subprocess.Popen(
         [*command, "--port", str(port), "--ctx", "512"],
+        preexec_fn=default_sigint,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TESTS, make_qa_dataset
+from conftest import TESTS, default_sigint, make_qa_dataset
 
 MODEL = "python:support_models:LoggingGold"
 
@@ -65,6 +65,7 @@ def _answered(out: Path) -> set[str]:
 def _interrupt(release: Path, out: Path, cache: Path, log: Path, sig: int) -> int:
     proc = subprocess.Popen(
         _command(release, out, cache),
+        preexec_fn=default_sigint,
         env=_env(log, "0.1"),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
