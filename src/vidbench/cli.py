@@ -399,6 +399,11 @@ def build_parser() -> argparse.ArgumentParser:
     from vidbench.analyze import commands as analyze_commands
 
     analyze_commands.register(sub, _task_of)
+
+    # --- annotation web app (issue 15): annotate init / users / assign / import / export / serve
+    from vidbench.annotate import commands as annotate_commands
+
+    annotate_commands.register(sub)
     return parser
 
 
