@@ -131,7 +131,10 @@ def _qa_record(sample: Sample) -> dict[str, Any]:
         "uid": sample.metadata["uid"],
         "Category": sample.metadata["subtask"],
         "Question": sample.question,
-        "Options": list(sample.options),
+        # the loader strips the "(A) " labels; the official records (and the export) carry them
+        "Options": [
+            f"({letter}) {text}" for letter, text in zip("ABCD", sample.options, strict=True)
+        ],
         "Answer index": "ABCD".index(sample.answer or "A") + 1,
         "provenance": {"source": fourd.QA_FILE},
     }
