@@ -1,0 +1,151 @@
+"""The annotation app in Debian's Chromium: two caption writers in two browser contexts do not
+see each other's captions, typing is saved without a click (debounced autosave, and a tab closed
+before the debounce still sends), two tabs saving the same caption get a conflict shown instead
+of an overwrite, a reviewer sends a caption back, and the admin's export equals the expected
+CSV."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from annotate_support import PASSWORD, make_project, query
+from browser import Watch, serve_asgi
+from vidbench.annotate import auth, work
+from vidbench.annotate.web.app import create_app
+
+pytestmark = pytest.mark.slow
+UID0 = "0" * 32
+
+
+def _sign_in(page: Any, base: str, name: str) -> None:
+    page.goto(f"{base}/login")
+    page.fill("input[name=name]", name)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{base}/")
+
+
+def _content(project: Any, work_id: int) -> tuple[str, int]:
+    row = query(project, "SELECT content, version FROM work WHERE id = ?", (work_id,))[0]
+    return row[0], row[1]
+
+
+def _wait_for(check: Callable[[], bool], what: str, seconds: float = 10) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def test_two_writers_autosave_conflict_send_back_and_export(
+    qa_release: Path, tmp_path: Path, open_page: Callable[..., Any], watch: Watch
+) -> None:
+    project = make_project(qa_release, tmp_path)
+    writers = [
+        (r[0], r[1])
+        for r in query(
+            project,
+            "SELECT w.id, u.name FROM work w JOIN users u ON u.id = w.user_id "
+            "WHERE w.item_id = ? AND w.job = 'write' ORDER BY w.slot",
+            (f"caption:{UID0}",),
+        )
+    ]
+    (id_a, name_a), (id_b, name_b) = writers[0], writers[1]
+    with serve_asgi(create_app(project)) as base:
+        a, b = open_page(), open_page()
+        _sign_in(a, base, name_a)
+        _sign_in(b, base, name_b)
+        assert a.locator(f"[data-work-row='{id_a}']").count() == 1
+        assert a.locator(f"[data-work-row='{id_b}']").count() == 0
+
+        # typing is saved without any click (debounced autosave)
+        a.goto(f"{base}/work/{id_a}?views=0,12")
+        assert a.locator("video").count() == 2  # the chosen views, one control
+        a.fill("#caption", "A <b>red</b> cube spins to the left.")
+        expect(a.locator("[data-version]")).to_have_text("1")
+        assert _content(project, id_a) == ("A <b>red</b> cube spins to the left.", 1)
+
+        b.goto(f"{base}/work/{id_b}")
+        assert "red" not in b.locator("main").inner_text()
+        b.fill("#caption", "A cube turning.")
+        b.click("[data-submit]")
+        expect(b.locator("[data-status]")).to_have_text("submitted")
+
+        # a tab closed before the debounce fired still sends what was typed
+        a.fill("#caption", "A red cube spins to the left, then stops.")
+        a.close(run_before_unload=True)
+        _wait_for(
+            lambda: _content(project, id_a)[0] == "A red cube spins to the left, then stops.",
+            "the closed tab's text",
+        )
+
+        # two tabs on the same caption: the second save is refused and the conflict shown
+        watch.allow(r"status of 409")
+        a1 = open_page()
+        _sign_in(a1, base, name_a)
+        a2 = open_page(a1.context)
+        a1.goto(f"{base}/work/{id_a}")
+        a2.goto(f"{base}/work/{id_a}")
+        a1.fill("#caption", "Tab one's caption.")
+        expect(a1.locator("[data-version]")).to_have_text("3")
+        a2.fill("#caption", "Tab two's caption.")
+        a2.wait_for_selector("[data-conflict]:not([hidden])")
+        assert name_a in a2.locator("[data-conflict-message]").inner_text()
+        assert a2.locator("[data-theirs]").inner_text() == "Tab one's caption."
+        assert _content(project, id_a) == ("Tab one's caption.", 3)
+        a2.click("[data-keep-mine]")  # a deliberate choice, recorded as a new version
+        _wait_for(lambda: _content(project, id_a) == ("Tab two's caption.", 4), "keep mine")
+        a2.click("[data-submit]")
+        expect(a2.locator("[data-status]")).to_have_text("submitted")
+
+        # the other three writers submit through the library; the reviewer sends A's back
+        people = {u.name: u for u in auth.users(project.connect())}
+        for n, (work_id, name) in enumerate(writers[2:], start=3):
+            conn = project.connect()
+            work.save(conn, work_id, people[name], 0, f"Caption {n}.", "submitted")
+            conn.close()
+        r = open_page()
+        _sign_in(r, base, "rita")
+        r.goto(f"{base}/review/captions")
+        row = r.locator(f"[data-caption-row='{id_a}']")
+        assert row.locator(".caption").inner_text() == "Tab two's caption."
+        row.locator("[data-row-comment]").fill("say which way it turns <i>exactly</i>")
+        row.locator("[data-review=returned]").click()
+        expect(row.locator("[data-row-status]")).to_have_text("returned")
+
+        # the writer sees the comment (as text), revises and resubmits
+        a2.goto(f"{base}/work/{id_a}")
+        assert a2.locator("[data-comment]").inner_text() == "say which way it turns <i>exactly</i>"
+        a2.fill("#caption", "A red cube turns left, then stops.")
+        a2.click("[data-submit]")
+        expect(a2.locator("[data-status]")).to_have_text("submitted")
+
+        # the admin exports the captions from the admin page
+        admin = open_page()
+        _sign_in(admin, base, "ada")
+        admin.goto(f"{base}/admin")
+        admin.select_option("[data-admin-export] select[name=kind]", "captions")
+        admin.click("[data-admin-export] button[type=submit]")
+        expect(admin.locator("[data-admin-result]")).to_contain_text('"written": 1')
+    expected = (
+        "folder_name,caption_1,caption_2,caption_3,caption_4,caption_5\n"
+        f'{UID0},"A red cube turns left, then stops.",A cube turning.,Caption 3.,Caption 4.,'
+        "Caption 5.\n"
+    )
+    assert (project.path / "exports" / "human_annotations.csv").read_text("utf-8") == expected
+    # every write is kept with its author
+    authors = query(
+        project,
+        "SELECT u.name FROM revisions r JOIN users u ON u.id = r.author WHERE r.work_id = ? "
+        "ORDER BY r.version",
+        (id_a,),
+    )
+    names = [x[0] for x in authors]
+    assert names[:6] == [name_a] * 5 + ["rita"] and set(names[6:]) == {name_a}
