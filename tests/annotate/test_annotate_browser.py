@@ -2,10 +2,12 @@
 see each other's captions, typing is saved without a click (debounced autosave, and a tab closed
 before the debounce still sends), two tabs saving the same caption get a conflict shown instead
 of an overwrite, a reviewer sends a caption back, and the admin's export equals the expected
-CSV."""
+CSV. And a QA review in the browser (accept, edit, reject with a reason; generated text shown as
+text) exports a 4d_qa.json that `vidbench validate 4dbench` accepts."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -16,8 +18,9 @@ from playwright.sync_api import expect
 
 from annotate_support import PASSWORD, make_project, query
 from browser import Watch, serve_asgi
-from vidbench.annotate import auth, work
+from vidbench.annotate import assign, auth, items, work
 from vidbench.annotate.web.app import create_app
+from vidbench.cli import main
 
 pytestmark = pytest.mark.slow
 UID0 = "0" * 32
@@ -149,3 +152,83 @@ def test_two_writers_autosave_conflict_send_back_and_export(
     )
     names = [x[0] for x in authors]
     assert names[:6] == [name_a] * 5 + ["rita"] and set(names[6:]) == {name_a}
+
+
+def test_qa_review_in_the_browser_exports_a_valid_4d_qa_json(
+    qa_release: Path, tmp_path: Path, open_page: Callable[..., Any], watch: Watch, capsys
+) -> None:
+    watch.allow(r"status of 422")  # the submit refused below for want of a reason
+    project = make_project(qa_release, tmp_path)
+    generated = {
+        "id": f"{UID0}_generated",
+        "uid": UID0,
+        "Category": "Appearance",
+        "Question": "What colour is it? <script>alert('q')</script>",
+        "Options": ["(A) red", "(B) <img src=x onerror=alert(1)>", "(C) green", "(D) white"],
+        "Answer index": 1,
+        "provenance": {"validator": "<script>alert('model')</script> looks fine"},
+    }
+    queue = tmp_path / "review_queue.jsonl"
+    queue.write_text(json.dumps(generated) + "\n")
+    conn = project.connect()
+    assert items.import_queue(conn, project.data, queue, "ada").added == 1
+    assign.assign(conn, "qa", None, "ada")
+    conn.close()
+    rows = query(
+        project,
+        "SELECT w.id, w.item_id, u.name FROM work w JOIN users u ON u.id = w.user_id "
+        "WHERE w.job = 'review' ORDER BY w.item_id",
+    )
+    by_item = {item: (work_id, name) for work_id, item, name in rows}
+    gen_work, reviewer = by_item[f"qa:{UID0}_generated"]
+    edit_item, reject_item = sorted(k for k, (_, n) in by_item.items() if n == reviewer)[:2]
+    with serve_asgi(create_app(project)) as base:
+        page = open_page()
+        _sign_in(page, base, reviewer)
+
+        # generated text (question, options, the model's verdict) is shown as text, never run
+        page.goto(f"{base}/work/{gen_work}")
+        assert "<script>alert('q')</script>" in page.locator(".question").inner_text()
+        assert page.locator(".options img").count() == 0
+        page.check("input[name=decision][value=accept]")
+        page.click("[data-submit]")
+        expect(page.locator("[data-status]")).to_have_text("submitted")
+
+        page.goto(f"{base}/work/{by_item[edit_item][0]}?views=0")
+        page.check("input[name=decision][value=edit]")
+        page.fill("textarea[name=Question]", "How many times does it turn?")
+        page.select_option("select[name=AnswerIndex]", "3")
+        page.click("[data-submit]")
+        expect(page.locator("[data-status]")).to_have_text("submitted")
+
+        page.goto(f"{base}/work/{by_item[reject_item][0]}?views=0")
+        page.check("input[name=decision][value=reject]")
+        page.click("[data-submit]")  # refused: a rejection needs a reason
+        expect(page.locator("#notice")).to_contain_text("a rejection needs a reason")
+        page.fill("input[name=reason]", "two options are right")
+        page.click("[data-submit]")
+        expect(page.locator("[data-status]")).to_have_text("submitted")
+
+        # the other reviews are accepted through the library
+        people = {u.name: u for u in auth.users(project.connect())}
+        done = {gen_work, by_item[edit_item][0], by_item[reject_item][0]}
+        for work_id, name in by_item.values():
+            if work_id not in done:
+                conn = project.connect()
+                work.save(conn, work_id, people[name], 0, '{"decision": "accept"}', "submitted")
+                conn.close()
+
+        admin = open_page()
+        _sign_in(admin, base, "ada")
+        admin.goto(f"{base}/admin")
+        admin.select_option("[data-admin-export] select[name=kind]", "qa")
+        admin.click("[data-admin-export] button[type=submit]")
+        expect(admin.locator("[data-admin-result]")).to_contain_text('"written": 20')
+    out = project.path / "exports" / "4dbench-qa"
+    qa = json.loads((out / "4d_qa.json").read_text("utf-8"))
+    assert len(qa) == 20 and reject_item.removeprefix("qa:") not in qa
+    edited = qa[edit_item.removeprefix("qa:")]
+    assert edited["Question"] == "How many times does it turn?" and edited["Answer index"] == 3
+    assert qa[f"{UID0}_generated"]["Options"][1] == "(B) <img src=x onerror=alert(1)>"
+    capsys.readouterr()
+    assert main(["--no-progress", "validate", "4dbench", str(out)]) == 0
