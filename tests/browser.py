@@ -6,7 +6,8 @@ a page in a fresh context (or the one given) that records every console error, d
 request to a host other than 127.0.0.1 (such requests are also aborted): the test fails at
 teardown if any was seen that it did not `watch.allow(...)`. Each page's last state is kept as a
 screenshot under test-artifacts/ (git-ignored). `serve_asgi(app)` runs an ASGI app with uvicorn
-on 127.0.0.1 on a free port in a thread.
+on 127.0.0.1 on a free port in a thread; the `serve_app` fixture does it for a test, until its
+pages are closed.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -82,9 +83,17 @@ def _local(url: str) -> bool:
 
 
 @pytest.fixture
+def serve_app() -> Iterator[Callable[[Any], str]]:
+    """`serve_app(app)` -> base URL; the servers stop after the test's pages are closed."""
+    with ExitStack() as stack:
+        yield lambda app: stack.enter_context(serve_asgi(app))
+
+
+@pytest.fixture
 def open_page(
-    browser: Any, watch: Watch, request: pytest.FixtureRequest
+    browser: Any, watch: Watch, serve_app: Any, request: pytest.FixtureRequest
 ) -> Iterator[Callable[..., Any]]:
+    # serve_app is set up first, so servers outlive the pages (no refused loads at teardown)
     pages: list[Any] = []
     contexts: list[Any] = []
 

@@ -2,12 +2,14 @@
 see each other's captions, typing is saved without a click (debounced autosave, and a tab closed
 before the debounce still sends), two tabs saving the same caption get a conflict shown instead
 of an overwrite, a reviewer sends a caption back, and the admin's export equals the expected
-CSV. And a QA review in the browser (accept, edit, reject with a reason; generated text shown as
-text) exports a 4d_qa.json that `vidbench validate 4dbench` accepts."""
+CSV. A QA review in the browser (accept, edit, reject with a reason; generated text shown as
+text) exports a 4d_qa.json that `vidbench validate 4dbench` accepts.
+Red-team rounds on the real engine, the judge's reasoning shown as text."""
 
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -17,8 +19,9 @@ import pytest
 from playwright.sync_api import expect
 
 from annotate_support import PASSWORD, make_project, query
-from browser import Watch, serve_asgi
-from vidbench.annotate import assign, auth, items, work
+from browser import Watch
+from conftest import AUTOEVAL
+from vidbench.annotate import assign, auth, exports, items, work
 from vidbench.annotate.web.app import create_app
 from vidbench.cli import main
 
@@ -48,7 +51,11 @@ def _wait_for(check: Callable[[], bool], what: str, seconds: float = 10) -> None
 
 
 def test_two_writers_autosave_conflict_send_back_and_export(
-    qa_release: Path, tmp_path: Path, open_page: Callable[..., Any], watch: Watch
+    qa_release: Path,
+    tmp_path: Path,
+    serve_app: Callable[..., str],
+    open_page: Callable[..., Any],
+    watch: Watch,
 ) -> None:
     project = make_project(qa_release, tmp_path)
     writers = [
@@ -61,82 +68,82 @@ def test_two_writers_autosave_conflict_send_back_and_export(
         )
     ]
     (id_a, name_a), (id_b, name_b) = writers[0], writers[1]
-    with serve_asgi(create_app(project)) as base:
-        a, b = open_page(), open_page()
-        _sign_in(a, base, name_a)
-        _sign_in(b, base, name_b)
-        assert a.locator(f"[data-work-row='{id_a}']").count() == 1
-        assert a.locator(f"[data-work-row='{id_b}']").count() == 0
+    base = serve_app(create_app(project))
+    a, b = open_page(), open_page()
+    _sign_in(a, base, name_a)
+    _sign_in(b, base, name_b)
+    assert a.locator(f"[data-work-row='{id_a}']").count() == 1
+    assert a.locator(f"[data-work-row='{id_b}']").count() == 0
 
-        # typing is saved without any click (debounced autosave)
-        a.goto(f"{base}/work/{id_a}?views=0,12")
-        assert a.locator("video").count() == 2  # the chosen views, one control
-        a.fill("#caption", "A <b>red</b> cube spins to the left.")
-        expect(a.locator("[data-version]")).to_have_text("1")
-        assert _content(project, id_a) == ("A <b>red</b> cube spins to the left.", 1)
+    # typing is saved without any click (debounced autosave)
+    a.goto(f"{base}/work/{id_a}?views=0,12")
+    assert a.locator("video").count() == 2  # the chosen views, one control
+    a.fill("#caption", "A <b>red</b> cube spins to the left.")
+    expect(a.locator("[data-version]")).to_have_text("1")
+    assert _content(project, id_a) == ("A <b>red</b> cube spins to the left.", 1)
 
-        b.goto(f"{base}/work/{id_b}")
-        assert "red" not in b.locator("main").inner_text()
-        b.fill("#caption", "A cube turning.")
-        b.click("[data-submit]")
-        expect(b.locator("[data-status]")).to_have_text("submitted")
+    b.goto(f"{base}/work/{id_b}")
+    assert "red" not in b.locator("main").inner_text()
+    b.fill("#caption", "A cube turning.")
+    b.click("[data-submit]")
+    expect(b.locator("[data-status]")).to_have_text("submitted")
 
-        # a tab closed before the debounce fired still sends what was typed
-        a.fill("#caption", "A red cube spins to the left, then stops.")
-        a.close(run_before_unload=True)
-        _wait_for(
-            lambda: _content(project, id_a)[0] == "A red cube spins to the left, then stops.",
-            "the closed tab's text",
-        )
+    # a tab closed before the debounce fired still sends what was typed
+    a.fill("#caption", "A red cube spins to the left, then stops.")
+    a.close(run_before_unload=True)
+    _wait_for(
+        lambda: _content(project, id_a)[0] == "A red cube spins to the left, then stops.",
+        "the closed tab's text",
+    )
 
-        # two tabs on the same caption: the second save is refused and the conflict shown
-        watch.allow(r"status of 409")
-        a1 = open_page()
-        _sign_in(a1, base, name_a)
-        a2 = open_page(a1.context)
-        a1.goto(f"{base}/work/{id_a}")
-        a2.goto(f"{base}/work/{id_a}")
-        a1.fill("#caption", "Tab one's caption.")
-        expect(a1.locator("[data-version]")).to_have_text("3")
-        a2.fill("#caption", "Tab two's caption.")
-        a2.wait_for_selector("[data-conflict]:not([hidden])")
-        assert name_a in a2.locator("[data-conflict-message]").inner_text()
-        assert a2.locator("[data-theirs]").inner_text() == "Tab one's caption."
-        assert _content(project, id_a) == ("Tab one's caption.", 3)
-        a2.click("[data-keep-mine]")  # a deliberate choice, recorded as a new version
-        _wait_for(lambda: _content(project, id_a) == ("Tab two's caption.", 4), "keep mine")
-        a2.click("[data-submit]")
-        expect(a2.locator("[data-status]")).to_have_text("submitted")
+    # two tabs on the same caption: the second save is refused and the conflict shown
+    watch.allow(r"status of 409")
+    a1 = open_page()
+    _sign_in(a1, base, name_a)
+    a2 = open_page(a1.context)
+    a1.goto(f"{base}/work/{id_a}")
+    a2.goto(f"{base}/work/{id_a}")
+    a1.fill("#caption", "Tab one's caption.")
+    expect(a1.locator("[data-version]")).to_have_text("3")
+    a2.fill("#caption", "Tab two's caption.")
+    a2.wait_for_selector("[data-conflict]:not([hidden])")
+    assert name_a in a2.locator("[data-conflict-message]").inner_text()
+    assert a2.locator("[data-theirs]").inner_text() == "Tab one's caption."
+    assert _content(project, id_a) == ("Tab one's caption.", 3)
+    a2.click("[data-keep-mine]")  # a deliberate choice, recorded as a new version
+    _wait_for(lambda: _content(project, id_a) == ("Tab two's caption.", 4), "keep mine")
+    a2.click("[data-submit]")
+    expect(a2.locator("[data-status]")).to_have_text("submitted")
 
-        # the other three writers submit through the library; the reviewer sends A's back
-        people = {u.name: u for u in auth.users(project.connect())}
-        for n, (work_id, name) in enumerate(writers[2:], start=3):
-            conn = project.connect()
-            work.save(conn, work_id, people[name], 0, f"Caption {n}.", "submitted")
-            conn.close()
-        r = open_page()
-        _sign_in(r, base, "rita")
-        r.goto(f"{base}/review/captions")
-        row = r.locator(f"[data-caption-row='{id_a}']")
-        assert row.locator(".caption").inner_text() == "Tab two's caption."
-        row.locator("[data-row-comment]").fill("say which way it turns <i>exactly</i>")
-        row.locator("[data-review=returned]").click()
-        expect(row.locator("[data-row-status]")).to_have_text("returned")
+    # the other three writers submit through the library; the reviewer sends A's back
+    people = {u.name: u for u in auth.users(project.connect())}
+    for n, (work_id, name) in enumerate(writers[2:], start=3):
+        conn = project.connect()
+        work.save(conn, work_id, people[name], 0, f"Caption {n}.", "submitted")
+        conn.close()
+    r = open_page()
+    _sign_in(r, base, "rita")
+    r.goto(f"{base}/review/captions")
+    row = r.locator(f"[data-caption-row='{id_a}']")
+    assert row.locator(".caption").inner_text() == "Tab two's caption."
+    row.locator("[data-row-comment]").fill("say which way it turns <i>exactly</i>")
+    row.locator("[data-review=returned]").click()
+    expect(row.locator("[data-row-status]")).to_have_text("returned")
 
-        # the writer sees the comment (as text), revises and resubmits
-        a2.goto(f"{base}/work/{id_a}")
-        assert a2.locator("[data-comment]").inner_text() == "say which way it turns <i>exactly</i>"
-        a2.fill("#caption", "A red cube turns left, then stops.")
-        a2.click("[data-submit]")
-        expect(a2.locator("[data-status]")).to_have_text("submitted")
+    # the writer sees the comment (as text), revises and resubmits
+    a2.goto(f"{base}/work/{id_a}")
+    assert a2.locator("[data-comment]").inner_text() == "say which way it turns <i>exactly</i>"
+    a2.fill("#caption", "A red cube turns left, then stops.")
+    a2.click("[data-submit]")
+    expect(a2.locator("[data-status]")).to_have_text("submitted")
 
-        # the admin exports the captions from the admin page
-        admin = open_page()
-        _sign_in(admin, base, "ada")
-        admin.goto(f"{base}/admin")
-        admin.select_option("[data-admin-export] select[name=kind]", "captions")
-        admin.click("[data-admin-export] button[type=submit]")
-        expect(admin.locator("[data-admin-result]")).to_contain_text('"written": 1')
+    # the admin exports the captions from the admin page
+    admin = open_page()
+    _sign_in(admin, base, "ada")
+    admin.goto(f"{base}/admin")
+    admin.select_option("[data-admin-export] select[name=kind]", "captions")
+    admin.click("[data-admin-export] button[type=submit]")
+    expect(admin.locator("[data-admin-result]")).to_contain_text('"written": 1')
     expected = (
         "folder_name,caption_1,caption_2,caption_3,caption_4,caption_5\n"
         f'{UID0},"A red cube turns left, then stops.",A cube turning.,Caption 3.,Caption 4.,'
@@ -155,7 +162,12 @@ def test_two_writers_autosave_conflict_send_back_and_export(
 
 
 def test_qa_review_in_the_browser_exports_a_valid_4d_qa_json(
-    qa_release: Path, tmp_path: Path, open_page: Callable[..., Any], watch: Watch, capsys
+    qa_release: Path,
+    tmp_path: Path,
+    serve_app: Callable[..., str],
+    open_page: Callable[..., Any],
+    watch: Watch,
+    capsys,
 ) -> None:
     watch.allow(r"status of 422")  # the submit refused below for want of a reason
     project = make_project(qa_release, tmp_path)
@@ -182,48 +194,48 @@ def test_qa_review_in_the_browser_exports_a_valid_4d_qa_json(
     by_item = {item: (work_id, name) for work_id, item, name in rows}
     gen_work, reviewer = by_item[f"qa:{UID0}_generated"]
     edit_item, reject_item = sorted(k for k, (_, n) in by_item.items() if n == reviewer)[:2]
-    with serve_asgi(create_app(project)) as base:
-        page = open_page()
-        _sign_in(page, base, reviewer)
+    base = serve_app(create_app(project))
+    page = open_page()
+    _sign_in(page, base, reviewer)
 
-        # generated text (question, options, the model's verdict) is shown as text, never run
-        page.goto(f"{base}/work/{gen_work}")
-        assert "<script>alert('q')</script>" in page.locator(".question").inner_text()
-        assert page.locator(".options img").count() == 0
-        page.check("input[name=decision][value=accept]")
-        page.click("[data-submit]")
-        expect(page.locator("[data-status]")).to_have_text("submitted")
+    # generated text (question, options, the model's verdict) is shown as text, never run
+    page.goto(f"{base}/work/{gen_work}")
+    assert "<script>alert('q')</script>" in page.locator(".question").inner_text()
+    assert page.locator(".options img").count() == 0
+    page.check("input[name=decision][value=accept]")
+    page.click("[data-submit]")
+    expect(page.locator("[data-status]")).to_have_text("submitted")
 
-        page.goto(f"{base}/work/{by_item[edit_item][0]}?views=0")
-        page.check("input[name=decision][value=edit]")
-        page.fill("textarea[name=Question]", "How many times does it turn?")
-        page.select_option("select[name=AnswerIndex]", "3")
-        page.click("[data-submit]")
-        expect(page.locator("[data-status]")).to_have_text("submitted")
+    page.goto(f"{base}/work/{by_item[edit_item][0]}?views=0")
+    page.check("input[name=decision][value=edit]")
+    page.fill("textarea[name=Question]", "How many times does it turn?")
+    page.select_option("select[name=AnswerIndex]", "3")
+    page.click("[data-submit]")
+    expect(page.locator("[data-status]")).to_have_text("submitted")
 
-        page.goto(f"{base}/work/{by_item[reject_item][0]}?views=0")
-        page.check("input[name=decision][value=reject]")
-        page.click("[data-submit]")  # refused: a rejection needs a reason
-        expect(page.locator("#notice")).to_contain_text("a rejection needs a reason")
-        page.fill("input[name=reason]", "two options are right")
-        page.click("[data-submit]")
-        expect(page.locator("[data-status]")).to_have_text("submitted")
+    page.goto(f"{base}/work/{by_item[reject_item][0]}?views=0")
+    page.check("input[name=decision][value=reject]")
+    page.click("[data-submit]")  # refused: a rejection needs a reason
+    expect(page.locator("#notice")).to_contain_text("a rejection needs a reason")
+    page.fill("input[name=reason]", "two options are right")
+    page.click("[data-submit]")
+    expect(page.locator("[data-status]")).to_have_text("submitted")
 
-        # the other reviews are accepted through the library
-        people = {u.name: u for u in auth.users(project.connect())}
-        done = {gen_work, by_item[edit_item][0], by_item[reject_item][0]}
-        for work_id, name in by_item.values():
-            if work_id not in done:
-                conn = project.connect()
-                work.save(conn, work_id, people[name], 0, '{"decision": "accept"}', "submitted")
-                conn.close()
+    # the other reviews are accepted through the library
+    people = {u.name: u for u in auth.users(project.connect())}
+    done = {gen_work, by_item[edit_item][0], by_item[reject_item][0]}
+    for work_id, name in by_item.values():
+        if work_id not in done:
+            conn = project.connect()
+            work.save(conn, work_id, people[name], 0, '{"decision": "accept"}', "submitted")
+            conn.close()
 
-        admin = open_page()
-        _sign_in(admin, base, "ada")
-        admin.goto(f"{base}/admin")
-        admin.select_option("[data-admin-export] select[name=kind]", "qa")
-        admin.click("[data-admin-export] button[type=submit]")
-        expect(admin.locator("[data-admin-result]")).to_contain_text('"written": 20')
+    admin = open_page()
+    _sign_in(admin, base, "ada")
+    admin.goto(f"{base}/admin")
+    admin.select_option("[data-admin-export] select[name=kind]", "qa")
+    admin.click("[data-admin-export] button[type=submit]")
+    expect(admin.locator("[data-admin-result]")).to_contain_text('"written": 20')
     out = project.path / "exports" / "4dbench-qa"
     qa = json.loads((out / "4d_qa.json").read_text("utf-8"))
     assert len(qa) == 20 and reject_item.removeprefix("qa:") not in qa
@@ -232,3 +244,81 @@ def test_qa_review_in_the_browser_exports_a_valid_4d_qa_json(
     assert qa[f"{UID0}_generated"]["Options"][1] == "(B) <img src=x onerror=alert(1)>"
     capsys.readouterr()
     assert main(["--no-progress", "validate", "4dbench", str(out)]) == 0
+
+
+HONEST = "The person is fastening the child's seat belt."
+SNEAKY = "<script>alert('attack')</script> buckling a bag strap while a baby watches."
+PATCH = "\n6. Buckling a bag strap is not fastening the seat belt: such an answer is wrong."
+
+
+def _judge(body: dict) -> str:
+    """Fooled by the sneaky answer (with a script in its reasoning) until the rule is patched."""
+    prompt = str(body["messages"])
+    if "baby watches" in prompt and "bag strap is not" not in prompt:
+        return "<script>alert('judge')</script> Buckling is close to fastening.\n1"
+    if "baby watches" in prompt:
+        return "Rule 6: a bag strap is not the seat belt.\n0"
+    return "The seat belt is fastened.\n1"
+
+
+def test_red_team_rounds_in_the_browser(
+    tmp_path: Path,
+    serve_app: Callable[..., str],
+    open_page: Callable[..., Any],
+    fake: Callable[..., Any],
+) -> None:
+    from vidbench.annotate.project import Project
+    from vidbench.runner.judging import JudgeModel
+
+    data = tmp_path / "data"
+    data.mkdir()
+    shutil.copy(AUTOEVAL / "AUTO-EVAL-VIDEO.json", data / "AUTO-EVAL-VIDEO.json")
+    project = Project.init(tmp_path / "project", data)
+    conn = project.connect()
+    assert items.import_folder(conn, data, "ada").added > 0
+    auth.add_user(conn, "red", "annotator", PASSWORD)
+    auth.add_user(conn, "ada", "admin", PASSWORD)
+    assign.assign(conn, "rule", 1, "ada")
+    conn.close()
+    work_id, ref = query(
+        project, "SELECT w.id, i.ref FROM work w JOIN items i ON i.id = w.item_id ORDER BY i.ref"
+    )[0]
+    server = fake(reply=_judge)
+    judge = JudgeModel(f"openai-compat:{server.base_url}#judge", {"backoff": "0.01"})
+    base = serve_app(create_app(project, judge))
+    page = open_page()
+    _sign_in(page, base, "red")
+    page.goto(f"{base}/work/{work_id}")
+    rule0 = page.locator("pre.rule").inner_text()
+    for answer, expected in ((HONEST, "1"), (SNEAKY, "0")):
+        page.fill("[data-rt-attack] textarea[name=answer]", answer)
+        page.select_option("[data-rt-attack] select[name=expected]", expected)
+        page.click("[data-rt-attack] button[type=submit]")
+        expect(page.locator(".attacks li")).to_have_count(1 if expected == "1" else 2)
+    assert SNEAKY in page.locator(".attacks").inner_text()
+
+    page.click("[data-rt-check]")
+    expect(page.locator(".round")).to_have_count(1)
+    shown = page.locator(".round").inner_text()
+    assert "1 of 2 attacks break it" in shown
+    assert "<script>alert('judge')</script> Buckling is close" in shown
+
+    patched = rule0.replace("\n[Answer to be judged]:", PATCH + "\n[Answer to be judged]:")
+    page.fill("[data-rt-revise] textarea[name=rule]", patched)
+    page.fill("[data-rt-revise] input[name=note]", "bag straps")
+    page.click("[data-rt-revise] button[type=submit]")
+    expect(page.locator("h2", has_text="Current rule")).to_have_text("Current rule (v1)")
+    page.click("[data-rt-check]")
+    expect(page.locator(".round")).to_have_count(2)
+    expect(page.locator("[data-rt-status]")).to_have_text("holds")
+
+    conn = project.connect()
+    done = exports.export_kind(project, conn, "rules", "ada", None, "4dbench")
+    conn.close()
+    lines = done.path.read_text("utf-8").splitlines()
+    rules = {str(r["ID"]): r["Rule"] for r in map(json.loads, filter(str.strip, lines))}
+    assert PATCH.strip() in rules[ref] and done.written == 1
+    authors = {
+        r[0] for r in query(project, "SELECT author FROM events WHERE action LIKE 'redteam.%'")
+    }
+    assert authors == {"red"}
