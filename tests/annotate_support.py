@@ -71,3 +71,12 @@ def sign_in(client, name: str, password: str = PASSWORD) -> str:  # type: ignore
     assert done.status_code == 303 and done.headers["location"] == "/", done.text
     home = client.get("/")
     return re.search(r'<meta name="csrf" content="([^"]+)"', home.text).group(1)
+
+
+def sign_in_page(page, base: str, name: str) -> None:  # type: ignore[no-untyped-def]
+    """Sign in through the login form in a Playwright page."""
+    page.goto(f"{base}/login")
+    page.fill("input[name=name]", name)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{base}/")

@@ -3,13 +3,11 @@ see each other's captions, typing is saved without a click (debounced autosave, 
 before the debounce still sends), two tabs saving the same caption get a conflict shown instead
 of an overwrite, a reviewer sends a caption back, and the admin's export equals the expected
 CSV. A QA review in the browser (accept, edit, reject with a reason; generated text shown as
-text) exports a 4d_qa.json that `vidbench validate 4dbench` accepts.
-Red-team rounds on the real engine, the judge's reasoning shown as text."""
+text) exports a 4d_qa.json that `vidbench validate 4dbench` accepts."""
 
 from __future__ import annotations
 
 import json
-import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -18,23 +16,14 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from annotate_support import PASSWORD, make_project, query
+from annotate_support import make_project, query, sign_in_page
 from browser import Watch
-from conftest import AUTOEVAL
-from vidbench.annotate import assign, auth, exports, items, work
+from vidbench.annotate import assign, auth, items, work
 from vidbench.annotate.web.app import create_app
 from vidbench.cli import main
 
 pytestmark = pytest.mark.slow
 UID0 = "0" * 32
-
-
-def _sign_in(page: Any, base: str, name: str) -> None:
-    page.goto(f"{base}/login")
-    page.fill("input[name=name]", name)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{base}/")
 
 
 def _content(project: Any, work_id: int) -> tuple[str, int]:
@@ -70,8 +59,8 @@ def test_two_writers_autosave_conflict_send_back_and_export(
     (id_a, name_a), (id_b, name_b) = writers[0], writers[1]
     base = serve_app(create_app(project))
     a, b = open_page(), open_page()
-    _sign_in(a, base, name_a)
-    _sign_in(b, base, name_b)
+    sign_in_page(a, base, name_a)
+    sign_in_page(b, base, name_b)
     assert a.locator(f"[data-work-row='{id_a}']").count() == 1
     assert a.locator(f"[data-work-row='{id_b}']").count() == 0
 
@@ -99,7 +88,7 @@ def test_two_writers_autosave_conflict_send_back_and_export(
     # two tabs on the same caption: the second save is refused and the conflict shown
     watch.allow(r"status of 409")
     a1 = open_page()
-    _sign_in(a1, base, name_a)
+    sign_in_page(a1, base, name_a)
     a2 = open_page(a1.context)
     a1.goto(f"{base}/work/{id_a}")
     a2.goto(f"{base}/work/{id_a}")
@@ -122,7 +111,7 @@ def test_two_writers_autosave_conflict_send_back_and_export(
         work.save(conn, work_id, people[name], 0, f"Caption {n}.", "submitted")
         conn.close()
     r = open_page()
-    _sign_in(r, base, "rita")
+    sign_in_page(r, base, "rita")
     r.goto(f"{base}/review/captions")
     row = r.locator(f"[data-caption-row='{id_a}']")
     assert row.locator(".caption").inner_text() == "Tab two's caption."
@@ -139,7 +128,7 @@ def test_two_writers_autosave_conflict_send_back_and_export(
 
     # the admin exports the captions from the admin page
     admin = open_page()
-    _sign_in(admin, base, "ada")
+    sign_in_page(admin, base, "ada")
     admin.goto(f"{base}/admin")
     admin.select_option("[data-admin-export] select[name=kind]", "captions")
     admin.click("[data-admin-export] button[type=submit]")
@@ -196,7 +185,7 @@ def test_qa_review_in_the_browser_exports_a_valid_4d_qa_json(
     edit_item, reject_item = sorted(k for k, (_, n) in by_item.items() if n == reviewer)[:2]
     base = serve_app(create_app(project))
     page = open_page()
-    _sign_in(page, base, reviewer)
+    sign_in_page(page, base, reviewer)
 
     # generated text (question, options, the model's verdict) is shown as text, never run
     page.goto(f"{base}/work/{gen_work}")
@@ -206,7 +195,15 @@ def test_qa_review_in_the_browser_exports_a_valid_4d_qa_json(
     page.click("[data-submit]")
     expect(page.locator("[data-status]")).to_have_text("submitted")
 
-    page.goto(f"{base}/work/{by_item[edit_item][0]}?views=0")
+    page.goto(f"{base}/work/{by_item[edit_item][0]}?views=0,5,17")
+    videos = page.locator("video")
+    expect(videos).to_have_count(3)  # the chosen views, under one control
+    page.click("[data-play]")
+    expect(page.locator("[data-play]")).to_have_text("pause")
+    assert videos.evaluate_all("vs => vs.map(v => v.paused)") == [False] * 3
+    page.click("[data-play]")
+    times = videos.evaluate_all("vs => vs.map(v => v.paused ? v.currentTime : -1)")
+    assert min(times) >= 0 and max(times) - min(times) < 0.2, times
     page.check("input[name=decision][value=edit]")
     page.fill("textarea[name=Question]", "How many times does it turn?")
     page.select_option("select[name=AnswerIndex]", "3")
@@ -231,7 +228,7 @@ def test_qa_review_in_the_browser_exports_a_valid_4d_qa_json(
             conn.close()
 
     admin = open_page()
-    _sign_in(admin, base, "ada")
+    sign_in_page(admin, base, "ada")
     admin.goto(f"{base}/admin")
     admin.select_option("[data-admin-export] select[name=kind]", "qa")
     admin.click("[data-admin-export] button[type=submit]")
@@ -244,81 +241,3 @@ def test_qa_review_in_the_browser_exports_a_valid_4d_qa_json(
     assert qa[f"{UID0}_generated"]["Options"][1] == "(B) <img src=x onerror=alert(1)>"
     capsys.readouterr()
     assert main(["--no-progress", "validate", "4dbench", str(out)]) == 0
-
-
-HONEST = "The person is fastening the child's seat belt."
-SNEAKY = "<script>alert('attack')</script> buckling a bag strap while a baby watches."
-PATCH = "\n6. Buckling a bag strap is not fastening the seat belt: such an answer is wrong."
-
-
-def _judge(body: dict) -> str:
-    """Fooled by the sneaky answer (with a script in its reasoning) until the rule is patched."""
-    prompt = str(body["messages"])
-    if "baby watches" in prompt and "bag strap is not" not in prompt:
-        return "<script>alert('judge')</script> Buckling is close to fastening.\n1"
-    if "baby watches" in prompt:
-        return "Rule 6: a bag strap is not the seat belt.\n0"
-    return "The seat belt is fastened.\n1"
-
-
-def test_red_team_rounds_in_the_browser(
-    tmp_path: Path,
-    serve_app: Callable[..., str],
-    open_page: Callable[..., Any],
-    fake: Callable[..., Any],
-) -> None:
-    from vidbench.annotate.project import Project
-    from vidbench.runner.judging import JudgeModel
-
-    data = tmp_path / "data"
-    data.mkdir()
-    shutil.copy(AUTOEVAL / "AUTO-EVAL-VIDEO.json", data / "AUTO-EVAL-VIDEO.json")
-    project = Project.init(tmp_path / "project", data)
-    conn = project.connect()
-    assert items.import_folder(conn, data, "ada").added > 0
-    auth.add_user(conn, "red", "annotator", PASSWORD)
-    auth.add_user(conn, "ada", "admin", PASSWORD)
-    assign.assign(conn, "rule", 1, "ada")
-    conn.close()
-    work_id, ref = query(
-        project, "SELECT w.id, i.ref FROM work w JOIN items i ON i.id = w.item_id ORDER BY i.ref"
-    )[0]
-    server = fake(reply=_judge)
-    judge = JudgeModel(f"openai-compat:{server.base_url}#judge", {"backoff": "0.01"})
-    base = serve_app(create_app(project, judge))
-    page = open_page()
-    _sign_in(page, base, "red")
-    page.goto(f"{base}/work/{work_id}")
-    rule0 = page.locator("pre.rule").inner_text()
-    for answer, expected in ((HONEST, "1"), (SNEAKY, "0")):
-        page.fill("[data-rt-attack] textarea[name=answer]", answer)
-        page.select_option("[data-rt-attack] select[name=expected]", expected)
-        page.click("[data-rt-attack] button[type=submit]")
-        expect(page.locator(".attacks li")).to_have_count(1 if expected == "1" else 2)
-    assert SNEAKY in page.locator(".attacks").inner_text()
-
-    page.click("[data-rt-check]")
-    expect(page.locator(".round")).to_have_count(1)
-    shown = page.locator(".round").inner_text()
-    assert "1 of 2 attacks break it" in shown
-    assert "<script>alert('judge')</script> Buckling is close" in shown
-
-    patched = rule0.replace("\n[Answer to be judged]:", PATCH + "\n[Answer to be judged]:")
-    page.fill("[data-rt-revise] textarea[name=rule]", patched)
-    page.fill("[data-rt-revise] input[name=note]", "bag straps")
-    page.click("[data-rt-revise] button[type=submit]")
-    expect(page.locator("h2", has_text="Current rule")).to_have_text("Current rule (v1)")
-    page.click("[data-rt-check]")
-    expect(page.locator(".round")).to_have_count(2)
-    expect(page.locator("[data-rt-status]")).to_have_text("holds")
-
-    conn = project.connect()
-    done = exports.export_kind(project, conn, "rules", "ada", None, "4dbench")
-    conn.close()
-    lines = done.path.read_text("utf-8").splitlines()
-    rules = {str(r["ID"]): r["Rule"] for r in map(json.loads, filter(str.strip, lines))}
-    assert PATCH.strip() in rules[ref] and done.written == 1
-    authors = {
-        r[0] for r in query(project, "SELECT author FROM events WHERE action LIKE 'redteam.%'")
-    }
-    assert authors == {"red"}
