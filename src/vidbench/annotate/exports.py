@@ -151,7 +151,7 @@ def export_raters(conn: sqlite3.Connection, path: Path, author: str) -> Exported
         if len(answered) < 3:
             out.left_out.append(f"{key}: {len(answered)} of 3 raters answered")
             continue
-        raters[item["id"]] = [w["content"] == f"({item['gold']})" for w in answered[:3]]
+        raters[item["id"]] = [w["content"] == f"({item['gold'].upper()})" for w in answered[:3]]
     _write_atomic(path, json.dumps(raters, indent=1) + "\n")
     out.written = len(raters)
     with db.transaction(conn):
