@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import sys
+from contextlib import closing
 from pathlib import Path
 
 from rich.console import Console
@@ -48,7 +49,7 @@ def _cmd_init(args: argparse.Namespace) -> int:
     from vidbench.annotate.project import Project
 
     project = Project.init(Path(args.project), Path(args.data))
-    with project.connect() as conn:
+    with closing(project.connect()) as conn:
         _print_import(items.import_folder(conn, project.data, "cli"))
     out.print(f"project {project.path}: add people with `vidbench annotate users add`")
     return 0
@@ -68,7 +69,7 @@ def _cmd_users_add(args: argparse.Namespace) -> int:
     from vidbench.annotate import auth
 
     project = _open(args.project)
-    with project.connect() as conn:
+    with closing(project.connect()) as conn:
         user = auth.add_user(conn, args.name, args.role, _read_password(args))
     out.print(f"added {user.name} ({user.role})")
     return 0
@@ -77,7 +78,7 @@ def _cmd_users_add(args: argparse.Namespace) -> int:
 def _cmd_users_list(args: argparse.Namespace) -> int:
     from vidbench.annotate import auth
 
-    with _open(args.project).connect() as conn:
+    with closing(_open(args.project).connect()) as conn:
         for user in auth.users(conn):
             out.print(f"{user.name}\t{user.role}", highlight=False)
     return 0
@@ -86,7 +87,7 @@ def _cmd_users_list(args: argparse.Namespace) -> int:
 def _cmd_assign(args: argparse.Namespace) -> int:
     from vidbench.annotate import assign
 
-    with _open(args.project).connect() as conn:
+    with closing(_open(args.project).connect()) as conn:
         added = assign.assign(conn, args.kind, args.n, "cli")
     out.print(f"{added} assignments added")
     return 0
@@ -97,7 +98,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
     project = _open(args.project)
     source = Path(args.file) if args.file else project.data
-    with project.connect() as conn:
+    with closing(project.connect()) as conn:
         if args.kind == "queue":
             done = items.import_queue(conn, project.data, source, "cli")
         elif args.kind == "rules":
@@ -112,7 +113,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from vidbench.annotate import exports
 
     project = _open(args.project)
-    with project.connect() as conn:
+    with closing(project.connect()) as conn:
         done = exports.export_kind(project, conn, args.kind, "cli", args.user, args.benchmark)
     out.print(f"{done.written} written to {done.path}")
     for why in done.left_out:
