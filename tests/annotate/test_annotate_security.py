@@ -3,6 +3,7 @@ and write what, media paths, escaping, and optimistic concurrency (409 with the 
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -185,3 +186,33 @@ def test_two_saves_crossing_give_a_conflict_and_lose_nothing(
     )
     assert [(r[0], r[1], r[2]) for r in rows] == [(1, "tab one", "ann6"), (2, "tab two", "ann6")]
     assert all(r[3].startswith("20") for r in rows)  # every write has its time
+
+
+def test_malformed_uploads_are_named_and_kept(project: Project, client: TestClient) -> None:
+    csrf = sign_in(client, "ada")
+    headers = {"X-CSRF-Token": csrf}
+    binary = client.post(
+        "/api/admin/import",
+        files={"file": ("queue.jsonl", b"\xff\xfe not text", "application/octet-stream")},
+        headers=headers,
+    )
+    assert binary.status_code == 422 and "queue.jsonl: not UTF-8" in binary.json()["error"]
+    good = {
+        "id": f"{UID0}_upload",
+        "uid": UID0,
+        "Category": "Object Counting",
+        "Question": "How many?",
+        "Options": ["(A) 1", "(B) 2", "(C) 3", "(D) 4"],
+        "Answer index": 2,
+    }
+    text = f'{{"id": 1}}\n{json.dumps(good)}\n[broken\n'.encode()
+    mixed = client.post(
+        "/api/admin/import", files={"file": ("../../evil.jsonl", text)}, headers=headers
+    )
+    assert mixed.status_code == 200
+    body = mixed.json()
+    assert body["added"] == 1 and len(body["problems"]) == 2
+    assert "line 1" in body["problems"][0] and "line 3" in body["problems"][1]
+    kept = sorted(p.name for p in (project.path / "uploads").iterdir())
+    assert kept[-1].endswith("-evil.jsonl")  # kept inside the project, never where it asked
+    assert not (project.path.parent / "evil.jsonl").exists()
