@@ -1,7 +1,7 @@
 """Browser fixtures for every Playwright test (loaded from conftest.py as a pytest plugin).
 
 Playwright drives Debian's Chromium (/usr/bin/chromium; `./dev` installs it), never a browser
-Playwright downloads. `browser` is one Chromium per test session; `open_page(context=None)` gives
+Playwright downloads. `browser` is one Chromium per test module; `open_page(context=None)` gives
 a page in a fresh context (or the one given) that records every console error, dialog and
 request to a host other than 127.0.0.1 (such requests are also aborted): the test fails at
 teardown if any was seen that it did not `watch.allow(...)`. Each page's last state is kept as a
@@ -59,8 +59,10 @@ class Watch:
         return [p for p in self.problems if not any(a.search(p) for a in self.allowed)]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    # module scope, not session: Playwright's sync API keeps an event loop running in the main
+    # thread while it is open, and other tests' asyncio.run() would fail under it
     if not CHROMIUM.is_file():
         pytest.fail(f"browser tests need Debian's chromium at {CHROMIUM} (./dev installs it)")
     from playwright.sync_api import sync_playwright
