@@ -369,6 +369,10 @@ def build_parser() -> argparse.ArgumentParser:
     from vidbench.analyze import commands as analyze_commands
 
     analyze_commands.register(sub, _task_of)  # analyze errors, compare
+
+    from vidbench.annotate import commands as annotate_commands
+
+    annotate_commands.register(sub)  # annotate init / users / assign / import / export / serve
     return parser
 
 

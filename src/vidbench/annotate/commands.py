@@ -1,0 +1,189 @@
+"""The `vidbench annotate ...` commands: init, users add, assign, import, export, serve.
+
+cli.py calls `register(sub)`; each handler parses its arguments and calls the library. Passwords
+come from a prompt or from standard input (--password-stdin), never from a flag value (a flag
+would end up in the shell history and the process list).
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+from contextlib import closing
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+
+from vidbench import cli_types as types
+from vidbench.core.errors import ConfigError
+
+out = Console()
+err = Console(stderr=True)
+EXPORT_KINDS = ("qa", "captions", "answers", "raters", "rules")
+IMPORT_KINDS = ("queue", "folder", "rules")
+
+
+def _require() -> None:
+    from vidbench.extras import require
+
+    require("vidbench annotate", ["fastapi", "uvicorn", "jinja2", "argon2"], "annotate")
+
+
+def _open(path: str):  # type: ignore[no-untyped-def]
+    from vidbench.annotate.project import Project
+
+    return Project.open(Path(path))
+
+
+def _print_import(done) -> None:  # type: ignore[no-untyped-def]
+    out.print(f"{done.added} items added, {len(done.skipped)} already there")
+    for problem in done.problems:
+        err.print(f"[yellow]skipped[/]: {escape(problem)}", highlight=False)
+
+
+def _cmd_init(args: argparse.Namespace) -> int:
+    _require()
+    from vidbench.annotate import items
+    from vidbench.annotate.project import Project
+
+    project = Project.init(Path(args.project), Path(args.data))
+    with closing(project.connect()) as conn:
+        _print_import(items.import_folder(conn, project.data, "cli"))
+    out.print(f"project {project.path}: add people with `vidbench annotate users add`")
+    return 0
+
+
+def _read_password(args: argparse.Namespace) -> str:
+    if args.password_stdin:
+        return sys.stdin.readline().rstrip("\n")
+    first = getpass.getpass(f"password for {args.name}: ")
+    if getpass.getpass("again: ") != first:
+        raise ConfigError("the two passwords differ")
+    return first
+
+
+def _cmd_users_add(args: argparse.Namespace) -> int:
+    _require()
+    from vidbench.annotate import auth
+
+    project = _open(args.project)
+    with closing(project.connect()) as conn:
+        user = auth.add_user(conn, args.name, args.role, _read_password(args))
+    out.print(f"added {user.name} ({user.role})")
+    return 0
+
+
+def _cmd_users_list(args: argparse.Namespace) -> int:
+    from vidbench.annotate import auth
+
+    with closing(_open(args.project).connect()) as conn:
+        for user in auth.users(conn):
+            out.print(f"{user.name}\t{user.role}", highlight=False)
+    return 0
+
+
+def _cmd_assign(args: argparse.Namespace) -> int:
+    from vidbench.annotate import assign
+
+    with closing(_open(args.project).connect()) as conn:
+        added = assign.assign(conn, args.kind, args.n, "cli")
+    out.print(f"{added} assignments added")
+    return 0
+
+
+def _cmd_import(args: argparse.Namespace) -> int:
+    from vidbench.annotate import items
+
+    project = _open(args.project)
+    source = Path(args.file) if args.file else project.data
+    with closing(project.connect()) as conn:
+        if args.kind == "queue":
+            done = items.import_queue(conn, project.data, source, "cli")
+        elif args.kind == "rules":
+            done = items.import_rules(conn, source, "cli")
+        else:
+            done = items.import_folder(conn, source, "cli")
+    _print_import(done)
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from vidbench.annotate import exports
+
+    project = _open(args.project)
+    with closing(project.connect()) as conn:
+        done = exports.export_kind(project, conn, args.kind, "cli", args.user, args.benchmark)
+    out.print(f"{done.written} written to {done.path}")
+    for why in done.left_out:
+        err.print(f"[yellow]left out[/]: {escape(why)}", highlight=False)
+    return 0
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    _require()
+    import uvicorn
+
+    from vidbench.annotate.web.app import create_app
+
+    project = _open(args.project)
+    judge = None
+    if args.judge:
+        from vidbench.models.registry import parse_options
+        from vidbench.runner.judging import JudgeModel
+
+        options = parse_options(args.judge_opt, "--judge-opt")
+        judge = JudgeModel(args.judge, options, concurrency=4)
+    out.print(f"serving {project.path} on http://{args.host}:{args.port}/")
+    uvicorn.run(create_app(project, judge), host=args.host, port=args.port, log_level="warning")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add `annotate` and its subcommands to the CLI."""
+    top = sub.add_parser("annotate", help="the annotation web app (review, captions, baselines)")
+    cmds = top.add_subparsers(dest="annotate_command", required=True)
+
+    p = cmds.add_parser("init", help="a project from a dataset folder")
+    p.add_argument("project")
+    p.add_argument("--data", required=True, help="the dataset folder (media are served from it)")
+    p.set_defaults(func=_cmd_init)
+
+    users = cmds.add_parser("users", help="accounts").add_subparsers(dest="users", required=True)
+    p = users.add_parser("add", help="add an account (password from a prompt or stdin)")
+    p.add_argument("project")
+    p.add_argument("name")
+    p.add_argument("--role", required=True, choices=["annotator", "reviewer", "admin"])
+    p.add_argument("--password-stdin", action="store_true", help="read the password from stdin")
+    p.set_defaults(func=_cmd_users_add)
+    p = users.add_parser("list", help="list accounts")
+    p.add_argument("project")
+    p.set_defaults(func=_cmd_users_list)
+
+    p = cmds.add_parser("assign", help="give items to people (tops up, never takes away)")
+    p.add_argument("project")
+    p.add_argument("kind", choices=["caption", "qa", "answer", "rule"])
+    p.add_argument("--n", type=types.positive, help="people per item (captions 5, QA review 1)")
+    p.set_defaults(func=_cmd_assign)
+
+    p = cmds.add_parser("import", help="add items: a review_queue.jsonl, a folder, a rules file")
+    p.add_argument("project")
+    p.add_argument("kind", choices=IMPORT_KINDS)
+    p.add_argument("file", nargs="?", help="the file or folder (default: the project's data)")
+    p.set_defaults(func=_cmd_import)
+
+    p = cmds.add_parser("export", help="the official files into PROJECT/exports/")
+    p.add_argument("project")
+    p.add_argument("kind", choices=EXPORT_KINDS)
+    p.add_argument("--user", help="answers: whose")
+    p.add_argument("--benchmark", default="4dbench", choices=["4dbench", "mmworld"])
+    p.set_defaults(func=_cmd_export)
+
+    p = cmds.add_parser("serve", help="serve the app (127.0.0.1 by default)")
+    p.add_argument("project")
+    p.add_argument("--port", type=types.positive, default=8765)
+    p.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
+    p.add_argument("--judge", help="model spec of the red-team judge, e.g. openai:gpt-4o")
+    p.add_argument("--judge-opt", action="append", default=[], metavar="KEY=VALUE")
+    p.set_defaults(func=_cmd_serve)

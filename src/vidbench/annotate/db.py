@@ -1,0 +1,91 @@
+"""The project's SQLite store: schema and connections.
+
+Every write to a person's work adds a row to `revisions` (author, time, content), so the whole
+history is kept and nothing saved is ever overwritten without a trace. `work.version` is the
+optimistic-concurrency counter: a save names the version it started from and is refused when
+someone saved in between.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS users (
+    id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, role TEXT NOT NULL,
+    pw_hash TEXT NOT NULL, created TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions (
+    token TEXT PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users(id), csrf TEXT NOT NULL,
+    created REAL NOT NULL, expires REAL NOT NULL);
+-- one thing to do: a QA candidate to review, an object to caption, a question to answer,
+-- a rule to red-team; `data` is its JSON (question, options, gold, provenance ...)
+CREATE TABLE IF NOT EXISTS items (
+    id TEXT PRIMARY KEY, kind TEXT NOT NULL, ref TEXT NOT NULL, data TEXT NOT NULL,
+    source TEXT NOT NULL, deleted INTEGER NOT NULL DEFAULT 0, created TEXT NOT NULL);
+-- an item given to a person for a job (write | review | answer | redteam); `slot` orders the
+-- five caption writers of an object
+CREATE TABLE IF NOT EXISTS work (
+    id INTEGER PRIMARY KEY, item_id TEXT NOT NULL REFERENCES items(id),
+    user_id INTEGER NOT NULL REFERENCES users(id), job TEXT NOT NULL, slot INTEGER NOT NULL,
+    content TEXT NOT NULL DEFAULT '', status TEXT NOT NULL DEFAULT 'todo',
+    comment TEXT NOT NULL DEFAULT '', version INTEGER NOT NULL DEFAULT 0,
+    updated_by INTEGER REFERENCES users(id), updated_at TEXT,
+    UNIQUE (item_id, user_id, job));
+CREATE TABLE IF NOT EXISTS revisions (
+    id INTEGER PRIMARY KEY, work_id INTEGER NOT NULL REFERENCES work(id),
+    version INTEGER NOT NULL, content TEXT NOT NULL, status TEXT NOT NULL,
+    comment TEXT NOT NULL, author INTEGER NOT NULL REFERENCES users(id), at TEXT NOT NULL,
+    UNIQUE (work_id, version));
+-- every other write (imports, assignments, red-team actions, exports) with author and time
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY, author TEXT NOT NULL, action TEXT NOT NULL, detail TEXT NOT NULL,
+    at TEXT NOT NULL);
+"""
+
+
+def now() -> str:
+    """UTC time with milliseconds, the stamp of every write."""
+    t = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t * 1000) % 1000:03d}Z"
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """A connection in autocommit mode (transactions are explicit), WAL, rows by name."""
+    conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    conn.execute("PRAGMA busy_timeout=30000")
+    return conn
+
+
+def create(path: Path) -> None:
+    conn = connect(path)
+    try:
+        conn.executescript(SCHEMA)
+    finally:
+        conn.close()
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """BEGIN IMMEDIATE ... COMMIT (ROLLBACK on any error): writers queue instead of failing."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def log_event(conn: sqlite3.Connection, author: str, action: str, detail: str) -> None:
+    conn.execute(
+        "INSERT INTO events (author, action, detail, at) VALUES (?, ?, ?, ?)",
+        (author, action, detail, now()),
+    )

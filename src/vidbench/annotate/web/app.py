@@ -1,0 +1,88 @@
+"""The FastAPI application: routers, static files, security headers and error pages.
+
+Content-Security-Policy allows scripts, styles and media from this server only and no inline
+script, so even a text that escaped escaping could not run; nothing is loaded from a CDN.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
+
+from vidbench.annotate.project import Project
+from vidbench.annotate.web import api, deps, pages, redteam_routes
+from vidbench.annotate.work import Conflict, NoSuchWork
+from vidbench.core.errors import ConfigError, DataError
+
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; media-src 'self'; "
+    "img-src 'self'; connect-src 'self'; object-src 'none'; frame-ancestors 'none'; "
+    "base-uri 'none'; form-action 'self'"
+)
+
+
+def _wants_json(request: Request) -> bool:
+    return request.url.path.startswith(("/api/", "/media/"))
+
+
+def create_app(project: Project, judge: Any = None) -> FastAPI:
+    """The app for a project; `judge` (a JudgeModel, optional) runs red-team checks."""
+    app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.project = project
+    app.state.judge = judge
+    app.mount("/static", StaticFiles(directory=deps.HERE / "static"), name="static")
+    app.include_router(pages.router)
+    app.include_router(api.router)
+    app.include_router(redteam_routes.router)
+
+    @app.middleware("http")
+    async def headers(request: Request, call_next: Any) -> Response:
+        response = await call_next(request)
+        response.headers["Content-Security-Policy"] = CSP
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["Referrer-Policy"] = "no-referrer"
+        response.headers.setdefault("Cache-Control", "no-store")
+        return response
+
+    @app.exception_handler(deps.NotSignedIn)
+    async def not_signed_in(request: Request, exc: deps.NotSignedIn) -> Response:
+        if _wants_json(request) or request.method != "GET":
+            return JSONResponse({"error": "sign in first"}, status_code=401)
+        return RedirectResponse("/login", status_code=303)
+
+    @app.exception_handler(NoSuchWork)
+    async def no_such_work(request: Request, exc: NoSuchWork) -> Response:
+        return _error(request, 404, "no such work (or not yours)")
+
+    @app.exception_handler(Conflict)
+    async def conflict(request: Request, exc: Conflict) -> Response:
+        from vidbench.annotate.work import public
+
+        body = {"error": f"conflict: {exc}", "current": public(exc.current)}
+        return JSONResponse(body, status_code=409)
+
+    @app.exception_handler(DataError)
+    async def data_error(request: Request, exc: DataError) -> Response:
+        return _error(request, 422, str(exc))
+
+    @app.exception_handler(ConfigError)
+    async def config_error(request: Request, exc: ConfigError) -> Response:
+        return _error(request, 422, str(exc))
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException) -> Response:
+        return _error(request, exc.status_code, str(exc.detail))
+
+    return app
+
+
+def _error(request: Request, status: int, message: str) -> Response:
+    if _wants_json(request) or request.method != "GET":
+        return JSONResponse({"error": message}, status_code=status)
+    return deps.templates.TemplateResponse(
+        request, "error.html", {"message": message, "status": status}, status_code=status
+    )

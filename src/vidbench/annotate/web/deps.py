@@ -1,0 +1,83 @@
+"""Per-request plumbing: the database connection, the signed-in person, the CSRF check and the
+templates (Jinja2 with autoescaping: every user and model text is shown as text)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated
+
+import jinja2
+from fastapi import Depends, HTTPException, Request
+from fastapi.templating import Jinja2Templates
+
+from vidbench.annotate import auth
+from vidbench.annotate.auth import User
+from vidbench.annotate.project import Project
+
+SESSION_COOKIE = "vb_session"
+LOGIN_COOKIE = "vb_login_csrf"  # double-submit token of the login form (no session yet)
+HERE = Path(__file__).parent
+# autoescape everything: captions, rules and model output are always shown as text
+templates = Jinja2Templates(
+    env=jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True)
+)
+
+
+class NotSignedIn(Exception):
+    """No valid session: pages redirect to the login page, APIs answer 401."""
+
+
+def project(request: Request) -> Project:
+    return request.app.state.project
+
+
+def connection(request: Request) -> Iterator[sqlite3.Connection]:
+    conn = project(request).connect()
+    try:
+        yield conn
+    finally:
+        conn.close()
+
+
+Conn = Annotated[sqlite3.Connection, Depends(connection)]
+
+
+@dataclass(frozen=True)
+class Viewer:
+    user: User
+    csrf: str
+    conn: sqlite3.Connection
+
+
+def viewer(request: Request, conn: Conn) -> Viewer:
+    found = auth.session_user(conn, request.cookies.get(SESSION_COOKIE))
+    if found is None:
+        raise NotSignedIn()
+    user, csrf = found
+    if request.method not in ("GET", "HEAD") and not auth.same_token(
+        csrf, request.headers.get("x-csrf-token")
+    ):
+        raise HTTPException(403, "missing or wrong CSRF token: reload the page")
+    return Viewer(user, csrf, conn)
+
+
+Signed = Annotated[Viewer, Depends(viewer)]
+
+
+def reviewer(v: Signed) -> Viewer:
+    if not v.user.reviews:
+        raise HTTPException(403, "reviewers only")
+    return v
+
+
+def admin(v: Signed) -> Viewer:
+    if not v.user.admin:
+        raise HTTPException(403, "admins only")
+    return v
+
+
+Reviewer = Annotated[Viewer, Depends(reviewer)]
+Admin = Annotated[Viewer, Depends(admin)]

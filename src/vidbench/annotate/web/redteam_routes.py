@@ -1,0 +1,71 @@
+"""The red-team workflow's API: record an attack with its expected verdict, run the judge on
+every attack (a round), revise the rule. Only the person the rule was given to may act on it."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from fastapi import APIRouter, HTTPException, Request
+from pydantic import BaseModel
+
+from vidbench.annotate import redteam_store, work
+from vidbench.annotate.web.deps import Signed
+from vidbench.benchmarks.autoeval_video.redteam import current, status
+
+router = APIRouter()
+
+
+def _mine(work_id: int, v: Signed) -> dict[str, Any]:
+    found = work.get(v.conn, work_id, v.user)
+    if found["job"] != "redteam" or found["user_id"] != v.user.id:
+        raise work.NoSuchWork(f"no red-team work {work_id} for {v.user.name}")
+    return found
+
+
+def history(request: Request, found: dict[str, Any]) -> dict[str, Any]:
+    """The instance's versions, attacks and rounds, with its status and current rule."""
+    project = request.app.state.project
+    conn = project.connect()
+    try:
+        ws = redteam_store.workspace(project, conn)
+    finally:
+        conn.close()
+    with redteam_store.LOCK:
+        instance = ws.instance(found["ref"])
+    return {**instance, "status": status(instance), "rule": current(instance)}
+
+
+class AttackBody(BaseModel):
+    answer: str
+    expected: Literal[0, 1]
+
+
+class ReviseBody(BaseModel):
+    rule: str
+    note: str = ""
+
+
+@router.post("/api/redteam/{work_id}/attack")
+def attack(work_id: int, body: AttackBody, v: Signed, request: Request) -> dict[str, Any]:
+    found = _mine(work_id, v)
+    project = request.app.state.project
+    number = redteam_store.attack(
+        project, v.conn, found["ref"], body.answer, body.expected, v.user.name
+    )
+    return {"attack": number}
+
+
+@router.post("/api/redteam/{work_id}/check")
+def check(work_id: int, v: Signed, request: Request) -> dict[str, Any]:
+    found = _mine(work_id, v)
+    judge = request.app.state.judge
+    if judge is None:
+        raise HTTPException(409, "no judge: start the app with `annotate serve ... --judge SPEC`")
+    return redteam_store.check(request.app.state.project, v.conn, found["ref"], judge, v.user.name)
+
+
+@router.post("/api/redteam/{work_id}/revise")
+def revise(work_id: int, body: ReviseBody, v: Signed, request: Request) -> dict[str, Any]:
+    found = _mine(work_id, v)
+    project = request.app.state.project
+    return redteam_store.revise(project, v.conn, found["ref"], body.rule, body.note, v.user.name)

@@ -1,0 +1,167 @@
+"""Reading and saving people's work, with access rules and optimistic concurrency.
+
+Access: a person reads and writes only the work given to them; reviewers (and admins) also read
+caption work to review it and may send it back or accept it, but never change its text. Asking
+for anything else answers "no such work", the same as for an id that does not exist, so ids
+cannot be probed.
+
+Saving: every save names the version it started from. When someone saved in between, nothing is
+written and the caller gets a `Conflict` with what is stored now (text, author, time) to show.
+Every accepted save is a new row in `revisions`, so all history is kept.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from vidbench.annotate import db
+from vidbench.annotate.auth import User
+from vidbench.annotate.items import check_candidate
+from vidbench.core.errors import DataError
+
+MAX_TEXT = 5000
+ANSWERS = ("(A)", "(B)", "(C)", "(D)")
+OWNER_STATUSES = ("draft", "submitted")
+REVIEW_STATUSES = ("returned", "accepted")
+DECISIONS = ("accept", "edit", "reject")
+
+
+class NoSuchWork(DataError):
+    """Not there, or not this person's: the same answer for both."""
+
+
+@dataclass
+class Conflict(Exception):
+    """Someone saved since the version the caller started from."""
+
+    current: dict[str, Any]
+
+    def __str__(self) -> str:
+        who, at = self.current["updated_by_name"], self.current["updated_at"]
+        return f"{who} saved this at {at} (version {self.current['version']}) since you loaded it"
+
+
+def row(conn: sqlite3.Connection, work_id: int) -> dict[str, Any] | None:
+    found = conn.execute(
+        "SELECT w.*, i.kind, i.ref, i.data, i.deleted, u.name AS updated_by_name, "
+        "o.name AS owner FROM work w JOIN items i ON i.id = w.item_id "
+        "JOIN users o ON o.id = w.user_id LEFT JOIN users u ON u.id = w.updated_by "
+        "WHERE w.id = ?",
+        (work_id,),
+    ).fetchone()
+    if found is None:
+        return None
+    out = dict(found)
+    out["data"] = json.loads(out["data"])
+    return out
+
+
+def get(conn: sqlite3.Connection, work_id: int, user: User) -> dict[str, Any]:
+    found = row(conn, work_id)
+    if found is None or not may_read(found, user):
+        raise NoSuchWork(f"no work {work_id} for {user.name}")
+    return found
+
+
+def may_read(work: dict[str, Any], user: User) -> bool:
+    return work["user_id"] == user.id or (user.reviews and work["job"] == "write")
+
+
+def mine(conn: sqlite3.Connection, user: User, job: str | None = None) -> list[dict[str, Any]]:
+    """This person's live work, in item order."""
+    query = (
+        "SELECT w.id, w.item_id, w.job, w.status, w.version, w.comment, i.kind, i.ref "
+        "FROM work w JOIN items i ON i.id = w.item_id WHERE w.user_id = ? AND i.deleted = 0"
+    )
+    args: list[Any] = [user.id]
+    if job:
+        query += " AND w.job = ?"
+        args.append(job)
+    return [dict(r) for r in conn.execute(query + " ORDER BY w.item_id", args)]
+
+
+def check_content(job: str, content: str, status: str) -> None:
+    """DataError naming what is wrong with a save's content for this job."""
+    if len(content) > MAX_TEXT:
+        raise DataError(f"too long: {len(content)} characters (at most {MAX_TEXT})")
+    if job == "answer" and content not in ("", *ANSWERS):
+        raise DataError(f"an answer is one of {', '.join(ANSWERS)}, got {content[:20]!r}")
+    if job == "write" and status == "submitted" and not content.strip():
+        raise DataError("an empty caption cannot be submitted")
+    if job == "review" and content:
+        try:
+            review = json.loads(content)
+        except json.JSONDecodeError as e:
+            raise DataError(f"a review must be JSON ({e})") from e
+        decision = review.get("decision") if isinstance(review, dict) else None
+        if decision not in ("", None, *DECISIONS):
+            raise DataError(f"unknown decision {decision!r} (one of {', '.join(DECISIONS)})")
+        if status == "submitted":
+            if decision is None:
+                raise DataError("choose accept, edit or reject before submitting")
+            if decision == "reject" and not str(review.get("reason", "")).strip():
+                raise DataError("a rejection needs a reason")
+            if decision == "edit":
+                check_candidate(review.get("edited"))
+
+
+def save(
+    conn: sqlite3.Connection,
+    work_id: int,
+    user: User,
+    base_version: int,
+    content: str | None = None,
+    status: str | None = None,
+    comment: str | None = None,
+) -> dict[str, Any]:
+    """Apply one save (owner: content and draft/submitted; reviewer: returned/accepted and a
+    comment). Raises NoSuchWork, DataError (bad content, not allowed) or Conflict."""
+    with db.transaction(conn):
+        work = get(conn, work_id, user)
+        owner = work["user_id"] == user.id
+        if owner and status not in (None, *OWNER_STATUSES):
+            raise DataError(f"you cannot set your own work to {status!r}")
+        if not owner and (content is not None or status not in REVIEW_STATUSES):
+            raise DataError("a reviewer may only send work back or accept it")
+        if not owner and status == "returned" and not (comment or "").strip():
+            raise DataError("say why when sending work back")
+        if work["version"] != base_version:
+            raise Conflict(work)
+        new_content = work["content"] if content is None else content
+        new_status = status or ("draft" if work["status"] == "todo" else work["status"])
+        if owner and content is not None and status is None and work["status"] == "accepted":
+            new_status = "submitted"  # an accepted text changed: it needs review again
+        check_content(work["job"], new_content, new_status)
+        new_comment = work["comment"] if comment is None else comment
+        at, version = db.now(), work["version"] + 1
+        conn.execute(
+            "UPDATE work SET content = ?, status = ?, comment = ?, version = ?, updated_by = ?, "
+            "updated_at = ? WHERE id = ? AND version = ?",
+            (new_content, new_status, new_comment, version, user.id, at, work_id, base_version),
+        )
+        conn.execute(
+            "INSERT INTO revisions (work_id, version, content, status, comment, author, at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (work_id, version, new_content, new_status, new_comment, user.id, at),
+        )
+    saved = {"id": work_id, "version": version, "status": new_status, "updated_at": at}
+    if work["deleted"]:
+        saved["warning"] = "this item was withdrawn: your work is kept but leaves the exports"
+    return saved
+
+
+def public(work: dict[str, Any]) -> dict[str, Any]:
+    """What the page and API show: never the gold answer of a question to answer."""
+    data = dict(work["data"])
+    if work["job"] == "answer":
+        data.pop("gold", None)
+        data.pop("Answer index", None)
+        data.pop("provenance", None)
+    keys = ("id", "item_id", "job", "content", "status", "comment", "version", "updated_at")
+    out = {k: work[k] for k in keys}
+    out.update(data=data, owner=work["owner"], deleted=bool(work["deleted"]))
+    out["updated_by"] = work["updated_by_name"]
+    return out

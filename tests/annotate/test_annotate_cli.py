@@ -1,0 +1,83 @@
+"""`vidbench annotate` from the command line: a project on an MMWorld folder, accounts with the
+password from stdin only, three raters per question, the raters file the MMWorld loader reads,
+and the admin's progress per person and per task."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from annotate_support import PASSWORD, query, sign_in
+from mmworld_support import make_mmworld
+from vidbench.annotate import auth, progress, work
+from vidbench.annotate.project import Project
+from vidbench.annotate.web.app import create_app
+from vidbench.benchmarks.mmworld.loader import read_raters
+from vidbench.cli import main
+
+RATERS = ("r1", "r2", "r3")
+
+
+def _add(monkeypatch: pytest.MonkeyPatch, project: Path, name: str, role: str) -> int:
+    monkeypatch.setattr("sys.stdin", io.StringIO(PASSWORD + "\n"))
+    return main(
+        ["annotate", "users", "add", str(project), name, "--role", role, "--password-stdin"]
+    )
+
+
+def test_mmworld_raters_from_the_command_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    data = make_mmworld(tmp_path / "mmworld")
+    project = tmp_path / "project"
+    assert main(["annotate", "init", str(project), "--data", str(data)]) == 0
+    for name in RATERS:
+        assert _add(monkeypatch, project, name, "annotator") == 0
+    assert _add(monkeypatch, project, "ada", "admin") == 0
+    assert _add(monkeypatch, project, "ada", "admin") == 2  # a second ada is refused
+    assert "exists already" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # a password is never a flag value
+        main(
+            ["annotate", "users", "add", str(project), "eve", "--role", "admin", "--password", "x"]
+        )
+    capsys.readouterr()
+    assert main(["annotate", "assign", str(project), "answer", "--n", "3"]) == 0
+
+    opened = Project.open(project)
+    conn = opened.connect()
+    people = {u.name: u for u in auth.users(conn)}
+    rows = query(
+        opened,
+        "SELECT w.id, u.name, i.data FROM work w JOIN users u ON u.id = w.user_id "
+        "JOIN items i ON i.id = w.item_id WHERE w.job = 'answer' ORDER BY w.item_id, w.slot",
+    )
+    expected: dict[str, list[bool]] = {}
+    for n, (work_id, name, data_json) in enumerate(rows):
+        item = json.loads(data_json)
+        right = n % 3 != 1  # every second rater of each question is wrong
+        gold = item["gold"].upper()  # MMWorld's letters are lower case
+        answer = f"({gold if right else next(o for o in 'ABC' if o != gold)})"
+        work.save(conn, work_id, people[name], 0, answer, "submitted")
+        expected.setdefault(item["id"], []).append(right)
+    per_person = progress.per_person(conn)
+    conn.close()
+    assert expected and all(len(v) == 3 for v in expected.values())
+    assert {(p["name"], p["job"], p["submitted"]) for p in per_person} == {
+        (name, "answer", len(expected)) for name in RATERS
+    }
+
+    assert main(["annotate", "export", str(project), "raters"]) == 0
+    exported = project / "exports" / "human_raters.json"
+    raters, problems = read_raters(exported.parent)
+    assert not problems
+    assert {k: list(v) for k, v in raters.items()} == expected
+
+    client = TestClient(create_app(opened), base_url="http://127.0.0.1")
+    sign_in(client, "ada")
+    page = client.get("/admin").text
+    # one row per rater, and the task row
+    assert page.count("<td>answer</td>") == 4 and f"<td>{len(expected)}</td>" in page
