@@ -39,7 +39,9 @@ class Problem:
         return {"uid": self.uid, "file": self.file, "reason": self.reason, "detail": self.detail}
 
     def message(self) -> str:
-        return f"{self.uid} ({self.file}): {self.reason}" + (f": {self.detail}" if self.detail else "")
+        return f"{self.uid} ({self.file}): {self.reason}" + (
+            f": {self.detail}" if self.detail else ""
+        )
 
 
 def _entries(path: Path) -> list[tuple[str, object, object]]:
@@ -67,7 +69,11 @@ def _entries(path: Path) -> list[tuple[str, object, object]]:
             entries.append((where, None, None))
             continue
         entries.append(
-            (where, record.get("uid", record.get("sha256")), record.get("path", record.get("local_path")))
+            (
+                where,
+                record.get("uid", record.get("sha256")),
+                record.get("path", record.get("local_path")),
+            )
         )
     return entries
 
@@ -82,10 +88,14 @@ def read_manifest(path: Path) -> tuple[list[Asset], list[Problem]]:
     problems: list[Problem] = []
     for where, uid, file in _entries(path):
         if not isinstance(uid, str) or not isinstance(file, str) or not uid or not file:
-            problems.append(Problem(str(uid), str(file), "malformed entry", f"{where}: needs uid and path"))
+            problems.append(
+                Problem(str(uid), str(file), "malformed entry", f"{where}: needs uid and path")
+            )
             continue
         if not SAFE_UID.match(uid):
-            problems.append(Problem(uid, file, "malformed entry", f"{where}: uid unfit for a folder name"))
+            problems.append(
+                Problem(uid, file, "malformed entry", f"{where}: uid unfit for a folder name")
+            )
             continue
         asset_path = Path(file) if Path(file).is_absolute() else path.parent / file
         if uid in seen:
@@ -98,7 +108,9 @@ def read_manifest(path: Path) -> tuple[list[Asset], list[Problem]]:
             problems.append(Problem(uid, str(asset_path), "missing file", where))
         elif asset_path.suffix.lower() not in FORMATS:
             problems.append(
-                Problem(uid, str(asset_path), "unsupported format", f"{where}: not {', '.join(FORMATS)}")
+                Problem(
+                    uid, str(asset_path), "unsupported format", f"{where}: not {', '.join(FORMATS)}"
+                )
             )
         else:
             assets[uid] = Asset(uid, asset_path)

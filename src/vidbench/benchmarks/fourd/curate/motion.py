@@ -35,7 +35,9 @@ class MotionSettings:
         if not 0 <= self.tolerance < 255:
             raise ConfigError(f"motion tolerance must be in [0, 255), got {self.tolerance}")
         if self.min_length < 2:
-            raise ConfigError(f"minimum motion length must be 2 frames or more, got {self.min_length}")
+            raise ConfigError(
+                f"minimum motion length must be 2 frames or more, got {self.min_length}"
+            )
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,9 @@ class RenderSettings:
             if getattr(self, name) < 1:
                 raise ConfigError(f"render {name} must be 1 or more, got {getattr(self, name)}")
         if self.max_frames < 2:
-            raise ConfigError("render max_frames must be 2 or more (motion is a change between frames)")
+            raise ConfigError(
+                "render max_frames must be 2 or more (motion is a change between frames)"
+            )
 
     def to_json(self) -> dict:
         return asdict(self)

@@ -94,7 +94,10 @@ def scene_gltf(scene: Scene, frames: int = DEFAULT_FRAMES, fps: int = DEFAULT_FP
             animate(scale, "VEC3", {"node": i, "path": "scale"}, step=step)
         if _changes(colour):
             pointer = f"/materials/{i}/pbrMetallicRoughness/baseColorFactor"
-            target = {"path": "pointer", "extensions": {"KHR_animation_pointer": {"pointer": pointer}}}
+            target = {
+                "path": "pointer",
+                "extensions": {"KHR_animation_pointer": {"pointer": pointer}},
+            }
             animate(colour, "VEC4", target, step=True)
             doc["extensionsUsed"] = ["KHR_animation_pointer"]
     doc["scenes"] = [{"name": scene.uid, "nodes": list(range(len(scene.parts)))}]
