@@ -44,8 +44,8 @@ def ring(uid: str, views: int, seed: int) -> list[Camera]:
     cameras = []
     for k in range(views):
         angle = view_angle(k, views) + rng.uniform(-ANGLE_JITTER, ANGLE_JITTER) * spacing
-        radius = float(rng.uniform(*RADIUS))
-        height = float(rng.uniform(*HEIGHT))
+        radius = round(float(rng.uniform(*RADIUS)), 6)
+        height = round(float(rng.uniform(*HEIGHT)), 6)
         position = (radius * math.sin(angle), -radius * math.cos(angle), height)
         cameras.append(Camera(k, angle, radius, height, tuple(round(p, 6) for p in position)))
     return cameras
