@@ -149,7 +149,7 @@ class Classifier:
                 optimiser.zero_grad()
                 loss.backward()
                 optimiser.step()
-                total += float(loss) * len(pixels)
+                total += loss.item() * len(pixels)
                 start += len(pixels)
             losses.append(total / len(images))
         self.encoder.eval()
