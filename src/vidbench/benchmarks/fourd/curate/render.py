@@ -54,9 +54,13 @@ def completed(folder: Path, settings: RenderSettings) -> dict | None:
     if record.get("status") == "dropped":
         return record
     videos = record.get("videos")
-    if record.get("status") == "rendered" and isinstance(videos, list):
-        if len(videos) == settings.views and all((folder / v).is_file() for v in videos):
-            return record
+    complete = isinstance(videos, list) and len(videos) == settings.views
+    if (
+        record.get("status") == "rendered"
+        and complete
+        and all((folder / v).is_file() for v in videos)
+    ):
+        return record
     return None
 
 
