@@ -48,9 +48,8 @@ def main() -> None:
     frames = args.frames + record["frames"] * (args.views - 1)  # first view, then the others
     cores = os.cpu_count() or 1
     print(f"{frames} frames at {args.size} px, {args.samples} samples, {args.device}: {wall:.1f} s")
-    print(
-        f"{frames / wall:.2f} frames/s, {frames / wall / cores:.2f} frames/s per core ({cores} cores)"
-    )
+    rate = frames / wall
+    print(f"{rate:.2f} frames/s, {rate / cores:.2f} frames/s per core ({cores} cores)")
 
 
 if __name__ == "__main__":
