@@ -206,6 +206,13 @@ def _cmd_frames(args: argparse.Namespace) -> int:
 def _cmd_synth(args: argparse.Namespace) -> int:
     from vidbench.benchmarks.fourd.synthetic import generate
 
+    if args.assets:  # animated glTF assets for `curate 4d render`, not a dataset
+        from vidbench.benchmarks.fourd.curate import commands as fourd_curate
+
+        return fourd_curate.run_assets(args)
+    if not args.out:
+        raise ConfigError("synth 4d needs --out (a dataset) or --assets (glTF assets)")
+
     try:
         generate(
             Path(args.out),
@@ -315,7 +322,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("synth", help="generate a synthetic dataset")
     p.add_argument("kind", choices=["4d"])
-    p.add_argument("--out", required=True)
+    p.add_argument("--out")  # required unless --assets
     p.add_argument("--objects", type=types.positive, default=20)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--views", type=types.positive, default=24)
@@ -326,6 +333,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="frames per video (a multiple of 6, >= 12)",
     )
     p.add_argument("--size", type=types.whole_number(8), default=128)
+    from vidbench.benchmarks.fourd.curate import commands as fourd_curate
+
+    fourd_curate.add_assets_argument(p)
     p.set_defaults(func=_cmd_synth)
 
     from vidbench.report import commands as report_commands
@@ -365,6 +375,7 @@ def build_parser() -> argparse.ArgumentParser:
     curate = sub.add_parser("curate", help="build a benchmark's data from your own videos")
     curate_benchmarks = curate.add_subparsers(dest="benchmark", required=True)
     mmworld_curate.register(curate_benchmarks)
+    fourd_curate.register(curate_benchmarks)  # curate 4d render / motion / quality / funnel
 
     from vidbench.analyze import commands as analyze_commands
 

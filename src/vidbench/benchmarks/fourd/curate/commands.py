@@ -1,0 +1,155 @@
+"""`vidbench curate 4d render|motion|quality|funnel`, and `--assets` of `vidbench synth 4d`.
+
+cli.py calls `register(curate_subparsers)` with the subparsers of its `curate` command, and
+`add_assets_argument(synth_parser)` / `run_assets(args)` for `synth 4d --assets DIR`. Handlers
+parse arguments and call the library.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.console import Console
+
+from vidbench import cli_types as types
+from vidbench.benchmarks.fourd.curate.manifest import Problem
+from vidbench.benchmarks.fourd.curate.motion import MotionSettings
+
+err = Console(stderr=True)
+out = Console()
+
+
+def _add_motion(p: argparse.ArgumentParser) -> None:
+    d = MotionSettings()
+    g = p.add_argument_group("motion (pixel change between consecutive frames)")
+    g.add_argument("--threshold", type=float, default=d.threshold, help="fraction of pixels")
+    g.add_argument("--tolerance", type=int, default=d.tolerance, help="per channel, 0-255")
+    g.add_argument("--min-length", type=int, default=d.min_length, help="frames of motion")
+
+
+def _motion(args: argparse.Namespace) -> MotionSettings:
+    return MotionSettings(args.threshold, args.tolerance, args.min_length)
+
+
+def _print_problems(problems: list[Problem]) -> None:
+    for problem in problems:
+        err.print(f"  {problem.message()}", markup=False, highlight=False)
+
+
+def _print_funnel(folder: Path) -> None:
+    from vidbench.benchmarks.fourd.curate.funnel import funnel_table, load_funnel
+
+    out.print(funnel_table(load_funnel(folder)))
+
+
+def _cmd_render(args: argparse.Namespace) -> int:
+    from vidbench.benchmarks.fourd.curate.render import render_manifest
+    from vidbench.benchmarks.fourd.curate.settings import RenderSettings
+
+    settings = RenderSettings(
+        views=args.views,
+        size=args.size,
+        max_frames=args.max_frames,
+        fps=args.fps,
+        seed=args.seed,
+        engine=args.engine,
+        device=args.device,
+        samples=args.samples,
+        denoise=args.denoise,
+        threads=args.threads,
+        motion=_motion(args),
+    )
+    report = render_manifest(
+        Path(args.manifest), Path(args.out), settings, args.workers, not args.no_progress
+    )
+    err.print(
+        f"{len(report.rendered)} rendered ({report.skipped} already done), "
+        f"{len(report.dropped)} dropped, {len(report.failed)} failed (a rerun redoes these)"
+    )
+    _print_problems(report.dropped + report.failed)
+    _print_funnel(Path(args.out))
+    return 1 if report.failed else 0
+
+
+def _cmd_motion(args: argparse.Namespace) -> int:
+    from vidbench.benchmarks.fourd.curate.motion_filter import filter_motion
+
+    target = Path(args.out or args.videos)
+    kept, dropped = filter_motion(
+        Path(args.videos), target, _motion(args), args.view, not args.no_progress
+    )
+    for result in kept:
+        out.print(f"{result.uid}  frames {result.start}-{result.end}", highlight=False)
+    err.print(f"{len(kept)} moving, {len(dropped)} dropped; wrote {target / 'motion.jsonl'}")
+    _print_problems(dropped)
+    return 0
+
+
+def _cmd_quality(args: argparse.Namespace) -> int:
+    from vidbench.benchmarks.fourd.curate import quality_stage
+
+    return quality_stage.run(args)
+
+
+def _cmd_funnel(args: argparse.Namespace) -> int:
+    _print_funnel(Path(args.dir))
+    return 0
+
+
+def register(curate_benchmarks: argparse._SubParsersAction) -> None:
+    """`curate 4d render|motion|quality|funnel`."""
+    from vidbench.benchmarks.fourd.curate import quality_stage
+
+    fourd = curate_benchmarks.add_parser("4d", help="build 4D-Bench data from animated 3D assets")
+    stages = fourd.add_subparsers(dest="stage", required=True)
+
+    p = stages.add_parser("render", help="animated assets -> 24-view videos (Blender)")
+    p.add_argument("manifest", help='manifest.jsonl ({"uid": ..., "path": ...}) or uid->path JSON')
+    p.add_argument("--out", required=True, help="output folder (official layout)")
+    p.add_argument("--views", type=types.positive, default=24)
+    p.add_argument("--size", type=types.positive, default=512, help="pixels, square")
+    p.add_argument("--max-frames", type=types.whole_number(2), default=125)
+    p.add_argument("--fps", type=types.positive, default=24)
+    p.add_argument("--seed", type=int, default=0, help="camera jitter and Cycles noise")
+    p.add_argument("--workers", type=types.positive, default=1, help="objects in parallel")
+    p.add_argument("--engine", choices=["cycles", "eevee"], default="cycles")
+    p.add_argument("--device", choices=["cpu", "gpu"], default="cpu", help="Cycles device")
+    p.add_argument("--samples", type=types.positive, default=16, help="per pixel")
+    p.add_argument("--denoise", action="store_true", help="OpenImageDenoise after sampling")
+    p.add_argument("--threads", type=int, default=0, help="per worker (0: cores / workers)")
+    _add_motion(p)
+    p.set_defaults(func=_cmd_render)
+
+    p = stages.add_parser("motion", help="motion range of existing videos; drops static ones")
+    p.add_argument("videos", help="<uid>/view_K_rgb_white_bg.mp4 folders, or a folder of .mp4")
+    p.add_argument("--out", help="where motion.jsonl and funnel.json go (default: VIDEOS)")
+    p.add_argument("--view", type=int, default=0, help="which view of each object")
+    _add_motion(p)
+    p.set_defaults(func=_cmd_motion)
+
+    p = stages.add_parser("quality", help="CLIP quality classifier: train | predict")
+    quality_stage.add_arguments(p)
+    p.set_defaults(func=_cmd_quality)
+
+    p = stages.add_parser("funnel", help="print what each stage kept and dropped, and why")
+    p.add_argument("dir", help="the output folder of the stages")
+    p.set_defaults(func=_cmd_funnel)
+
+
+def add_assets_argument(synth: argparse.ArgumentParser) -> None:
+    """`synth 4d --assets DIR` (animated glTF + manifest.jsonl for `curate 4d render`)."""
+    synth.add_argument(
+        "--assets", help="write the scenes as animated glTF + manifest.jsonl here instead"
+    )
+
+
+def run_assets(args: argparse.Namespace) -> int:
+    """`synth 4d --assets DIR`: uses --objects, --seed and --frames."""
+    from vidbench.benchmarks.fourd.synthetic.assets import export_assets
+
+    manifest = export_assets(
+        Path(args.assets), args.objects, args.seed, args.frames, progress=not args.no_progress
+    )
+    err.print(f"wrote {args.objects} animated glTF assets and {manifest}")
+    return 0

@@ -1,0 +1,84 @@
+"""`vidbench curate 4d motion VIDEOS`: the motion filter alone, on videos already rendered.
+
+VIDEOS is a folder in the official layout (<uid>/view_{k}_rgb_white_bg.mp4: view ``view`` of
+each object is read) or a folder of .mp4 files (one object each, named by the file's stem). Each
+object's motion range is found by pixel change (motion.py); static objects and unreadable videos
+are dropped, with the uid, file and reason. Writes OUT/motion.jsonl (one record per object) and
+the "motion" stage of OUT/funnel.json.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from vidbench.benchmarks.fourd.curate.funnel import StageCount, record_stage
+from vidbench.benchmarks.fourd.curate.manifest import Problem
+from vidbench.benchmarks.fourd.curate.motion import MotionSettings, video_motion
+from vidbench.benchmarks.fourd.synthetic.writer import video_name
+from vidbench.core.errors import ConfigError, MediaError
+from vidbench.media.cache import write_atomic
+from vidbench.progress import progress_bar
+
+MOTION_FILE = "motion.jsonl"
+
+
+@dataclass(frozen=True)
+class MotionResult:
+    uid: str
+    file: str
+    start: int | None
+    end: int | None
+    score: float
+
+    @property
+    def moving(self) -> bool:
+        return self.start is not None
+
+
+def object_videos(videos: Path, view: int = 0) -> dict[str, Path]:
+    """uid -> the video to examine, for either VIDEOS layout."""
+    videos = Path(videos)
+    if not videos.is_dir():
+        raise ConfigError(f"not a folder of videos: {videos}")
+    folders = sorted(p for p in videos.iterdir() if p.is_dir())
+    found = {p.name: p / video_name(view) for p in folders if (p / video_name(view)).exists()}
+    if not found:
+        found = {p.stem: p for p in sorted(videos.glob("*.mp4"))}
+    if not found:
+        raise ConfigError(f"{videos}: no <uid>/{video_name(view)} and no .mp4 files")
+    return found
+
+
+def filter_motion(
+    videos: Path, out: Path, settings: MotionSettings, view: int = 0, progress: bool = True
+) -> tuple[list[MotionResult], list[Problem]]:
+    """Motion range of every object in VIDEOS; (moving objects, dropped ones)."""
+    found = object_videos(videos, view)
+    kept: list[MotionResult] = []
+    dropped: list[Problem] = []
+    lines = []
+    with progress_bar(disable=not progress) as bar:
+        task = bar.add_task("motion", total=len(found))
+        for uid, path in found.items():
+            try:
+                motion = video_motion(path, settings)
+            except MediaError as e:
+                dropped.append(Problem(uid, str(path), "unreadable video", str(e)))
+                lines.append(json.dumps({"uid": uid, "file": str(path), "error": str(e)}))
+                bar.advance(task)
+                continue
+            result = MotionResult(uid, str(path), motion.start, motion.end, motion.score)
+            lines.append(json.dumps({**result.__dict__, "moving": result.moving}))
+            if result.moving:
+                kept.append(result)
+            else:
+                dropped.append(
+                    Problem(uid, str(path), "no motion", f"largest change {motion.score:.4f}")
+                )
+            bar.advance(task)
+    out = Path(out)
+    write_atomic(out / MOTION_FILE, ("\n".join(lines) + "\n").encode())
+    record_stage(out, "motion", StageCount.of(len(found), len(kept), dropped))
+    return kept, dropped

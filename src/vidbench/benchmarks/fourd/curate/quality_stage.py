@@ -1,0 +1,180 @@
+"""`vidbench curate 4d quality train|predict`: the quality classifier (quality.py) on rendered
+objects (<uid>/view_{k}_rgb_white_bg.mp4).
+
+train: labels from a CSV (uid,label; label one of quality.LABELS), the first frame of view 0 of
+each object, a seeded held-out split; writes OUT/model/ (encoder, head) and OUT/quality_train.json
+(accuracy and confusion matrix on the held-out objects). predict: the first frame of 8 views
+spread evenly over the ring, one vote each (quality.vote); writes OUT/quality.jsonl and the
+"quality" stage of OUT/funnel.json (kept: high quality). An unreadable video or unknown label is
+named with its uid and file and left out; the others go on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+from rich.console import Console
+
+from vidbench.benchmarks.fourd.curate.funnel import StageCount, record_stage
+from vidbench.benchmarks.fourd.curate.manifest import Problem
+from vidbench.benchmarks.fourd.curate.motion_filter import object_videos
+from vidbench.benchmarks.fourd.curate.quality import (
+    KEEP,
+    LABELS,
+    Classifier,
+    confusion,
+    split,
+    vote,
+)
+from vidbench.benchmarks.fourd.synthetic.writer import video_name
+from vidbench.core.errors import ConfigError, MediaError
+from vidbench.media.cache import write_atomic
+from vidbench.media.decode import decode_frames, probe
+from vidbench.progress import progress_bar
+
+err = Console(stderr=True)
+VOTE_VIEWS = 8
+MODEL_DIR = "model"
+
+
+def first_frame(path: Path) -> np.ndarray:
+    return decode_frames(path, probe(path), [0])[0]
+
+
+def read_labels(path: Path) -> tuple[dict[str, int], list[Problem]]:
+    """uid -> class index from a CSV with columns uid,label."""
+    labels: dict[str, int] = {}
+    problems = []
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+    except OSError as e:
+        raise ConfigError(f"labels file {path}: {e}") from None
+    if rows and not {"uid", "label"} <= set(rows[0]):
+        raise ConfigError(f"{path}: needs the columns uid,label")
+    for number, row in enumerate(rows, 2):
+        label = (row.get("label") or "").strip()
+        if label not in LABELS:
+            problems.append(
+                Problem(
+                    row.get("uid") or "?", str(path), "unknown label", f"line {number}: {label!r}"
+                )
+            )
+        else:
+            labels[row["uid"].strip()] = LABELS.index(label)
+    return labels, problems
+
+
+def train(args: argparse.Namespace) -> dict:
+    labels, problems = read_labels(Path(args.labels))
+    videos = object_videos(Path(args.videos), 0)
+    uids, images, targets = [], [], []
+    for uid, target in labels.items():
+        path = videos.get(uid, Path(args.videos) / uid / video_name(0))
+        try:
+            images.append(first_frame(path))
+        except MediaError as e:
+            problems.append(Problem(uid, str(path), "unreadable video", str(e)))
+            continue
+        uids.append(uid)
+        targets.append(target)
+    if len(uids) < 2:
+        raise ConfigError(f"{args.labels}: fewer than 2 labelled objects with a readable video")
+    train_ix, test_ix = split(uids, args.held_out, args.seed)
+    model = Classifier.new(args.weights)
+    losses = model.train(
+        [images[i] for i in train_ix],
+        [targets[i] for i in train_ix],
+        epochs=args.epochs,
+        lr=args.lr,
+        finetune=args.finetune,
+        seed=args.seed,
+    )
+    predicted = model.probabilities([images[i] for i in test_ix]).argmax(axis=1).tolist()
+    truth = [targets[i] for i in test_ix]
+    result = {
+        "labels": list(LABELS),
+        "train": len(train_ix),
+        "held_out": len(test_ix),
+        "accuracy": float(np.mean(np.array(predicted) == np.array(truth))),
+        "confusion": confusion(truth, predicted),
+        "final_loss": losses[-1] if losses else None,
+        "problems": [p.to_json() for p in problems],
+    }
+    out = Path(args.out)
+    model.save(out / MODEL_DIR)
+    write_atomic(out / "quality_train.json", (json.dumps(result, indent=1) + "\n").encode())
+    return result
+
+
+def vote_views(available: int, count: int = VOTE_VIEWS) -> list[int]:
+    """``count`` views spread evenly over ``available`` (all of them when fewer)."""
+    if available <= count:
+        return list(range(available))
+    return sorted({round(i * available / count) for i in range(count)})
+
+
+def predict(args: argparse.Namespace) -> tuple[list[dict], list[Problem]]:
+    model = Classifier.load(Path(args.model))
+    videos = Path(args.videos)
+    objects = sorted(p for p in videos.iterdir() if p.is_dir() and (p / video_name(0)).exists())
+    records, dropped = [], []
+    with progress_bar(disable=args.no_progress) as bar:
+        task = bar.add_task("quality", total=len(objects))
+        for folder in objects:
+            views = len(list(folder.glob("view_*_rgb_white_bg.mp4")))
+            paths = [folder / video_name(k) for k in vote_views(views)]
+            try:
+                images = [first_frame(p) for p in paths]
+            except MediaError as e:
+                dropped.append(Problem(folder.name, str(folder), "unreadable video", str(e)))
+                bar.advance(task)
+                continue
+            probs = model.probabilities(images)
+            per_view = [LABELS[i] for i in probs.argmax(axis=1)]
+            label = vote(per_view, probs)
+            records.append({"uid": folder.name, "label": label, "views": per_view})
+            if label != KEEP:
+                dropped.append(Problem(folder.name, str(folder), label))
+            bar.advance(task)
+    out = Path(args.out or videos)
+    write_atomic(out / "quality.jsonl", "".join(json.dumps(r) + "\n" for r in records).encode())
+    kept = sum(r["label"] == KEEP for r in records)
+    record_stage(out, "quality", StageCount.of(len(objects), kept, dropped))
+    return records, dropped
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    modes = p.add_subparsers(dest="mode", required=True)
+    t = modes.add_parser("train", help="fit the classifier on labelled objects")
+    t.add_argument("videos", help="rendered objects (<uid>/view_0_rgb_white_bg.mp4)")
+    t.add_argument("--labels", required=True, help=f"CSV uid,label; labels: {'; '.join(LABELS)}")
+    t.add_argument("--weights", required=True, help="CLIP vision weights: folder or HF cache name")
+    t.add_argument("--out", required=True, help="writes OUT/model and OUT/quality_train.json")
+    t.add_argument("--held-out", type=float, default=0.2, help="fraction kept for evaluation")
+    t.add_argument("--epochs", type=int, default=200)
+    t.add_argument("--lr", type=float, default=1e-2)
+    t.add_argument("--finetune", action="store_true", help="train the encoder too")
+    t.add_argument("--seed", type=int, default=0)
+    r = modes.add_parser("predict", help="label rendered objects by an 8-view vote")
+    r.add_argument("videos", help="rendered objects (<uid>/view_K_rgb_white_bg.mp4)")
+    r.add_argument("--model", required=True, help="the model folder `train` wrote (OUT/model)")
+    r.add_argument("--out", help="where quality.jsonl and funnel.json go (default: VIDEOS)")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.mode == "train":
+        result = train(args)
+        err.print(f"held-out accuracy {result['accuracy']:.3f} on {result['held_out']} objects")
+        err.print(f"confusion (rows: true {', '.join(LABELS)}): {result['confusion']}")
+        return 0
+    records, dropped = predict(args)
+    kept = sum(r["label"] == KEEP for r in records)
+    err.print(f"{kept} of {len(records)} objects are {KEEP}")
+    for problem in dropped:
+        err.print(f"  {problem.message()}", markup=False, highlight=False)
+    return 0

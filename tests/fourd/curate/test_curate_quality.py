@@ -1,0 +1,79 @@
+"""The quality classifier: a tiny CLIP vision model trained on generated labelled objects beats
+chance on held-out ones; the 8-view vote, ties included; predict writes the funnel stage."""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+import pytest
+
+from vidbench.benchmarks.fourd.curate.funnel import load_funnel
+from vidbench.benchmarks.fourd.curate.quality import LABELS, Classifier, vote
+from vidbench.benchmarks.fourd.curate.quality_stage import predict, train, vote_views
+from vidbench.media.encode import write_mp4
+
+pytest.importorskip("transformers")
+
+
+def test_vote_majority_and_ties() -> None:
+    high, flat, low = LABELS
+    assert vote([high] * 5 + [flat] * 3) == high
+    assert vote([flat, flat, low, high, high, low, low, flat]) == low  # 3-3 tie: the worse class
+    probs = [[0.9, 0.1, 0.0]] * 4 + [[0.0, 0.6, 0.4]] * 4
+    assert vote([high] * 4 + [flat] * 4, probs) == high  # 4-4 tie: summed probability
+    with pytest.raises(ValueError):
+        vote([])
+    assert vote_views(24) == [0, 3, 6, 9, 12, 15, 18, 21] and vote_views(2) == [0, 1]
+
+
+def _image(label: int, rng: np.random.Generator) -> np.ndarray:
+    img = np.full((32, 32, 3), 255, np.uint8)
+    if label == 0:  # textured, centred
+        img[6:26, 6:26] = rng.integers(0, 256, (20, 20, 3))
+    elif label == 1:  # flat colour, centred
+        img[6:26, 6:26] = rng.integers(60, 200)
+    else:  # mostly outside the view
+        img[:8, 24:] = rng.integers(0, 256, (8, 8, 3))
+    return img
+
+
+def test_tiny_classifier_beats_chance(tmp_path) -> None:
+    from transformers import CLIPVisionConfig
+
+    rng = np.random.default_rng(0)
+    videos, rows = tmp_path / "videos", ["uid,label"]
+    for i in range(48):
+        label = i % 3
+        frame = _image(label, rng)
+        for view in range(8):
+            write_mp4(videos / f"obj{i}" / f"view_{view}_rgb_white_bg.mp4", [frame])
+        rows.append(f"obj{i},{LABELS[label]}")
+    rows.append("objX,shiny")
+    (tmp_path / "labels.csv").write_text("\n".join(rows) + "\n")
+    config = CLIPVisionConfig(
+        hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
+        image_size=32, patch_size=8,
+    )  # fmt: skip
+    weights = tmp_path / "tiny"
+    Classifier.new(config=config).save(weights)
+    args = argparse.Namespace(
+        videos=str(videos), labels=str(tmp_path / "labels.csv"), weights=str(weights / "encoder"),
+        out=str(tmp_path / "q"), held_out=0.25, epochs=300, lr=0.05, finetune=False, seed=0,
+    )  # fmt: skip
+    result = train(args)
+    assert result["held_out"] == 12 and result["train"] == 36
+    assert result["accuracy"] > 0.6  # chance: 1/3
+    assert sum(map(sum, result["confusion"])) == 12
+    assert [p["reason"] for p in result["problems"]] == ["unknown label"]
+
+    args = argparse.Namespace(
+        videos=str(videos), model=str(tmp_path / "q" / "model"), out=str(tmp_path / "p"),
+        no_progress=True,
+    )  # fmt: skip
+    records, dropped = predict(args)
+    assert len(records) == 48 and all(len(r["views"]) == 8 for r in records)
+    right = sum(r["label"] == LABELS[int(r["uid"][3:]) % 3] for r in records)
+    assert right / 48 > 0.6
+    stage = load_funnel(tmp_path / "p")["quality"]
+    assert stage["entered"] == 48 and stage["kept"] + len(dropped) == 48

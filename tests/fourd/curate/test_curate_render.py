@@ -1,0 +1,137 @@
+"""`curate 4d render` with real Blender (bpy): a generated animated asset rendered to the
+official layout, trimmed to its moving frames; bad assets and a crashed worker named, the rest
+goes on, a rerun redoes only what failed."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import numpy as np
+import pytest
+
+from vidbench.benchmarks.fourd.curate.cameras import HEIGHT, RADIUS
+from vidbench.benchmarks.fourd.curate.funnel import load_funnel
+from vidbench.benchmarks.fourd.curate.render import render_manifest
+from vidbench.benchmarks.fourd.curate.settings import RenderSettings
+from vidbench.benchmarks.fourd.synthetic.assets import scene_gltf
+from vidbench.benchmarks.fourd.synthetic.gltf import GltfBuilder
+from vidbench.benchmarks.fourd.synthetic.scene import Behaviour, Part, Scene, frame_times, state_at
+from vidbench.media.decode import decode_frames, probe
+
+pytest.importorskip("bpy")
+pytestmark = pytest.mark.slow
+
+FRAMES = 8
+SCENE = Scene(
+    "moving",
+    (
+        Part("cube", "red", (-0.6, 0.0, 0.0), 0.45),
+        Part("sphere", "blue", (0.5, 0.0, 0.0), 0.4, Behaviour("move", slot=2, direction="up")),
+    ),
+)
+SETTINGS = RenderSettings(views=2, size=64, max_frames=FRAMES, samples=4, threads=1)
+CRASHER = """
+import json, os, runpy, signal, sys
+job = json.load(open(sys.argv[1]))
+with open({calls!r}, "a") as f:
+    f.write(job["uid"] + "\\n")
+if job["uid"] == "crash" and not os.path.exists({flag!r}):
+    os.kill(os.getpid(), signal.SIGSEGV)
+runpy.run_module("vidbench.benchmarks.fourd.curate.worker", run_name="__main__")
+"""
+
+
+def _moving_frames(scene: Scene, frames: int) -> tuple[int, int]:
+    """From the last still frame before the animation changes to the first still one after."""
+    states = [[state_at(p, t) for p in scene.parts] for t in frame_times(frames)]
+    steps = [f for f in range(frames - 1) if states[f] != states[f + 1]]
+    return steps[0], steps[-1] + 1
+
+
+def _frames(path):
+    info = probe(path)
+    decoded = decode_frames(path, info, range(info.frame_count))
+    return [decoded[i] for i in range(info.frame_count)]
+
+
+@pytest.fixture(scope="module")
+def assets(tmp_path_factory):
+    root = tmp_path_factory.mktemp("assets")
+    scene_gltf(SCENE, FRAMES).write_glb(root / "moving.glb")
+    scene_gltf(SCENE, FRAMES).write_glb(root / "crash.glb")
+    (root / "corrupt.glb").write_bytes(b"glTF but not really" * 10)
+    empty = GltfBuilder()
+    empty.doc.update(nodes=[{"name": "nothing"}], scenes=[{"nodes": [0]}], scene=0)
+    empty.write_glb(root / "nomesh.glb")
+    lines = [{"uid": u, "path": f"{u}.glb"} for u in ("moving", "crash", "corrupt", "nomesh")]
+    lines.append({"uid": "moving", "path": "crash.glb"})
+    (root / "manifest.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return root
+
+
+def test_render_layout_range_background_cameras_and_failures(assets, tmp_path) -> None:
+    calls, flag = tmp_path / "calls.txt", tmp_path / "flag"
+    script = tmp_path / "crasher.py"
+    script.write_text(CRASHER.format(calls=str(calls), flag=str(flag)))
+    command = [sys.executable, str(script)]
+    out = tmp_path / "out"
+    report = render_manifest(
+        assets / "manifest.jsonl", out, SETTINGS, workers=2, progress=False, worker_command=command
+    )
+    assert report.rendered == ["moving"]
+    reasons = {(p.uid, p.reason) for p in report.failed}
+    assert reasons == {
+        ("crash", "crashed"),
+        ("corrupt", "cannot load"),
+        ("nomesh", "no mesh"),
+        ("moving", "duplicate uid"),
+    }
+    crash = next(p for p in report.failed if p.uid == "crash")
+    assert crash.file.endswith("crash.glb") and "SIGSEGV" in crash.detail
+
+    record = json.loads((out / "moving" / "render.json").read_text())
+    assert record["frame_range"] == list(_moving_frames(SCENE, FRAMES)) == [3, 4]
+    assert record["blender"].startswith("5.0") and record["seed"] == 0
+    for camera in record["cameras"]:
+        assert RADIUS[0] <= camera["radius"] <= RADIUS[1]
+        assert HEIGHT[0] <= camera["height"] <= HEIGHT[1]
+        x, y, z = camera["position"]
+        assert abs(np.hypot(x, y) - camera["radius"]) < 1e-5 and z == camera["height"]
+    for view in range(2):
+        frames = _frames(out / "moving" / f"view_{view}_rgb_white_bg.mp4")
+        assert len(frames) == 2 and frames[0].shape == (64, 64, 3)
+        for corner in (frames[0][:4, :4], frames[0][-4:, -4:], frames[0][:4, -4:]):
+            assert corner.min() >= 250
+        assert frames[0].min() < 200  # the object is in view
+        assert np.abs(frames[0].astype(int) - frames[1]).max() > 50  # and moves
+
+    stage = load_funnel(out)["render"]
+    assert (stage["entered"], stage["kept"]) == (5, 1)
+
+    flag.write_text("fixed")
+    first_calls = calls.read_text().split()
+    report = render_manifest(
+        assets / "manifest.jsonl", out, SETTINGS, workers=2, progress=False, worker_command=command
+    )
+    redone = calls.read_text().split()[len(first_calls) :]
+    assert sorted(redone) == ["corrupt", "crash", "nomesh"]
+    assert sorted(report.rendered) == ["crash", "moving"] and report.skipped == 1
+
+
+def test_deterministic_for_a_seed(assets, tmp_path) -> None:
+    manifest = tmp_path / "one.jsonl"
+    manifest.write_text(json.dumps({"uid": "moving", "path": str(assets / "moving.glb")}) + "\n")
+    records, videos = [], []
+    for name in ("a", "b"):
+        render_manifest(manifest, tmp_path / name, SETTINGS, progress=False)
+        records.append(json.loads((tmp_path / name / "moving" / "render.json").read_text()))
+        videos.append(_frames(tmp_path / name / "moving" / "view_1_rgb_white_bg.mp4"))
+    assert records[0]["cameras"] == records[1]["cameras"]
+    assert all(np.array_equal(a, b) for a, b in zip(*videos, strict=True))
+    other = render_manifest  # a different seed moves the cameras
+    other(
+        manifest, tmp_path / "c", RenderSettings(**{**SETTINGS.__dict__, "seed": 1}), progress=False
+    )
+    moved = json.loads((tmp_path / "c" / "moving" / "render.json").read_text())["cameras"]
+    assert moved != records[0]["cameras"]
