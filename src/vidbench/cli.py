@@ -203,32 +203,6 @@ def _cmd_frames(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_synth(args: argparse.Namespace) -> int:
-    from vidbench.benchmarks.fourd.synthetic import generate
-
-    if args.assets:  # animated glTF assets for `curate 4d render`, not a dataset
-        from vidbench.benchmarks.fourd.curate import commands as fourd_curate
-
-        return fourd_curate.run_assets(args)
-    if not args.out:
-        raise ConfigError("synth 4d needs --out (a dataset) or --assets (glTF assets)")
-
-    try:
-        generate(
-            Path(args.out),
-            objects=args.objects,
-            seed=args.seed,
-            views=args.views,
-            frames=args.frames,
-            size=args.size,
-            progress=not args.no_progress,
-        )
-    except ValueError as e:  # settings the generator cannot honour, e.g. --frames 8
-        raise ConfigError(f"synth 4d: {e}") from None
-    err.print(f"wrote a {args.objects}-object 4D-Bench-layout dataset to {args.out}")
-    return 0
-
-
 def _cmd_tasks(args: argparse.Namespace) -> int:
     from vidbench.benchmarks.registry import TASKS, VARIANT_FAMILIES
 
@@ -242,13 +216,6 @@ def _cmd_tasks(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_demo(args: argparse.Namespace) -> int:
-    from vidbench.benchmarks.fourd.demo import run_demo
-
-    run_demo(Path(args.out), objects=args.objects, show_progress=not args.no_progress, console=out)
-    return 0
-
-
 def _cmd_serve_local_llm(args: argparse.Namespace) -> int:
     from vidbench.models.local_llm import serve
 
@@ -257,16 +224,6 @@ def _cmd_serve_local_llm(args: argparse.Namespace) -> int:
         out.file.flush()  # the spec must reach a pipe at once
 
     return serve(args.port, args.ctx, args.threads, say=say)
-
-
-def _cmd_score_captions(args: argparse.Namespace) -> int:
-    from vidbench.benchmarks.fourd.commands import options
-    from vidbench.benchmarks.fourd.score_captions import score_caption_files
-    from vidbench.runner.lock import results_lock
-
-    with results_lock(Path(args.out).parent, "vidbench score-captions"):
-        score_caption_files(options(args), out)
-    return 0
 
 
 def validator_names() -> list[str]:
@@ -320,35 +277,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True)
     p.set_defaults(func=_cmd_frames)
 
-    p = sub.add_parser("synth", help="generate a synthetic dataset")
-    p.add_argument("kind", choices=["4d"])
-    p.add_argument("--out")  # required unless --assets
-    p.add_argument("--objects", type=types.positive, default=20)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--views", type=types.positive, default=24)
-    p.add_argument(
-        "--frames",
-        type=types.positive,
-        default=48,
-        help="frames per video (a multiple of 6, >= 12)",
-    )
-    p.add_argument("--size", type=types.whole_number(8), default=128)
-    from vidbench.benchmarks.fourd.curate import commands as fourd_curate
-
-    fourd_curate.add_assets_argument(p)
-    p.set_defaults(func=_cmd_synth)
-
     from vidbench.report import commands as report_commands
 
     report_commands.register(sub)  # report, figures
 
     p = sub.add_parser("tasks", help="list tasks and their variants")
     p.set_defaults(func=_cmd_tasks)
-
-    p = sub.add_parser("demo", help="synthetic 4D dataset + built-in baselines, end to end")
-    p.add_argument("--out", default="demo")
-    p.add_argument("--objects", type=types.positive, default=200)
-    p.set_defaults(func=_cmd_demo)
 
     p = sub.add_parser(
         "serve-local-llm", help="serve Gemma 3 270M on 127.0.0.1 (a smoke-test text model)"
@@ -362,14 +296,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     from vidbench.benchmarks.fourd import commands as fourd_commands
 
-    p = sub.add_parser("score-captions", help="4D-Bench Table 2 for captions made elsewhere")
-    fourd_commands.add_arguments(p)
-    p.set_defaults(func=_cmd_score_captions)
+    fourd_commands.register(sub)  # synth 4d, demo, score-captions
 
     from vidbench.benchmarks.autoeval_video import commands as autoeval_commands
 
     autoeval_commands.register(sub)  # judge autoeval-video, judge-agreement, rules ...
 
+    from vidbench.benchmarks.fourd.curate import commands as fourd_curate
     from vidbench.benchmarks.mmworld.curate import commands as mmworld_curate
 
     curate = sub.add_parser("curate", help="build a benchmark's data from your own videos")
