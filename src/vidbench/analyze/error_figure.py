@@ -10,18 +10,13 @@ from typing import Any
 
 from vidbench.analyze.error_table import share
 from vidbench.analyze.taxonomy import CODES
-from vidbench.extras import require
+from vidbench.report.figures import new_figure, save_figure
 
 
 def write_figure(summaries: Sequence[dict[str, Any]], stem: Path) -> list[Path]:
     """`stem`.png and `stem`.svg; the paths written."""
-    require("the error figure", ["matplotlib"], "plots")
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib.figure import Figure
-
-    figure = Figure(figsize=(max(6.0, 1.1 * len(CODES) + 0.4 * len(summaries)), 3.8))
+    figure_width = max(6.0, 1.1 * len(CODES) + 0.4 * len(summaries))
+    figure = new_figure(figure_width, 3.8, "the error figure")
     axes = figure.subplots()
     width = 0.8 / max(1, len(summaries))
     for i, summary in enumerate(summaries):
@@ -33,11 +28,4 @@ def write_figure(summaries: Sequence[dict[str, Any]], stem: Path) -> list[Path]:
     axes.set_ylabel("% of tagged wrong answers")
     axes.set_title("Error types of wrong answers")
     axes.legend(fontsize="small")
-    figure.tight_layout()
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    written = []
-    for suffix in (".png", ".svg"):
-        path = stem.with_suffix(suffix)
-        figure.savefig(path, dpi=150)
-        written.append(path)
-    return written
+    return save_figure(figure, stem)

@@ -24,6 +24,7 @@ from vidbench.annotate.project import Project
 from vidbench.benchmarks.fourd import loader as fourd
 from vidbench.benchmarks.fourd.references import N_REFS, REF_COLUMNS
 from vidbench.core.errors import ConfigError, DataError
+from vidbench.media.cache import write_atomic
 from vidbench.scoring.agreement import cohen_kappa
 
 DONE = ("submitted", "accepted")
@@ -170,10 +171,7 @@ def review_agreement(conn: sqlite3.Connection) -> dict[str, Any]:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, "utf-8")
-    tmp.replace(path)
+    write_atomic(path, text.encode("utf-8"))
 
 
 def export_kind(

@@ -25,8 +25,9 @@ from vidbench.report.tables import row_labels
 FIGURE_AXES = {"views": "views per object", "frames": "frames per view"}
 
 
-def _figure(width: float, height: float) -> Any:
-    require("figures", ["matplotlib"], "plots")
+def new_figure(width: float, height: float, what: str = "figures") -> Any:
+    """A matplotlib figure on the Agg backend (no display), with the `plots` extra checked."""
+    require(what, ["matplotlib"], "plots")
     import matplotlib
 
     matplotlib.use("Agg")
@@ -35,7 +36,8 @@ def _figure(width: float, height: float) -> Any:
     return Figure(figsize=(width, height))
 
 
-def _save(figure: Any, stem: Path) -> list[Path]:
+def save_figure(figure: Any, stem: Path) -> list[Path]:
+    """`stem`.png and `stem`.svg; the paths written."""
     figure.tight_layout()
     stem.parent.mkdir(parents=True, exist_ok=True)
     written = []
@@ -61,7 +63,7 @@ def bar_figures(results: Sequence[dict[str, Any]], out: Path) -> list[Path]:
     labels = row_labels(results)
     written: list[Path] = []
     for index, (title, columns) in enumerate(_parts(results), start=1):
-        figure = _figure(max(8.0, 0.9 * len(columns) * max(1, len(results)) ** 0.5 + 5), 4.2)
+        figure = new_figure(max(8.0, 0.9 * len(columns) * max(1, len(results)) ** 0.5 + 5), 4.2)
         axes = figure.subplots()
         width = 0.8 / max(1, len(results))
         for i, (r, label) in enumerate(zip(results, labels, strict=True)):
@@ -77,7 +79,7 @@ def bar_figures(results: Sequence[dict[str, Any]], out: Path) -> list[Path]:
         axes.set_xticks(range(len(columns)), columns, rotation=30, ha="right", fontsize="small")
         axes.set_title(title or str(results[0]["task"]).partition(":")[0])
         axes.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
-        written += _save(figure, out / f"bars-{index}")
+        written += save_figure(figure, out / f"bars-{index}")
     return written
 
 
@@ -116,7 +118,7 @@ def curve_figure(results: Sequence[dict[str, Any]], out: Path, column: str | Non
     for r in results:
         if r["columns"].get(column) is not None:
             lines[str(r["model"])].append((_count(r, axis), r["columns"][column]))
-    figure = _figure(5.5, 4.0)
+    figure = new_figure(5.5, 4.0)
     axes = figure.subplots()
     for model, points in sorted(lines.items()):
         xs, ys = zip(*sorted(points), strict=True)
@@ -125,4 +127,4 @@ def curve_figure(results: Sequence[dict[str, Any]], out: Path, column: str | Non
     axes.set_ylabel(column)
     axes.set_title(f"{column} vs {FIGURE_AXES[axis]}")
     axes.legend(fontsize="small")
-    return _save(figure, out / f"{column.lower().replace(' ', '-')}-vs-{axis}")
+    return save_figure(figure, out / f"{column.lower().replace(' ', '-')}-vs-{axis}")
