@@ -76,7 +76,11 @@ function setUpPlayer(player) {
 function setUpWork(form) {
   const state = JSON.parse(form.dataset.state);
   const show = (sel, text) => { const el = form.querySelector(sel); if (el) el.textContent = text; };
-  let version = state.version, timer = null, inFlight = null, dirty = false, conflicted = false;
+  // Saves run one after another (`queue`), each with the version the previous one returned, so
+  // two saves from one tab never cross; `sent` is the content of the last save sent, so a save
+  // with nothing new (a blur after a save) is not written as another version.
+  let version = state.version, timer = null, queue = Promise.resolve(), conflicted = false;
+  let sent = null;
 
   function content() {
     if (state.job === "write") return form.querySelector("[data-field=content]").value;
@@ -121,15 +125,20 @@ function setUpWork(form) {
     box.dataset.theirVersion = data.current.version;
   }
 
-  async function save(status) {
-    if (conflicted && !status) return;  // nothing is written over someone else's save silently
-    if (inFlight) { await inFlight; }
-    dirty = false;
-    const body = { version: version, content: content() };
+  function save(status) {
+    const done = queue.then(() => saveNow(status));
+    queue = done.catch(() => {});
+    return done;
+  }
+
+  async function saveNow(status) {
+    if (conflicted && !status) return null;  // nothing is written over someone else's save silently
+    const now = content();
+    if (!status && now === sent) return null;
+    sent = now;
+    const body = { version: version, content: now };
     if (status) body.status = status;
-    inFlight = post("/api/work/" + state.id, body);
-    const result = await inFlight;
-    inFlight = null;
+    const result = await post("/api/work/" + state.id, body);
     if (result.ok) {
       version = result.data.version;
       show("[data-version]", version);
@@ -138,21 +147,22 @@ function setUpWork(form) {
       if (result.data.warning) notice(result.data.warning, true);
       else if (status) notice(status === "submitted" ? "submitted" : "saved");
     } else if (result.status === 409) {
+      sent = null;  // refused: "keep mine" sends it again over their version
       showConflict(result.data);
     } else {
-      dirty = true;
+      sent = null;  // not saved: the next change or the tab's close tries again
       notice("not saved: " + errorText(result.data), true);
     }
     return result;
   }
 
   function changed() {
-    dirty = true;
     clearTimeout(timer);
     timer = setTimeout(() => save(), 600);  // debounced: saved as typed
   }
 
   if (state.job === "review") restoreReview();
+  sent = content();  // what the page opened with is saved already
   form.addEventListener("input", changed);
   form.addEventListener("change", changed);
   form.querySelector("[data-submit]").addEventListener("click", () => { clearTimeout(timer); save("submitted"); });
@@ -166,12 +176,13 @@ function setUpWork(form) {
   form.querySelector("[data-take-theirs]").addEventListener("click", () => location.reload());
   // a tab closed before the debounce fired still sends what was typed
   const flush = () => {
-    if (!dirty || conflicted) return;
-    dirty = false;
+    const now = content();
+    if (now === sent || conflicted) return;
+    sent = now;
     fetch("/api/work/" + state.id, {
       method: "POST", keepalive: true,
       headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
-      body: JSON.stringify({ version: version, content: content() }),
+      body: JSON.stringify({ version: version, content: now }),
     });
   };
   window.addEventListener("pagehide", flush);

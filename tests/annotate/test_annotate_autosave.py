@@ -1,0 +1,60 @@
+"""Saves from one tab never cross: a submit and a later autosave that wait behind a slow save go
+out one after another, each with the version the previous one returned, so the tab does not
+conflict with itself; and a blur after a save writes no new version."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Route, expect
+
+from annotate_support import make_project, query, sign_in_page
+from vidbench.annotate.web.app import create_app
+
+pytestmark = pytest.mark.slow
+UID0 = "0" * 32
+
+
+def test_saves_queued_behind_a_slow_save_do_not_conflict(
+    qa_release: Path,
+    tmp_path: Path,
+    serve_app: Callable[..., str],
+    open_page: Callable[..., Any],
+) -> None:
+    project = make_project(qa_release, tmp_path)
+    work_id, name = query(
+        project,
+        "SELECT w.id, u.name FROM work w JOIN users u ON u.id = w.user_id "
+        "WHERE w.item_id = ? AND w.job = 'write' ORDER BY w.slot",
+        (f"caption:{UID0}",),
+    )[0]
+    base = serve_app(create_app(project))
+    page = open_page()
+    sign_in_page(page, base, name)
+    page.goto(f"{base}/work/{work_id}")
+
+    held: list[Route] = []  # the first save is held at the network until the others queue
+    page.route("**/api/work/*", lambda route: held.append(route))
+    page.fill("#caption", "A cube.")
+    while not held:  # the debounced autosave fires
+        page.wait_for_timeout(50)
+    page.click("[data-submit]")  # blurs the textarea (a change event) and submits
+    page.fill("#caption", "A cube that spins.")
+    page.wait_for_timeout(900)  # the debounce of the last change fires while the first is held
+    assert len(held) == 1  # nothing went out beside the held save
+    page.unroute("**/api/work/*")
+    held[0].continue_()
+
+    expect(page.locator("[data-status]")).to_have_text("submitted")
+    expect(page.locator("[data-version]")).to_have_text("2")
+    assert page.locator("[data-conflict]").is_hidden()
+    rows = query(project, "SELECT content, version, status FROM work WHERE id = ?", (work_id,))
+    assert tuple(rows[0]) == ("A cube that spins.", 2, "submitted")
+
+    page.locator("#caption").focus()
+    page.locator("[data-submit]").focus()  # a blur with nothing new: no save
+    page.wait_for_timeout(900)
+    assert query(project, "SELECT version FROM work WHERE id = ?", (work_id,))[0][0] == 2
