@@ -3,14 +3,18 @@ chance on held-out ones; the 8-view vote, ties included; predict writes the funn
 
 from __future__ import annotations
 
-import argparse
-
 import numpy as np
 import pytest
 
 from vidbench.benchmarks.fourd.curate.funnel import load_funnel
 from vidbench.benchmarks.fourd.curate.quality import LABELS, Classifier, vote
-from vidbench.benchmarks.fourd.curate.quality_stage import predict, train, vote_views
+from vidbench.benchmarks.fourd.curate.quality_stage import (
+    PredictOptions,
+    TrainOptions,
+    predict,
+    train,
+    vote_views,
+)
 from vidbench.media.encode import write_mp4
 
 pytest.importorskip("transformers")
@@ -57,23 +61,31 @@ def test_tiny_classifier_beats_chance(tmp_path) -> None:
     )  # fmt: skip
     weights = tmp_path / "tiny"
     Classifier.new(config=config).save(weights)
-    args = argparse.Namespace(
-        videos=str(videos), labels=str(tmp_path / "labels.csv"), weights=str(weights / "encoder"),
-        out=str(tmp_path / "q"), held_out=0.25, epochs=300, lr=0.05, finetune=False, seed=0,
+    options = TrainOptions(
+        videos, tmp_path / "labels.csv", str(weights / "encoder"), tmp_path / "q",
+        held_out=0.25, epochs=300, lr=0.05, finetune=False, seed=0,
     )  # fmt: skip
-    result = train(args)
+    result = train(options)
     assert result["held_out"] == 12 and result["train"] == 36
     assert result["accuracy"] > 0.6  # chance: 1/3
     assert sum(map(sum, result["confusion"])) == 12
     assert [p["reason"] for p in result["problems"]] == ["unknown label"]
 
-    args = argparse.Namespace(
-        videos=str(videos), model=str(tmp_path / "q" / "model"), out=str(tmp_path / "p"),
-        no_progress=True,
-    )  # fmt: skip
-    records, dropped = predict(args)
+    records, dropped = predict(
+        PredictOptions(videos, tmp_path / "q" / "model", tmp_path / "p", progress=False)
+    )
     assert len(records) == 48 and all(len(r["views"]) == 8 for r in records)
     right = sum(r["label"] == LABELS[int(r["uid"][3:]) % 3] for r in records)
     assert right / 48 > 0.6
     stage = load_funnel(tmp_path / "p")["quality"]
     assert stage["entered"] == 48 and stage["kept"] + len(dropped) == 48
+
+    # the command line gives the same labels
+    from vidbench.cli import main
+
+    model = str(tmp_path / "q" / "model")
+    assert main(["--no-progress", "curate", "4d", "quality", "predict", str(videos),
+                 "--model", model, "--out", str(tmp_path / "cli")]) == 0  # fmt: skip
+    assert (tmp_path / "cli" / "quality.jsonl").read_text() == (
+        tmp_path / "p" / "quality.jsonl"
+    ).read_text()

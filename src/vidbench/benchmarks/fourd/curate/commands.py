@@ -15,6 +15,7 @@ from rich.console import Console
 from vidbench import cli_types as types
 from vidbench.benchmarks.fourd.curate.manifest import Problem
 from vidbench.benchmarks.fourd.curate.motion import MotionSettings
+from vidbench.benchmarks.fourd.curate.quality import KEEP, LABELS  # numpy only; torch on use
 
 err = Console(stderr=True)
 out = Console()
@@ -87,9 +88,45 @@ def _cmd_motion(args: argparse.Namespace) -> int:
 
 
 def _cmd_quality(args: argparse.Namespace) -> int:
-    from vidbench.benchmarks.fourd.curate import quality_stage
+    from vidbench.benchmarks.fourd.curate import quality_stage as stage
 
-    return quality_stage.run(args)
+    if args.mode == "train":
+        result = stage.train(
+            stage.TrainOptions(
+                Path(args.videos), Path(args.labels), args.weights, Path(args.out),
+                args.held_out, args.epochs, args.lr, args.finetune, args.seed,
+            )
+        )  # fmt: skip
+        err.print(f"held-out accuracy {result['accuracy']:.3f} on {result['held_out']} objects")
+        err.print(f"confusion (rows: true {', '.join(LABELS)}): {result['confusion']}")
+        _print_problems([Problem(**p) for p in result["problems"]])
+        return 0
+    out = Path(args.out) if args.out else None
+    options = stage.PredictOptions(Path(args.videos), Path(args.model), out, not args.no_progress)
+    records, dropped = stage.predict(options)
+    kept = sum(r["label"] == KEEP for r in records)
+    err.print(f"{kept} of {len(records)} objects are {KEEP}")
+    _print_problems(dropped)
+    return 0
+
+
+def _add_quality(p: argparse.ArgumentParser) -> None:
+    labels = "; ".join(LABELS)
+    modes = p.add_subparsers(dest="mode", required=True)
+    t = modes.add_parser("train", help="fit the classifier on labelled objects")
+    t.add_argument("videos", help="rendered objects (<uid>/view_0_rgb_white_bg.mp4)")
+    t.add_argument("--labels", required=True, help=f"CSV uid,label; labels: {labels}")
+    t.add_argument("--weights", required=True, help="CLIP vision weights: folder or HF cache name")
+    t.add_argument("--out", required=True, help="writes OUT/model and OUT/quality_train.json")
+    t.add_argument("--held-out", type=float, default=0.2, help="fraction kept for evaluation")
+    t.add_argument("--epochs", type=types.positive, default=200)
+    t.add_argument("--lr", type=float, default=1e-2)
+    t.add_argument("--finetune", action="store_true", help="train the encoder too")
+    t.add_argument("--seed", type=int, default=0)
+    r = modes.add_parser("predict", help="label rendered objects by an 8-view vote")
+    r.add_argument("videos", help="rendered objects (<uid>/view_K_rgb_white_bg.mp4)")
+    r.add_argument("--model", required=True, help="the model folder `train` wrote (OUT/model)")
+    r.add_argument("--out", help="where quality.jsonl and funnel.json go (default: VIDEOS)")
 
 
 def _cmd_funnel(args: argparse.Namespace) -> int:
@@ -99,8 +136,6 @@ def _cmd_funnel(args: argparse.Namespace) -> int:
 
 def register(curate_benchmarks: argparse._SubParsersAction) -> None:
     """`curate 4d render|motion|quality|funnel`."""
-    from vidbench.benchmarks.fourd.curate import quality_stage
-
     fourd = curate_benchmarks.add_parser("4d", help="build 4D-Bench data from animated 3D assets")
     stages = fourd.add_subparsers(dest="stage", required=True)
 
@@ -129,7 +164,7 @@ def register(curate_benchmarks: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_cmd_motion)
 
     p = stages.add_parser("quality", help="CLIP quality classifier: train | predict")
-    quality_stage.add_arguments(p)
+    _add_quality(p)
     p.set_defaults(func=_cmd_quality)
 
     p = stages.add_parser("funnel", help="print what each stage kept and dropped, and why")

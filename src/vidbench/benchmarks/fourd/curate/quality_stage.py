@@ -11,13 +11,12 @@ named with its uid and file and left out; the others go on.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from rich.console import Console
 
 from vidbench.benchmarks.fourd.curate.funnel import StageCount, record_stage
 from vidbench.benchmarks.fourd.curate.manifest import Problem
@@ -36,9 +35,29 @@ from vidbench.media.cache import write_atomic
 from vidbench.media.decode import decode_frames, probe
 from vidbench.progress import progress_bar
 
-err = Console(stderr=True)
 VOTE_VIEWS = 8
 MODEL_DIR = "model"
+
+
+@dataclass(frozen=True)
+class TrainOptions:
+    videos: Path  # rendered objects: <uid>/view_0_rgb_white_bg.mp4
+    labels: Path  # CSV uid,label
+    weights: str  # CLIP vision weights: a folder or a Hugging Face cache name
+    out: Path  # OUT/model and OUT/quality_train.json
+    held_out: float = 0.2  # fraction of the objects kept for evaluation
+    epochs: int = 200
+    lr: float = 1e-2
+    finetune: bool = False  # train the encoder too, not only the head
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class PredictOptions:
+    videos: Path  # rendered objects: <uid>/view_K_rgb_white_bg.mp4
+    model: Path  # the model folder `train` wrote (OUT/model)
+    out: Path | None = None  # quality.jsonl and funnel.json (default: videos)
+    progress: bool = True
 
 
 def first_frame(path: Path) -> np.ndarray:
@@ -69,12 +88,12 @@ def read_labels(path: Path) -> tuple[dict[str, int], list[Problem]]:
     return labels, problems
 
 
-def train(args: argparse.Namespace) -> dict:
-    labels, problems = read_labels(Path(args.labels))
-    videos = object_videos(Path(args.videos), 0)
+def train(options: TrainOptions) -> dict:
+    labels, problems = read_labels(options.labels)
+    videos = object_videos(options.videos, 0)
     uids, images, targets = [], [], []
     for uid, target in labels.items():
-        path = videos.get(uid, Path(args.videos) / uid / video_name(0))
+        path = videos.get(uid, options.videos / uid / video_name(0))
         try:
             images.append(first_frame(path))
         except MediaError as e:
@@ -83,16 +102,16 @@ def train(args: argparse.Namespace) -> dict:
         uids.append(uid)
         targets.append(target)
     if len(uids) < 2:
-        raise ConfigError(f"{args.labels}: fewer than 2 labelled objects with a readable video")
-    train_ix, test_ix = split(uids, args.held_out, args.seed)
-    model = Classifier.new(args.weights)
+        raise ConfigError(f"{options.labels}: fewer than 2 labelled objects with a readable video")
+    train_ix, test_ix = split(uids, options.held_out, options.seed)
+    model = Classifier.new(options.weights)
     losses = model.train(
         [images[i] for i in train_ix],
         [targets[i] for i in train_ix],
-        epochs=args.epochs,
-        lr=args.lr,
-        finetune=args.finetune,
-        seed=args.seed,
+        epochs=options.epochs,
+        lr=options.lr,
+        finetune=options.finetune,
+        seed=options.seed,
     )
     predicted = model.probabilities([images[i] for i in test_ix]).argmax(axis=1).tolist()
     truth = [targets[i] for i in test_ix]
@@ -105,7 +124,7 @@ def train(args: argparse.Namespace) -> dict:
         "final_loss": losses[-1] if losses else None,
         "problems": [p.to_json() for p in problems],
     }
-    out = Path(args.out)
+    out = options.out
     model.save(out / MODEL_DIR)
     write_atomic(out / "quality_train.json", (json.dumps(result, indent=1) + "\n").encode())
     return result
@@ -118,12 +137,12 @@ def vote_views(available: int, count: int = VOTE_VIEWS) -> list[int]:
     return sorted({round(i * available / count) for i in range(count)})
 
 
-def predict(args: argparse.Namespace) -> tuple[list[dict], list[Problem]]:
-    model = Classifier.load(Path(args.model))
-    videos = Path(args.videos)
+def predict(options: PredictOptions) -> tuple[list[dict], list[Problem]]:
+    model = Classifier.load(options.model)
+    videos = options.videos
     objects = sorted(p for p in videos.iterdir() if p.is_dir() and (p / video_name(0)).exists())
     records, dropped = [], []
-    with progress_bar(disable=args.no_progress) as bar:
+    with progress_bar(disable=not options.progress) as bar:
         task = bar.add_task("quality", total=len(objects))
         for folder in objects:
             views = len(list(folder.glob("view_*_rgb_white_bg.mp4")))
@@ -141,40 +160,8 @@ def predict(args: argparse.Namespace) -> tuple[list[dict], list[Problem]]:
             if label != KEEP:
                 dropped.append(Problem(folder.name, str(folder), label))
             bar.advance(task)
-    out = Path(args.out or videos)
+    out = options.out or videos
     write_atomic(out / "quality.jsonl", "".join(json.dumps(r) + "\n" for r in records).encode())
     kept = sum(r["label"] == KEEP for r in records)
     record_stage(out, "quality", StageCount.of(len(objects), kept, dropped))
     return records, dropped
-
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    modes = p.add_subparsers(dest="mode", required=True)
-    t = modes.add_parser("train", help="fit the classifier on labelled objects")
-    t.add_argument("videos", help="rendered objects (<uid>/view_0_rgb_white_bg.mp4)")
-    t.add_argument("--labels", required=True, help=f"CSV uid,label; labels: {'; '.join(LABELS)}")
-    t.add_argument("--weights", required=True, help="CLIP vision weights: folder or HF cache name")
-    t.add_argument("--out", required=True, help="writes OUT/model and OUT/quality_train.json")
-    t.add_argument("--held-out", type=float, default=0.2, help="fraction kept for evaluation")
-    t.add_argument("--epochs", type=int, default=200)
-    t.add_argument("--lr", type=float, default=1e-2)
-    t.add_argument("--finetune", action="store_true", help="train the encoder too")
-    t.add_argument("--seed", type=int, default=0)
-    r = modes.add_parser("predict", help="label rendered objects by an 8-view vote")
-    r.add_argument("videos", help="rendered objects (<uid>/view_K_rgb_white_bg.mp4)")
-    r.add_argument("--model", required=True, help="the model folder `train` wrote (OUT/model)")
-    r.add_argument("--out", help="where quality.jsonl and funnel.json go (default: VIDEOS)")
-
-
-def run(args: argparse.Namespace) -> int:
-    if args.mode == "train":
-        result = train(args)
-        err.print(f"held-out accuracy {result['accuracy']:.3f} on {result['held_out']} objects")
-        err.print(f"confusion (rows: true {', '.join(LABELS)}): {result['confusion']}")
-        return 0
-    records, dropped = predict(args)
-    kept = sum(r["label"] == KEEP for r in records)
-    err.print(f"{kept} of {len(records)} objects are {KEEP}")
-    for problem in dropped:
-        err.print(f"  {problem.message()}", markup=False, highlight=False)
-    return 0
