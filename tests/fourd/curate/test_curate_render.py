@@ -5,6 +5,7 @@ goes on, a rerun redoes only what failed."""
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 
 import numpy as np
@@ -135,3 +136,40 @@ def test_deterministic_for_a_seed(assets, tmp_path) -> None:
     )
     moved = json.loads((tmp_path / "c" / "moving" / "render.json").read_text())["cameras"]
     assert moved != records[0]["cameras"]
+
+
+CONVERT = """
+import sys, bpy
+bpy.ops.wm.read_factory_settings(use_empty=True)
+bpy.context.scene.render.fps = 24
+bpy.ops.import_scene.gltf(filepath=sys.argv[1])
+bpy.ops.export_scene.fbx(filepath=sys.argv[2], bake_anim=True)
+bpy.ops.wm.obj_export(filepath=sys.argv[3])  # OBJ keeps no animation
+"""
+
+
+def test_fbx_and_obj_assets(assets, tmp_path) -> None:
+    """The same animated scene as FBX renders with the same motion (FBX counts frames from 1,
+    so the range is one later); as OBJ it has no animation and is dropped with that reason. A
+    GPU asked for where there is none is named, not silently rendered on the CPU."""
+    import subprocess
+
+    fbx, obj = tmp_path / "moving.fbx", tmp_path / "still.obj"
+    script = [sys.executable, "-c", CONVERT, str(assets / "moving.glb"), str(fbx), str(obj)]
+    subprocess.run(script, check=True, capture_output=True)
+    manifest = tmp_path / "manifest.jsonl"
+    lines = [{"uid": "fbx", "path": str(fbx)}, {"uid": "obj", "path": str(obj)}]
+    manifest.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    report = render_manifest(manifest, tmp_path / "out", SETTINGS, progress=False)
+    assert report.rendered == ["fbx"] and not report.failed
+    assert [(p.uid, p.reason) for p in report.dropped] == [("obj", "no animation")]
+    record = json.loads((tmp_path / "out" / "fbx" / "render.json").read_text())
+    start, end = _moving_frames(SCENE, FRAMES)
+    assert record["frame_range"] == [start + 1, end + 1]
+    frames = _frames(tmp_path / "out" / "fbx" / "view_0_rgb_white_bg.mp4")
+    assert np.abs(frames[0].astype(int) - frames[1]).max() > 50
+
+    if shutil.which("nvidia-smi") is None:  # this check is for the machines without a GPU
+        gpu = RenderSettings(**{**SETTINGS.__dict__, "device": "gpu"})
+        report = render_manifest(manifest, tmp_path / "gpu", gpu, progress=False)
+        assert {p.reason for p in report.failed} == {"no GPU"}
