@@ -13,6 +13,7 @@ import pytest
 
 from conftest import solid_frames
 from vidbench.benchmarks.registry import open_run
+from vidbench.core.errors import MediaError
 from vidbench.core.records import MediaRef
 from vidbench.media import cache as cache_module
 from vidbench.media import frames as frames_module
@@ -65,6 +66,36 @@ def test_concurrent_misses_on_one_video_decode_it_once(
     # another FrameSpec of the same video is its own decode; the probe is reused
     load_frames(MediaRef.single(video), spec.with_(frames=4), cache)
     assert counted == {f"decode {name}": 2, f"probe {name}": 1}
+
+
+def test_a_video_that_fails_to_decode_fails_once_for_all_waiters(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    video = tmp_path / "clip.mp4"
+    write_mp4(video, solid_frames(24), fps=24)
+    calls: list[Path] = []
+
+    def broken_decode(path: Path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(path)
+        time.sleep(0.2)  # the other requests arrive meanwhile and wait
+        raise MediaError(f"{path}: truncated at frame 3")
+
+    monkeypatch.setattr(frames_module, "decode_frames", broken_decode)
+    spec = FrameSpec(views=(0,), frames=4, sampler="linspace")
+    cache = FrameCache(tmp_path / "cache")
+
+    def load(_: int) -> str:
+        try:
+            load_frames(MediaRef.single(video), spec, cache)
+        except MediaError as e:
+            return str(e)
+        return "loaded"
+
+    with ThreadPoolExecutor(6) as pool:
+        outcomes = list(pool.map(load, range(6)))
+    assert len(calls) == 1
+    assert outcomes == [f"{video}: truncated at frame 3"] * 6
+    assert load(0).endswith("truncated at frame 3") and len(calls) == 2  # later: tried again
 
 
 def test_a_run_decodes_each_view_once(

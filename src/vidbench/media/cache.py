@@ -10,6 +10,7 @@ are atomic (temp file + rename), so concurrent runs can share a cache.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import os
@@ -71,7 +72,8 @@ class FrameCache:
     @contextmanager
     def single_flight(self, key: Hashable) -> Iterator[None]:
         """Hold `key` while computing what other threads would compute the same (a probe, the
-        frames of one video for one FrameSpec): they wait here, then find it in the cache.
+        frames of one video for one FrameSpec): they wait here, then find it in the cache, or
+        get the error it raised (a later call, once no one waits, tries again).
         Hand-written because functools' caches neither merge concurrent misses nor keep bytes
         on disk."""
         with self._lock:
@@ -79,7 +81,13 @@ class FrameCache:
             flight.waiting += 1
         try:
             with flight.lock:
-                yield
+                if flight.error is not None:  # a corrupt video fails once, not once per waiter
+                    raise copy.copy(flight.error)
+                try:
+                    yield
+                except Exception as e:
+                    flight.error = e
+                    raise
         finally:
             with self._lock:
                 flight.waiting -= 1
@@ -113,6 +121,7 @@ class FrameCache:
 class _Flight:
     lock: threading.Lock = field(default_factory=threading.Lock)
     waiting: int = 0
+    error: Exception | None = None  # what the first holder ran into: the waiters get it too
 
 
 def write_atomic(path: Path, data: bytes) -> None:
