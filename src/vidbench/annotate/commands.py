@@ -22,7 +22,7 @@ from vidbench.core.errors import ConfigError
 out = Console()
 err = Console(stderr=True)
 EXPORT_KINDS = ("qa", "captions", "answers", "raters", "rules")
-IMPORT_KINDS = ("queue", "folder", "rules")
+IMPORT_KINDS = ("queue", "folder", "rules", "drafts")
 
 
 def _require() -> None:
@@ -103,6 +103,10 @@ def _cmd_import(args: argparse.Namespace) -> int:
             done = items.import_queue(conn, project.data, source, "cli")
         elif args.kind == "rules":
             done = items.import_rules(conn, source, "cli")
+        elif args.kind == "drafts":
+            from vidbench.annotate.drafts import import_drafts
+
+            done = import_drafts(conn, project.data, source, "cli")
         else:
             done = items.import_folder(conn, source, "cli")
     _print_import(done)
@@ -167,7 +171,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--n", type=types.positive, help="people per item (captions 5, QA review 1)")
     p.set_defaults(func=_cmd_assign)
 
-    p = cmds.add_parser("import", help="add items: a review_queue.jsonl, a folder, a rules file")
+    p = cmds.add_parser(
+        "import", help="add items: a review queue, a folder, a rules file, caption drafts"
+    )
     p.add_argument("project")
     p.add_argument("kind", choices=IMPORT_KINDS)
     p.add_argument("file", nargs="?", help="the file or folder (default: the project's data)")

@@ -2,7 +2,8 @@
 
 - 4d_qa.json: the accepted QA (every assigned review submitted, none rejecting; an edit replaces
   the record) in a folder that is a valid 4D-Bench data folder (videos linked beside it).
-- human_annotations.csv: objects with five submitted or accepted captions, in writer order.
+- human_annotations.csv: objects with five submitted or accepted captions, in writer order (a
+  caption that repeats a machine draft word for word is not a person's and does not count).
 - JSON Lines {"id", "answer"} of one annotator's human-baseline answers (the predictions backend).
 - human_raters.json: MMWorld question id -> the first three raters' correctness.
 """
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from vidbench.annotate import db
+from vidbench.annotate.drafts import draft_source
 from vidbench.annotate.exported import Exported
 from vidbench.annotate.items import has_qa
 from vidbench.annotate.project import Project
@@ -89,7 +91,14 @@ def export_captions(conn: sqlite3.Connection, path: Path, author: str) -> Export
     out = Exported(path)
     rows = []
     for key, works in _live(conn, "caption", "write").items():
-        done = [w for w in works if w["status"] in DONE]
+        item = json.loads(works[0]["data"])
+        done = []
+        for w in (w for w in works if w["status"] in DONE):
+            # saves refuse an unedited draft; this catches drafts imported after the caption
+            if model := draft_source(item, w["content"]):
+                out.left_out.append(f"{key}: {w['owner']}'s caption is {model}'s machine draft")
+            else:
+                done.append(w)
         if len(done) < N_REFS:
             out.left_out.append(f"{key}: {len(done)} of {N_REFS} captions done")
             continue

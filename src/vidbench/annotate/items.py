@@ -222,6 +222,10 @@ def import_folder(conn: sqlite3.Connection, data: Path, author: str) -> Imported
         out.merge(import_mmworld(conn, data, author))
     if (data / RULES_FILE).is_file():
         out.merge(import_rules(conn, data / RULES_FILE, author))
+    from vidbench.annotate.drafts import DRAFTS_FILE, import_drafts  # drafts builds on items
+
+    if (data / DRAFTS_FILE).is_file():
+        out.merge(import_drafts(conn, data, data / DRAFTS_FILE, author))
     return out
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from vidbench.annotate import db
 from vidbench.annotate.auth import User
+from vidbench.annotate.drafts import draft_source
 from vidbench.annotate.items import check_candidate
 from vidbench.core.errors import DataError
 
@@ -83,14 +84,17 @@ def mine(conn: sqlite3.Connection, user: User, job: str | None = None) -> list[d
     return [dict(r) for r in conn.execute(query + " ORDER BY w.item_id", args)]
 
 
-def check_content(job: str, content: str, status: str) -> None:
-    """DataError naming what is wrong with a save's content for this job."""
+def check_content(job: str, content: str, status: str, item: dict[str, Any] | None = None) -> None:
+    """DataError naming what is wrong with a save's content for this job (`item`: the item's
+    data, whose machine drafts a submitted caption must not repeat unedited)."""
     if len(content) > MAX_TEXT:
         raise DataError(f"too long: {len(content)} characters (at most {MAX_TEXT})")
     if job == "answer" and content not in ("", *ANSWERS):
         raise DataError(f"an answer is one of {', '.join(ANSWERS)}, got {content[:20]!r}")
     if job == "write" and status == "submitted" and not content.strip():
         raise DataError("an empty caption cannot be submitted")
+    if job == "write" and status == "submitted" and (model := draft_source(item or {}, content)):
+        raise DataError(f"this is {model}'s machine draft word for word: edit it into your own")
     if job == "review" and content:
         try:
             review = json.loads(content)
@@ -134,7 +138,7 @@ def save(
         new_status = status or ("draft" if work["status"] == "todo" else work["status"])
         if owner and content is not None and status is None and work["status"] == "accepted":
             new_status = "submitted"  # an accepted text changed: it needs review again
-        check_content(work["job"], new_content, new_status)
+        check_content(work["job"], new_content, new_status, work["data"])
         new_comment = work["comment"] if comment is None else comment
         at, version = db.now(), work["version"] + 1
         conn.execute(

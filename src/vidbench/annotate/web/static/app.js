@@ -161,6 +161,15 @@ function setUpWork(form) {
     timer = setTimeout(() => save(), 600);  // debounced: saved as typed
   }
 
+  form.querySelectorAll("[data-draft]").forEach((draft) => {
+    draft.querySelector("[data-use-draft]").addEventListener("click", () => {
+      const box = form.querySelector("[data-field=content]");
+      if (box.value.trim() && !confirm("Replace your text with the machine draft?")) return;
+      box.value = draft.querySelector("[data-draft-text]").textContent;
+      box.focus();
+      changed();
+    });
+  });
   if (state.job === "review") restoreReview();
   sent = content();  // what the page opened with is saved already
   form.addEventListener("input", changed);
