@@ -1,5 +1,5 @@
 """Frames prepared per second for 4D-Bench input (3 views x 6 frames of 24-view, 512 px,
-~100-frame mp4s): cold frame cache, warm frame cache, and a decode-every-frame baseline.
+96-frame mp4s): cold frame cache, warm frame cache, and a decode-every-frame baseline.
 
     python bench/frames.py [--objects 12] [--workdir /tmp/vidbench-bench-frames]
 
@@ -58,8 +58,8 @@ def main() -> None:
     work = Path(args.workdir)
     data = work / f"data-{args.objects}"
     if not (data / fourd_bench.RELEASE_FOLDERS[fourd_bench.QA_FILE]).is_dir():
-        print(f"generating {args.objects} objects, 24 views x 100 frames at 512 px ...")
-        generate(data, objects=args.objects, seed=1, frames=100, size=512, progress=True)
+        print(f"generating {args.objects} objects, 24 views x 96 frames at 512 px ...")
+        generate(data, objects=args.objects, seed=1, frames=96, size=512, progress=True)
     # one question per object, so each object's views are prepared once per pass
     by_uid = {s.metadata["uid"]: s for s in fourd_bench.load_qa(data).items}
     samples = list(by_uid.values())
