@@ -20,7 +20,8 @@ OUTCOMES = ("correct", "wrong", "unparsed", "error", "no-verdict", "scored")
 GROUP_FIELDS = ("subtask", "discipline", "dimension", "category")
 # Record fields shown elsewhere on the page (not repeated among the other scores).
 _SHOWN = {"id", "status", "error", "raw_output", "parsed", "correct", "gold", "prompt_hash",
-          "frames", "unparsed", "judge_reply", "verdict_absent", "status_detail"}  # fmt: skip
+          "frames", "unparsed", "judge_reply", "verdict_absent", "status_detail",
+          *GROUP_FIELDS}  # fmt: skip
 
 # (run index, sample) -> the sample's frames / videos as the page describes them
 MediaOf = Callable[[int, Sample], dict[str, Any]]
