@@ -59,6 +59,8 @@ def test_report_opens_from_file_and_filters(
     assert f"{overall:.1f}" in table.inner_text()
     assert f"n={results['column_n']['Overall']}" in table.inner_text()
     assert page.locator("table.paper td.best").count() == len(results["columns"])
+    assert page.locator("#samples video").count() == 30  # 3 views a sample, none missing
+    assert page.locator("#samples .missing, #samples .error-text").count() == 0
 
     correct = sum(1 for r in scored if r["correct"])
     set_filter(page, "#f-outcome", "correct")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -54,12 +55,17 @@ class VideoPlacer:
         suffix = PLAYABLE.get(source.suffix.lower(), ".mp4")
         name = hashlib.blake2b(str(source.resolve()).encode(), digest_size=12).hexdigest()
         target = self.out / VIDEOS_DIR / f"{name}{suffix}"
-        if not target.exists():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if self.mode == "copy":
-                shutil.copyfile(source, target)
-            else:
-                os.symlink(os.path.relpath(source.resolve(), target.parent), target)
+        if target.exists():
+            return f"{VIDEOS_DIR}/{target.name}"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # several threads place a view's video at once: a temporary name, then one atomic rename
+        tmp = target.with_name(f".tmp-{os.getpid()}-{threading.get_ident()}{suffix}")
+        if self.mode == "copy":
+            shutil.copyfile(source, tmp)
+        else:
+            tmp.unlink(missing_ok=True)
+            os.symlink(os.path.relpath(source.resolve(), target.parent), tmp)
+        os.replace(tmp, target)
         return f"{VIDEOS_DIR}/{target.name}"
 
 
