@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +15,12 @@ READY = "() => document.body.dataset.ready === 'true'"
 
 
 def run_model(data: Path, model: str, out: Path, cache: Path, *extra: str) -> Path:
+    """`vidbench run` in a thread of its own: a test's open browser keeps Playwright's event
+    loop running in the main thread, where the run's asyncio.run() would refuse to start."""
     args = ["--no-progress", "run", "4dbench-qa", "--data", str(data), "--model", model]
-    assert main([*args, "--out", str(out), "--cache-dir", str(cache), *extra]) == 0
+    with ThreadPoolExecutor(1) as pool:
+        code = pool.submit(main, [*args, "--out", str(out), "--cache-dir", str(cache), *extra])
+        assert code.result() == 0
     return out
 
 

@@ -95,7 +95,7 @@ def test_moved_data_and_missing_cache_and_videos(
     data.rename(moved)  # the data folder moved: the report says so and shows the rest
     capsys.readouterr()
     assert main(["view", str(run), "--out", str(tmp_path / "report2")]) == 0
-    assert "not found (moved?)" in capsys.readouterr().err
+    assert "not found (moved?)" in " ".join(capsys.readouterr().err.split())
     page = open_report(open_page, tmp_path / "report2")
     assert matching(page) == 5
     assert "not found (moved?)" in page.locator("#messages").inner_text()

@@ -57,17 +57,18 @@ def test_hostile_text_is_shown_as_text(tmp_path: Path, open_page: Callable[..., 
     assert main(["view", str(run), "--out", str(report)]) == 0
     page = open_report(open_page, report)
     assert matching(page) == len(records(run)) == 6
-    page.fill("#f-search", "<script>alert('script')</script>")
-    page.wait_for_function("() => document.body.dataset.matching === '6'")  # outputs hold it
-    cards = page.locator("article.sample")
-    for card in cards.all():
-        for details in card.locator("details").all():
-            details.locator("summary").first.click()
-    page.wait_for_timeout(200)
+    page.fill("#f-search", "Which one? <script>alert('script')</script>")
+    page.wait_for_function("() => document.body.dataset.matching === '1'")  # the question
+    card = page.locator("article.sample")
+    card.locator("details summary").first.click()  # the judge's attempts
+    card.locator("details .attempt summary").first.click()  # the first attempt's prompt
+    judged = card.inner_text()
+    assert judged.count("verdict 1: <script>") == 1 and "judge prompt <script>" in judged
+    page.fill("#f-search", "")
+    page.wait_for_function("() => document.body.dataset.matching === '6'")
     shown = page.locator("#samples").inner_text()
     for payload in PAYLOADS:
-        assert payload in shown
-    assert shown.count("verdict 1: ") == 1 and "judge prompt <script>" in shown
+        assert shown.count(payload) >= 6  # the question, five outputs, the id and error
     assert f"id-{EVIL}" in shown and f"cannot read {EVIL}" in shown
     # nothing was made from the text: the page's own elements only
     made = page.evaluate(
@@ -75,6 +76,9 @@ def test_hostile_text_is_shown_as_text(tmp_path: Path, open_page: Callable[..., 
         "#samples [onerror], #samples [onload]')].length"
     )
     assert made == 0
-    assert page.evaluate("[...document.querySelectorAll('img')].every(i => "
-                         "i.getAttribute('src').startsWith('thumbs/'))")  # fmt: skip
+    sources = page.evaluate("[...document.querySelectorAll('img')].map(i => i.src)")
+    report_url = (report / "index.html").resolve().as_uri().rsplit("/", 1)[0]
+    assert sources and all(
+        s.startswith((f"{report_url}/thumbs/", f"{report_url}/figures/")) for s in sources
+    )
     # the open_page fixture fails the test on any dialog, console error or outside request
