@@ -9,6 +9,7 @@ arguments and calls the library (combine.py, figures.py, view/).
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -58,7 +59,9 @@ def _cmd_view(args: argparse.Namespace) -> int:
         err.print(f"wrote {built.index} ({built.samples} samples)", highlight=False)
     if sock is not None:
         host, port = sock.getsockname()[:2]
-        out.print(f"serving {folder} on http://{host}:{port}/ (Ctrl-C stops)", highlight=False)
+        url = f"http://{host}:{port}/"
+        out.print(f"serving {folder} on {url} (Ctrl-C stops)", highlight=False, soft_wrap=True)
+        sys.stdout.flush()  # the address, at once, also through a pipe
         serve(folder, sock)
     return 0
 

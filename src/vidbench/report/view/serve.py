@@ -17,11 +17,15 @@ HOST = "127.0.0.1"
 def report_app(folder: Path) -> Any:
     """An ASGI app serving the report folder (index.html at /)."""
     require("vidbench view --serve", ["starlette"], "view")
+    from starlette.applications import Starlette
+    from starlette.routing import Mount
     from starlette.staticfiles import StaticFiles
 
     if not (folder / "index.html").is_file():
         raise ConfigError(f"{folder}: no report here (index.html missing); build it first")
-    return StaticFiles(directory=folder, html=True, follow_symlink=True)
+    files = StaticFiles(directory=folder, html=True, follow_symlink=True)
+    # mounted in an app, so a path not found is a 404 (StaticFiles alone raises it as a 500)
+    return Starlette(routes=[Mount("/", app=files)])
 
 
 def bind(port: int | None) -> socket.socket:
