@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from conftest import make_qa_dataset
-from view_support import matching, open_report, records, run_model, set_filter
 from vidbench.cli import main
+from view_support import matching, open_report, records, run_model, set_filter
 
 pytestmark = pytest.mark.slow
 
@@ -74,7 +74,7 @@ def test_report_opens_from_file_and_filters(
     set_filter(page, "#f-group", "")
     target = scored[3]["id"]
     page.fill("#f-search", target)
-    page.wait_for_function(f"() => document.body.dataset.matching === '1'")
+    page.wait_for_function("() => document.body.dataset.matching === '1'")
     assert page.locator("article.sample").get_attribute("data-id") == target
     page.fill("#f-search", "object 1?")  # the questions' text: five about object 1
     page.wait_for_function("() => document.body.dataset.matching === '5'")

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from conftest import make_qa_dataset
-from view_support import matching, open_report, records, run_model, set_filter
 from vidbench.cli import main
 from vidbench.report.view.build import ViewOptions, write_report
 from vidbench.report.view.collect import collect_runs
+from view_support import matching, open_report, records, run_model, set_filter
 
 pytestmark = pytest.mark.slow
 
@@ -41,7 +41,8 @@ def test_two_runs_side_by_side_disagreements_first(
     cards = page.locator("article.sample")
     assert cards.first.locator("section.run").count() == 2
     flags = page.evaluate(
-        "[...document.querySelectorAll('article.sample')].map(c => c.classList.contains('disagree'))"
+        "[...document.querySelectorAll('article.sample')]"
+        ".map(c => c.classList.contains('disagree'))"
     )
     assert flags == [True] * len(differ) + [False] * (20 - len(differ))
     shown = set(page.evaluate(

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from conftest import make_qa_dataset
-from view_support import matching, open_report, records, run_model
 from vidbench.cli import main
 from vidbench.core.requests import Response, Usage
 from vidbench.runner.store import Store
+from view_support import matching, open_report, records, run_model
 
 pytestmark = pytest.mark.slow
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from conftest import make_qa_dataset
-from view_support import run_model
 from vidbench.cli import main
+from view_support import run_model
 
 
 def get(url: str) -> tuple[int, bytes]:
@@ -25,6 +25,7 @@ def get(url: str) -> tuple[int, bytes]:
             return response.status, response.read()
     except urllib.error.HTTPError as e:
         return e.code, b""
+
 
 pytestmark = pytest.mark.slow
 SRC = Path(__file__).resolve().parents[2] / "src"

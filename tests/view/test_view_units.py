@@ -48,8 +48,15 @@ def test_disagreements_come_first() -> None:
 
 def test_table_cells_hold_interval_n_and_best() -> None:
     def result(model: str, overall: float) -> dict:
-        return {"task": "t", "model": model, "n": 10, "errors": 0, "columns": {"Overall": overall},
-                "ci95": {"Overall": [overall - 5, overall + 5]}, "column_n": {"Overall": 10}}  # fmt: skip
+        return {
+            "task": "t",
+            "model": model,
+            "n": 10,
+            "errors": 0,
+            "columns": {"Overall": overall},
+            "ci95": {"Overall": [overall - 5, overall + 5]},
+            "column_n": {"Overall": 10},
+        }
 
     [table] = table_data([result("a", 40.0), result("b", 55.5)])
     [part] = table["parts"]
@@ -93,4 +100,6 @@ def test_data_are_chunked_scripts(tmp_path: Path) -> None:
     assert '"chunks":3' in meta and '"correct":601' in meta and '"wrong":600' in meta
     smaller = write_report([RunData(tmp_path / "run", records=run.records[:10])],
                            ViewOptions(tmp_path / "report"))  # fmt: skip
-    assert smaller.samples == 10 and sorted(p.name for p in data.iterdir())[1:] == ["samples-000.js"]
+    assert smaller.samples == 10 and sorted(p.name for p in data.iterdir())[1:] == [
+        "samples-000.js"
+    ]

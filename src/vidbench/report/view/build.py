@@ -130,7 +130,8 @@ def write_report(runs: Sequence[RunData], options: ViewOptions) -> Built:
             {
                 "label": run.label,
                 "path": str(run.path),
-                "task": (run.results or {}).get("task") or (run.config.task if run.config else None),
+                "task": (run.results or {}).get("task")
+                or (run.config.task if run.config else None),
                 "n": len(run.records),
                 "results_n": (run.results or {}).get("n"),
                 "outcomes": {o: sum(1 for r in rows if _outcome(r, i) == o) for o in OUTCOMES},

@@ -54,8 +54,14 @@ def _scores(record: dict[str, Any]) -> dict[str, str]:
 
 def _judge(run: RunData, sample_id: str) -> list[dict[str, Any]]:
     attempts = [
-        {"item": j.item, "judge": j.judge, "version": j.prompt_version, "attempt": j.attempt + 1,
-         "prompt": j.prompt, "reply": j.reply}  # fmt: skip
+        {
+            "item": j.item,
+            "judge": j.judge,
+            "version": j.prompt_version,
+            "attempt": j.attempt + 1,
+            "prompt": j.prompt,
+            "reply": j.reply,
+        }
         for j in run.judgments.get(sample_id, [])
     ]
     failed = [
