@@ -62,6 +62,7 @@ function ready() {
   renderFigures();
   setupFilters();
   applyFilters();
+  document.body.dataset.readyMs = String(Math.round(performance.now()));
   document.body.dataset.ready = "true";
 }
 
