@@ -27,7 +27,22 @@ from vidbench.runner.store import Store
 
 SUBTASKS = ["Object Counting", "Temporal Relationship", "Action", "Spatial Relationship",
             "Appearance"]  # fmt: skip
-WORDS = "the object rotates slowly while its left arm moves up and then down again".split(" ")
+WORDS = [
+    "the",
+    "object",
+    "rotates",
+    "slowly",
+    "while",
+    "its",
+    "left",
+    "arm",
+    "moves",
+    "up",
+    "and",
+    "then",
+    "down",
+    "again",
+]
 CHROMIUM = "/usr/bin/chromium"
 
 
