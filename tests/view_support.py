@@ -14,13 +14,16 @@ from vidbench.cli import main
 READY = "() => document.body.dataset.ready === 'true'"
 
 
-def run_model(data: Path, model: str, out: Path, cache: Path, *extra: str) -> Path:
-    """`vidbench run` in a thread of its own: a test's open browser keeps Playwright's event
-    loop running in the main thread, where the run's asyncio.run() would refuse to start."""
-    args = ["--no-progress", "run", "4dbench-qa", "--data", str(data), "--model", model]
+def vidbench_in_thread(*args: str | Path) -> int:
+    """`vidbench ARGS` in a thread of its own: a test's open browser keeps Playwright's event
+    loop running in the main thread, where a run's asyncio.run() would refuse to start."""
     with ThreadPoolExecutor(1) as pool:
-        code = pool.submit(main, [*args, "--out", str(out), "--cache-dir", str(cache), *extra])
-        assert code.result() == 0
+        return pool.submit(main, ["--no-progress", *map(str, args)]).result()
+
+
+def run_model(data: Path, model: str, out: Path, cache: Path, *extra: str) -> Path:
+    args = ["run", "4dbench-qa", "--data", data, "--model", model, "--out", out]
+    assert vidbench_in_thread(*args, "--cache-dir", cache, *extra) == 0
     return out
 
 

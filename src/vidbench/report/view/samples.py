@@ -1,10 +1,11 @@
 """Per-sample rows of the report's sample browser: one row per sample id, holding what every
 run made of it (outcome, raw output, parsed answer, errors, judge attempts, frames, videos).
 
-Outcomes the page filters by: correct, wrong, unparsed (no option recognised), error (no
-answer: media, model or data errors), no-verdict (a judged answer the judge has not decided),
-scored (a score that is not right or wrong, e.g. a caption's metrics). With several runs, the
-samples they disagree on come first.
+Outcomes the page filters by: correct, wrong, unparsed (no option recognised, or no verdict
+read from the judge's replies), error (no answer: media, model or data errors), no-verdict (a
+judged answer the judge has not decided yet: its call failed or was not made), scored (a score
+that is not right or wrong, e.g. a caption's metrics). With several runs, the samples they
+disagree on come first.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ MediaOf = Callable[[int, Sample], dict[str, Any]]
 def outcome(record: dict[str, Any], judged: bool) -> str:
     if record.get("error") is not None or record.get("status", "ok") != "ok":
         return "no-verdict" if record.get("verdict_absent") else "error"
+    if record.get("judge_status") in ("error", "missing"):  # AutoEval-Video: not judged yet
+        return "no-verdict"
     if record.get("unparsed"):
         return "unparsed"
     if record.get("correct") is True:
