@@ -60,6 +60,7 @@ def test_report_opens_from_file_and_filters(
     assert f"n={results['column_n']['Overall']}" in table.inner_text()
     assert page.locator("table.paper td.best").count() == len(results["columns"])
     assert page.locator("#samples video").count() == 30  # 3 views a sample, none missing
+    page.wait_for_function("() => document.querySelector('#figures img').naturalWidth > 0")
     assert page.locator("#samples .missing, #samples .error-text").count() == 0
 
     correct = sum(1 for r in scored if r["correct"])

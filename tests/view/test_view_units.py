@@ -103,3 +103,38 @@ def test_data_are_chunked_scripts(tmp_path: Path) -> None:
     assert smaller.samples == 10 and sorted(p.name for p in data.iterdir())[1:] == [
         "samples-000.js"
     ]
+
+
+def test_thumbnails_of_a_grid_and_of_views(tmp_path: Path) -> None:
+    from PIL import Image
+
+    from conftest import solid_frames
+    from vidbench.media.cache import FrameCache
+    from vidbench.media.encode import write_mp4
+    from vidbench.report.view.thumbs import FRAME_SIDE, GRID_SIDE, Thumbnailer
+
+    videos = {v: tmp_path / f"view{v}.mp4" for v in (0, 1)}
+    for v, path in videos.items():
+        write_mp4(path, solid_frames(12, size=400, seed=v))
+    thumbs = Thumbnailer(tmp_path / "report", FrameCache(tmp_path / "cache"))
+    strip = thumbs.strip(MediaRef(videos), FrameSpec(views=(0, 1), frames=3, grid="2x3"))
+    assert strip["layout"] == "grid" and len(strip["frames"]) == 1
+    [grid] = strip["frames"]
+    assert len(grid["tiles"]) == 6
+    with Image.open(tmp_path / "report" / grid["src"]) as image:
+        assert max(image.size) == GRID_SIDE
+    strip = thumbs.strip(MediaRef(videos), FrameSpec(views=(0, 1), frames=3, order="time-first"))
+    assert strip["layout"] == "views"
+    assert [(f["view"], f["index"]) for f in strip["frames"]] == [
+        (0, 0),
+        (1, 0),
+        (0, 5),
+        (1, 5),
+        (0, 11),
+        (1, 11),
+    ]  # fmt: skip; linspace over 12 frames, one frame of every view per time step
+    with Image.open(tmp_path / "report" / strip["frames"][0]["src"]) as image:
+        assert max(image.size) == FRAME_SIDE
+    videos[1].unlink()
+    strip = thumbs.strip(MediaRef(videos), FrameSpec(views=(0, 1), frames=3))
+    assert strip["frames"] == [] and "view1.mp4" in strip["error"]
