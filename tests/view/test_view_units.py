@@ -7,6 +7,9 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
+from vidbench.core.errors import ConfigError
 from vidbench.core.records import MediaRef
 from vidbench.media.spec import FrameSpec
 from vidbench.report.view.build import ViewOptions, write_report
@@ -43,7 +46,8 @@ def test_disagreements_come_first() -> None:
     rows = sample_rows(runs, lambda index, sample: {})
     assert [r["id"] for r in rows] == ["z", "x", "y"]
     assert [r["disagree"] for r in rows] == [True, False, False]
-    assert not disagree([same, dict(same)]) and disagree([same, None])
+    assert not disagree([same, dict(same)]) and not disagree([same, None])
+    assert disagree([same, None, {"outcome": "error", "parsed": None}])
 
 
 def test_table_cells_hold_interval_n_and_best() -> None:
@@ -100,6 +104,8 @@ def test_data_are_chunked_scripts(tmp_path: Path) -> None:
     assert '"chunks":3' in meta and '"correct":601' in meta and '"wrong":600' in meta
     smaller = write_report([RunData(tmp_path / "run", records=run.records[:10])],
                            ViewOptions(tmp_path / "report"))  # fmt: skip
+    with pytest.raises(ConfigError, match="other files"):
+        write_report([run], ViewOptions(tmp_path))  # holds run/ and report/: not a report
     assert smaller.samples == 10 and sorted(p.name for p in data.iterdir())[1:] == [
         "samples-000.js"
     ]

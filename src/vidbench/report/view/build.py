@@ -16,7 +16,6 @@ shows them a page at a time.
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -24,7 +23,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from vidbench.core.errors import VidbenchError
+from vidbench.core.errors import ConfigError, VidbenchError
 from vidbench.core.records import Sample
 from vidbench.media.cache import FrameCache, write_atomic
 from vidbench.report.view.collect import RunData
@@ -112,16 +111,26 @@ def _copy_static(out: Path) -> None:
         write_atomic(out / name, (static / name).read_bytes())
 
 
+def _check_target(out: Path) -> None:
+    """REPORT_DIR is new, empty, or a report written before (replaced in place): never a
+    folder of other files, whose index.html or data/ the report would overwrite."""
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {out}: not a folder")
+    if out.is_dir() and any(out.iterdir()) and not (out / DATA_DIR / "meta.js").is_file():
+        raise ConfigError(f"--out {out}: a folder with other files in it; give a new folder")
+
+
 def write_report(runs: Sequence[RunData], options: ViewOptions) -> Built:
     out = options.out
+    _check_target(out)
     out.mkdir(parents=True, exist_ok=True)
     messages = [m for run in runs for m in run.messages]
     media = _media(runs, options)
     rows = sample_rows(runs, lambda index, sample: media.get((index, sample.id), {}))
     results = [r.results for r in runs if r.results]
     data = out / DATA_DIR
-    if data.is_dir():  # chunks of an earlier, larger report must not linger
-        shutil.rmtree(data)
+    for stale in data.glob("samples-*.js"):  # chunks of an earlier, larger report
+        stale.unlink()
     chunks = [rows[i : i + options.chunk_size] for i in range(0, len(rows), options.chunk_size)]
     for k, chunk in enumerate(chunks):
         write_atomic(data / f"samples-{k:03d}.js", _script("vidbenchView.add", k, chunk))

@@ -129,6 +129,7 @@ def sample_rows(runs: Sequence[RunData], media: MediaOf) -> list[dict[str, Any]]
 
 
 def disagree(entries: Sequence[dict[str, Any] | None]) -> bool:
-    """Runs disagree when their outcomes or parsed answers differ (or one has no answer)."""
-    seen = {(e["outcome"], e["parsed"]) if e else None for e in entries}
+    """The runs that have the sample differ in outcome or parsed answer (a sample only one
+    run has, e.g. of another task, is no disagreement)."""
+    seen = {(e["outcome"], e["parsed"]) for e in entries if e is not None}
     return len(seen) > 1
