@@ -53,9 +53,11 @@ def test_judged_run_shows_every_attempt(tmp_path: Path, open_page: Callable[...,
         assert matching(page) == count, name
     set_filter(page, "#f-outcome", "unparsed")
     card = page.locator("article.sample").first
-    card.locator("details summary").first.click()
+    card.locator("summary", has_text="attempt(s)").click()
     shown = card.inner_text()
     assert shown.count("<img src=x onerror=alert(1)> I cannot tell.") >= 2  # each attempt
+    card.locator("summary", has_text="Judging rule").click()
+    assert "[Answer to be judged]" in card.locator("pre.rules").inner_text()  # the rule itself
     set_filter(page, "#f-outcome", "")
     dimension = scored[0]["dimension"]
     set_filter(page, "#f-group", dimension)

@@ -60,7 +60,7 @@ def test_hostile_text_is_shown_as_text(tmp_path: Path, open_page: Callable[..., 
     page.fill("#f-search", "Which one? <script>alert('script')</script>")
     page.wait_for_function("() => document.body.dataset.matching === '1'")  # the question
     card = page.locator("article.sample")
-    card.locator("details summary").first.click()  # the judge's attempts
+    card.locator("summary", has_text="attempt(s)").click()  # the judge's attempts
     card.locator("details .attempt summary").first.click()  # the first attempt's prompt
     judged = card.inner_text()
     assert judged.count("verdict 1: <script>") == 1 and "judge prompt <script>" in judged

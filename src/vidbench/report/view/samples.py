@@ -120,6 +120,7 @@ def sample_rows(runs: Sequence[RunData], media: MediaOf) -> list[dict[str, Any]]
                 "options": list(sample.options) if sample else [],
                 "gold": sample.answer if sample else first.get("gold"),
                 "references": list(sample.references) if sample else [],
+                "rules": sample.rules if sample else None,
                 "runs": entries,
                 "disagree": len(runs) > 1 and disagree(entries),
             }

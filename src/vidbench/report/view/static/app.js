@@ -89,7 +89,8 @@ function renderTables() {
         ...row.cells.map((cell) => el("td", { class: cell.best ? "best" : "" }, text(cell.text),
           cell.ci ? el("span", { class: "ci" }, `95% ${cell.ci}`) : null,
           cell.n !== undefined ? el("span", { class: "n" }, `n=${cell.n}`) : null))));
-      section.append(el("table", { class: "paper" }, el("thead", {}, head), el("tbody", {}, ...body)));
+      const table = el("table", { class: "paper" }, el("thead", {}, head), el("tbody", {}, ...body));
+      section.append(el("div", { class: "table-scroll" }, table));
     }
   }
 }
@@ -183,6 +184,7 @@ function renderSample(row) {
   }
   if (row.gold) card.append(el("p", { class: "gold-answer" }, "Gold: ", el("b", {}, text(row.gold))));
   for (const ref of row.references) card.append(el("p", { class: "reference" }, "Reference: ", text(ref)));
+  if (row.rules) card.append(lazyDetails("Judging rule", () => [el("pre", { class: "rules" }, text(row.rules))]));
   card.append(el("div", { class: "runs" },
     ...row.runs.map((entry, i) => renderRun(entry, state.meta.runs[i]))));
   return card;
