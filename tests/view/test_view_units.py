@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -144,3 +145,33 @@ def test_thumbnails_of_a_grid_and_of_views(tmp_path: Path) -> None:
     videos[1].unlink()
     strip = thumbs.strip(MediaRef(videos), FrameSpec(views=(0, 1), frames=3))
     assert strip["frames"] == [] and "view1.mp4" in strip["error"]
+
+
+def test_the_store_is_read_without_writing(tmp_path: Path) -> None:
+    from vidbench.core.requests import Response, Usage
+    from vidbench.report.results_dir import write_jsonl
+    from vidbench.report.view.collect import collect_run
+    from vidbench.runner.store import Store
+
+    store = Store(tmp_path)
+    store.put_failure("judge:abc", "s1:judge", 0, "k9", "HTTP 503 after retries", "error")
+    store.put_failure("plan", "s1", 1, "k1", "a model error", "error")  # not the judge's
+    reply = Response(key="k2", text="yes", usage=Usage(1, 1))
+    store.put_judgment("k2", "judge-model", "s1:judge", "v1", 0, "is it right?", reply)
+    store.close()
+    write_jsonl(tmp_path / "samples.jsonl", [{"id": "s1", "status": "ok", "correct": None}])
+    before = (tmp_path / "store.sqlite").stat().st_mtime_ns
+    run = collect_run(tmp_path, None)
+    assert (tmp_path / "store.sqlite").stat().st_mtime_ns == before
+    readonly = Store.read_only(tmp_path)
+    with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        readonly.put_failure("plan", "s2", 1, None, "x")
+    readonly.close()
+    [row] = sample_rows([run], lambda index, sample: {})
+    [entry] = row["runs"]
+    assert entry["outcome"] == "no-verdict"
+    assert entry["judge"] == [
+        {"item": "s1:judge", "judge": "judge-model", "version": "v1", "attempt": 1,
+         "prompt": "is it right?", "reply": "yes"},
+        {"item": "s1:judge", "error": "error: HTTP 503 after retries"},
+    ]  # fmt: skip
