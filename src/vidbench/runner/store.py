@@ -114,8 +114,9 @@ class Store:
 
     @classmethod
     def read_only(cls, results_dir: Path) -> Store:
-        """An existing store opened for reading only (vidbench view): nothing is created or
-        written; ConfigError when there is none."""
+        """An existing store opened for reading only (vidbench view): no table is made and every
+        write is refused (SQLite may still add its -wal/-shm companion files to read a WAL
+        database); ConfigError when there is none."""
         path = results_dir / cls.FILENAME
         if not path.is_file():
             raise ConfigError(f"{path} is missing")
