@@ -175,3 +175,13 @@ def test_the_store_is_read_without_writing(tmp_path: Path) -> None:
          "prompt": "is it right?", "reply": "yes"},
         {"item": "s1:judge", "error": "error: HTTP 503 after retries"},
     ]  # fmt: skip
+
+
+def test_a_repeated_runs_folder_points_at_its_runs(tmp_path: Path) -> None:
+    from vidbench.report.view.collect import collect_run
+
+    (tmp_path / "run-1").mkdir()
+    (tmp_path / "results.json").write_text(json.dumps({"task": "t", "model": "m"}))
+    run = collect_run(tmp_path, None)
+    assert run.results == {"task": "t", "model": "m"} and run.records == []
+    assert any("repeated runs: give" in m and "run-1" in m for m in run.messages)

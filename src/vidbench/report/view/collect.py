@@ -120,7 +120,10 @@ def collect_run(path: Path, task_of: TaskOf | None) -> RunData:
     try:
         run.records = results_dir.read_samples()
     except VidbenchError:
-        run.note(f"no {SAMPLES_FILE} (run the score stage): no samples to show")
+        if (path / "run-1").is_dir():  # `vidbench run --runs N`: the samples are in its runs
+            run.note(f"repeated runs: give {path / 'run-1'} ... to see their samples")
+        else:
+            run.note(f"no {SAMPLES_FILE} (run the score stage): no samples to show")
     except (OSError, ValueError) as e:
         run.note(f"{SAMPLES_FILE} not readable ({e}): no samples to show")
     try:
