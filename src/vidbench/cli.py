@@ -279,7 +279,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from vidbench.report import commands as report_commands
 
-    report_commands.register(sub)  # report, figures
+    report_commands.register(sub, _task_of)  # report, figures, view
 
     p = sub.add_parser("tasks", help="list tasks and their variants")
     p.set_defaults(func=_cmd_tasks)

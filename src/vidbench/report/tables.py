@@ -33,6 +33,11 @@ def _groups(results: Sequence[dict[str, Any]]) -> list[tuple[str, list[str]]]:
     return [("", _columns(results))]
 
 
+def table_parts(results: Sequence[dict[str, Any]]) -> list[tuple[str, list[str]]]:
+    """(title, columns) of each part of the paper's table (public for `vidbench view`)."""
+    return _groups(results)
+
+
 def _chance_rows(results: Sequence[dict[str, Any]], columns: list[str]) -> list[list[str]]:
     """A "random-choice (expected)" row per distinct `chance` (the exact expected accuracy of
     the random-choice baseline, which MMWorld reports from its data), as the paper's first row."""

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vidbench.core.errors import ConfigError
 from vidbench.core.requests import Response
 
 SCHEMA = """
@@ -80,6 +81,26 @@ class StoredResponse:
     latency_s: float
 
 
+@dataclass(frozen=True)
+class StoredJudgment:
+    """One stored judge reply (every attempt is its own row)."""
+
+    item: str
+    judge: str
+    prompt_version: str
+    attempt: int
+    prompt: str
+    reply: str
+
+
+@dataclass(frozen=True)
+class StoredFailure:
+    plan: str
+    sample_id: str  # the sample, or the judge call's item for a failed judge call
+    status: str
+    error: str
+
+
 class Store:
     FILENAME = "store.sqlite"
 
@@ -91,8 +112,39 @@ class Store:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(SCHEMA)
 
+    @classmethod
+    def read_only(cls, results_dir: Path) -> Store:
+        """An existing store opened for reading only (vidbench view): no table is made and every
+        write is refused (SQLite may still add its -wal/-shm companion files to read a WAL
+        database); ConfigError when there is none."""
+        path = results_dir / cls.FILENAME
+        if not path.is_file():
+            raise ConfigError(f"{path} is missing")
+        store = cls.__new__(cls)
+        store.path = path
+        store._db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        return store
+
     def close(self) -> None:
         self._db.close()
+
+    def all_judgments(self) -> list[StoredJudgment]:
+        """Every stored judge reply, by item and attempt."""
+        rows = self._db.execute(
+            "SELECT item, judge, prompt_version, attempt, prompt, reply FROM judgments "
+            "ORDER BY item, attempt, created"
+        )
+        return [StoredJudgment(*row) for row in rows]
+
+    def all_failures(self) -> list[StoredFailure]:
+        """Every failed attempt, oldest first."""
+        rows = self._db.execute("SELECT plan, sample_id, status, error FROM failures ORDER BY id")
+        return [StoredFailure(*row) for row in rows]
+
+    def prompts(self) -> dict[str, list[str]]:
+        """The prompt text of every stored request, by prompt hash."""
+        rows = self._db.execute("SELECT prompt_hash, request FROM responses")
+        return {h: list(json.loads(request).get("prompt", [])) for h, request in rows}
 
     def start_run(self, plan: str, config: dict[str, Any]) -> int:
         cursor = self._db.execute(

@@ -1,0 +1,182 @@
+"""`vidbench view` on a large run: a synthetic 4D-Bench-shaped run of --samples (10,000)
+answers (five subtasks, outputs of 20..400 characters, 3% unparsed, 2% failed, the exact prompt
+of each answer in the store), --runs (1) of them side by side.
+
+    python bench/report.py [--samples 10000] [--runs 1] [--keep DIR] [--objects 20]
+
+Prints the time to write the report, its size, and in Debian's Chromium (from file://): the
+time until the page is interactive (all data loaded, the first page drawn), and the time a
+filter, a search and a page turn take. The synthetic runs have no data folder, so no frame
+thumbnails or videos are made for them; their cost is measured apart on a procedural 4D-Bench
+dataset of --objects objects (`vidbench synth 4d`, 128 px videos): a random run, then the
+report with its thumbnails from a cold frame cache (every frame decoded) and a warm one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from vidbench.core.requests import Response, Usage
+from vidbench.report.results_dir import ResultsDir, write_json
+from vidbench.report.view.build import ViewOptions, write_report
+from vidbench.report.view.collect import collect_runs
+from vidbench.runner.store import Store
+
+SUBTASKS = ["Object Counting", "Temporal Relationship", "Action", "Spatial Relationship",
+            "Appearance"]  # fmt: skip
+WORDS = [
+    "the",
+    "object",
+    "rotates",
+    "slowly",
+    "while",
+    "its",
+    "left",
+    "arm",
+    "moves",
+    "up",
+    "and",
+    "then",
+    "down",
+    "again",
+]
+CHROMIUM = "/usr/bin/chromium"
+
+
+def synthetic_run(out: Path, n: int, seed: int) -> Path:
+    rng = random.Random(seed)
+    store = Store(out)
+    records = []
+    for i in range(n):
+        sample_id = f"{i // 5:032x}_{SUBTASKS[i % 5].lower().replace(' ', '_')}"
+        gold = "ABCD"[rng.randrange(4)]
+        roll = rng.random()
+        if roll < 0.02:
+            records.append({"id": sample_id, "status": "error", "error": "HTTP 500 after retries"})
+            continue
+        parsed = None if roll < 0.05 else "ABCD"[rng.randrange(4)]
+        text = " ".join(rng.choices(WORDS, k=rng.randrange(4, 70)))
+        output = f"({parsed}) {text}" if parsed else text
+        prompt = f"Question {i} about the object? {' '.join(rng.choices(WORDS, k=120))}"
+        prompt_hash = f"h{i}"
+        request = {"frames": [], "prompt": [prompt]}
+        response = Response(key=f"k{i}", text=output, usage=Usage(900, 20))
+        store.put_response("plan", sample_id, 1, prompt_hash, request, response)
+        records.append({"id": sample_id, "prompt_hash": prompt_hash, "frames": [],
+                        "raw_output": output, "status": "ok", "error": None,
+                        "subtask": SUBTASKS[i % 5], "gold": gold, "parsed": parsed,
+                        "unparsed": parsed is None, "correct": parsed == gold})  # fmt: skip
+    store.close()
+    ResultsDir(out).write_scored(records, {"requests": n})
+    scored = [r for r in records if r["status"] == "ok"]
+    columns = {}
+    for name in [*SUBTASKS, "Overall"]:
+        values = [r["correct"] for r in scored if name in (r["subtask"], "Overall")]
+        columns[name] = round(100 * sum(values) / len(values), 2)
+    write_json(out / "results.json", {
+        "task": "4dbench-qa", "model": f"synthetic-{seed}", "n": n, "n_scored": len(scored),
+        "errors": n - len(scored), "unparsed": sum(1 for r in scored if r["unparsed"]),
+        "columns": columns, "ci95": {c: [v - 1.5, v + 1.5] for c, v in columns.items()},
+        "column_n": {c: len(scored) // (1 if c == "Overall" else 5) for c in columns},
+    })  # fmt: skip
+    return out
+
+
+def size_of(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+def browser_times(report: Path) -> dict[str, float]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
+        )
+        page = browser.new_page()
+        start = time.perf_counter()
+        page.goto((report / "index.html").resolve().as_uri())
+        page.wait_for_function("() => document.body.dataset.ready === 'true'", timeout=60000)
+        wall = time.perf_counter() - start
+        ready_ms = float(page.evaluate("document.body.dataset.readyMs"))
+        total = page.evaluate("document.body.dataset.matching")
+
+        def timed(action, condition: str) -> float:  # type: ignore[no-untyped-def]
+            began = time.perf_counter()
+            action()
+            page.wait_for_function(condition, timeout=30000)
+            return time.perf_counter() - began
+
+        wrong = timed(lambda: page.select_option("#f-outcome", "wrong"),
+                      f"() => document.body.dataset.matching !== '{total}'")  # fmt: skip
+        page.select_option("#f-outcome", "")
+        search = timed(lambda: page.fill("#f-search", "arm moves up and then down"),
+                       f"() => document.body.dataset.matching !== '{total}'")  # fmt: skip
+        page.fill("#f-search", "")
+        page.wait_for_function(f"() => document.body.dataset.matching === '{total}'")
+        second_page = "() => document.getElementById('count').textContent.startsWith('51')"
+        turn = timed(lambda: page.click("#next"), second_page)
+        browser.close()
+    return {"ready_ms": ready_ms, "wall_s": wall, "filter_s": wrong, "search_s": search,
+            "page_turn_s": turn}  # fmt: skip
+
+
+def thumbnail_times(root: Path, objects: int) -> None:
+    from vidbench.benchmarks.fourd.synthetic import generate
+    from vidbench.cli import main as vidbench
+
+    data = generate(root / "synth", objects=objects, workers=2)
+    run, cache = root / "synth-run", root / "synth-cache"
+    args = ["run", "4dbench-qa", "--data", str(data), "--model", "random", "--out", str(run)]
+    assert vidbench(["--no-progress", *args, "--cache-dir", str(cache)]) == 0
+    shutil.rmtree(cache)  # the first report decodes every frame, the second reads the cache
+    for state in ("cold", "warm"):
+        report = root / f"synth-report-{state}"
+        began = time.perf_counter()
+        assert vidbench(["view", str(run), "--out", str(report)]) == 0
+        took = time.perf_counter() - began
+        thumbs = len(list((report / "thumbs").rglob("*.jpg")))
+        n = len((run / "samples.jsonl").read_text().splitlines())
+        print(f"thumbnails, {state} frame cache: {took:.2f} s for {n} samples x 18 frames "
+              f"({thumbs} distinct thumbnails, {1000 * took / n:.1f} ms a sample)")  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--keep", help="write the runs and the report here (default: a temp dir)")
+    parser.add_argument("--objects", type=int, default=20, help="objects of the thumbnail run")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(args.keep or tmp)
+        began = time.perf_counter()
+        runs = [synthetic_run(root / f"run-{k}", args.samples, k) for k in range(args.runs)]
+        print(f"synthetic runs: {args.runs} x {args.samples} samples "
+              f"({time.perf_counter() - began:.1f} s to make)")  # fmt: skip
+        began = time.perf_counter()
+        built = write_report(collect_runs(runs, None), ViewOptions(root / "report"))
+        write_s = time.perf_counter() - began
+        data = root / "report" / "data"
+        print(f"write the report: {write_s:.2f} s; {built.samples} sample rows")
+        files = len(list(data.iterdir()))
+        print(f"report size: {size_of(root / 'report') / 1e6:.1f} MB "
+              f"(data: {size_of(data) / 1e6:.1f} MB in {files} files)")  # fmt: skip
+        times = browser_times(root / "report")
+        print(json.dumps({k: round(v, 3) for k, v in times.items()}))
+        print(f"interactive in Chromium: {times['ready_ms'] / 1000:.2f} s after navigation "
+              f"(target < 2 s); filter {times['filter_s']:.2f} s, search "
+              f"{times['search_s']:.2f} s (150 ms of it the typing pause), "
+              f"page turn {times['page_turn_s']:.2f} s")  # fmt: skip
+        if args.objects:
+            thumbnail_times(root, args.objects)
+
+
+if __name__ == "__main__":
+    main()

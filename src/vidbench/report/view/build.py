@@ -1,0 +1,165 @@
+"""Write REPORT_DIR: a static report that opens from file:// offline.
+
+REPORT_DIR/
+  index.html, app.js, app.css   the page (package data, copied as they are; no CDN)
+  data/meta.js                  runs, tables, figures, messages, filter values, chunk count
+  data/samples-NNN.js           the sample rows, CHUNK_SIZE per file
+  thumbs/                       the frames the models saw, as small JPEGs
+  videos/                       the source videos (links or copies; `--videos`)
+  figures/                      report/figures.py's bar and curve figures, when they apply
+
+Browsers refuse fetch() of local files from a file:// page, so the data are JavaScript files
+that hand their rows to the page's `vidbenchView` object, loaded by <script> tags; the page
+shows them a page at a time.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from vidbench.core.errors import ConfigError, VidbenchError
+from vidbench.core.records import Sample
+from vidbench.media.cache import FrameCache, write_atomic
+from vidbench.report.view.collect import RunData
+from vidbench.report.view.samples import OUTCOMES, sample_rows
+from vidbench.report.view.tables import table_data
+from vidbench.report.view.thumbs import Thumbnailer
+from vidbench.report.view.videos import VideoMode, VideoPlacer
+
+STATIC_FILES = ("index.html", "app.js", "app.css")
+DATA_DIR = "data"
+CHUNK_SIZE = 500
+FIGURES_DIR = "figures"
+
+
+@dataclass(frozen=True)
+class ViewOptions:
+    out: Path
+    videos: VideoMode = "link"
+    thumbnails: bool = True
+    workers: int = 4  # threads making thumbnails (decoding releases the GIL)
+    chunk_size: int = CHUNK_SIZE
+
+
+@dataclass
+class Built:
+    """What was written: the page, how many samples, and what could not be shown."""
+
+    index: Path
+    samples: int
+    messages: list[str] = field(default_factory=list)
+
+
+def _script(call: str, *args: Any) -> bytes:
+    """`call(arg, ...);` with each argument as JSON: a JavaScript literal, so the data are
+    never evaluated as anything else."""
+    text = ",".join(json.dumps(a, ensure_ascii=False, separators=(",", ":")) for a in args)
+    return f"{call}({text});\n".encode()
+
+
+def _media(runs: Sequence[RunData], options: ViewOptions) -> dict[tuple[int, str], dict[str, Any]]:
+    """Frames and videos of every sample of every run whose task and data are there."""
+    jobs: list[tuple[int, Sample, Thumbnailer | None, VideoPlacer]] = []
+    for index, run in enumerate(runs):
+        if run.task is None:
+            continue
+        cache_dir = run.config.cache_dir if run.config else None
+        cache = FrameCache(Path(cache_dir) if cache_dir else None)
+        thumbs = Thumbnailer(options.out, cache) if options.thumbnails else None
+        placer = VideoPlacer(options.out, options.videos)
+        ids = {str(r.get("id")) for r in run.records}
+        jobs += [(index, run.samples[i], thumbs, placer) for i in ids if i in run.samples]
+
+    def one(job: tuple[int, Sample, Thumbnailer | None, VideoPlacer]) -> dict[str, Any]:
+        index, sample, thumbs, placer = job
+        spec = runs[index].task.frame_spec  # type: ignore[union-attr]
+        found: dict[str, Any] = {"videos": placer.videos(sample.media, spec)}
+        if thumbs is not None:
+            found["frames"] = thumbs.strip(sample.media, spec)
+        return found
+
+    with ThreadPoolExecutor(max(1, options.workers)) as pool:
+        made = list(pool.map(one, jobs))
+    return {(job[0], job[1].id): m for job, m in zip(jobs, made, strict=True)}
+
+
+def _figures(results: Sequence[dict[str, Any]], out: Path, messages: list[str]) -> list[str]:
+    """report/figures.py's figures (PNG shown, SVG beside it) when all runs share one table."""
+    from vidbench.report.combine import groups
+    from vidbench.report.figures import bar_figures, curve_figure
+
+    if not results or len(groups(results)) != 1:
+        return []
+    try:
+        written = bar_figures(results, out / FIGURES_DIR)
+        written += curve_figure(results, out / FIGURES_DIR, None)
+    except (VidbenchError, ValueError, KeyError) as e:
+        messages.append(f"figures not drawn: {e}")
+        return []
+    return [f"{FIGURES_DIR}/{p.name}" for p in written if p.suffix == ".png"]
+
+
+def _copy_static(out: Path) -> None:
+    static = resources.files("vidbench.report.view") / "static"
+    for name in STATIC_FILES:
+        write_atomic(out / name, (static / name).read_bytes())
+
+
+def _check_target(out: Path) -> None:
+    """REPORT_DIR is new, empty, or a report written before (replaced in place): never a
+    folder of other files, whose index.html or data/ the report would overwrite."""
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {out}: not a folder")
+    if out.is_dir() and any(out.iterdir()) and not (out / DATA_DIR / "meta.js").is_file():
+        raise ConfigError(f"--out {out}: a folder with other files in it; give a new folder")
+
+
+def write_report(runs: Sequence[RunData], options: ViewOptions) -> Built:
+    out = options.out
+    _check_target(out)
+    out.mkdir(parents=True, exist_ok=True)
+    messages = [m for run in runs for m in run.messages]
+    media = _media(runs, options)
+    rows = sample_rows(runs, lambda index, sample: media.get((index, sample.id), {}))
+    results = [r.results for r in runs if r.results]
+    data = out / DATA_DIR
+    for stale in data.glob("samples-*.js"):  # chunks of an earlier, larger report
+        stale.unlink()
+    chunks = [rows[i : i + options.chunk_size] for i in range(0, len(rows), options.chunk_size)]
+    for k, chunk in enumerate(chunks):
+        write_atomic(data / f"samples-{k:03d}.js", _script("vidbenchView.add", k, chunk))
+    meta = {
+        "runs": [
+            {
+                "label": run.label,
+                "path": str(run.path),
+                "task": (run.results or {}).get("task")
+                or (run.config.task if run.config else None),
+                "n": len(run.records),
+                "results_n": (run.results or {}).get("n"),
+                "outcomes": {o: sum(1 for r in rows if _outcome(r, i) == o) for o in OUTCOMES},
+            }
+            for i, run in enumerate(runs)
+        ],
+        "tables": table_data(results),
+        "figures": _figures(results, out, messages),
+        "messages": messages,
+        "groups": sorted({str(r["group"]) for r in rows if r["group"]}),
+        "outcomes": list(OUTCOMES),
+        "chunks": len(chunks),
+        "total": len(rows),
+    }
+    write_atomic(data / "meta.js", _script("vidbenchView.meta", meta))
+    _copy_static(out)
+    return Built(out / "index.html", len(rows), messages)
+
+
+def _outcome(row: dict[str, Any], index: int) -> str | None:
+    entry = row["runs"][index]
+    return None if entry is None else entry["outcome"]

@@ -1,0 +1,155 @@
+"""Read finished runs for `vidbench view`: everything a results directory holds, as typed
+records, with every missing piece turned into a message rather than an error (a report of an
+older or partly moved run still shows what it has).
+
+What comes from where: results.json (the table row), samples.jsonl (per-sample outcome and raw
+output), run.json (the task, the data folder, the frame cache), store.sqlite opened read-only
+(judge prompts and replies of every attempt, failed judge calls, the exact prompts), and the
+run's own task loading its data (question, options, gold answer, the videos).
+
+This module reads runner/store.py and runner/run_config.py: report/view/ is the one part of
+report/ that sits above runner/ (docs/architecture.md); nothing in runner/ imports it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vidbench.core.errors import VidbenchError
+from vidbench.core.records import Sample
+from vidbench.report.results_dir import RESULTS_FILE, SAMPLES_FILE, ResultsDir
+from vidbench.report.tables import row_labels
+from vidbench.runner.run_config import RunConfig
+from vidbench.runner.store import Store, StoredFailure, StoredJudgment
+from vidbench.tasks.base import Task
+
+TaskOf = Callable[[RunConfig], Task]
+
+
+@dataclass
+class RunData:
+    """One results directory as the report sees it; `messages` says what could not be read."""
+
+    path: Path
+    label: str = ""
+    results: dict[str, Any] | None = None
+    records: list[dict[str, Any]] = field(default_factory=list)
+    config: RunConfig | None = None
+    task: Task | None = None
+    samples: dict[str, Sample] = field(default_factory=dict)
+    judgments: dict[str, list[StoredJudgment]] = field(default_factory=dict)  # by sample id
+    judge_failures: dict[str, list[StoredFailure]] = field(default_factory=dict)  # by sample id
+    prompts: dict[str, list[str]] = field(default_factory=dict)  # by prompt hash
+    messages: list[str] = field(default_factory=list)
+
+    def note(self, message: str) -> None:
+        self.messages.append(f"{self.path}: {message}")
+
+
+def owner_of(item: str, ids: set[str]) -> str | None:
+    """The sample a judge call's item belongs to: the item itself, or its longest prefix before
+    a ':' that is a sample id ("<id>:judge", "<uid>:appearance")."""
+    candidate = item
+    while candidate:
+        if candidate in ids:
+            return candidate
+        candidate = candidate.rpartition(":")[0]
+    return None
+
+
+def _read_store(run: RunData) -> None:
+    try:
+        store = Store.read_only(run.path)
+    except VidbenchError:
+        run.note("no store.sqlite: judge prompts and replies are not shown")
+        return
+    try:
+        ids = {str(r.get("id")) for r in run.records}
+        for judgment in store.all_judgments():
+            owner = owner_of(judgment.item, ids)
+            if owner is not None:
+                run.judgments.setdefault(owner, []).append(judgment)
+        for failure in store.all_failures():
+            owner = owner_of(failure.sample_id, ids) if failure.plan.startswith("judge:") else None
+            if owner is not None:
+                run.judge_failures.setdefault(owner, []).append(failure)
+        run.prompts = store.prompts()
+    except sqlite3.Error as e:  # an older or damaged store: show the rest
+        run.note(f"store.sqlite not readable ({e}): judge prompts and replies are not shown")
+    finally:
+        store.close()
+
+
+def _load_samples(run: RunData, task_of: TaskOf | None) -> None:
+    """The run's task and its data's samples (questions, options, videos), when the data
+    folder is still where the run found it."""
+    if run.config is None or task_of is None:
+        return
+    try:
+        run.task = task_of(run.config)
+    except VidbenchError as e:
+        run.note(f"task {run.config.task!r} not built ({e}): questions and frames are not shown")
+        return
+    data = Path(run.config.data)
+    if not data.exists():
+        run.note(f"data folder {data} not found (moved?): questions and frames are not shown")
+        return
+    try:
+        loaded = run.task.load(data)
+    except VidbenchError as e:
+        run.note(f"data folder {data} not readable ({e}): questions and frames are not shown")
+        return
+    run.samples = {s.id: s for s in loaded.items}
+
+
+def collect_run(path: Path, task_of: TaskOf | None) -> RunData:
+    """Everything the report shows of one results directory; what is missing is noted."""
+    run = RunData(path)
+    if not path.is_dir():
+        run.note("not a directory")
+        return run
+    results_dir = ResultsDir(path)
+    try:
+        run.results = results_dir.read_results()
+    except VidbenchError:
+        run.note(f"no readable {RESULTS_FILE} (run the report stage): no table row")
+    try:
+        run.records = results_dir.read_samples()
+    except VidbenchError:
+        if (path / "run-1").is_dir():  # `vidbench run --runs N`: the samples are in its runs
+            run.note(f"repeated runs: give {path / 'run-1'} ... to see their samples")
+        else:
+            run.note(f"no {SAMPLES_FILE} (run the score stage): no samples to show")
+    except (OSError, ValueError) as e:
+        run.note(f"{SAMPLES_FILE} not readable ({e}): no samples to show")
+    try:
+        run.config = RunConfig.load(path)
+    except (VidbenchError, TypeError) as e:  # TypeError: run.json of another version
+        run.note(f"run.json not readable ({e}): questions and frames are not shown")
+    _read_store(run)
+    _load_samples(run, task_of)
+    return run
+
+
+def collect_runs(paths: Sequence[Path], task_of: TaskOf | None) -> list[RunData]:
+    runs = [collect_run(p, task_of) for p in paths]
+    _label(runs)
+    return runs
+
+
+def _label(runs: Sequence[RunData]) -> None:
+    """Row labels as `vidbench report` prints them; a run without results is named by its model
+    or folder; labels that coincide get the folder name."""
+    if all(r.results for r in runs):
+        labels = row_labels([r.results for r in runs if r.results])
+    else:
+        labels = [
+            str((r.results or {}).get("model") or (r.config.model if r.config else r.path.name))
+            for r in runs
+        ]
+    for run, label in zip(runs, labels, strict=True):
+        run.label = label if labels.count(label) == 1 else f"{label} ({run.path.name})"

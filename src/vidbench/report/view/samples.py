@@ -1,0 +1,136 @@
+"""Per-sample rows of the report's sample browser: one row per sample id, holding what every
+run made of it (outcome, raw output, parsed answer, errors, judge attempts, frames, videos).
+
+Outcomes the page filters by: correct, wrong, unparsed (no option recognised, or no verdict
+read from the judge's replies), error (no answer: media, model or data errors), no-verdict (a
+judged answer the judge has not decided yet: its call failed or was not made), scored (a score
+that is not right or wrong, e.g. a caption's metrics). With several runs, the samples they
+disagree on come first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from vidbench.core.records import Sample
+from vidbench.report.view.collect import RunData
+
+OUTCOMES = ("correct", "wrong", "unparsed", "error", "no-verdict", "scored")
+# The field a benchmark's records group samples by (4D-Bench, MMWorld, AutoEval-Video).
+GROUP_FIELDS = ("subtask", "discipline", "dimension", "category")
+# Record fields shown elsewhere on the page (not repeated among the other scores).
+_SHOWN = {"id", "status", "error", "raw_output", "parsed", "correct", "gold", "prompt_hash",
+          "frames", "unparsed", "judge_reply", "verdict_absent", "status_detail",
+          *GROUP_FIELDS}  # fmt: skip
+
+# (run index, sample) -> the sample's frames / videos as the page describes them
+MediaOf = Callable[[int, Sample], dict[str, Any]]
+
+
+def outcome(record: dict[str, Any], judged: bool) -> str:
+    if record.get("error") is not None or record.get("status", "ok") != "ok":
+        return "no-verdict" if record.get("verdict_absent") else "error"
+    if record.get("judge_status") in ("error", "missing"):  # AutoEval-Video: not judged yet
+        return "no-verdict"
+    if record.get("unparsed"):
+        return "unparsed"
+    if record.get("correct") is True:
+        return "correct"
+    if record.get("correct") is False:
+        return "wrong"
+    return "no-verdict" if judged and "correct" in record else "scored"
+
+
+def _group(record: dict[str, Any], sample: Sample | None) -> str:
+    for name in GROUP_FIELDS:
+        value = record.get(name) or (sample.metadata.get(name) if sample else None)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def _scores(record: dict[str, Any]) -> dict[str, str]:
+    """The record's other fields (a caption's metrics, a judge's score, flags), as text."""
+    return {k: str(v) for k, v in record.items() if k not in _SHOWN and v is not None}
+
+
+def _judge(run: RunData, sample_id: str) -> list[dict[str, Any]]:
+    attempts = [
+        {
+            "item": j.item,
+            "judge": j.judge,
+            "version": j.prompt_version,
+            "attempt": j.attempt + 1,
+            "prompt": j.prompt,
+            "reply": j.reply,
+        }
+        for j in run.judgments.get(sample_id, [])
+    ]
+    failed = [
+        {"item": f.sample_id, "error": f"{f.status}: {f.error}"}
+        for f in run.judge_failures.get(sample_id, [])
+    ]
+    return attempts + failed
+
+
+def run_entry(run: RunData, index: int, record: dict[str, Any], media: MediaOf) -> dict[str, Any]:
+    sample = run.samples.get(str(record.get("id")))
+    judged = bool(run.task and run.task.uses_judge) or bool(run.judgments)
+    entry: dict[str, Any] = {
+        "outcome": outcome(record, judged),
+        "status": str(record.get("status", "ok")),
+        "output": record.get("raw_output"),
+        "parsed": record.get("parsed"),
+        "error": record.get("error") or record.get("status_detail"),
+        "verdict_reply": record.get("judge_reply"),
+        "scores": _scores(record),
+        "judge": _judge(run, str(record.get("id"))),
+        "prompt": run.prompts.get(str(record.get("prompt_hash")), []),
+    }
+    if sample is not None:
+        entry.update(media(index, sample))
+    elif record.get("status") != "data":
+        entry["media_error"] = "the sample's data is not available (see the messages above)"
+    return entry
+
+
+def sample_rows(runs: Sequence[RunData], media: MediaOf) -> list[dict[str, Any]]:
+    """One row per sample id over all runs (in the first run's order, then new ids), each with
+    one entry per run (None where a run has no such sample); disagreements first."""
+    order: list[str] = []
+    by_run: list[dict[str, dict[str, Any]]] = []
+    for run in runs:
+        records = {str(r.get("id")): r for r in run.records}
+        order.extend(records)
+        by_run.append(records)
+    rows = []
+    for sample_id in dict.fromkeys(order):
+        sample = next((r.samples[sample_id] for r in runs if sample_id in r.samples), None)
+        entries = [
+            run_entry(run, i, records[sample_id], media) if sample_id in records else None
+            for i, (run, records) in enumerate(zip(runs, by_run, strict=True))
+        ]
+        first = next(records[sample_id] for records in by_run if sample_id in records)
+        rows.append(
+            {
+                "id": sample_id,
+                "group": _group(first, sample),
+                "question": sample.question if sample else None,
+                "options": list(sample.options) if sample else [],
+                "gold": sample.answer if sample else first.get("gold"),
+                "references": list(sample.references) if sample else [],
+                "rules": sample.rules if sample else None,
+                "runs": entries,
+                "disagree": len(runs) > 1 and disagree(entries),
+            }
+        )
+    rows.sort(key=lambda row: not row["disagree"])  # stable: the runs' own order otherwise
+    return rows
+
+
+def disagree(entries: Sequence[dict[str, Any] | None]) -> bool:
+    """The runs that have the sample differ in outcome or parsed answer (a sample only one
+    run has, e.g. of another task, is no disagreement)."""
+    seen = {(e["outcome"], e["parsed"]) for e in entries if e is not None}
+    return len(seen) > 1

@@ -1,0 +1,282 @@
+// vidbench view: the report page. The data files (data/meta.js, data/samples-NNN.js) call
+// vidbenchView.meta(...) and vidbenchView.add(k, rows). Every text taken from the data is put
+// in the page with textContent / createElement only (never innerHTML): model outputs, judge
+// replies, questions and ids are untrusted. Links and sources are only paths the report wrote.
+"use strict";
+
+const PAGE_SIZE = 50;
+const state = { meta: null, chunks: [], loaded: 0, rows: [], filtered: [], page: 0 };
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (key === "class") node.className = value;
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) {
+    if (child === null || child === undefined) continue;
+    node.append(typeof child === "string" ? document.createTextNode(child) : child);
+  }
+  return node;
+}
+
+function text(value) {
+  return value === null || value === undefined ? "" : String(value);
+}
+
+// a path the report wrote (thumbs/, videos/, figures/): relative, no scheme, no "..".
+function ownPath(src) {
+  return typeof src === "string" && /^(thumbs|videos|figures)\/[\w.\-\/]+(#t=[\d.,]+)?$/.test(src)
+    && !src.includes("..");
+}
+
+window.vidbenchView = {
+  meta(meta) {
+    state.meta = meta;
+    state.chunks = new Array(meta.chunks);
+    if (meta.chunks === 0) return ready();
+    for (let k = 0; k < meta.chunks; k++) {
+      const script = el("script", { src: `data/samples-${String(k).padStart(3, "0")}.js` });
+      script.async = false;
+      script.addEventListener("error", () => note(`data file ${script.getAttribute("src")} is missing`));
+      document.head.append(script);
+    }
+  },
+  add(k, rows) {
+    if (state.chunks[k] === undefined) state.loaded += 1;
+    state.chunks[k] = rows;
+    if (state.loaded === state.chunks.length) ready();
+  },
+};
+
+function note(message) {
+  document.getElementById("messages").append(el("li", {}, message));
+}
+
+function ready() {
+  state.rows = state.chunks.flat().filter(Boolean);
+  document.getElementById("loading").textContent =
+    `${state.rows.length} samples, ${state.meta.runs.length} run(s)`;
+  renderHeader();
+  renderTables();
+  renderFigures();
+  setupFilters();
+  applyFilters();
+  document.body.dataset.readyMs = String(Math.round(performance.now()));
+  document.body.dataset.ready = "true";
+}
+
+function renderHeader() {
+  const runs = document.getElementById("runs");
+  state.meta.runs.forEach((run) => {
+    const counts = Object.entries(run.outcomes).filter(([, n]) => n).map(([o, n]) => `${o} ${n}`);
+    runs.append(el("li", { class: "run-summary" }, el("b", {}, text(run.label)),
+      ` — ${text(run.task)} — ${run.n} samples (${counts.join(", ")}) — ${text(run.path)}`));
+  });
+  state.meta.messages.forEach(note);
+}
+
+function renderTables() {
+  const section = document.getElementById("tables");
+  if (!state.meta.tables.length) return;
+  section.append(el("h2", {}, "Tables"));
+  for (const table of state.meta.tables) {
+    section.append(el("h3", {}, text(table.title)));
+    for (const part of table.parts) {
+      if (part.title) section.append(el("h4", {}, text(part.title)));
+      const head = el("tr", {}, ...part.header.map((h) => el("th", {}, text(h))));
+      const body = part.rows.map((row) => el("tr", {}, el("td", {}, text(row.label)),
+        ...row.cells.map((cell) => el("td", { class: cell.best ? "best" : "" }, text(cell.text),
+          cell.ci ? el("span", { class: "ci" }, `95% ${cell.ci}`) : null,
+          cell.n !== undefined ? el("span", { class: "n" }, `n=${cell.n}`) : null))));
+      const table = el("table", { class: "paper" }, el("thead", {}, head), el("tbody", {}, ...body));
+      section.append(el("div", { class: "table-scroll" }, table));
+    }
+  }
+}
+
+function renderFigures() {
+  const section = document.getElementById("figures");
+  const figures = state.meta.figures.filter(ownPath);
+  if (!figures.length) return;
+  section.append(el("h2", {}, "Figures"), ...figures.map((src) => el("img", { src, alt: src })));
+}
+
+function setupFilters() {
+  const group = document.getElementById("f-group");
+  state.meta.groups.forEach((g) => group.append(el("option", { value: g }, g)));
+  const outcome = document.getElementById("f-outcome");
+  state.meta.outcomes.forEach((o) => outcome.append(el("option", { value: o }, o)));
+  const run = document.getElementById("f-run");
+  state.meta.runs.forEach((r, i) => run.append(el("option", { value: String(i) }, text(r.label))));
+  const several = state.meta.runs.length > 1;
+  document.getElementById("f-run-label").hidden = !several;
+  document.getElementById("f-disagree-label").hidden = !several;
+  let timer = null;
+  document.getElementById("filters").addEventListener("input", (event) => {
+    clearTimeout(timer);
+    timer = setTimeout(applyFilters, event.target.id === "f-search" ? 150 : 0);
+  });
+  document.getElementById("filters").addEventListener("submit", (e) => e.preventDefault());
+  for (const [id, step] of [["prev", -1], ["next", 1], ["prev2", -1], ["next2", 1]]) {
+    document.getElementById(id).addEventListener("click", () => turn(step));
+  }
+}
+
+function haystack(row) {
+  if (row._text === undefined) {
+    const parts = [row.id, row.group, row.question, ...row.options];
+    for (const entry of row.runs) {
+      if (entry) parts.push(entry.output, entry.parsed, entry.error);
+    }
+    row._text = parts.map(text).join("\n").toLowerCase();
+  }
+  return row._text;
+}
+
+function applyFilters() {
+  const group = document.getElementById("f-group").value;
+  const outcome = document.getElementById("f-outcome").value;
+  const run = Number(document.getElementById("f-run").value);
+  const onlyDisagree = document.getElementById("f-disagree").checked;
+  const search = document.getElementById("f-search").value.trim().toLowerCase();
+  state.filtered = state.rows.filter((row) => {
+    if (group && row.group !== group) return false;
+    if (onlyDisagree && !row.disagree) return false;
+    if (outcome) {
+      const entries = run >= 0 ? [row.runs[run]] : row.runs;
+      if (!entries.some((e) => e && e.outcome === outcome)) return false;
+    }
+    return !search || haystack(row).includes(search);
+  });
+  state.page = 0;
+  renderPage();
+}
+
+function turn(step) {
+  const pages = Math.max(1, Math.ceil(state.filtered.length / PAGE_SIZE));
+  state.page = Math.min(pages - 1, Math.max(0, state.page + step));
+  renderPage();
+  document.getElementById("browser").scrollIntoView();
+}
+
+function renderPage() {
+  const start = state.page * PAGE_SIZE;
+  const shown = state.filtered.slice(start, start + PAGE_SIZE);
+  const pages = Math.max(1, Math.ceil(state.filtered.length / PAGE_SIZE));
+  document.getElementById("count").textContent = state.filtered.length
+    ? `${start + 1}–${start + shown.length} of ${state.filtered.length} matching (page ${state.page + 1} of ${pages}; ${state.rows.length} samples)`
+    : `none of ${state.rows.length} samples match`;
+  document.body.dataset.matching = String(state.filtered.length);
+  document.getElementById("samples").replaceChildren(...shown.map(renderSample));
+}
+
+function renderSample(row) {
+  const head = el("div", { class: "sample-head" }, el("span", { class: "sample-id" }, text(row.id)),
+    row.group ? el("span", { class: "tag" }, text(row.group)) : null,
+    row.disagree ? el("span", { class: "tag disagree" }, "runs disagree") : null);
+  const card = el("article", { class: "sample" + (row.disagree ? " disagree" : "") }, head);
+  card.dataset.id = text(row.id);
+  if (row.question) card.append(el("p", { class: "question" }, text(row.question)));
+  if (row.options.length) {
+    card.append(el("ol", { class: "options", type: "A" }, ...row.options.map((o, i) =>
+      el("li", { class: String.fromCharCode(65 + i) === row.gold ? "gold" : "" }, text(o)))));
+  }
+  if (row.gold) card.append(el("p", { class: "gold-answer" }, "Gold: ", el("b", {}, text(row.gold))));
+  for (const ref of row.references) card.append(el("p", { class: "reference" }, "Reference: ", text(ref)));
+  if (row.rules) card.append(lazyDetails("Judging rule", () => [el("pre", { class: "rules" }, text(row.rules))]));
+  card.append(el("div", { class: "runs" },
+    ...row.runs.map((entry, i) => renderRun(entry, state.meta.runs[i]))));
+  return card;
+}
+
+function renderRun(entry, run) {
+  const box = el("section", { class: "run" + (entry ? " " + entry.outcome : "") },
+    el("div", { class: "run-label" }, text(run.label)));
+  if (!entry) {
+    box.append(el("p", {}, "not in this run"));
+    return box;
+  }
+  box.append(el("p", {}, el("span", { class: "outcome" }, entry.outcome),
+    entry.parsed ? ` — parsed: ${text(entry.parsed)}` : ""));
+  if (entry.error) box.append(el("p", { class: "error-text" }, `${text(entry.status)}: ${text(entry.error)}`));
+  if (entry.output !== null && entry.output !== undefined) box.append(el("pre", { class: "output" }, text(entry.output)));
+  if (entry.verdict_reply) box.append(el("p", {}, "Judge: "), el("pre", { class: "verdict" }, text(entry.verdict_reply)));
+  const scores = Object.entries(entry.scores || {});
+  if (scores.length) box.append(el("p", { class: "scores" }, scores.map(([k, v]) => `${k}: ${v}`).join(" · ")));
+  if (entry.media_error) box.append(el("p", { class: "error-text media-error" }, text(entry.media_error)));
+  if (entry.frames) box.append(renderFrames(entry.frames));
+  if (entry.videos && entry.videos.length) box.append(renderVideos(entry.videos));
+  if (entry.judge.length) box.append(lazyDetails(`Judge: ${entry.judge.length} attempt(s)`, () => renderJudge(entry.judge)));
+  if (entry.prompt.length) box.append(lazyDetails("Prompt", () => entry.prompt.map((p) => el("pre", {}, text(p)))));
+  return box;
+}
+
+function lazyDetails(summary, build) {
+  const details = el("details", {}, el("summary", {}, summary));
+  details.addEventListener("toggle", () => {
+    if (details.open && details.children.length === 1) details.append(...build());
+  }, { once: false });
+  return details;
+}
+
+function renderJudge(attempts) {
+  return attempts.map((a) => el("div", { class: "attempt" },
+    a.error ? el("p", { class: "error-text" }, `${text(a.item)}: ${text(a.error)}`)
+      : el("p", {}, `${text(a.item)} — attempt ${text(a.attempt)} — ${text(a.judge)} (${text(a.version)})`),
+    a.prompt ? el("details", {}, el("summary", {}, "prompt"), el("pre", {}, text(a.prompt))) : null,
+    a.reply !== undefined ? el("pre", { class: "judge-reply" }, text(a.reply)) : null));
+}
+
+function image(frame, cls) {
+  if (!frame.src || !ownPath(frame.src)) {
+    return el("span", { class: "missing" }, frame.error ? "missing" : "no frame");
+  }
+  const img = el("img", { src: frame.src, loading: "lazy", class: cls || "",
+    alt: `view ${frame.view}, frame ${frame.index}`, title: `view ${frame.view}, frame ${frame.index}, ${frame.t} s` });
+  img.addEventListener("error", () => img.replaceWith(el("span", { class: "missing" }, "missing")), { once: true });
+  return img;
+}
+
+function renderFrames(strip) {
+  const box = el("div", { class: "frames-box" });
+  if (strip.error) box.append(el("p", { class: "error-text frames-error" }, text(strip.error)), el("span", { class: "missing" }, "missing"));
+  if (!strip.frames.length) return box;
+  if (strip.layout === "grid") {
+    box.append(...strip.frames.map((f) => image(f, "grid")));
+    return box;
+  }
+  const views = [...new Set(strip.frames.map((f) => f.view))];
+  const rows = views.map((v) => {
+    const frames = strip.frames.filter((f) => f.view === v);
+    return el("tr", {}, el("th", {}, `view ${v}`), ...frames.map((f) => el("td", {}, image(f))));
+  });
+  box.append(el("table", { class: "frames" }, el("tbody", {}, ...rows)));
+  return box;
+}
+
+function renderVideos(videos) {
+  const box = el("div", { class: "videos" });
+  const players = [];
+  for (const v of videos) {
+    if (!v.src || !ownPath(v.src)) {
+      box.append(el("span", { class: "missing" }, text(v.error || "video missing")));
+      continue;
+    }
+    const video = el("video", { src: v.src, preload: "metadata", muted: "", loop: "", title: `view ${v.view}` });
+    video.muted = true;
+    players.push(video);
+    box.append(video);
+  }
+  if (players.length) {
+    const play = el("button", { type: "button" }, players.length > 1 ? "▶ play views together" : "▶ play");
+    play.addEventListener("click", () => {
+      const paused = players[0].paused;
+      for (const p of players) {
+        if (paused) { p.currentTime = players[0].currentTime; p.play().catch(() => {}); } else p.pause();
+      }
+    });
+    box.prepend(play);
+  }
+  return box;
+}

@@ -1,0 +1,51 @@
+"""The paper tables of the report as plain data for the page: the rows `vidbench report`
+prints (report/tables.py, grouped by task and data as report/combine.py does), each cell with
+its 95% interval and n, the best number of each column marked."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from vidbench.report.combine import groups
+from vidbench.report.tables import rows, table_parts
+
+CHANCE_LABEL = "random-choice (expected)"
+
+
+def _cell(result: dict[str, Any], column: str, text: str) -> dict[str, Any]:
+    ci = (result.get("ci95") or {}).get(column)
+    n = (result.get("column_n") or {}).get(column)
+    cell: dict[str, Any] = {"text": text, "value": result["columns"].get(column)}
+    if ci:
+        cell["ci"] = f"[{ci[0]:g}, {ci[1]:g}]"
+    if n is not None:
+        cell["n"] = n
+    return cell
+
+
+def _part(results: Sequence[dict[str, Any]], title: str, columns: list[str]) -> dict[str, Any]:
+    header, body = rows(results, columns)
+    chance = [row for row in body if row[0] == CHANCE_LABEL]
+    models = body[len(chance) :]
+    table_rows = [{"label": row[0], "cells": [{"text": t} for t in row[1:]]} for row in chance]
+    for result, row in zip(results, models, strict=True):
+        cells = [_cell(result, c, text) for c, text in zip(columns, row[1:], strict=False)]
+        cells += [{"text": t} for t in row[1 + len(columns) :]]
+        table_rows.append({"label": row[0], "cells": cells})
+    for i in range(len(columns)):  # the best (highest) number per column, as the papers bold it
+        values = [r["cells"][i].get("value") for r in table_rows[len(chance) :]]
+        numbers = [v for v in values if isinstance(v, int | float)]
+        for r in table_rows[len(chance) :]:
+            r["cells"][i]["best"] = bool(numbers) and r["cells"][i].get("value") == max(numbers)
+    return {"title": title, "header": header, "rows": table_rows}
+
+
+def table_data(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One table per (task, data) the runs share, one part per part of the paper's table."""
+    grouped = groups(results)
+    tables = []
+    for (task, data), members in grouped.items():
+        parts = [_part(members, title, columns) for title, columns in table_parts(members)]
+        tables.append({"title": f"{task} — {data}" if len(grouped) > 1 else task, "parts": parts})
+    return tables

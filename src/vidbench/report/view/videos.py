@@ -1,0 +1,77 @@
+"""The source videos in the report: `link` (a relative symlink under REPORT_DIR/videos, the
+default: nothing is copied), `copy` (the files themselves, for a report that travels), `none`.
+
+Every video is placed under a name the report makes (a hash of the source path), so the page
+links only to files the report wrote, never to a path taken from the data.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from vidbench.core.records import MediaRef
+from vidbench.media.spec import FrameSpec
+
+VideoMode = Literal["link", "copy", "none"]
+VIDEO_MODES: tuple[VideoMode, ...] = ("link", "copy", "none")
+VIDEOS_DIR = "videos"
+PLAYABLE = {".mp4": ".mp4", ".m4v": ".mp4", ".webm": ".webm", ".mov": ".mov", ".ogv": ".ogv"}
+
+
+@dataclass(frozen=True)
+class VideoPlacer:
+    out: Path
+    mode: VideoMode
+
+    def videos(self, media: MediaRef, spec: FrameSpec) -> list[dict[str, Any]]:
+        """The videos of the views the model saw (all of them, started together, for 4D-Bench),
+        each with the report's own path (`src`, cut to the sample's window with a media
+        fragment) or an `error` saying why it is not there."""
+        if self.mode == "none":
+            return []
+        placed = []
+        for view in spec.views:
+            source = media.videos.get(view)
+            if source is None:
+                placed.append({"view": view, "error": f"view {view} has no video"})
+                continue
+            try:
+                src = self._place(Path(source))
+            except OSError as e:
+                placed.append({"view": view, "error": f"video not available: {e}"})
+                continue
+            placed.append({"view": view, "src": src + _fragment(media)})
+        return placed
+
+    def _place(self, source: Path) -> str:
+        if not source.is_file():
+            raise FileNotFoundError(f"{source} not found (moved?)")
+        suffix = PLAYABLE.get(source.suffix.lower(), ".mp4")
+        name = hashlib.blake2b(str(source.resolve()).encode(), digest_size=12).hexdigest()
+        target = self.out / VIDEOS_DIR / f"{name}{suffix}"
+        if target.exists():
+            return f"{VIDEOS_DIR}/{target.name}"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # several threads place a view's video at once: a temporary name, then one atomic rename
+        tmp = target.with_name(f".tmp-{os.getpid()}-{threading.get_ident()}{suffix}")
+        if self.mode == "copy":
+            shutil.copyfile(source, tmp)
+        else:
+            tmp.unlink(missing_ok=True)
+            os.symlink(os.path.relpath(source.resolve(), target.parent), tmp)
+        os.replace(tmp, target)
+        return f"{VIDEOS_DIR}/{target.name}"
+
+
+def _fragment(media: MediaRef) -> str:
+    """`#t=start,end` for a clip cut out of a longer video (the media fragment browsers seek to)."""
+    if media.start_s is None and media.end_s is None:
+        return ""
+    start = f"{media.start_s or 0:g}"
+    return f"#t={start}" + ("" if media.end_s is None else f",{media.end_s:g}")

@@ -1,0 +1,187 @@
+"""The report's pieces without a browser: outcomes, judge items to samples, the paper table's
+cells, video links and copies, data chunks."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from vidbench.core.errors import ConfigError
+from vidbench.core.records import MediaRef
+from vidbench.media.spec import FrameSpec
+from vidbench.report.view.build import ViewOptions, write_report
+from vidbench.report.view.collect import RunData, owner_of
+from vidbench.report.view.samples import disagree, outcome, sample_rows
+from vidbench.report.view.tables import table_data
+from vidbench.report.view.videos import VideoPlacer
+
+
+def test_outcomes() -> None:
+    assert outcome({"status": "ok", "error": None, "correct": True}, False) == "correct"
+    assert outcome({"status": "ok", "error": None, "correct": False}, False) == "wrong"
+    assert outcome({"status": "ok", "correct": False, "unparsed": True}, False) == "unparsed"
+    assert outcome({"status": "media", "error": "gone"}, False) == "error"
+    assert outcome({"status": "judge", "error": "x", "verdict_absent": True}, True) == "no-verdict"
+    assert outcome({"status": "ok", "correct": None}, True) == "no-verdict"
+    assert outcome({"status": "ok", "bleu": 0.3}, False) == "scored"
+
+
+def test_judge_items_belong_to_their_samples() -> None:
+    ids = {"a", "a:b", "uid1"}
+    assert owner_of("a:judge", ids) == "a"
+    assert owner_of("a:b:judge", ids) == "a:b"
+    assert owner_of("uid1:appearance", ids) == "uid1"
+    assert owner_of("other:judge", ids) is None
+
+
+def test_disagreements_come_first() -> None:
+    same = {"outcome": "correct", "parsed": "A"}
+    runs = [RunData(Path("r1")), RunData(Path("r2"))]
+    runs[0].records = [{"id": i, "status": "ok", "correct": True, "parsed": "A"} for i in "xyz"]
+    runs[1].records = [{"id": i, "status": "ok", "correct": i != "z", "parsed": "A" if i != "z"
+                        else "B"} for i in "xyz"]  # fmt: skip
+    rows = sample_rows(runs, lambda index, sample: {})
+    assert [r["id"] for r in rows] == ["z", "x", "y"]
+    assert [r["disagree"] for r in rows] == [True, False, False]
+    assert not disagree([same, dict(same)]) and not disagree([same, None])
+    assert disagree([same, None, {"outcome": "error", "parsed": None}])
+
+
+def test_table_cells_hold_interval_n_and_best() -> None:
+    def result(model: str, overall: float) -> dict:
+        return {
+            "task": "t",
+            "model": model,
+            "n": 10,
+            "errors": 0,
+            "columns": {"Overall": overall},
+            "ci95": {"Overall": [overall - 5, overall + 5]},
+            "column_n": {"Overall": 10},
+        }
+
+    [table] = table_data([result("a", 40.0), result("b", 55.5)])
+    [part] = table["parts"]
+    assert part["header"] == ["Model", "Overall", "n", "errors", "unparsed"]
+    a, b = (row["cells"][0] for row in part["rows"])
+    assert a == {"text": "40.0", "value": 40.0, "ci": "[35, 45]", "n": 10, "best": False}
+    assert b["best"] and b["ci"] == "[50.5, 60.5]"
+
+
+def test_videos_are_linked_relatively_or_copied(tmp_path: Path) -> None:
+    source = tmp_path / "data" / "v.mp4"
+    source.parent.mkdir()
+    source.write_bytes(b"video bytes")
+    media = MediaRef({0: source, 1: tmp_path / "gone.mp4"}, start_s=1.5, end_s=4)
+    spec = FrameSpec(views=(0, 1, 2))
+    linked = VideoPlacer(tmp_path / "r1", "link").videos(media, spec)
+    assert linked[0]["src"].startswith("videos/") and linked[0]["src"].endswith(".mp4#t=1.5,4")
+    target = tmp_path / "r1" / linked[0]["src"].split("#")[0]
+    assert target.is_symlink() and not os.readlink(target).startswith("/")
+    assert target.read_bytes() == b"video bytes"
+    assert "not found" in linked[1]["error"] and "no video" in linked[2]["error"]
+    copied = VideoPlacer(tmp_path / "r2", "copy").videos(MediaRef.single(source), spec)
+    copy = tmp_path / "r2" / copied[0]["src"]
+    assert not copy.is_symlink() and copy.read_bytes() == b"video bytes"
+    assert VideoPlacer(tmp_path / "r3", "none").videos(media, spec) == []
+
+
+def test_data_are_chunked_scripts(tmp_path: Path) -> None:
+    run = RunData(tmp_path / "run", label="m")
+    run.records = [{"id": f"s{i}", "status": "ok", "correct": i % 2 == 0} for i in range(1201)]
+    built = write_report([run], ViewOptions(tmp_path / "report", chunk_size=500))
+    assert built.samples == 1201
+    data = tmp_path / "report" / "data"
+    names = sorted(p.name for p in data.iterdir())
+    assert names == ["meta.js", "samples-000.js", "samples-001.js", "samples-002.js"]
+    text = (data / "samples-002.js").read_text()
+    assert text.startswith("vidbenchView.add(2,") and text.endswith(");\n")
+    rows = json.loads(text[len("vidbenchView.add(2,") : -3])
+    assert [r["id"] for r in rows] == ["s1000", "s1001"] + [f"s{i}" for i in range(1002, 1201)]
+    meta = (data / "meta.js").read_text()
+    assert '"chunks":3' in meta and '"correct":601' in meta and '"wrong":600' in meta
+    smaller = write_report([RunData(tmp_path / "run", records=run.records[:10])],
+                           ViewOptions(tmp_path / "report"))  # fmt: skip
+    with pytest.raises(ConfigError, match="other files"):
+        write_report([run], ViewOptions(tmp_path))  # holds run/ and report/: not a report
+    assert smaller.samples == 10 and sorted(p.name for p in data.iterdir())[1:] == [
+        "samples-000.js"
+    ]
+
+
+def test_thumbnails_of_a_grid_and_of_views(tmp_path: Path) -> None:
+    from PIL import Image
+
+    from conftest import solid_frames
+    from vidbench.media.cache import FrameCache
+    from vidbench.media.encode import write_mp4
+    from vidbench.report.view.thumbs import FRAME_SIDE, GRID_SIDE, Thumbnailer
+
+    videos = {v: tmp_path / f"view{v}.mp4" for v in (0, 1)}
+    for v, path in videos.items():
+        write_mp4(path, solid_frames(12, size=400, seed=v))
+    thumbs = Thumbnailer(tmp_path / "report", FrameCache(tmp_path / "cache"))
+    strip = thumbs.strip(MediaRef(videos), FrameSpec(views=(0, 1), frames=3, grid="2x3"))
+    assert strip["layout"] == "grid" and len(strip["frames"]) == 1
+    [grid] = strip["frames"]
+    assert len(grid["tiles"]) == 6
+    with Image.open(tmp_path / "report" / grid["src"]) as image:
+        assert max(image.size) == GRID_SIDE
+    strip = thumbs.strip(MediaRef(videos), FrameSpec(views=(0, 1), frames=3, order="time-first"))
+    assert strip["layout"] == "views"
+    assert [(f["view"], f["index"]) for f in strip["frames"]] == [
+        (0, 0),
+        (1, 0),
+        (0, 5),
+        (1, 5),
+        (0, 11),
+        (1, 11),
+    ]  # fmt: skip; linspace over 12 frames, one frame of every view per time step
+    with Image.open(tmp_path / "report" / strip["frames"][0]["src"]) as image:
+        assert max(image.size) == FRAME_SIDE
+    videos[1].unlink()
+    strip = thumbs.strip(MediaRef(videos), FrameSpec(views=(0, 1), frames=3))
+    assert strip["frames"] == [] and "view1.mp4" in strip["error"]
+
+
+def test_the_store_is_read_without_writing(tmp_path: Path) -> None:
+    from vidbench.core.requests import Response, Usage
+    from vidbench.report.results_dir import write_jsonl
+    from vidbench.report.view.collect import collect_run
+    from vidbench.runner.store import Store
+
+    store = Store(tmp_path)
+    store.put_failure("judge:abc", "s1:judge", 0, "k9", "HTTP 503 after retries", "error")
+    store.put_failure("plan", "s1", 1, "k1", "a model error", "error")  # not the judge's
+    reply = Response(key="k2", text="yes", usage=Usage(1, 1))
+    store.put_judgment("k2", "judge-model", "s1:judge", "v1", 0, "is it right?", reply)
+    store.close()
+    write_jsonl(tmp_path / "samples.jsonl", [{"id": "s1", "status": "ok", "correct": None}])
+    before = (tmp_path / "store.sqlite").stat().st_mtime_ns
+    run = collect_run(tmp_path, None)
+    assert (tmp_path / "store.sqlite").stat().st_mtime_ns == before
+    readonly = Store.read_only(tmp_path)
+    with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        readonly.put_failure("plan", "s2", 1, None, "x")
+    readonly.close()
+    [row] = sample_rows([run], lambda index, sample: {})
+    [entry] = row["runs"]
+    assert entry["outcome"] == "no-verdict"
+    assert entry["judge"] == [
+        {"item": "s1:judge", "judge": "judge-model", "version": "v1", "attempt": 1,
+         "prompt": "is it right?", "reply": "yes"},
+        {"item": "s1:judge", "error": "error: HTTP 503 after retries"},
+    ]  # fmt: skip
+
+
+def test_a_repeated_runs_folder_points_at_its_runs(tmp_path: Path) -> None:
+    from vidbench.report.view.collect import collect_run
+
+    (tmp_path / "run-1").mkdir()
+    (tmp_path / "results.json").write_text(json.dumps({"task": "t", "model": "m"}))
+    run = collect_run(tmp_path, None)
+    assert run.results == {"task": "t", "model": "m"} and run.records == []
+    assert any("repeated runs: give" in m and "run-1" in m for m in run.messages)
