@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from conftest import write_object_views
-
 from vidbench.testing import request_text
 
 OBJ0, OBJ1, OBJ2 = (f"{i:032x}" for i in (10, 11, 12))
@@ -44,38 +43,56 @@ WRONG_SUBTASK = "(wrong subtask)"  # the validator rejects it
 
 GOOD = {
     (OBJ0, "object_counting"): [
-        question(f"How many legs does the walking figure lift at once {BLIND_ONE}?", "Two",
-                 ("One", "Three", "Four")),
+        question(
+            f"How many legs does the walking figure lift at once {BLIND_ONE}?",
+            "Two",
+            ("One", "Three", "Four"),
+        ),
         question("How many wheels turn?", "Four", ("Four", "Two", "Six")),  # duplicate options
     ],
     (OBJ0, "motion"): [
         question("What does the arm do?", "Waves", ("Spins", "Falls", "Stays")) | {"answer": "E"},
-        question("The cat jumps onto the table: what does the cat do?", "Jumps onto the table",
-                 ("Sleeps", "Runs away", "Eats")),  # the answer stands in the question
-        question("How does the tail move?", "Swings side to side", ("Spins", "Stays still",
-                 "Curls up")),
+        question(
+            "The cat jumps onto the table: what does the cat do?",
+            "Jumps onto the table",
+            ("Sleeps", "Runs away", "Eats"),
+        ),  # the answer stands in the question
+        question(
+            "How does the tail move?", "Swings side to side", ("Spins", "Stays still", "Curls up")
+        ),
     ],
     (OBJ0, "spatial_relationship"): [
         question(f"What colour is the hat {WRONG_SUBTASK}?", "Red", ("Blue", "Green", "Black")),
     ],
     (OBJ0, "appearance"): [
-        question(f"What is the sky's colour on a clear day {BLIND_BOTH}?", "Blue",
-                 ("Purple", "Orange", "Brown")),
+        question(
+            f"What is the sky's colour on a clear day {BLIND_BOTH}?",
+            "Blue",
+            ("Purple", "Orange", "Brown"),
+        ),
     ],
     (OBJ1, "object_counting"): [
         question("How many fins does the fish show?", "Three", ("Two", "Four", "Five"), "C"),
     ],
     (OBJ1, "temporal_relationship"): [
-        question("What happens after the door opens?", "A bird flies out", ("It closes",
-                 "Smoke rises", "Nothing")),
+        question(
+            "What happens after the door opens?",
+            "A bird flies out",
+            ("It closes", "Smoke rises", "Nothing"),
+        ),
     ],
     (OBJ1, "motion"): [
-        question("What does the robot do with its arm?", "Lifts a box", ("Waves", "Points",
-                 "Claps"), "B"),
+        question(
+            "What does the robot do with its arm?", "Lifts a box", ("Waves", "Points", "Claps"), "B"
+        ),
     ],
     (OBJ1, "spatial_relationship"): [
-        question("Where is the handle relative to the spout?", "Opposite it", ("Above it",
-                 "Below it", "Beside it"), "D"),
+        question(
+            "Where is the handle relative to the spout?",
+            "Opposite it",
+            ("Above it", "Below it", "Beside it"),
+            "D",
+        ),
     ],
     (OBJ1, "appearance"): [
         question("What material does the shell look like?", "Metal", ("Wood", "Glass", "Cloth")),

@@ -135,7 +135,7 @@ def test_output_runs_and_validates(curated: Curated, tmp_path: Path) -> None:
     argv = ["--no-progress", "run", "4dbench-qa", "--data", str(curated.out), "--model", "random"]
     assert main([*argv, "--out", str(run), "--cache-dir", str(tmp_path / "frames")]) == 0
     results = json.loads((run / "results.json").read_text())
-    assert results["n_samples"] == 7 and results["errors"] == 0
+    assert results["n"] == 7 and results["errors"] == 0
 
 
 def test_review_queue_loads_in_the_annotate_app(curated: Curated, tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""`vidbench curate 4d render|motion|quality|qa|captions|funnel`, and `--assets` of `vidbench synth 4d`.
+"""`vidbench curate 4d render|motion|quality|qa|captions|funnel`, and `synth 4d --assets`.
 
 cli.py calls `register(curate_subparsers)` with the subparsers of its `curate` command, and
 `add_assets_argument(synth_parser)` / `run_assets(args)` for `synth 4d --assets DIR`. Handlers

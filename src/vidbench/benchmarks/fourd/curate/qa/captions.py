@@ -66,25 +66,42 @@ def draft_captions(config: CaptionConfig, console: Console) -> dict[str, int]:
             continue
         text = template.render(frames_sentence=frames_sentence(config.spec), uid=obj.uid)
         message = Message("user", (*images, TextPart(text)))
-        batch.append(JudgeCall(f"caption/{obj.uid}", (message,), template.version, _caption,
-                               SETTINGS))  # fmt: skip
+        batch.append(
+            JudgeCall(f"caption/{obj.uid}", (message,), template.version, _caption, SETTINGS)
+        )
     for s in listing.skipped:
         console.print(f"[yellow]skipped[/] {s.uid}: {s.reason} {s.detail}", highlight=False)
     model = load_model(config.model, ModelOptions(0, config.concurrency, config.model_options))
     with results_lock(config.out, "curate 4d captions"):
         store = Store(config.out)
         try:
-            verdicts = ask_model(model, batch, store, max_attempts=config.attempts,
-                                 concurrency=config.concurrency, show_progress=config.progress)  # fmt: skip
+            verdicts = ask_model(
+                model,
+                batch,
+                store,
+                max_attempts=config.attempts,
+                concurrency=config.concurrency,
+                show_progress=config.progress,
+            )
         finally:
             store.close()
         drafts = [
-            {"uid": call.item.removeprefix("caption/"), "caption": verdicts[call.item].value,
-             "machine_draft": True, "model": config.model, "prompt": template.version}
+            {
+                "uid": call.item.removeprefix("caption/"),
+                "caption": verdicts[call.item].value,
+                "machine_draft": True,
+                "model": config.model,
+                "prompt": template.version,
+            }
             for call in batch
             if verdicts[call.item].ok
-        ]  # fmt: skip
+        ]
         write_jsonl(Path(config.out) / DRAFTS_FILE, drafts)
     asked = sum(v.asked for v in verdicts.values())
-    return {"objects": len(listing.objects) + len(listing.skipped), "drafted": len(drafts),
-            "skipped": skipped, "failed": len(batch) - len(drafts), "asked now": asked}  # fmt: skip
+    return {
+        "objects": len(listing.objects) + len(listing.skipped),
+        "drafted": len(drafts),
+        "skipped": skipped,
+        "failed": len(batch) - len(drafts),
+        "asked now": asked,
+    }

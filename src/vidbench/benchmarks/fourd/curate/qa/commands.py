@@ -49,8 +49,12 @@ def _spec(args: argparse.Namespace) -> FrameSpec:
 def _add_calls(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("model calls (stored in OUT/store.sqlite, never asked twice)")
     g.add_argument("--concurrency", type=types.positive, default=8, help="calls in flight")
-    g.add_argument("--attempts", type=types.positive, default=DEFAULT_ATTEMPTS,
-                   help="asks per unreadable reply")  # fmt: skip
+    g.add_argument(
+        "--attempts",
+        type=types.positive,
+        default=DEFAULT_ATTEMPTS,
+        help="asks per unreadable reply",
+    )
 
 
 def show_prompts() -> str:
@@ -58,8 +62,13 @@ def show_prompts() -> str:
     $fields are filled)."""
     from vidbench.benchmarks.fourd.curate.qa import calls
 
-    names = ["generate", *(f"subtask_{s}" for s in SUBTASKS.values()), "validate", "blind",
-             "caption"]  # fmt: skip
+    names = [
+        "generate",
+        *(f"subtask_{s}" for s in SUBTASKS.values()),
+        "validate",
+        "blind",
+        "caption",
+    ]
     parts = []
     for name in names:
         prompt = calls.prompt(name)
@@ -86,7 +95,9 @@ def _cmd_qa(args: argparse.Namespace) -> int:
         return 0
     missing = [f for f in ("data", "out", "generator", "validator") if not getattr(args, f)]
     if missing or len(args.blind or []) != 2:
-        need = [f"--{f}" for f in missing] + (["--blind twice"] if len(args.blind or []) != 2 else [])
+        need = [f"--{f}" for f in missing] + (
+            ["--blind twice"] if len(args.blind or []) != 2 else []
+        )
         raise ConfigError(f"curate 4d qa: give {', '.join(need)} (or --show-prompts)")
     from vidbench.benchmarks.fourd.curate.qa.pipeline import ModelChoice, QAConfig, QACuration
 
@@ -95,8 +106,9 @@ def _cmd_qa(args: argparse.Namespace) -> int:
         out=Path(args.out),
         generator=ModelChoice(args.generator, parse_options(args.generator_opt, "--generator-opt")),
         validator=ModelChoice(args.validator, parse_options(args.validator_opt, "--validator-opt")),
-        blind=tuple(ModelChoice(spec, parse_options(args.blind_opt, "--blind-opt"))
-                    for spec in args.blind),  # fmt: skip
+        blind=tuple(
+            ModelChoice(spec, parse_options(args.blind_opt, "--blind-opt")) for spec in args.blind
+        ),
         spec=_spec(args),
         subtasks=_subtasks(args.subtasks),
         questions=args.questions,
@@ -141,8 +153,12 @@ def register(stages: argparse._SubParsersAction) -> None:
     p.add_argument("--validator-opt", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--blind", action="append", help="text-only model spec; give it twice")
     p.add_argument("--blind-opt", action="append", default=[], metavar="KEY=VALUE")
-    p.add_argument("--questions", type=types.positive, default=2,
-                   help="asked of the generator per object and subtask")  # fmt: skip
+    p.add_argument(
+        "--questions",
+        type=types.positive,
+        default=2,
+        help="asked of the generator per object and subtask",
+    )
     p.add_argument("--subtasks", help="comma-separated suffixes, e.g. motion,appearance")
     p.add_argument("--objects", type=types.positive, help="only the first N objects (by uid)")
     p.add_argument("--seed", type=int, default=0, help="option shuffle and gold balance")

@@ -90,10 +90,13 @@ def usage_by_stage(store: Store) -> dict[str, Any]:
     stages: dict[str, Any] = {}
     for version, judge, usage in store.judge_usage_by_version_and_judge():
         stage = stage_of(version)
-        models = stages.setdefault(stage, {"requests": 0, "input_tokens": 0, "output_tokens": 0,
-                                           "cost_usd": 0.0, "models": {}})  # fmt: skip
-        entry = models["models"].setdefault(judge, {"requests": 0, "input_tokens": 0,
-                                                    "output_tokens": 0})  # fmt: skip
+        models = stages.setdefault(
+            stage,
+            {"requests": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0, "models": {}},
+        )
+        entry = models["models"].setdefault(
+            judge, {"requests": 0, "input_tokens": 0, "output_tokens": 0}
+        )
         for key in ("requests", "input_tokens", "output_tokens"):
             entry[key] += usage[key]
             models[key] += usage[key]
@@ -102,14 +105,25 @@ def usage_by_stage(store: Store) -> dict[str, Any]:
             cost = cost_of(judge, usage)
             usage["cost_usd"] = None if cost is None else cost["total"]
             if stage["cost_usd"] is not None:
-                stage["cost_usd"] = None if usage["cost_usd"] is None else (
-                    stage["cost_usd"] + usage["cost_usd"]
-                )  # fmt: skip
+                stage["cost_usd"] = (
+                    None if usage["cost_usd"] is None else (stage["cost_usd"] + usage["cost_usd"])
+                )
     return stages
 
 
-ROWS = ("objects", "call errors", "replies unparsed", "generated", "parse rejects", "candidates",
-        "validator accepted", "validator rejects", "blind-dropped", "undecided", "kept")  # fmt: skip
+ROWS = (
+    "objects",
+    "call errors",
+    "replies unparsed",
+    "generated",
+    "parse rejects",
+    "candidates",
+    "validator accepted",
+    "validator rejects",
+    "blind-dropped",
+    "undecided",
+    "kept",
+)
 
 
 def _cell(value: Any) -> str:
@@ -136,11 +150,15 @@ def markdown(data: dict[str, Any]) -> str:
     lines += ["| stage | requests | input tokens | output tokens | cost (USD) |", "|---" * 5 + "|"]
     for stage, usage in data["usage"].items():
         cost = "n/a" if usage["cost_usd"] is None else f"{usage['cost_usd']:.4f}"
-        lines.append(f"| {stage} | {usage['requests']} | {usage['input_tokens']} | "
-                     f"{usage['output_tokens']} | {cost} |")  # fmt: skip
+        lines.append(
+            f"| {stage} | {usage['requests']} | {usage['input_tokens']} | "
+            f"{usage['output_tokens']} | {cost} |"
+        )
     now = data["calls this run"]
     lines += ["", "Calls this run: " + ", ".join(f"{s} {n}" for s, n in now.items()) + ".", ""]
     objects = data["objects"]
-    lines.append(f"Objects: {objects.get('found', 0)} found, {objects.get('used', 0)} used; "
-                 f"skipped: {_cell(objects.get('skipped', {}))}.")  # fmt: skip
+    lines.append(
+        f"Objects: {objects.get('found', 0)} found, {objects.get('used', 0)} used; "
+        f"skipped: {_cell(objects.get('skipped', {}))}."
+    )
     return "\n".join(lines) + "\n"

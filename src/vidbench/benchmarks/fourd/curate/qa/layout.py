@@ -2,8 +2,9 @@
 
 Generators tend to put the answer first, and a per-question random shuffle still leaves the
 letters uneven in a small set; a random-choice or position-biased model must not gain from
-that. So within each subtask the kept questions (in id order) get their gold positions from a
-seeded shuffle of A, B, C, D repeated: each letter is gold ceil or floor of n/4 times. The
+that. So the kept questions, in file order (Table 1's subtasks, ids sorted within each), take
+their gold letters in turn from a seeded order of A, B, C, D repeated: every run of consecutive
+questions, so each subtask and the whole set, has each letter gold n//4 or n//4 + 1 times. The
 distractors keep their order around it. The same seed and the same kept set give the same file.
 """
 
@@ -17,14 +18,10 @@ from typing import Any
 from vidbench.benchmarks.fourd.curate.qa.candidates import LETTERS, SUBTASKS, Candidate
 
 
-def gold_positions(n: int, seed: int, subtask: str) -> list[str]:
-    """n gold letters, each letter used n//4 or n//4 + 1 times, in a seeded order."""
-    letters = [LETTERS[i % 4] for i in range(n)]
-    rng = random.Random(f"{seed}/{subtask}")
-    extra = letters[n - n % 4 :]
-    rng.shuffle(extra)  # which letters get the remainder is seeded too
-    letters = letters[: n - n % 4] + extra
-    rng.shuffle(letters)
+def gold_cycle(seed: int) -> list[str]:
+    """The seeded order in which gold letters are handed out, one after another."""
+    letters = list(LETTERS)
+    random.Random(f"fourd-qa-gold/{seed}").shuffle(letters)
     return letters
 
 
@@ -40,16 +37,17 @@ def qa_records(kept: Sequence[Candidate], seed: int) -> dict[str, dict[str, Any]
     """id -> the official record (Question, Options "(A) ...", Answer index 1..4, Category),
     subtasks in Table 1's order, ids sorted within each."""
     records: dict[str, dict[str, Any]] = {}
-    for subtask in SUBTASKS:
-        mine = sorted((c for c in kept if c.subtask == subtask), key=lambda c: c.id)
-        for candidate, gold in zip(mine, gold_positions(len(mine), seed, subtask), strict=True):
-            texts = placed(candidate, gold)
-            records[candidate.id] = {
-                "Question": candidate.question,
-                "Options": [f"({letter}) {t}" for letter, t in zip(LETTERS, texts, strict=True)],
-                "Answer index": LETTERS.index(gold) + 1,
-                "Category": subtask,
-            }
+    cycle = gold_cycle(seed)
+    ordered = sorted(kept, key=lambda c: (list(SUBTASKS).index(c.subtask), c.id))
+    for n, candidate in enumerate(ordered):
+        gold = cycle[n % 4]
+        texts = placed(candidate, gold)
+        records[candidate.id] = {
+            "Question": candidate.question,
+            "Options": [f"({letter}) {t}" for letter, t in zip(LETTERS, texts, strict=True)],
+            "Answer index": LETTERS.index(gold) + 1,
+            "Category": candidate.subtask,
+        }
     return records
 
 

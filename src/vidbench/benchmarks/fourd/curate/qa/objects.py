@@ -58,8 +58,9 @@ def video_root(data: Path) -> tuple[Path, str]:
     for candidate in candidates:
         if candidate.is_dir():
             return candidate, "official"
-    if data.is_dir() and any(p.is_dir() and any(p.glob("view_*_rgb_white_bg.mp4")) for p in
-                             data.iterdir()):  # fmt: skip
+    if data.is_dir() and any(
+        p.is_dir() and any(p.glob("view_*_rgb_white_bg.mp4")) for p in data.iterdir()
+    ):
         return data, "rendered"
     raise ConfigError(
         f"{data}: no {fourd.VIDEO_DIR}/ (official layout) and no <uid>/view_K_rgb_white_bg.mp4 "

@@ -72,16 +72,17 @@ def link_videos(out: Path, video_root: Path) -> None:
     link.symlink_to(target, target_is_directory=True)
 
 
-def write_all(
-    out: Path, found: list[Candidate], video_root: Path, config: QAConfig
-) -> Written:
+def write_all(out: Path, found: list[Candidate], video_root: Path, config: QAConfig) -> Written:
     kept = [c for c in found if c.status == "kept"]
     records = qa_records(kept, config.seed)
     write_atomic(out / fourd.QA_FILE, (json.dumps(records, indent=1) + "\n").encode())
     link_videos(out, video_root)
     by_id = {c.id: c for c in kept}
-    base = {"machine_generated": True, "generator": config.generator.spec,
-            "validator": config.validator.spec}  # fmt: skip
+    base = {
+        "machine_generated": True,
+        "generator": config.generator.spec,
+        "validator": config.validator.spec,
+    }
     queue = [
         queue_record(
             by_id[key],

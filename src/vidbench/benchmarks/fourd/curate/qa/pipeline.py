@@ -77,13 +77,21 @@ class QACuration:
         self.out = Path(config.out)
         self.funnel = QAFunnel()
 
-    def _ask(self, stage: str, choice: ModelChoice, batch: Sequence[JudgeCall]) -> dict[str, Verdict]:
+    def _ask(
+        self, stage: str, choice: ModelChoice, batch: Sequence[JudgeCall]
+    ) -> dict[str, Verdict]:
         c = self.config
         model = load_model(choice.spec, ModelOptions(c.seed, c.concurrency, dict(choice.options)))
         store = Store(self.out)
         try:
-            verdicts = ask_model(model, batch, store, max_attempts=c.attempts,
-                                 concurrency=c.concurrency, show_progress=c.progress)  # fmt: skip
+            verdicts = ask_model(
+                model,
+                batch,
+                store,
+                max_attempts=c.attempts,
+                concurrency=c.concurrency,
+                show_progress=c.progress,
+            )
         finally:
             store.close()
         self.funnel.asked_now[stage] += sum(v.asked for v in verdicts.values())
@@ -106,17 +114,27 @@ class QACuration:
         reasons: dict[str, int] = {}
         for s in skipped:
             reasons[s.reason] = reasons.get(s.reason, 0) + 1
-            self.console.print(f"[yellow]skipped[/] {escape(s.uid)}: {escape(s.reason)} "
-                               f"{escape(s.detail)}")  # fmt: skip
-        self.funnel.objects = {"layout": listing.layout, "found": len(found) + len(listing.skipped),
-                               "used": len(usable), "skipped": reasons}  # fmt: skip
+            self.console.print(
+                f"[yellow]skipped[/] {escape(s.uid)}: {escape(s.reason)} {escape(s.detail)}"
+            )
+        self.funnel.objects = {
+            "layout": listing.layout,
+            "found": len(found) + len(listing.skipped),
+            "used": len(usable),
+            "skipped": reasons,
+        }
         self.funnel.problems += [{"stage": "objects", **s.as_dict()} for s in skipped]
         return usable, images, listing.video_root
 
-    def generate(self, objects: list[QAObject], images: dict[str, tuple[Part, ...]]) -> list[Candidate]:
+    def generate(
+        self, objects: list[QAObject], images: dict[str, tuple[Part, ...]]
+    ) -> list[Candidate]:
         spec, count = self.config.spec, self.config.questions
-        batch = [calls.generate_call(o, s, images[o.uid], spec, count)
-                 for o in objects for s in self.config.subtasks]  # fmt: skip
+        batch = [
+            calls.generate_call(o, s, images[o.uid], spec, count)
+            for o in objects
+            for s in self.config.subtasks
+        ]
         verdicts = self._ask("generate", self.config.generator, batch)
         found: list[Candidate] = []
         for obj in objects:
@@ -139,8 +157,9 @@ class QACuration:
                 counts["generated"] += len(generated.questions) + len(generated.rejected)
                 for bad in generated.rejected:
                     counts["parse rejects"][bad["reason"]] += 1
-                    self.funnel.problems.append({**where, "reason": bad["reason"],
-                                                 "detail": bad["detail"]})  # fmt: skip
+                    self.funnel.problems.append(
+                        {**where, "reason": bad["reason"], "detail": bad["detail"]}
+                    )
                 made = make_candidates(obj.uid, subtask, generated, self.config.seed)
                 counts["candidates"] += len(made)
                 found.extend(made)
@@ -215,6 +234,8 @@ class QACuration:
             highlight=False,
         )
         if incomplete:
-            self.console.print(f"[red]incomplete[/]: {incomplete} call(s) failed; run the same "
-                               "command again to retry them")  # fmt: skip
+            self.console.print(
+                f"[red]incomplete[/]: {incomplete} call(s) failed; run the same "
+                "command again to retry them"
+            )
         return data
