@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
 from vidbench.benchmarks.fourd.curate.qa import calls
 from vidbench.benchmarks.fourd.curate.qa.objects import list_objects
@@ -61,7 +62,7 @@ def draft_captions(config: CaptionConfig, console: Console) -> dict[str, int]:
         try:
             images = calls.object_images(obj, config.spec, cache)
         except MediaError as e:
-            console.print(f"[yellow]skipped[/] {obj.uid}: unreadable video: {e}", markup=True)
+            console.print(f"[yellow]skipped[/] {obj.uid}: unreadable video: {escape(str(e))}")
             skipped += 1
             continue
         text = template.render(frames_sentence=frames_sentence(config.spec), uid=obj.uid)
