@@ -89,6 +89,22 @@ def _subtasks(text: str | None) -> tuple[str, ...]:
     return tuple(chosen)
 
 
+class _Blind(argparse.Action):
+    """--blind SPEC: one more blind model, with the --blind-opt options given after it."""
+
+    def __call__(self, parser, namespace, value, option_string=None):  # type: ignore[no-untyped-def]
+        namespace.blind = [*(namespace.blind or []), (value, [])]
+
+
+class _BlindOpt(argparse.Action):
+    """--blind-opt KEY=VALUE: a backend setting of the --blind model given just before it."""
+
+    def __call__(self, parser, namespace, value, option_string=None):  # type: ignore[no-untyped-def]
+        if not namespace.blind:
+            parser.error("--blind-opt goes after the --blind it belongs to")
+        namespace.blind[-1][1].append(value)
+
+
 def _cmd_qa(args: argparse.Namespace) -> int:
     if args.show_prompts:
         out.print(show_prompts(), markup=False, highlight=False)
@@ -104,10 +120,15 @@ def _cmd_qa(args: argparse.Namespace) -> int:
     config = QAConfig(
         data=Path(args.data),
         out=Path(args.out),
-        generator=ModelChoice(args.generator, parse_options(args.generator_opt, "--generator-opt")),
-        validator=ModelChoice(args.validator, parse_options(args.validator_opt, "--validator-opt")),
+        generator=ModelChoice(
+            args.generator, parse_options(args.generator_opt, "--generator-opt"), "--generator-opt"
+        ),
+        validator=ModelChoice(
+            args.validator, parse_options(args.validator_opt, "--validator-opt"), "--validator-opt"
+        ),
         blind=tuple(
-            ModelChoice(spec, parse_options(args.blind_opt, "--blind-opt")) for spec in args.blind
+            ModelChoice(spec, parse_options(opts, "--blind-opt"), "--blind-opt")
+            for spec, opts in args.blind
         ),
         spec=_spec(args),
         subtasks=_subtasks(args.subtasks),
@@ -151,8 +172,10 @@ def register(stages: argparse._SubParsersAction) -> None:
     p.add_argument("--generator-opt", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--validator", help="model spec that checks each question (sees the frames)")
     p.add_argument("--validator-opt", action="append", default=[], metavar="KEY=VALUE")
-    p.add_argument("--blind", action="append", help="text-only model spec; give it twice")
-    p.add_argument("--blind-opt", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--blind", action=_Blind, help="text-only model spec; give it twice")
+    p.add_argument(
+        "--blind-opt", action=_BlindOpt, metavar="KEY=VALUE", help="for the --blind before it"
+    )
     p.add_argument(
         "--questions",
         type=types.positive,

@@ -26,7 +26,7 @@ from vidbench.media.cache import write_atomic
 from vidbench.report.results_dir import write_jsonl
 
 if TYPE_CHECKING:
-    from vidbench.benchmarks.fourd.curate.qa.pipeline import QAConfig
+    from vidbench.benchmarks.fourd.curate.qa.pipeline import ModelChoice, QAConfig
 
 QUEUE_FILE = "review_queue.jsonl"  # the name annotate/items.py looks for
 CANDIDATES_FILE = "candidates.jsonl"
@@ -44,12 +44,16 @@ def prompt_versions(subtasks: tuple[str, ...]) -> list[str]:
     return [calls.prompt(n).version for n in names]
 
 
+def _model(choice: ModelChoice) -> dict[str, Any]:
+    return {"spec": choice.spec, "options": choice.options}
+
+
 def settings(config: QAConfig) -> dict[str, Any]:
     return {
         "data": str(config.data),
-        "generator": asdict(config.generator),
-        "validator": asdict(config.validator),
-        "blind": [asdict(b) for b in config.blind],
+        "generator": _model(config.generator),
+        "validator": _model(config.validator),
+        "blind": [_model(b) for b in config.blind],
         "frame_spec": asdict(config.spec),
         "subtasks": list(config.subtasks),
         "questions_per_object_and_subtask": config.questions,

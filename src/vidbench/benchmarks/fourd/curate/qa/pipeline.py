@@ -45,6 +45,7 @@ from vidbench.scoring.judge import JudgeCall, Verdict
 class ModelChoice:
     spec: str
     options: dict[str, str] = field(default_factory=dict)
+    flag: str = "--model-opt"  # where the options came from, for messages
 
 
 @dataclass
@@ -81,7 +82,9 @@ class QACuration:
         self, stage: str, choice: ModelChoice, batch: Sequence[JudgeCall]
     ) -> dict[str, Verdict]:
         c = self.config
-        model = load_model(choice.spec, ModelOptions(c.seed, c.concurrency, dict(choice.options)))
+        model = load_model(
+            choice.spec, ModelOptions(c.seed, c.concurrency, dict(choice.options), choice.flag)
+        )
         store = Store(self.out)
         try:
             verdicts = ask_model(
