@@ -149,3 +149,45 @@ class Oracle:
         right = BLIND_BOTH in question or (BLIND_ONE in question and model == "blind1")
         wrong = next(k for k in "ABCD" if k != gold)
         return f"({gold if right else wrong})"
+
+
+# ---- the rendered layout of part 1 and a model that answers anything well
+
+R_GOOD, R_DROPPED, R_TEXTURELESS, R_BROKEN = (f"{i:032x}" for i in (20, 21, 22, 23))
+
+
+def rendered_folder(root: Path) -> Path:
+    """<uid>/view_K_rgb_white_bg.mp4 + render.json and quality.jsonl, as part 1 leaves them."""
+    for uid in (R_GOOD, R_DROPPED, R_TEXTURELESS, R_BROKEN):
+        write_object_views(root, uid, frames=8)
+    folder = root / "4d_object_multi_view_videos"
+    (folder / R_DROPPED / "render.json").write_text(
+        json.dumps({"status": "dropped", "reason": "no motion"})
+    )
+    (folder / R_BROKEN / "view_8_rgb_white_bg.mp4").write_bytes(b"not a video")
+    labels = [(R_GOOD, "high quality"), (R_TEXTURELESS, "textureless"), (R_BROKEN, "high quality")]
+    (folder / "quality.jsonl").write_text(
+        "".join(json.dumps({"uid": u, "label": label}) + "\n" for u, label in labels)
+    )
+    return folder
+
+
+def generic(body: dict[str, Any]) -> str:
+    """One fine question per object and subtask; every check passes; the blind models pick the
+    option "wrong guess", wherever the shuffle put it."""
+    text = request_text(body)
+    if "You are writing" in text:
+        uid = re.search(r"object (\w+)\.", text).group(1)  # type: ignore[union-attr]
+        subtask = re.search(r"Subtask: ([A-Za-z ]+)\.", text).group(1)  # type: ignore[union-attr]
+        question = {
+            "question": f"{subtask} question about {uid}?",
+            "options": {"A": "right", "B": "wrong guess", "C": "other", "D": "another"},
+            "answer": "A",
+        }
+        return json.dumps({"questions": [question]})
+    if "You check" in text:
+        return '{"verdict": "accept", "reason": "ok"}'
+    if "Describe the object" in text:
+        return "A small cube that turns slowly."
+    letter = re.search(r"^\(([A-D])\) wrong guess$", text, re.M).group(1)  # type: ignore[union-attr]
+    return f"({letter})"

@@ -5,53 +5,13 @@ and objects with an unreadable view are recorded and skipped; the rest become qu
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
-from typing import Any
 
-from conftest import write_object_views
+from qa_support import R_BROKEN, R_GOOD, generic, rendered_folder
+
 from vidbench.cli import main
 from vidbench.report.results_dir import read_jsonl
-from vidbench.testing import ChatServer, request_text
-
-GOOD, DROPPED, TEXTURELESS, BROKEN = (f"{i:032x}" for i in (20, 21, 22, 23))
-
-
-def rendered_folder(root: Path) -> Path:
-    """<uid>/view_K_rgb_white_bg.mp4 + render.json and quality.jsonl, as part 1 leaves them."""
-    for uid in (GOOD, DROPPED, TEXTURELESS, BROKEN):
-        write_object_views(root, uid, frames=8)
-    folder = root / "4d_object_multi_view_videos"
-    (folder / DROPPED / "render.json").write_text(
-        json.dumps({"status": "dropped", "reason": "no motion"})
-    )
-    (folder / BROKEN / "view_8_rgb_white_bg.mp4").write_bytes(b"not a video")
-    labels = [(GOOD, "high quality"), (TEXTURELESS, "textureless"), (BROKEN, "high quality")]
-    (folder / "quality.jsonl").write_text(
-        "".join(json.dumps({"uid": u, "label": label}) + "\n" for u, label in labels)
-    )
-    return folder
-
-
-def generic(body: dict[str, Any]) -> str:
-    """One fine question per object and subtask; every check passes; the blind models pick the
-    option "wrong guess", wherever the shuffle put it."""
-    text = request_text(body)
-    if "You are writing" in text:
-        uid = re.search(r"object (\w+)\.", text).group(1)  # type: ignore[union-attr]
-        subtask = re.search(r"Subtask: ([A-Za-z ]+)\.", text).group(1)  # type: ignore[union-attr]
-        question = {
-            "question": f"{subtask} question about {uid}?",
-            "options": {"A": "right", "B": "wrong guess", "C": "other", "D": "another"},
-            "answer": "A",
-        }
-        return json.dumps({"questions": [question]})
-    if "You check" in text:
-        return '{"verdict": "accept", "reason": "ok"}'
-    if "Describe the object" in text:
-        return "A small cube that turns slowly."
-    letter = re.search(r"^\(([A-D])\) wrong guess$", text, re.M).group(1)  # type: ignore[union-attr]
-    return f"({letter})"
+from vidbench.testing import ChatServer
 
 
 def test_rendered_layout(tmp_path: Path, shared_server: ChatServer) -> None:
@@ -71,14 +31,14 @@ def test_rendered_layout(tmp_path: Path, shared_server: ChatServer) -> None:
         "used": 1,
         "skipped": {"render dropped": 1, "quality: textureless": 1, "unreadable video": 1},
     }
-    broken = next(p for p in funnel["problems"] if p.get("uid") == BROKEN)
+    broken = next(p for p in funnel["problems"] if p.get("uid") == R_BROKEN)
     assert "view_8_rgb_white_bg.mp4" in broken["detail"]
     assert funnel["total"]["kept"] == 5
     settings = json.loads((out / "settings.json").read_text())
     assert settings["frame_spec"]["views"] == [0, 8] and settings["frame_spec"]["frames"] == 3
     qa = json.loads((out / "4d_qa.json").read_text())
     assert sorted(qa) == sorted(
-        f"{GOOD}_{s}"
+        f"{R_GOOD}_{s}"
         for s in (
             "object_counting",
             "temporal_relationship",
@@ -98,7 +58,7 @@ def test_rendered_layout(tmp_path: Path, shared_server: ChatServer) -> None:
     argv += ["--out", str(drafts_out), "--model", f"openai-compat:{url}#c", "--frames", "2"]
     assert main([*argv, "--cache-dir", str(tmp_path / "frames")]) == 0
     drafts = read_jsonl(drafts_out / "caption_drafts.jsonl")
-    assert [d["uid"] for d in drafts] == [GOOD]
+    assert [d["uid"] for d in drafts] == [R_GOOD]
     assert drafts[0]["machine_draft"] is True
     assert drafts[0]["caption"] == "A small cube that turns slowly."
     shared_server.reset(reply=generic)
