@@ -92,17 +92,15 @@ def _render_dropped(folder: Path) -> str | None:
     return None
 
 
-def list_objects(data: Path, spec: FrameSpec, only: set[str] | None = None) -> ObjectListing:
-    """Every object folder (sorted by uid; `only` limits the uids), each with the views that
-    exist; skipped ones with their reasons."""
+def list_objects(data: Path, spec: FrameSpec) -> ObjectListing:
+    """Every object folder (sorted by uid), each with the views that exist; skipped ones with
+    their reasons."""
     root, layout = video_root(data)
     quality = _quality_labels(root) if layout == "rendered" else {}
     objects: list[QAObject] = []
     skipped: list[Skipped] = []
     for folder in sorted(p for p in root.iterdir() if p.is_dir()):
         uid = folder.name
-        if only is not None and uid not in only:
-            continue
         dropped = _render_dropped(folder)
         if dropped is not None:
             skipped.append(Skipped(uid, "render dropped", dropped))

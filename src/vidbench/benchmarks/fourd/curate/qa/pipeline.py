@@ -17,6 +17,7 @@ question `undecided` until the next run asks again. OUT is held by one command a
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -114,9 +115,7 @@ class QACuration:
             except MediaError as e:
                 skipped.append(Skipped(obj.uid, "unreadable video", str(e)))
         usable = [o for o in found if o.uid in images]
-        reasons: dict[str, int] = {}
         for s in skipped:
-            reasons[s.reason] = reasons.get(s.reason, 0) + 1
             self.console.print(
                 f"[yellow]skipped[/] {escape(s.uid)}: {escape(s.reason)} {escape(s.detail)}"
             )
@@ -124,7 +123,7 @@ class QACuration:
             "layout": listing.layout,
             "found": len(found) + len(listing.skipped),
             "used": len(usable),
-            "skipped": reasons,
+            "skipped": dict(Counter(s.reason for s in skipped)),
         }
         self.funnel.problems += [{"stage": "objects", **s.as_dict()} for s in skipped]
         return usable, images, listing.video_root
