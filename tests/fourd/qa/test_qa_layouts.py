@@ -64,3 +64,11 @@ def test_rendered_layout(tmp_path: Path, shared_server: ChatServer) -> None:
     shared_server.reset(reply=generic)
     assert main([*argv, "--cache-dir", str(tmp_path / "frames")]) == 0
     assert shared_server.requests == []  # drafted once, read from the store after
+
+
+def test_out_must_not_be_the_video_folder(tmp_path: Path) -> None:
+    folder = rendered_folder(tmp_path / "render")
+    argv = ["--no-progress", "curate", "4d", "qa", "--data", str(folder), "--out", str(folder)]
+    argv += ["--generator", "random", "--validator", "random", "--blind", "random"]
+    assert main([*argv, "--blind", "random"]) == 2
+    assert not (folder / "4d_qa.json").exists() and not (folder / ".lock").exists()

@@ -100,6 +100,9 @@ def test_funnel_counts_every_outcome(curated: Curated) -> None:
     table = (curated.out / "funnel.md").read_text()
     assert "| kept | 2 | 1 | 2 | 1 | 1 | 7 |" in table
     assert "Retention: 7 kept of 13 generated" in table
+    assert funnel["stages"]["qa"]["entered"] == 14  # 13 questions + 1 reply without any
+    assert funnel["stages"]["qa"]["kept"] == 7
+    assert main(["curate", "4d", "funnel", str(curated.out)]) == 0  # part 1's table reads it
 
 
 def test_blind_filter_drops_what_both_answer(curated: Curated) -> None:

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vidbench.benchmarks.fourd.curate.funnel import StageCount, load_funnel
 from vidbench.benchmarks.fourd.curate.qa.candidates import SUBTASKS
+from vidbench.core.errors import ConfigError
 from vidbench.media.cache import write_atomic
 from vidbench.models.pricing import cost_of
 from vidbench.runner.store import Store
@@ -62,9 +64,24 @@ class QAFunnel:
 
     def write(self, out: Path, store: Store) -> dict[str, Any]:
         data = self.as_dict(usage_by_stage(store))
+        data["stages"] = part_one_stages(out, data["total"])
         write_atomic(out / "funnel.json", (json.dumps(data, indent=1) + "\n").encode())
         write_atomic(out / "funnel.md", markdown(data).encode())
         return data
+
+
+def part_one_stages(out: Path, total: dict[str, Any]) -> dict[str, Any]:
+    """The `stages` of part 1's funnel.json (render, motion, quality: kept when OUT is their
+    folder) with a "qa" stage added, so `vidbench curate 4d funnel OUT` shows this one too."""
+    try:
+        stages = load_funnel(out)
+    except ConfigError:
+        stages = {}  # our own earlier funnel.json: no stages of part 1's
+    dropped = Counter(total["parse rejects"]) + Counter(total["validator rejects"])
+    dropped.update({k: total[k] for k in ("replies unparsed", "blind-dropped", "undecided")})
+    entered = total["generated"] + total["replies unparsed"]
+    qa = StageCount(entered, total["kept"], dict(sorted((+dropped).items())), [])
+    return {**{k: v for k, v in stages.items() if k != "qa"}, "qa": asdict(qa)}
 
 
 def _sum(parts: list[dict[str, Any]]) -> dict[str, Any]:

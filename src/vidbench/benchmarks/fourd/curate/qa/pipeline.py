@@ -29,7 +29,12 @@ from rich.markup import escape
 from vidbench.benchmarks.fourd.curate.qa import calls, output
 from vidbench.benchmarks.fourd.curate.qa.candidates import SUBTASKS, Candidate, make_candidates
 from vidbench.benchmarks.fourd.curate.qa.funnel import QAFunnel
-from vidbench.benchmarks.fourd.curate.qa.objects import QAObject, Skipped, list_objects
+from vidbench.benchmarks.fourd.curate.qa.objects import (
+    QAObject,
+    Skipped,
+    list_objects,
+    video_root,
+)
 from vidbench.benchmarks.fourd.variants import SPEC
 from vidbench.core.errors import ConfigError, MediaError
 from vidbench.core.messages import Part
@@ -216,12 +221,17 @@ class QACuration:
 
     def run(self) -> dict[str, Any]:
         """Every stage and the output; the funnel's data with `incomplete` (failed calls)."""
+        if video_root(self.config.data)[0].resolve() == self.out.resolve():
+            raise ConfigError(
+                f"--out {self.out} holds the object folders: give another folder (OUT gets a "
+                "link to the videos, 4d_qa.json and the funnel)"
+            )
         with results_lock(self.out, "curate 4d qa"):
-            objects, images, video_root = self.objects()
+            objects, images, videos = self.objects()
             found = self.generate(objects, images)
             self.validate(found, images)
             self.blind(found)
-            written = output.write_all(self.out, found, video_root, self.config)
+            written = output.write_all(self.out, found, videos, self.config)
             self.funnel.letters = written.letters
             store = Store(self.out)
             try:
