@@ -164,3 +164,22 @@ def test_rerun_asks_nothing(curated: Curated) -> None:
     funnel = json.loads((curated.out / "funnel.json").read_text())
     assert funnel["calls this run"] == {"generate": 0, "validate": 0, "blind": 0}
     assert funnel["total"]["kept"] == 7
+
+
+def test_annotate_cli_imports_the_queue_beside_the_source_data(
+    curated: Curated, tmp_path: Path
+) -> None:
+    project = tmp_path / "review"
+    assert main(["annotate", "init", str(project), "--data", str(curated.data)]) == 0
+    queue = str(curated.out / "review_queue.jsonl")
+    assert main(["annotate", "import", str(project), "queue", queue]) == 0
+    conn = Project.open(project).connect()
+    try:
+        rows = conn.execute("SELECT ref, data FROM items WHERE kind = 'qa'").fetchall()
+    finally:
+        conn.close()
+    assert len(rows) == 7
+    for _, data in rows:  # the views resolve inside the project's data folder
+        record = json.loads(data)
+        assert (curated.data / record["views"][16]).is_file()
+        assert record["provenance"]["validator"].endswith("#validator")
