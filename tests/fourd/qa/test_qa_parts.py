@@ -119,5 +119,16 @@ def test_show_prompts_prints_every_versioned_prompt(capsys: pytest.CaptureFixtur
     assert counts["subtask"] == 5
 
 
+def test_subtasks_by_suffix_or_name() -> None:
+    from vidbench.benchmarks.fourd.curate.qa.commands import _subtasks
+    from vidbench.core.errors import ConfigError
+
+    assert _subtasks("motion, appearance") == ("Action", "Appearance")
+    assert _subtasks("Object Counting") == ("Object Counting",)
+    assert len(_subtasks(None)) == 5
+    with pytest.raises(ConfigError, match="unknown 'colour'"):
+        _subtasks("colour")
+
+
 def test_missing_arguments_are_named() -> None:
     assert main(["curate", "4d", "qa", "--data", "x", "--blind", "random"]) == 2

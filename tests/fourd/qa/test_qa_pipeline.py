@@ -28,6 +28,7 @@ class Curated:
     args: list[str]
     exit_code: int
     requests: list[dict]
+    max_in_flight: int
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +47,8 @@ def curated(tmp_path_factory: pytest.TempPathFactory, shared_server: ChatServer)
         "--cache-dir", str(root / "frames"), "--concurrency", "4", "--max-side", "64",
     ]  # fmt: skip
     code = main(args)
-    yield Curated(out, data, oracle, shared_server, args, code, shared_server.requests)
+    in_flight = shared_server.stats().max_in_flight
+    yield Curated(out, data, oracle, shared_server, args, code, shared_server.requests, in_flight)
 
 
 def test_every_stage_asks_what_it_should(curated: Curated) -> None:
@@ -54,6 +56,7 @@ def test_every_stage_asks_what_it_should(curated: Curated) -> None:
     # 2 objects x 5 subtasks, and the reply without JSON asked twice more (3 attempts)
     assert curated.oracle.seen["generate"] == 10 + 2
     assert curated.oracle.seen["validate"] == 9  # every candidate that parsed
+    assert 1 < curated.max_in_flight <= 4  # --concurrency 4
     assert curated.oracle.seen["blind blind1"] == curated.oracle.seen["blind blind2"] == 8
     generation = [r for r in curated.requests if r["model"] == "generator"]
     images = [p for p in generation[0]["messages"][0]["content"] if p["type"] == "image_url"]
