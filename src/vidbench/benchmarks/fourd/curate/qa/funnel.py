@@ -125,7 +125,8 @@ def usage_by_stage(store: Store) -> dict[str, Any]:
                 stage["cost_usd"] = (
                     None if usage["cost_usd"] is None else (stage["cost_usd"] + usage["cost_usd"])
                 )
-    return stages
+    order = [*STAGES, *sorted(set(stages) - set(STAGES))]  # pipeline order
+    return {stage: stages[stage] for stage in order if stage in stages}
 
 
 ROWS = (
