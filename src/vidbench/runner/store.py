@@ -280,6 +280,18 @@ class Store:
             for version, n, tokens_in, tokens_out in rows
         }
 
+    def judge_usage_by_version_and_judge(self) -> list[tuple[str, str, dict[str, int]]]:
+        """(prompt version, judge spec, calls and tokens in/out): a stage's cost per model,
+        priced by models/pricing.cost_of."""
+        rows = self._db.execute(
+            "SELECT prompt_version, judge, COUNT(*), COALESCE(SUM(input_tokens), 0), "
+            "COALESCE(SUM(output_tokens), 0) FROM judgments GROUP BY prompt_version, judge"
+        )
+        return [
+            (version, judge, {"requests": n, "input_tokens": t_in, "output_tokens": t_out})
+            for version, judge, n, t_in, t_out in rows
+        ]
+
     def usage(self, plan: str) -> dict[str, int]:
         """Requests answered and tokens in/out over a plan's stored answers."""
         return self._usage("responses", "plan", plan)

@@ -1,4 +1,4 @@
-"""`vidbench curate 4d render|motion|quality|funnel`, and `--assets` of `vidbench synth 4d`.
+"""`vidbench curate 4d render|motion|quality|qa|captions|funnel`, and `synth 4d --assets`.
 
 cli.py calls `register(curate_subparsers)` with the subparsers of its `curate` command, and
 `add_assets_argument(synth_parser)` / `run_assets(args)` for `synth 4d --assets DIR`. Handlers
@@ -166,6 +166,10 @@ def register(curate_benchmarks: argparse._SubParsersAction) -> None:
     p = stages.add_parser("quality", help="CLIP quality classifier: train | predict")
     _add_quality(p)
     p.set_defaults(func=_cmd_quality)
+
+    from vidbench.benchmarks.fourd.curate.qa import commands as qa_commands
+
+    qa_commands.register(stages)  # curate 4d qa, curate 4d captions
 
     p = stages.add_parser("funnel", help="print what each stage kept and dropped, and why")
     p.add_argument("dir", help="the output folder of the stages")

@@ -1,0 +1,132 @@
+"""The model calls of `curate 4d qa`, each a JudgeCall sent through runner/judging.ask_model (so
+every reply is stored in OUT/store.sqlite and never asked twice).
+
+- generate: per object and subtask, the object's frames (the FrameSpec) and the subtask's
+  chain-of-thought prompt; the reply is parsed strictly (candidates.parse_generation).
+- validate: per candidate, the same frames, the subtask's guidelines and the question; a verdict
+  (accept / reject) with a reason from a fixed list, so rejects can be counted by reason.
+- blind: per candidate, the question and options alone (text only); the chosen letter.
+
+Image labels carry the object uid: the store key fingerprints an image by its label, so two
+objects whose frames share a view and time must not share a label.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from vidbench.benchmarks.fourd.curate.qa.candidates import (
+    SUBTASKS,
+    Candidate,
+    parse_generation,
+)
+from vidbench.benchmarks.fourd.curate.qa.objects import QAObject
+from vidbench.benchmarks.fourd.prompt import frames_sentence, image_parts
+from vidbench.core.messages import ImagePart, Message, Part, TextPart, user
+from vidbench.core.requests import GenerationConfig
+from vidbench.media.cache import FrameCache
+from vidbench.media.frames import load_frames
+from vidbench.media.spec import FrameSpec
+from vidbench.scoring.choices import extract_choice
+from vidbench.scoring.judge import JudgeCall
+from vidbench.scoring.prompt_files import PromptFile, load_prompt
+from vidbench.scoring.replies import find_json
+
+PACKAGE = "vidbench.benchmarks.fourd.curate.qa"
+LABEL = "fourd-qa"
+GENERATE_SETTINGS = GenerationConfig(temperature=0.0, max_tokens=4096)
+VALIDATE_SETTINGS = GenerationConfig(temperature=0.0, max_tokens=2048)
+BLIND_SETTINGS = GenerationConfig(temperature=0.0, max_tokens=16)
+REJECT_REASONS = (
+    "wrong answer",
+    "several correct answers",
+    "options not distinct or implausible",
+    "answerable without the video",
+    "wrong subtask",
+    "unclear question",
+)
+
+
+def prompt(name: str) -> PromptFile:
+    return load_prompt(PACKAGE, f"{name}.v1.txt", LABEL)
+
+
+def guidelines(subtask: str) -> PromptFile:
+    return prompt(f"subtask_{SUBTASKS[subtask]}")
+
+
+def object_images(obj: QAObject, spec: FrameSpec, cache: FrameCache) -> tuple[Part, ...]:
+    """The object's frames as the FrameSpec lays them out, labelled with its uid; MediaError
+    when a view cannot be read."""
+    parts = image_parts(load_frames(obj.media, spec, cache), spec)
+    return tuple(
+        replace(p, label=f"{obj.uid} {p.label}") if isinstance(p, ImagePart) else p for p in parts
+    )
+
+
+def options_text(options: dict[str, str]) -> str:
+    return "\n".join(f"({letter}) {text}" for letter, text in options.items())
+
+
+def generate_call(
+    obj: QAObject, subtask: str, images: tuple[Part, ...], spec: FrameSpec, count: int
+) -> JudgeCall:
+    template, rules = prompt("generate"), guidelines(subtask)
+    text = template.render(
+        frames_sentence=frames_sentence(spec),
+        uid=obj.uid,
+        subtask=subtask,
+        guidelines=rules.template.template.strip(),
+        count=count,
+    )
+    version = f"{template.version}+{rules.version}"
+    message = Message("user", (*images, TextPart(text)))
+    item = f"generate/{obj.uid}/{SUBTASKS[subtask]}"
+    return JudgeCall(item, (message,), version, parse_generation, GENERATE_SETTINGS)
+
+
+def parse_validation(reply: str) -> dict[str, Any] | None:
+    """{"accept": bool, "reason": str, "explanation": str}, or None when unreadable. A reject
+    whose reason is not on the list counts as "other"."""
+    value = find_json(reply)
+    if not isinstance(value, dict):
+        return None
+    verdict = str(value.get("verdict", "")).strip().lower()
+    if verdict not in ("accept", "reject"):
+        return None
+    reason = " ".join(str(value.get("reason", "")).lower().split())
+    if verdict == "reject" and reason not in REJECT_REASONS:
+        reason = "other"
+    explanation = str(value.get("explanation", ""))[:500]
+    return {"accept": verdict == "accept", "reason": reason, "explanation": explanation}
+
+
+def validate_call(candidate: Candidate, images: tuple[Part, ...], spec: FrameSpec) -> JudgeCall:
+    template, rules = prompt("validate"), guidelines(candidate.subtask)
+    text = template.render(
+        frames_sentence=frames_sentence(spec),
+        uid=candidate.uid,
+        subtask=candidate.subtask,
+        guidelines=rules.template.template.strip(),
+        question=candidate.question,
+        options=options_text(candidate.options),
+        answer=f"({candidate.answer})",
+    )
+    version = f"{template.version}+{rules.version}"
+    message = Message("user", (*images, TextPart(text)))
+    item = f"validate/{candidate.id}"
+    return JudgeCall(item, (message,), version, parse_validation, VALIDATE_SETTINGS)
+
+
+def parse_blind(reply: str) -> str:
+    """The letter chosen, or "" for a reply that names none (a blind model that cannot answer
+    has not answered correctly; asking it again would not make it see)."""
+    return extract_choice(reply) or ""
+
+
+def blind_call(candidate: Candidate) -> JudgeCall:
+    template = prompt("blind")
+    text = template.render(question=candidate.question, options=options_text(candidate.options))
+    item = f"blind/{candidate.id}"
+    return JudgeCall(item, (user(text),), template.version, parse_blind, BLIND_SETTINGS)

@@ -1,0 +1,182 @@
+"""The QA funnel, as the 4D-Bench paper reports retention (section 3.3): per subtask, how many
+questions were generated, failed to parse (by reason), were rejected by the validator (by
+reason), were dropped by the blind filter, and were kept; plus the objects skipped, the gold
+letter balance, and the calls, tokens and cost of every stage. Written to OUT/funnel.json and
+OUT/funnel.md.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vidbench.benchmarks.fourd.curate.funnel import StageCount, load_funnel
+from vidbench.benchmarks.fourd.curate.qa.candidates import SUBTASKS
+from vidbench.core.errors import ConfigError
+from vidbench.media.cache import write_atomic
+from vidbench.models.pricing import cost_of
+from vidbench.runner.store import Store
+
+STAGES = ("generate", "validate", "blind", "caption")
+
+
+def subtask_counts() -> dict[str, Any]:
+    return {
+        "objects": 0,  # objects asked for questions of this subtask
+        "call errors": 0,  # generation calls that failed (asked again by the next run)
+        "replies unparsed": 0,  # replies with no readable JSON block, after every attempt
+        "generated": 0,  # questions in the replies that parsed
+        "parse rejects": Counter(),  # reason -> questions rejected by the strict checks
+        "candidates": 0,
+        "validator accepted": 0,
+        "validator rejects": Counter(),  # reason -> candidates
+        "blind-dropped": 0,  # both blind models answered correctly
+        "undecided": 0,  # a validator or blind call failed: asked again by the next run
+        "kept": 0,
+    }
+
+
+@dataclass
+class QAFunnel:
+    objects: dict[str, Any] = field(default_factory=dict)
+    subtasks: dict[str, dict[str, Any]] = field(
+        default_factory=lambda: {s: subtask_counts() for s in SUBTASKS}
+    )
+    asked_now: Counter[str] = field(default_factory=Counter)  # stage -> calls sent this run
+    letters: dict[str, dict[str, int]] = field(default_factory=dict)
+    problems: list[dict[str, Any]] = field(default_factory=list)
+
+    def as_dict(self, usage: dict[str, Any]) -> dict[str, Any]:
+        subtasks = {s: _plain(c) for s, c in self.subtasks.items()}
+        total = _plain(_sum(list(self.subtasks.values())))
+        return {
+            "objects": self.objects,
+            "subtasks": subtasks,
+            "total": total,
+            "letter balance": self.letters,
+            "calls this run": {s: self.asked_now[s] for s in STAGES if s != "caption"},
+            "usage": usage,
+            "problems": self.problems,
+        }
+
+    def write(self, out: Path, store: Store) -> dict[str, Any]:
+        data = self.as_dict(usage_by_stage(store))
+        data["stages"] = part_one_stages(out, data["total"])
+        write_atomic(out / "funnel.json", (json.dumps(data, indent=1) + "\n").encode())
+        write_atomic(out / "funnel.md", markdown(data).encode())
+        return data
+
+
+def part_one_stages(out: Path, total: dict[str, Any]) -> dict[str, Any]:
+    """The `stages` of part 1's funnel.json (render, motion, quality: kept when OUT is their
+    folder) with a "qa" stage added, so `vidbench curate 4d funnel OUT` shows this one too."""
+    try:
+        stages = load_funnel(out)
+    except ConfigError:
+        stages = {}  # our own earlier funnel.json: no stages of part 1's
+    dropped = Counter(total["parse rejects"]) + Counter(total["validator rejects"])
+    dropped.update({k: total[k] for k in ("replies unparsed", "blind-dropped", "undecided")})
+    entered = total["generated"] + total["replies unparsed"]
+    qa = StageCount(entered, total["kept"], dict(sorted((+dropped).items())), [])
+    return {**{k: v for k, v in stages.items() if k != "qa"}, "qa": asdict(qa)}
+
+
+def _sum(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    total = subtask_counts()
+    for part in parts:
+        for key, value in part.items():
+            total[key] += value  # Counter + Counter, int + int
+    return total
+
+
+def _plain(counts: dict[str, Any]) -> dict[str, Any]:
+    return {k: dict(sorted(v.items())) if isinstance(v, Counter) else v for k, v in counts.items()}
+
+
+def stage_of(version: str) -> str:
+    """'fourd-qa/generate.v1+fourd-qa/subtask_motion.v1' -> 'generate'."""
+    return version.split("+")[0].rpartition("/")[2].split(".v")[0]
+
+
+def usage_by_stage(store: Store) -> dict[str, Any]:
+    """Calls, tokens and cost (VIDBENCH_PRICES; null without a table) per stage and model, over
+    every run stored in this folder: what building this set cost."""
+    stages: dict[str, Any] = {}
+    for version, judge, usage in store.judge_usage_by_version_and_judge():
+        stage = stage_of(version)
+        models = stages.setdefault(
+            stage,
+            {"requests": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0, "models": {}},
+        )
+        entry = models["models"].setdefault(
+            judge, {"requests": 0, "input_tokens": 0, "output_tokens": 0}
+        )
+        for key in ("requests", "input_tokens", "output_tokens"):
+            entry[key] += usage[key]
+            models[key] += usage[key]
+    for stage in stages.values():
+        for judge, usage in stage["models"].items():
+            cost = cost_of(judge, usage)
+            usage["cost_usd"] = None if cost is None else cost["total"]
+            if stage["cost_usd"] is not None:
+                stage["cost_usd"] = (
+                    None if usage["cost_usd"] is None else (stage["cost_usd"] + usage["cost_usd"])
+                )
+    order = [*STAGES, *sorted(set(stages) - set(STAGES))]  # pipeline order
+    return {stage: stages[stage] for stage in order if stage in stages}
+
+
+ROWS = (
+    "objects",
+    "call errors",
+    "replies unparsed",
+    "generated",
+    "parse rejects",
+    "candidates",
+    "validator accepted",
+    "validator rejects",
+    "blind-dropped",
+    "undecided",
+    "kept",
+)
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, dict):
+        return "; ".join(f"{k} {v}" for k, v in value.items()) or "0"
+    return str(value)
+
+
+def markdown(data: dict[str, Any]) -> str:
+    """funnel.md: one column per subtask and a total, then letters, usage and skipped objects."""
+    columns = [*data["subtasks"], "Total"]
+    counts = [*data["subtasks"].values(), data["total"]]
+    lines = ["# 4D-Bench QA curation funnel", "", "| | " + " | ".join(columns) + " |"]
+    lines.append("|---" * (len(columns) + 1) + "|")
+    for row in ROWS:
+        lines.append(f"| {row} | " + " | ".join(_cell(c[row]) for c in counts) + " |")
+    kept, generated = data["total"]["kept"], data["total"]["generated"]
+    retention = f"{kept / generated:.1%}" if generated else "n/a"
+    lines += ["", f"Retention: {kept} kept of {generated} generated ({retention}).", ""]
+    lines += ["## Gold letter balance", "", "| | A | B | C | D |", "|---|---|---|---|---|"]
+    for name, letters in data["letter balance"].items():
+        lines.append(f"| {name} | " + " | ".join(str(letters[x]) for x in "ABCD") + " |")
+    lines += ["", "## Calls, tokens and cost per stage (every run in this folder)", ""]
+    lines += ["| stage | requests | input tokens | output tokens | cost (USD) |", "|---" * 5 + "|"]
+    for stage, usage in data["usage"].items():
+        cost = "n/a" if usage["cost_usd"] is None else f"{usage['cost_usd']:.4f}"
+        lines.append(
+            f"| {stage} | {usage['requests']} | {usage['input_tokens']} | "
+            f"{usage['output_tokens']} | {cost} |"
+        )
+    now = data["calls this run"]
+    lines += ["", "Calls this run: " + ", ".join(f"{s} {n}" for s, n in now.items()) + ".", ""]
+    objects = data["objects"]
+    lines.append(
+        f"Objects: {objects.get('found', 0)} found, {objects.get('used', 0)} used; "
+        f"skipped: {_cell(objects.get('skipped', {}))}."
+    )
+    return "\n".join(lines) + "\n"

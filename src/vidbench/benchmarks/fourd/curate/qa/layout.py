@@ -1,0 +1,69 @@
+"""The kept questions in the official 4d_qa.json layout, with the gold letter balanced.
+
+Generators tend to put the answer first, and a per-question random shuffle still leaves the
+letters uneven in a small set; a random-choice or position-biased model must not gain from
+that. So the kept questions, in file order (Table 1's subtasks, ids sorted within each), take
+their gold letters in turn from a seeded order of A, B, C, D repeated: every run of consecutive
+questions, so each subtask and the whole set, has each letter gold n//4 or n//4 + 1 times. The
+distractors keep their order around it. The same seed and the same kept set give the same file.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from vidbench.benchmarks.fourd.curate.qa.candidates import LETTERS, SUBTASKS, Candidate
+
+
+def gold_cycle(seed: int) -> list[str]:
+    """The seeded order in which gold letters are handed out, one after another."""
+    letters = list(LETTERS)
+    random.Random(f"fourd-qa-gold/{seed}").shuffle(letters)
+    return letters
+
+
+def placed(candidate: Candidate, gold: str) -> list[str]:
+    """The option texts in A..D order with the gold answer at `gold`."""
+    others = [t for k, t in candidate.options.items() if k != candidate.answer]
+    texts = list(others)
+    texts.insert(LETTERS.index(gold), candidate.options[candidate.answer])
+    return texts
+
+
+def qa_records(kept: Sequence[Candidate], seed: int) -> dict[str, dict[str, Any]]:
+    """id -> the official record (Question, Options "(A) ...", Answer index 1..4, Category),
+    subtasks in Table 1's order, ids sorted within each."""
+    records: dict[str, dict[str, Any]] = {}
+    cycle = gold_cycle(seed)
+    ordered = sorted(kept, key=lambda c: (list(SUBTASKS).index(c.subtask), c.id))
+    for n, candidate in enumerate(ordered):
+        gold = cycle[n % 4]
+        texts = placed(candidate, gold)
+        records[candidate.id] = {
+            "Question": candidate.question,
+            "Options": [f"({letter}) {t}" for letter, t in zip(LETTERS, texts, strict=True)],
+            "Answer index": LETTERS.index(gold) + 1,
+            "Category": candidate.subtask,
+        }
+    return records
+
+
+def letter_balance(records: dict[str, dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Gold letters per subtask and overall: {"Overall": {"A": 3, ...}, subtask: {...}}."""
+    balance: dict[str, Counter[str]] = {"Overall": Counter()}
+    for record in records.values():
+        letter = LETTERS[record["Answer index"] - 1]
+        balance.setdefault(record["Category"], Counter())[letter] += 1
+        balance["Overall"][letter] += 1
+    return {name: {x: counts[x] for x in LETTERS} for name, counts in balance.items()}
+
+
+def queue_record(
+    candidate: Candidate, record: dict[str, Any], provenance: dict[str, Any]
+) -> dict[str, Any]:
+    """One line of review_queue.jsonl, as `vidbench annotate import queue` reads it
+    (annotate/items.check_candidate)."""
+    return {"id": candidate.id, "uid": candidate.uid, **record, "provenance": provenance}

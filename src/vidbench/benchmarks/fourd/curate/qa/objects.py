@@ -1,0 +1,122 @@
+"""The objects to write questions about, from either folder layout.
+
+- official: a data folder (or release root) holding `4d_object_multi_view_videos/<uid>/`, as the
+  4D-Bench release and `vidbench synth 4d` lay it out;
+- rendered: the output folder of `curate 4d render` (part 1), `<uid>/view_{k}_rgb_white_bg.mp4`
+  with `render.json`, and `quality.jsonl` when `curate 4d quality predict` ran there.
+
+An object is skipped, with its reason, when part 1 dropped it (render.json status `dropped`, a
+quality label other than "high quality") or when a view the FrameSpec needs is missing; the
+others go on.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from vidbench.benchmarks.fourd import loader as fourd
+from vidbench.benchmarks.fourd.curate.quality import KEEP
+from vidbench.core.errors import ConfigError
+from vidbench.core.records import MediaRef
+from vidbench.media.spec import FrameSpec
+
+QUALITY_FILE = "quality.jsonl"
+RENDER_FILE = "render.json"
+
+
+@dataclass(frozen=True)
+class QAObject:
+    uid: str
+    media: MediaRef  # view id -> video path, only the views that exist
+
+
+@dataclass(frozen=True)
+class Skipped:
+    uid: str
+    reason: str  # short, countable: "missing views", "render dropped", "quality: ..."
+    detail: str = ""
+
+    def as_dict(self) -> dict[str, str]:
+        return {"uid": self.uid, "reason": self.reason, "detail": self.detail}
+
+
+@dataclass
+class ObjectListing:
+    video_root: Path  # the folder holding <uid>/view_K_rgb_white_bg.mp4
+    layout: str  # official | rendered
+    objects: list[QAObject]
+    skipped: list[Skipped]
+
+
+def video_root(data: Path) -> tuple[Path, str]:
+    """The folder of per-object view folders and the layout it was found in."""
+    data = Path(data)
+    candidates = [data / fourd.VIDEO_DIR]
+    candidates += [data / folder / fourd.VIDEO_DIR for folder in fourd.RELEASE_FOLDERS.values()]
+    for candidate in candidates:
+        if candidate.is_dir():
+            return candidate, "official"
+    if data.is_dir() and any(
+        p.is_dir() and any(p.glob("view_*_rgb_white_bg.mp4")) for p in data.iterdir()
+    ):
+        return data, "rendered"
+    raise ConfigError(
+        f"{data}: no {fourd.VIDEO_DIR}/ (official layout) and no <uid>/view_K_rgb_white_bg.mp4 "
+        "folders (the output of `curate 4d render`) found"
+    )
+
+
+def _quality_labels(folder: Path) -> dict[str, str]:
+    path = folder / QUALITY_FILE
+    if not path.is_file():
+        return {}
+    labels = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            record = json.loads(line)
+            labels[str(record["uid"])] = str(record["label"])
+        except (json.JSONDecodeError, KeyError, TypeError):
+            continue  # quality.jsonl is written by part 1 atomically; a bad line names no uid
+    return labels
+
+
+def _render_dropped(folder: Path) -> str | None:
+    try:
+        record = json.loads((folder / RENDER_FILE).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+    if isinstance(record, dict) and record.get("status") == "dropped":
+        return str(record.get("reason", "dropped"))
+    return None
+
+
+def list_objects(data: Path, spec: FrameSpec) -> ObjectListing:
+    """Every object folder (sorted by uid), each with the views that exist; skipped ones with
+    their reasons."""
+    root, layout = video_root(data)
+    quality = _quality_labels(root) if layout == "rendered" else {}
+    objects: list[QAObject] = []
+    skipped: list[Skipped] = []
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+        uid = folder.name
+        dropped = _render_dropped(folder)
+        if dropped is not None:
+            skipped.append(Skipped(uid, "render dropped", dropped))
+            continue
+        if quality and quality.get(uid, KEEP) != KEEP:
+            skipped.append(Skipped(uid, f"quality: {quality[uid]}"))
+            continue
+        views = {
+            k: path
+            for k in range(fourd.VIEWS_PER_OBJECT)
+            if (path := folder / fourd.view_path(Path(), uid, k).name).is_file()
+        }
+        missing = [k for k in spec.views if k not in views]
+        if missing:
+            have = f"has views {sorted(views)}" if views else "has no view video"
+            skipped.append(Skipped(uid, "missing views", f"needs {missing}; {have}"))
+            continue
+        objects.append(QAObject(uid, MediaRef(views)))
+    return ObjectListing(root, layout, objects, skipped)

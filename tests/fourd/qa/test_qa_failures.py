@@ -1,0 +1,57 @@
+"""Failed calls leave their question undecided (exit status 1) and the next run asks only them;
+the funnel prices every stage per model from VIDBENCH_PRICES."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from qa_support import R_GOOD, generic, rendered_folder
+
+from vidbench.cli import main
+from vidbench.testing import ChatServer, Reply, request_text
+
+
+def failing_validator(body: dict[str, Any]) -> str | Reply:
+    """The validator's call about the Appearance question fails (a 400: not retried)."""
+    text = request_text(body)
+    if "You check" in text and "Appearance question" in text:
+        return Reply(http_status=400, error="bad request")
+    return generic(body)
+
+
+def test_failed_calls_are_undecided_then_retried(
+    tmp_path: Path, shared_server: ChatServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    prices = tmp_path / "prices.json"
+    url = shared_server.base_url
+    table = {f"openai-compat:{url}#g": {"input_per_mtok": 1.0, "output_per_mtok": 2.0}}
+    prices.write_text(json.dumps(table))
+    monkeypatch.setenv("VIDBENCH_PRICES", str(prices))
+    folder = rendered_folder(tmp_path / "render")
+    shared_server.reset(reply=failing_validator)
+    out = tmp_path / "out"
+    argv = ["--no-progress", "curate", "4d", "qa", "--data", str(folder), "--out", str(out)]
+    argv += ["--generator", f"openai-compat:{url}#g", "--validator", f"openai-compat:{url}#v"]
+    argv += ["--blind", f"openai-compat:{url}#b1", "--blind", f"openai-compat:{url}#b2"]
+    argv += ["--views", "0,1", "--frames", "2", "--cache-dir", str(tmp_path / "frames")]
+    assert main(argv) == 1  # incomplete
+    funnel = json.loads((out / "funnel.json").read_text())
+    # views 0 and 1 only: the object whose view 8 is broken is usable here (two objects)
+    assert funnel["objects"]["used"] == 2
+    assert funnel["subtasks"]["Appearance"]["undecided"] == 2
+    assert funnel["total"]["kept"] == 8
+    assert f"{R_GOOD}_appearance" not in json.loads((out / "4d_qa.json").read_text())
+    usage = funnel["usage"]
+    generate = usage["generate"]
+    expected = (generate["input_tokens"] * 1.0 + generate["output_tokens"] * 2.0) / 1e6
+    assert generate["cost_usd"] == pytest.approx(expected, abs=1e-6) and expected > 0
+    assert usage["validate"]["cost_usd"] is None  # no price for the validator: never a guess
+
+    shared_server.reset(reply=generic)
+    assert main(argv) == 0
+    assert len(shared_server.requests) == 2 * (1 + 2)  # the failed checks, then their blind calls
+    funnel = json.loads((out / "funnel.json").read_text())
+    assert funnel["total"]["kept"] == 10 and funnel["total"]["undecided"] == 0

@@ -1,0 +1,74 @@
+"""`curate 4d qa` on the output folder of `curate 4d render` (part 1): objects part 1 dropped
+and objects with an unreadable view are recorded and skipped; the rest become questions that
+`run 4dbench-qa` reads. Also `curate 4d captions` on the same folder."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from qa_support import R_BROKEN, R_GOOD, generic, rendered_folder
+
+from vidbench.cli import main
+from vidbench.report.results_dir import read_jsonl
+from vidbench.testing import ChatServer
+
+
+def test_rendered_layout(tmp_path: Path, shared_server: ChatServer) -> None:
+    folder = rendered_folder(tmp_path / "render")
+    shared_server.reset(reply=generic)
+    url = shared_server.base_url
+    out = tmp_path / "out"
+    argv = ["--no-progress", "curate", "4d", "qa", "--data", str(folder), "--out", str(out)]
+    argv += ["--generator", f"openai-compat:{url}#g", "--validator", f"openai-compat:{url}#v"]
+    argv += ["--blind", f"openai-compat:{url}#b1", "--blind", f"openai-compat:{url}#b2"]
+    argv += ["--views", "0,8", "--frames", "3", "--cache-dir", str(tmp_path / "frames")]
+    assert main(argv) == 0
+    funnel = json.loads((out / "funnel.json").read_text())
+    assert funnel["objects"] == {
+        "layout": "rendered",
+        "found": 4,
+        "used": 1,
+        "skipped": {"render dropped": 1, "quality: textureless": 1, "unreadable video": 1},
+    }
+    broken = next(p for p in funnel["problems"] if p.get("uid") == R_BROKEN)
+    assert "view_8_rgb_white_bg.mp4" in broken["detail"]
+    assert funnel["total"]["kept"] == 5
+    settings = json.loads((out / "settings.json").read_text())
+    assert settings["frame_spec"]["views"] == [0, 8] and settings["frame_spec"]["frames"] == 3
+    qa = json.loads((out / "4d_qa.json").read_text())
+    assert sorted(qa) == sorted(
+        f"{R_GOOD}_{s}"
+        for s in (
+            "object_counting",
+            "temporal_relationship",
+            "motion",
+            "spatial_relationship",
+            "appearance",
+        )
+    )
+    run = tmp_path / "run"
+    argv = ["--no-progress", "run", "4dbench-qa", "--data", str(out), "--model", "constant:A"]
+    assert main([*argv, "--out", str(run), "--cache-dir", str(tmp_path / "frames")]) == 0
+    results = json.loads((run / "results.json").read_text())
+    assert results["n"] == 5 and results["errors"] == 0
+
+    drafts_out = tmp_path / "drafts"
+    argv = ["--no-progress", "curate", "4d", "captions", "--data", str(folder)]
+    argv += ["--out", str(drafts_out), "--model", f"openai-compat:{url}#c", "--frames", "2"]
+    assert main([*argv, "--cache-dir", str(tmp_path / "frames")]) == 0
+    drafts = read_jsonl(drafts_out / "caption_drafts.jsonl")
+    assert [d["uid"] for d in drafts] == [R_GOOD]
+    assert drafts[0]["machine_draft"] is True
+    assert drafts[0]["caption"] == "A small cube that turns slowly."
+    shared_server.reset(reply=generic)
+    assert main([*argv, "--cache-dir", str(tmp_path / "frames")]) == 0
+    assert shared_server.requests == []  # drafted once, read from the store after
+
+
+def test_out_must_not_be_the_video_folder(tmp_path: Path) -> None:
+    folder = rendered_folder(tmp_path / "render")
+    argv = ["--no-progress", "curate", "4d", "qa", "--data", str(folder), "--out", str(folder)]
+    argv += ["--generator", "random", "--validator", "random", "--blind", "random"]
+    assert main([*argv, "--blind", "random"]) == 2
+    assert not (folder / "4d_qa.json").exists() and not (folder / ".lock").exists()

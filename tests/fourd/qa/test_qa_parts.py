@@ -1,0 +1,134 @@
+"""The parts of `curate 4d qa`: strict parsing and its reasons, leaks, ids, the gold balance,
+the validator's and blind models' replies, and `--show-prompts`."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+from vidbench.benchmarks.fourd.curate.qa import candidates as cands
+from vidbench.benchmarks.fourd.curate.qa.calls import parse_blind, parse_validation
+from vidbench.benchmarks.fourd.curate.qa.layout import letter_balance, qa_records
+from vidbench.cli import main
+
+
+def reply(*questions: dict) -> str:
+    return (
+        "Let me think: the object is a crab.\n```json\n"
+        + json.dumps({"questions": list(questions)})
+        + "\n```"
+    )
+
+
+def q(question: str = "How many claws does the crab raise?", answer: str = "B", **options: str):
+    return {
+        "question": question,
+        "options": options or {"A": "One", "B": "Two", "C": "Three", "D": "None"},
+        "answer": answer,
+    }
+
+
+def test_a_reply_without_json_does_not_parse() -> None:
+    assert cands.parse_generation("I think the crab waves. (B)") is None
+    assert cands.parse_generation('{"question": "bare object, not a list"}') is None
+
+
+@pytest.mark.parametrize(
+    ("bad", "reason"),
+    [
+        (q(A="Two", B="two.", C="Three", D="Four"), cands.DUPLICATE_OPTIONS),
+        (q(answer="E"), cands.ANSWER_NOT_AN_OPTION),
+        (q(answer=""), cands.ANSWER_NOT_AN_OPTION),
+        (q(A="One", B="Two", C="Three"), cands.NOT_FOUR_OPTIONS),
+        (q(A="One", B="Two", C="Three", E="Four"), cands.NOT_FOUR_OPTIONS),
+        (q(A="One", B="", C="Three", D="Four"), cands.NOT_FOUR_OPTIONS),
+        (q(question=""), cands.NOT_A_QUESTION),
+        ("just text", cands.NOT_A_QUESTION),
+        (q("The crab raises two claws: how many claws does it raise?"), cands.LEAK),
+    ],
+)
+def test_bad_questions_are_rejected_with_their_reason(bad: object, reason: str) -> None:
+    generated = cands.parse_generation(reply(q("Which way does the crab walk?"), bad))
+    assert generated is not None
+    assert [g["question"] for g in generated.questions] == ["Which way does the crab walk?"]
+    assert [r["reason"] for r in generated.rejected] == [reason]
+
+
+def test_listing_every_option_is_no_leak() -> None:
+    options = {"A": "red", "B": "blue", "C": "green", "D": "white"}
+    assert not cands.leaks("Is the hat red, blue, green or white?", options, "A")
+    assert cands.leaks("Why is the red hat on the crab?", options, "A")
+    assert not cands.leaks("Why is the hat on the crab?", options, "A")
+
+
+def test_repeats_and_ids() -> None:
+    generated = cands.parse_generation(reply(q(), q(), q("Which claw moves first?", "A")))
+    assert generated is not None
+    assert [r["reason"] for r in generated.rejected] == [cands.REPEATED]
+    made = cands.make_candidates("abc", "Action", generated, seed=0)
+    assert [c.id for c in made] == ["abc_motion", "abc_motion_2"]
+    for candidate, original in zip(made, generated.questions, strict=True):
+        gold = original["options"][original["answer"]]
+        assert candidate.options[candidate.answer] == gold
+        assert sorted(candidate.options.values()) == sorted(original["options"].values())
+    again = cands.make_candidates("abc", "Action", generated, seed=0)
+    assert [c.options for c in again] == [c.options for c in made]
+
+
+def test_gold_letters_are_balanced_per_subtask_and_overall() -> None:
+    kept = []
+    for n, subtask in enumerate(["Appearance"] * 10 + ["Action"] * 3):
+        generated = cands.parse_generation(reply(q(f"Question {n}?")))
+        assert generated is not None
+        kept += cands.make_candidates(f"{n:032x}", subtask, generated, seed=3)
+    records = qa_records(kept, seed=3)
+    balance = letter_balance(records)
+    assert sorted(balance["Appearance"].values()) == [2, 2, 3, 3]
+    assert sorted(balance["Action"].values()) == [0, 1, 1, 1]
+    assert sorted(balance["Overall"].values()) == [3, 3, 3, 4]
+    for record in records.values():  # the gold text is where the index says
+        assert (
+            record["Options"][record["Answer index"] - 1]
+            == f"({'ABCD'[record['Answer index'] - 1]}) Two"
+        )
+    assert list(records)[:3] == [f"{n:032x}_motion" for n in (10, 11, 12)]  # Table 1 order
+
+
+def test_validator_and_blind_replies() -> None:
+    ok = parse_validation('fine\n```json\n{"verdict": "Accept", "reason": "ok"}\n```')
+    assert ok == {"accept": True, "reason": "ok", "explanation": ""}
+    odd = parse_validation('{"verdict": "reject", "reason": "boring"}')
+    assert odd is not None and odd["reason"] == "other"
+    assert parse_validation('{"verdict": "maybe"}') is None
+    assert parse_validation("no json") is None
+    assert parse_blind("I think (C).") == "C"
+    assert parse_blind("the crab") == ""
+
+
+def test_show_prompts_prints_every_versioned_prompt(capsys: pytest.CaptureFixture) -> None:
+    assert main(["curate", "4d", "qa", "--show-prompts"]) == 0
+    text = capsys.readouterr().out
+    headers = [line for line in text.splitlines() if line.startswith("=====")]
+    assert len(headers) == 9
+    for name in ("generate", "validate", "blind", "caption", "subtask_motion"):
+        assert f"===== fourd-qa/{name}.v1 =====" in text
+    assert "Think step by step" in text and '"answer": "A"' in text
+    counts = Counter(h.split("/")[1].split(".")[0].split("_")[0] for h in headers)
+    assert counts["subtask"] == 5
+
+
+def test_subtasks_by_suffix_or_name() -> None:
+    from vidbench.benchmarks.fourd.curate.qa.commands import _subtasks
+    from vidbench.core.errors import ConfigError
+
+    assert _subtasks("motion, appearance") == ("Action", "Appearance")
+    assert _subtasks("Object Counting") == ("Object Counting",)
+    assert len(_subtasks(None)) == 5
+    with pytest.raises(ConfigError, match="unknown 'colour'"):
+        _subtasks("colour")
+
+
+def test_missing_arguments_are_named() -> None:
+    assert main(["curate", "4d", "qa", "--data", "x", "--blind", "random"]) == 2
