@@ -214,10 +214,13 @@ def import_folder(conn: sqlite3.Connection, data: Path, author: str) -> Imported
     from vidbench.benchmarks.autoeval_video.loader import RULES_FILE
     from vidbench.benchmarks.mmworld.loader import ANNOTATION_FILE
 
-    out = import_fourd(conn, data, author)
+    out = Imported()
+    # the queue first: `curate 4d qa` writes it beside its 4d_qa.json, and its records carry the
+    # provenance (generator, validator, blind answers) that the same ids in 4d_qa.json lack
     for queue in (data / QUEUE_FILE, data / fourd.RELEASE_FOLDERS[fourd.QA_FILE] / QUEUE_FILE):
         if queue.is_file():
             out.merge(import_queue(conn, data, queue, author))
+    out.merge(import_fourd(conn, data, author))
     if (data / ANNOTATION_FILE).is_file():
         out.merge(import_mmworld(conn, data, author))
     if (data / RULES_FILE).is_file():

@@ -5,6 +5,7 @@ and objects with an unreadable view are recorded and skipped; the rest become qu
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 from qa_support import R_BROKEN, R_GOOD, generic, rendered_folder
@@ -64,6 +65,19 @@ def test_rendered_layout(tmp_path: Path, shared_server: ChatServer) -> None:
     shared_server.reset(reply=generic)
     assert main([*argv, "--cache-dir", str(tmp_path / "frames")]) == 0
     assert shared_server.requests == []  # drafted once, read from the store after
+
+    # a review project on the output: the queue's candidates (with provenance), the drafts
+    project = tmp_path / "project"
+    assert main(["annotate", "init", str(project), "--data", str(out)]) == 0
+    drafts_file = str(drafts_out / "caption_drafts.jsonl")
+    assert main(["annotate", "import", str(project), "drafts", drafts_file]) == 0
+    with sqlite3.connect(project / "annotate.sqlite") as conn:
+        rows = dict(conn.execute("SELECT id, data FROM items WHERE kind IN ('qa', 'caption')"))
+    qa_items = [json.loads(d) for key, d in rows.items() if key.startswith("qa:")]
+    assert len(qa_items) == 5 and all(item["provenance"].get("generator") for item in qa_items)
+    caption = json.loads(rows[f"caption:{R_GOOD}"])
+    assert caption["drafts"] == [{"model": drafts[0]["model"], "caption": drafts[0]["caption"]}]
+    assert all((out / view).is_file() for view in caption["views"][:1])
 
 
 def test_out_must_not_be_the_video_folder(tmp_path: Path) -> None:

@@ -1,7 +1,8 @@
 """`curate 4d captions`: a model drafts one caption per object for annotators to start from.
 
 Each line of OUT/caption_drafts.jsonl is `{"uid", "caption", "machine_draft": true, "model",
-"prompt"}`: a machine draft, never a reference; people edit it in the annotate app. Calls go
+"prompt"}`: a machine draft, never a reference; people edit it in the annotate app
+(`vidbench annotate import PROJECT drafts OUT/caption_drafts.jsonl`). Calls go
 through the store like every other curation call (a rerun asks nothing again); an object whose
 views are missing or unreadable is recorded and skipped.
 """
