@@ -14,7 +14,7 @@ from vidbench.core.errors import ConfigError
 from vidbench.core.records import MediaRef
 from vidbench.media.spec import FrameSpec
 from vidbench.report.view.build import ViewOptions, write_report
-from vidbench.report.view.collect import RunData, owner_of
+from vidbench.report.view.collect import RunData, owner_of, run_folders
 from vidbench.report.view.samples import disagree, outcome, sample_rows
 from vidbench.report.view.tables import table_data
 from vidbench.report.view.videos import VideoPlacer
@@ -28,6 +28,26 @@ def test_outcomes() -> None:
     assert outcome({"status": "judge", "error": "x", "verdict_absent": True}, True) == "no-verdict"
     assert outcome({"status": "ok", "correct": None}, True) == "no-verdict"
     assert outcome({"status": "ok", "bleu": 0.3}, False) == "scored"
+
+
+def test_run_folders_expand_folders_of_runs_and_skip_files(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    for name in ("random", "constant-A", "sweep/4dbench-qa/model-b"):
+        (results / name).mkdir(parents=True)
+        (results / name / "results.json").write_text("{}")
+    (results / "table.md").write_text("| table |")
+    single = results / "random"
+    found, skipped = run_folders(
+        [results, results / "table.md", single / "results.json", tmp_path / "gone"]
+    )
+    assert found == [
+        results / "constant-A",
+        single,
+        results / "sweep/4dbench-qa/model-b",
+        single,
+        tmp_path / "gone",  # kept: the report says what it lacks
+    ]
+    assert skipped == [f"{results / 'table.md'}: a file, not a results directory: skipped"]
 
 
 def test_judge_items_belong_to_their_samples() -> None:

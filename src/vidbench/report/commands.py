@@ -43,7 +43,7 @@ def _cmd_figures(args: argparse.Namespace) -> int:
 
 def _cmd_view(args: argparse.Namespace) -> int:
     from vidbench.report.view.build import ViewOptions, write_report
-    from vidbench.report.view.collect import collect_runs
+    from vidbench.report.view.collect import collect_runs, run_folders
     from vidbench.report.view.serve import bind, serve
 
     folder = Path(args.out)
@@ -51,10 +51,11 @@ def _cmd_view(args: argparse.Namespace) -> int:
         raise ConfigError("vidbench view: give results directories (or --serve a built report)")
     sock = bind(args.port) if args.serve else None  # a taken port fails before the build
     if args.results:
-        runs = collect_runs([Path(d) for d in args.results], args.task_of)
+        folders, skipped = run_folders([Path(d) for d in args.results])
+        runs = collect_runs(folders, args.task_of)
         options = ViewOptions(folder, videos=args.videos, thumbnails=not args.no_thumbnails)
         built = write_report(runs, options)
-        for message in built.messages:
+        for message in skipped + built.messages:
             err.print(f"[yellow]note[/]: {escape(message)}", highlight=False)
         err.print(f"wrote {built.index} ({built.samples} samples)", highlight=False)
     if sock is not None:
@@ -88,7 +89,11 @@ def register(
     p = subparsers.add_parser(
         "view", help="an HTML report (tables, figures, every sample) that opens offline"
     )
-    p.add_argument("results", nargs="*", help="results directories (several: side by side)")
+    p.add_argument(
+        "results",
+        nargs="*",
+        help="results directories (several: side by side), or a folder of them",
+    )
     p.add_argument("--out", required=True, help="the report folder (open its index.html)")
     p.add_argument(
         "--videos", choices=VIDEO_MODES, default="link",

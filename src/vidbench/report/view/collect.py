@@ -21,7 +21,7 @@ from typing import Any
 
 from vidbench.core.errors import VidbenchError
 from vidbench.core.records import Sample
-from vidbench.report.results_dir import RESULTS_FILE, SAMPLES_FILE, ResultsDir
+from vidbench.report.results_dir import RESULTS_FILE, RUN_FILE, SAMPLES_FILE, ResultsDir
 from vidbench.report.tables import row_labels
 from vidbench.runner.run_config import RunConfig
 from vidbench.runner.store import Store, StoredFailure, StoredJudgment
@@ -133,6 +133,36 @@ def collect_run(path: Path, task_of: TaskOf | None) -> RunData:
     _read_store(run)
     _load_samples(run, task_of)
     return run
+
+
+def run_folders(paths: Sequence[Path]) -> tuple[list[Path], list[str]]:
+    """The results directories `paths` name, and what was skipped: a results.json stands for
+    its folder; a folder of runs (the demo's results/, a sweep's output) for the runs in it, up
+    to three levels down; any other file is skipped. A folder with nothing of a run stays, so
+    the report says what it lacks."""
+    found: list[Path] = []
+    skipped: list[str] = []
+    for path in paths:
+        if path.is_file() and path.name == RESULTS_FILE:
+            found.append(path.parent)
+        elif path.is_file():
+            skipped.append(f"{path}: a file, not a results directory: skipped")
+        else:
+            found += _runs_in(path, depth=3) or [path]
+    return found, skipped
+
+
+def _is_run(path: Path) -> bool:
+    return any((path / name).is_file() for name in (RUN_FILE, RESULTS_FILE, SAMPLES_FILE))
+
+
+def _runs_in(path: Path, depth: int) -> list[Path]:
+    if _is_run(path):
+        return [path]
+    if depth == 0 or not path.is_dir():
+        return []
+    children = sorted(p for p in path.iterdir() if p.is_dir())
+    return [run for child in children for run in _runs_in(child, depth - 1)]
 
 
 def collect_runs(paths: Sequence[Path], task_of: TaskOf | None) -> list[RunData]:

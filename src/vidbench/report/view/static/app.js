@@ -185,12 +185,24 @@ function renderSample(row) {
   if (row.gold) card.append(el("p", { class: "gold-answer" }, "Gold: ", el("b", {}, text(row.gold))));
   for (const ref of row.references) card.append(el("p", { class: "reference" }, "Reference: ", text(ref)));
   if (row.rules) card.append(lazyDetails("Judging rule", () => [el("pre", { class: "rules" }, text(row.rules))]));
+  // runs that saw the same frames (the usual case: one task, several models) show them once
+  const entries = row.runs.filter(Boolean);
+  const media = (e) => JSON.stringify([e.frames || null, e.videos || []]);
+  const shared = entries.length > 1 && entries.every((e) => media(e) === media(entries[0]));
+  if (shared) card.append(renderMedia(entries[0]));
   card.append(el("div", { class: "runs" },
-    ...row.runs.map((entry, i) => renderRun(entry, state.meta.runs[i]))));
+    ...row.runs.map((entry, i) => renderRun(entry, state.meta.runs[i], shared))));
   return card;
 }
 
-function renderRun(entry, run) {
+function renderMedia(entry) {
+  const box = el("div", { class: "media" });
+  if (entry.frames) box.append(renderFrames(entry.frames));
+  if (entry.videos && entry.videos.length) box.append(renderVideos(entry.videos));
+  return box;
+}
+
+function renderRun(entry, run, sharedMedia) {
   const box = el("section", { class: "run" + (entry ? " " + entry.outcome : "") },
     el("div", { class: "run-label" }, text(run.label)));
   if (!entry) {
@@ -205,8 +217,7 @@ function renderRun(entry, run) {
   const scores = Object.entries(entry.scores || {});
   if (scores.length) box.append(el("p", { class: "scores" }, scores.map(([k, v]) => `${k}: ${v}`).join(" · ")));
   if (entry.media_error) box.append(el("p", { class: "error-text media-error" }, text(entry.media_error)));
-  if (entry.frames) box.append(renderFrames(entry.frames));
-  if (entry.videos && entry.videos.length) box.append(renderVideos(entry.videos));
+  if (!sharedMedia) box.append(renderMedia(entry));
   if (entry.judge.length) box.append(lazyDetails(`Judge: ${entry.judge.length} attempt(s)`, () => renderJudge(entry.judge)));
   if (entry.prompt.length) box.append(lazyDetails("Prompt", () => entry.prompt.map((p) => el("pre", {}, text(p)))));
   return box;
