@@ -30,6 +30,9 @@ def test_demo_end_to_end(tmp_path: Path, capsys) -> None:
         assert results["n"] == 20 and results["errors"] == 0 and results["unparsed"] == 0
     # gold letters are balanced per subtask: always answering A scores 25 in every column
     assert set(results["columns"].values()) == {25.0}
+    assert f"report: {out / 'report' / 'index.html'}" in " ".join(printed.split())
+    meta = (out / "report" / "data" / "meta.js").read_text()
+    assert '"total":20' in meta and len(list((out / "report" / "thumbs").iterdir())) > 0
 
     data_mtime = (out / "data" / "4D_Object_Question_Answering" / "data" / "4d_qa.json").stat()
     assert main(["--no-progress", "demo", "--out", str(out), "--objects", "4"]) == 0

@@ -9,6 +9,8 @@ from rich.console import Console
 from vidbench.benchmarks.fourd import loader as fourd_bench
 from vidbench.benchmarks.fourd.variants import TASKS
 from vidbench.report.combine import combine
+from vidbench.report.view.build import ViewOptions, write_report
+from vidbench.report.view.collect import collect_runs
 from vidbench.runner.run import Run
 from vidbench.runner.run_config import RunConfig
 from vidbench.tasks.registry import build_task
@@ -43,3 +45,8 @@ def run_demo(
         results_dirs.append(results_dir)
     combine(results_dirs, out / "results", console)
     console.print(f"results: {out / 'results'} (results.json, samples.jsonl, table.md per model)")
+    report = write_report(
+        collect_runs(results_dirs, lambda stored: build_task(TASKS, stored.task)),
+        ViewOptions(out / "report"),
+    )
+    console.print(f"report: {report.index} (open it in a browser: tables, figures, every sample)")
