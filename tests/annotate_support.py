@@ -80,3 +80,14 @@ def sign_in_page(page, base: str, name: str) -> None:  # type: ignore[no-untyped
     page.fill("input[name=password]", PASSWORD)
     page.click("button[type=submit]")
     page.wait_for_url(f"{base}/")
+
+
+def writers(project: Project, uid: str) -> list[tuple[int, str]]:
+    """(work id, writer name) of an object's caption work, in slot order."""
+    rows = query(
+        project,
+        "SELECT w.id, u.name FROM work w JOIN users u ON u.id = w.user_id "
+        "WHERE w.item_id = ? AND w.job = 'write' ORDER BY w.slot",
+        (f"caption:{uid}",),
+    )
+    return [(r[0], r[1]) for r in rows]

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from annotate_support import make_project, query, sign_in_page
+from annotate_support import make_project, query, sign_in_page, writers
 from vidbench.annotate import auth, drafts, exports, work
 from vidbench.annotate.project import Project
 from vidbench.annotate.web.app import create_app
@@ -48,16 +48,6 @@ def _item(project: Project, uid: str) -> dict[str, Any]:
     return json.loads(
         query(project, "SELECT data FROM items WHERE id = ?", (f"caption:{uid}",))[0][0]
     )
-
-
-def _writers(project: Project, uid: str) -> list[tuple[int, str]]:
-    rows = query(
-        project,
-        "SELECT w.id, u.name FROM work w JOIN users u ON u.id = w.user_id "
-        "WHERE w.item_id = ? AND w.job = 'write' ORDER BY w.slot",
-        (f"caption:{uid}",),
-    )
-    return [(r[0], r[1]) for r in rows]
 
 
 def _save(project: Project, work_id: int, name: str, content: str) -> dict[str, Any]:
@@ -98,7 +88,7 @@ def test_import_attaches_drafts_and_names_bad_lines(project: Project, tmp_path: 
 
 def test_an_unedited_draft_is_not_a_human_caption(project: Project, tmp_path: Path) -> None:
     _import(project, [_draft(UID0)], tmp_path)
-    (first, name), *others = _writers(project, UID0)
+    (first, name), *others = writers(project, UID0)
     with pytest.raises(DataError, match="gemma's machine draft word for word"):
         _save(project, first, name, "  " + DRAFT.replace(" ", "\n", 2))  # whitespace aside
     assert _save(project, first, name, DRAFT.replace("spins once", "turns around"))["status"] == (
@@ -142,7 +132,7 @@ def test_writer_sees_the_draft_marked_and_starts_from_it(
     watch: Any,
 ) -> None:
     _import(project, [_draft(UID0, caption=DRAFT + ' <img src=x onerror="alert(1)">')], tmp_path)
-    work_id, name = _writers(project, UID0)[0]
+    work_id, name = writers(project, UID0)[0]
     base = serve_app(create_app(project))
     page = open_page()
     sign_in_page(page, base, name)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from annotate_support import make_project, query
+from annotate_support import make_project, query, writers
 from vidbench.annotate import assign, auth, exports, items, work
 from vidbench.annotate.project import Project
 from vidbench.benchmarks.fourd import loader as fourd
@@ -42,25 +42,15 @@ def _save(project: Project, work_id: int, user: auth.User, **change: str) -> dic
         conn.close()
 
 
-def _writers(project: Project, uid: str) -> list[tuple[int, str]]:
-    rows = query(
-        project,
-        "SELECT w.id, u.name FROM work w JOIN users u ON u.id = w.user_id "
-        "WHERE w.item_id = ? AND w.job = 'write' ORDER BY w.slot",
-        (f"caption:{uid}",),
-    )
-    return [(r[0], r[1]) for r in rows]
-
-
 def test_captions_export_equals_the_expected_csv(project: Project) -> None:
     people = _people(project)
-    writers = _writers(project, UID0)
-    assert len({name for _, name in writers}) == 5  # five distinct writers
-    for n, (work_id, name) in enumerate(writers):
+    first = writers(project, UID0)
+    assert len({name for _, name in first}) == 5  # five distinct writers
+    for n, (work_id, name) in enumerate(first):
         _save(project, work_id, people[name], content=f"caption {n}, by {name}", status="submitted")
-    for work_id, name in _writers(project, UID1)[:4]:  # one short: left out, named
+    for work_id, name in writers(project, UID1)[:4]:  # one short: left out, named
         _save(project, work_id, people[name], content="almost", status="submitted")
-    back_id, back_name = writers[2]
+    back_id, back_name = first[2]
     _save(project, back_id, people["rita"], status="returned", comment="say what it does")
 
     conn = project.connect()
@@ -70,7 +60,7 @@ def test_captions_export_equals_the_expected_csv(project: Project) -> None:
     done = exports.export_kind(project, conn, "captions", "ada", None, "4dbench")
     conn.close()
 
-    names = [name for _, name in writers]
+    names = [name for _, name in first]
     expected = (
         "folder_name,caption_1,caption_2,caption_3,caption_4,caption_5\n"
         f'{UID0},"caption 0, by {names[0]}","caption 1, by {names[1]}",a cube that spins,'

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from vidbench.annotate import db
-from vidbench.annotate.items import Imported, add, item_id, views
+from vidbench.annotate.items import Imported, add, checked_lines, item_id, views
 from vidbench.benchmarks.fourd import loader as fourd
 from vidbench.core.errors import DataError
 
@@ -41,19 +41,8 @@ def check_draft(record: Any) -> dict[str, str]:
 def import_drafts(conn: sqlite3.Connection, data: Path, path: Path, author: str) -> Imported:
     """Attach each line's draft to its object's caption item; a draft already there is skipped."""
     out = Imported()
-    try:
-        text = path.read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise DataError(f"{path}: cannot read ({e})") from e
     with db.transaction(conn):
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                draft = check_draft(json.loads(line))
-            except (json.JSONDecodeError, DataError) as e:
-                out.problems.append(f"{path} line {number}: {e}")
-                continue
+        for number, draft in checked_lines(path, check_draft, out):
             _attach(conn, data, draft, f"{path.name}:{number}", out)
         db.log_event(conn, author, "import.drafts", f"{path}: {out.added} added")
     return out

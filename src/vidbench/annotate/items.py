@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from vidbench.annotate import db
 from vidbench.benchmarks.fourd import loader as fourd
@@ -21,6 +22,7 @@ from vidbench.core.errors import DataError
 from vidbench.core.records import Sample
 
 QUEUE_FILE = "review_queue.jsonl"
+Checked = TypeVar("Checked")
 KINDS = ("qa", "caption", "answer", "rule")
 
 
@@ -94,23 +96,30 @@ def check_candidate(record: Any) -> dict[str, Any]:
     }
 
 
-def import_queue(conn: sqlite3.Connection, data: Path, path: Path, author: str) -> Imported:
-    """Issue 14's review_queue.jsonl, one candidate per line."""
-    out = Imported()
+def checked_lines(
+    path: Path, check: Callable[[Any], Checked], out: Imported
+) -> Iterator[tuple[int, Checked]]:
+    """(line number, record) for each JSON line of `path` that `check` accepts; a line that is
+    not JSON or that `check` refuses goes to `out.problems`, named by file and line."""
     try:
         text = path.read_text("utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise DataError(f"{path}: cannot read ({e})") from e
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            yield number, check(json.loads(line))
+        except (json.JSONDecodeError, DataError) as e:
+            out.problems.append(f"{path} line {number}: {e}")
+
+
+def import_queue(conn: sqlite3.Connection, data: Path, path: Path, author: str) -> Imported:
+    """Issue 14's review_queue.jsonl, one candidate per line."""
+    out = Imported()
     data_dir = fourd.resolve_data_dir(data, fourd.QA_FILE) if has_qa(data) else data
     with db.transaction(conn):
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                record = check_candidate(json.loads(line))
-            except (json.JSONDecodeError, DataError) as e:
-                out.problems.append(f"{path} line {number}: {e}")
-                continue
+        for number, record in checked_lines(path, check_candidate, out):
             record["views"] = views(data, data_dir, record["uid"])
             add(conn, "qa", record["id"], record, f"{path.name}:{number}", out)
         db.log_event(conn, author, "import.queue", f"{path}: {out.added} added")
