@@ -115,7 +115,8 @@ def _cmd_qa(args: argparse.Namespace) -> int:
             ["--blind twice"] if len(args.blind or []) != 2 else []
         )
         raise ConfigError(f"curate 4d qa: give {', '.join(need)} (or --show-prompts)")
-    from vidbench.benchmarks.fourd.curate.qa.pipeline import ModelChoice, QAConfig, QACuration
+    from vidbench.benchmarks.fourd.curate.qa.config import ModelChoice, QAConfig
+    from vidbench.benchmarks.fourd.curate.qa.pipeline import QACuration
 
     config = QAConfig(
         data=Path(args.data),

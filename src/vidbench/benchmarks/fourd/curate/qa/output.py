@@ -16,17 +16,15 @@ import json
 import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from vidbench.benchmarks.fourd import loader as fourd
 from vidbench.benchmarks.fourd.curate.qa import calls
 from vidbench.benchmarks.fourd.curate.qa.candidates import SUBTASKS, Candidate
+from vidbench.benchmarks.fourd.curate.qa.config import ModelChoice, QAConfig
 from vidbench.benchmarks.fourd.curate.qa.layout import letter_balance, qa_records, queue_record
 from vidbench.media.cache import write_atomic
 from vidbench.report.results_dir import write_jsonl
-
-if TYPE_CHECKING:
-    from vidbench.benchmarks.fourd.curate.qa.pipeline import ModelChoice, QAConfig
 
 QUEUE_FILE = "review_queue.jsonl"  # the name annotate/items.py looks for
 CANDIDATES_FILE = "candidates.jsonl"

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from rich.markup import escape
 
 from vidbench.benchmarks.fourd.curate.qa import calls, output
 from vidbench.benchmarks.fourd.curate.qa.candidates import SUBTASKS, Candidate, make_candidates
+from vidbench.benchmarks.fourd.curate.qa.config import ModelChoice, QAConfig
 from vidbench.benchmarks.fourd.curate.qa.funnel import QAFunnel
 from vidbench.benchmarks.fourd.curate.qa.objects import (
     QAObject,
@@ -35,41 +35,14 @@ from vidbench.benchmarks.fourd.curate.qa.objects import (
     list_objects,
     video_root,
 )
-from vidbench.benchmarks.fourd.variants import SPEC
 from vidbench.core.errors import ConfigError, MediaError
 from vidbench.core.messages import Part
 from vidbench.media.cache import FrameCache
-from vidbench.media.spec import FrameSpec
 from vidbench.models.registry import ModelOptions, load_model
-from vidbench.runner.judging import DEFAULT_ATTEMPTS, ask_model
+from vidbench.runner.judging import ask_model
 from vidbench.runner.lock import results_lock
 from vidbench.runner.store import Store
 from vidbench.scoring.judge import JudgeCall, Verdict
-
-
-@dataclass(frozen=True)
-class ModelChoice:
-    spec: str
-    options: dict[str, str] = field(default_factory=dict)
-    flag: str = "--model-opt"  # where the options came from, for messages
-
-
-@dataclass
-class QAConfig:
-    data: Path
-    out: Path
-    generator: ModelChoice
-    validator: ModelChoice
-    blind: tuple[ModelChoice, ...]  # the two text-only models
-    spec: FrameSpec = SPEC
-    subtasks: tuple[str, ...] = tuple(SUBTASKS)
-    questions: int = 2  # asked of the generator per object and subtask
-    objects: int | None = None  # only the first N objects (by uid)
-    attempts: int = DEFAULT_ATTEMPTS
-    concurrency: int = 16
-    seed: int = 0
-    cache_dir: Path | None = None
-    progress: bool = True
 
 
 class QACuration:
