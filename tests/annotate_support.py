@@ -8,7 +8,8 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-from vidbench.annotate import assign, auth, items
+from vidbench.annotate import assign, auth
+from vidbench.annotate.folder import import_folder
 from vidbench.annotate.project import Project
 
 PASSWORD = "correct horse battery"
@@ -28,7 +29,7 @@ def make_project(release: Path, tmp: Path) -> Project:
     project = Project.init(tmp / "project", data)
     conn = project.connect()
     try:
-        items.import_folder(conn, project.data, "test")
+        import_folder(conn, project.data, "test")
         for name, role in PEOPLE.items():
             auth.add_user(conn, name, role, PASSWORD)
         assign.assign(conn, "caption", None, "test")

@@ -15,7 +15,8 @@ from playwright.sync_api import expect
 
 from annotate_support import PASSWORD, query, sign_in_page
 from conftest import AUTOEVAL
-from vidbench.annotate import assign, auth, exports, items
+from vidbench.annotate import assign, auth, exports
+from vidbench.annotate.folder import import_folder
 from vidbench.annotate.web.app import create_app
 
 pytestmark = pytest.mark.slow
@@ -50,7 +51,7 @@ def test_red_team_rounds_in_the_browser(
     shutil.copy(AUTOEVAL / "AUTO-EVAL-VIDEO.json", data / "AUTO-EVAL-VIDEO.json")
     project = Project.init(tmp_path / "project", data)
     conn = project.connect()
-    assert items.import_folder(conn, data, "ada").added > 0
+    assert import_folder(conn, data, "ada").added > 0
     auth.add_user(conn, "red", "annotator", PASSWORD)
     auth.add_user(conn, "ada", "admin", PASSWORD)
     assign.assign(conn, "rule", 1, "ada")

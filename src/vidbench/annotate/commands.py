@@ -45,12 +45,12 @@ def _print_import(done) -> None:  # type: ignore[no-untyped-def]
 
 def _cmd_init(args: argparse.Namespace) -> int:
     _require()
-    from vidbench.annotate import items
+    from vidbench.annotate.folder import import_folder
     from vidbench.annotate.project import Project
 
     project = Project.init(Path(args.project), Path(args.data))
     with closing(project.connect()) as conn:
-        _print_import(items.import_folder(conn, project.data, "cli"))
+        _print_import(import_folder(conn, project.data, "cli"))
     out.print(f"project {project.path}: add people with `vidbench annotate users add`")
     return 0
 
@@ -95,6 +95,7 @@ def _cmd_assign(args: argparse.Namespace) -> int:
 
 def _cmd_import(args: argparse.Namespace) -> int:
     from vidbench.annotate import items
+    from vidbench.annotate.folder import import_folder
 
     project = _open(args.project)
     source = Path(args.file) if args.file else project.data
@@ -108,7 +109,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
             done = import_drafts(conn, project.data, source, "cli")
         else:
-            done = items.import_folder(conn, source, "cli")
+            done = import_folder(conn, source, "cli")
     _print_import(done)
     return 0
 

@@ -218,29 +218,6 @@ def import_rules(conn: sqlite3.Connection, rules_file: Path, author: str) -> Imp
     return out
 
 
-def import_folder(conn: sqlite3.Connection, data: Path, author: str) -> Imported:
-    """Everything `annotate init` finds in a dataset folder."""
-    from vidbench.benchmarks.autoeval_video.loader import RULES_FILE
-    from vidbench.benchmarks.mmworld.loader import ANNOTATION_FILE
-
-    out = Imported()
-    # the queue first: `curate 4d qa` writes it beside its 4d_qa.json, and its records carry the
-    # provenance (generator, validator, blind answers) that the same ids in 4d_qa.json lack
-    for queue in (data / QUEUE_FILE, data / fourd.RELEASE_FOLDERS[fourd.QA_FILE] / QUEUE_FILE):
-        if queue.is_file():
-            out.merge(import_queue(conn, data, queue, author))
-    out.merge(import_fourd(conn, data, author))
-    if (data / ANNOTATION_FILE).is_file():
-        out.merge(import_mmworld(conn, data, author))
-    if (data / RULES_FILE).is_file():
-        out.merge(import_rules(conn, data / RULES_FILE, author))
-    from vidbench.annotate.drafts import DRAFTS_FILE, import_drafts  # drafts builds on items
-
-    if (data / DRAFTS_FILE).is_file():
-        out.merge(import_drafts(conn, data, data / DRAFTS_FILE, author))
-    return out
-
-
 def delete(conn: sqlite3.Connection, key: str, author: str) -> None:
     """Withdraw an item: it leaves every queue and export; its work stays in the database."""
     with db.transaction(conn):
