@@ -24,9 +24,9 @@ from pathlib import Path
 
 from vidbench.core.requests import Response, Usage
 from vidbench.report.results_dir import ResultsDir, write_json
-from vidbench.report.view.build import ViewOptions, write_report
-from vidbench.report.view.collect import collect_runs
 from vidbench.runner.store import Store
+from vidbench.view.build import ViewOptions, write_report
+from vidbench.view.collect import collect_runs
 
 SUBTASKS = ["Object Counting", "Temporal Relationship", "Action", "Spatial Relationship",
             "Appearance"]  # fmt: skip

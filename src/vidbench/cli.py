@@ -278,8 +278,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_frames)
 
     from vidbench.report import commands as report_commands
+    from vidbench.view import commands as view_commands
 
-    report_commands.register(sub, _task_of)  # report, figures, view
+    report_commands.register(sub)  # report, figures
+    view_commands.register(sub, _task_of)  # view
 
     p = sub.add_parser("tasks", help="list tasks and their variants")
     p.set_defaults(func=_cmd_tasks)

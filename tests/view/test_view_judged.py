@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from autoeval_support import PREDICTIONS, RULES, judge_args, prompt_of
-from vidbench.report.view.samples import outcome
 from vidbench.testing import ChatServer
+from vidbench.view.samples import outcome
 from view_support import matching, open_report, records, set_filter, vidbench_in_thread
 
 pytestmark = pytest.mark.slow

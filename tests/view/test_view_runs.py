@@ -13,8 +13,8 @@ import pytest
 
 from conftest import make_qa_dataset
 from vidbench.cli import main
-from vidbench.report.view.build import ViewOptions, write_report
-from vidbench.report.view.collect import collect_runs
+from vidbench.view.build import ViewOptions, write_report
+from vidbench.view.collect import collect_runs
 from view_support import matching, open_report, records, run_model, set_filter
 
 pytestmark = pytest.mark.slow

@@ -13,11 +13,11 @@ import pytest
 from vidbench.core.errors import ConfigError
 from vidbench.core.records import MediaRef
 from vidbench.media.spec import FrameSpec
-from vidbench.report.view.build import ViewOptions, write_report
-from vidbench.report.view.collect import RunData, owner_of, run_folders
-from vidbench.report.view.samples import disagree, outcome, sample_rows
-from vidbench.report.view.tables import table_data
-from vidbench.report.view.videos import VideoPlacer
+from vidbench.view.build import ViewOptions, write_report
+from vidbench.view.collect import RunData, owner_of, run_folders
+from vidbench.view.samples import disagree, outcome, sample_rows
+from vidbench.view.tables import table_data
+from vidbench.view.videos import VideoPlacer
 
 
 def test_outcomes() -> None:
@@ -138,7 +138,7 @@ def test_thumbnails_of_a_grid_and_of_views(tmp_path: Path) -> None:
     from conftest import solid_frames
     from vidbench.media.cache import FrameCache
     from vidbench.media.encode import write_mp4
-    from vidbench.report.view.thumbs import FRAME_SIDE, GRID_SIDE, Thumbnailer
+    from vidbench.view.thumbs import FRAME_SIDE, GRID_SIDE, Thumbnailer
 
     videos = {v: tmp_path / f"view{v}.mp4" for v in (0, 1)}
     for v, path in videos.items():
@@ -170,8 +170,8 @@ def test_thumbnails_of_a_grid_and_of_views(tmp_path: Path) -> None:
 def test_the_store_is_read_without_writing(tmp_path: Path) -> None:
     from vidbench.core.requests import Response, Usage
     from vidbench.report.results_dir import write_jsonl
-    from vidbench.report.view.collect import collect_run
     from vidbench.runner.store import Store
+    from vidbench.view.collect import collect_run
 
     store = Store(tmp_path)
     store.put_failure("judge:abc", "s1:judge", 0, "k9", "HTTP 503 after retries", "error")
@@ -198,7 +198,7 @@ def test_the_store_is_read_without_writing(tmp_path: Path) -> None:
 
 
 def test_a_repeated_runs_folder_points_at_its_runs(tmp_path: Path) -> None:
-    from vidbench.report.view.collect import collect_run
+    from vidbench.view.collect import collect_run
 
     (tmp_path / "run-1").mkdir()
     (tmp_path / "results.json").write_text(json.dumps({"task": "t", "model": "m"}))

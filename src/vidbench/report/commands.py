@@ -1,23 +1,13 @@
-"""`vidbench report`, `vidbench figures` and `vidbench view`: tables, figures and the HTML
-report of finished runs.
-
-cli.py calls `register(subparsers, task_of)` (`task_of` builds a stored run's task, so the
-report can show questions and frames without knowing a benchmark); each handler parses its
-arguments and calls the library (combine.py, figures.py, view/).
-"""
+"""`vidbench report` and `vidbench figures`: tables and figures of finished runs (the HTML
+report, `vidbench view`, is vidbench/view/). Each handler parses its arguments and calls the
+library (combine.py, figures.py)."""
 
 from __future__ import annotations
 
 import argparse
-import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
-
-from vidbench.core.errors import ConfigError
 
 out = Console()
 err = Console(stderr=True)
@@ -41,35 +31,7 @@ def _cmd_figures(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_view(args: argparse.Namespace) -> int:
-    from vidbench.report.view.build import ViewOptions, write_report
-    from vidbench.report.view.collect import collect_runs, run_folders
-    from vidbench.report.view.serve import bind, serve
-
-    folder = Path(args.out)
-    if not args.results and not args.serve:
-        raise ConfigError("vidbench view: give results directories (or --serve a built report)")
-    sock = bind(args.port) if args.serve else None  # a taken port fails before the build
-    if args.results:
-        folders, skipped = run_folders([Path(d) for d in args.results])
-        runs = collect_runs(folders, args.task_of)
-        options = ViewOptions(folder, videos=args.videos, thumbnails=not args.no_thumbnails)
-        built = write_report(runs, options)
-        for message in skipped + built.messages:
-            err.print(f"[yellow]note[/]: {escape(message)}", highlight=False)
-        err.print(f"wrote {built.index} ({built.samples} samples)", highlight=False)
-    if sock is not None:
-        host, port = sock.getsockname()[:2]
-        url = f"http://{host}:{port}/"
-        out.print(f"serving {folder} on {url} (Ctrl-C stops)", highlight=False, soft_wrap=True)
-        sys.stdout.flush()  # the address, at once, also through a pipe
-        serve(folder, sock)
-    return 0
-
-
-def register(
-    subparsers: argparse._SubParsersAction, task_of: Callable[[Any], Any] | None = None
-) -> None:
+def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("report", help="one table from several results directories")
     p.add_argument("results", nargs="+", help="results directories (or results.json files)")
     p.add_argument("--out", help="write table.md, table.csv and table.tex here")
@@ -82,24 +44,3 @@ def register(
     p.add_argument("--out", required=True, help="folder for the PNG and SVG files")
     p.add_argument("--column", help="the column a views/frames sweep plots (default: Overall)")
     p.set_defaults(func=_cmd_figures)
-
-    from vidbench import cli_types as types
-    from vidbench.report.view.videos import VIDEO_MODES
-
-    p = subparsers.add_parser(
-        "view", help="an HTML report (tables, figures, every sample) that opens offline"
-    )
-    p.add_argument(
-        "results",
-        nargs="*",
-        help="results directories (several: side by side), or a folder of them",
-    )
-    p.add_argument("--out", required=True, help="the report folder (open its index.html)")
-    p.add_argument(
-        "--videos", choices=VIDEO_MODES, default="link",
-        help="source videos: link (relative symlinks, default), copy, none",
-    )  # fmt: skip
-    p.add_argument("--no-thumbnails", action="store_true", help="no frame thumbnails")
-    p.add_argument("--serve", action="store_true", help="serve the report on 127.0.0.1")
-    p.add_argument("--port", type=types.port, help="with --serve (default: a free port)")
-    p.set_defaults(func=_cmd_view, task_of=task_of)

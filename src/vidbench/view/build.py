@@ -26,11 +26,11 @@ from typing import Any
 from vidbench.core.errors import ConfigError, VidbenchError
 from vidbench.core.records import Sample
 from vidbench.media.cache import FrameCache, write_atomic
-from vidbench.report.view.collect import RunData
-from vidbench.report.view.samples import OUTCOMES, sample_rows
-from vidbench.report.view.tables import table_data
-from vidbench.report.view.thumbs import Thumbnailer
-from vidbench.report.view.videos import VideoMode, VideoPlacer
+from vidbench.view.collect import RunData
+from vidbench.view.samples import OUTCOMES, sample_rows
+from vidbench.view.tables import table_data
+from vidbench.view.thumbs import Thumbnailer
+from vidbench.view.videos import VideoMode, VideoPlacer
 
 STATIC_FILES = ("index.html", "app.js", "app.css")
 DATA_DIR = "data"
@@ -106,7 +106,7 @@ def _figures(results: Sequence[dict[str, Any]], out: Path, messages: list[str]) 
 
 
 def _copy_static(out: Path) -> None:
-    static = resources.files("vidbench.report.view") / "static"
+    static = resources.files("vidbench.view") / "static"
     for name in STATIC_FILES:
         write_atomic(out / name, (static / name).read_bytes())
 

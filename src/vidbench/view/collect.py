@@ -7,8 +7,8 @@ output), run.json (the task, the data folder, the frame cache), store.sqlite ope
 (judge prompts and replies of every attempt, failed judge calls, the exact prompts), and the
 run's own task loading its data (question, options, gold answer, the videos).
 
-This module reads runner/store.py and runner/run_config.py: report/view/ is the one part of
-report/ that sits above runner/ (docs/architecture.md); nothing in runner/ imports it.
+It reads runner/ (the store, run.json) and report/ (results, table labels): view/ sits above
+both (docs/architecture.md).
 """
 
 from __future__ import annotations

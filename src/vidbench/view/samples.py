@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from vidbench.core.records import Sample
-from vidbench.report.view.collect import RunData
+from vidbench.view.collect import RunData
 
 OUTCOMES = ("correct", "wrong", "unparsed", "error", "no-verdict", "scored")
 # The field a benchmark's records group samples by (4D-Bench, MMWorld, AutoEval-Video).

@@ -9,11 +9,11 @@ from rich.console import Console
 from vidbench.benchmarks.fourd import loader as fourd_bench
 from vidbench.benchmarks.fourd.variants import TASKS
 from vidbench.report.combine import combine
-from vidbench.report.view.build import ViewOptions, write_report
-from vidbench.report.view.collect import collect_runs
 from vidbench.runner.run import Run
 from vidbench.runner.run_config import RunConfig
 from vidbench.tasks.registry import build_task
+from vidbench.view.build import ViewOptions, write_report
+from vidbench.view.collect import collect_runs
 
 BASELINES = ("random", "constant:A")
 
