@@ -122,8 +122,13 @@ class Run:
         started = time.perf_counter()
         try:
             run_id = store.start_run(self.plan, asdict(self.config))
-            cache = FrameCache(Path(self.config.cache_dir) if self.config.cache_dir else None)
-            stats = asyncio.run(self._infer(store, run_id, cache))
+            if self.config.ray is not None:  # sharded over Ray workers; this process writes
+                from vidbench.runner.ray_infer import infer_run_on_ray
+
+                stats = infer_run_on_ray(self, store, run_id)
+            else:
+                cache = FrameCache(Path(self.config.cache_dir) if self.config.cache_dir else None)
+                stats = asyncio.run(self._infer(store, run_id, cache))
         finally:
             store.close()
         self.console.print(

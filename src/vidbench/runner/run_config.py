@@ -29,6 +29,10 @@ class RunConfig:
     judge_attempts: int = DEFAULT_ATTEMPTS  # tries per judgment whose reply does not parse
     cache_dir: str | None = None
     progress: bool = True
+    # Ray scale-out (runner/ray_infer.py): None runs here; "local" starts a Ray cluster on this
+    # machine, "auto" joins the running one, anything else is a cluster address.
+    ray: str | None = None
+    ray_workers: int = 2
     # What the answers and verdicts are keyed by, stored by the infer and judge stages so the
     # score and report stages need neither the model nor its key (None: ask the backend).
     model_identity: dict[str, Any] | None = None
@@ -39,7 +43,8 @@ class RunConfig:
         return Path(self.out)
 
     def save(self) -> None:
-        saved = {k: v for k, v in asdict(self).items() if k != "progress"}
+        # where a run ran (progress bars, Ray) is no part of what it evaluated
+        saved = {k: v for k, v in asdict(self).items() if k not in ("progress", "ray", "ray_workers")}
         ResultsDir(self.results_dir).write_config(saved)
 
     def frame_overrides(self) -> dict[str, Any]:

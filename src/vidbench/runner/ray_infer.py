@@ -1,0 +1,277 @@
+"""`vidbench run --ray`: the infer stage sharded over Ray worker actors (docs/scale-out.md).
+
+The driver loads the samples, starts N `InferWorker` actors (ray_worker.py; one model replica
+each: a local model gets one GPU per worker through Ray's resources, API models share one
+`LimiterActor` bounding calls in flight across all workers), sends them samples in small chunks,
+at most `inflight` chunks per worker, and records every outcome as it arrives (`ray.wait`)
+through the same Recorder as the local infer stage: the driver is the only writer of the store,
+so resume, reuse and results are those of a local run.
+
+Faults: when a worker dies, the samples it had in flight go back in line and a new worker takes
+its place. Those samples are suspects: each is then sent alone to a worker with nothing else to
+do, so a request that kills workers is found; a sample in flight at two deaths is recorded as
+failed ("killed 2 workers") and the run goes on. Answers already recorded are never asked again:
+a killed driver (kill -9) resumes from the store like a local run.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter, deque
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from vidbench.core.records import Sample
+from vidbench.extras import require
+from vidbench.models.registry import ModelOptions
+from vidbench.progress import progress_bar
+from vidbench.runner.ray_worker import InferWorker, Outcome, WorkerSetup
+from vidbench.runner.recorder import InferStats, Recorder
+from vidbench.runner.store import Store
+from vidbench.tasks.base import Task
+
+if TYPE_CHECKING:
+    from vidbench.runner.run import Run
+
+GPU_BACKENDS = ("hf", "vllm")  # local models: one GPU per worker
+MAX_DEATHS = 2  # a sample in flight when this many workers died is recorded as failed
+
+
+@dataclass(frozen=True)
+class RaySettings:
+    address: str | None = None  # None or "local": a cluster on this machine; "auto"; an address
+    workers: int = 2
+    inflight: int = 16  # chunks in flight per worker
+    chunk: int = 1  # samples per chunk (a local model's batch size)
+    cpus_per_worker: float = 1.0
+    gpus_per_worker: float = 0.0
+    concurrency: int | None = None  # API models: calls in flight over all workers
+    requests_per_s: float | None = None  # API models: calls started per second over all workers
+
+
+def gpus_per_worker(model_spec: str, options: ModelOptions) -> float:
+    """One GPU per replica of a local model (unless it is told to run on the CPU)."""
+    prefix = model_spec.partition(":")[0]
+    on_cpu = options.extra.get("device", "auto") == "cpu"
+    return 1.0 if prefix in GPU_BACKENDS and not on_cpu else 0.0
+
+
+@contextmanager
+def ray_cluster(address: str | None, workers: int) -> Iterator[None]:
+    """Join the cluster at `address` ("auto": the running one) or start one here (None,
+    "local"); a Ray already initialised in this process (tests, notebooks) is used as it is."""
+    require("vidbench run --ray", ["ray"], "ray")
+    import ray
+
+    if ray.is_initialized():
+        yield
+        return
+    if address in (None, "local"):
+        ray.init(
+            num_cpus=max(os.cpu_count() or 2, workers + 1),
+            include_dashboard=False,
+            log_to_driver=False,
+        )
+    else:
+        ray.init(address=address, log_to_driver=False)
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+@dataclass
+class _Slot:
+    """A place for one worker; `generation` counts the workers it has had."""
+
+    index: int
+    handle: Any = None
+    generation: int = 0
+    inflight: int = 0
+    exclusive: bool = False  # running one suspect sample alone
+
+
+@dataclass(frozen=True)
+class _Flight:
+    slot: _Slot
+    generation: int
+    samples: list[Sample]
+    exclusive: bool
+
+
+@dataclass
+class _Driver:
+    """The scheduling loop: chunks out, outcomes in, dead workers replaced."""
+
+    settings: RaySettings
+    make_worker: Any  # () -> actor handle
+    recorder: Recorder
+    pending: deque[list[Sample]]
+    suspects: deque[Sample] = field(default_factory=deque)
+    deaths: Counter[str] = field(default_factory=Counter)
+    flights: dict[Any, _Flight] = field(default_factory=dict)
+    replaced: int = 0
+
+    def run(self) -> None:
+        import ray
+
+        slots = [_Slot(i, self.make_worker()) for i in range(self.settings.workers)]
+        while True:
+            self._dispatch(slots)
+            if not self.flights:
+                return
+            ready, _ = ray.wait(list(self.flights), num_returns=1)
+            for ref in ready:
+                self._receive(ref, self.flights.pop(ref))
+
+    def _send(self, slot: _Slot, samples: list[Sample], exclusive: bool = False) -> None:
+        ref = slot.handle.answer.remote(samples)
+        self.flights[ref] = _Flight(slot, slot.generation, samples, exclusive)
+        slot.inflight += 1
+        slot.exclusive = exclusive
+
+    def _dispatch(self, slots: list[_Slot]) -> None:
+        for slot in slots:
+            if slot.exclusive:
+                continue
+            if self.suspects:  # let this worker run dry, then give it one suspect alone
+                if slot.inflight == 0:
+                    self._send(slot, [self.suspects.popleft()], exclusive=True)
+                continue
+            while slot.inflight < self.settings.inflight and self.pending:
+                self._send(slot, self.pending.popleft())
+
+    def _receive(self, ref: Any, flight: _Flight) -> None:
+        import ray
+        from ray.exceptions import RayActorError, RayTaskError
+
+        slot = flight.slot
+        try:
+            outcomes: list[Outcome] = ray.get(ref)
+        except RayActorError:
+            if slot.generation == flight.generation:
+                self._replace(slot)
+            self._requeue(flight)
+            return
+        except RayTaskError as e:  # e.g. the model's start failed: a ConfigError stops the run
+            raise e.as_instanceof_cause() from None
+        if slot.generation == flight.generation:
+            slot.inflight -= 1
+            slot.exclusive = False
+        for outcome in outcomes:
+            self._record(outcome)
+
+    def _replace(self, slot: _Slot) -> None:
+        import ray
+
+        ray.kill(slot.handle, no_restart=True)  # a worker that hangs rather than died
+        slot.handle = self.make_worker()
+        slot.generation += 1
+        slot.inflight = 0
+        slot.exclusive = False
+        self.replaced += 1
+
+    def _requeue(self, flight: _Flight) -> None:
+        for sample in flight.samples:
+            self.deaths[sample.id] += 1
+            if self.deaths[sample.id] >= MAX_DEATHS:
+                message = (
+                    f"{sample.id}: its request was in flight when {MAX_DEATHS} Ray workers died "
+                    "(it may crash the model); not asked again in this run"
+                )
+                self.recorder.failure(sample.id, None, message, "error")
+            else:
+                self.suspects.append(sample)
+
+    def _record(self, outcome: Outcome) -> None:
+        if outcome.kind == "reused":
+            self.recorder.reused()
+        elif outcome.kind == "media":
+            self.recorder.failure(outcome.sample_id, None, str(outcome.error), "media")
+        else:
+            assert outcome.answer is not None
+            self.recorder.answer(outcome.answer)
+
+
+def ray_infer(
+    task: Task,
+    setup: WorkerSetup,
+    samples: Sequence[Sample],
+    store: Store,
+    run_id: int,
+    settings: RaySettings,
+    show_progress: bool = True,
+) -> InferStats:
+    """The infer stage of one run on a Ray cluster; the store is written here only."""
+    with ray_cluster(settings.address, settings.workers):
+        import ray
+
+        from vidbench.runner.ray_limiter import LimiterActor
+
+        with progress_bar(disable=not show_progress) as progress:
+            bar = progress.add_task(
+                f"infer {task.name} · {setup.model_spec} · ray x{settings.workers}",
+                total=len(samples),
+            )
+            recorder = Recorder(
+                store, setup.plan, run_id, len(samples), lambda: progress.advance(bar)
+            )
+            answered = ray.put(recorder.answered)  # shipped once; workers skip these keys
+            limiter = None
+            if settings.concurrency is not None:
+                limiter = LimiterActor.remote(settings.concurrency, settings.requests_per_s)
+            actor = ray.remote(
+                num_cpus=settings.cpus_per_worker, num_gpus=settings.gpus_per_worker
+            )(InferWorker)
+
+            def make_worker() -> Any:
+                return actor.remote(setup, answered, limiter)
+
+            chunk = max(1, settings.chunk)
+            pending = deque(
+                [list(samples[i : i + chunk]) for i in range(0, len(samples), chunk)]
+            )
+            driver = _Driver(settings, make_worker, recorder, pending)
+            try:
+                driver.run()
+            finally:
+                for flight in driver.flights.values():
+                    ray.kill(flight.slot.handle, no_restart=True)
+        return recorder.stats
+
+
+def infer_run_on_ray(run: Run, store: Store, run_id: int) -> InferStats:
+    """`Run.infer` with `--ray`: the run's configuration -> worker setup and Ray settings."""
+    import asyncio
+
+    config, model = run.config, run.model
+    if not model.start_when_needed:  # an unreachable server or a bad key stops here, not later
+
+        async def check() -> None:
+            try:
+                await model.start()
+            finally:
+                await model.aclose()
+
+        asyncio.run(check())
+    options = ModelOptions(config.seed, config.concurrency, config.model_options)
+    setup = WorkerSetup(
+        task=run.task,
+        model_spec=config.model,
+        model_options=options,
+        plan=run.plan,
+        cache_dir=os.path.abspath(config.cache_dir) if config.cache_dir else None,
+        workdir=os.getcwd(),
+    )
+    is_api = hasattr(model, "limiter")  # API backends: one bound over all workers
+    settings = RaySettings(
+        address=config.ray,
+        workers=config.ray_workers,
+        inflight=config.concurrency,
+        chunk=model.batch_size,
+        gpus_per_worker=gpus_per_worker(config.model, options),
+        concurrency=config.concurrency if is_api else None,
+    )
+    return ray_infer(run.task, setup, run.samples, store, run_id, settings, config.progress)
