@@ -325,6 +325,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     analyze_commands.register(sub, _task_of)  # analyze errors, compare
 
+    from vidbench.runner import commands as runner_commands
+
+    runner_commands.register(sub, _task_of)  # sweep
+
     from vidbench.annotate import commands as annotate_commands
 
     annotate_commands.register(sub)  # annotate init / users / assign / import / export / serve

@@ -58,6 +58,15 @@ def gpus_per_worker(model_spec: str, options: ModelOptions) -> float:
     return 1.0 if prefix in GPU_BACKENDS and not on_cpu else 0.0
 
 
+def worker_env() -> dict[str, Any] | None:
+    """The driver's PYTHONPATH (made absolute) for its workers: they import the same code."""
+    path = os.environ.get("PYTHONPATH")
+    if not path:
+        return None
+    absolute = os.pathsep.join(os.path.abspath(p) for p in path.split(os.pathsep) if p)
+    return {"env_vars": {"PYTHONPATH": absolute}}
+
+
 @contextmanager
 def ray_cluster(address: str | None, workers: int) -> Iterator[None]:
     """Join the cluster at `address` ("auto": the running one) or start one here (None,
@@ -73,9 +82,10 @@ def ray_cluster(address: str | None, workers: int) -> Iterator[None]:
             num_cpus=max(os.cpu_count() or 2, workers + 1),
             include_dashboard=False,
             log_to_driver=False,
+            runtime_env=worker_env(),
         )
     else:
-        ray.init(address=address, log_to_driver=False)
+        ray.init(address=address, log_to_driver=False, runtime_env=worker_env())
     try:
         yield
     finally:

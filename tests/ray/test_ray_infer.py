@@ -1,0 +1,172 @@
+"""`vidbench run --ray`: a local Ray cluster (2 workers) gives the results of a local run, and
+survives killed workers, a request that kills workers and a killed driver."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conftest import make_qa_dataset
+from ray_support import (
+    POISON_ENV,
+    WORKER_ENV,
+    Poison,
+    config,
+    kill,
+    result_files,
+    run,
+    scripted_reply,
+    spec_of,
+    worker_pids,
+)
+from vidbench.models.registry import ModelOptions
+from vidbench.runner.ray_infer import gpus_per_worker
+from vidbench.testing import ChatServer
+
+ray = pytest.importorskip("ray")
+pytestmark = pytest.mark.slow
+POISON_SAMPLE = f"{0:032x}_motion"  # object 0's Action question
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[str]:
+    """A Ray cluster on 127.0.0.1 for the module; yields its address for other drivers."""
+    ray.init(
+        num_cpus=4,
+        include_dashboard=False,
+        log_to_driver=False,
+        runtime_env={"env_vars": {**WORKER_ENV, POISON_ENV: POISON_SAMPLE}},
+    )
+    yield ray.get_runtime_context().gcs_address
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_qa_dataset(tmp_path_factory.mktemp("ray_release"), n_objects=8)  # 40 questions
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ChatServer]:
+    with ChatServer(reply=scripted_reply) as s:
+        yield s
+
+
+def _answered(out: Path) -> set[str]:
+    with sqlite3.connect(out / "store.sqlite") as db:
+        return {row[0] for row in db.execute("SELECT sample_id FROM responses")}
+
+
+def test_same_results_as_a_local_run(
+    cluster: str, release: Path, server: ChatServer, tmp_path: Path
+) -> None:
+    server.reset(latency=0.02, reply=scripted_reply)
+    spec = spec_of(server)
+    local = tmp_path / "local"
+    run(config(release, local, tmp_path / "cache-local", spec, concurrency=4))
+    asked_locally = server.stats().received
+    server.reset(latency=0.02, reply=scripted_reply)
+    on_ray = tmp_path / "ray"
+    results = run(config(release, on_ray, tmp_path / "cache-ray", spec, concurrency=4, ray="auto"))
+    assert results["n"] == 40 and results["errors"] == 0
+    assert server.stats().received == asked_locally == 40
+    assert result_files(on_ray) == result_files(local)
+    # a rerun on Ray asks nothing: every answer is in the store
+    server.reset(reply=scripted_reply)
+    run(config(release, on_ray, tmp_path / "cache-ray", spec, concurrency=4, ray="auto"))
+    assert server.stats().received == 0
+
+
+def test_a_killed_worker_is_replaced_and_nothing_answered_is_asked_again(
+    cluster: str, release: Path, server: ChatServer, tmp_path: Path
+) -> None:
+    server.reset(latency=0.2, reply=scripted_reply)
+    at_kill: dict[str, int] = {}
+
+    def killer() -> None:
+        deadline = time.monotonic() + 60
+        while server.stats().served < 8 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        pids = worker_pids()
+        at_kill["in_flight"] = server.stats().in_flight
+        at_kill["pids"] = len(pids)
+        kill(pids[0])
+
+    thread = threading.Thread(target=killer)
+    thread.start()
+    out = tmp_path / "out"
+    results = run(config(release, out, tmp_path / "cache", spec_of(server), concurrency=4, ray="auto"))
+    thread.join()
+    stats = server.stats()
+    assert at_kill["pids"] == 2
+    assert results["n"] == 40 and results["errors"] == 0 and len(_answered(out)) == 40
+    # only requests in flight at the kill can have been asked twice
+    assert stats.resent_after_answer <= at_kill["in_flight"]
+    assert stats.received <= 40 + at_kill["in_flight"]
+
+
+def test_a_request_that_kills_its_workers_fails_alone(
+    cluster: str, release: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    results = run(config(release, out, tmp_path / "cache", Poison.spec, concurrency=2, ray="auto"))
+    assert results["n"] == 40 and results["errors"] == 1
+    assert _answered(out) == {
+        line for line in _sample_ids(out) if line != POISON_SAMPLE
+    }
+    with sqlite3.connect(out / "store.sqlite") as db:
+        failures = db.execute("SELECT sample_id, error FROM failures").fetchall()
+    assert [sample for sample, _ in failures] == [POISON_SAMPLE]
+    assert "2 Ray workers died" in failures[0][1]
+
+
+def _sample_ids(out: Path) -> list[str]:
+    import json
+
+    return [json.loads(line)["id"] for line in (out / "samples.jsonl").read_text().splitlines()]
+
+
+def test_a_driver_killed_with_kill_9_resumes_from_the_store(
+    cluster: str, release: Path, server: ChatServer, tmp_path: Path
+) -> None:
+    server.reset(latency=0.2, reply=scripted_reply)
+    out = tmp_path / "out"
+    command = [
+        sys.executable, "-m", "vidbench.cli", "--no-progress", "run", "4dbench-qa",
+        "--data", str(release), "--model", spec_of(server), "--out", str(out),
+        "--cache-dir", str(tmp_path / "cache"), "--concurrency", "2",
+        "--model-opt", "backoff=0.01", "--ray", cluster,
+    ]  # fmt: skip
+    env = {**os.environ, **WORKER_ENV}
+    driver = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while server.stats().served < 10 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    driver.send_signal(signal.SIGKILL)
+    driver.wait(timeout=30)
+    while server.stats().in_flight and time.monotonic() < deadline:  # orphans finish
+        time.sleep(0.05)
+    time.sleep(0.5)
+    answered_before = _answered(out)
+    asked_before = server.stats().received
+    assert 0 < len(answered_before) < 40
+    results = run(config(release, out, tmp_path / "cache", spec_of(server), concurrency=2, ray="auto"))
+    assert results["n"] == 40 and results["errors"] == 0
+    # the resumed run asks exactly the questions without a stored answer, each once
+    assert server.stats().received - asked_before == 40 - len(answered_before)
+
+
+def test_local_models_ask_one_gpu_per_worker() -> None:
+    assert gpus_per_worker("hf:Qwen/Qwen2-VL-2B-Instruct", ModelOptions()) == 1.0
+    assert gpus_per_worker("vllm:some/model", ModelOptions()) == 1.0
+    assert gpus_per_worker("hf:x", ModelOptions(extra={"device": "cpu"})) == 0.0
+    assert gpus_per_worker("openai:gpt-4o", ModelOptions()) == 0.0
