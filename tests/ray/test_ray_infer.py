@@ -14,8 +14,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from conftest import make_qa_dataset
 from ray_support import (
     POISON_ENV,
     WORKER_ENV,
@@ -28,6 +26,8 @@ from ray_support import (
     spec_of,
     worker_pids,
 )
+
+from conftest import make_qa_dataset
 from vidbench.models.registry import ModelOptions
 from vidbench.runner.ray_infer import gpus_per_worker
 from vidbench.testing import ChatServer
@@ -104,7 +104,9 @@ def test_a_killed_worker_is_replaced_and_nothing_answered_is_asked_again(
     thread = threading.Thread(target=killer)
     thread.start()
     out = tmp_path / "out"
-    results = run(config(release, out, tmp_path / "cache", spec_of(server), concurrency=4, ray="auto"))
+    results = run(
+        config(release, out, tmp_path / "cache", spec_of(server), concurrency=4, ray="auto")
+    )
     thread.join()
     stats = server.stats()
     assert at_kill["pids"] == 2
@@ -120,9 +122,7 @@ def test_a_request_that_kills_its_workers_fails_alone(
     out = tmp_path / "out"
     results = run(config(release, out, tmp_path / "cache", Poison.spec, concurrency=2, ray="auto"))
     assert results["n"] == 40 and results["errors"] == 1
-    assert _answered(out) == {
-        line for line in _sample_ids(out) if line != POISON_SAMPLE
-    }
+    assert _answered(out) == {line for line in _sample_ids(out) if line != POISON_SAMPLE}
     with sqlite3.connect(out / "store.sqlite") as db:
         failures = db.execute("SELECT sample_id, error FROM failures").fetchall()
     assert [sample for sample, _ in failures] == [POISON_SAMPLE]
@@ -159,7 +159,9 @@ def test_a_driver_killed_with_kill_9_resumes_from_the_store(
     answered_before = _answered(out)
     asked_before = server.stats().received
     assert 0 < len(answered_before) < 40
-    results = run(config(release, out, tmp_path / "cache", spec_of(server), concurrency=2, ray="auto"))
+    results = run(
+        config(release, out, tmp_path / "cache", spec_of(server), concurrency=2, ray="auto")
+    )
     assert results["n"] == 40 and results["errors"] == 0
     # the resumed run asks exactly the questions without a stored answer, each once
     assert server.stats().received - asked_before == 40 - len(answered_before)

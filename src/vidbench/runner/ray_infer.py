@@ -154,8 +154,9 @@ class _Driver:
                 self._send(slot, self.pending.popleft())
 
     def _receive(self, ref: Any, flight: _Flight) -> None:
-        import ray
         from ray.exceptions import RayActorError, RayTaskError
+
+        import ray
 
         slot = flight.slot
         try:
@@ -217,7 +218,6 @@ def ray_infer(
     """The infer stage of one run on a Ray cluster; the store is written here only."""
     with ray_cluster(settings.address, settings.workers):
         import ray
-
         from vidbench.runner.ray_limiter import LimiterActor
 
         with progress_bar(disable=not show_progress) as progress:
@@ -240,9 +240,7 @@ def ray_infer(
                 return actor.remote(setup, answered, limiter)
 
             chunk = max(1, settings.chunk)
-            pending = deque(
-                [list(samples[i : i + chunk]) for i in range(0, len(samples), chunk)]
-            )
+            pending = deque([list(samples[i : i + chunk]) for i in range(0, len(samples), chunk)])
             driver = _Driver(settings, make_worker, recorder, pending)
             try:
                 driver.run()

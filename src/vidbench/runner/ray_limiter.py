@@ -15,7 +15,6 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import ray
-
 from vidbench.models.limiter import AdaptiveLimiter
 
 
@@ -56,6 +55,7 @@ class SharedLimiter:
 
     def __init__(self, actor: Any) -> None:
         self.actor = actor
+        self._returning: set[asyncio.Future[None]] = set()  # slots granted to cancelled calls
 
     @asynccontextmanager
     async def slot(self) -> AsyncIterator[int]:
@@ -63,7 +63,9 @@ class SharedLimiter:
         try:
             epoch = await ref
         except asyncio.CancelledError:  # granted later all the same: hand that slot back
-            asyncio.ensure_future(self._release_when_granted(ref))
+            returning = asyncio.ensure_future(self._release_when_granted(ref))
+            self._returning.add(returning)
+            returning.add_done_callback(self._returning.discard)
             raise
         try:
             yield epoch

@@ -44,7 +44,9 @@ class RunConfig:
 
     def save(self) -> None:
         # where a run ran (progress bars, Ray) is no part of what it evaluated
-        saved = {k: v for k, v in asdict(self).items() if k not in ("progress", "ray", "ray_workers")}
+        saved = {
+            k: v for k, v in asdict(self).items() if k not in ("progress", "ray", "ray_workers")
+        }
         ResultsDir(self.results_dir).write_config(saved)
 
     def frame_overrides(self) -> dict[str, Any]:
