@@ -22,6 +22,7 @@ WORKER_ENV = {"PYTHONPATH": os.pathsep.join([str(SRC), str(TESTS / "ray"), str(T
 POISON_ENV = "VIDBENCH_TEST_POISON"
 # what differs between two runs of the same thing (when, where, how long)
 VOLATILE = {"created", "latency_s", "wall_s"}
+WHERE = {"out", "cache_dir"}  # run.json: where the two runs wrote
 
 
 def scripted_reply(body: dict[str, Any]) -> str:
@@ -60,12 +61,14 @@ def _strip(value: Any) -> Any:
 
 
 def result_files(out: Path) -> dict[str, Any]:
-    """results.json, samples.jsonl, the tables and run.json, less what says when they ran."""
+    """results.json, samples.jsonl, the tables and run.json, less when and where they ran."""
     samples = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
     return {
         "results": _strip(json.loads((out / "results.json").read_text())),
         "samples": _strip(samples),
-        "run": json.loads((out / "run.json").read_text()),
+        "run": {
+            k: v for k, v in json.loads((out / "run.json").read_text()).items() if k not in WHERE
+        },
         "table.md": (out / "table.md").read_text(),
         "table.csv": (out / "table.csv").read_text(),
     }

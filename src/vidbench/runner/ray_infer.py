@@ -116,7 +116,8 @@ class _Driver:
     """The scheduling loop: chunks out, outcomes in, dead workers replaced."""
 
     settings: RaySettings
-    make_worker: Any  # () -> actor handle
+    make_worker: Any  # (name) -> actor handle
+    limiter: Any  # the LimiterActor of an API model, else None
     recorder: Recorder
     pending: deque[list[Sample]]
     suspects: deque[Sample] = field(default_factory=deque)
@@ -127,7 +128,7 @@ class _Driver:
     def run(self) -> None:
         import ray
 
-        slots = [_Slot(i, self.make_worker()) for i in range(self.settings.workers)]
+        slots = [_Slot(i, self.make_worker(f"{i}.0")) for i in range(self.settings.workers)]
         while True:
             self._dispatch(slots)
             if not self.flights:
@@ -178,8 +179,10 @@ class _Driver:
         import ray
 
         ray.kill(slot.handle, no_restart=True)  # a worker that hangs rather than died
-        slot.handle = self.make_worker()
+        if self.limiter is not None:  # the calls it had open will never end
+            self.limiter.forget.remote(f"{slot.index}.{slot.generation}")
         slot.generation += 1
+        slot.handle = self.make_worker(f"{slot.index}.{slot.generation}")
         slot.inflight = 0
         slot.exclusive = False
         self.replaced += 1
@@ -236,12 +239,12 @@ def ray_infer(
                 num_cpus=settings.cpus_per_worker, num_gpus=settings.gpus_per_worker
             )(InferWorker)
 
-            def make_worker() -> Any:
-                return actor.remote(setup, answered, limiter)
+            def make_worker(name: str) -> Any:
+                return actor.remote(setup, answered, limiter, name)
 
             chunk = max(1, settings.chunk)
             pending = deque([list(samples[i : i + chunk]) for i in range(0, len(samples), chunk)])
-            driver = _Driver(settings, make_worker, recorder, pending)
+            driver = _Driver(settings, make_worker, limiter, recorder, pending)
             try:
                 driver.run()
             finally:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -25,9 +26,11 @@ class LimiterActor:
         self.interval = 1.0 / per_second if per_second else 0.0
         self.next_start = 0.0
         self.granted = 0
+        self.held: Counter[str] = Counter()  # slots by worker, freed when a worker dies
 
-    async def acquire(self) -> int:
+    async def acquire(self, owner: str) -> int:
         epoch = await self.limiter.acquire()
+        self.held[owner] += 1
         if self.interval:
             now = time.monotonic()
             start = max(now, self.next_start)
@@ -36,8 +39,17 @@ class LimiterActor:
         self.granted += 1
         return epoch
 
-    def release(self) -> None:
-        self.limiter.release()
+    def release(self, owner: str) -> None:
+        if self.held[owner] > 0:  # nothing after `forget`
+            self.held[owner] -= 1
+            self.limiter.release()
+
+    def forget(self, owner: str) -> int:
+        """Free the slots a dead worker held (its calls will never say they ended)."""
+        held = self.held.pop(owner, 0)
+        for _ in range(held):
+            self.limiter.release()
+        return held
 
     def succeeded(self) -> None:
         self.limiter.succeeded()
@@ -53,13 +65,14 @@ class LimiterActor:
 class SharedLimiter:
     """A worker's view of the LimiterActor, with AdaptiveLimiter's interface."""
 
-    def __init__(self, actor: Any) -> None:
+    def __init__(self, actor: Any, owner: str) -> None:
         self.actor = actor
+        self.owner = owner
         self._returning: set[asyncio.Future[None]] = set()  # slots granted to cancelled calls
 
     @asynccontextmanager
     async def slot(self) -> AsyncIterator[int]:
-        ref = self.actor.acquire.remote()
+        ref = self.actor.acquire.remote(self.owner)
         try:
             epoch = await ref
         except asyncio.CancelledError:  # granted later all the same: hand that slot back
@@ -70,11 +83,11 @@ class SharedLimiter:
         try:
             yield epoch
         finally:
-            self.actor.release.remote()
+            self.actor.release.remote(self.owner)
 
     async def _release_when_granted(self, ref: Any) -> None:
         await ref
-        self.actor.release.remote()
+        self.actor.release.remote(self.owner)
 
     def succeeded(self) -> None:
         self.actor.succeeded.remote()

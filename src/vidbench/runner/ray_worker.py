@@ -54,7 +54,9 @@ class InferWorker:
     """Made a Ray actor by ray_infer.py (`ray.remote(...)(InferWorker)`), so this module
     imports without Ray. Its `answer` is async: Ray runs many calls at once on its loop."""
 
-    def __init__(self, setup: WorkerSetup, answered: set[str], limiter: Any = None) -> None:
+    def __init__(
+        self, setup: WorkerSetup, answered: set[str], limiter: Any = None, name: str = ""
+    ) -> None:
         if os.path.isdir(setup.workdir):
             os.chdir(setup.workdir)
         self.setup = setup
@@ -64,7 +66,7 @@ class InferWorker:
         if limiter is not None and hasattr(self.model, "limiter"):
             from vidbench.runner.ray_limiter import SharedLimiter
 
-            self.model.limiter = SharedLimiter(limiter)  # one bound for all workers
+            self.model.limiter = SharedLimiter(limiter, name)  # one bound for all workers
         self.cache = FrameCache(Path(setup.cache_dir) if setup.cache_dir else None)
         self.pool = ThreadPoolExecutor(max_workers=setup.decode_threads)
         self._started = False
