@@ -12,6 +12,7 @@ from typing import Any
 
 from conftest import TESTS
 from vidbench.benchmarks.registry import open_run
+from vidbench.core.errors import ConfigError
 from vidbench.core.requests import Request, Response
 from vidbench.models.base import Model
 from vidbench.runner.run_config import RunConfig
@@ -103,3 +104,17 @@ class Poison(Model):
         if any(r.sample_id == os.environ.get(POISON_ENV) for r in requests):
             os._exit(1)
         return [Response(r.key, "(A)") for r in requests]
+
+
+class NoWeights(Model):
+    """A local model whose weights cannot be loaded: its costly start fails in the worker."""
+
+    spec = "python:ray_support:NoWeights"
+    start_when_needed = True
+    needs_frames = False
+
+    async def start(self) -> None:
+        raise ConfigError("no weights at /models/missing")
+
+    async def generate(self, requests: Sequence[Request]) -> list[Response]:
+        raise AssertionError("never asked: start failed")

@@ -17,6 +17,7 @@ import pytest
 from ray_support import (
     POISON_ENV,
     WORKER_ENV,
+    NoWeights,
     Poison,
     config,
     kill,
@@ -28,6 +29,7 @@ from ray_support import (
 )
 
 from conftest import make_qa_dataset
+from vidbench.core.errors import ConfigError
 from vidbench.models.registry import ModelOptions
 from vidbench.runner.ray_infer import gpus_per_worker
 from vidbench.testing import ChatServer
@@ -170,6 +172,15 @@ def test_a_driver_killed_with_kill_9_resumes_from_the_store(
     assert results["n"] == 40 and results["errors"] == 0
     # the resumed run asks exactly the questions without a stored answer, each once
     assert server.stats().received - asked_before == 40 - len(answered_before)
+
+
+def test_a_model_that_cannot_start_in_its_workers_stops_the_run(
+    cluster: str, release: Path, tmp_path: Path
+) -> None:
+    cfg = config(release, tmp_path / "out", tmp_path / "cache", NoWeights.spec, ray="auto")
+    with pytest.raises(ConfigError, match="no weights at /models/missing"):
+        run(cfg)
+    assert _answered(tmp_path / "out") == set()
 
 
 def test_local_models_ask_one_gpu_per_worker() -> None:
