@@ -21,6 +21,7 @@ from vidbench.testing import ChatServer, request_text
 SRC = TESTS.parent / "src"
 WORKER_ENV = {"PYTHONPATH": os.pathsep.join([str(SRC), str(TESTS / "ray"), str(TESTS)])}
 POISON_ENV = "VIDBENCH_TEST_POISON"
+WHERE_ENV = "VIDBENCH_TEST_WHERE"  # set to "cuda" in the workers
 # what differs between two runs of the same thing (when, where, how long)
 VOLATILE = {"created", "latency_s", "wall_s"}
 WHERE = {"out", "cache_dir"}  # run.json: where the two runs wrote
@@ -118,3 +119,17 @@ class NoWeights(Model):
 
     async def generate(self, requests: Sequence[Request]) -> list[Response]:
         raise AssertionError("never asked: start failed")
+
+
+class WhereAmI(Model):
+    """A model whose identity depends on where it runs ($VIDBENCH_TEST_WHERE), as an `hf:` model
+    with device=auto does (a GPU in a worker, the CPU on a head node)."""
+
+    spec = "python:ray_support:WhereAmI"
+    needs_frames = False
+
+    def identity(self) -> dict[str, Any]:
+        return {"spec": self.spec, "device_type": os.environ.get(WHERE_ENV, "cpu")}
+
+    async def generate(self, requests: Sequence[Request]) -> list[Response]:
+        return [Response(r.key, "(A)") for r in requests]

@@ -16,9 +16,11 @@ from pathlib import Path
 import pytest
 from ray_support import (
     POISON_ENV,
+    WHERE_ENV,
     WORKER_ENV,
     NoWeights,
     Poison,
+    WhereAmI,
     config,
     kill,
     result_files,
@@ -31,7 +33,7 @@ from ray_support import (
 from conftest import make_qa_dataset
 from vidbench.core.errors import ConfigError
 from vidbench.models.registry import ModelOptions
-from vidbench.runner.ray_infer import gpus_per_worker
+from vidbench.runner.ray_cluster import gpus_per_worker
 from vidbench.testing import ChatServer
 
 ray = pytest.importorskip("ray")
@@ -46,7 +48,7 @@ def cluster() -> Iterator[str]:
         num_cpus=4,
         include_dashboard=False,
         log_to_driver=False,
-        runtime_env={"env_vars": {**WORKER_ENV, POISON_ENV: POISON_SAMPLE}},
+        runtime_env={"env_vars": {**WORKER_ENV, POISON_ENV: POISON_SAMPLE, WHERE_ENV: "cuda"}},
     )
     yield ray.get_runtime_context().gcs_address
     ray.shutdown()
@@ -179,6 +181,15 @@ def test_a_model_that_cannot_start_in_its_workers_stops_the_run(
 ) -> None:
     cfg = config(release, tmp_path / "out", tmp_path / "cache", NoWeights.spec, ray="auto")
     with pytest.raises(ConfigError, match="no weights at /models/missing"):
+        run(cfg)
+    assert _answered(tmp_path / "out") == set()
+
+
+def test_a_model_that_is_another_in_the_workers_stops_the_run(
+    cluster: str, release: Path, tmp_path: Path
+) -> None:
+    cfg = config(release, tmp_path / "out", tmp_path / "cache", WhereAmI.spec, ray="auto")
+    with pytest.raises(ConfigError, match="device_type: 'cuda' there, 'cpu' here"):
         run(cfg)
     assert _answered(tmp_path / "out") == set()
 

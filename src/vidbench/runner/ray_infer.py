@@ -18,15 +18,15 @@ from __future__ import annotations
 
 import os
 from collections import Counter, deque
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from vidbench.core.errors import ConfigError
 from vidbench.core.records import Sample
-from vidbench.extras import require
 from vidbench.models.registry import ModelOptions
 from vidbench.progress import progress_bar
+from vidbench.runner.ray_cluster import gpus_per_worker, ray_cluster
 from vidbench.runner.ray_worker import InferWorker, Outcome, WorkerSetup
 from vidbench.runner.recorder import InferStats, Recorder
 from vidbench.runner.store import Store
@@ -35,7 +35,6 @@ from vidbench.tasks.base import Task
 if TYPE_CHECKING:
     from vidbench.runner.run import Run
 
-GPU_BACKENDS = ("hf", "vllm")  # local models: one GPU per worker
 MAX_DEATHS = 2  # a sample in flight when this many workers died is recorded as failed
 
 
@@ -49,47 +48,6 @@ class RaySettings:
     gpus_per_worker: float = 0.0
     concurrency: int | None = None  # API models: calls in flight over all workers
     requests_per_s: float | None = None  # API models: calls started per second over all workers
-
-
-def gpus_per_worker(model_spec: str, options: ModelOptions) -> float:
-    """One GPU per replica of a local model (unless it is told to run on the CPU)."""
-    prefix = model_spec.partition(":")[0]
-    on_cpu = options.extra.get("device", "auto") == "cpu"
-    return 1.0 if prefix in GPU_BACKENDS and not on_cpu else 0.0
-
-
-def worker_env() -> dict[str, Any] | None:
-    """The driver's PYTHONPATH (made absolute) for its workers: they import the same code."""
-    path = os.environ.get("PYTHONPATH")
-    if not path:
-        return None
-    absolute = os.pathsep.join(os.path.abspath(p) for p in path.split(os.pathsep) if p)
-    return {"env_vars": {"PYTHONPATH": absolute}}
-
-
-@contextmanager
-def ray_cluster(address: str | None, workers: int) -> Iterator[None]:
-    """Join the cluster at `address` ("auto": the running one) or start one here (None,
-    "local"); a Ray already initialised in this process (tests, notebooks) is used as it is."""
-    require("vidbench run --ray", ["ray"], "ray")
-    import ray
-
-    if ray.is_initialized():
-        yield
-        return
-    if address in (None, "local"):
-        ray.init(
-            num_cpus=max(os.cpu_count() or 2, workers + 1),
-            include_dashboard=False,
-            log_to_driver=False,
-            runtime_env=worker_env(),
-        )
-    else:
-        ray.init(address=address, log_to_driver=False, runtime_env=worker_env())
-    try:
-        yield
-    finally:
-        ray.shutdown()
 
 
 @dataclass
@@ -116,6 +74,7 @@ class _Driver:
     """The scheduling loop: chunks out, outcomes in, dead workers replaced."""
 
     settings: RaySettings
+    identity: dict[str, Any]  # the model's identity in the driver: the plan's key
     make_worker: Any  # (name) -> actor handle
     limiter: Any  # the LimiterActor of an API model, else None
     recorder: Recorder
@@ -129,6 +88,7 @@ class _Driver:
         import ray
 
         slots = [_Slot(i, self.make_worker(f"{i}.0")) for i in range(self.settings.workers)]
+        self._check_identity(slots[0])
         while True:
             self._dispatch(slots)
             if not self.flights:
@@ -136,6 +96,24 @@ class _Driver:
             ready, _ = ray.wait(list(self.flights), num_returns=1)
             for ref in ready:
                 self._receive(ref, self.flights.pop(ref))
+
+    def _check_identity(self, slot: _Slot) -> None:
+        """Answers are stored under the driver's identity of the model: a worker's must match
+        (an `hf:` model with device=auto is a GPU model in a worker, a CPU one on a head node)."""
+        import ray
+
+        here = self.identity
+        there = ray.get(slot.handle.identity.remote())
+        if there != here:
+            differ = [
+                f"{k}: {there.get(k)!r} there, {here.get(k)!r} here"
+                for k in sorted({*there, *here})
+                if there.get(k) != here.get(k)
+            ]
+            raise ConfigError(
+                f"model {here.get('spec')!r} is not the same in the Ray workers as here "
+                f"({'; '.join(differ)}); set it explicitly (e.g. --model-opt device=cuda)"
+            )
 
     def _send(self, slot: _Slot, samples: list[Sample], exclusive: bool = False) -> None:
         ref = slot.handle.answer.remote(samples)
@@ -216,6 +194,7 @@ def ray_infer(
     store: Store,
     run_id: int,
     settings: RaySettings,
+    identity: dict[str, Any],
     show_progress: bool = True,
 ) -> InferStats:
     """The infer stage of one run on a Ray cluster; the store is written here only."""
@@ -244,7 +223,7 @@ def ray_infer(
 
             chunk = max(1, settings.chunk)
             pending = deque([list(samples[i : i + chunk]) for i in range(0, len(samples), chunk)])
-            driver = _Driver(settings, make_worker, limiter, recorder, pending)
+            driver = _Driver(settings, identity, make_worker, limiter, recorder, pending)
             try:
                 driver.run()
             finally:
@@ -285,4 +264,7 @@ def infer_run_on_ray(run: Run, store: Store, run_id: int) -> InferStats:
         gpus_per_worker=gpus_per_worker(config.model, options),
         concurrency=config.concurrency if is_api else None,
     )
-    return ray_infer(run.task, setup, run.samples, store, run_id, settings, config.progress)
+    identity = run.model_identity
+    return ray_infer(
+        run.task, setup, run.samples, store, run_id, settings, identity, config.progress
+    )

@@ -75,6 +75,10 @@ class InferWorker:
     def pid(self) -> int:
         return os.getpid()
 
+    def identity(self) -> dict[str, Any]:
+        """The model's identity where it runs (a GPU worker's device type, say)."""
+        return self.model.identity()
+
     async def answer(self, samples: list[Sample]) -> list[Outcome]:
         outcomes: list[Outcome] = []
         to_ask: list[Prepared] = []

@@ -121,6 +121,6 @@ def _cluster(address: str | None, configs: Sequence[RunConfig]) -> Any:
 
     if address is None:
         return nullcontext()
-    from vidbench.runner.ray_infer import ray_cluster
+    from vidbench.runner.ray_cluster import ray_cluster
 
     return ray_cluster(address, max(c.ray_workers for c in configs))
