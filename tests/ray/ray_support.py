@@ -133,3 +133,13 @@ class WhereAmI(Model):
 
     async def generate(self, requests: Sequence[Request]) -> list[Response]:
         return [Response(r.key, "(A)") for r in requests]
+
+
+class NotThere(WhereAmI):
+    """A model that builds here but not in the workers (e.g. a module they cannot import)."""
+
+    spec = "python:ray_support:NotThere"
+
+    def __init__(self) -> None:
+        if os.environ.get(WHERE_ENV) == "cuda":
+            raise ImportError("No module named 'my_private_model'")

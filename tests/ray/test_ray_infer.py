@@ -18,6 +18,7 @@ from ray_support import (
     POISON_ENV,
     WHERE_ENV,
     WORKER_ENV,
+    NotThere,
     NoWeights,
     Poison,
     WhereAmI,
@@ -192,6 +193,9 @@ def test_a_model_that_is_another_in_the_workers_stops_the_run(
     with pytest.raises(ConfigError, match="device_type: 'cuda' there, 'cpu' here"):
         run(cfg)
     assert _answered(tmp_path / "out") == set()
+    cfg = config(release, tmp_path / "out", tmp_path / "cache", NotThere.spec, ray="auto")
+    with pytest.raises(ConfigError, match="cannot build model .*my_private_model"):
+        run(cfg)
 
 
 def test_local_models_ask_one_gpu_per_worker() -> None:

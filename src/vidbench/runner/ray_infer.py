@@ -103,7 +103,15 @@ class _Driver:
         import ray
 
         here = self.identity
-        there = ray.get(slot.handle.identity.remote())
+        from ray.exceptions import RayActorError
+
+        try:
+            there = ray.get(slot.handle.identity.remote())
+        except RayActorError as e:  # its constructor failed: every worker's would
+            raise ConfigError(
+                f"the Ray workers cannot build model {here.get('spec')!r}: "
+                + str(e).strip().splitlines()[-1]  # the error, without Ray's traceback
+            ) from None
         if there != here:
             differ = [
                 f"{k}: {there.get(k)!r} there, {here.get(k)!r} here"
