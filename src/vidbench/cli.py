@@ -147,6 +147,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             cache_dir=args.cache_dir,
             ray=args.ray,
             ray_workers=args.ray_workers,
+            ray_rate=args.ray_rate,
             frames=frame_overrides(
                 args.views, args.frames, args.sampler, args.order, args.timestamps, args.max_side
             ),
@@ -264,6 +265,9 @@ def build_parser() -> argparse.ArgumentParser:
         "one (docs/scale-out.md)",
     )
     p.add_argument("--ray-workers", type=types.positive, default=2, help="Ray workers (replicas)")
+    p.add_argument(
+        "--ray-rate", type=types.number(0.0, low_open=True), help="API calls/s over all Ray workers"
+    )
     _add_frame_options(p)
     _add_model_options(p)
     p.set_defaults(func=_cmd_run)

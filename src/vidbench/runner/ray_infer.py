@@ -93,7 +93,10 @@ class _Driver:
             self._dispatch(slots)
             if not self.flights:
                 return
-            ready, _ = ray.wait(list(self.flights), num_returns=1)
+            refs = list(self.flights)
+            ready, _ = ray.wait(refs, num_returns=1)
+            if len(refs) > 1:  # and whatever else is ready now: one pass per wake-up
+                ready, _ = ray.wait(refs, num_returns=len(refs), timeout=0)
             for ref in ready:
                 self._receive(ref, self.flights.pop(ref))
 
@@ -271,6 +274,7 @@ def infer_run_on_ray(run: Run, store: Store, run_id: int) -> InferStats:
         chunk=model.batch_size,
         gpus_per_worker=gpus_per_worker(config.model, options),
         concurrency=config.concurrency if is_api else None,
+        requests_per_s=config.ray_rate if is_api else None,
     )
     identity = run.model_identity
     return ray_infer(

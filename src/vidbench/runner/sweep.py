@@ -74,13 +74,22 @@ def run_configs(sweep: Sweep) -> list[RunConfig]:
 
 def load_sweep(path: Path, base: RunConfig) -> Sweep:
     """A sweep file (TOML): tasks, models, out, data (a folder, or a table by task), variants,
-    and run settings (seed, limit, concurrency, cache_dir, ray, ray_workers), and per-model
+    and run settings (seed, limit, concurrency, cache_dir, ray, ray_workers, ray_rate), per-model
     options in [model_options."SPEC"]."""
     try:
         raw: dict[str, Any] = tomllib.loads(path.read_text())
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise ConfigError(f"{path}: not a readable sweep file ({e})") from e
-    settings = ("seed", "limit", "concurrency", "cache_dir", "ray", "ray_workers", "progress")
+    settings = (
+        "seed",
+        "limit",
+        "concurrency",
+        "cache_dir",
+        "progress",
+        "ray",
+        "ray_workers",
+        "ray_rate",
+    )
     unknown = set(raw) - {"tasks", "models", "out", "data", "variants", "model_options", *settings}
     if unknown:
         raise ConfigError(f"{path}: unknown keys {sorted(unknown)}")
