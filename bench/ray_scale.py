@@ -5,7 +5,8 @@ the ideal is known: workers x capacity / latency requests per second.
     PYTHONPATH=src python bench/ray_scale.py [--requests 600] [--latency 0.25] [--capacity 8]
 
 Measured: `wall` (the whole infer stage, starting the workers included) and `steady` (answers
-per second between the first and the last answer stored, i.e. once the workers are up).
+per second from the start of the first answered request to the last answer, i.e. once the
+workers are up).
 Efficiency is steady throughput / (workers x the 1-worker throughput). Last, the driver's own
 ceiling: a 1 ms model with room for 64 at once, 4 workers: what the driver can record per second.
 """
@@ -36,15 +37,18 @@ def _clip(folder: Path) -> Path:
     return folder
 
 
-def steady_rate(out: Path) -> float:
+def steady_rate(out: Path, latency: float) -> float:
+    """Answers per second once the workers are up: from the start of the first answered request
+    (its answer's time minus one latency) to the last answer."""
     with sqlite3.connect(out / "store.sqlite") as db:
-        n, first, last = db.execute(
-            "SELECT COUNT(*), MIN(created), MAX(created) FROM responses"
-        ).fetchone()
-    return (n - 1) / (last - first) if n > 1 and last > first else float("nan")
+        row = db.execute("SELECT COUNT(*), MIN(created), MAX(created) FROM responses").fetchone()
+    n, first, last = row
+    return n / (last - first + latency) if n else float("nan")
 
 
-def measure(data: Path, out: Path, workers: int, concurrency: int) -> tuple[float, float, int]:
+def measure(
+    data: Path, out: Path, workers: int, concurrency: int, latency: float
+) -> tuple[float, float, int]:
     config = RunConfig(
         task="mmworld",
         data=str(data),
@@ -58,7 +62,7 @@ def measure(data: Path, out: Path, workers: int, concurrency: int) -> tuple[floa
     started = time.perf_counter()
     stats = open_run(config).infer()
     wall = time.perf_counter() - started
-    return wall, steady_rate(out), stats.answered
+    return wall, steady_rate(out, latency), stats.answered
 
 
 def main() -> None:
@@ -95,7 +99,9 @@ def main() -> None:
         print("|---|---|---|---|---|---|---|")
         base = None
         for n in counts:
-            wall, steady, answered = measure(data, workdir / f"w{n}", n, args.concurrency)
+            wall, steady, answered = measure(
+                data, workdir / f"w{n}", n, args.concurrency, args.latency
+            )
             assert answered == args.requests, answered
             base = base or steady
             ideal = n * ideal_one
@@ -108,7 +114,7 @@ def main() -> None:
         ray.init(num_cpus=5, include_dashboard=False, log_to_driver=False, runtime_env=worker_env())
         n = 2000
         write_dataset(workdir / "clips", workdir / "data2", n)
-        wall, steady, answered = measure(workdir / "data2", workdir / "ceiling", 4, 64)
+        wall, steady, answered = measure(workdir / "data2", workdir / "ceiling", 4, 64, 0.001)
         print(
             f"driver ceiling: {n} requests of 1 ms on 4 workers: {answered / wall:.0f} req/s "
             f"wall, {steady:.0f} req/s steady"

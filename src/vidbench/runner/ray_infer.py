@@ -104,10 +104,9 @@ class _Driver:
         """Answers are stored under the driver's identity of the model: a worker's must match
         (an `hf:` model with device=auto is a GPU model in a worker, a CPU one on a head node)."""
         import ray
-
-        here = self.identity
         from ray.exceptions import RayActorError
 
+        here = self.identity
         try:
             there = ray.get(slot.handle.identity.remote())
         except RayActorError as e:  # its constructor failed: every worker's would
@@ -144,9 +143,8 @@ class _Driver:
                 self._send(slot, self.pending.popleft())
 
     def _receive(self, ref: Any, flight: _Flight) -> None:
-        from ray.exceptions import RayActorError, RayTaskError
-
         import ray
+        from ray.exceptions import RayActorError, RayTaskError
 
         slot = flight.slot
         try:
@@ -211,6 +209,7 @@ def ray_infer(
     """The infer stage of one run on a Ray cluster; the store is written here only."""
     with ray_cluster(settings.address, settings.workers):
         import ray
+
         from vidbench.runner.ray_limiter import LimiterActor
 
         with progress_bar(disable=not show_progress) as progress:

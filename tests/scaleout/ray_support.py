@@ -19,7 +19,7 @@ from vidbench.runner.run_config import RunConfig
 from vidbench.testing import ChatServer, request_text
 
 SRC = TESTS.parent / "src"
-WORKER_ENV = {"PYTHONPATH": os.pathsep.join([str(SRC), str(TESTS / "ray"), str(TESTS)])}
+WORKER_ENV = {"PYTHONPATH": os.pathsep.join([str(SRC), str(TESTS / "scaleout"), str(TESTS)])}
 POISON_ENV = "VIDBENCH_TEST_POISON"
 WHERE_ENV = "VIDBENCH_TEST_WHERE"  # set to "cuda" in the workers
 # what differs between two runs of the same thing (when, where, how long)
