@@ -16,24 +16,19 @@ a killed driver (kill -9) resumes from the store like a local run.
 
 from __future__ import annotations
 
-import os
 from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from vidbench.core.errors import ConfigError
+from vidbench.core.errors import ConfigError, VidbenchError
 from vidbench.core.records import Sample
-from vidbench.models.registry import ModelOptions
 from vidbench.progress import progress_bar
-from vidbench.runner.ray_cluster import gpus_per_worker, ray_cluster
+from vidbench.runner.ray_cluster import ray_cluster
 from vidbench.runner.ray_worker import InferWorker, Outcome, WorkerSetup
 from vidbench.runner.recorder import InferStats, Recorder
 from vidbench.runner.store import Store
 from vidbench.tasks.base import Task
-
-if TYPE_CHECKING:
-    from vidbench.runner.run import Run
 
 MAX_DEATHS = 2  # a sample in flight when this many workers died is recorded as failed
 
@@ -59,6 +54,7 @@ class _Slot:
     generation: int = 0
     inflight: int = 0
     exclusive: bool = False  # running one suspect sample alone
+    ready: bool = False  # started: chunks go only to started workers
 
 
 @dataclass(frozen=True)
@@ -82,23 +78,51 @@ class _Driver:
     suspects: deque[Sample] = field(default_factory=deque)
     deaths: Counter[str] = field(default_factory=Counter)
     flights: dict[Any, _Flight] = field(default_factory=dict)
+    starting: dict[Any, tuple[_Slot, int]] = field(default_factory=dict)  # readiness refs
     replaced: int = 0
 
     def run(self) -> None:
         import ray
 
-        slots = [_Slot(i, self.make_worker(f"{i}.0")) for i in range(self.settings.workers)]
+        slots = [_Slot(i) for i in range(self.settings.workers)]
+        for slot in slots:
+            self._start(slot)
         self._check_identity(slots[0])
         while True:
             self._dispatch(slots)
-            if not self.flights:
+            if not self.flights and not self.pending and not self.suspects:
                 return
-            refs = list(self.flights)
+            refs = [*self.flights, *self.starting]
+            if not refs:
+                raise VidbenchError(
+                    "every Ray worker died or could not start; the answers so far are stored: "
+                    "run the same command again to continue"
+                )
             ready, _ = ray.wait(refs, num_returns=1)
             if len(refs) > 1:  # and whatever else is ready now: one pass per wake-up
                 ready, _ = ray.wait(refs, num_returns=len(refs), timeout=0)
             for ref in ready:
-                self._receive(ref, self.flights.pop(ref))
+                if ref in self.starting:
+                    self._started(ref, *self.starting.pop(ref))
+                else:
+                    self._receive(ref, self.flights.pop(ref))
+
+    def _start(self, slot: _Slot) -> None:
+        """A new worker in `slot`; it gets chunks once it answers (a replacement that waits
+        for resources, e.g. a GPU of a lost node, gets none meanwhile)."""
+        slot.handle = self.make_worker(f"{slot.index}.{slot.generation}")
+        slot.ready = False
+        self.starting[slot.handle.pid.remote()] = (slot, slot.generation)
+
+    def _started(self, ref: Any, slot: _Slot, generation: int) -> None:
+        import ray
+        from ray.exceptions import RayActorError
+
+        try:
+            ray.get(ref)
+        except RayActorError:  # it could not start: its slot stays empty
+            return
+        slot.ready = slot.generation == generation
 
     def _check_identity(self, slot: _Slot) -> None:
         """Answers are stored under the driver's identity of the model: a worker's must match
@@ -133,7 +157,7 @@ class _Driver:
 
     def _dispatch(self, slots: list[_Slot]) -> None:
         for slot in slots:
-            if slot.exclusive:
+            if slot.exclusive or not slot.ready:
                 continue
             if self.suspects:  # let this worker run dry, then give it one suspect alone
                 if slot.inflight == 0:
@@ -169,10 +193,10 @@ class _Driver:
         if self.limiter is not None:  # the calls it had open will never end
             self.limiter.forget.remote(f"{slot.index}.{slot.generation}")
         slot.generation += 1
-        slot.handle = self.make_worker(f"{slot.index}.{slot.generation}")
         slot.inflight = 0
         slot.exclusive = False
         self.replaced += 1
+        self._start(slot)
 
     def _requeue(self, flight: _Flight) -> None:
         for sample in flight.samples:
@@ -240,42 +264,3 @@ def ray_infer(
                 for flight in driver.flights.values():
                     ray.kill(flight.slot.handle, no_restart=True)
         return recorder.stats
-
-
-def infer_run_on_ray(run: Run, store: Store, run_id: int) -> InferStats:
-    """`Run.infer` with `--ray`: the run's configuration -> worker setup and Ray settings."""
-    import asyncio
-
-    config, model = run.config, run.model
-    if not model.start_when_needed:  # an unreachable server or a bad key stops here, not later
-
-        async def check() -> None:
-            try:
-                await model.start()
-            finally:
-                await model.aclose()
-
-        asyncio.run(check())
-    options = ModelOptions(config.seed, config.concurrency, config.model_options)
-    setup = WorkerSetup(
-        task=run.task,
-        model_spec=config.model,
-        model_options=options,
-        plan=run.plan,
-        cache_dir=os.path.abspath(config.cache_dir) if config.cache_dir else None,
-        workdir=os.getcwd(),
-    )
-    is_api = hasattr(model, "limiter")  # API backends: one bound over all workers
-    settings = RaySettings(
-        address=config.ray,
-        workers=config.ray_workers,
-        inflight=config.concurrency,
-        chunk=model.batch_size,
-        gpus_per_worker=gpus_per_worker(config.model, options),
-        concurrency=config.concurrency if is_api else None,
-        requests_per_s=config.ray_rate if is_api else None,
-    )
-    identity = run.model_identity
-    return ray_infer(
-        run.task, setup, run.samples, store, run_id, settings, identity, config.progress
-    )

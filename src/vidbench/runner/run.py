@@ -123,7 +123,7 @@ class Run:
         try:
             run_id = store.start_run(self.plan, asdict(self.config))
             if self.config.ray is not None:  # sharded over Ray workers; this process writes
-                from vidbench.runner.ray_infer import infer_run_on_ray
+                from vidbench.runner.ray_run import infer_run_on_ray
 
                 stats = infer_run_on_ray(self, store, run_id)
             else:
