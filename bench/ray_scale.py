@@ -7,7 +7,8 @@ the ideal is known: workers x capacity / latency requests per second.
 Measured: `wall` (the whole infer stage, starting the workers included) and `steady` (answers
 per second from the start of the first answered request to the last answer, i.e. once the
 workers are up).
-Efficiency is steady throughput / (workers x the 1-worker throughput). Last, the driver's own
+Efficiency is steady throughput / (workers x the 1-worker throughput); per added worker is the
+steady throughput each worker added since the previous row brought, over the 1-worker one. Last, the driver's own
 ceiling: a 1 ms model with room for 64 at once, 4 workers: what the driver can record per second.
 """
 
@@ -94,10 +95,11 @@ def main() -> None:
             f"(ideal {ideal_one:.1f} req/s per worker), {os.cpu_count()} CPUs"
         )
         print(
-            "| workers | wall s | req/s (wall) | req/s (steady) | ideal | vs ideal | efficiency |"
+            "| workers | wall s | req/s (wall) | req/s (steady) | ideal | vs ideal | efficiency "
+            "| per added worker |"
         )
-        print("|---|---|---|---|---|---|---|")
-        base = None
+        print("|---|---|---|---|---|---|---|---|")
+        base = previous = None
         for n in counts:
             wall, steady, answered = measure(
                 data, workdir / f"w{n}", n, args.concurrency, args.latency
@@ -105,9 +107,15 @@ def main() -> None:
             assert answered == args.requests, answered
             base = base or steady
             ideal = n * ideal_one
+            added = (
+                "-"
+                if previous is None
+                else f"{(steady - previous[1]) / ((n - previous[0]) * base):.2f}"
+            )
+            previous = (n, steady)
             print(
                 f"| {n} | {wall:.2f} | {answered / wall:.1f} | {steady:.1f} | {ideal:.0f} | "
-                f"{steady / ideal:.2f} | {steady / (n * base):.2f} |"
+                f"{steady / ideal:.2f} | {steady / (n * base):.2f} | {added} |"
             )
         ray.shutdown()
         os.environ[LATENCY_ENV], os.environ[CAPACITY_ENV] = "0.001", "64"
