@@ -8,8 +8,9 @@ Measured: `wall` (the whole infer stage, starting the workers included) and `ste
 per second from the start of the first answered request to the last answer, i.e. once the
 workers are up).
 Efficiency is steady throughput / (workers x the 1-worker throughput); per added worker is the
-steady throughput each worker added since the previous row brought, over the 1-worker one. Last, the driver's own
-ceiling: a 1 ms model with room for 64 at once, 4 workers: what the driver can record per second.
+steady throughput each worker added since the previous row brought, over the 1-worker one.
+Last, the driver's own ceiling: a 1 ms model with room for 64 at once, 4 workers: what the
+driver can record per second.
 """
 
 from __future__ import annotations
