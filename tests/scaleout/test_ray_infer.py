@@ -211,23 +211,6 @@ def test_local_models_ask_one_gpu_per_worker() -> None:
     assert gpus_per_worker("openai:gpt-4o", ModelOptions()) == 0.0
 
 
-def test_a_sweep_on_the_cluster(cluster: str, release: Path, tmp_path: Path) -> None:
-    from vidbench.cli import main
-
-    out = tmp_path / "sweep"
-    argv = [
-        "--no-progress", "sweep", "--tasks", "4dbench-qa:time-first",
-        "--models", "random,constant:B", "--data", str(release), "--out", str(out),
-        "--cache-dir", str(tmp_path / "cache"), "--limit", "10", "--ray", "auto",
-    ]  # fmt: skip
-    assert main(argv) == 0
-    dirs = sorted(str(p.parent.relative_to(out)) for p in out.glob("*/*/results.json"))
-    assert dirs == ["4dbench-qa-time-first/constant-B", "4dbench-qa-time-first/random"]
-    assert all(len(_answered(out / d)) == 10 for d in dirs)
-    table = (out / "table.md").read_text()
-    assert sum(line.startswith("| ") for line in table.splitlines()) == 3
-
-
 def test_the_shared_limiter_bounds_paces_and_frees_a_dead_workers_slots(cluster: str) -> None:
     from vidbench.runner.ray_limiter import LimiterActor
 

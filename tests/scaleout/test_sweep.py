@@ -4,16 +4,22 @@ combined tables; a sweep file gives the same grid; rerunning asks nothing again.
 from __future__ import annotations
 
 import json
+import os
+import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from conftest import TESTS
 from vidbench.cli import main
 from vidbench.core.errors import ConfigError
 from vidbench.runner.run_config import RunConfig
 from vidbench.runner.sweep import Sweep, load_sweep, run_configs, slug
 
 MODELS = ("random", "constant:A")
+SRC = TESTS.parent / "src"
 
 
 def _runs(out: Path) -> dict[str, dict]:
@@ -50,8 +56,6 @@ def test_the_grid_and_its_tables(qa_release: Path, tmp_path: Path) -> None:
     # a rerun finds every answer in its run's store
     assert main(argv) == 0
     for path in out.glob("*/*/store.sqlite"):
-        import sqlite3
-
         with sqlite3.connect(path) as db:
             assert db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 20
 
@@ -86,3 +90,28 @@ def test_bad_sweeps_stop_with_a_message(tmp_path: Path) -> None:
     assert (
         slug("openai-compat:http://127.0.0.1:8000/v1#m") == "openai-compat-http-127.0.0.1-8000-v1-m"
     )
+
+
+@pytest.mark.slow
+def test_a_sweep_on_a_ray_cluster_it_starts(qa_release: Path, tmp_path: Path) -> None:
+    """`--ray` with no address: a Ray instance of its own for the sweep, stopped after it."""
+    pytest.importorskip("ray")
+    out = tmp_path / "sweep"
+    command = [
+        sys.executable, "-m", "vidbench.cli", "--no-progress", "sweep",
+        "--tasks", "4dbench-qa:time-first", "--models", "random,constant:B",
+        "--data", str(qa_release), "--out", str(out), "--cache-dir", str(tmp_path / "cache"),
+        "--limit", "10", "--ray", "--ray-workers", "2",
+    ]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert sorted(str(p.parent.relative_to(out)) for p in out.glob("*/*/results.json")) == [
+        "4dbench-qa-time-first/constant-B",
+        "4dbench-qa-time-first/random",
+    ]
+    for run_dir in out.glob("*/*"):
+        with sqlite3.connect(run_dir / "store.sqlite") as db:
+            assert db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 10
+    table = (out / "table.md").read_text()
+    assert sum(line.startswith("| ") for line in table.splitlines()) == 3

@@ -47,6 +47,7 @@ def ray_cluster(address: str | None, workers: int) -> Iterator[None]:
         return
     if address in (None, "local"):
         ray.init(
+            address="local",  # a new instance, never one that `ray start` runs here
             num_cpus=max(os.cpu_count() or 2, workers + 1),
             include_dashboard=False,
             log_to_driver=False,
