@@ -228,3 +228,23 @@ def test_the_shared_limiter_bounds_paces_and_frees_a_dead_workers_slots(cluster:
     epoch = ray.get(limiter.acquire.remote("w2"))
     ray.get(limiter.rate_limited.remote(epoch))  # a 429: the bound halves for every worker
     assert ray.get(limiter.stats.remote())["limit"] == 1.0
+
+
+def test_gpu_workers_on_a_cluster_without_gpus_stop_at_once(
+    cluster: str, release: Path, tmp_path: Path
+) -> None:
+    """A worker asking for a GPU the cluster lacks would wait for ever: the run stops instead."""
+    from vidbench.benchmarks.registry import open_run
+    from vidbench.runner.ray_infer import RaySettings, ray_infer
+    from vidbench.runner.ray_worker import WorkerSetup
+    from vidbench.runner.store import Store
+
+    run_ = open_run(config(release, tmp_path / "out", tmp_path / "cache", Poison.spec))
+    setup = WorkerSetup(run_.task, Poison.spec, ModelOptions(), run_.plan, None, os.getcwd())
+    settings = RaySettings(workers=1, gpus_per_worker=1.0)
+    store = Store(tmp_path / "out")
+    try:
+        with pytest.raises(ConfigError, match="asks for 1 GPU and the cluster has 0"):
+            ray_infer(run_.task, setup, run_.samples, store, 1, settings, {}, False)
+    finally:
+        store.close()

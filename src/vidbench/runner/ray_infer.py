@@ -220,6 +220,16 @@ class _Driver:
             self.recorder.answer(outcome.answer)
 
 
+def _check_gpus(settings: RaySettings, cluster_gpus: float) -> None:
+    """A GPU worker on a cluster without a free GPU would wait for one for ever."""
+    if settings.gpus_per_worker > cluster_gpus:
+        raise ConfigError(
+            f"each Ray worker of this model asks for {settings.gpus_per_worker:g} GPU and the "
+            f"cluster has {cluster_gpus:g} (`ray status` lists them); start the workers on GPU "
+            "nodes, or run the model on CPUs with --model-opt device=cpu"
+        )
+
+
 def ray_infer(
     task: Task,
     setup: WorkerSetup,
@@ -244,6 +254,7 @@ def ray_infer(
             recorder = Recorder(
                 store, setup.plan, run_id, len(samples), lambda: progress.advance(bar)
             )
+            _check_gpus(settings, ray.cluster_resources().get("GPU", 0.0))
             answered = ray.put(recorder.answered)  # shipped once; workers skip these keys
             limiter = None
             if settings.concurrency is not None:
