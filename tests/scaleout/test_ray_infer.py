@@ -207,6 +207,8 @@ def test_a_model_that_is_another_in_the_workers_stops_the_run(
 def test_local_models_ask_one_gpu_per_worker() -> None:
     assert gpus_per_worker("hf:Qwen/Qwen2-VL-2B-Instruct", ModelOptions()) == 1.0
     assert gpus_per_worker("vllm:some/model", ModelOptions()) == 1.0
+    split = ModelOptions(extra={"tensor_parallel_size": "4"})
+    assert gpus_per_worker("vllm:Qwen/Qwen2.5-VL-72B-Instruct", split) == 4.0
     assert gpus_per_worker("hf:x", ModelOptions(extra={"device": "cpu"})) == 0.0
     assert gpus_per_worker("openai:gpt-4o", ModelOptions()) == 0.0
 

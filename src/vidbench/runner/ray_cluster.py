@@ -20,10 +20,12 @@ GPU_BACKENDS = ("hf", "vllm")  # local models: one GPU per worker
 
 
 def gpus_per_worker(model_spec: str, options: ModelOptions) -> float:
-    """One GPU per replica of a local model (unless it is told to run on the CPU)."""
+    """The GPUs one replica of a local model takes: one (a vLLM model split over N GPUs with
+    tensor_parallel_size=N: N), none when it is told to run on the CPU."""
     prefix = model_spec.partition(":")[0]
-    on_cpu = options.extra.get("device", "auto") == "cpu"
-    return 1.0 if prefix in GPU_BACKENDS and not on_cpu else 0.0
+    if prefix not in GPU_BACKENDS or options.extra.get("device", "auto") == "cpu":
+        return 0.0
+    return float(options.extra.get("tensor_parallel_size", "1")) if prefix == "vllm" else 1.0
 
 
 def worker_env() -> dict[str, Any] | None:
