@@ -47,10 +47,7 @@ class RunConfig:
         return Path(self.out)
 
     def save(self) -> None:
-        # where a run ran (progress bars, Ray) is no part of what it evaluated
-        saved = {
-            k: v for k, v in asdict(self).items() if k not in ("progress", "ray", "ray_workers")
-        }
+        saved = {k: v for k, v in asdict(self).items() if k not in RUN_PLACE}
         ResultsDir(self.results_dir).write_config(saved)
 
     def frame_overrides(self) -> dict[str, Any]:
