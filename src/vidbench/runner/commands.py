@@ -8,6 +8,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from vidbench import cli_types as types
 from vidbench.core.errors import ConfigError
 from vidbench.runner.run_config import RunConfig
 from vidbench.runner.sweep import Sweep, TaskOf, load_sweep, run_sweep
@@ -33,6 +34,7 @@ def _sweep_of(args: argparse.Namespace) -> Sweep:
         progress=not args.no_progress,
         ray=args.ray,
         ray_workers=args.ray_workers,
+        ray_rate=args.ray_rate,
     )
     if args.config:
         return load_sweep(Path(args.config), base)
@@ -59,11 +61,14 @@ def register(subparsers: argparse._SubParsersAction, task_of: TaskOf) -> None:
     p.add_argument("--data", help="data folder (every task)")
     p.add_argument("--out", help="sweep folder: OUT/<task>/<model>/ and the combined tables")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--limit", type=int, help="only the first N samples of each task")
-    p.add_argument("--concurrency", type=int, default=16, help="model calls in flight")
+    p.add_argument("--limit", type=types.positive, help="only the first N samples of each task")
+    p.add_argument("--concurrency", type=types.positive, default=16, help="model calls in flight")
     p.add_argument("--cache-dir", help="frame cache (default ~/.cache/vidbench/frames)")
     p.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS", help="as in `run`")
-    p.add_argument("--ray-workers", type=int, default=2, help="Ray workers (replicas)")
+    p.add_argument("--ray-workers", type=types.positive, default=2, help="Ray workers (replicas)")
+    p.add_argument(
+        "--ray-rate", type=types.number(0.0, low_open=True), help="API calls/s over all Ray workers"
+    )
 
     def handler(args: argparse.Namespace) -> int:
         run_sweep(_sweep_of(args), task_of, err, out)
