@@ -6,6 +6,7 @@ import asyncio
 import os
 from typing import TYPE_CHECKING
 
+from vidbench.models.api_model import ApiModel
 from vidbench.models.registry import ModelOptions
 from vidbench.runner.ray_cluster import gpus_per_worker
 from vidbench.runner.ray_infer import RaySettings, ray_infer
@@ -38,7 +39,7 @@ def infer_run_on_ray(run: Run, store: Store, run_id: int) -> InferStats:
         cache_dir=os.path.abspath(config.cache_dir) if config.cache_dir else None,
         workdir=os.getcwd(),
     )
-    is_api = hasattr(model, "limiter")  # API backends: one bound over all workers
+    is_api = isinstance(model, ApiModel)  # one bound over all workers
     settings = RaySettings(
         address=config.ray,
         workers=config.ray_workers,

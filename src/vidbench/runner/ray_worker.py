@@ -20,6 +20,7 @@ from vidbench.core.errors import DataError
 from vidbench.core.records import Sample
 from vidbench.core.requests import Response
 from vidbench.media.cache import FrameCache
+from vidbench.models.api_model import ApiModel
 from vidbench.models.registry import ModelOptions, load_model
 from vidbench.runner.prepare import Prepared, build_request, sample_frames
 from vidbench.runner.recorder import Answer
@@ -63,7 +64,7 @@ class InferWorker:
         self.task = setup.task
         self.answered = answered
         self.model = load_model(setup.model_spec, setup.model_options)
-        if limiter is not None and hasattr(self.model, "limiter"):
+        if limiter is not None and isinstance(self.model, ApiModel):
             from vidbench.runner.ray_limiter import SharedLimiter
 
             self.model.limiter = SharedLimiter(limiter, name)  # one bound for all workers
