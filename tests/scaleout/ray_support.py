@@ -143,3 +143,19 @@ class NotThere(WhereAmI):
     def __init__(self) -> None:
         if os.environ.get(WHERE_ENV) == "cuda":
             raise ImportError("No module named 'my_private_model'")
+
+
+class Timed(Poison):
+    """A local model that reports its device time: 10 ms and one batch per call."""
+
+    spec = "python:ray_support:Timed"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def generate(self, requests: Sequence[Request]) -> list[Response]:
+        self.calls += 1
+        return [Response(r.key, "(A)") for r in requests]
+
+    def timing(self) -> dict[str, float | int]:
+        return {"prepare_s": 0.0, "device_s": 0.01 * self.calls, "batches": self.calls}

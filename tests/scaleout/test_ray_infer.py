@@ -21,6 +21,7 @@ from ray_support import (
     NotThere,
     NoWeights,
     Poison,
+    Timed,
     WhereAmI,
     config,
     kill,
@@ -202,6 +203,20 @@ def test_a_model_that_is_another_in_the_workers_stops_the_run(
     )
     with pytest.raises(ConfigError, match="cannot build model .*my_private_model"):
         run(cfg)
+
+
+def test_the_device_time_of_all_workers_is_summed(
+    cluster: str, release: Path, tmp_path: Path
+) -> None:
+    import json
+
+    out = tmp_path / "out"
+    results = run(config(release, out, tmp_path / "cache", Timed.spec, ray="auto"))
+    timing = results["timing"]
+    assert timing["batches"] == 40 and timing["devices"] == 2
+    assert timing["device_s"] == pytest.approx(0.4)
+    assert timing["device_busy"] == pytest.approx(0.4 / (2 * timing["wall_s"]), abs=1e-3)
+    assert json.loads((out / "timing.json").read_text())["devices"] == 2
 
 
 def test_local_models_ask_one_gpu_per_worker() -> None:

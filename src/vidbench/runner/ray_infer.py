@@ -79,12 +79,13 @@ class _Driver:
     deaths: Counter[str] = field(default_factory=Counter)
     flights: dict[Any, _Flight] = field(default_factory=dict)
     starting: dict[Any, tuple[_Slot, int]] = field(default_factory=dict)  # readiness refs
+    slots: list[_Slot] = field(default_factory=list)
     replaced: int = 0
 
     def run(self) -> None:
         import ray
 
-        slots = [_Slot(i) for i in range(self.settings.workers)]
+        self.slots = slots = [_Slot(i) for i in range(self.settings.workers)]
         for slot in slots:
             self._start(slot)
         self._check_identity(slots[0])
@@ -106,6 +107,18 @@ class _Driver:
                     self._started(ref, *self.starting.pop(ref))
                 else:
                     self._receive(ref, self.flights.pop(ref))
+
+    def timing(self) -> dict[str, float | int] | None:
+        """The device and preparing seconds of the workers alive at the end, summed (a replaced
+        worker's are lost with it)."""
+        import ray
+
+        live = [slot.handle.timing.remote() for slot in self.slots if slot.ready]
+        timings = [t for t in ray.get(live) if t]
+        if not timings:
+            return None
+        summed = {k: round(sum(t[k] for t in timings), 3) for k in timings[0]}
+        return {**summed, "devices": len(timings)}
 
     def _start(self, slot: _Slot) -> None:
         """A new worker in `slot`; it gets chunks once it answers (a replacement that waits
@@ -271,6 +284,7 @@ def ray_infer(
             driver = _Driver(settings, identity, make_worker, limiter, recorder, pending)
             try:
                 driver.run()
+                recorder.stats.timing = driver.timing()
             finally:
                 for flight in driver.flights.values():
                     ray.kill(flight.slot.handle, no_restart=True)

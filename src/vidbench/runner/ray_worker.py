@@ -76,6 +76,9 @@ class InferWorker:
     def pid(self) -> int:
         return os.getpid()
 
+    def timing(self) -> dict[str, float | int] | None:
+        return self.model.timing()
+
     def identity(self) -> dict[str, Any]:
         """The model's identity where it runs (a GPU worker's device type, say)."""
         return self.model.identity()

@@ -22,6 +22,9 @@ class InferStats:
     answered: int = 0  # answered now
     failed: int = 0
     usage: Usage = field(default_factory=Usage)
+    # a local model's device and preparing seconds when they come from elsewhere (Ray workers,
+    # summed, with "devices"); None: the model object's own `timing()`
+    timing: dict[str, float | int] | None = None
 
 
 @dataclass(frozen=True)
