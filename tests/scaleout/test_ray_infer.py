@@ -214,10 +214,13 @@ def test_the_device_time_of_all_workers_is_summed(
     out = tmp_path / "out"
     results = run(config(release, out, tmp_path / "cache", Timed.spec, ray="auto"))
     timing = results["timing"]
-    assert timing["batches"] == 40 and timing["devices"] == 2
+    # every call counted once, over the workers that took part (a worker still starting when
+    # the 40 quick answers were done took none)
+    devices = timing["devices"]
+    assert timing["batches"] == 40 and devices in (1, 2)
     assert timing["device_s"] == pytest.approx(0.4)
-    assert timing["device_busy"] == pytest.approx(0.4 / (2 * timing["wall_s"]), abs=1e-3)
-    assert json.loads((out / "timing.json").read_text())["devices"] == 2
+    assert timing["device_busy"] == pytest.approx(0.4 / (devices * timing["wall_s"]), abs=1e-3)
+    assert json.loads((out / "timing.json").read_text())["devices"] == devices
 
 
 def test_local_models_ask_one_gpu_per_worker() -> None:
