@@ -64,7 +64,7 @@ def test_a_sweep_file_gives_the_same_grid(tmp_path: Path) -> None:
     path = tmp_path / "sweep.toml"
     path.write_text(
         'tasks = ["4dbench-qa", "mmworld"]\nmodels = ["random"]\nout = "runs"\n'
-        'variants = []\nconcurrency = 4\nray = "auto"\nray_workers = 8\n'
+        'variants = []\nconcurrency = 4\nray = "auto"\nray_workers = 8\nparallel = 3\n'
         '[data]\n"4dbench-qa" = "/data/4d"\nmmworld = "/data/mmworld"\n'
         '[model_options."random"]\n'
     )
@@ -76,7 +76,7 @@ def test_a_sweep_file_gives_the_same_grid(tmp_path: Path) -> None:
         ("mmworld", "/data/mmworld", "runs/mmworld/random"),
     ]
     assert all(c.seed == 3 and c.concurrency == 4 and c.ray == "auto" for c in configs)
-    assert configs[0].ray_workers == 8
+    assert configs[0].ray_workers == 8 and sweep.parallel == 3
 
 
 def test_bad_sweeps_stop_with_a_message(tmp_path: Path) -> None:
@@ -94,14 +94,15 @@ def test_bad_sweeps_stop_with_a_message(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_a_sweep_on_a_ray_cluster_it_starts(qa_release: Path, tmp_path: Path) -> None:
-    """`--ray` with no address: a Ray instance of its own for the sweep, stopped after it."""
+    """`--ray` with no address: a Ray instance of its own for the sweep, stopped after it; two
+    runs at once, each its own driver of the same session."""
     pytest.importorskip("ray")
     out = tmp_path / "sweep"
     command = [
         sys.executable, "-m", "vidbench.cli", "--no-progress", "sweep",
         "--tasks", "4dbench-qa:time-first", "--models", "random,constant:B",
         "--data", str(qa_release), "--out", str(out), "--cache-dir", str(tmp_path / "cache"),
-        "--limit", "10", "--ray", "--ray-workers", "2",
+        "--limit", "10", "--ray", "--ray-workers", "2", "--parallel", "2",
     ]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(SRC)}
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)

@@ -4,6 +4,7 @@ arguments into a typed Sweep and calls runner/sweep.py."""
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console
@@ -37,7 +38,8 @@ def _sweep_of(args: argparse.Namespace) -> Sweep:
         ray_rate=args.ray_rate,
     )
     if args.config:
-        return load_sweep(Path(args.config), base)
+        sweep = load_sweep(Path(args.config), base)
+        return replace(sweep, parallel=args.parallel) if args.parallel else sweep
     if not (args.tasks and args.models and args.data and args.out):
         raise ConfigError("vidbench sweep: give --tasks, --models, --data and --out (or --config)")
     return Sweep(
@@ -47,6 +49,7 @@ def _sweep_of(args: argparse.Namespace) -> Sweep:
         data={"*": args.data},
         variants=_names(args.variants),
         base=base,
+        parallel=args.parallel or 1,
     )
 
 
@@ -60,6 +63,7 @@ def register(subparsers: argparse._SubParsersAction, task_of: TaskOf) -> None:
     p.add_argument("--variants", help="comma-separated variants, each applied to every task")
     p.add_argument("--data", help="data folder (every task)")
     p.add_argument("--out", help="sweep folder: OUT/<task>/<model>/ and the combined tables")
+    p.add_argument("--parallel", type=types.positive, help="runs at once (default 1)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--limit", type=types.positive, help="only the first N samples of each task")
     p.add_argument("--concurrency", type=types.positive, default=16, help="model calls in flight")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ class Sweep:
     variants: tuple[str, ...] = ()  # each appended to each task: TASK:VARIANT
     base: RunConfig | None = None  # settings every run shares (seed, limit, concurrency, ray...)
     model_options: dict[str, dict[str, str]] = field(default_factory=dict)  # per model spec
+    parallel: int = 1  # runs at once (threads; each its own driver on the shared Ray session)
 
     def task_names(self) -> list[str]:
         if not self.variants:
@@ -90,7 +92,8 @@ def load_sweep(path: Path, base: RunConfig) -> Sweep:
         "ray_workers",
         "ray_rate",
     )
-    unknown = set(raw) - {"tasks", "models", "out", "data", "variants", "model_options", *settings}
+    sweep_keys = {"tasks", "models", "out", "data", "variants", "model_options", "parallel"}
+    unknown = set(raw) - sweep_keys - set(settings)
     if unknown:
         raise ConfigError(f"{path}: unknown keys {sorted(unknown)}")
     for key in ("tasks", "models", "out", "data"):
@@ -105,6 +108,7 @@ def load_sweep(path: Path, base: RunConfig) -> Sweep:
         variants=tuple(raw.get("variants", ())),
         base=replace(base, **{k: raw[k] for k in settings if k in raw}),
         model_options={m: dict(o) for m, o in raw.get("model_options", {}).items()},
+        parallel=int(raw.get("parallel", 1)),
     )
 
 
@@ -115,16 +119,28 @@ def run_sweep(
     from vidbench.report.combine import combine
 
     configs = run_configs(sweep)
+    if sweep.parallel > 1:  # one live progress display at a time: none for runs side by side
+        configs = [replace(c, progress=False) for c in configs]
     runs = [Run(config, task_of(config), console) for config in configs]  # bad names stop here
     address = configs[0].ray if configs else None
-    with _cluster(address, configs):
-        for i, run in enumerate(runs, start=1):
-            console.print(f"[bold]sweep {i}/{len(runs)}[/] {run.config.task} · {run.config.model}")
-            run.run()
+
+    def one(i: int, run: Run) -> None:
+        console.print(f"[bold]sweep {i}/{len(runs)}[/] {run.config.task} · {run.config.model}")
+        run.run()
+
+    with _cluster(address, configs, sweep.parallel):
+        if sweep.parallel <= 1:
+            for i, run in enumerate(runs, start=1):
+                one(i, run)
+        else:
+            with ThreadPoolExecutor(sweep.parallel) as pool:
+                done = [pool.submit(one, i, run) for i, run in enumerate(runs, start=1)]
+                for future in done:
+                    future.result()  # the first failed run's error, once the others ended
     return combine([Path(c.out) for c in configs], Path(sweep.out), print_to or console)
 
 
-def _cluster(address: str | None, configs: Sequence[RunConfig]) -> Any:
+def _cluster(address: str | None, configs: Sequence[RunConfig], parallel: int) -> Any:
     """One Ray session for the whole sweep (each run's driver finds it initialised)."""
     from contextlib import nullcontext
 
@@ -132,4 +148,4 @@ def _cluster(address: str | None, configs: Sequence[RunConfig]) -> Any:
         return nullcontext()
     from vidbench.runner.ray_cluster import ray_cluster
 
-    return ray_cluster(address, max(c.ray_workers for c in configs))
+    return ray_cluster(address, parallel * max(c.ray_workers for c in configs))
