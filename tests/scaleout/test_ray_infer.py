@@ -269,3 +269,16 @@ def test_gpu_workers_on_a_cluster_without_gpus_stop_at_once(
             ray_infer(run_.task, setup, run_.samples, store, 1, settings, {}, False)
     finally:
         store.close()
+
+
+def test_no_worker_outlives_its_run(cluster: str, release: Path, tmp_path: Path) -> None:
+    """Workers are killed when the run ends, also when it fails (its traceback holds them)."""
+    cfg = config(release, tmp_path / "out", tmp_path / "cache", WhereAmI.spec, ray="auto")
+    with pytest.raises(ConfigError) as failed:  # kept: its traceback holds the driver
+        run(cfg)
+    deadline = time.monotonic() + 10
+    while worker_pids() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert worker_pids() == []
+    assert ray.available_resources().get("CPU") == 4.0
+    assert "not the same in the Ray workers" in str(failed.value)

@@ -285,7 +285,10 @@ def ray_infer(
             try:
                 driver.run()
                 recorder.stats.timing = driver.timing()
-            finally:
-                for flight in driver.flights.values():
-                    ray.kill(flight.slot.handle, no_restart=True)
+            finally:  # free their CPUs and GPUs now, also when an error (and its traceback,
+                # which holds the handles) leaves here
+                for slot in driver.slots:
+                    ray.kill(slot.handle, no_restart=True)
+                if limiter is not None:
+                    ray.kill(limiter, no_restart=True)
         return recorder.stats
