@@ -145,6 +145,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
             limit=args.limit,
             concurrency=args.concurrency,
             cache_dir=args.cache_dir,
+            ray=args.ray,
+            ray_workers=args.ray_workers,
+            ray_rate=args.ray_rate,
             frames=frame_overrides(
                 args.views, args.frames, args.sampler, args.order, args.timestamps, args.max_side
             ),
@@ -253,6 +256,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--concurrency", type=types.positive, default=16, help="model calls in flight")
     p.add_argument("--stage", choices=["all", "infer", "judge", "score", "report"], default="all")
     p.add_argument("--cache-dir", help="frame cache (default ~/.cache/vidbench/frames)")
+    p.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        metavar="ADDRESS",
+        help="infer on Ray workers: no ADDRESS starts a local cluster, 'auto' joins the running "
+        "one (docs/scale-out.md)",
+    )
+    p.add_argument("--ray-workers", type=types.positive, default=2, help="Ray workers (replicas)")
+    p.add_argument(
+        "--ray-rate", type=types.number(0.0, low_open=True), help="API calls/s over all Ray workers"
+    )
     _add_frame_options(p)
     _add_model_options(p)
     p.set_defaults(func=_cmd_run)
@@ -315,6 +330,10 @@ def build_parser() -> argparse.ArgumentParser:
     from vidbench.analyze import commands as analyze_commands
 
     analyze_commands.register(sub, _task_of)  # analyze errors, compare
+
+    from vidbench.runner import commands as runner_commands
+
+    runner_commands.register(sub, _task_of)  # sweep
 
     from vidbench.annotate import commands as annotate_commands
 

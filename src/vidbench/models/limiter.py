@@ -43,6 +43,15 @@ class AdaptiveLimiter:
         finally:
             self._release()
 
+    async def acquire(self) -> int:
+        """Take a slot without a context manager (a limiter shared across processes,
+        runner/ray_limiter.py); give it back with `release`. Returns the epoch."""
+        await self._acquire()
+        return self.epoch
+
+    def release(self) -> None:
+        self._release()
+
     def succeeded(self) -> None:
         before = self.allowed
         self.limit = min(float(self.ceiling), self.limit + 1.0 / self.limit)

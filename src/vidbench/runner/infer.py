@@ -11,43 +11,19 @@ import asyncio
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import Any
 
 from vidbench.core.errors import DataError
 from vidbench.core.records import Sample
-from vidbench.core.requests import Request, Response, Usage
+from vidbench.core.requests import Response
 from vidbench.media.cache import FrameCache
-from vidbench.media.frame import Frame
-from vidbench.media.frames import load_frames
 from vidbench.models.base import Model
 from vidbench.progress import progress_bar
-from vidbench.runner.keys import prompt_hash, request_key
+from vidbench.runner.prepare import Prepared, build_request, sample_frames
+from vidbench.runner.recorder import Answer, InferStats, Recorder
 from vidbench.runner.store import Store
 from vidbench.tasks.base import Task
 
-
-@dataclass
-class InferStats:
-    planned: int = 0
-    reused: int = 0  # answered by an earlier run: no model call
-    answered: int = 0  # answered now
-    failed: int = 0
-    usage: Usage = field(default_factory=Usage)
-
-
-@dataclass(frozen=True)
-class _Prepared:
-    sample: Sample
-    request: Request
-    record: dict[str, Any]  # what the store keeps about the request (no image bytes)
-
-
-def _describe(frames: Sequence[Frame], request: Request) -> dict[str, Any]:
-    return {
-        "frames": [f.describe() for f in frames],
-        "prompt": [m.text for m in request.messages],
-    }
+__all__ = ["InferStats", "infer"]
 
 
 async def infer(
@@ -65,10 +41,8 @@ async def infer(
         await model.start()  # an unreachable server or a bad key stops here, before any decoding
     start_lock = asyncio.Lock()
     started = not model.start_when_needed
-    stats = InferStats(planned=len(samples))
-    answered = store.answered_keys(plan)
     workers = max(1, concurrency)
-    queue: asyncio.Queue[_Prepared | None] = asyncio.Queue(maxsize=workers * model.batch_size)
+    queue: asyncio.Queue[Prepared | None] = asyncio.Queue(maxsize=workers * model.batch_size)
     loop = asyncio.get_running_loop()
     decode_slots = asyncio.Semaphore(2 * (os.cpu_count() or 2))
 
@@ -78,59 +52,30 @@ async def infer(
     ):
         bar = progress.add_task(f"infer {task.name} · {model.spec}", total=len(samples))
 
+        recorder = Recorder(store, plan, run_id, len(samples), lambda: progress.advance(bar))
+
         async def prepare(sample: Sample) -> None:
             async with decode_slots:
                 try:
-                    frames = (
-                        await loop.run_in_executor(
-                            pool, load_frames, sample.media, task.frame_spec, cache
-                        )
-                        if model.needs_frames
-                        else []
+                    frames = await loop.run_in_executor(
+                        pool, sample_frames, task, sample, cache, model.needs_frames
                     )
                 except DataError as e:
-                    store.put_failure(plan, sample.id, run_id, None, f"{sample.id}: {e}", "media")
-                    stats.failed += 1
-                    progress.advance(bar)
+                    recorder.failure(sample.id, None, f"{sample.id}: {e}", "media")
                     return
-            messages = task.build_messages(sample, frames)
-            key = request_key(plan, sample.id, messages)
-            if key in answered:
-                stats.reused += 1
-                progress.advance(bar)
+            prepared = build_request(task, sample, frames, plan)
+            if prepared.request.key in recorder.answered:
+                recorder.reused()
                 return
-            request = Request(key, sample.id, messages, task.generation, task.choices(sample))
-            await queue.put(_Prepared(sample, request, _describe(frames, request)))
+            await queue.put(prepared)
 
         async def produce() -> None:
             await asyncio.gather(*(prepare(s) for s in samples))
             for _ in range(workers):
                 await queue.put(None)
 
-        def finish(item: _Prepared, response: Response) -> None:
-            if response.ok:
-                store.put_response(
-                    plan,
-                    item.sample.id,
-                    run_id,
-                    prompt_hash(item.request.messages),
-                    item.record,
-                    response,
-                )
-                answered.add(response.key)
-                stats.answered += 1
-                stats.usage += response.usage
-            else:
-                store.put_failure(
-                    plan,
-                    item.sample.id,
-                    run_id,
-                    response.key,
-                    f"{item.sample.id}: {response.error or response.status}",
-                    response.status,
-                )
-                stats.failed += 1
-            progress.advance(bar)
+        def finish(item: Prepared, response: Response) -> None:
+            recorder.answer(Answer(item.sample_id, item.prompt_hash, item.record, response))
 
         async def ensure_started() -> None:
             nonlocal started
@@ -157,4 +102,4 @@ async def infer(
                     finish(prepared, response)
 
         await asyncio.gather(produce(), *(work() for _ in range(workers)))
-    return stats
+    return recorder.stats

@@ -122,23 +122,29 @@ class Run:
         started = time.perf_counter()
         try:
             run_id = store.start_run(self.plan, asdict(self.config))
-            cache = FrameCache(Path(self.config.cache_dir) if self.config.cache_dir else None)
-            stats = asyncio.run(self._infer(store, run_id, cache))
+            if self.config.ray is not None:  # sharded over Ray workers; this process writes
+                from vidbench.runner.ray_run import infer_run_on_ray
+
+                stats = infer_run_on_ray(self, store, run_id)
+            else:
+                cache = FrameCache(Path(self.config.cache_dir) if self.config.cache_dir else None)
+                stats = asyncio.run(self._infer(store, run_id, cache))
         finally:
             store.close()
         self.console.print(
             f"infer: {stats.answered} answered, {stats.reused} reused from the store, "
             f"{stats.failed} failed"
         )
-        self._record_timing(time.perf_counter() - started)
+        self._record_timing(time.perf_counter() - started, stats.timing)
         return stats
 
-    def _record_timing(self, wall_s: float) -> None:
-        """A local model's device share of this infer stage, kept for results.json."""
-        timing = self.model.timing()
+    def _record_timing(self, wall_s: float, timing: dict[str, float | int] | None) -> None:
+        """A local model's device share of this infer stage (all Ray workers'), for results.json."""
+        timing = timing or self.model.timing()
         if timing is None or not timing["batches"]:  # nothing generated: keep the last record
             return
-        busy = timing["device_s"] / wall_s if wall_s > 0 else 0.0
+        devices = timing.get("devices", 1)
+        busy = timing["device_s"] / (wall_s * devices) if wall_s > 0 else 0.0
         record = {**timing, "wall_s": round(wall_s, 3), "device_busy": round(busy, 3)}
         ResultsDir(self.config.results_dir).write_json(TIMING_FILE, record)
         self.console.print(

@@ -11,6 +11,9 @@ from vidbench.media.spec import parse_views
 from vidbench.report.results_dir import ResultsDir
 from vidbench.runner.judging import DEFAULT_ATTEMPTS
 
+# where and how a run ran, no part of what it evaluated: left out of run.json
+RUN_PLACE = ("progress", "ray", "ray_workers", "ray_rate")
+
 
 @dataclass
 class RunConfig:
@@ -29,6 +32,11 @@ class RunConfig:
     judge_attempts: int = DEFAULT_ATTEMPTS  # tries per judgment whose reply does not parse
     cache_dir: str | None = None
     progress: bool = True
+    # Ray scale-out (runner/ray_infer.py): None runs here; "local" starts a Ray cluster on this
+    # machine, "auto" joins the running one, anything else is a cluster address.
+    ray: str | None = None
+    ray_workers: int = 2
+    ray_rate: float | None = None  # API models on Ray: calls started per second, all workers
     # What the answers and verdicts are keyed by, stored by the infer and judge stages so the
     # score and report stages need neither the model nor its key (None: ask the backend).
     model_identity: dict[str, Any] | None = None
@@ -39,7 +47,7 @@ class RunConfig:
         return Path(self.out)
 
     def save(self) -> None:
-        saved = {k: v for k, v in asdict(self).items() if k != "progress"}
+        saved = {k: v for k, v in asdict(self).items() if k not in RUN_PLACE}
         ResultsDir(self.results_dir).write_config(saved)
 
     def frame_overrides(self) -> dict[str, Any]:

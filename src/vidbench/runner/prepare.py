@@ -1,0 +1,55 @@
+"""Preparing one sample's request: its frames, messages and store key.
+
+The local infer stage (infer.py) and the Ray workers (ray_worker.py) both prepare requests with
+these functions, so a request (and so its store key) is the same wherever it is built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from vidbench.core.records import Sample
+from vidbench.core.requests import Request
+from vidbench.media.cache import FrameCache
+from vidbench.media.frame import Frame
+from vidbench.media.frames import load_frames
+from vidbench.runner.keys import prompt_hash, request_key
+from vidbench.tasks.base import Task
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A request ready to send, with what the store keeps about it (no image bytes)."""
+
+    sample_id: str
+    request: Request
+    record: dict[str, Any]
+
+    @property
+    def prompt_hash(self) -> str:
+        return prompt_hash(self.request.messages)
+
+
+def describe(frames: Sequence[Frame], request: Request) -> dict[str, Any]:
+    """What the store keeps about a request: its frames and its prompt text."""
+    return {
+        "frames": [f.describe() for f in frames],
+        "prompt": [m.text for m in request.messages],
+    }
+
+
+def sample_frames(
+    task: Task, sample: Sample, cache: FrameCache | None, needs_frames: bool
+) -> list[Frame]:
+    """The frames a model sees for a sample (none for a model that reads no images).
+    Raises DataError for unusable media."""
+    return load_frames(sample.media, task.frame_spec, cache) if needs_frames else []
+
+
+def build_request(task: Task, sample: Sample, frames: Sequence[Frame], plan: str) -> Prepared:
+    messages = task.build_messages(sample, list(frames))
+    key = request_key(plan, sample.id, messages)
+    request = Request(key, sample.id, messages, task.generation, task.choices(sample))
+    return Prepared(sample.id, request, describe(frames, request))

@@ -1,0 +1,294 @@
+"""`vidbench run --ray`: the infer stage sharded over Ray worker actors (docs/scale-out.md).
+
+The driver loads the samples, starts N `InferWorker` actors (ray_worker.py; one model replica
+each: a local model gets one GPU per worker through Ray's resources, API models share one
+`LimiterActor` bounding calls in flight across all workers), sends them samples in small chunks,
+at most `inflight` chunks per worker, and records every outcome as it arrives (`ray.wait`)
+through the same Recorder as the local infer stage: the driver is the only writer of the store,
+so resume, reuse and results are those of a local run.
+
+Faults: when a worker dies, the samples it had in flight go back in line and a new worker takes
+its place. Those samples are suspects: each is then sent alone to a worker with nothing else to
+do, so a request that kills workers is found; a sample in flight at two deaths is recorded as
+failed ("killed 2 workers") and the run goes on. Answers already recorded are never asked again:
+a killed driver (kill -9) resumes from the store like a local run.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from vidbench.core.errors import ConfigError, VidbenchError
+from vidbench.core.records import Sample
+from vidbench.progress import progress_bar
+from vidbench.runner.ray_cluster import ray_cluster
+from vidbench.runner.ray_worker import InferWorker, Outcome, WorkerSetup
+from vidbench.runner.recorder import InferStats, Recorder
+from vidbench.runner.store import Store
+from vidbench.tasks.base import Task
+
+MAX_DEATHS = 2  # a sample in flight when this many workers died is recorded as failed
+
+
+@dataclass(frozen=True)
+class RaySettings:
+    address: str | None = None  # None or "local": a cluster on this machine; "auto"; an address
+    workers: int = 2
+    inflight: int = 16  # chunks in flight per worker
+    chunk: int = 1  # samples per chunk (a local model's batch size)
+    cpus_per_worker: float = 1.0
+    gpus_per_worker: float = 0.0
+    concurrency: int | None = None  # API models: calls in flight over all workers
+    requests_per_s: float | None = None  # API models: calls started per second over all workers
+
+
+@dataclass
+class _Slot:
+    """A place for one worker; `generation` counts the workers it has had."""
+
+    index: int
+    handle: Any = None
+    generation: int = 0
+    inflight: int = 0
+    exclusive: bool = False  # running one suspect sample alone
+    ready: bool = False  # started: chunks go only to started workers
+
+
+@dataclass(frozen=True)
+class _Flight:
+    slot: _Slot
+    generation: int
+    samples: list[Sample]
+    exclusive: bool
+
+
+@dataclass
+class _Driver:
+    """The scheduling loop: chunks out, outcomes in, dead workers replaced."""
+
+    settings: RaySettings
+    identity: dict[str, Any]  # the model's identity in the driver: the plan's key
+    make_worker: Any  # (name) -> actor handle
+    limiter: Any  # the LimiterActor of an API model, else None
+    recorder: Recorder
+    pending: deque[list[Sample]]
+    suspects: deque[Sample] = field(default_factory=deque)
+    deaths: Counter[str] = field(default_factory=Counter)
+    flights: dict[Any, _Flight] = field(default_factory=dict)
+    starting: dict[Any, tuple[_Slot, int]] = field(default_factory=dict)  # readiness refs
+    slots: list[_Slot] = field(default_factory=list)
+    replaced: int = 0
+
+    def run(self) -> None:
+        import ray
+
+        self.slots = slots = [_Slot(i) for i in range(self.settings.workers)]
+        for slot in slots:
+            self._start(slot)
+        self._check_identity(slots[0])
+        while True:
+            self._dispatch(slots)
+            if not self.flights and not self.pending and not self.suspects:
+                return
+            refs = [*self.flights, *self.starting]
+            if not refs:
+                raise VidbenchError(
+                    "every Ray worker died or could not start; the answers so far are stored: "
+                    "run the same command again to continue"
+                )
+            ready, _ = ray.wait(refs, num_returns=1)
+            if len(refs) > 1:  # and whatever else is ready now: one pass per wake-up
+                ready, _ = ray.wait(refs, num_returns=len(refs), timeout=0)
+            for ref in ready:
+                if ref in self.starting:
+                    self._started(ref, *self.starting.pop(ref))
+                else:
+                    self._receive(ref, self.flights.pop(ref))
+
+    def timing(self) -> dict[str, float | int] | None:
+        """The device and preparing seconds of the workers alive at the end, summed (a replaced
+        worker's are lost with it)."""
+        import ray
+
+        live = [slot.handle.timing.remote() for slot in self.slots if slot.ready]
+        timings = [t for t in ray.get(live) if t]
+        if not timings:
+            return None
+        summed = {k: round(sum(t[k] for t in timings), 3) for k in timings[0]}
+        return {**summed, "devices": len(timings)}
+
+    def _start(self, slot: _Slot) -> None:
+        """A new worker in `slot`; it gets chunks once it answers (a replacement that waits
+        for resources, e.g. a GPU of a lost node, gets none meanwhile)."""
+        slot.handle = self.make_worker(f"{slot.index}.{slot.generation}")
+        slot.ready = False
+        self.starting[slot.handle.pid.remote()] = (slot, slot.generation)
+
+    def _started(self, ref: Any, slot: _Slot, generation: int) -> None:
+        import ray
+        from ray.exceptions import RayActorError
+
+        try:
+            ray.get(ref)
+        except RayActorError:  # it could not start: its slot stays empty
+            return
+        slot.ready = slot.generation == generation
+
+    def _check_identity(self, slot: _Slot) -> None:
+        """Answers are stored under the driver's identity of the model: a worker's must match
+        (an `hf:` model with device=auto is a GPU model in a worker, a CPU one on a head node)."""
+        import ray
+        from ray.exceptions import RayActorError
+
+        here = self.identity
+        try:
+            there = ray.get(slot.handle.identity.remote())
+        except RayActorError as e:  # its constructor failed: every worker's would
+            raise ConfigError(
+                f"the Ray workers cannot build model {here.get('spec')!r}: "
+                + str(e).strip().splitlines()[-1]  # the error, without Ray's traceback
+            ) from None
+        if there != here:
+            differ = [
+                f"{k}: {there.get(k)!r} there, {here.get(k)!r} here"
+                for k in sorted({*there, *here})
+                if there.get(k) != here.get(k)
+            ]
+            raise ConfigError(
+                f"model {here.get('spec')!r} is not the same in the Ray workers as here "
+                f"({'; '.join(differ)}); set it explicitly (e.g. --model-opt device=cuda)"
+            )
+
+    def _send(self, slot: _Slot, samples: list[Sample], exclusive: bool = False) -> None:
+        ref = slot.handle.answer.remote(samples)
+        self.flights[ref] = _Flight(slot, slot.generation, samples, exclusive)
+        slot.inflight += 1
+        slot.exclusive = exclusive
+
+    def _dispatch(self, slots: list[_Slot]) -> None:
+        for slot in slots:
+            if slot.exclusive or not slot.ready:
+                continue
+            if self.suspects:  # let this worker run dry, then give it one suspect alone
+                if slot.inflight == 0:
+                    self._send(slot, [self.suspects.popleft()], exclusive=True)
+                continue
+            while slot.inflight < self.settings.inflight and self.pending:
+                self._send(slot, self.pending.popleft())
+
+    def _receive(self, ref: Any, flight: _Flight) -> None:
+        import ray
+        from ray.exceptions import RayActorError, RayTaskError
+
+        slot = flight.slot
+        try:
+            outcomes: list[Outcome] = ray.get(ref)
+        except RayActorError:
+            if slot.generation == flight.generation:
+                self._replace(slot)
+            self._requeue(flight)
+            return
+        except RayTaskError as e:  # e.g. the model's start failed: a ConfigError stops the run
+            raise e.as_instanceof_cause() from None
+        if slot.generation == flight.generation:
+            slot.inflight -= 1
+            slot.exclusive = False
+        for outcome in outcomes:
+            self._record(outcome)
+
+    def _replace(self, slot: _Slot) -> None:
+        import ray
+
+        ray.kill(slot.handle, no_restart=True)  # a worker that hangs rather than died
+        if self.limiter is not None:  # the calls it had open will never end
+            self.limiter.forget.remote(f"{slot.index}.{slot.generation}")
+        slot.generation += 1
+        slot.inflight = 0
+        slot.exclusive = False
+        self.replaced += 1
+        self._start(slot)
+
+    def _requeue(self, flight: _Flight) -> None:
+        for sample in flight.samples:
+            self.deaths[sample.id] += 1
+            if self.deaths[sample.id] >= MAX_DEATHS:
+                message = (
+                    f"{sample.id}: its request was in flight when {MAX_DEATHS} Ray workers died "
+                    "(it may crash the model); not asked again in this run"
+                )
+                self.recorder.failure(sample.id, None, message, "error")
+            else:
+                self.suspects.append(sample)
+
+    def _record(self, outcome: Outcome) -> None:
+        if outcome.kind == "reused":
+            self.recorder.reused()
+        elif outcome.kind == "media":
+            self.recorder.failure(outcome.sample_id, None, str(outcome.error), "media")
+        else:
+            assert outcome.answer is not None
+            self.recorder.answer(outcome.answer)
+
+
+def _check_gpus(settings: RaySettings, cluster_gpus: float) -> None:
+    """A GPU worker on a cluster without a free GPU would wait for one for ever."""
+    if settings.gpus_per_worker > cluster_gpus:
+        raise ConfigError(
+            f"each Ray worker of this model asks for {settings.gpus_per_worker:g} GPU and the "
+            f"cluster has {cluster_gpus:g} (`ray status` lists them); start the workers on GPU "
+            "nodes, or run the model on CPUs with --model-opt device=cpu"
+        )
+
+
+def ray_infer(
+    task: Task,
+    setup: WorkerSetup,
+    samples: Sequence[Sample],
+    store: Store,
+    run_id: int,
+    settings: RaySettings,
+    identity: dict[str, Any],
+    show_progress: bool = True,
+) -> InferStats:
+    """The infer stage of one run on a Ray cluster; the store is written here only."""
+    with ray_cluster(settings.address, settings.workers):
+        import ray
+
+        from vidbench.runner.ray_limiter import LimiterActor
+
+        with progress_bar(disable=not show_progress) as progress:
+            bar = progress.add_task(
+                f"infer {task.name} · {setup.model_spec} · ray x{settings.workers}",
+                total=len(samples),
+            )
+            recorder = Recorder(
+                store, setup.plan, run_id, len(samples), lambda: progress.advance(bar)
+            )
+            _check_gpus(settings, ray.cluster_resources().get("GPU", 0.0))
+            answered = ray.put(recorder.answered)  # shipped once; workers skip these keys
+            limiter = None
+            if settings.concurrency is not None:
+                limiter = LimiterActor.remote(settings.concurrency, settings.requests_per_s)
+            actor = ray.remote(
+                num_cpus=settings.cpus_per_worker, num_gpus=settings.gpus_per_worker
+            )(InferWorker)
+
+            def make_worker(name: str) -> Any:
+                return actor.remote(setup, answered, limiter, name)
+
+            chunk = max(1, settings.chunk)
+            pending = deque([list(samples[i : i + chunk]) for i in range(0, len(samples), chunk)])
+            driver = _Driver(settings, identity, make_worker, limiter, recorder, pending)
+            try:
+                driver.run()
+                recorder.stats.timing = driver.timing()
+            finally:  # free their CPUs and GPUs now, also when an error (and its traceback,
+                # which holds the handles) leaves here
+                for slot in driver.slots:
+                    ray.kill(slot.handle, no_restart=True)
+                if limiter is not None:
+                    ray.kill(limiter, no_restart=True)
+        return recorder.stats

@@ -1,0 +1,55 @@
+"""`Run.infer` with `--ray`: a run's configuration turned into the Ray driver's settings."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import TYPE_CHECKING
+
+from vidbench.models.api_model import ApiModel
+from vidbench.models.registry import ModelOptions
+from vidbench.runner.ray_cluster import gpus_per_worker
+from vidbench.runner.ray_infer import RaySettings, ray_infer
+from vidbench.runner.ray_worker import WorkerSetup
+from vidbench.runner.recorder import InferStats
+from vidbench.runner.store import Store
+
+if TYPE_CHECKING:
+    from vidbench.runner.run import Run
+
+
+def infer_run_on_ray(run: Run, store: Store, run_id: int) -> InferStats:
+    """`Run.infer` with `--ray`: the run's configuration -> worker setup and Ray settings."""
+    config, model = run.config, run.model
+    if not model.start_when_needed:  # an unreachable server or a bad key stops here, not later
+
+        async def check() -> None:
+            try:
+                await model.start()
+            finally:
+                await model.aclose()
+
+        asyncio.run(check())
+    options = ModelOptions(config.seed, config.concurrency, config.model_options)
+    setup = WorkerSetup(
+        task=run.task,
+        model_spec=config.model,
+        model_options=options,
+        plan=run.plan,
+        cache_dir=os.path.abspath(config.cache_dir) if config.cache_dir else None,
+        workdir=os.getcwd(),
+    )
+    is_api = isinstance(model, ApiModel)  # one bound over all workers
+    settings = RaySettings(
+        address=config.ray,
+        workers=config.ray_workers,
+        inflight=config.concurrency,
+        chunk=model.batch_size,
+        gpus_per_worker=gpus_per_worker(config.model, options),
+        concurrency=config.concurrency if is_api else None,
+        requests_per_s=config.ray_rate if is_api else None,
+    )
+    identity = run.model_identity
+    return ray_infer(
+        run.task, setup, run.samples, store, run_id, settings, identity, config.progress
+    )

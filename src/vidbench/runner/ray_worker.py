@@ -1,0 +1,131 @@
+"""The Ray worker actor of `vidbench run --ray`: one model replica that answers samples.
+
+A worker builds its model once from the spec (a local model loads its weights on the first
+request, on the GPU Ray gave it), decodes its own samples' frames (FrameCache at the configured
+path: a shared filesystem or each node's own cache), builds each request exactly as the local
+infer stage does (runner/prepare.py), skips requests the store already answered, and returns
+plain picklable `Outcome`s. It never writes the store: the driver (runner/ray_infer.py) does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from vidbench.core.errors import DataError
+from vidbench.core.records import Sample
+from vidbench.core.requests import Response
+from vidbench.media.cache import FrameCache
+from vidbench.models.api_model import ApiModel
+from vidbench.models.registry import ModelOptions, load_model
+from vidbench.runner.prepare import Prepared, build_request, sample_frames
+from vidbench.runner.recorder import Answer
+from vidbench.tasks.base import Task
+
+
+@dataclass(frozen=True)
+class WorkerSetup:
+    """Everything a worker needs besides the answered keys (picklable; shipped once)."""
+
+    task: Task
+    model_spec: str
+    model_options: ModelOptions
+    plan: str
+    cache_dir: str | None  # None: each node's default frame cache
+    workdir: str  # the driver's working directory: relative data paths resolve the same
+    decode_threads: int = 2
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of one sample: answered (or failed) by the model, already in the store, or
+    its media unusable."""
+
+    sample_id: str
+    kind: Literal["answer", "reused", "media"]
+    answer: Answer | None = None
+    error: str | None = None
+
+
+class InferWorker:
+    """Made a Ray actor by ray_infer.py (`ray.remote(...)(InferWorker)`), so this module
+    imports without Ray. Its `answer` is async: Ray runs many calls at once on its loop."""
+
+    def __init__(
+        self, setup: WorkerSetup, answered: set[str], limiter: Any = None, name: str = ""
+    ) -> None:
+        if os.path.isdir(setup.workdir):
+            os.chdir(setup.workdir)
+        self.setup = setup
+        self.task = setup.task
+        self.answered = answered
+        self.model = load_model(setup.model_spec, setup.model_options)
+        if limiter is not None and isinstance(self.model, ApiModel):
+            from vidbench.runner.ray_limiter import SharedLimiter
+
+            self.model.limiter = SharedLimiter(limiter, name)  # one bound for all workers
+        self.cache = FrameCache(Path(setup.cache_dir) if setup.cache_dir else None)
+        self.pool = ThreadPoolExecutor(max_workers=setup.decode_threads)
+        self._started = False
+        self._start_lock = asyncio.Lock()
+
+    def pid(self) -> int:
+        return os.getpid()
+
+    def timing(self) -> dict[str, float | int] | None:
+        return self.model.timing()
+
+    def identity(self) -> dict[str, Any]:
+        """The model's identity where it runs (a GPU worker's device type, say)."""
+        return self.model.identity()
+
+    async def answer(self, samples: list[Sample]) -> list[Outcome]:
+        outcomes: list[Outcome] = []
+        to_ask: list[Prepared] = []
+        for sample, prepared in zip(
+            samples, await asyncio.gather(*(self._prepare(s) for s in samples)), strict=True
+        ):
+            if isinstance(prepared, str):
+                outcomes.append(Outcome(sample.id, "media", error=prepared))
+            elif prepared.request.key in self.answered:
+                outcomes.append(Outcome(sample.id, "reused"))
+            else:
+                to_ask.append(prepared)
+        if to_ask:
+            await self._ensure_started()
+            size = max(1, self.model.batch_size)
+            batches = [to_ask[i : i + size] for i in range(0, len(to_ask), size)]
+            for batch, responses in zip(
+                batches, await asyncio.gather(*(self._generate(b) for b in batches)), strict=True
+            ):
+                for p, response in zip(batch, responses, strict=True):
+                    answer = Answer(p.sample_id, p.prompt_hash, p.record, response)
+                    outcomes.append(Outcome(p.sample_id, "answer", answer))
+        return outcomes
+
+    async def _prepare(self, sample: Sample) -> Prepared | str:
+        """The sample's request, or the message of its unusable media."""
+        loop = asyncio.get_running_loop()
+        try:
+            frames = await loop.run_in_executor(
+                self.pool, sample_frames, self.task, sample, self.cache, self.model.needs_frames
+            )
+        except DataError as e:
+            return f"{sample.id}: {e}"
+        return build_request(self.task, sample, frames, self.setup.plan)
+
+    async def _ensure_started(self) -> None:
+        async with self._start_lock:
+            if not self._started:
+                await self.model.start()  # a ConfigError here reaches the driver and stops it
+                self._started = True
+
+    async def _generate(self, batch: list[Prepared]) -> list[Response]:
+        try:
+            return await self.model.generate([p.request for p in batch])
+        except Exception as e:  # a backend bug must not stop the run: record and go on
+            return [Response(p.request.key, None, error=repr(e)) for p in batch]

@@ -1,0 +1,81 @@
+"""The one place an infer stage writes what happened to a request into the store.
+
+`Answer` is a plain picklable record (a Ray worker sends it back to the driver); the `Recorder`
+writes it and counts it, for the local infer stage and the Ray driver alike, so both leave the
+same rows in the store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from vidbench.core.requests import Response, Usage
+from vidbench.runner.store import Store
+
+
+@dataclass
+class InferStats:
+    planned: int = 0
+    reused: int = 0  # answered by an earlier run: no model call
+    answered: int = 0  # answered now
+    failed: int = 0
+    usage: Usage = field(default_factory=Usage)
+    # a local model's device and preparing seconds when they come from elsewhere (Ray workers,
+    # summed, with "devices"); None: the model object's own `timing()`
+    timing: dict[str, float | int] | None = None
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A model's response to one sample's request, with what the store keeps about the request."""
+
+    sample_id: str
+    prompt_hash: str
+    record: dict[str, Any]
+    response: Response
+
+
+class Recorder:
+    """Writes answers and failures of one run into the store and counts them."""
+
+    def __init__(
+        self,
+        store: Store,
+        plan: str,
+        run_id: int,
+        planned: int,
+        advance: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.store = store
+        self.plan = plan
+        self.run_id = run_id
+        self.stats = InferStats(planned=planned)
+        self.answered = store.answered_keys(plan)  # keys never sent to the model again
+        self._advance = advance
+
+    def reused(self) -> None:
+        self.stats.reused += 1
+        self._advance()
+
+    def failure(self, sample_id: str, key: str | None, message: str, status: str) -> None:
+        """A sample that got no answer: unusable media, a failed call, a request that killed
+        its workers."""
+        self.store.put_failure(self.plan, sample_id, self.run_id, key, message, status)
+        self.stats.failed += 1
+        self._advance()
+
+    def answer(self, answer: Answer) -> None:
+        response = answer.response
+        if not response.ok:
+            message = f"{answer.sample_id}: {response.error or response.status}"
+            self.failure(answer.sample_id, response.key, message, response.status)
+            return
+        self.store.put_response(
+            self.plan, answer.sample_id, self.run_id, answer.prompt_hash, answer.record, response
+        )
+        self.answered.add(response.key)
+        self.stats.answered += 1
+        self.stats.usage += response.usage
+        self._advance()

@@ -1,0 +1,284 @@
+"""`vidbench run --ray`: a local Ray cluster (2 workers) gives the results of a local run, and
+survives killed workers, a request that kills workers and a killed driver."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from ray_support import (
+    POISON_ENV,
+    WHERE_ENV,
+    WORKER_ENV,
+    NotThere,
+    NoWeights,
+    Poison,
+    Timed,
+    WhereAmI,
+    config,
+    kill,
+    result_files,
+    run,
+    scripted_reply,
+    spec_of,
+    worker_pids,
+)
+
+from conftest import make_qa_dataset
+from vidbench.core.errors import ConfigError
+from vidbench.models.registry import ModelOptions
+from vidbench.runner.ray_cluster import gpus_per_worker
+from vidbench.testing import ChatServer
+
+ray = pytest.importorskip("ray")
+pytestmark = pytest.mark.slow
+POISON_SAMPLE = f"{0:032x}_motion"  # object 0's Action question
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[str]:
+    """A Ray cluster on 127.0.0.1 for the module; yields its address for other drivers."""
+    ray.init(
+        num_cpus=4,
+        include_dashboard=False,
+        log_to_driver=False,
+        runtime_env={"env_vars": {**WORKER_ENV, POISON_ENV: POISON_SAMPLE, WHERE_ENV: "cuda"}},
+    )
+    yield ray.get_runtime_context().gcs_address
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_qa_dataset(tmp_path_factory.mktemp("ray_release"), n_objects=8)  # 40 questions
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ChatServer]:
+    with ChatServer(reply=scripted_reply) as s:
+        yield s
+
+
+def _answered(out: Path) -> set[str]:
+    with sqlite3.connect(out / "store.sqlite") as db:
+        return {row[0] for row in db.execute("SELECT sample_id FROM responses")}
+
+
+def test_same_results_as_a_local_run(
+    cluster: str, release: Path, server: ChatServer, tmp_path: Path
+) -> None:
+    server.reset(latency=0.02, reply=scripted_reply)
+    spec = spec_of(server)
+    local = tmp_path / "local"
+    run(config(release, local, tmp_path / "cache-local", spec, concurrency=4))
+    asked_locally = server.stats().received
+    server.reset(latency=0.02, reply=scripted_reply)
+    on_ray = tmp_path / "ray"
+    results = run(config(release, on_ray, tmp_path / "cache-ray", spec, concurrency=4, ray="auto"))
+    assert results["n"] == 40 and results["errors"] == 0
+    assert server.stats().received == asked_locally == 40
+    assert server.stats().max_in_flight <= 4  # --concurrency 4 bounds both workers together
+    assert result_files(on_ray) == result_files(local)
+    # a rerun on Ray asks nothing: every answer is in the store
+    server.reset(reply=scripted_reply)
+    run(config(release, on_ray, tmp_path / "cache-ray", spec, concurrency=4, ray="auto"))
+    assert server.stats().received == 0
+
+
+def test_a_killed_worker_is_replaced_and_nothing_answered_is_asked_again(
+    cluster: str, release: Path, server: ChatServer, tmp_path: Path
+) -> None:
+    server.reset(latency=0.2, reply=scripted_reply)
+    at_kill: dict[str, int] = {}
+
+    def killer() -> None:
+        deadline = time.monotonic() + 60
+        while server.stats().served < 8 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        pids = worker_pids()
+        stored = len(_answered(out))
+        kill(pids[0])
+        # in flight at the kill: sent to the server and not yet stored (an upper bound: the
+        # count of stored answers is read first, that of requests sent after the kill)
+        at_kill["in_flight"] = server.stats().received - stored
+        at_kill["pids"] = len(pids)
+
+    out = tmp_path / "out"
+    thread = threading.Thread(target=killer)
+    thread.start()
+    results = run(
+        config(release, out, tmp_path / "cache", spec_of(server), concurrency=4, ray="auto")
+    )
+    thread.join()
+    stats = server.stats()
+    assert at_kill["pids"] == 2
+    # the dead worker's calls stay open at the server a while; its limiter slots are freed
+    assert stats.max_in_flight <= 4 + at_kill["in_flight"]
+    assert results["n"] == 40 and results["errors"] == 0 and len(_answered(out)) == 40
+    # only requests in flight at the kill can have been asked twice
+    assert stats.resent_after_answer <= at_kill["in_flight"]
+    assert stats.received <= 40 + at_kill["in_flight"]
+
+
+def test_a_request_that_kills_its_workers_fails_alone(
+    cluster: str, release: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    results = run(config(release, out, tmp_path / "cache", Poison.spec, concurrency=2, ray="auto"))
+    assert results["n"] == 40 and results["errors"] == 1
+    assert _answered(out) == {line for line in _sample_ids(out) if line != POISON_SAMPLE}
+    with sqlite3.connect(out / "store.sqlite") as db:
+        failures = db.execute("SELECT sample_id, error FROM failures").fetchall()
+    assert [sample for sample, _ in failures] == [POISON_SAMPLE]
+    assert "2 Ray workers died" in failures[0][1]
+
+
+def _sample_ids(out: Path) -> list[str]:
+    import json
+
+    return [json.loads(line)["id"] for line in (out / "samples.jsonl").read_text().splitlines()]
+
+
+def test_a_driver_killed_with_kill_9_resumes_from_the_store(
+    cluster: str, release: Path, server: ChatServer, tmp_path: Path
+) -> None:
+    server.reset(latency=0.2, reply=scripted_reply)
+    out = tmp_path / "out"
+    command = [
+        sys.executable, "-m", "vidbench.cli", "--no-progress", "run", "4dbench-qa",
+        "--data", str(release), "--model", spec_of(server), "--out", str(out),
+        "--cache-dir", str(tmp_path / "cache"), "--concurrency", "2",
+        "--model-opt", "backoff=0.01", "--ray", cluster,
+    ]  # fmt: skip
+    env = {**os.environ, **WORKER_ENV}
+    driver = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while server.stats().served < 10 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    driver.send_signal(signal.SIGKILL)
+    driver.wait(timeout=30)
+    while server.stats().in_flight and time.monotonic() < deadline:  # orphans finish
+        time.sleep(0.05)
+    time.sleep(0.5)
+    answered_before = _answered(out)
+    asked_before = server.stats().received
+    assert 0 < len(answered_before) < 40
+    results = run(
+        config(release, out, tmp_path / "cache", spec_of(server), concurrency=2, ray="auto")
+    )
+    assert results["n"] == 40 and results["errors"] == 0
+    # the resumed run asks exactly the questions without a stored answer, each once
+    assert server.stats().received - asked_before == 40 - len(answered_before)
+
+
+def test_a_model_that_cannot_start_in_its_workers_stops_the_run(
+    cluster: str, release: Path, tmp_path: Path
+) -> None:
+    cfg = config(
+        release, tmp_path / "out", tmp_path / "cache", NoWeights.spec, ray="auto", ray_workers=1
+    )
+    with pytest.raises(ConfigError, match="no weights at /models/missing"):
+        run(cfg)
+    assert _answered(tmp_path / "out") == set()
+
+
+def test_a_model_that_is_another_in_the_workers_stops_the_run(
+    cluster: str, release: Path, tmp_path: Path
+) -> None:
+    cfg = config(
+        release, tmp_path / "out", tmp_path / "cache", WhereAmI.spec, ray="auto", ray_workers=1
+    )
+    with pytest.raises(ConfigError, match="device_type: 'cuda' there, 'cpu' here"):
+        run(cfg)
+    assert _answered(tmp_path / "out") == set()
+    cfg = config(
+        release, tmp_path / "out", tmp_path / "cache", NotThere.spec, ray="auto", ray_workers=1
+    )
+    with pytest.raises(ConfigError, match="cannot build model .*my_private_model"):
+        run(cfg)
+
+
+def test_the_device_time_of_all_workers_is_summed(
+    cluster: str, release: Path, tmp_path: Path
+) -> None:
+    import json
+
+    out = tmp_path / "out"
+    results = run(config(release, out, tmp_path / "cache", Timed.spec, ray="auto"))
+    timing = results["timing"]
+    # every call counted once, over the workers that took part (a worker still starting when
+    # the 40 quick answers were done took none)
+    devices = timing["devices"]
+    assert timing["batches"] == 40 and devices in (1, 2)
+    assert timing["device_s"] == pytest.approx(0.4)
+    assert timing["device_busy"] == pytest.approx(0.4 / (devices * timing["wall_s"]), abs=1e-3)
+    assert json.loads((out / "timing.json").read_text())["devices"] == devices
+
+
+def test_local_models_ask_one_gpu_per_worker() -> None:
+    assert gpus_per_worker("hf:Qwen/Qwen2-VL-2B-Instruct", ModelOptions()) == 1.0
+    assert gpus_per_worker("vllm:some/model", ModelOptions()) == 1.0
+    split = ModelOptions(extra={"tensor_parallel_size": "4"})
+    assert gpus_per_worker("vllm:Qwen/Qwen2.5-VL-72B-Instruct", split) == 4.0
+    assert gpus_per_worker("hf:x", ModelOptions(extra={"device": "cpu"})) == 0.0
+    assert gpus_per_worker("openai:gpt-4o", ModelOptions()) == 0.0
+
+
+def test_the_shared_limiter_bounds_paces_and_frees_a_dead_workers_slots(cluster: str) -> None:
+    from vidbench.runner.ray_limiter import LimiterActor
+
+    limiter = LimiterActor.remote(2, 20.0)  # 2 calls at once, 20 started per second
+    started = time.monotonic()
+    for _ in range(6):
+        ray.get(limiter.acquire.remote("w1"))
+        ray.get(limiter.release.remote("w1"))
+    assert time.monotonic() - started >= 0.25  # 5 intervals of 50 ms
+    ray.get([limiter.acquire.remote("dead"), limiter.acquire.remote("dead")])
+    waiting = limiter.acquire.remote("w2")
+    assert ray.wait([waiting], timeout=0.3)[0] == []  # both slots held by the dead worker
+    assert ray.get(limiter.forget.remote("dead")) == 2
+    ray.get(waiting, timeout=5)
+    epoch = ray.get(limiter.acquire.remote("w2"))
+    ray.get(limiter.rate_limited.remote(epoch))  # a 429: the bound halves for every worker
+    assert ray.get(limiter.stats.remote())["limit"] == 1.0
+
+
+def test_gpu_workers_on_a_cluster_without_gpus_stop_at_once(
+    cluster: str, release: Path, tmp_path: Path
+) -> None:
+    """A worker asking for a GPU the cluster lacks would wait for ever: the run stops instead."""
+    from vidbench.benchmarks.registry import open_run
+    from vidbench.runner.ray_infer import RaySettings, ray_infer
+    from vidbench.runner.ray_worker import WorkerSetup
+    from vidbench.runner.store import Store
+
+    run_ = open_run(config(release, tmp_path / "out", tmp_path / "cache", Poison.spec))
+    setup = WorkerSetup(run_.task, Poison.spec, ModelOptions(), run_.plan, None, os.getcwd())
+    settings = RaySettings(workers=1, gpus_per_worker=1.0)
+    store = Store(tmp_path / "out")
+    try:
+        with pytest.raises(ConfigError, match="asks for 1 GPU and the cluster has 0"):
+            ray_infer(run_.task, setup, run_.samples, store, 1, settings, {}, False)
+    finally:
+        store.close()
+
+
+def test_no_worker_outlives_its_run(cluster: str, release: Path, tmp_path: Path) -> None:
+    """Workers are killed when the run ends, also when it fails (its traceback holds them)."""
+    cfg = config(release, tmp_path / "out", tmp_path / "cache", WhereAmI.spec, ray="auto")
+    with pytest.raises(ConfigError) as failed:  # kept: its traceback holds the driver
+        run(cfg)
+    deadline = time.monotonic() + 10
+    while worker_pids() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert worker_pids() == []
+    assert ray.available_resources().get("CPU") == 4.0
+    assert "not the same in the Ray workers" in str(failed.value)
