@@ -333,7 +333,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from vidbench.runner import commands as runner_commands
 
-    runner_commands.register(sub, _task_of)  # sweep
+    runner_commands.register(sub, _task_of, view_commands.reporter(_task_of))  # sweep
 
     from vidbench.annotate import commands as annotate_commands
 

@@ -53,6 +53,9 @@ def test_the_grid_and_its_tables(qa_release: Path, tmp_path: Path) -> None:
     table = (out / "table.md").read_text()
     assert sum(line.startswith("| ") for line in table.splitlines()) == 5  # header + 4 runs
     assert (out / "table.csv").is_file() and (out / "table.tex").is_file()
+    meta = (out / "report" / "data" / "meta.js").read_text()  # the HTML report of the 4 runs
+    report = json.loads(meta[meta.index("(") + 1 : meta.rindex(")")])
+    assert report["total"] == 20 and len(report["runs"]) == 4
     # a rerun finds every answer in its run's store
     assert main(argv) == 0
     for path in out.glob("*/*/store.sqlite"):
@@ -111,7 +114,7 @@ def test_a_sweep_on_a_ray_cluster_it_starts(qa_release: Path, tmp_path: Path) ->
         "4dbench-qa-time-first/constant-B",
         "4dbench-qa-time-first/random",
     ]
-    for run_dir in out.glob("*/*"):
+    for run_dir in (p.parent for p in out.glob("*/*/results.json")):
         with sqlite3.connect(run_dir / "store.sqlite") as db:
             assert db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 10
     table = (out / "table.md").read_text()

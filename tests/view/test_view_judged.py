@@ -54,6 +54,7 @@ def test_judged_run_shows_every_attempt(tmp_path: Path, open_page: Callable[...,
     set_filter(page, "#f-outcome", "unparsed")
     card = page.locator("article.sample").first
     card.locator("summary", has_text="attempt(s)").click()
+    card.locator(".judge-reply").nth(1).wait_for()  # built on the toggle event, after the click
     shown = card.inner_text()
     assert shown.count("<img src=x onerror=alert(1)> I cannot tell.") >= 2  # each attempt
     card.locator("summary", has_text="Judging rule").click()

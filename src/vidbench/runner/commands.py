@@ -4,6 +4,7 @@ arguments into a typed Sweep and calls runner/sweep.py."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,10 +13,11 @@ from rich.console import Console
 from vidbench import cli_types as types
 from vidbench.core.errors import ConfigError
 from vidbench.runner.run_config import RunConfig
-from vidbench.runner.sweep import Sweep, TaskOf, load_sweep, run_sweep
+from vidbench.runner.sweep import Sweep, TaskOf, load_sweep, run_configs, run_sweep
 
 out = Console()
 err = Console(stderr=True)
+REPORT_DIR = "report"  # OUT/report/index.html: the sweep's runs side by side
 
 
 def _names(text: str | None) -> tuple[str, ...]:
@@ -53,7 +55,13 @@ def _sweep_of(args: argparse.Namespace) -> Sweep:
     )
 
 
-def register(subparsers: argparse._SubParsersAction, task_of: TaskOf) -> None:
+def register(
+    subparsers: argparse._SubParsersAction,
+    task_of: TaskOf,
+    report: Callable[[Sequence[Path], Path], Path] | None = None,
+) -> None:
+    """`report(run dirs, folder)` writes the HTML report of a finished sweep (cli.py hands in
+    vidbench view's, which sits above the runner)."""
     p = subparsers.add_parser(
         "sweep", help="a grid of tasks x variants x models: one results dir each, one table"
     )
@@ -74,8 +82,14 @@ def register(subparsers: argparse._SubParsersAction, task_of: TaskOf) -> None:
         "--ray-rate", type=types.number(0.0, low_open=True), help="API calls/s over all Ray workers"
     )
 
+    p.add_argument("--no-report", action="store_true", help="no HTML report in OUT/report")
+
     def handler(args: argparse.Namespace) -> int:
-        run_sweep(_sweep_of(args), task_of, err, out)
+        sweep = _sweep_of(args)
+        run_sweep(sweep, task_of, err, out)
+        if report is not None and not args.no_report:
+            runs = [Path(config.out) for config in run_configs(sweep)]
+            err.print(f"report: {report(runs, Path(sweep.out) / REPORT_DIR)}", highlight=False)
         return 0
 
     p.set_defaults(func=handler)

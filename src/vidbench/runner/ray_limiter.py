@@ -16,6 +16,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import ray
+
 from vidbench.models.limiter import AdaptiveLimiter
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +45,18 @@ def _cmd_view(args: argparse.Namespace) -> int:
         sys.stdout.flush()  # the address, at once, also through a pipe
         serve(folder, sock)
     return 0
+
+
+def reporter(task_of: Callable[[Any], Any] | None) -> Callable[[Sequence[Path], Path], Path]:
+    """What `vidbench sweep` calls when its runs are done: the HTML report of them in a folder
+    (returns its index.html)."""
+    from vidbench.view.build import ViewOptions, write_report
+    from vidbench.view.collect import collect_runs
+
+    def write(runs: Sequence[Path], folder: Path) -> Path:
+        return write_report(collect_runs(list(runs), task_of), ViewOptions(folder)).index
+
+    return write
 
 
 def register(
