@@ -4,21 +4,35 @@ from __future__ import annotations
 
 import asyncio
 import os
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import Any
 
+from vidbench.core.records import Sample
 from vidbench.models.api_model import ApiModel
+from vidbench.models.base import Model
 from vidbench.models.registry import ModelOptions
 from vidbench.runner.ray_cluster import gpus_per_worker
 from vidbench.runner.ray_infer import RaySettings, ray_infer
 from vidbench.runner.ray_worker import WorkerSetup
 from vidbench.runner.recorder import InferStats
+from vidbench.runner.run_config import RunConfig
 from vidbench.runner.store import Store
-
-if TYPE_CHECKING:
-    from vidbench.runner.run import Run
+from vidbench.tasks.base import Task
 
 
-def infer_run_on_ray(run: Run, store: Store, run_id: int) -> InferStats:
+@dataclass(frozen=True)
+class RayInfer:
+    """What `Run.infer` hands over: the run's configuration, task, model, plan and samples."""
+
+    config: RunConfig
+    task: Task
+    model: Model
+    identity: dict[str, Any]  # the model's identity in the driver (the plan's key)
+    plan: str
+    samples: list[Sample]
+
+
+def infer_run_on_ray(run: RayInfer, store: Store, run_id: int) -> InferStats:
     """`Run.infer` with `--ray`: the run's configuration -> worker setup and Ray settings."""
     config, model = run.config, run.model
     if not model.start_when_needed:  # an unreachable server or a bad key stops here, not later
@@ -49,7 +63,6 @@ def infer_run_on_ray(run: Run, store: Store, run_id: int) -> InferStats:
         concurrency=config.concurrency if is_api else None,
         requests_per_s=config.ray_rate if is_api else None,
     )
-    identity = run.model_identity
     return ray_infer(
-        run.task, setup, run.samples, store, run_id, settings, identity, config.progress
+        run.task, setup, run.samples, store, run_id, settings, run.identity, config.progress
     )

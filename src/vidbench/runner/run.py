@@ -123,9 +123,12 @@ class Run:
         try:
             run_id = store.start_run(self.plan, asdict(self.config))
             if self.config.ray is not None:  # sharded over Ray workers; this process writes
-                from vidbench.runner.ray_run import infer_run_on_ray
+                from vidbench.runner.ray_run import RayInfer, infer_run_on_ray
 
-                stats = infer_run_on_ray(self, store, run_id)
+                what = RayInfer(
+                    self.config, self.task, self.model, self.model_identity, self.plan, self.samples
+                )
+                stats = infer_run_on_ray(what, store, run_id)
             else:
                 cache = FrameCache(Path(self.config.cache_dir) if self.config.cache_dir else None)
                 stats = asyncio.run(self._infer(store, run_id, cache))
