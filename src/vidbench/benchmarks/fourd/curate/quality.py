@@ -129,6 +129,7 @@ class Classifier:
         epoch."""
         torch = _torch()
         torch.manual_seed(seed)
+        self.head.reset_parameters()  # its start from the seed too, whatever ran before
         target = torch.tensor(list(labels))
         batches = [self.pixels(images[i : i + batch]) for i in range(0, len(images), batch)]
         params = list(self.head.parameters())
