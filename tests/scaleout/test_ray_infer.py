@@ -98,34 +98,34 @@ def test_a_killed_worker_is_replaced_and_nothing_answered_is_asked_again(
 ) -> None:
     server.reset(latency=0.2, reply=scripted_reply)
     at_kill: dict[str, int] = {}
+    bound = 4  # calls in flight over the whole cluster (the shared limiter): at most this many
+    # were in flight at the kill. (Counting them at the server undercounts: a request still in
+    # transit when the counters are read arrives later.)
 
     def killer() -> None:
         deadline = time.monotonic() + 60
         while server.stats().served < 8 and time.monotonic() < deadline:
             time.sleep(0.01)
         pids = worker_pids()
-        stored = len(_answered(out))
+        at_kill["stored"] = len(_answered(out))
         kill(pids[0])
-        # in flight at the kill: sent to the server and not yet stored (an upper bound: the
-        # count of stored answers is read first, that of requests sent after the kill)
-        at_kill["in_flight"] = server.stats().received - stored
         at_kill["pids"] = len(pids)
 
     out = tmp_path / "out"
     thread = threading.Thread(target=killer)
     thread.start()
     results = run(
-        config(release, out, tmp_path / "cache", spec_of(server), concurrency=4, ray="auto")
+        config(release, out, tmp_path / "cache", spec_of(server), concurrency=bound, ray="auto")
     )
     thread.join()
     stats = server.stats()
-    assert at_kill["pids"] == 2
+    assert at_kill["pids"] == 2 and 0 < at_kill["stored"] < 40  # killed mid-run
     # the dead worker's calls stay open at the server a while; its limiter slots are freed
-    assert stats.max_in_flight <= 4 + at_kill["in_flight"]
+    assert stats.max_in_flight <= 2 * bound
     assert results["n"] == 40 and results["errors"] == 0 and len(_answered(out)) == 40
     # only requests in flight at the kill can have been asked twice
-    assert stats.resent_after_answer <= at_kill["in_flight"]
-    assert stats.received <= 40 + at_kill["in_flight"]
+    assert stats.resent_after_answer <= bound
+    assert stats.received <= 40 + bound
 
 
 def test_a_request_that_kills_its_workers_fails_alone(
