@@ -49,4 +49,4 @@ def run_demo(
         collect_runs(results_dirs, lambda stored: build_task(TASKS, stored.task)),
         ViewOptions(out / "report"),
     )
-    console.print(f"report: {report.index} (open it in a browser: tables, figures, every sample)")
+    console.print(f"report: {report.index} (open it in a browser)", soft_wrap=True)
