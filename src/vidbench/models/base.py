@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
@@ -46,6 +47,19 @@ class Model(ABC):
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook; most backends hold nothing
         """Release connections, servers or devices."""
+
+
+def check_reachable(model: Model) -> None:
+    """Start `model` and close it again, outside any event loop: an unreachable server or a
+    rejected key raises here, before any work (its ConfigError names what is wrong)."""
+
+    async def check() -> None:
+        try:
+            await model.start()
+        finally:
+            await model.aclose()
+
+    asyncio.run(check())
 
 
 class ModelRef(Model):

@@ -23,8 +23,6 @@ from vidbench.runner.recorder import Answer, InferStats, Recorder
 from vidbench.runner.store import Store
 from vidbench.tasks.base import Task
 
-__all__ = ["InferStats", "infer"]
-
 
 async def infer(
     task: Task,

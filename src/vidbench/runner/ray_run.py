@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 from dataclasses import dataclass
 from typing import Any
 
 from vidbench.core.records import Sample
 from vidbench.models.api_model import ApiModel
-from vidbench.models.base import Model
+from vidbench.models.base import Model, check_reachable
 from vidbench.models.registry import ModelOptions
 from vidbench.runner.ray_cluster import gpus_per_worker
 from vidbench.runner.ray_infer import RaySettings, ray_infer
@@ -36,14 +35,7 @@ def infer_run_on_ray(run: RayInfer, store: Store, run_id: int) -> InferStats:
     """`Run.infer` with `--ray`: the run's configuration -> worker setup and Ray settings."""
     config, model = run.config, run.model
     if not model.start_when_needed:  # an unreachable server or a bad key stops here, not later
-
-        async def check() -> None:
-            try:
-                await model.start()
-            finally:
-                await model.aclose()
-
-        asyncio.run(check())
+        check_reachable(model)
     options = ModelOptions(config.seed, config.concurrency, config.model_options)
     setup = WorkerSetup(
         task=run.task,

@@ -17,16 +17,17 @@ from rich.markup import escape
 from vidbench.core.errors import ConfigError
 from vidbench.core.records import Sample
 from vidbench.media.cache import FrameCache
-from vidbench.models.base import Model, ModelRef
+from vidbench.models.base import Model, ModelRef, check_reachable
 from vidbench.models.pricing import cost_of
 from vidbench.models.registry import ModelOptions, load_model
 from vidbench.report.results import build_results
 from vidbench.report.results_dir import RESULTS_FILE, TIMING_FILE, ResultsDir
 from vidbench.report.tables import print_table
-from vidbench.runner.infer import InferStats, infer
+from vidbench.runner.infer import infer
 from vidbench.runner.judging import ask_model, describe_verdicts
 from vidbench.runner.keys import plan_key
 from vidbench.runner.lock import results_lock
+from vidbench.runner.recorder import InferStats
 from vidbench.runner.run_config import RunConfig
 from vidbench.runner.score import score_samples
 from vidbench.runner.store import Store
@@ -217,17 +218,8 @@ class Run:
 
     def _check_judge_reachable(self) -> None:
         """An unreachable judge or a rejected key stops the run before inference."""
-        judge = self.judge
-        if judge is None:
-            return
-
-        async def check() -> None:
-            try:
-                await judge.start()
-            finally:
-                await judge.aclose()
-
-        asyncio.run(check())
+        if self.judge is not None:
+            check_reachable(self.judge)
 
     def score(self) -> list[dict[str, Any]]:
         self.config.save()  # the task variant scored is the one a later report stage shows
