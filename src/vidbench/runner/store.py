@@ -271,14 +271,12 @@ class Store:
     def judge_usage_by_version(self) -> dict[str, dict[str, int]]:
         """Judge calls and tokens in/out per prompt version (a construction pipeline's stages
         each ask with their own prompts, so this is the cost of each stage)."""
-        rows = self._db.execute(
-            "SELECT prompt_version, COUNT(*), COALESCE(SUM(input_tokens), 0), "
-            "COALESCE(SUM(output_tokens), 0) FROM judgments GROUP BY prompt_version"
-        )
-        return {
-            version: {"requests": n, "input_tokens": tokens_in, "output_tokens": tokens_out}
-            for version, n, tokens_in, tokens_out in rows
-        }
+        totals: dict[str, dict[str, int]] = {}
+        for version, _, usage in self.judge_usage_by_version_and_judge():
+            total = totals.setdefault(version, dict.fromkeys(usage, 0))
+            for key, value in usage.items():
+                total[key] += value
+        return totals
 
     def judge_usage_by_version_and_judge(self) -> list[tuple[str, str, dict[str, int]]]:
         """(prompt version, judge spec, calls and tokens in/out): a stage's cost per model,
