@@ -24,9 +24,10 @@ from pathlib import Path
 
 from rich.console import Console
 
-from vidbench.benchmarks.autoeval_video.calls import JudgeModel, JudgePrompt
+from vidbench.benchmarks.autoeval_video.calls import JudgePrompt
 from vidbench.benchmarks.autoeval_video.judge_predictions import JudgeJob, judge_predictions
 from vidbench.benchmarks.autoeval_video.rules import get_protocol
+from vidbench.models.registry import ModelChoice
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "autoeval-video"
 REPLY = "The answer matches the rules.\n1"
@@ -65,7 +66,7 @@ def main() -> None:
     server, base_url = start_server(args.latency, args.capacity)
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            judge = JudgeModel(f"openai-compat:{base_url}#judge", {}, args.concurrency)
+            judge = ModelChoice(f"openai-compat:{base_url}#judge", concurrency=args.concurrency)
             job = JudgeJob(
                 args.data / "AUTO-EVAL-VIDEO.json",
                 args.data / "prediction_sample.json",

@@ -26,7 +26,7 @@ from pathlib import Path
 from api_cold import write_dataset  # bench/ is on sys.path when run
 from vidbench.benchmarks.registry import open_run
 from vidbench.media.encode import write_mp4
-from vidbench.runner.ray_cluster import worker_env
+from vidbench.runner.ray.cluster import worker_env
 from vidbench.runner.run_config import RunConfig
 from vidbench.testing.standin_model import CAPACITY_ENV, LATENCY_ENV, StandIn
 

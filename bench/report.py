@@ -22,8 +22,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from vidbench.core.files import write_json
 from vidbench.core.requests import Response, Usage
-from vidbench.report.results_dir import ResultsDir, write_json
+from vidbench.report.results_dir import ResultsDir
 from vidbench.runner.store import Store
 from vidbench.view.build import ViewOptions, write_report
 from vidbench.view.collect import collect_runs

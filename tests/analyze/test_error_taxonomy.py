@@ -15,7 +15,7 @@ from mmworld_support import make_mmworld
 from vidbench.analyze.errors import parse_error_type
 from vidbench.analyze.taxonomy import CODES, ERROR_TYPES
 from vidbench.cli import main
-from vidbench.report.results_dir import read_jsonl
+from vidbench.core.files import read_jsonl
 from vidbench.testing import Reply, request_text
 
 JSON_REPLY = '{{"error_type": "{code}", "reason": "The model {why}."}}'

@@ -44,7 +44,7 @@ def test_red_team_rounds_in_the_browser(
     fake: Callable[..., Any],
 ) -> None:
     from vidbench.annotate.project import Project
-    from vidbench.runner.judging import JudgeModel
+    from vidbench.models.registry import ModelChoice
 
     data = tmp_path / "data"
     data.mkdir()
@@ -60,7 +60,9 @@ def test_red_team_rounds_in_the_browser(
         project, "SELECT w.id, i.ref FROM work w JOIN items i ON i.id = w.item_id ORDER BY i.ref"
     )[0]
     server = fake(reply=_judge)
-    judge = JudgeModel(f"openai-compat:{server.base_url}#judge", {"backoff": "0.01"})
+    judge = ModelChoice(
+        f"openai-compat:{server.base_url}#judge", {"backoff": "0.01"}, "--judge-opt"
+    )
     base = serve_app(create_app(project, judge))
     page = open_page()
     sign_in_page(page, base, "red")

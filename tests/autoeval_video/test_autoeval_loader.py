@@ -11,7 +11,7 @@ import pytest
 from autoeval_support import rows, vidbench, write_jsonl
 from conftest import AUTOEVAL
 from vidbench.benchmarks.autoeval_video import loader as av
-from vidbench.benchmarks.registry import VALIDATORS
+from vidbench.benchmarks.registry import by_name
 from vidbench.core.errors import DataError
 from vidbench.media.encode import write_mp4
 from vidbench.media.frames import load_frames
@@ -96,7 +96,7 @@ def test_malformed_rows_are_named_and_the_rest_loads(tmp_path: Path) -> None:
 def test_validate_lists_missing_clips_and_bad_rows(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    problems = VALIDATORS["autoeval-video"](AUTOEVAL)
+    problems = by_name("autoeval-video").validate(AUTOEVAL, False, None)
     assert len(problems) == 327 - 24
     assert all(
         p.message.startswith("missing clip and no full-length video full/") for p in problems
@@ -134,8 +134,8 @@ def test_window_cut_from_a_full_length_video(tmp_path: Path) -> None:
     for frame, index in zip(got, want, strict=True):
         level = np.asarray(decode_image(frame.image.data)).astype(int)[16, 24, 0]
         assert abs(level - 4 * index) <= 3
-    assert VALIDATORS["autoeval-video"](tmp_path) == []
+    assert by_name("autoeval-video").validate(tmp_path, False, None) == []
     late = {**row, "Start time": "0:00:05", "End time": "0:01:00"}
     write_jsonl(tmp_path / av.RULES_FILE, [late])
-    [problem] = VALIDATORS["autoeval-video"](tmp_path)
+    [problem] = by_name("autoeval-video").validate(tmp_path, False, None)
     assert "ends at" in problem.message and "before its window's end (60 s)" in problem.message

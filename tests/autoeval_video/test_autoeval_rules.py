@@ -15,7 +15,7 @@ from vidbench.benchmarks.autoeval_video.unified import (
     unified_call,
 )
 from vidbench.core.errors import ConfigError
-from vidbench.scoring.judge import Verdict
+from vidbench.scoring.model_call import CallResult
 
 # reply -> (official verdict, robust verdict); None = the parser cannot read it
 REPLIES = {
@@ -87,12 +87,12 @@ def _records(policy: str) -> list[dict]:
     """Six instances of two dimensions: 3 correct, 1 wrong, 1 never parsed, 1 judge error."""
     protocol = rules.get_protocol("official").with_(unparsed=policy)
     verdicts = [
-        ("Description", Verdict("1", "ok", rules.Judgment(1, "r"), "r\n1", 1)),
-        ("Description", Verdict("2", "ok", rules.Judgment(0, "r"), "r\n0", 2)),
-        ("Description", Verdict("3", "unparsed", None, "???", 11)),
-        ("Predictive Reasoning", Verdict("4", "ok", rules.Judgment(1, "r"), "r\n1", 1)),
-        ("Predictive Reasoning", Verdict("5", "ok", rules.Judgment(1, "r"), "r\n1", 1)),
-        ("Predictive Reasoning", Verdict("6", "error", error="HTTP 500", attempts=1)),
+        ("Description", CallResult("1", "ok", rules.Judgment(1, "r"), "r\n1", 1)),
+        ("Description", CallResult("2", "ok", rules.Judgment(0, "r"), "r\n0", 2)),
+        ("Description", CallResult("3", "unparsed", None, "???", 11)),
+        ("Predictive Reasoning", CallResult("4", "ok", rules.Judgment(1, "r"), "r\n1", 1)),
+        ("Predictive Reasoning", CallResult("5", "ok", rules.Judgment(1, "r"), "r\n1", 1)),
+        ("Predictive Reasoning", CallResult("6", "error", error="HTTP 500", attempts=1)),
     ]
     return [
         {"id": v.item, "error": None, "dimension": d, **rules.outcome(v, protocol)}

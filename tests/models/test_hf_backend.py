@@ -17,13 +17,13 @@ from tiny_models import tiny_llava_onevision, tiny_qwen2_vl
 from vidbench.benchmarks.registry import open_run
 from vidbench.cli import main
 from vidbench.core.errors import ConfigError
+from vidbench.core.files import read_jsonl
 from vidbench.core.messages import ImagePart, Message, TextPart
 from vidbench.core.requests import GenerationConfig, Request
 from vidbench.media.frames import load_frames
 from vidbench.media.images import encode_image
 from vidbench.models.hf_families import to_chat
 from vidbench.models.registry import ModelOptions, load_model
-from vidbench.report.results_dir import read_jsonl
 from vidbench.runner.keys import plan_key
 from vidbench.runner.run import Run
 from vidbench.runner.run_config import RunConfig

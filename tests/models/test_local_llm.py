@@ -18,9 +18,9 @@ import pytest
 from conftest import default_sigint
 from vidbench.cli import main
 from vidbench.core.errors import ConfigError
+from vidbench.core.files import read_jsonl
 from vidbench.models import local_llm
 from vidbench.models.local_llm import LocalLLMServer, free_port
-from vidbench.report.results_dir import read_jsonl
 
 
 def fake_server(tmp_path: Path, code: str) -> LocalLLMServer:

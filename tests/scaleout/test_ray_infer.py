@@ -35,7 +35,7 @@ from ray_support import (
 from conftest import make_qa_dataset
 from vidbench.core.errors import ConfigError
 from vidbench.models.registry import ModelOptions
-from vidbench.runner.ray_cluster import gpus_per_worker
+from vidbench.runner.ray.cluster import gpus_per_worker
 from vidbench.testing import ChatServer
 
 ray = pytest.importorskip("ray")
@@ -233,7 +233,7 @@ def test_local_models_ask_one_gpu_per_worker() -> None:
 
 
 def test_the_shared_limiter_bounds_paces_and_frees_a_dead_workers_slots(cluster: str) -> None:
-    from vidbench.runner.ray_limiter import LimiterActor
+    from vidbench.runner.ray.limiter import LimiterActor
 
     limiter = LimiterActor.remote(2, 20.0)  # 2 calls at once, 20 started per second
     started = time.monotonic()
@@ -256,8 +256,8 @@ def test_gpu_workers_on_a_cluster_without_gpus_stop_at_once(
 ) -> None:
     """A worker asking for a GPU the cluster lacks would wait for ever: the run stops instead."""
     from vidbench.benchmarks.registry import open_run
-    from vidbench.runner.ray_infer import RaySettings, ray_infer
-    from vidbench.runner.ray_worker import WorkerSetup
+    from vidbench.runner.ray.driver import RaySettings, ray_infer
+    from vidbench.runner.ray.worker import WorkerSetup
     from vidbench.runner.store import Store
 
     run_ = open_run(config(release, tmp_path / "out", tmp_path / "cache", Poison.spec))

@@ -10,9 +10,9 @@ from pathlib import Path
 from vidbench.core.messages import user
 from vidbench.core.requests import Request, Response
 from vidbench.models.base import Model
-from vidbench.runner.judging import judge_all
+from vidbench.runner.model_calls import ask_all
 from vidbench.runner.store import Store
-from vidbench.scoring.judge import JudgeCall
+from vidbench.scoring.model_call import ModelCall
 
 
 class ScriptedJudge(Model):
@@ -45,8 +45,8 @@ def _parse_digit(reply: str) -> int | None:
     return int(reply) if reply.isdigit() else None
 
 
-def _calls(items: list[str]) -> list[JudgeCall]:
-    return [JudgeCall(item, (user(f"judge {item}"),), "test-v1", _parse_digit) for item in items]
+def _calls(items: list[str]) -> list[ModelCall]:
+    return [ModelCall(item, (user(f"judge {item}"),), "test-v1", _parse_digit) for item in items]
 
 
 def test_verdicts_attempts_and_reuse(tmp_path: Path) -> None:
@@ -58,21 +58,21 @@ def test_verdicts_attempts_and_reuse(tmp_path: Path) -> None:
     }
     judge = ScriptedJudge(script)
     store = Store(tmp_path)
-    verdicts = asyncio.run(judge_all(judge, _calls(list(script)), store, max_attempts=3))
+    verdicts = asyncio.run(ask_all(judge, _calls(list(script)), store, max_attempts=3))
     assert verdicts["good"].value == 4 and verdicts["good"].attempts == 1
     assert verdicts["second-try"].value == 3 and verdicts["second-try"].attempts == 2
     assert verdicts["never"].status == "unparsed" and verdicts["never"].reply == "still no"
     assert verdicts["down"].status == "error" and "503" in verdicts["down"].error
     assert dict(judge.calls) == {"good": 1, "second-try": 2, "never": 3, "down": 1}
 
-    again = asyncio.run(judge_all(judge, _calls(list(script)), store, max_attempts=3))
+    again = asyncio.run(ask_all(judge, _calls(list(script)), store, max_attempts=3))
     assert dict(judge.calls) == {"good": 1, "second-try": 2, "never": 3, "down": 2}
     assert again["down"].value == 5  # a failed call is asked again; answered ones never are
     assert {k: v.value for k, v in again.items() if k != "down"} == {
         k: v.value for k, v in verdicts.items() if k != "down"
     }
 
-    read_only = asyncio.run(judge_all(judge, _calls(["good", "unseen"]), store, allow_calls=False))
+    read_only = asyncio.run(ask_all(judge, _calls(["good", "unseen"]), store, allow_calls=False))
     assert read_only["good"].value == 4 and read_only["unseen"].status == "missing"
     assert judge.calls["unseen"] == 0
     store.close()
@@ -81,9 +81,9 @@ def test_verdicts_attempts_and_reuse(tmp_path: Path) -> None:
 def test_prompt_version_and_judge_are_part_of_the_key(tmp_path: Path) -> None:
     store = Store(tmp_path)
     judge = ScriptedJudge({"a": ["1", "2"]})
-    asyncio.run(judge_all(judge, _calls(["a"]), store))
-    changed = [JudgeCall("a", (user("judge a"),), "test-v2", _parse_digit)]
-    verdicts = asyncio.run(judge_all(judge, changed, store))
+    asyncio.run(ask_all(judge, _calls(["a"]), store))
+    changed = [ModelCall("a", (user("judge a"),), "test-v2", _parse_digit)]
+    verdicts = asyncio.run(ask_all(judge, changed, store))
     assert verdicts["a"].value == 2 and judge.calls["a"] == 2
     store.close()
 
@@ -92,6 +92,6 @@ def test_concurrency_is_bounded(tmp_path: Path) -> None:
     items = [f"i{n}" for n in range(40)]
     judge = ScriptedJudge({item: ["1"] for item in items})
     store = Store(tmp_path)
-    asyncio.run(judge_all(judge, _calls(items), store, concurrency=5))
+    asyncio.run(ask_all(judge, _calls(items), store, concurrency=5))
     assert judge.max_in_flight == 5
     store.close()

@@ -42,7 +42,7 @@ def _hostile_run(root: Path) -> Path:
     store = Store(run)  # judge replies of every attempt, as a judged task stores them
     for attempt in range(2):
         reply = Response(key="k", text=f"verdict {attempt}: {EVIL}", usage=Usage(3, 4))
-        store.put_judgment(f"j{attempt}", "fake-judge", f"{first}:judge", "v1", attempt,
+        store.put_call(f"j{attempt}", "fake-judge", f"{first}:judge", "v1", attempt,
                            f"judge prompt {EVIL}", reply)  # fmt: skip
     store.close()
     hostile = {"id": f"id-{EVIL}", "status": "media", "error": f"cannot read {EVIL}"}

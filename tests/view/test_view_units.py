@@ -168,8 +168,8 @@ def test_thumbnails_of_a_grid_and_of_views(tmp_path: Path) -> None:
 
 
 def test_the_store_is_read_without_writing(tmp_path: Path) -> None:
+    from vidbench.core.files import write_jsonl
     from vidbench.core.requests import Response, Usage
-    from vidbench.report.results_dir import write_jsonl
     from vidbench.runner.store import Store
     from vidbench.view.collect import collect_run
 
@@ -177,7 +177,7 @@ def test_the_store_is_read_without_writing(tmp_path: Path) -> None:
     store.put_failure("judge:abc", "s1:judge", 0, "k9", "HTTP 503 after retries", "error")
     store.put_failure("plan", "s1", 1, "k1", "a model error", "error")  # not the judge's
     reply = Response(key="k2", text="yes", usage=Usage(1, 1))
-    store.put_judgment("k2", "judge-model", "s1:judge", "v1", 0, "is it right?", reply)
+    store.put_call("k2", "judge-model", "s1:judge", "v1", 0, "is it right?", reply)
     store.close()
     write_jsonl(tmp_path / "samples.jsonl", [{"id": "s1", "status": "ok", "correct": None}])
     before = (tmp_path / "store.sqlite").stat().st_mtime_ns

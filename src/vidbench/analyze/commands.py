@@ -11,17 +11,14 @@ import argparse
 from collections.abc import Callable
 from pathlib import Path
 
-from rich.console import Console
-
 from vidbench import cli_types as types
+from vidbench.console import err, out
 from vidbench.core.errors import ConfigError
 from vidbench.models.registry import parse_options
-from vidbench.runner.judging import DEFAULT_ATTEMPTS, JudgeModel
+from vidbench.runner.model_calls import DEFAULT_ATTEMPTS, ModelChoice
 from vidbench.runner.run_config import RunConfig
 from vidbench.tasks.base import Task
 
-out = Console()
-err = Console(stderr=True)
 STEM = "error_types"
 
 
@@ -34,7 +31,12 @@ def _cmd_errors(args: argparse.Namespace) -> int:
     if args.out is None and len(runs) > 1:
         raise ConfigError("analyze errors: give --out DIR for the table of several runs")
     target = Path(args.out) if args.out else runs[0]
-    judge = JudgeModel(args.judge, parse_options(args.judge_opt, "--judge-opt"), args.concurrency)
+    judge = ModelChoice(
+        args.judge,
+        parse_options(args.judge_opt, "--judge-opt"),
+        "--judge-opt",
+        concurrency=args.concurrency,
+    )
     inputs = [read_run(r, args.task_of) for r in runs]  # every run checked before any judge call
     summaries = [
         tag_errors(

@@ -19,8 +19,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from vidbench.core.errors import ConfigError
-from vidbench.media.cache import write_atomic
-from vidbench.report.results_dir import ResultsDir, write_json
+from vidbench.core.files import write_atomic, write_json
+from vidbench.report.results_dir import ResultsDir
 from vidbench.report.tables import latex_table
 from vidbench.runner.run_config import RunConfig
 from vidbench.scoring.paired import PairedResult, paired

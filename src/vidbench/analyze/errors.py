@@ -28,16 +28,16 @@ from typing import Any
 
 from vidbench.analyze.taxonomy import BY_CODE, CODES, definitions_text, error_code
 from vidbench.core.errors import ConfigError, DataError
+from vidbench.core.files import read_jsonl, write_json, write_jsonl
 from vidbench.core.messages import Message, Part, TextPart
 from vidbench.core.records import Sample
 from vidbench.core.requests import GenerationConfig
 from vidbench.media.cache import FrameCache
 from vidbench.media.frames import load_frames
-from vidbench.report.results_dir import read_jsonl, write_json, write_jsonl
-from vidbench.runner.judging import DEFAULT_ATTEMPTS, JudgeModel, ask_judge
+from vidbench.runner.model_calls import DEFAULT_ATTEMPTS, ModelChoice, ask_judge
 from vidbench.runner.run_config import RunConfig
 from vidbench.runner.store import Store
-from vidbench.scoring.judge import JudgeCall, Verdict
+from vidbench.scoring.model_call import CallResult, ModelCall
 from vidbench.scoring.prompt_files import PromptFile, load_prompt
 from vidbench.scoring.replies import find_json
 from vidbench.tasks.base import Task
@@ -125,7 +125,7 @@ def error_prompt() -> PromptFile:
 
 def error_call(
     sample: Sample, record: dict[str, Any], task: Task, frames: tuple[Part, ...] = ()
-) -> JudgeCall:
+) -> ModelCall:
     template = error_prompt()
     labels = task.choices(sample)
     options = "\n".join(f"({k}) {v}" for k, v in zip(labels, sample.options, strict=False))
@@ -140,12 +140,12 @@ def error_call(
         frames_note="The images above are the frames the model saw.\n" if frames else "",
     )
     message = Message("user", (*frames, TextPart(text)))
-    return JudgeCall(
+    return ModelCall(
         f"{sample.id}:error-type", (message,), template.version, parse_error_type, ERROR_GENERATION
     )
 
 
-def _line(sample: Sample, record: dict[str, Any], verdict: Verdict | None, error: str | None):
+def _line(sample: Sample, record: dict[str, Any], verdict: CallResult | None, error: str | None):
     code, reason = verdict.value if verdict is not None and verdict.ok else (None, None)
     return {
         "id": sample.id,
@@ -164,7 +164,7 @@ def _line(sample: Sample, record: dict[str, Any], verdict: Verdict | None, error
 
 def tag_errors(
     run: RunInput,
-    judge: JudgeModel,
+    judge: ModelChoice,
     *,
     attempts: int = DEFAULT_ATTEMPTS,
     with_frames: bool = False,
@@ -180,12 +180,9 @@ def tag_errors(
             media_errors[sample.id] = str(e)
             continue
         calls.append(error_call(sample, record, run.task, frames))
-    store = Store(run.path)
-    try:
+    with Store(run.path) as store:
         verdicts, identity = ask_judge(judge, calls, store, attempts, show_progress)
-        usage = store.judge_usage_by_version().get(error_prompt().version, {})
-    finally:
-        store.close()
+        usage = store.call_usage_by_version().get(error_prompt().version, {})
     lines = [
         _line(sample, record, verdicts.get(f"{sample.id}:error-type"), media_errors.get(sample.id))
         for sample, record in run.wrong

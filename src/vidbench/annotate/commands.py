@@ -13,14 +13,12 @@ import sys
 from contextlib import closing
 from pathlib import Path
 
-from rich.console import Console
 from rich.markup import escape
 
 from vidbench import cli_types as types
+from vidbench.console import err, out
 from vidbench.core.errors import ConfigError
 
-out = Console()
-err = Console(stderr=True)
 EXPORT_KINDS = ("qa", "captions", "answers", "raters", "rules")
 IMPORT_KINDS = ("queue", "folder", "rules", "drafts")
 
@@ -135,11 +133,10 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     project = _open(args.project)
     judge = None
     if args.judge:
-        from vidbench.models.registry import parse_options
-        from vidbench.runner.judging import JudgeModel
+        from vidbench.models.registry import ModelChoice, parse_options
 
         options = parse_options(args.judge_opt, "--judge-opt")
-        judge = JudgeModel(args.judge, options, concurrency=4)
+        judge = ModelChoice(args.judge, options, "--judge-opt", concurrency=4)
     out.print(f"serving {project.path} on http://{args.host}:{args.port}/")
     uvicorn.run(create_app(project, judge), host=args.host, port=args.port, log_level="warning")
     return 0

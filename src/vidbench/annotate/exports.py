@@ -26,7 +26,7 @@ from vidbench.annotate.project import Project
 from vidbench.benchmarks.fourd import loader as fourd
 from vidbench.benchmarks.fourd.references import N_REFS, REF_COLUMNS
 from vidbench.core.errors import ConfigError, DataError
-from vidbench.media.cache import write_atomic
+from vidbench.core.files import write_json, write_jsonl, write_text
 from vidbench.scoring.agreement import cohen_kappa
 
 DONE = ("submitted", "accepted")
@@ -81,7 +81,7 @@ def export_qa(conn: sqlite3.Connection, data: Path, out_dir: Path, author: str) 
     if not link.exists() and videos.resolve() != link.resolve():
         os.symlink(videos.resolve(), link, target_is_directory=True)
     path = out_dir / fourd.QA_FILE
-    _write_atomic(path, json.dumps(records, indent=1, ensure_ascii=False) + "\n")
+    write_json(path, records, indent=1)
     with db.transaction(conn):
         db.log_event(conn, author, "export.qa", f"{path}: {len(records)} records")
     return Exported(path, len(records), left_out)
@@ -104,7 +104,7 @@ def export_captions(conn: sqlite3.Connection, path: Path, author: str) -> Export
             continue
         rows.append([works[0]["ref"], *(w["content"].strip() for w in done[:N_REFS])])
     text = _csv([list(REF_COLUMNS), *rows])
-    _write_atomic(path, text)
+    write_text(path, text)
     out.written = len(rows)
     with db.transaction(conn):
         db.log_event(conn, author, "export.captions", f"{path}: {len(rows)} objects")
@@ -133,10 +133,10 @@ def export_answers(
             if w["user_id"] != found["id"] or item["benchmark"] != benchmark:
                 continue
             if w["content"]:
-                lines.append(json.dumps({"id": item["id"], "answer": w["content"]}) + "\n")
+                lines.append({"id": item["id"], "answer": w["content"]})
             else:
                 out.left_out.append(f"{item['id']}: not answered")
-    _write_atomic(path, "".join(lines))
+    write_jsonl(path, lines)
     out.written = len(lines)
     with db.transaction(conn):
         db.log_event(conn, author, "export.answers", f"{path}: {user} {benchmark} {len(lines)}")
@@ -155,7 +155,7 @@ def export_raters(conn: sqlite3.Connection, path: Path, author: str) -> Exported
             out.left_out.append(f"{key}: {len(answered)} of 3 raters answered")
             continue
         raters[item["id"]] = [w["content"] == f"({item['gold'].upper()})" for w in answered[:3]]
-    _write_atomic(path, json.dumps(raters, indent=1) + "\n")
+    write_json(path, raters, indent=1)
     out.written = len(raters)
     with db.transaction(conn):
         db.log_event(conn, author, "export.raters", f"{path}: {len(raters)} questions")
@@ -177,10 +177,6 @@ def review_agreement(conn: sqlite3.Connection) -> dict[str, Any]:
         "agreement": round(100 * agree / len(pairs), 2) if pairs else None,
         "kappa": None if kappa is None else round(kappa, 4),
     }
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    write_atomic(path, text.encode("utf-8"))
 
 
 def export_kind(

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from vidbench.annotate import db
 from vidbench.benchmarks.fourd import loader as fourd
 from vidbench.core.errors import DataError
+from vidbench.core.files import json_lines
 from vidbench.core.records import Sample
 
 QUEUE_FILE = "review_queue.jsonl"
@@ -101,17 +102,13 @@ def checked_lines(
 ) -> Iterator[tuple[int, Checked]]:
     """(line number, record) for each JSON line of `path` that `check` accepts; a line that is
     not JSON or that `check` refuses goes to `out.problems`, named by file and line."""
-    try:
-        text = path.read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise DataError(f"{path}: cannot read ({e})") from e
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    for line in json_lines(path):
         try:
-            yield number, check(json.loads(line))
-        except (json.JSONDecodeError, DataError) as e:
-            out.problems.append(f"{path} line {number}: {e}")
+            if line.error is not None:
+                raise DataError(line.error)
+            yield line.number, check(line.value)
+        except DataError as e:
+            out.problems.append(f"{line.where(path)}: {e}")
 
 
 def import_queue(conn: sqlite3.Connection, data: Path, path: Path, author: str) -> Imported:

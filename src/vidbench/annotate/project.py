@@ -11,6 +11,7 @@ from pathlib import Path
 
 from vidbench.annotate import db
 from vidbench.core.errors import ConfigError
+from vidbench.core.files import write_json
 
 SETTINGS = "project.json"
 DATABASE = "annotate.sqlite"
@@ -42,7 +43,7 @@ class Project:
             raise ConfigError(f"--data {data}: not a folder")
         path.mkdir(parents=True, exist_ok=True)
         settings = {"format": 1, "data": str(data.resolve())}
-        (path / SETTINGS).write_text(json.dumps(settings, indent=1) + "\n", "utf-8")
+        write_json(path / SETTINGS, settings, indent=1)
         db.create(path / DATABASE)
         return cls(path.resolve(), data.resolve())
 

@@ -50,7 +50,7 @@ def revise(
 def check(
     project: Project, conn: sqlite3.Connection, key: str, judge: Any, author: str
 ) -> dict[str, Any]:
-    """One round with the app's judge (a JudgeModel) on every attack of the instance."""
+    """One round with the app's judge (a ModelChoice) on every attack of the instance."""
     from vidbench.benchmarks.autoeval_video import rules
     from vidbench.benchmarks.autoeval_video.redteam_check import check as run_check
 

@@ -1,38 +1,104 @@
-"""Every benchmark vidbench ships, by name: its tasks and its validator.
+"""Every benchmark vidbench knows: the built-in ones, listed here, and installed ones.
 
-Only the command line (cli.py) imports this module: the framework (runner, report, scoring,
-tasks) is handed a Task and never imports a benchmark. A new benchmark is a folder beside
-fourd/, mmworld/ and autoeval_video/ with its tasks (a dict of `TaskEntry`) and a `validate`
-function, listed here.
+A benchmark is one folder whose `__init__.py` exports a `Benchmark` value (vidbench/benchmark.py).
+A built-in one is one more line in `BUILT_IN`; a benchmark in a package of its own registers its
+value under the `vidbench.benchmarks` entry point group, e.g. in its pyproject.toml:
+
+    [project.entry-points."vidbench.benchmarks"]
+    toy = "toybench:BENCHMARK"
+
+Only the command line (cli.py) imports this module; it hands the values (or what they hold) to
+the runner, the review app, the HTML report and the analyses, which import no benchmark.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
+from collections.abc import Mapping
+from functools import cache
+from importlib import metadata
 from typing import Any
 
-from vidbench.benchmarks.autoeval_video import task as autoeval_video
-from vidbench.benchmarks.fourd import variants as fourd
-from vidbench.benchmarks.mmworld import variants as mmworld
+from rich.markup import escape
+
+from vidbench.benchmark import Benchmark
+from vidbench.benchmarks.autoeval_video import BENCHMARK as AUTOEVAL_VIDEO
+from vidbench.benchmarks.fourd import BENCHMARK as FOURD
+from vidbench.benchmarks.mmworld import BENCHMARK as MMWORLD
+from vidbench.console import err
+from vidbench.core.errors import ConfigError
 from vidbench.runner.run import Run
 from vidbench.runner.run_config import RunConfig
 from vidbench.tasks.base import Task
-from vidbench.tasks.problems import Problem
 from vidbench.tasks.registry import TaskEntry, build_task
 
-TASKS: dict[str, TaskEntry] = {**fourd.TASKS, **autoeval_video.TASKS, **mmworld.TASKS}
-# What the placeholders of variant families stand for, for `vidbench tasks` and errors.
-VARIANT_FAMILIES: dict[str, str] = {
-    **fourd.VARIANT_FAMILIES,
-    **mmworld.VARIANT_FAMILIES,
-    **autoeval_video.VARIANT_FAMILIES,
-}
+BUILT_IN: tuple[Benchmark, ...] = (FOURD, AUTOEVAL_VIDEO, MMWORLD)
+ENTRY_POINTS = "vidbench.benchmarks"
 
 
-def get_task(name: str, generation: dict[str, Any] | None = None, **overrides: object) -> Task:
+@cache
+def benchmarks() -> tuple[Benchmark, ...]:
+    """The built-in benchmarks, then every installed one (entry point order)."""
+    found = list(BUILT_IN)
+    for entry in metadata.entry_points(group=ENTRY_POINTS):
+        plugin = f"benchmark plugin {entry.name} ({entry.value})"
+        try:
+            value = entry.load()
+        except Exception as e:  # any error of a plugin's own code: name it, keep the others
+            _skip(plugin, f"it does not load ({type(e).__name__}: {e})")
+            continue
+        if not isinstance(value, Benchmark):
+            _skip(plugin, f"a {type(value).__name__}, not a vidbench.benchmark.Benchmark")
+            continue
+        found.append(value)
+    _check_unique(found)
+    return tuple(found)
+
+
+def _skip(plugin: str, why: str) -> None:
+    err.print(f"[yellow]skipped[/] {escape(plugin)}: {escape(why)}", highlight=False)
+
+
+def _check_unique(found: list[Benchmark]) -> None:
+    """No two benchmarks share a name, and no two a task name."""
+    for what, names_of in (("benchmark", lambda b: [b.name]), ("task", lambda b: list(b.tasks))):
+        owners: dict[str, str] = {}
+        for benchmark in found:
+            for name in names_of(benchmark):
+                if name in owners:
+                    raise ConfigError(
+                        f"{what} name {name!r} is claimed by two benchmarks ({owners[name]} and "
+                        f"{benchmark.title})"
+                    )
+                owners[name] = benchmark.title
+
+
+def by_name(name: str) -> Benchmark:
+    for benchmark in benchmarks():
+        if benchmark.name == name:
+            return benchmark
+    known = ", ".join(b.name for b in benchmarks())
+    raise ConfigError(f"unknown benchmark {name!r}; known: {known}")
+
+
+def all_tasks() -> dict[str, TaskEntry]:
+    return {name: entry for b in benchmarks() for name, entry in b.tasks.items()}
+
+
+def variant_families() -> dict[str, str]:
+    return {k: v for b in benchmarks() for k, v in b.variant_families.items()}
+
+
+def benchmark_of_task(task: str) -> Benchmark:
+    base = task.partition(":")[0]
+    for benchmark in benchmarks():
+        if base in benchmark.tasks:
+            return benchmark
+    raise ConfigError(f"unknown task {base!r}; known: {', '.join(all_tasks())}")
+
+
+def get_task(name: str, generation: Mapping[str, Any] | None = None, **overrides: object) -> Task:
     """The task a name denotes, with FrameSpec fields and generation settings overridden."""
-    return build_task(TASKS, name, generation, **overrides)
+    return build_task(all_tasks(), name, dict(generation or {}), **overrides)
 
 
 def task_of(config: RunConfig) -> Task:
@@ -43,34 +109,3 @@ def task_of(config: RunConfig) -> Task:
 def open_run(config: RunConfig, console: Any = None) -> Run:
     """A Run of the task its configuration names."""
     return Run(config, task_of(config), console)
-
-
-# validate(root, show_progress, frames) -> every problem (record, path, message), never stopping
-# at the first; `frames`: the frames per view (or clip) a task will sample, default the
-# benchmark's own.
-Validator = Callable[..., list[Problem]]
-
-
-def _fourd(root: Path, show_progress: bool = False, frames: int | None = None) -> list[Problem]:
-    from vidbench.benchmarks.fourd.validate import validate
-
-    return validate(root, show_progress, frames)
-
-
-def _autoeval(root: Path, show_progress: bool = False, frames: int | None = None) -> list[Problem]:
-    from vidbench.benchmarks.autoeval_video.validate import validate
-
-    return validate(root, show_progress, frames)
-
-
-def _mmworld(root: Path, show_progress: bool = False, frames: int | None = None) -> list[Problem]:
-    from vidbench.benchmarks.mmworld.validate import validate
-
-    return validate(root, show_progress, frames)
-
-
-VALIDATORS: dict[str, Validator] = {
-    "4dbench": _fourd,
-    "autoeval-video": _autoeval,
-    "mmworld": _mmworld,
-}

@@ -1,4 +1,12 @@
-"""Error types. Every message names the file and the record it is about."""
+"""Error types and the `vidbench` command's exit codes. Every message names the file and the
+record it is about."""
+
+# Exit codes of the `vidbench` command, for scripts and CI:
+EXIT_OK = 0  # done, and every result is complete
+EXIT_ERROR = 1  # stopped by an error (the message says which)
+EXIT_CONFIG = 2  # a bad configuration, option or input: nothing was run (or the usage is wrong)
+EXIT_INCOMPLETE = 3  # results written, but not complete: samples without an answer or verdict
+EXIT_INTERRUPTED = 130  # Ctrl-C: what was done is saved; the same command continues
 
 
 class VidbenchError(Exception):

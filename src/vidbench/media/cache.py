@@ -14,13 +14,13 @@ import copy
 import hashlib
 import json
 import os
-import tempfile
 import threading
 from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from vidbench.core.files import write_atomic
 from vidbench.media.decode import VideoInfo, probe
 
 # The probe's checks change what it accepts (v2: truncated files are refused): probes cached by
@@ -122,16 +122,3 @@ class _Flight:
     lock: threading.Lock = field(default_factory=threading.Lock)
     waiting: int = 0
     error: Exception | None = None  # what the first holder ran into: the waiters get it too
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o644)  # mkstemp makes it private; caches and outputs are shared
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -31,7 +31,8 @@ from pathlib import Path
 import numpy as np
 
 from vidbench.core.errors import MediaError
-from vidbench.media.cache import FrameCache, write_atomic
+from vidbench.core.files import write_atomic
+from vidbench.media.cache import FrameCache
 from vidbench.media.decode import VideoInfo, decode_frames
 
 ALGORITHM = "luma-segments-v1"

@@ -45,7 +45,7 @@ class AdaptiveLimiter:
 
     async def acquire(self) -> int:
         """Take a slot without a context manager (a limiter shared across processes,
-        runner/ray_limiter.py); give it back with `release`. Returns the epoch."""
+        runner/ray/limiter.py); give it back with `release`. Returns the epoch."""
         await self._acquire()
         return self.epoch
 

@@ -13,13 +13,13 @@ digest of its bytes, so editing the file asks again (new store keys) and moving 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vidbench.core.errors import ConfigError
+from vidbench.core.errors import ConfigError, DataError
+from vidbench.core.files import json_lines
 from vidbench.core.requests import Request, Response
 from vidbench.media.cache import file_digest
 from vidbench.models.base import Model
@@ -42,17 +42,14 @@ def _first(record: dict[str, Any], names: tuple[str, ...]) -> Any:
 
 def read_prediction_lines(path: Path) -> PredictionLines:
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"predictions file {path}: cannot read ({e})") from e
+        lines = list(json_lines(path))
+    except DataError as e:
+        raise ConfigError(f"predictions file {e}") from e
     read = PredictionLines()
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as e:
-            read.bad_lines.append(f"line {number}: malformed JSON ({e.msg})")
+    for line in lines:
+        number, record = line.number, line.value
+        if line.error is not None:
+            read.bad_lines.append(f"line {number}: {line.error}")
             continue
         if not isinstance(record, dict):
             read.bad_lines.append(f"line {number}: not a JSON object")

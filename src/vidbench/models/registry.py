@@ -122,3 +122,19 @@ def load_model(spec: str, options: ModelOptions | None = None) -> Model:
             f"unknown model spec {spec!r}; known prefixes: {', '.join(sorted(BACKENDS))}"
         )
     return factory(arg, options or ModelOptions())
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """A model a command names: its spec, its backend options and the flag they came from (for
+    messages), and the call settings it is loaded with (a judge, a generator, a blind model)."""
+
+    spec: str
+    options: dict[str, str] = field(default_factory=dict)
+    flag: str = "--model-opt"
+    concurrency: int = 16
+    seed: int = 0
+
+    def load(self) -> Model:
+        options = ModelOptions(self.seed, self.concurrency, dict(self.options), self.flag)
+        return load_model(self.spec, options)

@@ -7,10 +7,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rich.console import Console
-
-out = Console()
-err = Console(stderr=True)
+from vidbench.console import err, out
 
 
 def _cmd_report(args: argparse.Namespace) -> int:

@@ -17,14 +17,13 @@ half-way) never sees half a file.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vidbench.core.errors import ConfigError
-from vidbench.media.cache import write_atomic
+from vidbench.core.errors import ConfigError, DataError
+from vidbench.core.files import read_json, read_jsonl, write_atomic, write_json, write_jsonl
 from vidbench.report.tables import to_csv, to_latex, to_markdown
 
 RUN_FILE = "run.json"
@@ -33,20 +32,6 @@ USAGE_FILE = "usage.json"
 TIMING_FILE = "timing.json"
 RESULTS_FILE = "results.json"
 TABLE_FILES = ("table.md", "table.csv", "table.tex")
-
-
-def write_json(path: Path, data: Any) -> None:
-    write_atomic(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode())
-
-
-def write_jsonl(path: Path, records: Iterable[dict[str, Any]]) -> None:
-    text = "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
-    write_atomic(path, text.encode())
-
-
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    with path.open(encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
 
 
 def write_tables(out: Path, results: Sequence[dict[str, Any]]) -> None:
@@ -68,9 +53,9 @@ class ResultsDir:
         if not path.is_file():
             raise ConfigError(f"{path} is missing; {missing}")
         try:
-            return json.loads(path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise ConfigError(f"{path}: not readable JSON ({e})") from e
+            return read_json(path)
+        except DataError as e:
+            raise ConfigError(str(e)) from e
 
     # run.json
     def write_config(self, config: dict[str, Any]) -> None:

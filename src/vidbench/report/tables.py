@@ -10,6 +10,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from vidbench.console import out
+
 
 def _columns(results: Sequence[dict[str, Any]]) -> list[str]:
     names: list[str] = []
@@ -174,7 +176,7 @@ def to_latex(results: Sequence[dict[str, Any]]) -> str:
 def print_table(
     results: Sequence[dict[str, Any]], title: str, console: Console | None = None
 ) -> None:
-    console = console or Console()
+    console = console or out
     if not console.is_terminal:  # logs and pipes: room for the whole table, no wrapped cells
         console = Console(file=console.file, width=max(console.width, 160))
     for group, columns in _groups(results):

@@ -1,5 +1,6 @@
-"""`vidbench sweep`: cli.py calls `register(subparsers, task_of)`; the handler turns its
-arguments into a typed Sweep and calls runner/sweep.py."""
+"""`vidbench run` and `vidbench sweep`: cli.py calls `register(subparsers, task_of, report)`;
+each handler turns its arguments into typed values (a RunRequest, a Sweep) and calls the runner
+(launch.py, sweep.py). The argparse namespace stops here."""
 
 from __future__ import annotations
 
@@ -8,15 +9,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from rich.console import Console
+from rich.markup import escape
 
+from vidbench import cli_options as options
 from vidbench import cli_types as types
-from vidbench.core.errors import ConfigError
+from vidbench.console import err, out
+from vidbench.core.errors import EXIT_INCOMPLETE, EXIT_OK, ConfigError
+from vidbench.runner.launch import RunRequest, launch
+from vidbench.runner.run import STAGES
 from vidbench.runner.run_config import RunConfig
 from vidbench.runner.sweep import Sweep, TaskOf, load_sweep, run_configs, run_sweep
 
-out = Console()
-err = Console(stderr=True)
 REPORT_DIR = "report"  # OUT/report/index.html: the sweep's runs side by side
 
 
@@ -55,33 +58,105 @@ def _sweep_of(args: argparse.Namespace) -> Sweep:
     )
 
 
+def _run_request(args: argparse.Namespace) -> RunRequest:
+    chosen = {
+        "temperature": args.temperature,
+        "top_p": args.top_p,
+        "max_tokens": args.max_tokens,
+        "seed": args.gen_seed,
+    }
+    frames = {
+        "views": args.views,
+        "frames": args.frames,
+        "sampler": args.sampler,
+        "order": args.order,
+        "timestamps": args.timestamps,
+        "max_side": args.max_side,
+    }
+    return RunRequest(
+        out=args.out,
+        task=args.task,
+        data=args.data,
+        model=args.model,
+        stage=args.stage,
+        runs=args.runs,
+        seed=args.seed,
+        limit=args.limit,
+        concurrency=args.concurrency,
+        cache_dir=args.cache_dir,
+        ray=args.ray,
+        ray_workers=args.ray_workers,
+        ray_rate=args.ray_rate,
+        frames={k: v for k, v in frames.items() if v is not None},
+        generation={k: v for k, v in chosen.items() if v is not None},
+        model_options=tuple(args.model_opt),
+        api_key_env=args.api_key_env,
+        judge=args.judge,
+        judge_options=tuple(args.judge_opt),
+        progress=not args.no_progress,
+    )
+
+
+def _add_run(subparsers: argparse._SubParsersAction, task_of: TaskOf) -> None:
+    p = subparsers.add_parser(
+        "run",
+        help="evaluate a model on a task",
+        description="Evaluate a model on a task: infer, judge, score and report into --out. "
+        f"Exit code {EXIT_OK}: complete results; {EXIT_INCOMPLETE}: results written but not "
+        "complete (samples without an answer or a verdict; see error_details in results.json).",
+    )
+    p.add_argument("task", nargs="?", help="e.g. 4dbench-qa, 4dbench-qa:time-first")
+    p.add_argument("--data", metavar="DIR", help="data folder or release root")
+    p.add_argument("--model", metavar="SPEC", help="model spec, e.g. random, constant:A")
+    options.add_out(p, "results directory")
+    p.add_argument(
+        "--runs",
+        type=types.positive,
+        default=1,
+        metavar="N",
+        help="repeat with seeds SEED..SEED+N-1; mean ± std",
+    )
+    p.add_argument(
+        "--stage",
+        choices=["all", *STAGES],
+        default="all",
+        help="run one stage only (judge, score and report of a stored run need only --out)",
+    )
+    options.add_run_place(p, "only the first N samples")
+    options.add_frames(p)
+    options.add_generation(p)
+
+    def handler(args: argparse.Namespace) -> int:
+        complete = launch(_run_request(args), task_of, err, out)
+        if not complete:
+            err.print(
+                f"[red]incomplete[/]: the results in {escape(args.out)} do not cover every "
+                f"sample (exit code {EXIT_INCOMPLETE}); run the same command again to retry"
+            )
+        return EXIT_OK if complete else EXIT_INCOMPLETE
+
+    p.set_defaults(func=handler)
+
+
 def register(
     subparsers: argparse._SubParsersAction,
     task_of: TaskOf,
     report: Callable[[Sequence[Path], Path], Path] | None = None,
 ) -> None:
-    """`report(run dirs, folder)` writes the HTML report of a finished sweep (cli.py hands in
-    vidbench view's, which sits above the runner)."""
+    """`run` and `sweep`; `report(run dirs, folder)` writes the HTML report of a finished sweep
+    (cli.py hands in vidbench view's, which sits above the runner)."""
+    _add_run(subparsers, task_of)
     p = subparsers.add_parser(
         "sweep", help="a grid of tasks x variants x models: one results dir each, one table"
     )
-    p.add_argument("--config", help="a sweep file (TOML; see docs/scale-out.md)")
+    p.add_argument("--config", metavar="FILE", help="a sweep file (TOML; see docs/scale-out.md)")
     p.add_argument("--tasks", help="comma-separated task names")
     p.add_argument("--models", help="comma-separated model specs")
     p.add_argument("--variants", help="comma-separated variants, each applied to every task")
-    p.add_argument("--data", help="data folder (every task)")
-    p.add_argument("--out", help="sweep folder: OUT/<task>/<model>/ and the combined tables")
-    p.add_argument("--parallel", type=types.positive, help="runs at once (default 1)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--limit", type=types.positive, help="only the first N samples of each task")
-    p.add_argument("--concurrency", type=types.positive, default=16, help="model calls in flight")
-    p.add_argument("--cache-dir", help="frame cache (default ~/.cache/vidbench/frames)")
-    p.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS", help="as in `run`")
-    p.add_argument("--ray-workers", type=types.positive, default=2, help="Ray workers (replicas)")
-    p.add_argument(
-        "--ray-rate", type=types.number(0.0, low_open=True), help="API calls/s over all Ray workers"
-    )
-
+    p.add_argument("--data", metavar="DIR", help="data folder (every task)")
+    options.add_out(p, "sweep folder: OUT/<task>/<model>/ and the combined tables", required=False)
+    p.add_argument("--parallel", type=types.positive, metavar="N", help="runs at once (default 1)")
+    options.add_run_place(p, "only the first N samples of each task")
     p.add_argument("--no-report", action="store_true", help="no HTML report in OUT/report")
 
     def handler(args: argparse.Namespace) -> int:

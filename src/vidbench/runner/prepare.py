@@ -1,6 +1,6 @@
 """Preparing one sample's request: its frames, messages and store key.
 
-The local infer stage (infer.py) and the Ray workers (ray_worker.py) both prepare requests with
+The local infer stage (infer.py) and the Ray workers (ray/worker.py) both prepare requests with
 these functions, so a request (and so its store key) is the same wherever it is built.
 """
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 
@@ -19,7 +18,7 @@ from vidbench.core.errors import ConfigError
 from vidbench.report.results_dir import ResultsDir
 from vidbench.report.runs import aggregate
 from vidbench.report.tables import print_table
-from vidbench.runner.run import Run
+from vidbench.runner.run import Run, RunOutcome
 from vidbench.runner.run_config import RunConfig
 
 
@@ -51,19 +50,24 @@ def run_repeated(
     out: Path,
     stages: tuple[str, ...],
     print_to: Console | None = None,
-) -> dict[str, Any] | None:
-    """Every run through `stages`; with `report`, the mean ± std results in `out`."""
+) -> list[RunOutcome]:
+    """Every run through `stages` (what each left undone); with `report`, the mean ± std
+    results in `out`."""
     configs = [run.config for run in runs]
+    outcomes = []
     for i, run in enumerate(runs):
         config = run.config
         run.console.print(f"[bold]run {i + 1}/{len(runs)}[/] (seed {config.seed}) -> {config.out}")
-        run.run(stages)
-    if "report" not in stages:
-        return None
+        outcomes.append(run.run(stages))
+    if "report" in stages:
+        _combine(configs, out, print_to)
+    return outcomes
+
+
+def _combine(configs: list[RunConfig], out: Path, print_to: Console | None) -> None:
     results = [ResultsDir(Path(c.out)).read_results() for c in configs]
     combined = aggregate(results, [c.out for c in configs])
     ResultsDir(out).write_results(combined)
     if print_to is not None:
         title = f"{combined['task']} — mean ± std over {len(configs)} runs"
         print_table([combined], title, print_to)
-    return combined

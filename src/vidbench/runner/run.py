@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -14,6 +14,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
+from vidbench.console import err
 from vidbench.core.errors import ConfigError
 from vidbench.core.records import Sample
 from vidbench.media.cache import FrameCache
@@ -24,18 +25,31 @@ from vidbench.report.results import build_results
 from vidbench.report.results_dir import RESULTS_FILE, TIMING_FILE, ResultsDir
 from vidbench.report.tables import print_table
 from vidbench.runner.infer import infer
-from vidbench.runner.judging import ask_model, describe_verdicts
 from vidbench.runner.keys import plan_key
 from vidbench.runner.lock import results_lock
+from vidbench.runner.model_calls import ask_model, describe_verdicts
 from vidbench.runner.recorder import InferStats
 from vidbench.runner.run_config import RunConfig
 from vidbench.runner.score import score_samples
 from vidbench.runner.store import Store
-from vidbench.scoring.judge import JudgeCall, Verdict, no_verdict_message
+from vidbench.scoring.judge import no_verdict_message
+from vidbench.scoring.model_call import CallResult, ModelCall
 from vidbench.tasks.base import Task
 from vidbench.tasks.problems import Loaded, Problem
 
 STAGES = ("infer", "judge", "score", "report")
+
+
+@dataclass
+class RunOutcome:
+    """What the stages of one run left undone: empty when the results are complete (every
+    sample answered, judged where the task needs it, and scored)."""
+
+    incomplete: list[str] = field(default_factory=list)  # one line per kind of gap
+
+    @property
+    def complete(self) -> bool:
+        return not self.incomplete
 
 
 class Run:
@@ -53,7 +67,7 @@ class Run:
         input_problems: Sequence[Problem] = (),
     ) -> None:
         self.config = config
-        self.console = console or Console(stderr=True)
+        self.console = console or err
         self.task = task
         # problems with inputs beside the data (e.g. answers for unknown ids in a predictions
         # file): recorded with the loader's, so results never look complete without them
@@ -119,12 +133,11 @@ class Run:
         if self.judge is not None:  # so a later score stage needs no judge key
             self.config.judge_identity = self.judge.identity()
         self.config.save()
-        store = Store(self.config.results_dir)
         started = time.perf_counter()
-        try:
+        with Store(self.config.results_dir) as store:
             run_id = store.start_run(self.plan, asdict(self.config))
             if self.config.ray is not None:  # sharded over Ray workers; this process writes
-                from vidbench.runner.ray_run import RayInfer, infer_run_on_ray
+                from vidbench.runner.ray.run import RayInfer, infer_run_on_ray
 
                 what = RayInfer(
                     self.config, self.task, self.model, self.model_identity, self.plan, self.samples
@@ -133,8 +146,6 @@ class Run:
             else:
                 cache = FrameCache(Path(self.config.cache_dir) if self.config.cache_dir else None)
                 stats = asyncio.run(self._infer(store, run_id, cache))
-        finally:
-            store.close()
         self.console.print(
             f"infer: {stats.answered} answered, {stats.reused} reused from the store, "
             f"{stats.failed} failed"
@@ -172,7 +183,7 @@ class Run:
         finally:
             await self.model.aclose()
 
-    def _judge_calls(self, store: Store) -> list[JudgeCall]:
+    def _judge_calls(self, store: Store) -> list[ModelCall]:
         responses = store.responses(self.plan)
         return [
             call
@@ -185,7 +196,7 @@ class Run:
         if self.task.uses_judge and not self.task.judge_optional and self.judge is None:
             raise ConfigError(f"{self.task.name} needs an LLM judge: give --judge SPEC")
 
-    def _verdicts(self, store: Store, allow_calls: bool) -> dict[str, Verdict] | None:
+    def _verdicts(self, store: Store, allow_calls: bool) -> dict[str, CallResult] | None:
         """Verdicts by judge-call item; None when this run has no judge."""
         judge = self.judge if allow_calls else self._judge_ref()
         if judge is None:
@@ -202,16 +213,13 @@ class Run:
             allow_calls=allow_calls,
         )
 
-    def judge_stage(self) -> dict[str, Verdict]:
+    def judge_stage(self) -> dict[str, CallResult]:
         """Ask the judge about every stored answer that needs one (stored verdicts are reused)."""
         if self.judge is not None:
             self.config.judge_identity = self.judge.identity()
         self.config.save()  # later `score`/`report` stages read the judge from run.json
-        store = Store(self.config.results_dir)
-        try:
+        with Store(self.config.results_dir) as store:
             verdicts = self._verdicts(store, allow_calls=True) or {}
-        finally:
-            store.close()
         if verdicts:
             self.console.print(describe_verdicts(verdicts.values()))
         return verdicts
@@ -223,17 +231,14 @@ class Run:
 
     def score(self) -> list[dict[str, Any]]:
         self.config.save()  # the task variant scored is the one a later report stage shows
-        store = Store(self.config.results_dir)
-        try:
+        with Store(self.config.results_dir) as store:
             verdicts = self._verdicts(store, allow_calls=False)
             records = score_samples(
                 self.task, self.samples, self.problems, store, self.plan, verdicts
             )
             usage = store.usage(self.plan)
             if self.config.judge:
-                usage["judge"] = store.judge_usage(self.config.judge)
-        finally:
-            store.close()
+                usage["judge"] = store.call_usage(self.config.judge)
         ResultsDir(self.config.results_dir).write_scored(records, usage)
         return records
 
@@ -275,12 +280,13 @@ class Run:
         judge = self._judge_ref()
         return None if judge is None else judge.identity()
 
-    def run(self, stages: tuple[str, ...] = STAGES, print_to: Console | None = None) -> None:
-        """The stages, in order, holding the results directory for the whole time."""
+    def run(self, stages: tuple[str, ...] = STAGES, print_to: Console | None = None) -> RunOutcome:
+        """The stages, in order, holding the results directory for the whole time; what they
+        left undone."""
         with results_lock(self.config.results_dir, f"vidbench run {self.config.task}"):
-            self._run(stages, print_to)
+            return self._run(stages, print_to)
 
-    def _run(self, stages: tuple[str, ...], print_to: Console | None) -> None:
+    def _run(self, stages: tuple[str, ...], print_to: Console | None) -> RunOutcome:
         unknown = set(stages) - set(STAGES)
         if unknown:
             raise ConfigError(f"unknown stages {sorted(unknown)}; choose from {', '.join(STAGES)}")
@@ -289,11 +295,23 @@ class Run:
             self._check_judge_reachable()
         if "score" in stages:
             self.task.preflight()  # the models scoring needs, before any model call
+        outcome = RunOutcome()
         if "infer" in stages:
-            self.infer()
+            stats = self.infer()
+            if stats.failed:
+                outcome.incomplete.append(f"{stats.failed} sample(s) without an answer")
         if "judge" in stages:
-            self.judge_stage()
-        if "score" in stages:
+            absent = sum(1 for v in self.judge_stage().values() if v.absent)
+            if absent:
+                outcome.incomplete.append(no_verdict_message(absent))
+        if "score" in stages and "report" not in stages:
+            unscored = sum(1 for r in self.score() if r.get("status", "ok") != "ok")
+            if unscored:
+                outcome.incomplete.append(f"{unscored} sample(s) not scored")
+        elif "score" in stages:
             self.score()
         if "report" in stages:
-            self.report(print_to)
+            results = self.report(print_to)
+            if results["errors"]:
+                outcome.incomplete.append(f"{results['errors']} of {results['n']} not scored")
+        return outcome

@@ -9,7 +9,7 @@ from typing import Any
 
 from vidbench.media.spec import parse_views
 from vidbench.report.results_dir import ResultsDir
-from vidbench.runner.judging import DEFAULT_ATTEMPTS
+from vidbench.runner.model_calls import DEFAULT_ATTEMPTS
 
 # where and how a run ran, no part of what it evaluated: left out of run.json
 RUN_PLACE = ("progress", "ray", "ray_workers", "ray_rate")
@@ -32,7 +32,7 @@ class RunConfig:
     judge_attempts: int = DEFAULT_ATTEMPTS  # tries per judgment whose reply does not parse
     cache_dir: str | None = None
     progress: bool = True
-    # Ray scale-out (runner/ray_infer.py): None runs here; "local" starts a Ray cluster on this
+    # Ray scale-out (runner/ray/driver.py): None runs here; "local" starts a Ray cluster on this
     # machine, "auto" joins the running one, anything else is a cluster address.
     ray: str | None = None
     ray_workers: int = 2
@@ -59,7 +59,11 @@ class RunConfig:
 
     @classmethod
     def load(cls, results_dir: Path) -> RunConfig:
-        return cls(**ResultsDir(Path(results_dir)).read_config())
+        """The run stored in `results_dir`: that directory is the run, wherever it was made (a
+        moved or copied directory is read and written where it is now, never where run.json
+        says it was)."""
+        saved = ResultsDir(Path(results_dir)).read_config()
+        return cls(**{**saved, "out": str(results_dir)})
 
 
 def frame_overrides(

@@ -7,7 +7,7 @@ from typing import Any
 
 from vidbench.core.records import Sample
 from vidbench.runner.store import Store
-from vidbench.scoring.judge import Verdict
+from vidbench.scoring.model_call import CallResult
 from vidbench.tasks.base import Task
 from vidbench.tasks.problems import Problem
 
@@ -18,7 +18,7 @@ def score_samples(
     problems: Sequence[Problem],
     store: Store,
     plan: str,
-    verdicts: Mapping[str, Verdict] | None = None,
+    verdicts: Mapping[str, CallResult] | None = None,
 ) -> list[dict[str, Any]]:
     """One record per planned sample and per unloadable record.
 
@@ -56,13 +56,13 @@ def score_samples(
 
 
 def _of_sample(
-    task: Task, sample: Sample, reply: str, verdicts: Mapping[str, Verdict] | None
-) -> dict[str, Verdict]:
+    task: Task, sample: Sample, reply: str, verdicts: Mapping[str, CallResult] | None
+) -> dict[str, CallResult]:
     """This sample's verdicts (`missing` for calls nobody judged), or none at all when the run
     has no judge (a task whose judge columns are optional then leaves them empty)."""
     if verdicts is None:
         return {}
     return {
-        call.item: verdicts.get(call.item, Verdict(call.item, "missing"))
+        call.item: verdicts.get(call.item, CallResult(call.item, "missing"))
         for call in task.judge_calls(sample, reply)
     }

@@ -2,8 +2,11 @@
 
 responses: one row per answered request, keyed by the request's content hash; a key that is
     present is never sent to the model again.
-judgments: every reply of an LLM judge, keyed by the judge, its settings, the prompt version,
-    the exact prompt and the attempt number; never requested again.
+calls:     every reply to a cached model call (an LLM judge's verdicts, a construction
+    pipeline's generated questions, checks and captions), keyed by the model, its settings, the
+    prompt version, the exact prompt and the attempt number; never requested again. (Stores
+    written before this table was named `calls` hold it as `judgments` with a `judge` column:
+    opened for writing they are renamed in place, opened read-only they are read as they are.)
 failures:  every failed attempt (unreadable media, a model error after retries), with the
     message. A failed sample is retried by the next run; its failures stay for the record.
 runs:      every invocation with its configuration.
@@ -54,9 +57,9 @@ CREATE TABLE IF NOT EXISTS failures (
     created REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS failures_plan ON failures (plan, sample_id);
-CREATE TABLE IF NOT EXISTS judgments (
+CREATE TABLE IF NOT EXISTS calls (
     key TEXT PRIMARY KEY,
-    judge TEXT NOT NULL,
+    model TEXT NOT NULL,
     item TEXT NOT NULL,
     prompt_version TEXT NOT NULL,
     attempt INTEGER NOT NULL,
@@ -82,11 +85,11 @@ class StoredResponse:
 
 
 @dataclass(frozen=True)
-class StoredJudgment:
-    """One stored judge reply (every attempt is its own row)."""
+class StoredCall:
+    """One stored reply to a cached model call (every attempt is its own row)."""
 
     item: str
-    judge: str
+    model: str
     prompt_version: str
     attempt: int
     prompt: str
@@ -103,6 +106,7 @@ class StoredFailure:
 
 class Store:
     FILENAME = "store.sqlite"
+    _calls: tuple[str, str]  # the model-call table and its model column, as this store has them
 
     def __init__(self, results_dir: Path) -> None:
         results_dir.mkdir(parents=True, exist_ok=True)
@@ -110,7 +114,9 @@ class Store:
         self._db = sqlite3.connect(self.path, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
+        _rename_judgments(self._db)
         self._db.executescript(SCHEMA)
+        self._calls = "calls", "model"
 
     @classmethod
     def read_only(cls, results_dir: Path) -> Store:
@@ -123,18 +129,28 @@ class Store:
         store = cls.__new__(cls)
         store.path = path
         store._db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        store._calls = (
+            ("judgments", "judge") if _has_table(store._db, "judgments") else ("calls", "model")
+        )
         return store
 
     def close(self) -> None:
         self._db.close()
 
-    def all_judgments(self) -> list[StoredJudgment]:
-        """Every stored judge reply, by item and attempt."""
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def all_calls(self) -> list[StoredCall]:
+        """Every stored model-call reply, by item and attempt."""
+        table, model = self._calls
         rows = self._db.execute(
-            "SELECT item, judge, prompt_version, attempt, prompt, reply FROM judgments "
+            f"SELECT item, {model}, prompt_version, attempt, prompt, reply FROM {table} "
             "ORDER BY item, attempt, created"
         )
-        return [StoredJudgment(*row) for row in rows]
+        return [StoredCall(*row) for row in rows]
 
     def all_failures(self) -> list[StoredFailure]:
         """Every failed attempt, oldest first."""
@@ -232,27 +248,27 @@ class Store:
         ).fetchone()
         return None if row is None else row[0]
 
-    def judgment(self, key: str) -> str | None:
-        """A stored judge reply, or None."""
-        row = self._db.execute("SELECT reply FROM judgments WHERE key = ?", (key,)).fetchone()
+    def call_reply(self, key: str) -> str | None:
+        """The stored reply to a model call, or None."""
+        row = self._db.execute("SELECT reply FROM calls WHERE key = ?", (key,)).fetchone()
         return None if row is None else row[0]
 
-    def put_judgment(
+    def put_call(
         self,
         key: str,
-        judge: str,
+        model: str,
         item: str,
         prompt_version: str,
         attempt: int,
         prompt: str,
         response: Response,
     ) -> None:
-        assert response.text is not None, "failed judge calls go to put_failure"
+        assert response.text is not None, "failed model calls go to put_failure"
         self._db.execute(
-            "INSERT OR IGNORE INTO judgments VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR IGNORE INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 key,
-                judge,
+                model,
                 item,
                 prompt_version,
                 attempt,
@@ -264,30 +280,31 @@ class Store:
             ),
         )
 
-    def judge_usage(self, judge: str) -> dict[str, int]:
-        """Judge calls and tokens in/out stored for a judge spec."""
-        return self._usage("judgments", "judge", judge)
+    def call_usage(self, model: str) -> dict[str, int]:
+        """Model calls and tokens in/out stored for a model spec (e.g. the judge's)."""
+        return self._usage(*self._calls, model)
 
-    def judge_usage_by_version(self) -> dict[str, dict[str, int]]:
-        """Judge calls and tokens in/out per prompt version (a construction pipeline's stages
+    def call_usage_by_version(self) -> dict[str, dict[str, int]]:
+        """Model calls and tokens in/out per prompt version (a construction pipeline's stages
         each ask with their own prompts, so this is the cost of each stage)."""
         totals: dict[str, dict[str, int]] = {}
-        for version, _, usage in self.judge_usage_by_version_and_judge():
+        for version, _, usage in self.call_usage_by_version_and_model():
             total = totals.setdefault(version, dict.fromkeys(usage, 0))
             for key, value in usage.items():
                 total[key] += value
         return totals
 
-    def judge_usage_by_version_and_judge(self) -> list[tuple[str, str, dict[str, int]]]:
-        """(prompt version, judge spec, calls and tokens in/out): a stage's cost per model,
+    def call_usage_by_version_and_model(self) -> list[tuple[str, str, dict[str, int]]]:
+        """(prompt version, model spec, calls and tokens in/out): a stage's cost per model,
         priced by models/pricing.cost_of."""
+        table, model = self._calls
         rows = self._db.execute(
-            "SELECT prompt_version, judge, COUNT(*), COALESCE(SUM(input_tokens), 0), "
-            "COALESCE(SUM(output_tokens), 0) FROM judgments GROUP BY prompt_version, judge"
+            f"SELECT prompt_version, {model}, COUNT(*), COALESCE(SUM(input_tokens), 0), "
+            f"COALESCE(SUM(output_tokens), 0) FROM {table} GROUP BY prompt_version, {model}"
         )
         return [
-            (version, judge, {"requests": n, "input_tokens": t_in, "output_tokens": t_out})
-            for version, judge, n, t_in, t_out in rows
+            (version, spec, {"requests": n, "input_tokens": t_in, "output_tokens": t_out})
+            for version, spec, n, t_in, t_out in rows
         ]
 
     def usage(self, plan: str) -> dict[str, int]:
@@ -305,3 +322,16 @@ class Store:
 
     def count_responses(self) -> int:
         return self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+
+
+def _has_table(db: sqlite3.Connection, name: str) -> bool:
+    found = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))
+    return found.fetchone() is not None
+
+
+def _rename_judgments(db: sqlite3.Connection) -> None:
+    """A store written before the `calls` table had its name: rename it in place (the rows and
+    keys are the same, so every stored reply is still found)."""
+    if _has_table(db, "judgments") and not _has_table(db, "calls"):
+        db.execute("ALTER TABLE judgments RENAME TO calls")
+        db.execute("ALTER TABLE calls RENAME COLUMN judge TO model")

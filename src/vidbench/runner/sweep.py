@@ -4,7 +4,7 @@ the combined tables (report/combine.py).
 OUT/<task>/<model-slug>/ is an ordinary results directory (its own store: rerunning the sweep
 resumes every run); OUT/table.md, table.csv and table.tex put them side by side (one set per task
 and data when the tasks differ). With `ray`, one Ray session serves every run in turn, each
-sharded over all its workers (runner/ray_infer.py).
+sharded over all its workers (runner/ray/driver.py).
 """
 
 from __future__ import annotations
@@ -146,6 +146,6 @@ def _cluster(address: str | None, configs: Sequence[RunConfig], parallel: int) -
 
     if address is None:
         return nullcontext()
-    from vidbench.runner.ray_cluster import ray_cluster
+    from vidbench.runner.ray.cluster import ray_cluster
 
     return ray_cluster(address, parallel * max(c.ray_workers for c in configs))

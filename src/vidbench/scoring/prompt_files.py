@@ -5,7 +5,7 @@ the version is part of the file name, so changing a prompt means adding `NAME.v2
 the code at it, and the old one stays for runs that cite it. The text is a `string.Template`
 (`$field` placeholders), not `str.format`, because prompts quote JSON with literal braces.
 
-The version label (`PACKAGE/NAME.vN`) goes into every JudgeCall's `prompt_version`; the exact
+The version label (`PACKAGE/NAME.vN`) goes into every ModelCall's `prompt_version`; the exact
 prompt text is in the store key as well, so even an edited file never reuses an old reply.
 """
 

@@ -12,7 +12,7 @@ from vidbench.core.records import Sample
 from vidbench.core.requests import GenerationConfig
 from vidbench.media.frame import Frame
 from vidbench.media.spec import FrameSpec
-from vidbench.scoring.judge import JudgeCall, Verdict
+from vidbench.scoring.model_call import CallResult, ModelCall
 from vidbench.tasks.problems import Loaded
 from vidbench.tasks.table import Table
 
@@ -53,16 +53,18 @@ class Task(ABC):
         """Option labels a baseline may pick from (empty for open-ended tasks)."""
         return ()
 
-    def judge_calls(self, sample: Sample, reply: str) -> list[JudgeCall]:
+    def judge_calls(self, sample: Sample, reply: str) -> list[ModelCall]:
         """What an LLM judge must be asked about this reply (none for rule-scored tasks)."""
         return []
 
     @abstractmethod
-    def score(self, sample: Sample, reply: str, verdicts: Mapping[str, Verdict]) -> dict[str, Any]:
+    def score(
+        self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]
+    ) -> dict[str, Any]:
         """Per-sample score fields; `verdicts` holds this sample's judge_calls' verdicts."""
 
     def score_all(
-        self, items: Sequence[tuple[Sample, str, Mapping[str, Verdict]]]
+        self, items: Sequence[tuple[Sample, str, Mapping[str, CallResult]]]
     ) -> list[dict[str, Any]]:
         """Every answered sample at once, for metrics that need the whole set (corpus statistics,
         batched models); by default sample by sample."""

@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from vidbench.core.errors import ConfigError, VidbenchError
+from vidbench.core.files import write_atomic
 from vidbench.core.records import Sample
-from vidbench.media.cache import FrameCache, write_atomic
+from vidbench.media.cache import FrameCache
 from vidbench.view.collect import RunData
 from vidbench.view.samples import OUTCOMES, sample_rows
 from vidbench.view.tables import table_data

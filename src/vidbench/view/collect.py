@@ -24,7 +24,7 @@ from vidbench.core.records import Sample
 from vidbench.report.results_dir import RESULTS_FILE, RUN_FILE, SAMPLES_FILE, ResultsDir
 from vidbench.report.tables import row_labels
 from vidbench.runner.run_config import RunConfig
-from vidbench.runner.store import Store, StoredFailure, StoredJudgment
+from vidbench.runner.store import Store, StoredCall, StoredFailure
 from vidbench.tasks.base import Task
 
 TaskOf = Callable[[RunConfig], Task]
@@ -41,7 +41,7 @@ class RunData:
     config: RunConfig | None = None
     task: Task | None = None
     samples: dict[str, Sample] = field(default_factory=dict)
-    judgments: dict[str, list[StoredJudgment]] = field(default_factory=dict)  # by sample id
+    judgments: dict[str, list[StoredCall]] = field(default_factory=dict)  # by sample id
     judge_failures: dict[str, list[StoredFailure]] = field(default_factory=dict)  # by sample id
     prompts: dict[str, list[str]] = field(default_factory=dict)  # by prompt hash
     messages: list[str] = field(default_factory=list)
@@ -67,21 +67,21 @@ def _read_store(run: RunData) -> None:
     except VidbenchError:
         run.note("no store.sqlite: judge prompts and replies are not shown")
         return
-    try:
-        ids = {str(r.get("id")) for r in run.records}
-        for judgment in store.all_judgments():
-            owner = owner_of(judgment.item, ids)
-            if owner is not None:
-                run.judgments.setdefault(owner, []).append(judgment)
-        for failure in store.all_failures():
-            owner = owner_of(failure.sample_id, ids) if failure.plan.startswith("judge:") else None
-            if owner is not None:
-                run.judge_failures.setdefault(owner, []).append(failure)
-        run.prompts = store.prompts()
-    except sqlite3.Error as e:  # an older or damaged store: show the rest
-        run.note(f"store.sqlite not readable ({e}): judge prompts and replies are not shown")
-    finally:
-        store.close()
+    with store:
+        try:
+            ids = {str(r.get("id")) for r in run.records}
+            for judgment in store.all_calls():
+                owner = owner_of(judgment.item, ids)
+                if owner is not None:
+                    run.judgments.setdefault(owner, []).append(judgment)
+            for failure in store.all_failures():
+                judged = failure.plan.startswith("judge:")
+                owner = owner_of(failure.sample_id, ids) if judged else None
+                if owner is not None:
+                    run.judge_failures.setdefault(owner, []).append(failure)
+            run.prompts = store.prompts()
+        except sqlite3.Error as e:  # an older or damaged store: show the rest
+            run.note(f"store.sqlite not readable ({e}): judge prompts and replies are not shown")
 
 
 def _load_samples(run: RunData, task_of: TaskOf | None) -> None:

@@ -10,15 +10,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
 from rich.markup import escape
 
 from vidbench import cli_types as types
+from vidbench.console import err, out
 from vidbench.core.errors import ConfigError
 from vidbench.view.videos import VIDEO_MODES
-
-out = Console()
-err = Console(stderr=True)
 
 
 def _cmd_view(args: argparse.Namespace) -> int:

@@ -18,8 +18,9 @@ from typing import Any
 from PIL import Image
 
 from vidbench.core.errors import VidbenchError
+from vidbench.core.files import write_atomic
 from vidbench.core.records import MediaRef
-from vidbench.media.cache import FrameCache, write_atomic
+from vidbench.media.cache import FrameCache
 from vidbench.media.frame import Frame
 from vidbench.media.spec import FrameSpec
 

@@ -11,7 +11,7 @@ import pytest
 from qa_support import BLIND_BOTH, Oracle, write_objects
 
 from vidbench.cli import main
-from vidbench.report.results_dir import read_jsonl
+from vidbench.core.files import read_jsonl
 from vidbench.testing import ChatServer
 
 

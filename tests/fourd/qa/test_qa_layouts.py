@@ -11,7 +11,7 @@ from pathlib import Path
 from qa_support import R_BROKEN, R_GOOD, generic, rendered_folder
 
 from vidbench.cli import main
-from vidbench.report.results_dir import read_jsonl
+from vidbench.core.files import read_jsonl
 from vidbench.testing import ChatServer
 
 

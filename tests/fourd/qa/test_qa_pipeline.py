@@ -15,7 +15,7 @@ from qa_support import BLIND_BOTH, BLIND_ONE, OBJ0, OBJ1, OBJ2, Oracle, write_ob
 from vidbench.annotate import items
 from vidbench.annotate.project import Project
 from vidbench.cli import main
-from vidbench.report.results_dir import read_jsonl
+from vidbench.core.files import read_jsonl
 from vidbench.testing import ChatServer
 
 

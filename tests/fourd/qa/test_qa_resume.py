@@ -33,7 +33,7 @@ def _args(data: Path, out: Path, url: str, cache: Path) -> list[str]:
 
 def _stored(out: Path) -> int:
     with sqlite3.connect(out / "store.sqlite") as db:
-        return db.execute("SELECT COUNT(*) FROM judgments").fetchone()[0]
+        return db.execute("SELECT COUNT(*) FROM calls").fetchone()[0]
 
 
 @pytest.mark.slow

@@ -19,8 +19,8 @@ from vidbench.benchmarks.mmworld.curate.videos import list_videos
 from vidbench.benchmarks.mmworld.curate.whisper import AsrSettings
 from vidbench.cli import main
 from vidbench.core.errors import ConfigError
-from vidbench.report.results_dir import read_jsonl
-from vidbench.scoring.judge import Verdict
+from vidbench.core.files import read_jsonl
+from vidbench.scoring.model_call import CallResult
 from vidbench.testing import Reply, request_text
 from vidbench.testing.speech import shape_frames, speak, write_talking_video
 
@@ -107,17 +107,17 @@ def test_option_shuffle_is_seeded_and_keeps_the_answer() -> None:
 def test_filter_decisions() -> None:
     c = Candidate("audio/v#0", "audio", "v", "Q?", dict(zip("abcd", "wxyz", strict=True)), "b")
 
-    def ok(label: str) -> Verdict:
-        return Verdict("i", "ok", label)
+    def ok(label: str) -> CallResult:
+        return CallResult("i", "ok", label)
 
     assert decide_blind(c, ok("a")) is None
     assert decide_blind(c, ok("b")).reason == "blind: answerable from the question alone"
-    assert decide_blind(c, Verdict("i", "unparsed")).reason == "filter reply unparsed"
-    assert decide_blind(c, Verdict("i", "error", error="HTTP 500")).status == "undecided"
+    assert decide_blind(c, CallResult("i", "unparsed")).reason == "filter reply unparsed"
+    assert decide_blind(c, CallResult("i", "error", error="HTTP 500")).status == "undecided"
     assert decide(c, ok("b"), ok("c"), {}).status == "kept"
     assert decide(c, ok("a"), ok("c"), {}).reason == "audio: not answerable from the transcript"
     assert decide(c, ok("b"), ok("b"), {}).reason == "audio: answerable from the keyframes alone"
-    assert decide(c, ok("b"), Verdict("i", "missing"), {}).status == "undecided"
+    assert decide(c, ok("b"), CallResult("i", "missing"), {}).status == "undecided"
     visual = Candidate("visual/v#0", "visual", "v", "Q?", c.options, "b")
     assert decide(visual, ok("b"), None, {}).status == "kept"  # no speech to answer from
     assert decide(visual, ok("b"), ok("b"), {}).reason == (

@@ -13,7 +13,7 @@ import pytest
 from curate_support import BIRDHOUSE, BLIND, COLOUR_QUESTION, Oracle, write_videos
 
 from vidbench.cli import main
-from vidbench.report.results_dir import read_jsonl
+from vidbench.core.files import read_jsonl
 from vidbench.testing import ChatServer
 
 

@@ -30,7 +30,7 @@ def _wants_json(request: Request) -> bool:
 
 
 def create_app(project: Project, judge: Any = None) -> FastAPI:
-    """The app for a project; `judge` (a JudgeModel, optional) runs red-team checks."""
+    """The app for a project; `judge` (a ModelChoice, optional) runs red-team checks."""
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     app.state.project = project
     app.state.judge = judge

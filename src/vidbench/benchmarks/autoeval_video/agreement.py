@@ -29,10 +29,11 @@ from vidbench.benchmarks.autoeval_video.inputs import Label, read_labels
 from vidbench.core.errors import ConfigError, DataError
 from vidbench.report.results import git_commit, versions
 from vidbench.report.results_dir import ResultsDir
-from vidbench.runner.judging import JudgeModel, ask_judge
+from vidbench.runner.model_calls import ModelChoice, ask_judge
 from vidbench.runner.store import Store
 from vidbench.scoring.agreement import binary_agreement
-from vidbench.scoring.judge import JudgeCall, no_verdict_message
+from vidbench.scoring.judge import no_verdict_message
+from vidbench.scoring.model_call import ModelCall
 
 
 @dataclass
@@ -40,7 +41,7 @@ class AgreementJob:
     rules: Path
     labels: Path
     out: Path
-    judge: JudgeModel
+    judge: ModelChoice
     prompt: JudgePrompt
     seed: int = 0
     progress: bool = True
@@ -87,7 +88,7 @@ def _groups(items: Sequence[dict[str, Any]], seed: int) -> dict[str, Any]:
 
 def _calls(
     job: AgreementJob, labels: Sequence[Label], errors: list[dict[str, Any]]
-) -> tuple[list[JudgeCall], dict[str, Any]]:
+) -> tuple[list[ModelCall], dict[str, Any]]:
     loaded = autoeval_video.load(job.rules)
     samples = {s.id: s for s in loaded.items}
     bad_rules = {p.record: f" ({p})" for p in loaded.problems}
@@ -114,13 +115,10 @@ def judge_agreement(job: AgreementJob, console: Console) -> dict[str, Any]:
     labels, problems = read_labels(job.labels)
     errors = [{"item": p.record, "error": str(p)} for p in problems]
     calls, asked = _calls(job, labels, errors)
-    store = Store(job.out)
-    try:
+    with Store(job.out) as store:
         verdicts, identity = ask_judge(
             job.judge, calls, store, job.prompt.protocol.attempts, job.progress, console
         )
-    finally:
-        store.close()
     items = []
     for label, sample, call in asked.values():
         if call is None:

@@ -10,7 +10,7 @@ from vidbench.benchmarks.autoeval_video.rules import JudgeProtocol, rules_call
 from vidbench.benchmarks.autoeval_video.unified import load_references, unified_call
 from vidbench.core.errors import ConfigError, DataError
 from vidbench.core.records import Sample
-from vidbench.scoring.judge import JudgeCall
+from vidbench.scoring.model_call import ModelCall
 from vidbench.tasks.problems import Problem
 
 JudgePromptKind = Literal["rules", "unified"]
@@ -42,7 +42,7 @@ class JudgePrompt:
             raise ConfigError("--references is for --judge-prompt unified only")
         return cls("rules", protocol)
 
-    def call(self, item: str, sample: Sample, answer: str) -> JudgeCall:
+    def call(self, item: str, sample: Sample, answer: str) -> ModelCall:
         """The call for one answer; DataError when the instance lacks what the prompt needs."""
         if self.kind == "rules":
             return rules_call(item, sample.rules or "", answer, self.protocol)

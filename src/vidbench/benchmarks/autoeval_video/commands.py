@@ -9,20 +9,16 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rich.console import Console
-
 from vidbench import cli_types as types
+from vidbench.benchmark import CommandGroups
 from vidbench.benchmarks.autoeval_video import rules
 from vidbench.benchmarks.autoeval_video.calls import PROMPT_KINDS, JudgePrompt
-from vidbench.models.registry import parse_options
-from vidbench.runner.judging import JudgeModel
+from vidbench.console import err, out
+from vidbench.models.registry import ModelChoice, parse_options
 from vidbench.runner.lock import results_lock
 
 if TYPE_CHECKING:
     from vidbench.benchmarks.autoeval_video.redteam import Workspace
-
-out = Console()
-err = Console(stderr=True)
 
 
 def _add_judge_options(p: argparse.ArgumentParser, prompt: bool = True) -> None:
@@ -56,9 +52,9 @@ def _protocol(args: argparse.Namespace) -> rules.JudgeProtocol:
     )
 
 
-def _judge(args: argparse.Namespace) -> JudgeModel:
+def _judge(args: argparse.Namespace) -> ModelChoice:
     options = parse_options(args.judge_opt, "--judge-opt")
-    return JudgeModel(args.judge, options, args.concurrency, args.seed)
+    return ModelChoice(args.judge, options, "--judge-opt", args.concurrency, args.seed)
 
 
 def _prompt(args: argparse.Namespace) -> JudgePrompt:
@@ -147,9 +143,11 @@ def _rules_command(args: argparse.Namespace, workspace: Workspace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("judge", help="judge predictions made elsewhere (AutoEval-Video rules)")
-    p.add_argument("benchmark", choices=["autoeval-video"])
+def register(groups: CommandGroups) -> None:
+    """`judge autoeval-video`, `judge-agreement` and `rules ...`."""
+    sub = groups.top
+    judge = groups.group("judge", "judge predictions made elsewhere")
+    p = judge.add_parser("autoeval-video", help="with the AutoEval-Video rules")
     p.add_argument("--rules", required=True, help="AUTO-EVAL-VIDEO.json or its folder")
     p.add_argument("--predictions", required=True, help='JSON Lines {"ID": .., "prediction": ..}')
     p.add_argument("--out", required=True, help="results directory")

@@ -8,7 +8,6 @@ file and line; they never stop a read.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,22 +15,18 @@ from typing import Any
 
 from vidbench.benchmarks.autoeval_video.loader import instance_id
 from vidbench.core.errors import ConfigError, DataError
+from vidbench.core.files import json_lines
 from vidbench.tasks.problems import Problem
 
 
 def _rows(path: Path) -> Iterator[tuple[int, Any, str | None]]:
     """(line number, parsed value or None, JSON error or None) for every non-blank line."""
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"{path}: cannot read ({e})") from e
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            yield number, json.loads(line), None
-        except json.JSONDecodeError as e:
-            yield number, None, f"malformed JSON: {e.msg}"
+        lines = list(json_lines(Path(path)))
+    except DataError as e:
+        raise ConfigError(str(e)) from e
+    for line in lines:
+        yield line.number, line.value, line.error
 
 
 def _object_id(value: Any) -> str:

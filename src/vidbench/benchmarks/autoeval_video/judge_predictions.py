@@ -32,8 +32,8 @@ from vidbench.benchmarks.autoeval_video.calls import JudgePrompt
 from vidbench.benchmarks.autoeval_video.inputs import Predictions, read_predictions
 from vidbench.benchmarks.autoeval_video.task import DEFAULT_SPEC, AutoEvalVideo
 from vidbench.core.requests import GenerationConfig
+from vidbench.models.registry import ModelChoice
 from vidbench.report.results_dir import ResultsDir
-from vidbench.runner.judging import JudgeModel
 from vidbench.runner.run import Run
 from vidbench.runner.run_config import RunConfig
 from vidbench.tasks.problems import Problem
@@ -44,7 +44,7 @@ class JudgeJob:
     rules: Path
     predictions: Path
     out: Path
-    judge: JudgeModel
+    judge: ModelChoice
     prompt: JudgePrompt
     name: str | None = None  # the row name in tables (default: the predictions file's name)
     seed: int = 0

@@ -12,7 +12,6 @@ the ID and what is wrong; they never stop a load.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 from vidbench.core.errors import DataError
+from vidbench.core.files import json_lines
 from vidbench.core.records import MediaRef, Sample
 from vidbench.tasks.problems import Loaded, Problem
 
@@ -117,18 +117,12 @@ class Row:
 
 def read_rows(path: Path) -> tuple[list[Row], list[Problem]]:
     """The JSON Lines rows of a rules file; a line that is not JSON is a problem."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise DataError(f"{path}: cannot read ({e})") from e
     rows, problems = [], []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            rows.append(Row(number, json.loads(line)))
-        except json.JSONDecodeError as e:
-            problems.append(Problem(f"line {number}", path, f"malformed JSON: {e.msg}"))
+    for line in json_lines(path):
+        if line.error is None:
+            rows.append(Row(line.number, line.value))
+        else:
+            problems.append(Problem(f"line {line.number}", path, line.error))
     return rows, problems
 
 

@@ -34,6 +34,7 @@ from typing import Any, Literal
 from vidbench.benchmarks.autoeval_video import loader as autoeval_video
 from vidbench.benchmarks.autoeval_video.loader import MARKER, instance_id
 from vidbench.core.errors import ConfigError
+from vidbench.core.files import write_json, write_jsonl
 
 FORMAT = 1
 FILENAME = "redteam.json"
@@ -85,10 +86,7 @@ class Workspace:
         return cls(path, data)
 
     def save(self) -> None:
-        self.path.mkdir(parents=True, exist_ok=True)
-        tmp = self.path / (FILENAME + ".tmp")
-        tmp.write_text(json.dumps(self.data, indent=1, ensure_ascii=False) + "\n", "utf-8")
-        tmp.replace(self.path / FILENAME)
+        write_json(self.path / FILENAME, self.data, indent=1)
 
     @property
     def rules_file(self) -> Path:
@@ -214,10 +212,7 @@ def export_rules(workspace: Workspace, out: Path, initial: bool = False) -> int:
     """Write the updated rules file (JSON Lines, the original fields and order); returns how
     many instances carry a revised rule."""
     rows = workspace.updated_rows(initial)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("w", encoding="utf-8") as f:
-        for row in rows:
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    write_jsonl(out, rows)
     if initial:
         return 0
     return sum(1 for h in workspace.data["instances"].values() if len(h["versions"]) > 1)

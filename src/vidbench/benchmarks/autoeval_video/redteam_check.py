@@ -10,12 +10,12 @@ from vidbench.benchmarks.autoeval_video.loader import instance_id
 from vidbench.benchmarks.autoeval_video.redteam import Workspace, current
 from vidbench.benchmarks.autoeval_video.rules import JudgeProtocol, rules_call
 from vidbench.core.errors import ConfigError, VidbenchError
-from vidbench.runner.judging import JudgeModel, ask_judge
+from vidbench.runner.model_calls import ModelChoice, ask_judge
 from vidbench.runner.store import Store
-from vidbench.scoring.judge import Verdict
+from vidbench.scoring.model_call import CallResult
 
 
-def _result(attack: dict[str, Any], verdict: Verdict) -> dict[str, Any]:
+def _result(attack: dict[str, Any], verdict: CallResult) -> dict[str, Any]:
     value = verdict.value if verdict.ok else None
     return {
         "attack": attack["attack"],
@@ -33,7 +33,7 @@ def _result(attack: dict[str, Any], verdict: Verdict) -> dict[str, Any]:
 def check(
     workspace: Workspace,
     key: Any,
-    judge: JudgeModel,
+    judge: ModelChoice,
     protocol: JudgeProtocol,
     show_progress: bool = False,
     console: Console | None = None,
@@ -54,11 +54,8 @@ def check(
         )
         for a in history["attacks"]
     ]
-    store = Store(workspace.path)
-    try:
+    with Store(workspace.path) as store:
         verdicts, _ = ask_judge(judge, calls, store, protocol.attempts, show_progress, console)
-    finally:
-        store.close()
     failed = [(c.item, verdicts[c.item].error) for c in calls if verdicts[c.item].status == "error"]
     if failed:
         detail = "; ".join(f"{item}: {error}" for item, error in failed)

@@ -26,7 +26,8 @@ from vidbench.benchmarks.autoeval_video.loader import DIMENSIONS, MARKER
 from vidbench.core.errors import ConfigError
 from vidbench.core.messages import user
 from vidbench.core.requests import GenerationConfig
-from vidbench.scoring.judge import JudgeCall, Verdict, no_verdict_fields
+from vidbench.scoring.judge import no_verdict_fields
+from vidbench.scoring.model_call import CallResult, ModelCall
 
 PROMPT_VERSION = "autoeval-rules-v1"
 OVERALL = "Overall"
@@ -145,12 +146,12 @@ def get_protocol(name: str) -> JudgeProtocol:
     return PROTOCOLS[name]
 
 
-def rules_call(item: str, rule: str, answer: str, protocol: JudgeProtocol) -> JudgeCall:
+def rules_call(item: str, rule: str, answer: str, protocol: JudgeProtocol) -> ModelCall:
     """The judge call for one answer under an instance's rule."""
     if MARKER not in rule:
         raise ConfigError(f"{item}: the rule has no {MARKER!r} marker")
     message = user(assemble_prompt(rule, answer))
-    return JudgeCall(item, (message,), PROMPT_VERSION, protocol.parse, protocol.generation)
+    return ModelCall(item, (message,), PROMPT_VERSION, protocol.parse, protocol.generation)
 
 
 def is_empty(answer: str | None) -> bool:
@@ -173,7 +174,7 @@ def empty_outcome() -> dict[str, Any]:
     }
 
 
-def outcome(verdict: Verdict, protocol: JudgeProtocol) -> dict[str, Any]:
+def outcome(verdict: CallResult, protocol: JudgeProtocol) -> dict[str, Any]:
     """Per-instance fields from a verdict: `counted` says whether it is in the denominator.
 
     A judge call that failed (`error`) or was not made yet (`missing`) is not counted under any

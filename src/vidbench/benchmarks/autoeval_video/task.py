@@ -24,7 +24,7 @@ from vidbench.core.records import Sample
 from vidbench.core.requests import GenerationConfig
 from vidbench.media.frame import Frame
 from vidbench.media.spec import CLIP_MAX_SIDE, FrameSpec, grid_cell_side
-from vidbench.scoring.judge import JudgeCall, Verdict
+from vidbench.scoring.model_call import CallResult, ModelCall
 from vidbench.tasks.base import Task
 from vidbench.tasks.problems import Loaded
 from vidbench.tasks.registry import TaskEntry, TaskRequest
@@ -100,7 +100,7 @@ class AutoEvalVideo(Task):
     def _asks_judge(self, reply: str) -> bool:
         return not (rules.is_empty(reply) and self.judge_protocol.empty == "wrong")
 
-    def judge_calls(self, sample: Sample, reply: str) -> list[JudgeCall]:
+    def judge_calls(self, sample: Sample, reply: str) -> list[ModelCall]:
         if not self._asks_judge(reply):
             return []
         try:
@@ -108,12 +108,14 @@ class AutoEvalVideo(Task):
         except DataError:  # the prompt cannot be made (no reference): `score` names it
             return []
 
-    def score(self, sample: Sample, reply: str, verdicts: Mapping[str, Verdict]) -> dict[str, Any]:
+    def score(
+        self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]
+    ) -> dict[str, Any]:
         unaskable = self._unaskable(sample, reply)
         if unaskable is not None:
             return {"status": "data", "error": unaskable}
         if self._asks_judge(reply):
-            verdict = verdicts.get(sample.id, Verdict(sample.id, "missing"))
+            verdict = verdicts.get(sample.id, CallResult(sample.id, "missing"))
             fields = rules.outcome(verdict, self.judge_protocol)
         else:
             fields = rules.empty_outcome()

@@ -11,14 +11,14 @@ strings is joined with " / ").
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from vidbench.benchmarks.autoeval_video.loader import instance_id
 from vidbench.benchmarks.autoeval_video.rules import JudgeProtocol
 from vidbench.core.errors import ConfigError, DataError
+from vidbench.core.files import json_lines
 from vidbench.core.messages import user
-from vidbench.scoring.judge import JudgeCall
+from vidbench.scoring.model_call import ModelCall
 from vidbench.tasks.problems import Problem
 
 PROMPT_VERSION = "autoeval-unified-v1"
@@ -49,24 +49,24 @@ def assemble_unified(question: str, reference: str, answer: str) -> str:
 
 def unified_call(
     item: str, question: str, reference: str, answer: str, protocol: JudgeProtocol
-) -> JudgeCall:
+) -> ModelCall:
     message = user(assemble_unified(question, reference, answer))
-    return JudgeCall(item, (message,), PROMPT_VERSION, protocol.parse, protocol.generation)
+    return ModelCall(item, (message,), PROMPT_VERSION, protocol.parse, protocol.generation)
 
 
 def load_references(path: Path) -> tuple[dict[str, str], list[Problem]]:
     """Reference answers by instance ID; bad lines and repeated IDs are problems."""
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"{path}: cannot read the references ({e})") from e
+        lines = list(json_lines(Path(path)))
+    except DataError as e:
+        raise ConfigError(f"cannot read the references: {e}") from e
     references: dict[str, str] = {}
     problems: list[Problem] = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+    for line in lines:
+        number, row = line.number, line.value
         try:
-            row = json.loads(line)
+            if line.error is not None:
+                raise DataError(line.error)
             if not isinstance(row, dict):
                 raise DataError("not a JSON object")
             if "ID" not in row:
@@ -77,9 +77,8 @@ def load_references(path: Path) -> tuple[dict[str, str], list[Problem]]:
                 reference = " / ".join(reference)
             if not isinstance(reference, str) or not reference.strip():
                 raise DataError("'reference' must be a non-empty string (or list of strings)")
-        except (json.JSONDecodeError, DataError) as e:
-            message = e.msg if isinstance(e, json.JSONDecodeError) else str(e)
-            problems.append(Problem(f"line {number}", Path(path), message))
+        except DataError as e:
+            problems.append(Problem(f"line {number}", Path(path), str(e)))
             continue
         if key in references:
             problems.append(Problem(key, Path(path), f"line {number}: duplicate ID"))

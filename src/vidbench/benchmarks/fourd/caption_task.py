@@ -46,7 +46,8 @@ from vidbench.scoring.captions.metrics import (
     describe,
     score_captions,
 )
-from vidbench.scoring.judge import JudgeCall, Verdict, no_verdict_fields
+from vidbench.scoring.judge import no_verdict_fields
+from vidbench.scoring.model_call import CallResult, ModelCall
 from vidbench.tasks.base import Task
 from vidbench.tasks.problems import Loaded
 from vidbench.tasks.registry import TaskRequest
@@ -199,7 +200,7 @@ class FourDCaption(Task):
         judged = judge_references(refs, mode, drawn, exclude=held)
         return CaptionRow(HUMAN_PREFIX + sample.id, sample.id, caption, others, judged)
 
-    def judge_calls(self, sample: Sample, reply: str) -> list[JudgeCall]:
+    def judge_calls(self, sample: Sample, reply: str) -> list[ModelCall]:
         generation = (
             gpt_judges.OFFICIAL_GENERATION if self._official else gpt_judges.DEFAULT_GENERATION
         )
@@ -208,7 +209,7 @@ class FourDCaption(Task):
         )
 
     def score_all(
-        self, items: Sequence[tuple[Sample, str, Mapping[str, Verdict]]]
+        self, items: Sequence[tuple[Sample, str, Mapping[str, CallResult]]]
     ) -> list[dict[str, Any]]:
         """Every answered sample at once: the metrics need the whole set (one Java start, one
         model load, batched embeddings, document frequencies of all the references)."""
@@ -241,7 +242,9 @@ class FourDCaption(Task):
             records.append(record)
         return records
 
-    def score(self, sample: Sample, reply: str, verdicts: Mapping[str, Verdict]) -> dict[str, Any]:
+    def score(
+        self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]
+    ) -> dict[str, Any]:
         """One sample alone (CIDEr's document frequencies then come from its references only;
         the score stage calls `score_all`)."""
         return self.score_all([(sample, reply, verdicts)])[0]

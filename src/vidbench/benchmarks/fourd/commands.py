@@ -9,17 +9,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rich.console import Console
-
 from vidbench import cli_types as types
+from vidbench.benchmark import CURATE_HELP, CommandGroups
 from vidbench.benchmarks.fourd.captions.human import HUMAN_SEED
 from vidbench.benchmarks.fourd.score_captions import CaptionScoring
+from vidbench.console import err, out
 from vidbench.core.errors import ConfigError
 from vidbench.models.registry import parse_options
 from vidbench.scoring.captions.metrics import ALL_METRICS, PROTOCOLS, SBERT_RUNTIMES
-
-out = Console()
-err = Console(stderr=True)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -112,11 +109,13 @@ def _cmd_score_captions(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(groups: CommandGroups) -> None:
+    """`synth 4d`, `demo`, `score-captions` and `curate 4d ...`."""
     from vidbench.benchmarks.fourd.curate import commands as fourd_curate
 
-    p = subparsers.add_parser("synth", help="generate a synthetic dataset")
-    p.add_argument("kind", choices=["4d"])
+    subparsers = groups.top
+    synth = groups.group("synth", "generate a synthetic dataset with exact answers")
+    p = synth.add_parser("4d", help="procedural animated objects in the 4D-Bench layout")
     p.add_argument("--out")  # required unless --assets
     p.add_argument("--objects", type=types.positive, default=20)
     p.add_argument("--seed", type=int, default=0)
@@ -139,3 +138,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("score-captions", help="4D-Bench Table 2 for captions made elsewhere")
     add_arguments(p)
     p.set_defaults(func=_cmd_score_captions)
+
+    fourd_curate.register(groups.group("curate", CURATE_HELP))  # curate 4d render, qa, ...

@@ -21,7 +21,7 @@ BASELINES = ("random", "constant:A")
 def run_demo(
     out: Path, objects: int = 200, show_progress: bool = True, console: Console | None = None
 ) -> None:
-    console = console or Console()
+    console = console or out
     data = out / "data"
     if not (
         data / fourd_bench.RELEASE_FOLDERS[fourd_bench.QA_FILE] / fourd_bench.QA_FILE

@@ -15,7 +15,7 @@ from vidbench.core.requests import GenerationConfig
 from vidbench.media.frame import Frame
 from vidbench.media.spec import FrameSpec
 from vidbench.scoring.choices import extract_choice
-from vidbench.scoring.judge import Verdict
+from vidbench.scoring.model_call import CallResult
 from vidbench.tasks.base import Task
 from vidbench.tasks.problems import Loaded
 from vidbench.tasks.table import Table
@@ -64,7 +64,9 @@ class FourDQA(Task):
     def choices(self, sample: Sample) -> tuple[str, ...]:
         return LETTERS
 
-    def score(self, sample: Sample, reply: str, verdicts: Mapping[str, Verdict]) -> dict[str, Any]:
+    def score(
+        self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]
+    ) -> dict[str, Any]:
         parsed = extract_choice(reply, protocol=self.protocol)
         return {
             "subtask": sample.metadata["subtask"],

@@ -28,8 +28,9 @@ from vidbench.benchmarks.fourd.captions.human import HUMAN_SEED, held_out
 from vidbench.benchmarks.fourd.captions.inputs import Read, read_predictions, read_references
 from vidbench.benchmarks.fourd.variants import SPEC
 from vidbench.core.errors import ConfigError
+from vidbench.core.files import write_json, write_jsonl
 from vidbench.core.requests import GenerationConfig
-from vidbench.report.results_dir import ResultsDir, write_json, write_jsonl
+from vidbench.report.results_dir import ResultsDir
 from vidbench.runner.run import Run
 from vidbench.runner.run_config import RunConfig
 from vidbench.scoring.captions.metrics import AUTOMATIC, CaptionMetricSettings, check_models

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from vidbench.core.errors import ConfigError
 from vidbench.core.messages import Message, TextPart
 from vidbench.core.requests import GenerationConfig
-from vidbench.scoring.judge import JudgeCall
+from vidbench.scoring.model_call import ModelCall
 
 PROMPT_VERSION = "mmworld-judge-official-v1"
 SYSTEM = "You are a helpful assistant that provides concise answers."
@@ -75,10 +75,10 @@ def judge_call(
     gold_label: str,
     answer: str,
     parser: str,
-) -> JudgeCall:
+) -> ModelCall:
     prompt = judge_prompt(question, options, gold_label, answer)
     messages = (
         Message("system", (TextPart(SYSTEM),)),
         Message("user", (TextPart(prompt),)),
     )
-    return JudgeCall(item, messages, PROMPT_VERSION, verdict_parser(parser), JUDGE_GENERATION)
+    return ModelCall(item, messages, PROMPT_VERSION, verdict_parser(parser), JUDGE_GENERATION)

@@ -25,6 +25,7 @@ from typing import Any
 
 from vidbench.benchmarks.mmworld import fields
 from vidbench.core.errors import DataError
+from vidbench.core.files import json_lines
 from vidbench.core.records import MediaRef, Sample
 from vidbench.tasks.csv_records import read_csv_records
 from vidbench.tasks.problems import Loaded, Problem
@@ -86,6 +87,14 @@ def find_video(root: Path, video_id: str) -> Path | None:
 def _read_entries(path: Path) -> tuple[list[tuple[str, Any]], list[Problem]]:
     """(where, JSON object) for every record of a .json list, .jsonl or .csv file."""
     suffix = path.suffix.lower()
+    if suffix == ".jsonl":  # line by line: one bad line (not JSON, not UTF-8) is one problem
+        entries, problems = [], []
+        for line in json_lines(path):
+            if line.error is None:
+                entries.append((f"line {line.number}", line.value))
+            else:
+                problems.append(Problem(f"line {line.number}", path, line.error))
+        return entries, problems
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
@@ -93,15 +102,6 @@ def _read_entries(path: Path) -> tuple[list[tuple[str, Any]], list[Problem]]:
     if suffix == ".csv":
         records, problems = read_csv_records(text, path, ("video_id",))
         return [(f"line {r.line}", dict(r.fields)) for r in records], problems
-    if suffix == ".jsonl":
-        entries, problems = [], []
-        for i, line in enumerate(text.splitlines(), 1):
-            if line.strip():
-                try:
-                    entries.append((f"line {i}", json.loads(line)))
-                except json.JSONDecodeError as e:
-                    problems.append(Problem(f"line {i}", path, f"malformed JSON: {e.msg}"))
-        return entries, problems
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:

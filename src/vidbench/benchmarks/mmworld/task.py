@@ -35,7 +35,8 @@ from vidbench.core.records import Sample
 from vidbench.core.requests import GenerationConfig
 from vidbench.media.frame import Frame
 from vidbench.media.spec import FrameSpec
-from vidbench.scoring.judge import JudgeCall, Verdict, no_verdict_fields
+from vidbench.scoring.judge import no_verdict_fields
+from vidbench.scoring.model_call import CallResult, ModelCall
 from vidbench.tasks.base import Task
 from vidbench.tasks.problems import Loaded, Problem
 from vidbench.tasks.table import Table
@@ -135,7 +136,7 @@ class MMWorld(Task):
         mode = self.options.scoring
         return mode == "judge-all" or (mode == "judge-fallback" and parsed is None)
 
-    def judge_calls(self, sample: Sample, reply: str) -> list[JudgeCall]:
+    def judge_calls(self, sample: Sample, reply: str) -> list[ModelCall]:
         if not self._judged(self._parse(sample, reply)):
             return []
         answer = strip_end_mark(reply)
@@ -152,7 +153,9 @@ class MMWorld(Task):
             )
         ]
 
-    def score(self, sample: Sample, reply: str, verdicts: Mapping[str, Verdict]) -> dict[str, Any]:
+    def score(
+        self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]
+    ) -> dict[str, Any]:
         parsed = self._parse(sample, reply)
         meta = sample.metadata
         record: dict[str, Any] = {
@@ -169,7 +172,7 @@ class MMWorld(Task):
         if not self._judged(parsed):
             return record | {"scored_by": "rule", "correct": parsed == sample.answer}
         item = f"{sample.id}:judge"
-        verdict = verdicts.get(item, Verdict(item, "missing"))
+        verdict = verdicts.get(item, CallResult(item, "missing"))
         if not verdict.ok:
             why = f"the judge's replies were not yes/no (last: {_short(verdict)})"
             return record | {
@@ -254,6 +257,6 @@ def difficulty_by_discipline(
     }
 
 
-def _short(verdict: Verdict) -> str:
+def _short(verdict: CallResult) -> str:
     reply = verdict.reply or ""
     return repr(reply[:80] + ("..." if len(reply) > 80 else ""))

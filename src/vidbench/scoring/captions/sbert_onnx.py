@@ -39,7 +39,8 @@ from typing import Any
 import numpy as np
 
 from vidbench.core.errors import ConfigError
-from vidbench.media.cache import cache_root, write_atomic
+from vidbench.core.files import write_atomic
+from vidbench.media.cache import cache_root
 from vidbench.scoring.captions.embed_cache import model_key
 
 EXPORT_SAMPLE = ("a cat", "two dogs run")

@@ -30,7 +30,7 @@ from typing import Any, Literal
 from vidbench.benchmarks.fourd.captions import gpt_prompts as prompts
 from vidbench.core.messages import Message, TextPart, user
 from vidbench.core.requests import GenerationConfig
-from vidbench.scoring.judge import JudgeCall, Verdict
+from vidbench.scoring.model_call import CallResult, ModelCall
 
 KINDS = ("appearance", "action")
 STATUSES = ("ok", "unparsed", "error", "missing")
@@ -108,9 +108,9 @@ def item_name(key: str, kind: str, index: int) -> str:
 
 def judge_calls(
     target: JudgeTarget, lenient: bool, generation: GenerationConfig
-) -> list[JudgeCall]:
+) -> list[ModelCall]:
     return [
-        JudgeCall(
+        ModelCall(
             item=item_name(target.key, kind, index),
             messages=judge_messages(kind, reference, target.caption),
             prompt_version=prompt_version(kind),
@@ -128,7 +128,7 @@ class JudgeTally:
 
     counts: Counter[tuple[str, str]] = field(default_factory=Counter)  # (kind, status) -> n
 
-    def add(self, kind: str, verdict: Verdict) -> None:
+    def add(self, kind: str, verdict: CallResult) -> None:
         self.counts[(kind, verdict.status)] += 1
 
     def update(self, other: JudgeTally) -> None:
@@ -156,20 +156,20 @@ class JudgeTally:
         return lines
 
 
-def absent_verdict(target: JudgeTarget, verdicts: Mapping[str, Verdict]) -> Verdict | None:
+def absent_verdict(target: JudgeTarget, verdicts: Mapping[str, CallResult]) -> CallResult | None:
     """The first of the object's judgments that has no verdict (failed or not asked yet), or
     None when every judgment came back. Only meaningful when the run has a judge."""
     for kind in KINDS:
         for index in sorted(target.references):
             item = item_name(target.key, kind, index)
-            verdict = verdicts.get(item, Verdict(item, "missing"))
+            verdict = verdicts.get(item, CallResult(item, "missing"))
             if verdict.absent:
                 return verdict
     return None
 
 
 def object_scores(
-    target: JudgeTarget, verdicts: Mapping[str, Verdict], tally: JudgeTally | None = None
+    target: JudgeTarget, verdicts: Mapping[str, CallResult], tally: JudgeTally | None = None
 ) -> dict[str, float | None]:
     """{"gpt_appearance", "gpt_action"}: the mean of the parsed scores of each kind (None when
     none parsed), plus "gpt_eval", their mean when both exist."""
@@ -178,7 +178,7 @@ def object_scores(
         values = []
         for index in sorted(target.references):
             item = item_name(target.key, kind, index)
-            verdict = verdicts.get(item, Verdict(item, "missing"))
+            verdict = verdicts.get(item, CallResult(item, "missing"))
             if tally is not None:
                 tally.add(kind, verdict)
             if verdict.ok:

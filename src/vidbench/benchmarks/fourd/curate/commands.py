@@ -10,15 +10,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rich.console import Console
-
 from vidbench import cli_types as types
 from vidbench.benchmarks.fourd.curate.manifest import Problem
 from vidbench.benchmarks.fourd.curate.motion import MotionSettings
 from vidbench.benchmarks.fourd.curate.quality import KEEP, LABELS  # numpy only; torch on use
-
-err = Console(stderr=True)
-out = Console()
+from vidbench.console import err, out
 
 
 def _add_motion(p: argparse.ArgumentParser) -> None:

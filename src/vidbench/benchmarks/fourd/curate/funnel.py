@@ -15,7 +15,7 @@ from rich.table import Table
 
 from vidbench.benchmarks.fourd.curate.manifest import Problem
 from vidbench.core.errors import ConfigError
-from vidbench.media.cache import write_atomic
+from vidbench.core.files import write_json
 
 FUNNEL_FILE = "funnel.json"
 STAGES = ("render", "motion", "quality")
@@ -53,7 +53,7 @@ def record_stage(folder: Path, stage: str, count: StageCount) -> Path:
     stages[stage] = asdict(count)
     ordered = {s: stages[s] for s in (*STAGES, *sorted(stages)) if s in stages}
     path = Path(folder) / FUNNEL_FILE
-    write_atomic(path, (json.dumps({"stages": ordered}, indent=1) + "\n").encode())
+    write_json(path, {"stages": ordered}, indent=1)
     return path
 
 

@@ -9,7 +9,6 @@ the "motion" stage of OUT/funnel.json.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from vidbench.benchmarks.fourd.curate.manifest import Problem
 from vidbench.benchmarks.fourd.curate.motion import MotionSettings, video_motion
 from vidbench.benchmarks.fourd.synthetic.writer import video_name
 from vidbench.core.errors import ConfigError, MediaError
-from vidbench.media.cache import write_atomic
+from vidbench.core.files import write_jsonl
 from vidbench.progress import progress_bar
 
 MOTION_FILE = "motion.jsonl"
@@ -66,11 +65,11 @@ def filter_motion(
                 motion = video_motion(path, settings)
             except MediaError as e:
                 dropped.append(Problem(uid, str(path), "unreadable video", str(e)))
-                lines.append(json.dumps({"uid": uid, "file": str(path), "error": str(e)}))
+                lines.append({"uid": uid, "file": str(path), "error": str(e)})
                 bar.advance(task)
                 continue
             result = MotionResult(uid, str(path), motion.start, motion.end, motion.score)
-            lines.append(json.dumps({**result.__dict__, "moving": result.moving}))
+            lines.append({**result.__dict__, "moving": result.moving})
             if result.moving:
                 kept.append(result)
             else:
@@ -79,6 +78,6 @@ def filter_motion(
                 )
             bar.advance(task)
     out = Path(out)
-    write_atomic(out / MOTION_FILE, ("\n".join(lines) + "\n").encode())
+    write_jsonl(out / MOTION_FILE, lines)
     record_stage(out, "motion", StageCount.of(len(found), len(kept), dropped))
     return kept, dropped

@@ -12,7 +12,6 @@ named with its uid and file and left out; the others go on.
 from __future__ import annotations
 
 import csv
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,7 +30,7 @@ from vidbench.benchmarks.fourd.curate.quality import (
 )
 from vidbench.benchmarks.fourd.synthetic.writer import video_name
 from vidbench.core.errors import ConfigError, MediaError
-from vidbench.media.cache import write_atomic
+from vidbench.core.files import write_json, write_jsonl
 from vidbench.media.decode import decode_frames, probe
 from vidbench.progress import progress_bar
 
@@ -126,7 +125,7 @@ def train(options: TrainOptions) -> dict:
     }
     out = options.out
     model.save(out / MODEL_DIR)
-    write_atomic(out / "quality_train.json", (json.dumps(result, indent=1) + "\n").encode())
+    write_json(out / "quality_train.json", result, indent=1)
     return result
 
 
@@ -161,7 +160,7 @@ def predict(options: PredictOptions) -> tuple[list[dict], list[Problem]]:
                 dropped.append(Problem(folder.name, str(folder), label))
             bar.advance(task)
     out = options.out or videos
-    write_atomic(out / "quality.jsonl", "".join(json.dumps(r) + "\n" for r in records).encode())
+    write_jsonl(out / "quality.jsonl", records)
     kept = sum(r["label"] == KEEP for r in records)
     record_stage(out, "quality", StageCount.of(len(objects), kept, dropped))
     return records, dropped

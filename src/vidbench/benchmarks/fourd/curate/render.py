@@ -24,8 +24,8 @@ from vidbench.benchmarks.fourd.curate.funnel import StageCount, record_stage
 from vidbench.benchmarks.fourd.curate.manifest import Asset, Problem, read_manifest
 from vidbench.benchmarks.fourd.curate.settings import RenderSettings
 from vidbench.benchmarks.fourd.curate.worker import ERROR_FILE, RENDER_FILE
+from vidbench.core.files import write_atomic
 from vidbench.extras import require
-from vidbench.media.cache import write_atomic
 from vidbench.progress import progress_bar
 
 WORKER_MODULE = "vidbench.benchmarks.fourd.curate.worker"

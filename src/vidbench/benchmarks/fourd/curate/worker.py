@@ -19,15 +19,11 @@ from vidbench.benchmarks.fourd.curate.cameras import ring
 from vidbench.benchmarks.fourd.curate.motion import detect
 from vidbench.benchmarks.fourd.curate.settings import RenderSettings
 from vidbench.benchmarks.fourd.synthetic.writer import video_name
-from vidbench.media.cache import write_atomic
+from vidbench.core.files import write_json
 from vidbench.media.encode import write_mp4
 
 RENDER_FILE = "render.json"
 ERROR_FILE = "error.json"
-
-
-def _write_json(path: Path, data: dict) -> None:
-    write_atomic(path, (json.dumps(data, indent=1) + "\n").encode())
 
 
 def render_object(uid: str, file: Path, folder: Path, settings: RenderSettings) -> dict:
@@ -87,9 +83,9 @@ def run_job(job_path: Path) -> int:
         record = render_object(job["uid"], Path(job["file"]), folder, settings)
     except AssetError as e:
         error = {"uid": job["uid"], "file": job["file"], "reason": e.reason, "detail": e.detail}
-        _write_json(folder / ERROR_FILE, error)
+        write_json(folder / ERROR_FILE, error, indent=1)
         return 1
-    _write_json(folder / RENDER_FILE, record)
+    write_json(folder / RENDER_FILE, record, indent=1)
     return 0
 
 

@@ -13,7 +13,6 @@ camera (view 1) on +z.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +20,7 @@ import numpy as np
 from vidbench.benchmarks.fourd.synthetic.gltf import GltfBuilder, shape_mesh
 from vidbench.benchmarks.fourd.synthetic.scene import SHAPES, Scene, frame_times, state_at
 from vidbench.benchmarks.fourd.synthetic.writer import build_object
-from vidbench.media.cache import write_atomic
+from vidbench.core.files import write_jsonl
 from vidbench.progress import progress_bar
 
 MANIFEST = "manifest.jsonl"
@@ -124,8 +123,8 @@ def export_assets(
         for index in range(objects):
             scene, _, _ = build_object(seed, index)
             scene_gltf(scene, frames, fps).write_glb(out / f"{scene.uid}.glb")
-            lines.append(json.dumps({"uid": scene.uid, "path": f"{scene.uid}.glb"}))
+            lines.append({"uid": scene.uid, "path": f"{scene.uid}.glb"})
             bar.advance(task)
     manifest = out / MANIFEST
-    write_atomic(manifest, ("\n".join(lines) + "\n").encode())
+    write_jsonl(manifest, lines)
     return manifest

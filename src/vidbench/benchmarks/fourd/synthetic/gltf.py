@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vidbench.media.cache import write_atomic
+from vidbench.core.files import write_atomic
 
 SEGMENTS = 24  # around the vertical axis
 RINGS = 12  # sphere rings from pole to pole

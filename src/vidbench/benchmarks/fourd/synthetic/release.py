@@ -8,11 +8,11 @@ those of real renders rather than of flat colour.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 
+from vidbench.core.files import write_json
 from vidbench.media.encode import write_mp4
 
 CATEGORIES = (
@@ -71,5 +71,5 @@ def write_release(
             "Answer index": q % 4 + 1,
             "Category": category,
         }
-    (data / "4d_qa.json").write_text(json.dumps(qa, indent=1))
+    write_json(data / "4d_qa.json", qa, indent=1)
     return root

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import csv
-import json
 import os
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -18,6 +17,7 @@ from vidbench.benchmarks.fourd.synthetic.questions import build_questions, gold_
 from vidbench.benchmarks.fourd.synthetic.render import scene_states, view_frames
 from vidbench.benchmarks.fourd.synthetic.sample import sample_scene
 from vidbench.benchmarks.fourd.synthetic.scene import Scene, check_visible
+from vidbench.core.files import write_json
 from vidbench.media.encode import write_mp4
 
 QA_DATA = Path("4D_Object_Question_Answering") / "data"
@@ -119,9 +119,7 @@ def generate(
     qa: dict[str, dict[str, object]] = {}
     for _, entries, _ in built:
         qa.update(entries)
-    (qa_data / QA_FILE).write_text(
-        json.dumps(qa, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
+    write_json(qa_data / QA_FILE, qa)
     caption_data.mkdir(parents=True, exist_ok=True)
     with open(caption_data / CAPTION_FILE, "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f, lineterminator="\n")

@@ -26,7 +26,8 @@ import av
 from vidbench.benchmarks.mmworld.curate.videos import VideoEntry
 from vidbench.benchmarks.mmworld.curate.whisper import AsrSettings, Whisper
 from vidbench.core.errors import MediaError
-from vidbench.media.cache import cache_root, file_digest, write_atomic
+from vidbench.core.files import write_atomic
+from vidbench.media.cache import cache_root, file_digest
 from vidbench.progress import progress_bar
 from vidbench.runner.keys import digest
 

@@ -9,20 +9,17 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rich.console import Console
-
+from vidbench.benchmark import CURATE_HELP, CommandGroups
 from vidbench.benchmarks.mmworld.curate.generation import SUBSETS
 from vidbench.benchmarks.mmworld.curate.keyframes import DEFAULT_KEYFRAMES, DEFAULT_MAX_SIDE
 from vidbench.benchmarks.mmworld.curate.pipeline import (
     CurateConfig,
     Curation,
-    ModelChoice,
 )
 from vidbench.benchmarks.mmworld.curate.whisper import AsrSettings
-from vidbench.models.registry import parse_options
-from vidbench.runner.judging import DEFAULT_ATTEMPTS
-
-err = Console(stderr=True)
+from vidbench.console import err
+from vidbench.models.registry import ModelChoice, parse_options
+from vidbench.runner.model_calls import DEFAULT_ATTEMPTS
 
 
 def _add_common(p: argparse.ArgumentParser) -> None:
@@ -85,18 +82,18 @@ def _subsets(text: str) -> tuple[str, ...]:
     return chosen
 
 
+def _choice(spec: str | None, options: list[str] | None, flag: str) -> ModelChoice | None:
+    return None if spec is None else ModelChoice(spec, parse_options(options or [], flag), flag)
+
+
 def config_from(args: argparse.Namespace) -> CurateConfig:
     get = args.__dict__.get
     return CurateConfig(
         videos=Path(args.videos),
         out=Path(args.out),
-        generator=ModelChoice(get("model"), parse_options(get("model_opt") or [])),
-        filter_model=ModelChoice(
-            get("filter_model"), parse_options(get("filter_opt") or [], "--filter-opt")
-        ),
-        text_model=ModelChoice(
-            get("text_model"), parse_options(get("text_opt") or [], "--text-opt")
-        ),
+        generator=_choice(get("model"), get("model_opt"), "--model-opt"),
+        filter_model=_choice(get("filter_model"), get("filter_opt"), "--filter-opt"),
+        text_model=_choice(get("text_model"), get("text_opt"), "--text-opt"),
         discipline=args.discipline,
         subsets=_subsets(get("subsets") or "audio,visual"),
         questions=get("questions") or 4,
@@ -154,9 +151,11 @@ def _cmd_queries(args: argparse.Namespace) -> int:
     return 1 if counts["error"] else 0
 
 
-def register(curate: argparse._SubParsersAction) -> None:
-    """Add `mmworld` to the subparsers of the `curate` command."""
-    mmworld = curate.add_parser("mmworld", help="build MMWorld's synthetic audio/visual subsets")
+def register(groups: CommandGroups) -> None:
+    """`curate mmworld ...`."""
+    mmworld = groups.group("curate", CURATE_HELP).add_parser(
+        "mmworld", help="build MMWorld's synthetic audio/visual subsets"
+    )
     stages = mmworld.add_subparsers(dest="stage", required=True)
 
     p = stages.add_parser("queries", help="search queries per subdiscipline (paper appendix C)")

@@ -32,7 +32,7 @@ from vidbench.benchmarks.mmworld.curate.keyframes import Keyframes
 from vidbench.benchmarks.mmworld.parse import parse_answer
 from vidbench.core.messages import Message, Part, TextPart
 from vidbench.core.requests import GenerationConfig
-from vidbench.scoring.judge import JudgeCall, Verdict
+from vidbench.scoring.model_call import CallResult, ModelCall
 from vidbench.scoring.prompt_files import load_prompt
 
 PROMPT_FILE = "answer_check.v1.txt"
@@ -46,7 +46,7 @@ OTHER = {"audio": "keyframes", "visual": "transcript"}
 OWN = {"audio": "transcript", "visual": "keyframes"}
 
 
-def check_call(candidate: Candidate, source: str, evidence: Sequence[Part] = ()) -> JudgeCall:
+def check_call(candidate: Candidate, source: str, evidence: Sequence[Part] = ()) -> ModelCall:
     """Ask for the answer of `candidate` from one source: blind, transcript or keyframes."""
     template = load_prompt(PACKAGE, PROMPT_FILE, LABEL)
     text = template.render(
@@ -62,7 +62,7 @@ def check_call(candidate: Candidate, source: str, evidence: Sequence[Part] = ())
         return parse_answer(reply, candidate.options, "letter-or-text")
 
     item = f"{candidate.id}:{source}"
-    return JudgeCall(item, (message,), template.version, parse, CHECK_GENERATION)
+    return ModelCall(item, (message,), template.version, parse, CHECK_GENERATION)
 
 
 def transcript_evidence(transcript: Transcript) -> tuple[Part, ...]:
@@ -77,7 +77,7 @@ class Decision:
     answers: dict[str, str | None] = field(default_factory=dict)  # source -> label given
 
 
-def _failed(verdict: Verdict) -> Decision | None:
+def _failed(verdict: CallResult) -> Decision | None:
     if verdict.status in ("error", "missing"):
         return Decision("undecided", f"filter call failed: {verdict.error or verdict.status}")
     if verdict.status == "unparsed":
@@ -85,7 +85,7 @@ def _failed(verdict: Verdict) -> Decision | None:
     return None
 
 
-def decide_blind(candidate: Candidate, verdict: Verdict) -> Decision | None:
+def decide_blind(candidate: Candidate, verdict: CallResult) -> Decision | None:
     """The outcome when the blind check settles it, else None (go on checking)."""
     failed = _failed(verdict)
     if failed is not None:
@@ -96,7 +96,7 @@ def decide_blind(candidate: Candidate, verdict: Verdict) -> Decision | None:
 
 
 def decide(
-    candidate: Candidate, own: Verdict, other: Verdict | None, answers: dict[str, str | None]
+    candidate: Candidate, own: CallResult, other: CallResult | None, answers: dict[str, str | None]
 ) -> Decision:
     """The outcome of the modality checks (`other` None: nothing to answer from)."""
     subset = candidate.subset
@@ -117,8 +117,8 @@ def decide(
 class FilterPlan:
     """The modality checks for the candidates that passed the blind check."""
 
-    text_calls: list[JudgeCall] = field(default_factory=list)  # transcript checks
-    vision_calls: list[JudgeCall] = field(default_factory=list)  # keyframe checks
+    text_calls: list[ModelCall] = field(default_factory=list)  # transcript checks
+    vision_calls: list[ModelCall] = field(default_factory=list)  # keyframe checks
     decided: dict[str, Decision] = field(default_factory=dict)  # settled without these calls
 
 

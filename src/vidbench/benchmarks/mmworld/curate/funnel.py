@@ -5,7 +5,6 @@ and printed as a table at the end of a run, so nothing dropped goes unnoticed.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from vidbench.media.cache import write_atomic
+from vidbench.core.files import write_json
 from vidbench.runner.store import Store
 
 FUNNEL_FILE = "funnel.json"
@@ -29,7 +28,7 @@ STAGE_OF_PROMPT = {
 def tokens_by_stage(store: Store) -> dict[str, dict[str, int]]:
     """Requests and tokens in/out stored in this output folder, per stage (every run's)."""
     stages: dict[str, dict[str, int]] = {}
-    for version, usage in store.judge_usage_by_version().items():
+    for version, usage in store.call_usage_by_version().items():
         name = version.rpartition("/")[2].split(".v")[0]
         stage = STAGE_OF_PROMPT.get(name, "other")
         total = stages.setdefault(stage, {"requests": 0, "input_tokens": 0, "output_tokens": 0})
@@ -52,7 +51,7 @@ class Funnel:
         """OUT/funnel.json; tokens from the store (none when no model was asked)."""
         tokens = tokens_by_stage(store) if store is not None else {}
         data = {"stages": self.stages, "tokens": tokens, "problems": self.problems}
-        write_atomic(out / FUNNEL_FILE, (json.dumps(data, indent=1) + "\n").encode())
+        write_json(out / FUNNEL_FILE, data, indent=1)
         return data
 
     def print(self, console: Console, tokens: dict[str, dict[str, int]]) -> None:

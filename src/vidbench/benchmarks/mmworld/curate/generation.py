@@ -28,7 +28,7 @@ from vidbench.benchmarks.mmworld.curate.keyframes import Keyframes
 from vidbench.benchmarks.mmworld.curate.videos import VideoEntry
 from vidbench.core.messages import Message, TextPart, user
 from vidbench.core.requests import GenerationConfig
-from vidbench.scoring.judge import JudgeCall, Verdict
+from vidbench.scoring.model_call import CallResult, ModelCall
 from vidbench.scoring.prompt_files import PromptFile, load_prompt
 
 PACKAGE = "vidbench.benchmarks.mmworld.curate"
@@ -46,7 +46,7 @@ def subdiscipline_note(video: VideoEntry) -> str:
     return f' (subdiscipline "{video.subdiscipline}")' if video.subdiscipline else ""
 
 
-def audio_call(video: VideoEntry, transcript: Transcript, count: int) -> JudgeCall:
+def audio_call(video: VideoEntry, transcript: Transcript, count: int) -> ModelCall:
     template = prompt(PROMPT_FILES["audio"])
     text = template.render(
         discipline=video.discipline,
@@ -55,10 +55,10 @@ def audio_call(video: VideoEntry, transcript: Transcript, count: int) -> JudgeCa
         transcript=fields.transcript(list(transcript.segments)),
     )
     item = f"audio/{video.video_id}:generate"
-    return JudgeCall(item, (user(text),), template.version, parse_generation, GENERATION)
+    return ModelCall(item, (user(text),), template.version, parse_generation, GENERATION)
 
 
-def visual_call(video: VideoEntry, keyframes: Keyframes, count: int) -> JudgeCall:
+def visual_call(video: VideoEntry, keyframes: Keyframes, count: int) -> ModelCall:
     template = prompt(PROMPT_FILES["visual"])
     text = template.render(
         discipline=video.discipline,
@@ -68,7 +68,7 @@ def visual_call(video: VideoEntry, keyframes: Keyframes, count: int) -> JudgeCal
     )
     message = Message("user", (*keyframes.images(), TextPart(text)))
     item = f"visual/{video.video_id}:generate"
-    return JudgeCall(item, (message,), template.version, parse_generation, GENERATION)
+    return ModelCall(item, (message,), template.version, parse_generation, GENERATION)
 
 
 def skip_reason(
@@ -94,7 +94,7 @@ def skip_reason(
 class GenerationPlan:
     """The calls to make and, per subset, the videos skipped with their reasons."""
 
-    calls: list[JudgeCall] = field(default_factory=list)
+    calls: list[ModelCall] = field(default_factory=list)
     skipped: dict[str, Counter[str]] = field(
         default_factory=lambda: {s: Counter() for s in SUBSETS}
     )
@@ -125,7 +125,7 @@ def plan_generation(
 
 
 def collect(
-    plan: GenerationPlan, verdicts: Mapping[str, Verdict], seed: int
+    plan: GenerationPlan, verdicts: Mapping[str, CallResult], seed: int
 ) -> tuple[list[Candidate], dict[str, dict[str, Any]], list[dict[str, Any]]]:
     """Candidates from the generator's verdicts, the stage's counts per subset, and a line per
     video that gave nothing (skipped, unparsed reply, failed call) for the record."""

@@ -17,9 +17,10 @@ from pathlib import Path
 
 from vidbench.benchmarks.mmworld.curate.videos import VideoEntry
 from vidbench.core.errors import DataError
+from vidbench.core.files import write_atomic
 from vidbench.core.messages import ImagePart
 from vidbench.core.records import MediaRef
-from vidbench.media.cache import FrameCache, write_atomic
+from vidbench.media.cache import FrameCache
 from vidbench.media.frame import Frame
 from vidbench.media.frames import load_frames
 from vidbench.media.spec import FrameSpec

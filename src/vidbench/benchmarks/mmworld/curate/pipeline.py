@@ -36,29 +36,24 @@ from vidbench.benchmarks.mmworld.curate.keyframes import (
 from vidbench.benchmarks.mmworld.curate.videos import VideoEntry, list_videos
 from vidbench.benchmarks.mmworld.curate.whisper import AsrSettings
 from vidbench.benchmarks.mmworld.curate.writer import write_subsets
+from vidbench.console import err
 from vidbench.core.errors import ConfigError
-from vidbench.media.cache import FrameCache, write_atomic
+from vidbench.core.files import write_json, write_jsonl
+from vidbench.media.cache import FrameCache
 from vidbench.models.base import Model
-from vidbench.models.registry import ModelOptions, load_model
-from vidbench.report.results_dir import write_jsonl
-from vidbench.runner.judging import DEFAULT_ATTEMPTS, ask_model
+from vidbench.models.registry import ModelChoice, ModelOptions, load_model
+from vidbench.runner.model_calls import DEFAULT_ATTEMPTS, ask_model
 from vidbench.runner.store import Store
-from vidbench.scoring.judge import JudgeCall, Verdict
-
-
-@dataclass
-class ModelChoice:
-    spec: str | None = None
-    options: dict[str, str] = field(default_factory=dict)
+from vidbench.scoring.model_call import CallResult, ModelCall
 
 
 @dataclass
 class CurateConfig:
     videos: Path
     out: Path
-    generator: ModelChoice = field(default_factory=ModelChoice)
-    filter_model: ModelChoice = field(default_factory=ModelChoice)  # default: the generator
-    text_model: ModelChoice = field(default_factory=ModelChoice)  # default: the filter model
+    generator: ModelChoice | None = None  # needed by the generation stage
+    filter_model: ModelChoice | None = None  # default: the generator
+    text_model: ModelChoice | None = None  # default: the filter model
     discipline: str | None = None  # for videos without one
     subsets: tuple[str, ...] = generation.SUBSETS
     questions: int = 4  # asked of the generator per video and subset
@@ -76,7 +71,7 @@ class CurateConfig:
 class Curation:
     def __init__(self, config: CurateConfig, console: Console | None = None) -> None:
         self.config = config
-        self.console = console or Console(stderr=True)
+        self.console = console or err
         self.out = Path(config.out)
         listing = list_videos(config.videos, config.discipline)
         self.videos: list[VideoEntry] = listing.items
@@ -93,27 +88,28 @@ class Curation:
             "videos": [v.as_dict() for v in self.videos],
             "problems": [str(p) for p in listing.problems],
         }
-        write_atomic(self.out / "videos.json", json.dumps(listed, indent=1).encode())
+        write_json(self.out / "videos.json", listed, indent=1)
 
     # ------------------------------------------------------------------------------ models
-    def _model(self, choice: ModelChoice, role: str) -> Model:
-        if choice.spec is None:
+    def _model(self, choice: ModelChoice | None, role: str) -> Model:
+        if choice is None:
             raise ConfigError(f"curate mmworld: the {role} needs a model spec (--model SPEC)")
         key = (choice.spec, json.dumps(choice.options, sort_keys=True))
         if key not in self._models:
-            options = ModelOptions(self.config.seed, self.config.concurrency, dict(choice.options))
+            options = ModelOptions(
+                self.config.seed, self.config.concurrency, dict(choice.options), choice.flag
+            )
             self._models[key] = load_model(choice.spec, options)
         return self._models[key]
 
-    def _filter_choice(self) -> ModelChoice:
-        return self.config.filter_model if self.config.filter_model.spec else self.config.generator
+    def _filter_choice(self) -> ModelChoice | None:
+        return self.config.filter_model or self.config.generator
 
-    def _text_choice(self) -> ModelChoice:
-        return self.config.text_model if self.config.text_model.spec else self._filter_choice()
+    def _text_choice(self) -> ModelChoice | None:
+        return self.config.text_model or self._filter_choice()
 
-    def _ask(self, model: Model, calls: list[JudgeCall]) -> dict[str, Verdict]:
-        store = Store(self.out)
-        try:
+    def _ask(self, model: Model, calls: list[ModelCall]) -> dict[str, CallResult]:
+        with Store(self.out) as store:
             return ask_model(
                 model,
                 calls,
@@ -122,8 +118,6 @@ class Curation:
                 concurrency=self.config.concurrency,
                 show_progress=self.config.progress,
             )
-        finally:
-            store.close()
 
     # ------------------------------------------------------------------------------ stages
     def asr(self) -> dict[str, Transcript]:
@@ -209,13 +203,12 @@ class Curation:
 
     def finish(self) -> dict[str, Any]:
         """Write and print the funnel; say what is incomplete."""
-        store = Store(self.out) if (self.out / Store.FILENAME).is_file() else None
-        try:
-            data = self.funnel.write(self.out, store)
-            tokens = tokens_by_stage(store) if store else {}
-        finally:
-            if store:
-                store.close()
+        if (self.out / Store.FILENAME).is_file():
+            with Store(self.out) as store:
+                data = self.funnel.write(self.out, store)
+                tokens = tokens_by_stage(store)
+        else:  # no model was asked
+            data, tokens = self.funnel.write(self.out, None), {}
         self.funnel.print(self.console, tokens)
         undecided = sum(
             c.get("undecided", 0) for c in self.funnel.stages.get("filter", {}).values()

@@ -14,7 +14,6 @@ stages (videos.py).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -23,13 +22,13 @@ from vidbench.benchmarks.mmworld import fields
 from vidbench.benchmarks.mmworld.curate.funnel import Funnel
 from vidbench.benchmarks.mmworld.curate.generation import LABEL, PACKAGE
 from vidbench.core.errors import ConfigError, DataError
+from vidbench.core.files import write_jsonl, write_text
 from vidbench.core.messages import user
 from vidbench.core.requests import GenerationConfig
-from vidbench.media.cache import write_atomic
 from vidbench.models.registry import ModelOptions, load_model
-from vidbench.runner.judging import DEFAULT_ATTEMPTS, ask_model
+from vidbench.runner.model_calls import DEFAULT_ATTEMPTS, ask_model
 from vidbench.runner.store import Store
-from vidbench.scoring.judge import JudgeCall, Verdict
+from vidbench.scoring.model_call import CallResult, ModelCall
 from vidbench.scoring.prompt_files import load_prompt
 from vidbench.scoring.replies import find_json
 
@@ -84,15 +83,15 @@ def parse_queries(reply: str) -> list[str] | None:
     return queries or None
 
 
-def query_call(discipline: str, subdiscipline: str, count: int) -> JudgeCall:
+def query_call(discipline: str, subdiscipline: str, count: int) -> ModelCall:
     template = load_prompt(PACKAGE, PROMPT_FILE, LABEL)
     text = template.render(discipline=discipline, subdiscipline=subdiscipline, count=count)
     item = f"queries/{discipline}/{subdiscipline}"
-    return JudgeCall(item, (user(text),), template.version, parse_queries, QUERY_GENERATION)
+    return ModelCall(item, (user(text),), template.version, parse_queries, QUERY_GENERATION)
 
 
 def write_queries(
-    out: Path, calls: Sequence[tuple[str, str, JudgeCall]], verdicts: Mapping[str, Verdict]
+    out: Path, calls: Sequence[tuple[str, str, ModelCall]], verdicts: Mapping[str, CallResult]
 ) -> dict[str, Any]:
     """Write the queries; the stage's counts (calls ok / unparsed / error, queries)."""
     rows, lines = [], []
@@ -112,9 +111,8 @@ def write_queries(
             lines.append(query)
         lines.append("")
     counts["queries"] = len(rows)
-    jsonl = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-    write_atomic(out / "queries.jsonl", jsonl.encode())
-    write_atomic(out / "queries.txt", "\n".join(lines).encode())
+    write_jsonl(out / "queries.jsonl", rows)
+    write_text(out / "queries.txt", "\n".join(lines))
     return counts | {"failed": failed}
 
 
@@ -134,8 +132,7 @@ def generate_queries(
     model = load_model(spec, ModelOptions(0, concurrency, dict(options)))
     calls = [(d, s, query_call(d, s, count)) for d, s in topics(disciplines)]
     out.mkdir(parents=True, exist_ok=True)
-    store = Store(out)
-    try:
+    with Store(out) as store:
         verdicts = ask_model(
             model,
             [c for _, _, c in calls],
@@ -149,6 +146,4 @@ def generate_queries(
         funnel.add("queries", {k: v for k, v in counts.items() if k != "failed"})
         funnel.problems += counts["failed"]
         funnel.write(out, store)
-    finally:
-        store.close()
     return counts

@@ -13,7 +13,6 @@ with questions in both appears once per subset.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from collections.abc import Mapping, Sequence
@@ -23,7 +22,7 @@ from typing import Any
 from vidbench.benchmarks.mmworld.curate.asr import Transcript
 from vidbench.benchmarks.mmworld.curate.candidates import Candidate
 from vidbench.benchmarks.mmworld.curate.videos import VideoEntry
-from vidbench.media.cache import write_atomic
+from vidbench.core.files import write_json
 
 ANNOTATIONS = "mmworld.json"
 
@@ -86,8 +85,7 @@ def write_subsets(
         video = videos[video_id]
         link_video(video.path, out / subset / video_id / f"{video_id}{video.path.suffix.lower()}")
         records.append(video_record(subset, video, transcripts.get(video_id), questions))
-    text = json.dumps(records, indent=1, ensure_ascii=False) + "\n"
-    write_atomic(out / ANNOTATIONS, text.encode())
+    write_json(out / ANNOTATIONS, records, indent=1)
     return {
         subset: {
             "videos": sum(1 for s, _ in grouped if s == subset),

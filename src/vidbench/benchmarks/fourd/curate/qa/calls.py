@@ -1,4 +1,4 @@
-"""The model calls of `curate 4d qa`, each a JudgeCall sent through runner/judging.ask_model (so
+"""The model calls of `curate 4d qa`, each a ModelCall sent through runner/judging.ask_model (so
 every reply is stored in OUT/store.sqlite and never asked twice).
 
 - generate: per object and subtask, the object's frames (the FrameSpec) and the subtask's
@@ -29,7 +29,7 @@ from vidbench.media.cache import FrameCache
 from vidbench.media.frames import load_frames
 from vidbench.media.spec import FrameSpec
 from vidbench.scoring.choices import extract_choice
-from vidbench.scoring.judge import JudgeCall
+from vidbench.scoring.model_call import ModelCall
 from vidbench.scoring.prompt_files import PromptFile, load_prompt
 from vidbench.scoring.replies import find_json
 
@@ -71,7 +71,7 @@ def options_text(options: dict[str, str]) -> str:
 
 def generate_call(
     obj: QAObject, subtask: str, images: tuple[Part, ...], spec: FrameSpec, count: int
-) -> JudgeCall:
+) -> ModelCall:
     template, rules = prompt("generate"), guidelines(subtask)
     text = template.render(
         frames_sentence=frames_sentence(spec),
@@ -83,7 +83,7 @@ def generate_call(
     version = f"{template.version}+{rules.version}"
     message = Message("user", (*images, TextPart(text)))
     item = f"generate/{obj.uid}/{SUBTASKS[subtask]}"
-    return JudgeCall(item, (message,), version, parse_generation, GENERATE_SETTINGS)
+    return ModelCall(item, (message,), version, parse_generation, GENERATE_SETTINGS)
 
 
 def parse_validation(reply: str) -> dict[str, Any] | None:
@@ -102,7 +102,7 @@ def parse_validation(reply: str) -> dict[str, Any] | None:
     return {"accept": verdict == "accept", "reason": reason, "explanation": explanation}
 
 
-def validate_call(candidate: Candidate, images: tuple[Part, ...], spec: FrameSpec) -> JudgeCall:
+def validate_call(candidate: Candidate, images: tuple[Part, ...], spec: FrameSpec) -> ModelCall:
     template, rules = prompt("validate"), guidelines(candidate.subtask)
     text = template.render(
         frames_sentence=frames_sentence(spec),
@@ -116,7 +116,7 @@ def validate_call(candidate: Candidate, images: tuple[Part, ...], spec: FrameSpe
     version = f"{template.version}+{rules.version}"
     message = Message("user", (*images, TextPart(text)))
     item = f"validate/{candidate.id}"
-    return JudgeCall(item, (message,), version, parse_validation, VALIDATE_SETTINGS)
+    return ModelCall(item, (message,), version, parse_validation, VALIDATE_SETTINGS)
 
 
 def parse_blind(reply: str) -> str:
@@ -125,8 +125,8 @@ def parse_blind(reply: str) -> str:
     return extract_choice(reply) or ""
 
 
-def blind_call(candidate: Candidate) -> JudgeCall:
+def blind_call(candidate: Candidate) -> ModelCall:
     template = prompt("blind")
     text = template.render(question=candidate.question, options=options_text(candidate.options))
     item = f"blind/{candidate.id}"
-    return JudgeCall(item, (user(text),), template.version, parse_blind, BLIND_SETTINGS)
+    return ModelCall(item, (user(text),), template.version, parse_blind, BLIND_SETTINGS)

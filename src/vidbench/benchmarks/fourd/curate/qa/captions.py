@@ -20,16 +20,16 @@ from vidbench.benchmarks.fourd.curate.qa.objects import list_objects
 from vidbench.benchmarks.fourd.prompt import frames_sentence
 from vidbench.benchmarks.fourd.variants import SPEC
 from vidbench.core.errors import MediaError
+from vidbench.core.files import write_jsonl
 from vidbench.core.messages import Message, TextPart
 from vidbench.core.requests import GenerationConfig
 from vidbench.media.cache import FrameCache
 from vidbench.media.spec import FrameSpec
 from vidbench.models.registry import ModelOptions, load_model
-from vidbench.report.results_dir import write_jsonl
-from vidbench.runner.judging import DEFAULT_ATTEMPTS, ask_model
 from vidbench.runner.lock import results_lock
+from vidbench.runner.model_calls import DEFAULT_ATTEMPTS, ask_model
 from vidbench.runner.store import Store
-from vidbench.scoring.judge import JudgeCall
+from vidbench.scoring.model_call import ModelCall
 
 DRAFTS_FILE = "caption_drafts.jsonl"
 SETTINGS = GenerationConfig(temperature=0.0, max_tokens=512)
@@ -69,14 +69,13 @@ def draft_captions(config: CaptionConfig, console: Console) -> dict[str, int]:
         text = template.render(frames_sentence=frames_sentence(config.spec), uid=obj.uid)
         message = Message("user", (*images, TextPart(text)))
         batch.append(
-            JudgeCall(f"caption/{obj.uid}", (message,), template.version, _caption, SETTINGS)
+            ModelCall(f"caption/{obj.uid}", (message,), template.version, _caption, SETTINGS)
         )
     for s in listing.skipped:
         console.print(f"[yellow]skipped[/] {s.uid}: {s.reason} {s.detail}", highlight=False)
     model = load_model(config.model, ModelOptions(0, config.concurrency, config.model_options))
     with results_lock(config.out, "curate 4d captions"):
-        store = Store(config.out)
-        try:
+        with Store(config.out) as store:
             verdicts = ask_model(
                 model,
                 batch,
@@ -85,8 +84,6 @@ def draft_captions(config: CaptionConfig, console: Console) -> dict[str, int]:
                 concurrency=config.concurrency,
                 show_progress=config.progress,
             )
-        finally:
-            store.close()
         drafts = [
             {
                 "uid": call.item.removeprefix("caption/"),

@@ -9,17 +9,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rich.console import Console
-
 from vidbench import cli_types as types
 from vidbench.benchmarks.fourd.curate.qa.candidates import SUBTASKS
+from vidbench.console import err, out
 from vidbench.core.errors import ConfigError
 from vidbench.media.spec import FrameSpec
 from vidbench.models.registry import parse_options
-from vidbench.runner.judging import DEFAULT_ATTEMPTS
-
-err = Console(stderr=True)
-out = Console()
+from vidbench.runner.model_calls import DEFAULT_ATTEMPTS
 
 
 def _add_frames(p: argparse.ArgumentParser) -> None:
@@ -115,8 +111,9 @@ def _cmd_qa(args: argparse.Namespace) -> int:
             ["--blind twice"] if len(args.blind or []) != 2 else []
         )
         raise ConfigError(f"curate 4d qa: give {', '.join(need)} (or --show-prompts)")
-    from vidbench.benchmarks.fourd.curate.qa.config import ModelChoice, QAConfig
+    from vidbench.benchmarks.fourd.curate.qa.config import QAConfig
     from vidbench.benchmarks.fourd.curate.qa.pipeline import QACuration
+    from vidbench.models.registry import ModelChoice
 
     config = QAConfig(
         data=Path(args.data),

@@ -3,20 +3,14 @@ how many questions, the seed. Built by commands.py, read by the pipeline and the
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from vidbench.benchmarks.fourd.curate.qa.candidates import SUBTASKS
 from vidbench.benchmarks.fourd.variants import SPEC
 from vidbench.media.spec import FrameSpec
-from vidbench.runner.judging import DEFAULT_ATTEMPTS
-
-
-@dataclass(frozen=True)
-class ModelChoice:
-    spec: str
-    options: dict[str, str] = field(default_factory=dict)
-    flag: str = "--model-opt"  # where the options came from, for messages
+from vidbench.models.registry import ModelChoice
+from vidbench.runner.model_calls import DEFAULT_ATTEMPTS
 
 
 @dataclass

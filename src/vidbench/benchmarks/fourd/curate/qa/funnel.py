@@ -7,7 +7,6 @@ OUT/funnel.md.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -16,7 +15,7 @@ from typing import Any
 from vidbench.benchmarks.fourd.curate.funnel import StageCount, load_funnel
 from vidbench.benchmarks.fourd.curate.qa.candidates import SUBTASKS
 from vidbench.core.errors import ConfigError
-from vidbench.media.cache import write_atomic
+from vidbench.core.files import write_json, write_text
 from vidbench.models.pricing import cost_of
 from vidbench.runner.store import Store
 
@@ -65,8 +64,8 @@ class QAFunnel:
     def write(self, out: Path, store: Store) -> dict[str, Any]:
         data = self.as_dict(usage_by_stage(store))
         data["stages"] = part_one_stages(out, data["total"])
-        write_atomic(out / "funnel.json", (json.dumps(data, indent=1) + "\n").encode())
-        write_atomic(out / "funnel.md", markdown(data).encode())
+        write_json(out / "funnel.json", data, indent=1)
+        write_text(out / "funnel.md", markdown(data))
         return data
 
 
@@ -105,7 +104,7 @@ def usage_by_stage(store: Store) -> dict[str, Any]:
     """Calls, tokens and cost (VIDBENCH_PRICES; null without a table) per stage and model, over
     every run stored in this folder: what building this set cost."""
     stages: dict[str, Any] = {}
-    for version, judge, usage in store.judge_usage_by_version_and_judge():
+    for version, judge, usage in store.call_usage_by_version_and_model():
         stage = stage_of(version)
         models = stages.setdefault(
             stage,

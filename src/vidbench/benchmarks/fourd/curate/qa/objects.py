@@ -19,6 +19,7 @@ from pathlib import Path
 from vidbench.benchmarks.fourd import loader as fourd
 from vidbench.benchmarks.fourd.curate.quality import KEEP
 from vidbench.core.errors import ConfigError
+from vidbench.core.files import json_lines
 from vidbench.core.records import MediaRef
 from vidbench.media.spec import FrameSpec
 
@@ -73,11 +74,10 @@ def _quality_labels(folder: Path) -> dict[str, str]:
     if not path.is_file():
         return {}
     labels = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in json_lines(path):
         try:
-            record = json.loads(line)
-            labels[str(record["uid"])] = str(record["label"])
-        except (json.JSONDecodeError, KeyError, TypeError):
+            labels[str(line.value["uid"])] = str(line.value["label"])
+        except (KeyError, TypeError):
             continue  # quality.jsonl is written by part 1 atomically; a bad line names no uid
     return labels
 

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -21,10 +20,10 @@ from typing import Any
 from vidbench.benchmarks.fourd import loader as fourd
 from vidbench.benchmarks.fourd.curate.qa import calls
 from vidbench.benchmarks.fourd.curate.qa.candidates import SUBTASKS, Candidate
-from vidbench.benchmarks.fourd.curate.qa.config import ModelChoice, QAConfig
+from vidbench.benchmarks.fourd.curate.qa.config import QAConfig
 from vidbench.benchmarks.fourd.curate.qa.layout import letter_balance, qa_records, queue_record
-from vidbench.media.cache import write_atomic
-from vidbench.report.results_dir import write_jsonl
+from vidbench.core.files import write_json, write_jsonl
+from vidbench.models.registry import ModelChoice
 
 QUEUE_FILE = "review_queue.jsonl"  # the name annotate/items.py looks for
 CANDIDATES_FILE = "candidates.jsonl"
@@ -77,7 +76,7 @@ def link_videos(out: Path, video_root: Path) -> None:
 def write_all(out: Path, found: list[Candidate], video_root: Path, config: QAConfig) -> Written:
     kept = [c for c in found if c.status == "kept"]
     records = qa_records(kept, config.seed)
-    write_atomic(out / fourd.QA_FILE, (json.dumps(records, indent=1) + "\n").encode())
+    write_json(out / fourd.QA_FILE, records, indent=1)
     link_videos(out, video_root)
     by_id = {c.id: c for c in kept}
     base = {
@@ -95,5 +94,5 @@ def write_all(out: Path, found: list[Candidate], video_root: Path, config: QACon
     ]
     write_jsonl(out / QUEUE_FILE, queue)
     write_jsonl(out / CANDIDATES_FILE, [c.as_dict() for c in found])
-    write_atomic(out / SETTINGS_FILE, (json.dumps(settings(config), indent=1) + "\n").encode())
+    write_json(out / SETTINGS_FILE, settings(config), indent=1)
     return Written(len(records), letter_balance(records))

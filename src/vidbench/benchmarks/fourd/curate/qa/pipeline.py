@@ -27,7 +27,7 @@ from rich.markup import escape
 
 from vidbench.benchmarks.fourd.curate.qa import calls, output
 from vidbench.benchmarks.fourd.curate.qa.candidates import SUBTASKS, Candidate, make_candidates
-from vidbench.benchmarks.fourd.curate.qa.config import ModelChoice, QAConfig
+from vidbench.benchmarks.fourd.curate.qa.config import QAConfig
 from vidbench.benchmarks.fourd.curate.qa.funnel import QAFunnel
 from vidbench.benchmarks.fourd.curate.qa.objects import (
     QAObject,
@@ -35,14 +35,15 @@ from vidbench.benchmarks.fourd.curate.qa.objects import (
     list_objects,
     video_root,
 )
+from vidbench.console import err
 from vidbench.core.errors import ConfigError, MediaError
 from vidbench.core.messages import Part
 from vidbench.media.cache import FrameCache
-from vidbench.models.registry import ModelOptions, load_model
-from vidbench.runner.judging import ask_model
+from vidbench.models.registry import ModelChoice, ModelOptions, load_model
 from vidbench.runner.lock import results_lock
+from vidbench.runner.model_calls import ask_model
 from vidbench.runner.store import Store
-from vidbench.scoring.judge import JudgeCall, Verdict
+from vidbench.scoring.model_call import CallResult, ModelCall
 
 
 class QACuration:
@@ -53,19 +54,18 @@ class QACuration:
         if unknown:
             raise ConfigError(f"unknown subtasks {sorted(unknown)}: choose from {list(SUBTASKS)}")
         self.config = config
-        self.console = console or Console(stderr=True)
+        self.console = console or err
         self.out = Path(config.out)
         self.funnel = QAFunnel()
 
     def _ask(
-        self, stage: str, choice: ModelChoice, batch: Sequence[JudgeCall]
-    ) -> dict[str, Verdict]:
+        self, stage: str, choice: ModelChoice, batch: Sequence[ModelCall]
+    ) -> dict[str, CallResult]:
         c = self.config
         model = load_model(
             choice.spec, ModelOptions(c.seed, c.concurrency, dict(choice.options), choice.flag)
         )
-        store = Store(self.out)
-        try:
+        with Store(self.out) as store:
             verdicts = ask_model(
                 model,
                 batch,
@@ -74,8 +74,6 @@ class QACuration:
                 concurrency=c.concurrency,
                 show_progress=c.progress,
             )
-        finally:
-            store.close()
         self.funnel.asked_now[stage] += sum(v.asked for v in verdicts.values())
         return verdicts
 
@@ -206,11 +204,8 @@ class QACuration:
             self.blind(found)
             written = output.write_all(self.out, found, videos, self.config)
             self.funnel.letters = written.letters
-            store = Store(self.out)
-            try:
+            with Store(self.out) as store:
                 data = self.funnel.write(self.out, store)
-            finally:
-                store.close()
         incomplete = sum(c["undecided"] + c["call errors"] for c in self.funnel.subtasks.values())
         data["incomplete"] = incomplete
         self.console.print(

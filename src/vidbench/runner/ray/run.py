@@ -10,9 +10,9 @@ from vidbench.core.records import Sample
 from vidbench.models.api_model import ApiModel
 from vidbench.models.base import Model, check_reachable
 from vidbench.models.registry import ModelOptions
-from vidbench.runner.ray_cluster import gpus_per_worker
-from vidbench.runner.ray_infer import RaySettings, ray_infer
-from vidbench.runner.ray_worker import WorkerSetup
+from vidbench.runner.ray.cluster import gpus_per_worker
+from vidbench.runner.ray.driver import RaySettings, ray_infer
+from vidbench.runner.ray.worker import WorkerSetup
 from vidbench.runner.recorder import InferStats
 from vidbench.runner.run_config import RunConfig
 from vidbench.runner.store import Store

@@ -1,6 +1,6 @@
 """`vidbench run --ray`: the infer stage sharded over Ray worker actors (docs/scale-out.md).
 
-The driver loads the samples, starts N `InferWorker` actors (ray_worker.py; one model replica
+The driver loads the samples, starts N `InferWorker` actors (worker.py; one model replica
 each: a local model gets one GPU per worker through Ray's resources, API models share one
 `LimiterActor` bounding calls in flight across all workers), sends them samples in small chunks,
 at most `inflight` chunks per worker, and records every outcome as it arrives (`ray.wait`)
@@ -24,8 +24,8 @@ from typing import Any
 from vidbench.core.errors import ConfigError, VidbenchError
 from vidbench.core.records import Sample
 from vidbench.progress import progress_bar
-from vidbench.runner.ray_cluster import ray_cluster
-from vidbench.runner.ray_worker import InferWorker, Outcome, WorkerSetup
+from vidbench.runner.ray.cluster import ray_cluster
+from vidbench.runner.ray.worker import InferWorker, Outcome, WorkerSetup
 from vidbench.runner.recorder import InferStats, Recorder
 from vidbench.runner.store import Store
 from vidbench.tasks.base import Task
@@ -257,7 +257,7 @@ def ray_infer(
     with ray_cluster(settings.address, settings.workers):
         import ray
 
-        from vidbench.runner.ray_limiter import LimiterActor
+        from vidbench.runner.ray.limiter import LimiterActor
 
         with progress_bar(disable=not show_progress) as progress:
             bar = progress.add_task(

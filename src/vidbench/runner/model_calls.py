@@ -1,11 +1,14 @@
-"""Run JudgeCalls against a judge model: concurrently, stored, never asked twice.
+"""Cached model calls: sent concurrently, every reply stored, nothing asked twice.
 
-Each attempt of each call is keyed by (judge identity, generation settings, prompt version, exact
-prompt, attempt number). A stored reply is reused; a reply the parser cannot read triggers the
-next attempt, up to `max_attempts`, after which the verdict is `unparsed`. A failed call (after
-the backend's own retries) is recorded in `failures` and gives an `error` verdict; the next run
-asks again. With `allow_calls=False` (the score stage) nothing is sent: verdicts come from the
-store, are `error` (with the message) when the last judge stage's call failed, or `missing`.
+Every call whose reply vidbench parses and keeps goes through here: an LLM judge's verdicts (the
+run's judge stage, `judge autoeval-video`, caption judges, error types, red-team checks) and the
+construction pipelines' generated questions, checks and captions. Each attempt of each call is
+keyed by (model identity, generation settings, prompt version, exact prompt, attempt number). A
+stored reply is reused; a reply the parser cannot read triggers the next attempt, up to
+`max_attempts`, after which the result is `unparsed`. A failed call (after the backend's own
+retries) is recorded in `failures` and gives an `error` result; the next run asks again. With
+`allow_calls=False` (the score stage) nothing is sent: results come from the store, are `error`
+(with the message) when the last call failed, or `missing`.
 """
 
 from __future__ import annotations
@@ -13,26 +16,25 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from rich.console import Console
 
 from vidbench.core.requests import Request
 from vidbench.models.base import Model
-from vidbench.models.registry import ModelOptions, load_model
+from vidbench.models.registry import ModelChoice
 from vidbench.progress import progress_bar
 from vidbench.runner.keys import digest, prompt_fingerprint
 from vidbench.runner.store import Store
-from vidbench.scoring.judge import JudgeCall, Verdict
+from vidbench.scoring.model_call import CallResult, ModelCall
 
 DEFAULT_ATTEMPTS = 3
 
 
-def judgment_key(judge: Model, call: JudgeCall, attempt: int) -> str:
+def call_key(model: Model, call: ModelCall, attempt: int) -> str:
     return digest(
         {
-            "judge": judge.identity(),
+            "judge": model.identity(),  # the key's field names are kept: stored replies match
             "generation": call.generation.as_dict(),
             "version": call.prompt_version,
             "prompt": prompt_fingerprint(call.messages),
@@ -41,52 +43,53 @@ def judgment_key(judge: Model, call: JudgeCall, attempt: int) -> str:
     )
 
 
-def judge_plan(judge: Model) -> str:
-    """The `plan` under which failed judge calls are recorded."""
-    return "judge:" + digest(judge.identity())[:24]
+def failure_plan(model: Model) -> str:
+    """The `plan` under which failed model calls are recorded ("judge:" kept from the time
+    only judges made such calls: `vidbench view` finds them by it)."""
+    return "judge:" + digest(model.identity())[:24]
 
 
-async def _judge_one(
-    judge: Model,
-    call: JudgeCall,
+async def _ask_one(
+    model: Model,
+    call: ModelCall,
     store: Store,
     max_attempts: int,
     allow_calls: bool,
     slots: asyncio.Semaphore,
-) -> Verdict:
+) -> CallResult:
     reply: str | None = None
     asked = 0
     for attempt in range(max_attempts):
-        key = judgment_key(judge, call, attempt)
-        stored = store.judgment(key)
+        key = call_key(model, call, attempt)
+        stored = store.call_reply(key)
         if stored is None:
             if not allow_calls:  # the score stage: what the last judge stage left
                 failed = store.failure_of(key)
                 status = "missing" if failed is None else "error"
-                return Verdict(call.item, status, reply=reply, attempts=attempt, error=failed)
+                return CallResult(call.item, status, reply=reply, attempts=attempt, error=failed)
             request = Request(key, call.item, call.messages, call.generation)
             async with slots:
-                [response] = await judge.generate([request])
+                [response] = await model.generate([request])
             asked += 1
             if not response.ok or response.text is None:
                 error = response.error or response.status
-                store.put_failure(judge_plan(judge), call.item, 0, key, error, response.status)
-                return Verdict(
+                store.put_failure(failure_plan(model), call.item, 0, key, error, response.status)
+                return CallResult(
                     call.item, "error", reply=reply, attempts=attempt + 1, error=error, asked=asked
                 )
             prompt = "\n".join(m.text for m in call.messages)
-            store.put_judgment(
-                key, judge.spec, call.item, call.prompt_version, attempt, prompt, response
+            store.put_call(
+                key, model.spec, call.item, call.prompt_version, attempt, prompt, response
             )
             stored = response.text
         reply = stored
         value = call.parse(reply)
         if value is not None:
-            return Verdict(call.item, "ok", value, reply, attempt + 1, asked=asked)
-    return Verdict(call.item, "unparsed", reply=reply, attempts=max_attempts, asked=asked)
+            return CallResult(call.item, "ok", value, reply, attempt + 1, asked=asked)
+    return CallResult(call.item, "unparsed", reply=reply, attempts=max_attempts, asked=asked)
 
 
-def describe_verdicts(verdicts: Iterable[Verdict]) -> str:
+def describe_verdicts(verdicts: Iterable[CallResult]) -> str:
     """What a judge stage did, e.g. "judge: 3 asked now, 27 reused from the store; 29 ok,
     1 failed": never "30 ok" for verdicts that were only read back."""
     verdicts = list(verdicts)
@@ -99,56 +102,59 @@ def describe_verdicts(verdicts: Iterable[Verdict]) -> str:
     )
 
 
-async def judge_all(
-    judge: Model,
-    calls: Sequence[JudgeCall],
+async def ask_all(
+    model: Model,
+    calls: Sequence[ModelCall],
     store: Store,
     *,
     max_attempts: int = DEFAULT_ATTEMPTS,
     concurrency: int = 16,
     allow_calls: bool = True,
     show_progress: bool = False,
-) -> dict[str, Verdict]:
-    """Verdicts by item. Items must be unique."""
+    label: str = "judge",
+) -> dict[str, CallResult]:
+    """Results by item. Items must be unique. `label` names the work on the progress bar
+    (judge, generate, validate, ...)."""
     items = [c.item for c in calls]
     if len(set(items)) != len(items):
-        raise ValueError("judge calls must have unique items")
+        raise ValueError("model calls must have unique items")
     slots = asyncio.Semaphore(max(1, concurrency))
-    verdicts: dict[str, Verdict] = {}
+    results: dict[str, CallResult] = {}
     with progress_bar(disable=not show_progress) as progress:
-        bar = progress.add_task(f"judge · {judge.spec}", total=len(calls))
+        bar = progress.add_task(f"{label} · {model.spec}", total=len(calls))
 
-        async def one(call: JudgeCall) -> None:
-            verdicts[call.item] = await _judge_one(
-                judge, call, store, max_attempts, allow_calls, slots
+        async def one(call: ModelCall) -> None:
+            results[call.item] = await _ask_one(
+                model, call, store, max_attempts, allow_calls, slots
             )
             progress.advance(bar)
 
         await asyncio.gather(*(one(c) for c in calls))
-    return verdicts
+    return results
 
 
 def ask_model(
     model: Model,
-    calls: Sequence[JudgeCall],
+    calls: Sequence[ModelCall],
     store: Store,
     *,
     max_attempts: int = DEFAULT_ATTEMPTS,
     concurrency: int = 16,
     show_progress: bool = False,
     allow_calls: bool = True,
-) -> dict[str, Verdict]:
-    """`judge_all` in an event loop of its own, after the model's start check (server
+    label: str = "judge",
+) -> dict[str, CallResult]:
+    """`ask_all` in an event loop of its own, after the model's start check (server
     reachable, key accepted) and with the model closed after it. No calls: nothing starts.
-    `allow_calls=False` (the score stage): stored verdicts only, the model is never started."""
+    `allow_calls=False` (the score stage): stored results only, the model is never started."""
 
-    async def go() -> dict[str, Verdict]:
+    async def go() -> dict[str, CallResult]:
         if not calls:
             return {}
         if allow_calls:
             await model.start()
         try:
-            return await judge_all(
+            return await ask_all(
                 model,
                 calls,
                 store,
@@ -156,6 +162,7 @@ def ask_model(
                 concurrency=concurrency,
                 allow_calls=allow_calls,
                 show_progress=show_progress,
+                label=label,
             )
         finally:
             await model.aclose()
@@ -163,28 +170,14 @@ def ask_model(
     return asyncio.run(go())
 
 
-@dataclass(frozen=True)
-class JudgeModel:
-    """A judge named by a model spec, with its backend options and call settings."""
-
-    spec: str
-    options: dict[str, str] = field(default_factory=dict)
-    concurrency: int = 16
-    seed: int = 0
-
-    def load(self) -> Model:
-        options = ModelOptions(self.seed, self.concurrency, dict(self.options), "--judge-opt")
-        return load_model(self.spec, options)
-
-
 def ask_judge(
-    judge: JudgeModel,
-    calls: Sequence[JudgeCall],
+    judge: ModelChoice,
+    calls: Sequence[ModelCall],
     store: Store,
     attempts: int,
     show_progress: bool = False,
     console: Console | None = None,
-) -> tuple[dict[str, Verdict], dict[str, Any]]:
+) -> tuple[dict[str, CallResult], dict[str, Any]]:
     """Verdicts by item (stored answers reused, nothing asked twice) and the judge's identity;
     what was asked and what came from the store is printed to `console`."""
     model = judge.load()

@@ -4,7 +4,7 @@ A worker builds its model once from the spec (a local model loads its weights on
 request, on the GPU Ray gave it), decodes its own samples' frames (FrameCache at the configured
 path: a shared filesystem or each node's own cache), builds each request exactly as the local
 infer stage does (runner/prepare.py), skips requests the store already answered, and returns
-plain picklable `Outcome`s. It never writes the store: the driver (runner/ray_infer.py) does.
+plain picklable `Outcome`s. It never writes the store: the driver (runner/ray/driver.py) does.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ class Outcome:
 
 
 class InferWorker:
-    """Made a Ray actor by ray_infer.py (`ray.remote(...)(InferWorker)`), so this module
+    """Made a Ray actor by driver.py (`ray.remote(...)(InferWorker)`), so this module
     imports without Ray. Its `answer` is async: Ray runs many calls at once on its loop."""
 
     def __init__(
@@ -65,7 +65,7 @@ class InferWorker:
         self.answered = answered
         self.model = load_model(setup.model_spec, setup.model_options)
         if limiter is not None and isinstance(self.model, ApiModel):
-            from vidbench.runner.ray_limiter import SharedLimiter
+            from vidbench.runner.ray.limiter import SharedLimiter
 
             self.model.limiter = SharedLimiter(limiter, name)  # one bound for all workers
         self.cache = FrameCache(Path(setup.cache_dir) if setup.cache_dir else None)

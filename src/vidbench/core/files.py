@@ -1,0 +1,113 @@
+"""Reading and writing vidbench's files: the one place that decides how a file is replaced
+atomically and how JSON and JSON Lines are encoded and read.
+
+Writers put the whole file under a temporary name in the same folder and rename it over the
+target, so a reader (or a command killed half-way) never sees half a file. Readers of JSON Lines
+name the file and line of every bad line (not JSON, not UTF-8) and keep reading: one bad line
+never hides the rest. Hand-written rather than the `jsonlines` library because callers need the
+line numbers of the bad lines as well as the good records, and no library returns both.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from vidbench.core.errors import DataError
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write `data` to `path` whole: a temporary file in the same folder, then a rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; caches and outputs are shared
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_text(path: Path, text: str) -> None:
+    write_atomic(path, text.encode("utf-8"))
+
+
+def json_text(data: Any, indent: int | None = 2) -> str:
+    """`data` as JSON text (UTF-8 kept as is, a final newline when indented)."""
+    text = json.dumps(data, indent=indent, ensure_ascii=False)
+    return text + "\n" if indent is not None else text
+
+
+def write_json(path: Path, data: Any, indent: int | None = 2) -> None:
+    write_text(path, json_text(data, indent))
+
+
+def jsonl_text(records: Iterable[Any]) -> str:
+    return "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
+
+
+def write_jsonl(path: Path, records: Iterable[Any]) -> None:
+    write_text(path, jsonl_text(records))
+
+
+def read_json(path: Path) -> Any:
+    """The JSON value in `path`; DataError naming the file when it is missing or unreadable."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as e:
+        raise DataError(f"{path}: no such file") from e
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise DataError(f"{path}: not readable JSON ({e})") from e
+
+
+@dataclass(frozen=True)
+class JsonLine:
+    """One non-blank line of a JSON Lines file: its value, or why it could not be read."""
+
+    number: int  # 1-based
+    value: Any = None
+    error: str | None = None  # "not UTF-8 text (...)" or "malformed JSON: ..."
+
+    def where(self, path: Path) -> str:
+        return f"{path} line {self.number}"
+
+
+def json_lines(path: Path) -> Iterator[JsonLine]:
+    """Every non-blank line of `path`, decoded line by line: a line that is not UTF-8 or not JSON
+    comes back with its error and the reading goes on. DataError when the file cannot be
+    opened."""
+    try:
+        handle = path.open("rb")
+    except OSError as e:
+        raise DataError(f"{path}: cannot read ({e.strerror or e})") from e
+    with handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                yield JsonLine(number, error=f"not UTF-8 text ({e.reason} at byte {e.start})")
+                continue
+            try:
+                yield JsonLine(number, json.loads(text))
+            except json.JSONDecodeError as e:
+                yield JsonLine(number, error=f"malformed JSON: {e.msg}")
+
+
+def read_jsonl(path: Path) -> list[Any]:
+    """Every record of a JSON Lines file vidbench wrote itself; DataError naming the file and
+    line at the first bad line (files users bring are read with `json_lines`)."""
+    records = []
+    for line in json_lines(path):
+        if line.error is not None:
+            raise DataError(f"{line.where(path)}: {line.error}")
+        records.append(line.value)
+    return records

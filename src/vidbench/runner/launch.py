@@ -1,0 +1,131 @@
+"""`vidbench run`: from what the command was asked (a `RunRequest`) to finished runs.
+
+A request either starts runs (TASK, --data and --model given, the infer stage included) or
+continues the runs stored in --out (the judge, score and report stages read run.json): the
+stored configuration is the run, a TASK given re-scores it under that variant (only when the
+variant asks the model the same questions), a --judge judges it with that judge. `--runs N`
+makes N runs with seeds SEED..SEED+N-1 and a mean ± std table (repeat.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from vidbench.core.errors import ConfigError
+from vidbench.models.registry import parse_options
+from vidbench.runner.repeat import repeated_configs, run_dir, run_repeated
+from vidbench.runner.run import STAGES, Run, RunOutcome
+from vidbench.runner.run_config import RunConfig, frame_overrides
+from vidbench.tasks.base import Task
+
+TaskOf = Callable[[RunConfig], Task]
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What `vidbench run` was asked, as typed values (runner/commands.py builds it)."""
+
+    out: str
+    task: str | None = None
+    data: str | None = None
+    model: str | None = None
+    stage: str = "all"  # all, or one of STAGES
+    runs: int = 1
+    seed: int = 0
+    limit: int | None = None
+    concurrency: int = 16
+    cache_dir: str | None = None
+    ray: str | None = None
+    ray_workers: int = 2
+    ray_rate: float | None = None
+    frames: dict[str, Any] = field(default_factory=dict)  # views, frames, sampler, ... as given
+    generation: dict[str, Any] = field(default_factory=dict)  # temperature, top_p, ... given
+    model_options: tuple[str, ...] = ()  # KEY=VALUE
+    api_key_env: str | None = None
+    judge: str | None = None
+    judge_options: tuple[str, ...] = ()  # KEY=VALUE
+    progress: bool = True
+
+    @property
+    def stages(self) -> tuple[str, ...]:
+        return STAGES if self.stage == "all" else (self.stage,)
+
+
+def launch(request: RunRequest, task_of: TaskOf, console: Console, print_to: Console) -> bool:
+    """Run what the request asks; True when every run's results are complete (every sample
+    scored), False when some are not (errors, answers without a verdict): the results are
+    written either way."""
+    configs = _configs(request, task_of, console)
+    runs = [Run(config, task_of(config), console) for config in configs]
+    if request.runs > 1:  # OUT/run-1..N, then mean ± std in OUT
+        outcomes = run_repeated(runs, Path(request.out), request.stages, print_to)
+    else:
+        outcomes = [runs[0].run(request.stages, print_to)]
+    return all(outcome.complete for outcome in outcomes)
+
+
+def _configs(request: RunRequest, task_of: TaskOf, console: Console) -> list[RunConfig]:
+    if "infer" not in request.stages and request.data is None and request.model is None:
+        return _stored_configs(request, task_of, console)  # everything else from run.json
+    if request.task is None or request.data is None or request.model is None:
+        raise ConfigError(
+            "vidbench run: give TASK, --data and --model to infer (the judge, score and report "
+            "stages of a stored run need only --out)"
+        )
+    model_options = parse_options(request.model_options)
+    if request.api_key_env:
+        model_options["api_key_env"] = request.api_key_env
+    config = RunConfig(
+        task=request.task,
+        data=request.data,
+        model=request.model,
+        out=request.out,
+        seed=request.seed,
+        limit=request.limit,
+        concurrency=request.concurrency,
+        cache_dir=request.cache_dir,
+        progress=request.progress,
+        ray=request.ray,
+        ray_workers=request.ray_workers,
+        ray_rate=request.ray_rate,
+        frames=frame_overrides(**request.frames),
+        generation=dict(request.generation),
+        model_options=model_options,
+        judge=request.judge,
+        judge_options=parse_options(request.judge_options, "--judge-opt"),
+    )
+    return repeated_configs(config, request.runs) if request.runs > 1 else [config]
+
+
+def _stored_configs(request: RunRequest, task_of: TaskOf, console: Console) -> list[RunConfig]:
+    """The configurations of the run(s) stored in --out, for the judge, score and report stages:
+    a TASK given re-scores them under that variant, a --judge judges them with that judge."""
+    out = Path(request.out)
+    dirs = [run_dir(out, i) for i in range(request.runs)] if request.runs > 1 else [out]
+    configs = []
+    for directory in dirs:
+        config = RunConfig.load(directory)
+        config.progress = request.progress
+        if request.task and request.task != config.task:
+            changed = dataclasses.replace(config, task=request.task)
+            if Run(changed, task_of(changed), console).plan != Run(config, task_of(config)).plan:
+                raise ConfigError(
+                    f"{request.task} asks the model other questions than the run stored in "
+                    f"{directory} ({config.task}); its answers are not there: run the infer stage"
+                )
+            config = changed
+        if request.judge:  # judge (or re-judge with another model) an existing run
+            config.judge = request.judge
+            config.judge_options = parse_options(request.judge_options, "--judge-opt")
+            config.judge_identity = None
+        configs.append(config)
+    return configs
+
+
+__all__ = ["RunOutcome", "RunRequest", "TaskOf", "launch"]

@@ -1,0 +1,70 @@
+"""Cached model calls: what one call asks a model, and what came of it.
+
+Every model call whose reply vidbench parses and keeps is a `ModelCall`: an LLM judge's verdict
+on an answer (AutoEval-Video's rules, MMWorld's judge, 4D-Bench's GPT-Appearance/Action, error
+types), and a construction pipeline's generated questions, checks and captions. The caller builds
+the call (its prompt, prompt version and reply parser); runner/model_calls.py sends calls
+concurrently, stores every reply in the store's `calls` table and never asks the same thing
+twice. A judge's `CallResult` is its verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from vidbench.core.messages import Message
+from vidbench.core.requests import GenerationConfig
+
+# ok: a reply parsed to a value. unparsed: every attempt's reply failed the parser.
+# error: the call itself failed (after the backend's retries). missing: not asked yet.
+CallStatus = Literal["ok", "unparsed", "error", "missing"]
+
+
+@dataclass(frozen=True)
+class ModelCall:
+    """One question to a model whose reply is parsed and kept.
+
+    `item` names what is asked about (unique within a batch, e.g. "<uid>:appearance"). `parse`
+    turns a reply into a value, or None when the reply cannot be read; an unreadable reply is
+    asked again (a new attempt, stored under its own key) up to the attempt limit.
+    `prompt_version` names the prompt template so a changed prompt never reuses old replies.
+    """
+
+    item: str
+    messages: tuple[Message, ...]
+    prompt_version: str
+    parse: Callable[[str], Any] = field(compare=False, repr=False)
+    generation: GenerationConfig = field(
+        default_factory=lambda: GenerationConfig(temperature=0.0, max_tokens=1024)
+    )
+
+
+@dataclass(frozen=True)
+class CallResult:
+    item: str
+    status: CallStatus
+    value: Any = None
+    reply: str | None = None  # the last reply read (the one parsed, when status is ok)
+    attempts: int = 0
+    error: str | None = None
+    asked: int = 0  # calls sent to the model for this result by this run (0: all from the store)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    @property
+    def absent(self) -> bool:
+        """No result was given: the call failed or has not been made yet (a later run asks
+        again)."""
+        return self.status in ("error", "missing")
+
+    def why_absent(self) -> str:
+        if self.status == "error":
+            return f"the judge call failed ({self.error}); the next judge stage asks again"
+        return (
+            "no stored verdict: the judge stage has not run, was interrupted, or its call "
+            "failed; the next judge stage asks again"
+        )

@@ -1,0 +1,62 @@
+"""The directory given is the run: a moved or copied results directory is read and written
+where it is (never where its run.json says it was made), and `vidbench run` exits non-zero
+whenever its results are incomplete."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from vidbench.cli import main
+from vidbench.core.errors import EXIT_INCOMPLETE, EXIT_OK
+
+
+def _run(*argv: str) -> int:
+    return main(["--no-progress", *argv])
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def test_a_moved_or_copied_run_is_rescored_where_it_is(
+    qa_release: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # run.json keeps the relative `--out` the user typed
+    data = str(qa_release)
+    assert _run("run", "4dbench-qa", "--data", data, "--model", "random", "--out", "y1") == 0
+    os.rename("y1", "y2")
+    assert _run("run", "--out", "y2", "--stage", "score") == EXIT_OK
+    assert not Path("y1").exists()  # before: y1/ came back with an empty store, all "missing"
+    assert _run("run", "--out", "y2", "--stage", "report") == EXIT_OK
+    assert '"n_scored": 20' in Path("y2/results.json").read_text()
+
+    shutil.copytree("y2", "y3")
+    before = _files(Path("y2"))
+    assert _run("run", "--out", "y3", "--stage", "score") == EXIT_OK
+    assert _run("run", "--out", "y3", "--stage", "report") == EXIT_OK
+    assert _files(Path("y2")) == before  # the original is untouched by its copy's stages
+    assert '"n_scored": 20' in Path("y3/results.json").read_text()
+
+
+def test_incomplete_results_exit_with_their_own_code(
+    qa_release: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(qa_release, data)
+    # one object's views unreadable: its five questions cannot be answered
+    uid_dir = next(
+        (data / "4D_Object_Question_Answering/data/4d_object_multi_view_videos").iterdir()
+    )
+    for video in uid_dir.iterdir():
+        video.write_bytes(b"not a video")
+    out = tmp_path / "r"
+    code = _run("run", "4dbench-qa", "--data", str(data), "--model", "random", "--out", str(out))
+    assert code == EXIT_INCOMPLETE == 3
+    assert "incomplete" in capsys.readouterr().err
+    assert (out / "results.json").is_file()  # written, but not complete
+    # the report stage alone says the same of the stored run
+    assert _run("run", "--out", str(out), "--stage", "report") == EXIT_INCOMPLETE
