@@ -97,10 +97,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
     sub = parser.add_subparsers(dest="command", required=True)
 
+    from vidbench.benchmark import CommandGroups
+    from vidbench.benchmarks.registry import benchmarks
     from vidbench.runner import commands as runner_commands
     from vidbench.view import commands as view_commands
 
-    runner_commands.register(sub, _task_of, view_commands.reporter(_task_of))  # run, sweep
+    figures = [figure for b in benchmarks() for figure in b.figures]
+    groups = list(dict.fromkeys(field for b in benchmarks() for field in b.sample_groups))
+    runner_commands.register(sub, _task_of, view_commands.reporter(_task_of, figures, groups))
 
     p = sub.add_parser("validate", help="list every problem in a dataset")
     p.add_argument("benchmark", choices=benchmark_names())
@@ -124,8 +128,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     from vidbench.report import commands as report_commands
 
-    report_commands.register(sub)  # report, figures
-    view_commands.register(sub, _task_of)  # view
+    report_commands.register(sub, figures)  # report, figures
+    view_commands.register(sub, _task_of, figures, groups)  # view
 
     p = sub.add_parser("tasks", help="list tasks and their variants")
     p.set_defaults(func=_cmd_tasks)
@@ -139,9 +143,6 @@ def build_parser() -> argparse.ArgumentParser:
         "--threads", type=types.positive, help="CPU threads (default: llama.cpp's choice)"
     )
     p.set_defaults(func=_cmd_serve_local_llm)
-
-    from vidbench.benchmark import CommandGroups
-    from vidbench.benchmarks.registry import benchmarks
 
     groups = CommandGroups(sub)
     for benchmark in benchmarks():  # each adds its own: synth 4d, curate 4d, judge autoeval-video

@@ -1,6 +1,10 @@
 """Error types and the `vidbench` command's exit codes. Every message names the file and the
 record it is about."""
 
+import errno
+import shutil
+from pathlib import Path
+
 # Exit codes of the `vidbench` command, for scripts and CI:
 EXIT_OK = 0  # done, and every result is complete
 EXIT_ERROR = 1  # stopped by an error (the message says which)
@@ -23,3 +27,24 @@ class DataError(VidbenchError):
 
 class MediaError(DataError):
     """A video that is missing, unreadable or too short for the frames asked for."""
+
+
+class DiskFullError(VidbenchError):
+    """A write failed for want of space: nothing written before it is lost (every file is
+    replaced whole, every store write is one transaction), and the same command run again on a
+    disk with room continues where this one stopped."""
+
+    def __init__(self, folder: Path) -> None:
+        try:
+            free = f"{shutil.disk_usage(folder).free / 2**20:.1f} MiB free"
+        except OSError:
+            free = "free space unknown"
+        super().__init__(
+            f"the disk holding {folder} is full ({free}): what was stored before is intact; "
+            "make room (or move the folder to a larger disk) and run the same command again"
+        )
+        self.folder = folder
+
+
+def is_disk_full(error: OSError) -> bool:
+    return error.errno in (errno.ENOSPC, errno.EDQUOT)

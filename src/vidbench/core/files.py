@@ -18,20 +18,27 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vidbench.core.errors import DataError
+from vidbench.core.errors import DataError, DiskFullError, is_disk_full
 
 
 def write_atomic(path: Path, data: bytes) -> None:
     """Write `data` to `path` whole: a temporary file in the same folder, then a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    except OSError as e:
+        if is_disk_full(e):
+            raise DiskFullError(path.parent) from e
+        raise
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         os.chmod(tmp, 0o644)  # mkstemp makes it private; caches and outputs are shared
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(e, OSError) and is_disk_full(e):
+            raise DiskFullError(path.parent) from e
         raise
 
 

@@ -5,9 +5,11 @@ library (combine.py, figures.py)."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 
 from vidbench.console import err, out
+from vidbench.report.figures import FigureSpec
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
@@ -19,16 +21,17 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 def _cmd_figures(args: argparse.Namespace) -> int:
     from vidbench.report.combine import load_results
-    from vidbench.report.figures import bar_figures, curve_figure
+    from vidbench.report.figures import all_figures
 
     results = [load_results(Path(d)) for d in args.results]
-    folder = Path(args.out)
-    written = bar_figures(results, folder) + curve_figure(results, folder, args.column)
+    written = all_figures(results, Path(args.out), args.figure_specs, args.column)
     err.print("wrote " + ", ".join(str(p) for p in written), highlight=False)
     return 0
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction, figures: Sequence[FigureSpec] = ()) -> None:
+    """`report` and `figures`; `figures` are the benchmarks' own figure specs (cli.py hands
+    them in from the registered Benchmark values)."""
     p = subparsers.add_parser("report", help="one table from several results directories")
     p.add_argument("results", nargs="+", help="results directories (or results.json files)")
     p.add_argument("--out", help="write table.md, table.csv and table.tex here")
@@ -40,4 +43,4 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("results", nargs="+", help="results directories (or results.json files)")
     p.add_argument("--out", required=True, help="folder for the PNG and SVG files")
     p.add_argument("--column", help="the column a views/frames sweep plots (default: Overall)")
-    p.set_defaults(func=_cmd_figures)
+    p.set_defaults(func=_cmd_figures, figure_specs=tuple(figures))

@@ -6,7 +6,8 @@
   per-dimension accuracy, the caption metrics;
 - curves: for runs that differ only in their number of views or of frames per view (the
   4D-Bench paper's Figs. 6 and 7, from `views-K` / `frames-N` variant runs), the Overall (or
-  Average, else the first) column, or `--column`, against that number, one line per model.
+  Average, else the first) column, or `--column`, against that number, one line per model;
+- a benchmark's own figures (`FigureSpec`s on its Benchmark value), drawn when its runs fit them.
 
 Hand-written on matplotlib because the figures are the papers' own layouts; the Agg backend
 needs no display.
@@ -15,7 +16,8 @@ needs no display.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,30 @@ from vidbench.extras import require
 from vidbench.report.tables import row_labels
 
 FIGURE_AXES = {"views": "views per object", "frames": "frames per view"}
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    """A figure a benchmark draws from a set of results.json contents (its runs) into a folder:
+    `draw(results, folder)` returns the files written, none when the runs do not fit it (e.g. not
+    a sweep of the knob it plots)."""
+
+    name: str
+    draw: Callable[[Sequence[dict[str, Any]], Path], list[Path]]
+
+
+def all_figures(
+    results: Sequence[dict[str, Any]],
+    out: Path,
+    specs: Sequence[FigureSpec] = (),
+    column: str | None = None,
+) -> list[Path]:
+    """The bars, the views/frames curve when the runs are such a sweep, and every benchmark
+    figure the runs fit; the paths written."""
+    written = bar_figures(results, out) + curve_figure(results, out, column)
+    for spec in specs:
+        written += spec.draw(results, out)
+    return written
 
 
 def new_figure(width: float, height: float, what: str = "figures") -> Any:

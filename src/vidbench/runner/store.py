@@ -16,13 +16,14 @@ Each write commits at once, so a run killed at any moment loses at most the requ
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vidbench.core.errors import ConfigError
+from vidbench.core.errors import ConfigError, DiskFullError, VidbenchError
 from vidbench.core.requests import Response
 
 SCHEMA = """
@@ -72,6 +73,13 @@ CREATE TABLE IF NOT EXISTS calls (
 """
 
 
+FULL_BELOW = 1 << 20  # bytes free under which a failed store write counts as a full disk
+
+
+class StoreError(VidbenchError):
+    """A write to the store failed for another reason than a full disk (named with the file)."""
+
+
 @dataclass(frozen=True)
 class StoredResponse:
     key: str
@@ -112,10 +120,15 @@ class Store:
         results_dir.mkdir(parents=True, exist_ok=True)
         self.path = results_dir / self.FILENAME
         self._db = sqlite3.connect(self.path, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        _rename_judgments(self._db)
-        self._db.executescript(SCHEMA)
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            _rename_judgments(self._db)
+            self._db.executescript(SCHEMA)
+        except sqlite3.OperationalError as e:
+            if _is_full(e, results_dir):
+                raise DiskFullError(results_dir) from e
+            raise StoreError(f"{self.path}: {e}") from e
         self._calls = "calls", "model"
 
     @classmethod
@@ -136,6 +149,16 @@ class Store:
 
     def close(self) -> None:
         self._db.close()
+
+    def _write(self, sql: str, params: tuple[Any, ...]) -> sqlite3.Cursor:
+        """One write, committed at once; a full disk is a DiskFullError naming the folder (the
+        failed write is rolled back, every earlier one is kept)."""
+        try:
+            return self._db.execute(sql, params)
+        except sqlite3.OperationalError as e:
+            if _is_full(e, self.path.parent):
+                raise DiskFullError(self.path.parent) from e
+            raise StoreError(f"{self.path}: {e}") from e
 
     def __enter__(self) -> Store:
         return self
@@ -163,7 +186,7 @@ class Store:
         return {h: list(json.loads(request).get("prompt", [])) for h, request in rows}
 
     def start_run(self, plan: str, config: dict[str, Any]) -> int:
-        cursor = self._db.execute(
+        cursor = self._write(
             "INSERT INTO runs (created, plan, config) VALUES (?, ?, ?)",
             (time.time(), plan, json.dumps(config, sort_keys=True)),
         )
@@ -189,7 +212,7 @@ class Store:
     ) -> None:
         """Record an answer; a key already answered is left as it was."""
         assert response.text is not None, "failed responses go to put_failure"
-        self._db.execute(
+        self._write(
             "INSERT OR IGNORE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 response.key,
@@ -216,7 +239,7 @@ class Store:
         status: str = "error",
     ) -> None:
         """Record a failed attempt: `status` is media (unusable input) or a Response status."""
-        self._db.execute(
+        self._write(
             "INSERT INTO failures (plan, sample_id, run_id, key, status, error, created) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
             (plan, sample_id, run_id, key, status, error, time.time()),
@@ -264,7 +287,7 @@ class Store:
         response: Response,
     ) -> None:
         assert response.text is not None, "failed model calls go to put_failure"
-        self._db.execute(
+        self._write(
             "INSERT OR IGNORE INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 key,
@@ -335,3 +358,17 @@ def _rename_judgments(db: sqlite3.Connection) -> None:
     if _has_table(db, "judgments") and not _has_table(db, "calls"):
         db.execute("ALTER TABLE judgments RENAME TO calls")
         db.execute("ALTER TABLE calls RENAME COLUMN judge TO model")
+
+
+def _is_full(error: sqlite3.OperationalError, folder: Path) -> bool:
+    """SQLite's "database or disk is full" (SQLITE_FULL), or an I/O error of a write on a disk
+    with (almost) no room left: SQLite reports a failed WAL or journal write that way."""
+    code = getattr(error, "sqlite_errorcode", 0) or 0
+    if code == sqlite3.SQLITE_FULL:
+        return True
+    if code & 0xFF != sqlite3.SQLITE_IOERR:
+        return False
+    try:
+        return shutil.disk_usage(folder).free < FULL_BELOW
+    except OSError:
+        return False

@@ -27,6 +27,7 @@ from vidbench.core.errors import ConfigError, VidbenchError
 from vidbench.core.files import write_atomic
 from vidbench.core.records import Sample
 from vidbench.media.cache import FrameCache
+from vidbench.report.figures import FigureSpec
 from vidbench.view.collect import RunData
 from vidbench.view.samples import OUTCOMES, sample_rows
 from vidbench.view.tables import table_data
@@ -46,6 +47,8 @@ class ViewOptions:
     thumbnails: bool = True
     workers: int = 4  # threads making thumbnails (decoding releases the GIL)
     chunk_size: int = CHUNK_SIZE
+    figures: Sequence[FigureSpec] = ()  # the benchmarks' own figures, beside bars and curves
+    groups: Sequence[str] = ()  # record fields samples are grouped by (Benchmark.sample_groups)
 
 
 @dataclass
@@ -90,16 +93,17 @@ def _media(runs: Sequence[RunData], options: ViewOptions) -> dict[tuple[int, str
     return {(job[0], job[1].id): m for job, m in zip(jobs, made, strict=True)}
 
 
-def _figures(results: Sequence[dict[str, Any]], out: Path, messages: list[str]) -> list[str]:
+def _figures(
+    results: Sequence[dict[str, Any]], options: ViewOptions, messages: list[str]
+) -> list[str]:
     """report/figures.py's figures (PNG shown, SVG beside it) when all runs share one table."""
     from vidbench.report.combine import groups
-    from vidbench.report.figures import bar_figures, curve_figure
+    from vidbench.report.figures import all_figures
 
     if not results or len(groups(results)) != 1:
         return []
     try:
-        written = bar_figures(results, out / FIGURES_DIR)
-        written += curve_figure(results, out / FIGURES_DIR, None)
+        written = all_figures(results, options.out / FIGURES_DIR, options.figures)
     except (VidbenchError, ValueError, KeyError) as e:
         messages.append(f"figures not drawn: {e}")
         return []
@@ -127,7 +131,9 @@ def write_report(runs: Sequence[RunData], options: ViewOptions) -> Built:
     out.mkdir(parents=True, exist_ok=True)
     messages = [m for run in runs for m in run.messages]
     media = _media(runs, options)
-    rows = sample_rows(runs, lambda index, sample: media.get((index, sample.id), {}))
+    rows = sample_rows(
+        runs, lambda index, sample: media.get((index, sample.id), {}), options.groups
+    )
     results = [r.results for r in runs if r.results]
     data = out / DATA_DIR
     for stale in data.glob("samples-*.js"):  # chunks of an earlier, larger report
@@ -149,7 +155,7 @@ def write_report(runs: Sequence[RunData], options: ViewOptions) -> Built:
             for i, run in enumerate(runs)
         ],
         "tables": table_data(results),
-        "figures": _figures(results, out, messages),
+        "figures": _figures(results, options, messages),
         "messages": messages,
         "groups": sorted({str(r["group"]) for r in rows if r["group"]}),
         "outcomes": list(OUTCOMES),

@@ -15,6 +15,7 @@ from rich.markup import escape
 from vidbench import cli_types as types
 from vidbench.console import err, out
 from vidbench.core.errors import ConfigError
+from vidbench.report.figures import FigureSpec
 from vidbench.view.videos import VIDEO_MODES
 
 
@@ -30,7 +31,13 @@ def _cmd_view(args: argparse.Namespace) -> int:
     if args.results:
         folders, skipped = run_folders([Path(d) for d in args.results])
         runs = collect_runs(folders, args.task_of)
-        options = ViewOptions(folder, videos=args.videos, thumbnails=not args.no_thumbnails)
+        options = ViewOptions(
+            folder,
+            videos=args.videos,
+            thumbnails=not args.no_thumbnails,
+            figures=args.figure_specs,
+            groups=args.group_fields,
+        )
         built = write_report(runs, options)
         for message in skipped + built.messages:
             err.print(f"[yellow]note[/]: {escape(message)}", highlight=False)
@@ -44,21 +51,32 @@ def _cmd_view(args: argparse.Namespace) -> int:
     return 0
 
 
-def reporter(task_of: Callable[[Any], Any] | None) -> Callable[[Sequence[Path], Path], Path]:
+def reporter(
+    task_of: Callable[[Any], Any] | None,
+    figures: Sequence[FigureSpec] = (),
+    groups: Sequence[str] = (),
+) -> Callable[[Sequence[Path], Path], Path]:
     """What `vidbench sweep` calls when its runs are done: the HTML report of them in a folder
     (returns its index.html)."""
     from vidbench.view.build import ViewOptions, write_report
     from vidbench.view.collect import collect_runs
 
     def write(runs: Sequence[Path], folder: Path) -> Path:
-        return write_report(collect_runs(list(runs), task_of), ViewOptions(folder)).index
+        options = ViewOptions(folder, figures=figures, groups=groups)
+        return write_report(collect_runs(list(runs), task_of), options).index
 
     return write
 
 
 def register(
-    subparsers: argparse._SubParsersAction, task_of: Callable[[Any], Any] | None = None
+    subparsers: argparse._SubParsersAction,
+    task_of: Callable[[Any], Any] | None = None,
+    figures: Sequence[FigureSpec] = (),
+    groups: Sequence[str] = (),
 ) -> None:
+    """`view`; `task_of` builds a stored run's task, `figures` are the benchmarks' own figure
+    specs, `groups` the record fields samples are grouped by (cli.py hands them in from the
+    registered benchmarks)."""
     p = subparsers.add_parser(
         "view", help="an HTML report (tables, figures, every sample) that opens offline"
     )
@@ -75,4 +93,6 @@ def register(
     p.add_argument("--no-thumbnails", action="store_true", help="no frame thumbnails")
     p.add_argument("--serve", action="store_true", help="serve the report on 127.0.0.1")
     p.add_argument("--port", type=types.port, help="with --serve (default: a free port)")
-    p.set_defaults(func=_cmd_view, task_of=task_of)
+    p.set_defaults(
+        func=_cmd_view, task_of=task_of, figure_specs=tuple(figures), group_fields=tuple(groups)
+    )

@@ -17,12 +17,10 @@ from vidbench.core.records import Sample
 from vidbench.view.collect import RunData
 
 OUTCOMES = ("correct", "wrong", "unparsed", "error", "no-verdict", "scored")
-# The field a benchmark's records group samples by (4D-Bench, MMWorld, AutoEval-Video).
-GROUP_FIELDS = ("subtask", "discipline", "dimension", "category")
-# Record fields shown elsewhere on the page (not repeated among the other scores).
+# Record fields shown elsewhere on the page (not repeated among the other scores), besides the
+# group fields.
 _SHOWN = {"id", "status", "error", "raw_output", "parsed", "correct", "gold", "prompt_hash",
-          "frames", "unparsed", "judge_reply", "verdict_absent", "status_detail",
-          *GROUP_FIELDS}  # fmt: skip
+          "frames", "unparsed", "judge_reply", "verdict_absent", "status_detail"}  # fmt: skip
 
 # (run index, sample) -> the sample's frames / videos as the page describes them
 MediaOf = Callable[[int, Sample], dict[str, Any]]
@@ -42,24 +40,27 @@ def outcome(record: dict[str, Any], judged: bool) -> str:
     return "no-verdict" if judged and "correct" in record else "scored"
 
 
-def _group(record: dict[str, Any], sample: Sample | None) -> str:
-    for name in GROUP_FIELDS:
+def _group(record: dict[str, Any], sample: Sample | None, fields: Sequence[str]) -> str:
+    """The first of the benchmarks' group fields (Benchmark.sample_groups) the record or its
+    sample's metadata holds, e.g. 4D-Bench's subtask or MMWorld's discipline."""
+    for name in fields:
         value = record.get(name) or (sample.metadata.get(name) if sample else None)
         if isinstance(value, str) and value:
             return value
     return ""
 
 
-def _scores(record: dict[str, Any]) -> dict[str, str]:
+def _scores(record: dict[str, Any], groups: Sequence[str]) -> dict[str, str]:
     """The record's other fields (a caption's metrics, a judge's score, flags), as text."""
-    return {k: str(v) for k, v in record.items() if k not in _SHOWN and v is not None}
+    shown = _SHOWN.union(groups)
+    return {k: str(v) for k, v in record.items() if k not in shown and v is not None}
 
 
 def _judge(run: RunData, sample_id: str) -> list[dict[str, Any]]:
     attempts = [
         {
             "item": j.item,
-            "judge": j.judge,
+            "judge": j.model,
             "version": j.prompt_version,
             "attempt": j.attempt + 1,
             "prompt": j.prompt,
@@ -74,7 +75,13 @@ def _judge(run: RunData, sample_id: str) -> list[dict[str, Any]]:
     return attempts + failed
 
 
-def run_entry(run: RunData, index: int, record: dict[str, Any], media: MediaOf) -> dict[str, Any]:
+def run_entry(
+    run: RunData,
+    index: int,
+    record: dict[str, Any],
+    media: MediaOf,
+    groups: Sequence[str] = (),
+) -> dict[str, Any]:
     sample = run.samples.get(str(record.get("id")))
     judged = bool(run.task and run.task.uses_judge) or bool(run.judgments)
     entry: dict[str, Any] = {
@@ -84,7 +91,7 @@ def run_entry(run: RunData, index: int, record: dict[str, Any], media: MediaOf) 
         "parsed": record.get("parsed"),
         "error": record.get("error") or record.get("status_detail"),
         "verdict_reply": record.get("judge_reply"),
-        "scores": _scores(record),
+        "scores": _scores(record, groups),
         "judge": _judge(run, str(record.get("id"))),
         "prompt": run.prompts.get(str(record.get("prompt_hash")), []),
     }
@@ -95,9 +102,12 @@ def run_entry(run: RunData, index: int, record: dict[str, Any], media: MediaOf) 
     return entry
 
 
-def sample_rows(runs: Sequence[RunData], media: MediaOf) -> list[dict[str, Any]]:
+def sample_rows(
+    runs: Sequence[RunData], media: MediaOf, groups: Sequence[str] = ()
+) -> list[dict[str, Any]]:
     """One row per sample id over all runs (in the first run's order, then new ids), each with
-    one entry per run (None where a run has no such sample); disagreements first."""
+    one entry per run (None where a run has no such sample), grouped by the first of `groups`
+    each holds; disagreements first."""
     order: list[str] = []
     by_run: list[dict[str, dict[str, Any]]] = []
     for run in runs:
@@ -108,14 +118,14 @@ def sample_rows(runs: Sequence[RunData], media: MediaOf) -> list[dict[str, Any]]
     for sample_id in dict.fromkeys(order):
         sample = next((r.samples[sample_id] for r in runs if sample_id in r.samples), None)
         entries = [
-            run_entry(run, i, records[sample_id], media) if sample_id in records else None
+            run_entry(run, i, records[sample_id], media, groups) if sample_id in records else None
             for i, (run, records) in enumerate(zip(runs, by_run, strict=True))
         ]
         first = next(records[sample_id] for records in by_run if sample_id in records)
         rows.append(
             {
                 "id": sample_id,
-                "group": _group(first, sample),
+                "group": _group(first, sample, groups),
                 "question": sample.question if sample else None,
                 "options": list(sample.options) if sample else [],
                 "gold": sample.answer if sample else first.get("gold"),

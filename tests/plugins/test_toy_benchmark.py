@@ -1,0 +1,121 @@
+"""A benchmark from a package of its own: one folder plus one registration (an entry point),
+and every framework command works on it with nothing in vidbench changed."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vidbench.media.encode import write_mp4
+
+HERE = Path(__file__).parent
+ENTRY_POINTS = "[vidbench.benchmarks]\ntoy = toybench:BENCHMARK\n"
+
+
+@pytest.fixture(scope="module")
+def plugin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder on the path holding the toy package and its one registration (what `pip install`
+    of a package declaring the entry point would leave in site-packages)."""
+    site = tmp_path_factory.mktemp("site")
+    (site / "toybench").mkdir()
+    shutil.copy(HERE / "toybench_source.py", site / "toybench" / "__init__.py")
+    info = site / "toybench-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toybench\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(ENTRY_POINTS)
+    return site
+
+
+@pytest.fixture(scope="module")
+def toy_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    data = tmp_path_factory.mktemp("toy")
+    rows = []
+    for i, shape in enumerate(["cube", "ball", "cube", "cone"]):
+        frames = [np.full((16, 16, 3), 40 * i + 10 * t, np.uint8) for t in range(4)]
+        write_mp4(data / "videos" / f"clip{i}.mp4", frames)
+        rows.append(
+            {
+                "id": f"q{i}",
+                "question": f"What shape is clip {i}?",
+                "options": ["cube", "ball", "cone"],
+                "answer": "ABCA"[i],
+                "shape": shape,
+                "video": f"videos/clip{i}.mp4",
+            }
+        )
+    rows.append({**rows[0], "id": "q-broken", "video": "videos/missing.mp4"})
+    (data / "toy_questions.json").write_text(json.dumps(rows))
+    return data
+
+
+def vidbench(plugin: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(plugin), os.environ.get("PYTHONPATH", "")]),
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "vidbench.cli", "--no-progress", *argv],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+
+
+def test_the_toy_benchmark_is_registered_with_its_tasks_and_command(
+    plugin: Path, toy_data: Path
+) -> None:
+    tasks = vidbench(plugin, "tasks")
+    assert tasks.returncode == 0, tasks.stderr
+    assert "toy-qa" in tasks.stdout and "4dbench-qa" in tasks.stdout
+    counted = vidbench(plugin, "toy-count", str(toy_data))
+    assert counted.returncode == 0, counted.stderr
+    assert counted.stdout.strip() == "4 toy questions"
+
+
+def test_validate_run_report_and_view_work_on_it(
+    plugin: Path, toy_data: Path, tmp_path: Path
+) -> None:
+    checked = vidbench(plugin, "validate", "toy", str(toy_data))
+    assert checked.returncode == 1  # the broken row is named
+    assert "q-broken: missing video" in checked.stdout
+
+    out = tmp_path / "run"
+    run = vidbench(
+        plugin, "run", "toy-qa", "--data", str(toy_data), "--model", "constant:A", "--out", str(out)
+    )
+    assert run.returncode == 3, run.stderr  # complete but for the broken row: incomplete
+    results = json.loads((out / "results.json").read_text())
+    assert results["n"] == 5 and results["n_scored"] == 4 and results["errors"] == 1
+    assert results["columns"]["Accuracy"] == pytest.approx(50.0)  # gold A, B, C, A
+
+    table = tmp_path / "table"
+    report = vidbench(plugin, "report", str(out), "--out", str(table))
+    assert report.returncode == 0, report.stderr
+    assert "Accuracy" in (table / "table.md").read_text()
+
+    page = tmp_path / "page"
+    view = vidbench(plugin, "view", str(out), "--out", str(page), "--videos", "none")
+    assert view.returncode == 0, view.stderr
+    meta = (page / "data" / "meta.js").read_text()
+    assert "cube" in meta and "ball" in meta  # samples grouped by the toy's own field
+
+
+def test_a_broken_plugin_is_named_and_the_rest_works(plugin: Path, tmp_path: Path) -> None:
+    site = tmp_path / "broken-site"
+    info = site / "broken-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: broken\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[vidbench.benchmarks]\nbroken = nowhere:BENCHMARK\n")
+    tasks = vidbench(site, "tasks")
+    assert tasks.returncode == 0
+    assert "skipped benchmark plugin broken (nowhere:BENCHMARK)" in tasks.stderr
+    assert "No module named 'nowhere'" in tasks.stderr
+    assert "4dbench-qa" in tasks.stdout
