@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-import random
 from email.utils import formatdate
 
 import pytest
 
 from vidbench.models.limiter import AdaptiveLimiter
-from vidbench.models.retry import Failure, RetryPolicy, from_status, retry_after_seconds
+from vidbench.models.retry import (
+    CallFailed,
+    Failure,
+    RetryPolicy,
+    from_status,
+    retry_after_seconds,
+)
 
 
 def test_statuses_map_to_retryable_kinds() -> None:
@@ -32,21 +37,43 @@ def test_retry_after_forms() -> None:
     assert from_status(429, "x", {"retry-after": "2"}).retry_after == 2.0
 
 
+def _waits(policy: RetryPolicy, failure: Failure) -> list[float]:
+    """The waits tenacity's loop makes for a call that fails with `failure` every time."""
+    waits: list[float] = []
+
+    async def record(seconds: float) -> None:
+        waits.append(seconds)
+
+    async def go() -> None:
+        retrying = policy.retrying()
+        retrying.sleep = record  # the waits, not the waiting
+        with pytest.raises(CallFailed):
+            async for attempt in retrying:
+                with attempt:
+                    raise CallFailed(failure)
+
+    asyncio.run(go())
+    return waits
+
+
 def test_backoff_is_exponential_with_full_jitter_and_capped() -> None:
     policy = RetryPolicy(max_retries=6, base_delay=1.0, max_delay=8.0)
-    rng = random.Random(0)
-    failure = Failure("server", "500")
+    runs = [_waits(policy, Failure("server", "500")) for _ in range(200)]
+    assert {len(waits) for waits in runs} == {6}  # 7 attempts, 6 waits between them
     for retry, cap in enumerate((1, 2, 4, 8, 8, 8)):
-        delays = [policy.delay(retry, failure, rng) for _ in range(200)]
+        delays = [waits[retry] for waits in runs]
         assert all(0.0 <= d <= cap for d in delays)
         assert max(delays) > 0.8 * cap  # spread over the whole range (full jitter)
 
 
 def test_retry_after_wins_over_backoff_but_is_capped() -> None:
-    policy = RetryPolicy(max_retry_after=30.0)
-    rng = random.Random(0)
-    assert policy.delay(5, Failure("rate_limit", "x", 429, retry_after=2.5), rng) == 2.5
-    assert policy.delay(0, Failure("rate_limit", "x", 429, retry_after=1e6), rng) == 30.0
+    policy = RetryPolicy(max_retries=2, max_retry_after=30.0)
+    assert _waits(policy, Failure("rate_limit", "x", 429, retry_after=2.5)) == [2.5, 2.5]
+    assert _waits(policy, Failure("rate_limit", "x", 429, retry_after=1e6)) == [30.0, 30.0]
+
+
+def test_a_client_error_is_not_retried() -> None:
+    assert _waits(RetryPolicy(max_retries=6), Failure("client", "400 bad request", 400)) == []
 
 
 def test_limiter_halves_once_per_window_and_grows_back() -> None:

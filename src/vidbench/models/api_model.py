@@ -4,13 +4,16 @@ A backend says how to build its client, how to turn a Request into its wire payl
 request), how to send a payload and read the reply into a Response (once per attempt), and how
 its exceptions map to failures. This class does everything else, the same way for all of them:
 
-    for each attempt (1 + max_retries at most):
+    for each attempt (1 + max_retries at most; tenacity's loop, retry.py):
         wait for a slot of the adaptive limiter
         send, with a deadline of `timeout` seconds for the whole attempt
         a reply (ok, empty, refused, blocked) -> done
         a failure -> release the slot; a 429 shrinks the limiter; a failure that is not worth
                      retrying (4xx) ends here; otherwise back off (retry.py) and go again
     out of attempts -> Response(status="error") with the last failure
+
+The adaptive limiter (limiter.py) is not a tenacity feature: tenacity decides when to try
+again; how many calls may be in flight across all requests is the limiter's.
 
 `generate` never raises for a failed call; a failure is a Response with its status and message.
 """
@@ -20,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-import random
 import time
 from abc import abstractmethod
 from collections import Counter
@@ -33,7 +35,7 @@ from vidbench.core.requests import Request, Response
 from vidbench.models.api_options import ApiSettings
 from vidbench.models.base import Model
 from vidbench.models.limiter import AdaptiveLimiter
-from vidbench.models.retry import Failure, RetryPolicy
+from vidbench.models.retry import CallFailed, Failure, RetryPolicy
 
 log = logging.getLogger("vidbench.models")
 
@@ -69,7 +71,6 @@ class ApiModel(Model):
         self.limiter = AdaptiveLimiter(settings.concurrency)
         self.stats = CallStats()
         self._session: _Session | None = None
-        self._jitter = random.Random()  # timing only: answers never depend on it
 
     def __repr__(self) -> str:  # never show the key
         return f"{type(self).__name__}({self.spec!r})"
@@ -160,29 +161,34 @@ class ApiModel(Model):
             unusable = Failure("client", self._redact(f"cannot build the request: {e}"))
             return self._final(request, started, unusable)
         client = self._client()
-        failure: Failure | None = None
-        for attempt in range(self.policy.max_retries + 1):
-            if failure is not None:
-                await asyncio.sleep(self.policy.delay(attempt - 1, failure, self._jitter))
-            async with self.limiter.slot() as epoch:
-                self.stats.attempts += 1
-                try:
-                    async with asyncio.timeout(self.settings.timeout):
-                        response = await self._send(client, payload, request)
-                except Exception as e:
-                    failure = self._failure(e)
-                else:
-                    self.limiter.succeeded()
-                    self.stats.outcomes[response.status] += 1
-                    return dataclasses.replace(response, latency_s=time.monotonic() - started)
-            self.stats.failures[failure.kind] += 1
-            if failure.kind == "rate_limit":
-                self.limiter.rate_limited(epoch)
-            log.debug("%s: %s: attempt %d: %s", self.spec, request.sample_id, attempt + 1, failure)
-            if not failure.retryable:
-                break
-        assert failure is not None
-        return self._final(request, started, failure, attempt + 1)
+        retrying = self.policy.retrying()
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    response = await self._attempt(client, payload, request)
+            return dataclasses.replace(response, latency_s=time.monotonic() - started)
+        except CallFailed as e:
+            attempts = retrying.statistics.get("attempt_number", 1)
+            return self._final(request, started, e.failure, attempts)
+
+    async def _attempt(self, client: Any, payload: Any, request: Request) -> Response:
+        """One attempt in a slot of the limiter; CallFailed with the failure when it fails."""
+        async with self.limiter.slot() as epoch:
+            self.stats.attempts += 1
+            try:
+                async with asyncio.timeout(self.settings.timeout):
+                    response = await self._send(client, payload, request)
+            except Exception as e:
+                failure = self._failure(e)
+            else:
+                self.limiter.succeeded()
+                self.stats.outcomes[response.status] += 1
+                return response
+        self.stats.failures[failure.kind] += 1
+        if failure.kind == "rate_limit":
+            self.limiter.rate_limited(epoch)
+        log.debug("%s: %s: attempt: %s", self.spec, request.sample_id, failure)
+        raise CallFailed(failure)
 
     def _final(
         self, request: Request, started: float, failure: Failure, attempts: int = 0

@@ -5,17 +5,26 @@ A call fails with a `Failure` of one kind. Rate limits (429), server errors (5xx
 (a bad request, a bad key, content too long) are not, since sending the same thing again gives the
 same answer. Delays grow exponentially with full jitter (a uniform draw between 0 and
 min(max_delay, base_delay * 2**retry)), so many clients hit by one outage do not come back in
-step; a Retry-After header, when the server sends one, is waited instead.
+step; a Retry-After header, when the server sends one, is waited instead. The loop itself is
+tenacity's (`RetryPolicy.retrying`): an attempt raises `CallFailed`, tenacity decides whether and
+when to try again.
 """
 
 from __future__ import annotations
 
 import email.utils
-import random
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
+
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_random_exponential,
+)
 
 FailureKind = Literal[
     "rate_limit", "server", "timeout", "connection", "malformed", "client", "unexpected"
@@ -44,6 +53,18 @@ class Failure:
         return f"{self.kind}: HTTP {self.status}: {self.message}"
 
 
+class CallFailed(Exception):
+    """One attempt failed, and why (raised inside the retry loop)."""
+
+    def __init__(self, failure: Failure) -> None:
+        super().__init__(failure.describe())
+        self.failure = failure
+
+
+def _worth_retrying(error: BaseException) -> bool:
+    return isinstance(error, CallFailed) and error.failure.retryable
+
+
 @dataclass(frozen=True)
 class RetryPolicy:
     max_retries: int = 6
@@ -51,11 +72,23 @@ class RetryPolicy:
     max_delay: float = 60.0
     max_retry_after: float = 300.0  # a longer Retry-After is cut to this
 
-    def delay(self, retry: int, failure: Failure, rng: random.Random) -> float:
-        """Seconds to wait before retry number `retry` (0 for the first retry)."""
-        if failure.retry_after is not None:
-            return min(max(0.0, failure.retry_after), self.max_retry_after)
-        return rng.uniform(0.0, min(self.max_delay, self.base_delay * 2.0**retry))
+    def wait(self, state: RetryCallState) -> float:
+        """Seconds to wait after the attempt `state` describes: the server's Retry-After (capped)
+        when it sent one, else full jitter up to min(max_delay, base_delay * 2**retry)."""
+        error = state.outcome.exception() if state.outcome is not None else None
+        if isinstance(error, CallFailed) and error.failure.retry_after is not None:
+            return min(max(0.0, error.failure.retry_after), self.max_retry_after)
+        return wait_random_exponential(multiplier=self.base_delay, max=self.max_delay)(state)
+
+    def retrying(self) -> AsyncRetrying:
+        """The retry loop of one call: at most 1 + max_retries attempts, retryable failures
+        only; the last CallFailed is raised when it gives up."""
+        return AsyncRetrying(
+            stop=stop_after_attempt(self.max_retries + 1),
+            wait=self.wait,
+            retry=retry_if_exception(_worth_retrying),
+            reraise=True,
+        )
 
 
 def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
