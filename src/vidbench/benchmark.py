@@ -14,10 +14,11 @@ imported inside the functions it names.
 from __future__ import annotations
 
 import argparse
+import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from vidbench.tasks.problems import Problem
 from vidbench.tasks.registry import TaskEntry
@@ -49,6 +50,19 @@ class CommandGroups:
 
 
 CommandAdder = Callable[[CommandGroups], None]
+
+
+def lazy(module: str, name: str) -> Callable[..., Any]:
+    """A function that imports `module` and calls its `name` only when called: a Benchmark
+    value names its validator and commands this way, so building it imports nothing heavy."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = f"{module}.{name}"
+    return call
+
+
 # the shared `curate` command's help (every benchmark that builds data adds itself under it)
 CURATE_HELP = "build a benchmark's data from your own videos or assets"
 

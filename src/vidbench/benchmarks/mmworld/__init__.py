@@ -1,33 +1,15 @@
 """MMWorld (MMWorld paper): multi-discipline, multi-faceted video QA. README.md holds the
 protocol facts the code cites."""
 
-from __future__ import annotations
-
-from pathlib import Path
-
-from vidbench.benchmark import Benchmark, CommandGroups
+from vidbench.benchmark import Benchmark, lazy
 from vidbench.benchmarks.mmworld.variants import TASKS, VARIANT_FAMILIES
-from vidbench.tasks.problems import Problem
-
-
-def _validate(root: Path, show_progress: bool = False, frames: int | None = None) -> list[Problem]:
-    from vidbench.benchmarks.mmworld.validate import validate
-
-    return validate(root, show_progress, frames)
-
-
-def _commands(groups: CommandGroups) -> None:
-    from vidbench.benchmarks.mmworld.curate import commands
-
-    commands.register(groups)  # curate mmworld ...
-
 
 BENCHMARK = Benchmark(
     name="mmworld",
     title="MMWorld",
     tasks=TASKS,
-    validate=_validate,
+    validate=lazy("vidbench.benchmarks.mmworld.validate", "validate"),
     variant_families=VARIANT_FAMILIES,
-    commands=_commands,
+    commands=lazy("vidbench.benchmarks.mmworld.curate.commands", "register"),
     sample_groups=("discipline",),
 )
