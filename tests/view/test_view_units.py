@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -170,7 +169,7 @@ def test_thumbnails_of_a_grid_and_of_views(tmp_path: Path) -> None:
 def test_the_store_is_read_without_writing(tmp_path: Path) -> None:
     from vidbench.core.files import write_jsonl
     from vidbench.core.requests import Response, Usage
-    from vidbench.runner.store import Store
+    from vidbench.runner.store import Store, StoreError
     from vidbench.view.collect import collect_run
 
     store = Store(tmp_path)
@@ -184,7 +183,7 @@ def test_the_store_is_read_without_writing(tmp_path: Path) -> None:
     run = collect_run(tmp_path, None)
     assert (tmp_path / "store.sqlite").stat().st_mtime_ns == before
     readonly = Store.read_only(tmp_path)
-    with pytest.raises(sqlite3.OperationalError, match="readonly"):
+    with pytest.raises(StoreError, match="store.sqlite: attempt to write a readonly database"):
         readonly.put_failure("plan", "s2", 1, None, "x")
     readonly.close()
     [row] = sample_rows([run], lambda index, sample: {})
