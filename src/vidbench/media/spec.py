@@ -158,3 +158,23 @@ class FrameSpec:
 
     def digest(self) -> str:
         return hashlib.sha256(json.dumps(self.as_dict(), sort_keys=True).encode()).hexdigest()[:16]
+
+
+def frame_overrides(
+    views: str | None = None,
+    frames: int | None = None,
+    sampler: str | None = None,
+    order: str | None = None,
+    timestamps: bool | None = None,
+    max_side: int | None = None,
+) -> dict[str, Any]:
+    """CLI frame options -> FrameSpec field overrides (absent options are left out)."""
+    chosen = {
+        "views": list(parse_views(views)) if views else None,
+        "frames": frames,
+        "sampler": sampler,
+        "order": order,
+        "timestamps": timestamps or None,
+        "max_side": max_side,
+    }
+    return {k: v for k, v in chosen.items() if v is not None}

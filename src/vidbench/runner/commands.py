@@ -15,6 +15,8 @@ from vidbench import cli_options as options
 from vidbench import cli_types as types
 from vidbench.console import err, out
 from vidbench.core.errors import EXIT_INCOMPLETE, EXIT_OK, ConfigError
+from vidbench.media.spec import frame_overrides
+from vidbench.models.registry import parse_options
 from vidbench.runner.launch import RunRequest, launch
 from vidbench.runner.run import STAGES
 from vidbench.runner.run_config import RunConfig
@@ -59,19 +61,18 @@ def _sweep_of(args: argparse.Namespace) -> Sweep:
 
 
 def _run_request(args: argparse.Namespace) -> RunRequest:
+    model_options = parse_options(args.model_opt)
+    if args.api_key_env:
+        model_options["api_key_env"] = args.api_key_env
+    judge_options = parse_options(args.judge_opt, "--judge-opt")
+    frames = frame_overrides(
+        args.views, args.frames, args.sampler, args.order, args.timestamps, args.max_side
+    )
     chosen = {
         "temperature": args.temperature,
         "top_p": args.top_p,
         "max_tokens": args.max_tokens,
         "seed": args.gen_seed,
-    }
-    frames = {
-        "views": args.views,
-        "frames": args.frames,
-        "sampler": args.sampler,
-        "order": args.order,
-        "timestamps": args.timestamps,
-        "max_side": args.max_side,
     }
     return RunRequest(
         out=args.out,
@@ -87,12 +88,11 @@ def _run_request(args: argparse.Namespace) -> RunRequest:
         ray=args.ray,
         ray_workers=args.ray_workers,
         ray_rate=args.ray_rate,
-        frames={k: v for k, v in frames.items() if v is not None},
+        frames=frames,
         generation={k: v for k, v in chosen.items() if v is not None},
-        model_options=tuple(args.model_opt),
-        api_key_env=args.api_key_env,
+        model_options=model_options,
         judge=args.judge,
-        judge_options=tuple(args.judge_opt),
+        judge_options=judge_options,
         progress=not args.no_progress,
     )
 
@@ -126,16 +126,18 @@ def _add_run(subparsers: argparse._SubParsersAction, task_of: TaskOf) -> None:
     options.add_frames(p)
     options.add_generation(p)
 
-    def handler(args: argparse.Namespace) -> int:
-        complete = launch(_run_request(args), task_of, err, out)
-        if not complete:
-            err.print(
-                f"[red]incomplete[/]: the results in {escape(args.out)} do not cover every "
-                f"sample (exit code {EXIT_INCOMPLETE}); run the same command again to retry"
-            )
-        return EXIT_OK if complete else EXIT_INCOMPLETE
+    p.set_defaults(func=_cmd_run, task_of=task_of)
 
-    p.set_defaults(func=handler)
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    request = _run_request(args)  # every option parsed and checked here, before any work
+    complete = launch(request, args.task_of, err, out)
+    if not complete:
+        err.print(
+            f"[red]incomplete[/]: the results in {escape(args.out)} do not cover every "
+            f"sample (exit code {EXIT_INCOMPLETE}); run the same command again to retry"
+        )
+    return EXIT_OK if complete else EXIT_INCOMPLETE
 
 
 def register(

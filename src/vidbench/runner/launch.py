@@ -18,10 +18,9 @@ from typing import Any
 from rich.console import Console
 
 from vidbench.core.errors import ConfigError
-from vidbench.models.registry import parse_options
 from vidbench.runner.repeat import repeated_configs, run_dir, run_repeated
 from vidbench.runner.run import STAGES, Run, RunOutcome
-from vidbench.runner.run_config import RunConfig, frame_overrides
+from vidbench.runner.run_config import RunConfig
 from vidbench.tasks.base import Task
 
 TaskOf = Callable[[RunConfig], Task]
@@ -44,12 +43,11 @@ class RunRequest:
     ray: str | None = None
     ray_workers: int = 2
     ray_rate: float | None = None
-    frames: dict[str, Any] = field(default_factory=dict)  # views, frames, sampler, ... as given
+    frames: dict[str, Any] = field(default_factory=dict)  # FrameSpec overrides (media/spec.py)
     generation: dict[str, Any] = field(default_factory=dict)  # temperature, top_p, ... given
-    model_options: tuple[str, ...] = ()  # KEY=VALUE
-    api_key_env: str | None = None
+    model_options: dict[str, str] = field(default_factory=dict)  # --model-opt, api_key_env
     judge: str | None = None
-    judge_options: tuple[str, ...] = ()  # KEY=VALUE
+    judge_options: dict[str, str] = field(default_factory=dict)  # --judge-opt
     progress: bool = True
 
     @property
@@ -78,9 +76,6 @@ def _configs(request: RunRequest, task_of: TaskOf, console: Console) -> list[Run
             "vidbench run: give TASK, --data and --model to infer (the judge, score and report "
             "stages of a stored run need only --out)"
         )
-    model_options = parse_options(request.model_options)
-    if request.api_key_env:
-        model_options["api_key_env"] = request.api_key_env
     config = RunConfig(
         task=request.task,
         data=request.data,
@@ -94,11 +89,11 @@ def _configs(request: RunRequest, task_of: TaskOf, console: Console) -> list[Run
         ray=request.ray,
         ray_workers=request.ray_workers,
         ray_rate=request.ray_rate,
-        frames=frame_overrides(**request.frames),
+        frames=dict(request.frames),
         generation=dict(request.generation),
-        model_options=model_options,
+        model_options=dict(request.model_options),
         judge=request.judge,
-        judge_options=parse_options(request.judge_options, "--judge-opt"),
+        judge_options=dict(request.judge_options),
     )
     return repeated_configs(config, request.runs) if request.runs > 1 else [config]
 
@@ -122,7 +117,7 @@ def _stored_configs(request: RunRequest, task_of: TaskOf, console: Console) -> l
             config = changed
         if request.judge:  # judge (or re-judge with another model) an existing run
             config.judge = request.judge
-            config.judge_options = parse_options(request.judge_options, "--judge-opt")
+            config.judge_options = dict(request.judge_options)
             config.judge_identity = None
         configs.append(config)
     return configs

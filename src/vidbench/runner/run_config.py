@@ -7,7 +7,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vidbench.media.spec import parse_views
 from vidbench.report.results_dir import ResultsDir
 from vidbench.runner.model_calls import DEFAULT_ATTEMPTS
 
@@ -64,23 +63,3 @@ class RunConfig:
         says it was)."""
         saved = ResultsDir(Path(results_dir)).read_config()
         return cls(**{**saved, "out": str(results_dir)})
-
-
-def frame_overrides(
-    views: str | None = None,
-    frames: int | None = None,
-    sampler: str | None = None,
-    order: str | None = None,
-    timestamps: bool | None = None,
-    max_side: int | None = None,
-) -> dict[str, Any]:
-    """CLI frame options -> FrameSpec field overrides (absent options are left out)."""
-    chosen = {
-        "views": list(parse_views(views)) if views else None,
-        "frames": frames,
-        "sampler": sampler,
-        "order": order,
-        "timestamps": timestamps or None,
-        "max_side": max_side,
-    }
-    return {k: v for k, v in chosen.items() if v is not None}

@@ -32,7 +32,7 @@ def _add_frames(p: argparse.ArgumentParser) -> None:
 
 def _spec(args: argparse.Namespace) -> FrameSpec:
     from vidbench.benchmarks.fourd.variants import SPEC
-    from vidbench.runner.run_config import frame_overrides
+    from vidbench.media.spec import frame_overrides
 
     overrides = frame_overrides(
         args.views, args.frames, args.sampler, args.order, args.timestamps, args.max_side
