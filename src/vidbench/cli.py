@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.markup import escape
 
+from vidbench import __version__
 from vidbench import cli_types as types
 from vidbench.core.errors import ConfigError, DataError, VidbenchError
 from vidbench.models.registry import parse_options
@@ -238,6 +239,7 @@ def validator_names() -> list[str]:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="vidbench", description=__doc__)
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("run", help="evaluate a model on a task")

@@ -28,7 +28,8 @@ def test_real_rules_load() -> None:
     assert first.metadata["dimension"] == "Dynamic Perception"
     assert (first.metadata["start_s"], first.metadata["end_s"]) == (73.0, 93.0)
     clips = [s for s in loaded.items if s.media.videos[0].is_file()]
-    assert len(clips) == AUTOEVAL_CLIPS and all(s.media.start_s is None for s in clips)  # already cut
+    assert len(clips) == AUTOEVAL_CLIPS
+    assert all(s.media.start_s is None for s in clips)  # already cut
     assert av.load(AUTOEVAL / av.RULES_FILE).items[5] == loaded.items[5]
 
 

@@ -1,6 +1,6 @@
-"""The `autoeval-video` task on the real clips (tests/data): 8 and 16 frames, every grid layout (sizes and
-frame placement checked on pixels), the prompt, and a whole run with a model and a judge served
-over HTTP."""
+"""The `autoeval-video` task on the real clips (tests/data): 8 and 16 frames, every grid layout
+(sizes and frame placement checked on pixels), the prompt, and a whole run with a model and a
+judge served over HTTP."""
 
 from __future__ import annotations
 
@@ -172,7 +172,8 @@ def test_run_with_a_served_model_and_judge(
     assert sorted(judge_calls) == sorted(official_prompt(rules[i], answer) for i in clip_ids)
     results = json.loads((out / "results.json").read_text())
     assert results["errors_by_status"] == {"media": 327 - AUTOEVAL_CLIPS}  # no clip here
-    assert results["column_n"]["Overall"] == AUTOEVAL_CLIPS and results["columns"]["Overall"] == 100.0
+    assert results["column_n"]["Overall"] == AUTOEVAL_CLIPS
+    assert results["columns"]["Overall"] == 100.0
     assert results["frame_spec"]["grid"] == "4x4" and results["protocol"] == "robust"
     lines = (out / "samples.jsonl").read_text().splitlines()
     answered = [r for r in map(json.loads, lines) if r["status"] == "ok"]

@@ -26,7 +26,7 @@ CLIPS = sorted((AUTOEVAL / "video").glob("*.mp4"))
 
 
 def test_autoeval_clips_are_there() -> None:
-    assert len(CLIPS) == AUTOEVAL_CLIPS, f"expected {AUTOEVAL_CLIPS} AutoEval-Video clips in {AUTOEVAL / 'video'}"
+    assert len(CLIPS) == AUTOEVAL_CLIPS, f"expected {AUTOEVAL_CLIPS} clips in {AUTOEVAL / 'video'}"
 
 
 def test_interval_sampler_is_official() -> None:

@@ -26,7 +26,7 @@ def shrink(src: Path, dst: Path, long_side: int = 480, crf: int = 30) -> None:
         # keyframes only where the source has them (forced below), none added by the encoder
         stream.options = {"crf": str(crf), "preset": "slow", "g": "100000", "sc_threshold": "0"}
         for frame in source.decode(video):
-            small = frame.reformat(width=width, height=height, format="yuv420p", interpolation="AREA")
+            small = frame.reformat(width, height, "yuv420p", interpolation="AREA")
             small.pts, small.time_base = frame.pts, frame.time_base
             small.pict_type = PictureType.I if frame.key_frame else PictureType.NONE
             out.mux(stream.encode(small))
