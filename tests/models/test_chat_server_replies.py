@@ -24,6 +24,7 @@ def test_first_matching_rule_answers_else_the_default(tmp_path: Path) -> None:
     rules = [
         {"when": "understands the AUDIO", "reply": {"questions": []}},
         {"when": "AUDIO", "reply": "never reached for the text above"},
+        {"when": ["Is this right?", "cat"], "reply": "no"},
         {"when": "Is this right?", "reply": "yes"},
     ]
     path = tmp_path / "replies.json"
@@ -31,12 +32,18 @@ def test_first_matching_rule_answers_else_the_default(tmp_path: Path) -> None:
     with ChatServer(reply=scripted_replies(str(path), "(A)")) as server:
         assert _ask(server, "Someone who understands the AUDIO writes") == '{"questions": []}'
         assert _ask(server, "Is this right? Answer yes or no.") == "yes"
+        assert _ask(server, "A cat. Is this right?") == "no"  # a list: every text must occur
         assert _ask(server, "Which option?") == "(A)"
 
 
 @pytest.mark.parametrize(
     ("content", "message"),
-    [("not json", "Expecting value"), ('{"when": "x"}', "expected a list"), ("[{}]", "a list")],
+    [
+        ("not json", "Expecting value"),
+        ('{"when": "x"}', "expected a list"),
+        ("[{}]", "a list"),
+        ('[{"when": [], "reply": "x"}]', "a list"),
+    ],
 )
 def test_a_bad_replies_file_is_named(tmp_path: Path, content: str, message: str) -> None:
     path = tmp_path / "replies.json"
