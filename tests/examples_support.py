@@ -8,6 +8,7 @@ background (a fake server started with `&`)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -68,9 +69,7 @@ def run_blocks(
         except subprocess.TimeoutExpired:
             code = -1
         finally:
-            try:
+            with contextlib.suppress(ProcessLookupError):  # everything already ended
                 os.killpg(process.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
             process.wait()
     return code, log.read_text(errors="replace")[-6000:]

@@ -20,7 +20,7 @@ from examples_support import ROOT, example_folder, make_inputs, run_blocks
 
 DOCS = ROOT / "docs"
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.S | re.M)
-SKIP = re.compile(r"<!-- docs-test: skip (.*?) -->\s*\Z", re.S)
+SKIP = re.compile(r"<!-- docs-test: skip ([^\n]*?) -->\s*\Z")
 SHELL = {"bash", "sh", "shell", "console", "zsh"}
 
 
