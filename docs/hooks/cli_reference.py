@@ -82,7 +82,10 @@ def section(path: tuple[str, ...], summary: str, parser: argparse.ArgumentParser
         lines.append("")
     subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     for action in subs:
-        names = ", ".join(f"`{' '.join(path)} {name}`" for name in action.choices)
+        names = ", ".join(
+            f"[`{' '.join(path)} {name}`](#{'-'.join((*path, name)).lower()})"
+            for name in action.choices
+        )
         lines += [f"Commands: {names}.", ""]
     return "\n".join(lines)
 
