@@ -298,27 +298,38 @@ class _BrokenResponse(Response):
 
 def scripted_replies(path: str, default: str) -> Callable[[dict[str, Any]], str]:
     """A `reply` function from a JSON file: a list of `{"when": TEXT, "reply": ANSWER}`, tried in
-    order; the first whose TEXT occurs in the request's text (request_text) gives ANSWER (a string
-    as it is, any other JSON value as its JSON text), else `default`. For dry runs of pipelines
-    whose prompts need different answers (`vidbench curate ...`)."""
+    order; the first rule whose TEXT occurs in the request's text (request_text) gives ANSWER (a
+    string as it is, any other JSON value as its JSON text), else `default`. TEXT may be a list
+    of texts that must all occur. For dry runs of pipelines whose prompts need different answers
+    (`vidbench curate ...`)."""
     try:
         rules = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
         raise SystemExit(f"--replies {path}: {e}") from e
-    if not isinstance(rules, list) or not all(
-        isinstance(r, dict) and isinstance(r.get("when"), str) and "reply" in r for r in rules
-    ):
+    if not isinstance(rules, list) or not all(_is_rule(r) for r in rules):
         raise SystemExit(f'--replies {path}: expected a list of {{"when": TEXT, "reply": ...}}')
     script = [
-        (r["when"], r["reply"] if isinstance(r["reply"], str) else json.dumps(r["reply"]))
+        (
+            [r["when"]] if isinstance(r["when"], str) else r["when"],
+            r["reply"] if isinstance(r["reply"], str) else json.dumps(r["reply"]),
+        )
         for r in rules
     ]
 
     def reply(body: dict[str, Any]) -> str:
         text = request_text(body)
-        return next((answer for when, answer in script if when in text), default)
+        return next((answer for texts, answer in script if all(w in text for w in texts)), default)
 
     return reply
+
+
+def _is_rule(rule: Any) -> bool:
+    if not isinstance(rule, dict) or "reply" not in rule:
+        return False
+    when = rule.get("when")
+    return isinstance(when, str) or (
+        isinstance(when, list) and bool(when) and all(isinstance(w, str) for w in when)
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
