@@ -17,8 +17,11 @@ from vidbench.testing import ChatServer
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 TESTS = Path(__file__).parent
-SHARED = TESTS.parent.parent / "shared"
-AUTOEVAL = SHARED / "data" / "autoeval-video"
+SHARED = TESTS.parent.parent / "shared"  # optional: the papers' texts, beside the repository
+# A part of the real AutoEval-Video data (rules file, sample predictions, 8 clips made smaller),
+# with its licence: tests/data/autoeval-video/NOTICE.
+AUTOEVAL = TESTS / "data" / "autoeval-video"
+AUTOEVAL_CLIPS = 8  # clips in AUTOEVAL / "video"
 sys.path.insert(0, str(TESTS))  # test-only model backends (python:support_models:...)
 pytest_plugins = ["browser"]  # Playwright fixtures (tests/browser.py)
 

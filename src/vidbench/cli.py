@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from rich.markup import escape
 
+from vidbench import __version__
 from vidbench import cli_types as types
 from vidbench.console import err, out
 from vidbench.core.errors import (
@@ -95,6 +96,7 @@ def benchmark_names() -> list[str]:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="vidbench", description=__doc__)
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     from vidbench.benchmark import CommandGroups

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from autoeval_support import rows, vidbench, write_jsonl
-from conftest import AUTOEVAL
+from conftest import AUTOEVAL, AUTOEVAL_CLIPS
 from vidbench.benchmarks.autoeval_video import loader as av
 from vidbench.benchmarks.registry import by_name
 from vidbench.core.errors import DataError
@@ -28,7 +28,8 @@ def test_real_rules_load() -> None:
     assert first.metadata["dimension"] == "Dynamic Perception"
     assert (first.metadata["start_s"], first.metadata["end_s"]) == (73.0, 93.0)
     clips = [s for s in loaded.items if s.media.videos[0].is_file()]
-    assert len(clips) == 24 and all(s.media.start_s is None for s in clips)  # already cut
+    assert len(clips) == AUTOEVAL_CLIPS
+    assert all(s.media.start_s is None for s in clips)  # already cut
     assert av.load(AUTOEVAL / av.RULES_FILE).items[5] == loaded.items[5]
 
 
@@ -97,7 +98,7 @@ def test_validate_lists_missing_clips_and_bad_rows(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     problems = by_name("autoeval-video").validate(AUTOEVAL, False, None)
-    assert len(problems) == 327 - 24
+    assert len(problems) == 327 - AUTOEVAL_CLIPS
     assert all(
         p.message.startswith("missing clip and no full-length video full/") for p in problems
     )

@@ -1,6 +1,6 @@
-"""The `autoeval-video` task on the 24 real clips: 8 and 16 frames, every grid layout (sizes and
-frame placement checked on pixels), the prompt, and a whole run with a model and a judge served
-over HTTP."""
+"""The `autoeval-video` task on the real clips (tests/data): 8 and 16 frames, every grid layout
+(sizes and frame placement checked on pixels), the prompt, and a whole run with a model and a
+judge served over HTTP."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 from PIL import Image
 
 from autoeval_support import judge_args, official_prompt, rows, vidbench
-from conftest import AUTOEVAL
+from conftest import AUTOEVAL, AUTOEVAL_CLIPS
 from vidbench.benchmarks.registry import get_task
 from vidbench.core.errors import ConfigError
 from vidbench.core.messages import ImagePart, TextPart
@@ -27,7 +27,7 @@ from vidbench.media.images import decode_image
 from vidbench.media.spec import parse_grid
 from vidbench.testing import ChatServer
 
-MAX_SIDE = 96  # small frames keep the test fast; decoding the 1080p clips is the cost
+MAX_SIDE = 96  # small frames keep the test fast; decoding the clips is the cost
 
 
 @pytest.fixture(scope="module")
@@ -58,10 +58,10 @@ def _pixels(frame: Frame) -> np.ndarray:
     return np.asarray(decode_image(frame.image.data)).astype(float)
 
 
-def test_24_clips_with_8_and_16_frames(
+def test_clips_with_8_and_16_frames(
     plain: dict[int, dict[str, list[Frame]]], clips: list[Sample]
 ) -> None:
-    assert len(clips) == 24
+    assert len(clips) == AUTOEVAL_CLIPS
     for n, by_clip in plain.items():
         for sample in clips:
             frames = by_clip[sample.id]
@@ -163,7 +163,7 @@ def test_run_with_a_served_model_and_judge(
         bodies = server.requests
     model_calls = [b for b in bodies if isinstance(b["messages"][0]["content"], list)]
     judge_calls = [b["messages"][0]["content"] for b in bodies if b not in model_calls]
-    assert len(model_calls) == 24 and len(judge_calls) == 24
+    assert len(model_calls) == AUTOEVAL_CLIPS and len(judge_calls) == AUTOEVAL_CLIPS
     for body in model_calls:
         [size] = _image_size(body)
         assert max(size) == 4 * MAX_SIDE  # 4x4 cells, the longer side of each MAX_SIDE
@@ -171,8 +171,9 @@ def test_run_with_a_served_model_and_judge(
     clip_ids = sorted(plain[16], key=int)
     assert sorted(judge_calls) == sorted(official_prompt(rules[i], answer) for i in clip_ids)
     results = json.loads((out / "results.json").read_text())
-    assert results["errors_by_status"] == {"media": 303}  # the clips the release does not ship
-    assert results["column_n"]["Overall"] == 24 and results["columns"]["Overall"] == 100.0
+    assert results["errors_by_status"] == {"media": 327 - AUTOEVAL_CLIPS}  # no clip here
+    assert results["column_n"]["Overall"] == AUTOEVAL_CLIPS
+    assert results["columns"]["Overall"] == 100.0
     assert results["frame_spec"]["grid"] == "4x4" and results["protocol"] == "robust"
     lines = (out / "samples.jsonl").read_text().splitlines()
     answered = [r for r in map(json.loads, lines) if r["status"] == "ok"]

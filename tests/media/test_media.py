@@ -9,7 +9,7 @@ import av
 import numpy as np
 import pytest
 
-from conftest import AUTOEVAL, solid_frames
+from conftest import AUTOEVAL, AUTOEVAL_CLIPS, solid_frames
 from vidbench.cli import main
 from vidbench.core.errors import ConfigError, MediaError
 from vidbench.core.records import MediaRef
@@ -25,8 +25,8 @@ from vidbench.media.spec import FrameSpec, parse_views, views_evenly
 CLIPS = sorted((AUTOEVAL / "video").glob("*.mp4"))
 
 
-def test_shared_clips_are_there() -> None:
-    assert len(CLIPS) == 24, f"expected the 24 AutoEval-Video clips in {AUTOEVAL / 'video'}"
+def test_autoeval_clips_are_there() -> None:
+    assert len(CLIPS) == AUTOEVAL_CLIPS, f"expected {AUTOEVAL_CLIPS} clips in {AUTOEVAL / 'video'}"
 
 
 def test_interval_sampler_is_official() -> None:
@@ -75,7 +75,7 @@ def test_frame_spec_is_frozen_hashable_and_validated() -> None:
 
 
 @pytest.mark.parametrize("clip", CLIPS, ids=lambda p: p.name)
-def test_decodes_every_shared_clip(clip: Path) -> None:
+def test_decodes_every_autoeval_clip(clip: Path) -> None:
     spec = FrameSpec(views=(0,), frames=8, sampler="linspace", max_side=160)
     frames = load_frames(MediaRef.single(clip), spec)
     info = probe(clip)

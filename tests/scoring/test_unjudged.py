@@ -32,7 +32,7 @@ def _results(out: Path) -> dict:
 
 @pytest.fixture(scope="module")
 def clips(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The AutoEval-Video instances whose clip is in the shared data (8 of them)."""
+    """The AutoEval-Video instances whose clip is in tests/data (8 of them)."""
     root = tmp_path_factory.mktemp("autoeval")
     (root / "video").mkdir()
     kept = [r for r in rows() if (AUTOEVAL / "video" / f"{r['ID']}.mp4").is_file()][:8]

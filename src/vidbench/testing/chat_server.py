@@ -36,6 +36,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 try:
@@ -295,6 +296,42 @@ class _BrokenResponse(Response):
         await send({"type": "http.response.body", "body": b'{"id": "cut', "more_body": True})
 
 
+def scripted_replies(path: str, default: str) -> Callable[[dict[str, Any]], str]:
+    """A `reply` function from a JSON file: a list of `{"when": TEXT, "reply": ANSWER}`, tried in
+    order; the first rule whose TEXT occurs in the request's text (request_text) gives ANSWER (a
+    string as it is, any other JSON value as its JSON text), else `default`. TEXT may be a list
+    of texts that must all occur. For dry runs of pipelines whose prompts need different answers
+    (`vidbench curate ...`)."""
+    try:
+        rules = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise SystemExit(f"--replies {path}: {e}") from e
+    if not isinstance(rules, list) or not all(_is_rule(r) for r in rules):
+        raise SystemExit(f'--replies {path}: expected a list of {{"when": TEXT, "reply": ...}}')
+    script = [
+        (
+            [r["when"]] if isinstance(r["when"], str) else r["when"],
+            r["reply"] if isinstance(r["reply"], str) else json.dumps(r["reply"]),
+        )
+        for r in rules
+    ]
+
+    def reply(body: dict[str, Any]) -> str:
+        text = request_text(body)
+        return next((answer for texts, answer in script if all(w in text for w in texts)), default)
+
+    return reply
+
+
+def _is_rule(rule: Any) -> bool:
+    if not isinstance(rule, dict) or "reply" not in rule:
+        return False
+    when = rule.get("when")
+    return isinstance(when, str) or (
+        isinstance(when, list) and bool(when) and all(isinstance(w, str) for w in when)
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="A fake chat-completions server on 127.0.0.1")
     parser.add_argument("--port", type=int, default=8000, help="0 picks a free port")
@@ -304,7 +341,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--fault-rate", type=float, default=0.0)
     parser.add_argument("--fault-kinds", default="429,500,timeout,malformed")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--reply", default="(A)")
+    parser.add_argument("--reply", default="(A)", help="the answer to every request")
+    parser.add_argument(
+        "--replies",
+        metavar="FILE",
+        help='JSON list of {"when": TEXT, "reply": ANSWER}: the first rule whose TEXT is in the '
+        "request answers it, else --reply",
+    )
     parser.add_argument("--no-record", action="store_true", help="do not keep request bodies")
     args = parser.parse_args(argv)
     faults = FaultPlan(args.fault_rate, tuple(args.fault_kinds.split(",")), args.seed)
@@ -313,7 +356,7 @@ def main(argv: list[str] | None = None) -> None:
         args.capacity,
         not args.no_queue,
         faults,
-        args.reply,
+        scripted_replies(args.replies, args.reply) if args.replies else args.reply,
         record=not args.no_record,
         port=args.port,
     )

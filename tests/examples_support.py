@@ -1,0 +1,75 @@
+"""Running the shell examples of the README, the benchmark READMEs and docs/ as written.
+
+`example_folder` fills a working folder with what the examples name: `demo/data` (a small demo
+dataset), `clip.mp4` and `long.mp4` (two videos) and `autoeval-video/` (the AutoEval-Video data
+under tests/data). `run_blocks` runs blocks in order in one bash process there, with this
+environment's `vidbench` first on PATH, and then ends whatever the blocks left running in the
+background (a fake server started with `&`)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from vidbench.benchmarks.fourd.synthetic import generate
+from vidbench.media.encode import write_mp4
+
+TESTS = Path(__file__).parent
+ROOT = TESTS.parent
+AUTOEVAL = TESTS / "data" / "autoeval-video"
+
+
+def make_inputs(folder: Path) -> Path:
+    """The inputs the examples name, written once (copy them with `example_folder`)."""
+    generate(folder / "demo" / "data", objects=8, frames=12, size=32, workers=1)
+    write_mp4(folder / "clip.mp4", [np.full((48, 64, 3), 4 * i, np.uint8) for i in range(60)])
+    ramp = [np.full((48, 64, 3), i % 256, np.uint8) for i in range(25 * 8)]
+    write_mp4(folder / "long.mp4", ramp, fps=8)  # 25 s
+    return folder
+
+
+def example_folder(inputs: Path, folder: Path) -> Path:
+    """A fresh working folder holding a copy of `inputs` and a link to the AutoEval-Video data."""
+    shutil.copytree(inputs, folder)
+    (folder / "autoeval-video").symlink_to(AUTOEVAL, target_is_directory=True)
+    return folder
+
+
+def run_blocks(
+    named_blocks: Sequence[tuple[str, str]], cwd: Path, timeout: float = 600
+) -> tuple[int, str]:
+    """Run the blocks in order in one `bash -euo pipefail`; (exit status, the output's tail).
+
+    Each block is announced on the output (`=== NAME`), so a failure names its block. The
+    output goes to a file, not a pipe: a server a block leaves in the background keeps its
+    copy of a pipe open, and reading it would wait for that server."""
+    script = "".join(f"echo '=== {name}'\n{block}\n" for name, block in named_blocks)
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env["VIDBENCH_CACHE"] = str(cwd / ".cache")
+    log = cwd / ".examples.log"
+    with log.open("w") as output:
+        process = subprocess.Popen(
+            ["bash", "-euo", "pipefail", "-c", script],
+            cwd=cwd,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: background jobs end with it below
+        )
+        try:
+            code = process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            code = -1
+        finally:
+            with contextlib.suppress(ProcessLookupError):  # everything already ended
+                os.killpg(process.pid, signal.SIGTERM)
+            process.wait()
+    return code, log.read_text(errors="replace")[-6000:]
