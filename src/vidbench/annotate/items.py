@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from vidbench.annotate import db
+from vidbench.annotate.paths import is_name
 from vidbench.benchmarks.fourd import loader as fourd
 from vidbench.core.errors import DataError
 from vidbench.core.records import Sample
@@ -69,7 +70,9 @@ def check_candidate(record: Any) -> dict[str, Any]:
     if not isinstance(record, dict):
         raise DataError("not a JSON object")
     key, uid = record.get("id"), record.get("uid")
-    if not isinstance(key, str) or not isinstance(uid, str) or not key.startswith(uid + "_"):
+    if not isinstance(uid, str) or not is_name(uid):
+        raise DataError(f"'uid' must be an object's folder name, got {uid!r}")
+    if not isinstance(key, str) or not key.startswith(uid + "_"):
         raise DataError(f"'id' must be '<uid>_<suffix>' with 'uid' {uid!r}, got {key!r}")
     subtask = record.get("Category")
     if not isinstance(subtask, str) or fourd.canonical_subtask(subtask) is None:
@@ -100,18 +103,32 @@ def checked_lines(
     path: Path, check: Callable[[Any], Checked], out: Imported
 ) -> Iterator[tuple[int, Checked]]:
     """(line number, record) for each JSON line of `path` that `check` accepts; a line that is
-    not JSON or that `check` refuses goes to `out.problems`, named by file and line."""
+    not UTF-8, not JSON, holds text that cannot be stored (an unpaired surrogate escape) or that
+    `check` refuses goes to `out.problems`, named by file and line. Lines end at newline bytes
+    only (a U+2028 inside a JSON string does not end one)."""
     try:
-        text = path.read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as e:
+        raw = path.read_bytes()
+    except OSError as e:
         raise DataError(f"{path}: cannot read ({e})") from e
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(raw.split(b"\n"), start=1):
         if not line.strip():
             continue
         try:
-            yield number, check(json.loads(line))
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as e:
+            out.problems.append(f"{path} line {number}: not UTF-8 text (byte {e.start + 1})")
+            continue
+        try:
+            record = json.loads(text)
+            json.dumps(record, ensure_ascii=False).encode("utf-8")
+            checked = check(record)
+        except UnicodeEncodeError:
+            out.problems.append(f"{path} line {number}: an unpaired surrogate escape (\\ud8xx)")
+            continue
         except (json.JSONDecodeError, DataError) as e:
             out.problems.append(f"{path} line {number}: {e}")
+            continue
+        yield number, checked
 
 
 def import_queue(conn: sqlite3.Connection, data: Path, path: Path, author: str) -> Imported:
