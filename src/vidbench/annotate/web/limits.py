@@ -2,7 +2,8 @@
 
 FastAPI reads and parses a request's body before it runs the dependencies that check the
 session, so without this an unauthenticated client could make the server parse a 200 MB JSON
-body or spool a 500 MB upload to disk before answering 401. Here, before any body byte is read:
+body or spool a 500 MB upload to disk before answering 401. Here, before any body byte is read
+(and a path with a control character, which no route matches, is a 400 as well):
 
 - a POST (or any method other than GET/HEAD/OPTIONS) to anything but the sign-in form needs a
   live session cookie and its CSRF header: 401 / 403 otherwise;
@@ -95,6 +96,9 @@ class CheckFirst:
             await self.app(scope, receive, send)
             return
         path, method = scope["path"], scope["method"]
+        if any(ord(c) < 32 or ord(c) == 127 for c in path):  # routes match no such path
+            await _answer(send, 400, "a path with a control character")
+            return
         if method not in SAFE_METHODS and path not in PUBLIC_POSTS:
             token = _session_token(scope, SESSION_COOKIE)
             refused = await run_in_threadpool(

@@ -62,7 +62,10 @@ function setUpWork(box) {
     }
     if (!text) return;
     const review = JSON.parse(text);
-    box.querySelectorAll("input[name=decision]").forEach((r) => { r.checked = r.value === review.decision; });
+    box.querySelectorAll("input[name=decision]").forEach((r) => {
+      r.checked = r.value === review.decision;
+      r.dispatchEvent(new Event("change"));
+    });
     box.querySelector("[name=reason]").value = review.reason || "";
     if (review.edited) {
       box.querySelector("[name=Question]").value = review.edited.Question;
@@ -245,6 +248,12 @@ function setUpWork(box) {
   });
   if (state.job === "review") {
     setContent(JSON.parse(box.querySelector("[data-review-saved]").textContent || '""'));
+    const editing = () => {  // the edited record's fields are shown for "edit" only
+      const chosen = box.querySelector("input[name=decision]:checked");
+      box.querySelector("[data-edit-fields]").hidden = !chosen || chosen.value !== "edit";
+    };
+    box.querySelectorAll("input[name=decision]").forEach((r) => r.addEventListener("change", editing));
+    editing();
   }
   saved = content();  // what the page opened with is saved already
   offerLocal(setUpServerKept());
