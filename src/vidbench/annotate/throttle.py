@@ -8,8 +8,9 @@ password is hashed, and the caller is told how long to wait (HTTP 429 with Retry
 counters live in memory (one server process), at most `max_keys` of them (the oldest go first).
 
 `HashSlots` bounds the argon2 hashes running at once (each takes 64 MiB and a core for about
-50 ms): `slots` at a time, at most `queue` more waiting up to `wait` seconds; beyond that a
-sign-in is answered "busy" (HTTP 503 with Retry-After) instead of growing the server's memory.
+50 ms): `slots` at a time, at most `queue` more waiting (without holding a worker thread) up to
+`wait` seconds; beyond that a sign-in is answered "busy" (HTTP 503 with Retry-After) instead of
+growing the server's memory.
 
 Hand-written rather than a rate-limit library: those limit requests per time window, while this
 needs failure counting per account and client with exponential lockout, and a hash semaphore.
@@ -17,12 +18,13 @@ needs failure counting per account and client with exponential lockout, and a ha
 
 from __future__ import annotations
 
+import asyncio
 import math
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 
@@ -104,25 +106,26 @@ class Busy(Exception):
 
 
 class HashSlots:
-    def __init__(self, slots: int = 2, queue: int = 32, wait: float = 10.0) -> None:
+    """At most `slots` hashes at once; a sign-in waits for a slot without holding a thread (an
+    asyncio semaphore), at most `queue` of them, each at most `wait` seconds."""
+
+    def __init__(self, slots: int = 2, queue: int = 64, wait: float = 30.0) -> None:
         self.slots, self.queue, self.wait = slots, queue, wait
-        self._semaphore = threading.BoundedSemaphore(slots)
-        self._lock = threading.Lock()
+        self._semaphore = asyncio.Semaphore(slots)
         self.waiting = 0
 
-    @contextmanager
-    def slot(self) -> Iterator[None]:
-        with self._lock:
-            if self.waiting >= self.queue:
-                raise Busy()
-            self.waiting += 1
-        try:
-            got = self._semaphore.acquire(timeout=self.wait)
-        finally:
-            with self._lock:
-                self.waiting -= 1
-        if not got:
+    @asynccontextmanager
+    async def slot(self) -> AsyncIterator[None]:
+        if self.waiting >= self.queue:
             raise Busy()
+        self.waiting += 1
+        try:
+            async with asyncio.timeout(self.wait):
+                await self._semaphore.acquire()
+        except TimeoutError:
+            raise Busy() from None
+        finally:
+            self.waiting -= 1
         try:
             yield
         finally:

@@ -23,7 +23,7 @@ from vidbench.annotate.links import recorded_target
 from vidbench.annotate.media import BadMediaPath, MissingVideo, video_path
 from vidbench.annotate.paths import child, file_name
 from vidbench.annotate.web.deps import Admin, Signed
-from vidbench.annotate.web.limits import MAX_UPLOAD
+from vidbench.annotate.web.limits import MAX_UPLOAD, UPLOAD
 
 router = APIRouter()
 
@@ -90,7 +90,7 @@ def delete_item(item_id: str, v: Admin) -> dict[str, Any]:
     return {"deleted": item_id}
 
 
-@router.post("/api/admin/import")
+@router.post("/api/admin/import", max_body_size=UPLOAD)
 def import_queue(request: Request, v: Admin, file: Annotated[UploadFile, File()]) -> dict[str, Any]:
     """Upload a review_queue.jsonl: malformed lines (not UTF-8, not JSON, not a candidate) are
     listed by file and line, the rest import. The body was streamed with a size limit

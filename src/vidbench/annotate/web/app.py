@@ -17,7 +17,7 @@ from starlette.exceptions import HTTPException
 
 from vidbench.annotate.project import Project
 from vidbench.annotate.throttle import HashSlots, LoginThrottle
-from vidbench.annotate.web import api, deps, pages, redteam_routes, signin
+from vidbench.annotate.web import api, deps, limits, pages, redteam_routes, signin
 from vidbench.annotate.web.limits import CheckFirst, session_checker
 from vidbench.annotate.work import Conflict, NoSuchWork
 from vidbench.core.errors import ConfigError, DataError
@@ -41,10 +41,10 @@ def create_app(project: Project, judge: Any = None) -> FastAPI:
     app.state.login_throttle = LoginThrottle()
     app.state.hash_slots = HashSlots()
     app.mount("/static", StaticFiles(directory=deps.HERE / "static"), name="static")
-    app.include_router(signin.router)
-    app.include_router(pages.router)
-    app.include_router(api.router)
-    app.include_router(redteam_routes.router)
+    # body limits per router (limits.py), not for the app: the app's limiter would sit outside
+    # CheckFirst and answer 413 before an unauthenticated request is told 401
+    for router in (signin.router, pages.router, api.router, redteam_routes.router):
+        app.include_router(router, max_body_size=limits.DEFAULT)
 
     app.add_middleware(CheckFirst, check_session=session_checker(project.connect))
 

@@ -9,11 +9,13 @@ from typing import Annotated
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
 
 from vidbench.annotate import auth
 from vidbench.annotate.throttle import Busy
 from vidbench.annotate.web import deps
 from vidbench.annotate.web.deps import Conn, Signed, templates
+from vidbench.annotate.web.limits import SIGN_IN
 
 router = APIRouter()
 MESSAGES = {
@@ -44,8 +46,8 @@ def _client(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
-@router.post("/login")
-def login(
+@router.post("/login", max_body_size=SIGN_IN)
+async def login(
     request: Request,
     conn: Conn,
     name: Annotated[str, Form(max_length=256)],
@@ -60,8 +62,8 @@ def login(
         message = f"Too many failed sign-ins: try again in {wait} s."
         return _login_page(request, message, 429, wait)
     try:
-        with request.app.state.hash_slots.slot():
-            user = auth.check_password(conn, name, password)
+        async with request.app.state.hash_slots.slot():
+            user = await run_in_threadpool(auth.check_password, conn, name, password)
     except Busy:
         message = "The server is busy signing others in: try again in a moment."
         return _login_page(request, message, 503, Busy.retry_after)
@@ -69,7 +71,7 @@ def login(
         throttle.failed(name, client)
         return RedirectResponse("/login?error=wrong", status_code=303)
     throttle.succeeded(name, client)
-    token, _ = auth.open_session(conn, user)
+    token, _ = await run_in_threadpool(auth.open_session, conn, user)
     response = RedirectResponse("/", status_code=303)
     response.set_cookie(deps.SESSION_COOKIE, token, httponly=True, samesite="strict")
     response.delete_cookie(deps.LOGIN_COOKIE)
