@@ -25,9 +25,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import httpx
+import requests
 
-from vidbench.annotate import assign, auth, items
+from vidbench.annotate import assign, auth
+from vidbench.annotate.folder import import_folder
 from vidbench.annotate.project import Project
 from vidbench.benchmarks.fourd.synthetic import generate
 
@@ -49,7 +50,7 @@ def make_project(root: Path, users: int) -> Project:
     generate(root / "data", objects=objects, frames=12, size=32, workers=1)
     project = Project.init(root / "project", root / "data")
     conn = project.connect()
-    items.import_folder(conn, project.data, "bench")
+    import_folder(conn, project.data, "bench")
     for i in range(users):
         auth.add_user(conn, f"writer{i:02d}", "annotator", PASSWORD)
     assign.assign(conn, "caption", WRITERS_PER_OBJECT, "bench")
@@ -64,11 +65,11 @@ def start_server(project: Project) -> tuple[subprocess.Popen[bytes], str]:
     command = [sys.executable, "-m", "vidbench.cli", "annotate", "serve", str(project.path)]
     server = subprocess.Popen([*command, "--port", str(port)], stdout=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
-    for _ in range(200):
+    for _ in range(600):
         try:
-            httpx.get(f"{base}/login", timeout=1)
+            requests.get(f"{base}/login", timeout=1)
             return server, base
-        except httpx.TransportError:
+        except requests.ConnectionError:
             time.sleep(0.05)
     server.kill()
     raise SystemExit("the server did not start")
@@ -76,11 +77,13 @@ def start_server(project: Project) -> tuple[subprocess.Popen[bytes], str]:
 
 def run_writer(writer: Writer, base: str, seconds: float, interval: float, seed: int) -> None:
     rng = random.Random(seed)
-    with httpx.Client(base_url=base, timeout=30) as client:
-        token = re.search(r'name="csrf" value="([^"]+)"', client.get("/login").text).group(1)
+    with requests.Session() as client:
+        page = client.get(f"{base}/login", timeout=30).text
+        token = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
         form = {"name": writer.name, "password": PASSWORD, "csrf": token}
-        client.post("/login", data=form)
-        csrf = re.search(r'<meta name="csrf" content="([^"]+)"', client.get("/").text).group(1)
+        client.post(f"{base}/login", data=form, timeout=60)
+        home = client.get(f"{base}/", timeout=30).text
+        csrf = re.search(r'<meta name="csrf" content="([^"]+)"', home).group(1)
         version, n = 0, 0
         time.sleep(rng.uniform(0, interval))  # people do not start in step
         end = time.monotonic() + seconds
@@ -89,9 +92,10 @@ def run_writer(writer: Writer, base: str, seconds: float, interval: float, seed:
             text = f"{writer.name}: draft {n} of a caption about a spinning object"
             started = time.perf_counter()
             reply = client.post(
-                f"/api/work/{writer.work_id}",
+                f"{base}/api/work/{writer.work_id}",
                 json={"version": version, "content": text},
                 headers={"X-CSRF-Token": csrf},
+                timeout=30,
             )
             writer.latencies.append(time.perf_counter() - started)
             if reply.status_code != 200:
