@@ -256,6 +256,13 @@ function setUpWork(box) {
     editing();
   }
   saved = content();  // what the page opened with is saved already
+  const line = box.querySelector("[data-saved]");  // server times, shown in the reader's clock
+  if (line.dataset.updatedAt) {
+    line.textContent = "saved " + clockTime(line.dataset.updatedAt) + " by " + line.dataset.updatedBy;
+  }
+  box.querySelectorAll("[data-kept-at]").forEach((el) => {
+    el.textContent = new Date(el.dataset.keptAt).toLocaleString();
+  });
   offerLocal(setUpServerKept());
   box.addEventListener("input", changed);
   box.addEventListener("change", changed);
