@@ -1,6 +1,7 @@
 """The annotation app under load: --users annotators (20) each write a caption, saving it every
 --interval seconds (3, with jitter) for --seconds (60), against the real server (`vidbench
-annotate serve` in its own process, on 127.0.0.1), each signed in through the login form.
+annotate serve` in its own process, on 127.0.0.1), each signed in through the login form first
+(the saving starts when all are signed in).
 
     python bench/annotate_load.py [--users 20] [--seconds 60] [--interval 3]
 
@@ -75,7 +76,9 @@ def start_server(project: Project) -> tuple[subprocess.Popen[bytes], str]:
     raise SystemExit("the server did not start")
 
 
-def run_writer(writer: Writer, base: str, seconds: float, interval: float, seed: int) -> None:
+def run_writer(
+    writer: Writer, base: str, seconds: float, interval: float, seed: int, ready: threading.Barrier
+) -> None:
     rng = random.Random(seed)
     with requests.Session() as client:
         page = client.get(f"{base}/login", timeout=30).text
@@ -85,6 +88,10 @@ def run_writer(writer: Writer, base: str, seconds: float, interval: float, seed:
         home = client.get(f"{base}/", timeout=30).text
         csrf = re.search(r'<meta name="csrf" content="([^"]+)"', home).group(1)
         version, n = 0, 0
+        # saving starts once everyone is signed in: sign-ins (argon2, at most two at a time)
+        # are bench/annotate_logins.py's subject, and would otherwise share the CPU with the
+        # first saves
+        ready.wait()
         time.sleep(rng.uniform(0, interval))  # people do not start in step
         end = time.monotonic() + seconds
         while time.monotonic() < end:
@@ -149,8 +156,11 @@ def main() -> None:
         writers = [Writer(name, owners[name]) for name in sorted(owners)][: args.users]
         server, base = start_server(project)
         try:
+            ready = threading.Barrier(len(writers))
             threads = [
-                threading.Thread(target=run_writer, args=(w, base, args.seconds, args.interval, i))
+                threading.Thread(
+                    target=run_writer, args=(w, base, args.seconds, args.interval, i, ready)
+                )
                 for i, w in enumerate(writers)
             ]
             started = time.perf_counter()
