@@ -1,6 +1,7 @@
 """The annotation app under load: --users annotators (20) each write a caption, saving it every
 --interval seconds (3, with jitter) for --seconds (60), against the real server (`vidbench
-annotate serve` in its own process, on 127.0.0.1), each signed in through the login form.
+annotate serve` in its own process, on 127.0.0.1), each signed in through the login form first
+(the saving starts when all are signed in).
 
     python bench/annotate_load.py [--users 20] [--seconds 60] [--interval 3]
 
@@ -25,9 +26,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import httpx
+import requests
 
-from vidbench.annotate import assign, auth, items
+from vidbench.annotate import assign, auth
+from vidbench.annotate.folder import import_folder
 from vidbench.annotate.project import Project
 from vidbench.benchmarks.fourd.synthetic import generate
 
@@ -49,7 +51,7 @@ def make_project(root: Path, users: int) -> Project:
     generate(root / "data", objects=objects, frames=12, size=32, workers=1)
     project = Project.init(root / "project", root / "data")
     conn = project.connect()
-    items.import_folder(conn, project.data, "bench")
+    import_folder(conn, project.data, "bench")
     for i in range(users):
         auth.add_user(conn, f"writer{i:02d}", "annotator", PASSWORD)
     assign.assign(conn, "caption", WRITERS_PER_OBJECT, "bench")
@@ -64,24 +66,32 @@ def start_server(project: Project) -> tuple[subprocess.Popen[bytes], str]:
     command = [sys.executable, "-m", "vidbench.cli", "annotate", "serve", str(project.path)]
     server = subprocess.Popen([*command, "--port", str(port)], stdout=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
-    for _ in range(200):
+    for _ in range(600):
         try:
-            httpx.get(f"{base}/login", timeout=1)
+            requests.get(f"{base}/login", timeout=1)
             return server, base
-        except httpx.TransportError:
+        except requests.ConnectionError:
             time.sleep(0.05)
     server.kill()
     raise SystemExit("the server did not start")
 
 
-def run_writer(writer: Writer, base: str, seconds: float, interval: float, seed: int) -> None:
+def run_writer(
+    writer: Writer, base: str, seconds: float, interval: float, seed: int, ready: threading.Barrier
+) -> None:
     rng = random.Random(seed)
-    with httpx.Client(base_url=base, timeout=30) as client:
-        token = re.search(r'name="csrf" value="([^"]+)"', client.get("/login").text).group(1)
+    with requests.Session() as client:
+        page = client.get(f"{base}/login", timeout=30).text
+        token = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
         form = {"name": writer.name, "password": PASSWORD, "csrf": token}
-        client.post("/login", data=form)
-        csrf = re.search(r'<meta name="csrf" content="([^"]+)"', client.get("/").text).group(1)
+        client.post(f"{base}/login", data=form, timeout=60)
+        home = client.get(f"{base}/", timeout=30).text
+        csrf = re.search(r'<meta name="csrf" content="([^"]+)"', home).group(1)
         version, n = 0, 0
+        # saving starts once everyone is signed in: sign-ins (argon2, at most two at a time)
+        # are bench/annotate_logins.py's subject, and would otherwise share the CPU with the
+        # first saves
+        ready.wait()
         time.sleep(rng.uniform(0, interval))  # people do not start in step
         end = time.monotonic() + seconds
         while time.monotonic() < end:
@@ -89,9 +99,10 @@ def run_writer(writer: Writer, base: str, seconds: float, interval: float, seed:
             text = f"{writer.name}: draft {n} of a caption about a spinning object"
             started = time.perf_counter()
             reply = client.post(
-                f"/api/work/{writer.work_id}",
+                f"{base}/api/work/{writer.work_id}",
                 json={"version": version, "content": text},
                 headers={"X-CSRF-Token": csrf},
+                timeout=30,
             )
             writer.latencies.append(time.perf_counter() - started)
             if reply.status_code != 200:
@@ -145,8 +156,11 @@ def main() -> None:
         writers = [Writer(name, owners[name]) for name in sorted(owners)][: args.users]
         server, base = start_server(project)
         try:
+            ready = threading.Barrier(len(writers))
             threads = [
-                threading.Thread(target=run_writer, args=(w, base, args.seconds, args.interval, i))
+                threading.Thread(
+                    target=run_writer, args=(w, base, args.seconds, args.interval, i, ready)
+                )
                 for i, w in enumerate(writers)
             ]
             started = time.perf_counter()

@@ -66,7 +66,7 @@ def test_mmworld_raters_from_the_command_line(
     per_person = progress.per_person(conn)
     conn.close()
     assert expected and all(len(v) == 3 for v in expected.values())
-    assert {(p["name"], p["job"], p["submitted"]) for p in per_person} == {
+    assert {(p.name, p.job, p.by_status["submitted"]) for p in per_person} == {
         (name, "answer", len(expected)) for name in RATERS
     }
 

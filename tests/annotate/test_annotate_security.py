@@ -196,7 +196,10 @@ def test_malformed_uploads_are_named_and_kept(project: Project, client: TestClie
         files={"file": ("queue.jsonl", b"\xff\xfe not text", "application/octet-stream")},
         headers=headers,
     )
-    assert binary.status_code == 422 and "queue.jsonl: not UTF-8" in binary.json()["error"]
+    assert binary.status_code == 200 and binary.json()["added"] == 0
+    assert binary.json()["problems"] == [
+        f"{next((project.path / 'uploads').glob('*-queue.jsonl'))} line 1: not UTF-8 text (byte 1)"
+    ]
     good = {
         "id": f"{UID0}_upload",
         "uid": UID0,

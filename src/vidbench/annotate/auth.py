@@ -8,6 +8,7 @@ field `csrf`). Tokens come from `secrets`; comparisons are constant-time.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hmac
 import secrets
 import sqlite3
@@ -15,6 +16,7 @@ import time
 from dataclasses import dataclass
 
 from vidbench.annotate import db
+from vidbench.annotate.paths import check_name
 from vidbench.core.errors import ConfigError
 
 ROLES = ("annotator", "reviewer", "admin")
@@ -49,8 +51,7 @@ def _hasher():  # type: ignore[no-untyped-def]
 def add_user(conn: sqlite3.Connection, name: str, role: str, password: str) -> User:
     if role not in ROLES:
         raise ConfigError(f"unknown role {role!r} (one of {', '.join(ROLES)})")
-    if not name or not name.isprintable() or len(name) > 64:
-        raise ConfigError(f"user name {name!r}: 1-64 printable characters")
+    check_name(name, "user name")  # names become file names (exports): never a path
     if len(password) < MIN_PASSWORD:
         raise ConfigError(f"the password needs at least {MIN_PASSWORD} characters")
     with db.transaction(conn):
@@ -64,7 +65,14 @@ def add_user(conn: sqlite3.Connection, name: str, role: str, password: str) -> U
     return User(int(cur.lastrowid or 0), name, role)
 
 
+@functools.cache
+def _unknown_account_hash() -> str:
+    return str(_hasher().hash(secrets.token_urlsafe(16)))
+
+
 def check_password(conn: sqlite3.Connection, name: str, password: str) -> User | None:
+    """The user, or None. One argon2 verification either way (the caller bounds how many run
+    at once: throttle.HashSlots)."""
     from argon2.exceptions import VerificationError
 
     row = conn.execute("SELECT * FROM users WHERE name = ?", (name,)).fetchone()
@@ -72,7 +80,7 @@ def check_password(conn: sqlite3.Connection, name: str, password: str) -> User |
     if row is None:
         # the same work as for a real account, so timing does not tell which names exist
         with contextlib.suppress(VerificationError):
-            hasher.verify(hasher.hash("x" * MIN_PASSWORD), password)
+            hasher.verify(_unknown_account_hash(), password)
         return None
     try:
         hasher.verify(row["pw_hash"], password)

@@ -40,6 +40,13 @@ CREATE TABLE IF NOT EXISTS revisions (
     version INTEGER NOT NULL, content TEXT NOT NULL, status TEXT NOT NULL,
     comment TEXT NOT NULL, author INTEGER NOT NULL REFERENCES users(id), at TEXT NOT NULL,
     UNIQUE (work_id, version));
+-- a save refused because someone saved in between (usually the same person's other tab, or a
+-- tab closed before it could show the conflict): the text is kept here and offered back on the
+-- work's page until its author restores or discards it (`resolved` set), so no typing is lost
+CREATE TABLE IF NOT EXISTS conflicts (
+    id INTEGER PRIMARY KEY, work_id INTEGER NOT NULL REFERENCES work(id),
+    user_id INTEGER NOT NULL REFERENCES users(id), base_version INTEGER NOT NULL,
+    content TEXT NOT NULL, status TEXT, at TEXT NOT NULL, resolved TEXT);
 -- every other write (imports, assignments, red-team actions, exports) with author and time
 CREATE TABLE IF NOT EXISTS events (
     id INTEGER PRIMARY KEY, author TEXT NOT NULL, action TEXT NOT NULL, detail TEXT NOT NULL,

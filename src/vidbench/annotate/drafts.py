@@ -15,6 +15,7 @@ from typing import Any
 
 from vidbench.annotate import db
 from vidbench.annotate.items import Imported, add, checked_lines, item_id, views
+from vidbench.annotate.paths import is_name
 from vidbench.benchmarks.fourd import loader as fourd
 from vidbench.core.errors import DataError
 
@@ -29,8 +30,8 @@ def check_draft(record: Any) -> dict[str, str]:
     if record.get("machine_draft") is not True:
         raise DataError("'machine_draft' must be true (only model drafts are imported here)")
     uid, caption, model = record.get("uid"), record.get("caption"), record.get("model")
-    if not isinstance(uid, str) or not uid.strip():
-        raise DataError("'uid' must be a non-empty string")
+    if not isinstance(uid, str) or not is_name(uid):
+        raise DataError(f"'uid' must be an object's folder name, got {uid!r}")
     if not isinstance(caption, str) or not caption.strip() or len(caption) > MAX_DRAFT:
         raise DataError(f"'caption' must be a non-empty string of at most {MAX_DRAFT} characters")
     if not isinstance(model, str) or not model.strip():

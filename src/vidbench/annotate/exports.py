@@ -1,5 +1,8 @@
 """The official files made from people's work, and the double-review agreement.
 
+Nothing leaves silently: every export lists under `left_out` what it did not write and why,
+live items that were never assigned to anyone included.
+
 - 4d_qa.json: the accepted QA (every assigned review submitted, none rejecting; an edit replaces
   the record) in a folder that is a valid 4D-Bench data folder (videos linked beside it).
 - human_annotations.csv: objects with five submitted or accepted captions, in writer order (a
@@ -22,6 +25,8 @@ from vidbench.annotate import db
 from vidbench.annotate.drafts import draft_source
 from vidbench.annotate.exported import Exported
 from vidbench.annotate.items import has_qa
+from vidbench.annotate.links import EXPORT_RECORD, export_record
+from vidbench.annotate.paths import child, file_name
 from vidbench.annotate.project import Project
 from vidbench.benchmarks.fourd import loader as fourd
 from vidbench.benchmarks.fourd.references import N_REFS, REF_COLUMNS
@@ -46,6 +51,20 @@ def _live(conn: sqlite3.Connection, kind: str, job: str) -> dict[str, list[dict[
     return out
 
 
+def _unassigned(conn: sqlite3.Connection, kind: str, job: str) -> list[dict[str, Any]]:
+    """Live items of a kind that nobody was given for `job` (id and data): in no export yet."""
+    rows = conn.execute(
+        "SELECT i.id, i.data FROM items i WHERE i.kind = ? AND i.deleted = 0 AND NOT EXISTS "
+        "(SELECT 1 FROM work w WHERE w.item_id = i.id AND w.job = ?) ORDER BY i.id",
+        (kind, job),
+    )
+    return [{"id": r["id"], "data": json.loads(r["data"])} for r in rows]
+
+
+def _not_assigned(items: list[dict[str, Any]]) -> list[str]:
+    return [f"{item['id']}: not assigned to anyone" for item in items]
+
+
 def _review(work: dict[str, Any]) -> dict[str, Any]:
     return json.loads(work["content"]) if work["content"] else {}
 
@@ -54,8 +73,12 @@ def accepted_qa(conn: sqlite3.Connection) -> tuple[dict[str, dict[str, Any]], li
     records, left_out = {}, []
     for key, works in _live(conn, "qa", "review").items():
         item = json.loads(works[0]["data"])
-        pending = [w["owner"] for w in works if w["status"] != "submitted"]
         reviews = [_review(w) for w in works]
+        pending = [
+            w["owner"]
+            for w, r in zip(works, reviews, strict=True)
+            if w["status"] != "submitted" or r.get("decision") not in ("accept", "edit", "reject")
+        ]
         if pending:
             left_out.append(f"{key}: review pending ({', '.join(pending)})")
         elif any(r["decision"] == "reject" for r in reviews):
@@ -69,7 +92,7 @@ def accepted_qa(conn: sqlite3.Connection) -> tuple[dict[str, dict[str, Any]], li
                 "Answer index": record["Answer index"],
                 "Category": record["Category"],
             }
-    return records, left_out
+    return records, left_out + _not_assigned(_unassigned(conn, "qa", "review"))
 
 
 def export_qa(conn: sqlite3.Connection, data: Path, out_dir: Path, author: str) -> Exported:
@@ -80,6 +103,8 @@ def export_qa(conn: sqlite3.Connection, data: Path, out_dir: Path, author: str) 
     videos, link = source / fourd.VIDEO_DIR, out_dir / fourd.VIDEO_DIR
     if not link.exists() and videos.resolve() != link.resolve():
         os.symlink(videos.resolve(), link, target_is_directory=True)
+    # the record that lets a review project on OUT serve the videos through the link (links.py)
+    write_json(out_dir / EXPORT_RECORD, export_record(source), indent=1)
     path = out_dir / fourd.QA_FILE
     write_json(path, records, indent=1)
     with db.transaction(conn):
@@ -89,13 +114,16 @@ def export_qa(conn: sqlite3.Connection, data: Path, out_dir: Path, author: str) 
 
 def export_captions(conn: sqlite3.Connection, path: Path, author: str) -> Exported:
     out = Exported(path)
+    out.left_out += _not_assigned(_unassigned(conn, "caption", "write"))
     rows = []
     for key, works in _live(conn, "caption", "write").items():
         item = json.loads(works[0]["data"])
         done = []
         for w in (w for w in works if w["status"] in DONE):
+            if not w["content"].strip():  # saves refuse this; a database from before did not
+                out.left_out.append(f"{key}: {w['owner']}'s caption is empty")
             # saves refuse an unedited draft; this catches drafts imported after the caption
-            if model := draft_source(item, w["content"]):
+            elif model := draft_source(item, w["content"]):
                 out.left_out.append(f"{key}: {w['owner']}'s caption is {model}'s machine draft")
             else:
                 done.append(w)
@@ -136,6 +164,9 @@ def export_answers(
                 lines.append({"id": item["id"], "answer": w["content"]})
             else:
                 out.left_out.append(f"{item['id']}: not answered")
+    for unassigned in _unassigned(conn, "answer", "answer"):
+        if unassigned["data"].get("benchmark") == benchmark:
+            out.left_out.append(f"{unassigned['data']['id']}: not assigned to anyone")
     write_jsonl(path, lines)
     out.written = len(lines)
     with db.transaction(conn):
@@ -145,6 +176,10 @@ def export_answers(
 
 def export_raters(conn: sqlite3.Connection, path: Path, author: str) -> Exported:
     out = Exported(path)
+    unassigned = _unassigned(conn, "answer", "answer")
+    out.left_out += _not_assigned(
+        [u for u in unassigned if u["data"].get("benchmark") == "mmworld"]
+    )
     raters = {}
     for key, works in _live(conn, "answer", "answer").items():
         item = json.loads(works[0]["data"])
@@ -201,4 +236,6 @@ def export_kind(
         return export(project, out / "AUTO-EVAL-VIDEO.json", author, conn)
     if not user:
         raise DataError("answers export: name the user")
-    return export_answers(conn, user, benchmark, out / f"{benchmark}-{user}.jsonl", author)
+    # a name is never a path: `x/../../elsewhere` gives one file inside OUT (paths.py)
+    path = child(out, file_name(f"{benchmark}-{user}", ".jsonl"))
+    return export_answers(conn, user, benchmark, path, author)

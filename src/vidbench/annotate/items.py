@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from vidbench.annotate import db
+from vidbench.annotate.paths import is_name
 from vidbench.benchmarks.fourd import loader as fourd
 from vidbench.core.errors import DataError
 from vidbench.core.files import json_lines
@@ -70,7 +71,9 @@ def check_candidate(record: Any) -> dict[str, Any]:
     if not isinstance(record, dict):
         raise DataError("not a JSON object")
     key, uid = record.get("id"), record.get("uid")
-    if not isinstance(key, str) or not isinstance(uid, str) or not key.startswith(uid + "_"):
+    if not isinstance(uid, str) or not is_name(uid):
+        raise DataError(f"'uid' must be an object's folder name, got {uid!r}")
+    if not isinstance(key, str) or not key.startswith(uid + "_"):
         raise DataError(f"'id' must be '<uid>_<suffix>' with 'uid' {uid!r}, got {key!r}")
     subtask = record.get("Category")
     if not isinstance(subtask, str) or fourd.canonical_subtask(subtask) is None:
@@ -101,7 +104,8 @@ def checked_lines(
     path: Path, check: Callable[[Any], Checked], out: Imported
 ) -> Iterator[tuple[int, Checked]]:
     """(line number, record) for each JSON line of `path` that `check` accepts; a line that is
-    not JSON or that `check` refuses goes to `out.problems`, named by file and line."""
+    not UTF-8, not JSON, holds text that cannot be stored (an unpaired surrogate escape) or that
+    `check` refuses goes to `out.problems`, named by file and line (core/files.json_lines)."""
     for line in json_lines(path):
         try:
             if line.error is not None:

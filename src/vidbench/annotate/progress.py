@@ -1,42 +1,71 @@
-"""Progress for the admin: per person and job, per task, and the latest logged writes."""
+"""Progress for the admin: per person and job, per task, and the latest logged writes.
+
+Rows are dataclasses, not dicts: a template reading `row.items` of a dict gets the dict's
+`items` method, not the count (the admin page once showed `<built-in method items ...>`)."""
 
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import dataclass, field
 from typing import Any
 
 STATUSES = ("todo", "draft", "submitted", "returned", "accepted")
 
 
-def per_person(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+@dataclass
+class PersonProgress:
+    name: str
+    role: str
+    job: str
+    by_status: dict[str, int] = field(default_factory=lambda: dict.fromkeys(STATUSES, 0))
+
+    @property
+    def total(self) -> int:
+        return sum(self.by_status.values())
+
+
+@dataclass(frozen=True)
+class TaskProgress:
+    kind: str
+    n_items: int  # live and withdrawn
+    withdrawn: int
+    assigned: int  # pieces of work
+    unassigned: int  # live items nobody was given
+    done: int  # pieces of work submitted or accepted
+
+
+def per_person(conn: sqlite3.Connection) -> list[PersonProgress]:
     """One row per person and job: how many of their pieces of work are in each status."""
     rows = conn.execute(
         "SELECT u.name, u.role, w.job, w.status, COUNT(*) AS n FROM work w "
         "JOIN users u ON u.id = w.user_id JOIN items i ON i.id = w.item_id WHERE i.deleted = 0 "
         "GROUP BY u.name, u.role, w.job, w.status ORDER BY u.id, w.job"
     ).fetchall()
-    table: dict[tuple[str, str, str], dict[str, Any]] = {}
+    table: dict[tuple[str, str, str], PersonProgress] = {}
     for r in rows:
-        entry = table.setdefault(
-            (r["name"], r["role"], r["job"]),
-            {"name": r["name"], "role": r["role"], "job": r["job"], **dict.fromkeys(STATUSES, 0)},
-        )
-        entry[r["status"]] = r["n"]
-    for entry in table.values():
-        entry["total"] = sum(entry[s] for s in STATUSES)
+        key = (r["name"], r["role"], r["job"])
+        entry = table.setdefault(key, PersonProgress(*key))
+        entry.by_status[r["status"]] = r["n"]
     return list(table.values())
 
 
-def per_task(conn: sqlite3.Connection) -> list[dict[str, Any]]:
-    """One row per item kind: live items, withdrawn ones, pieces of work and how many are done."""
+def per_task(conn: sqlite3.Connection) -> list[TaskProgress]:
+    """One row per item kind: items, withdrawn ones, pieces of work, how many are done, and the
+    live items nobody was given (they are in no export until assigned)."""
     rows = conn.execute(
-        "SELECT i.kind, COUNT(DISTINCT i.id) AS items, "
+        "SELECT i.kind, COUNT(DISTINCT i.id) AS n_items, "
         "COUNT(DISTINCT CASE WHEN i.deleted = 1 THEN i.id END) AS withdrawn, "
         "COUNT(w.id) AS assigned, "
+        "COUNT(DISTINCT CASE WHEN i.deleted = 0 AND w.id IS NULL THEN i.id END) AS unassigned, "
         "SUM(CASE WHEN w.status IN ('submitted', 'accepted') THEN 1 ELSE 0 END) AS done "
         "FROM items i LEFT JOIN work w ON w.item_id = i.id GROUP BY i.kind ORDER BY i.kind"
     ).fetchall()
-    return [dict(r) for r in rows]
+    return [
+        TaskProgress(
+            r["kind"], r["n_items"], r["withdrawn"], r["assigned"], r["unassigned"], r["done"] or 0
+        )
+        for r in rows
+    ]
 
 
 def recent_events(conn: sqlite3.Connection, n: int = 20) -> list[dict[str, Any]]:

@@ -1,13 +1,17 @@
 """Reading and saving people's work, with access rules and optimistic concurrency.
 
 Access: a person reads and writes only the work given to them; reviewers (and admins) also read
-caption work to review it and may send it back or accept it, but never change its text. Asking
+caption work to review it and may send it back or accept it, but never change its text, and only
+once it is written (submitted, or accepted and sent back again): a caption nobody wrote cannot
+be accepted. Asking
 for anything else answers "no such work", the same as for an id that does not exist, so ids
 cannot be probed.
 
 Saving: every save names the version it started from. When someone saved in between, nothing is
-written and the caller gets a `Conflict` with what is stored now (text, author, time) to show.
-Every accepted save is a new row in `revisions`, so all history is kept.
+written and the caller gets a `Conflict` with what is stored now (text, author, time) to show;
+the refused text is kept (conflicts.py) and offered back on the work's page, so a tab closed
+before it could show the conflict loses nothing. Every accepted save is a new row in
+`revisions`, so all history is kept.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from vidbench.annotate import db
+from vidbench.annotate import conflicts, db
 from vidbench.annotate.auth import User
 from vidbench.annotate.drafts import draft_source
 from vidbench.annotate.items import check_candidate
@@ -27,6 +31,7 @@ MAX_TEXT = 5000
 ANSWERS = ("(A)", "(B)", "(C)", "(D)")
 OWNER_STATUSES = ("draft", "submitted")
 REVIEW_STATUSES = ("returned", "accepted")
+REVIEWABLE = ("submitted", "accepted")  # written work; a reviewer acts on nothing else
 DECISIONS = ("accept", "edit", "reject")
 
 
@@ -36,9 +41,11 @@ class NoSuchWork(DataError):
 
 @dataclass
 class Conflict(Exception):
-    """Someone saved since the version the caller started from."""
+    """Someone saved since the version the caller started from; `kept` is the row id of the
+    refused text in conflicts.py (None when the save carried no text)."""
 
     current: dict[str, Any]
+    kept: int | None = None
 
     def __str__(self) -> str:
         who, at = self.current["updated_by_name"], self.current["updated_at"]
@@ -84,6 +91,23 @@ def mine(conn: sqlite3.Connection, user: User, job: str | None = None) -> list[d
     return [dict(r) for r in conn.execute(query + " ORDER BY w.item_id", args)]
 
 
+OPEN_STATUSES = ("todo", "draft", "returned")  # work that still needs its owner
+
+
+def next_open(conn: sqlite3.Connection, user: User, current: dict[str, Any]) -> int | None:
+    """The id of this person's next live work of the same job that still needs them: the first
+    after `current` in item order, else the first before it; None when none is left."""
+    rows = conn.execute(
+        "SELECT w.id, w.item_id FROM work w JOIN items i ON i.id = w.item_id WHERE w.user_id = ? "
+        "AND w.job = ? AND i.deleted = 0 AND w.id != ? AND w.status IN (?, ?, ?) "
+        "ORDER BY w.item_id",
+        (user.id, current["job"], current["id"], *OPEN_STATUSES),
+    ).fetchall()
+    after = [r["id"] for r in rows if r["item_id"] > current["item_id"]]
+    before = [r["id"] for r in rows if r["item_id"] <= current["item_id"]]
+    return (after or before or [None])[0]
+
+
 def check_content(job: str, content: str, status: str, item: dict[str, Any] | None = None) -> None:
     """DataError naming what is wrong with a save's content for this job (`item`: the item's
     data, whose machine drafts a submitted caption must not repeat unedited)."""
@@ -91,6 +115,10 @@ def check_content(job: str, content: str, status: str, item: dict[str, Any] | No
         raise DataError(f"too long: {len(content)} characters (at most {MAX_TEXT})")
     if job == "answer" and content not in ("", *ANSWERS):
         raise DataError(f"an answer is one of {', '.join(ANSWERS)}, got {content[:20]!r}")
+    if job == "answer" and status == "submitted" and not content:
+        raise DataError("choose an answer before submitting")
+    if job == "review" and status == "submitted" and not content:
+        raise DataError("choose accept, edit or reject before submitting")
     if job == "write" and status == "submitted" and not content.strip():
         raise DataError("an empty caption cannot be submitted")
     if job == "write" and status == "submitted" and (model := draft_source(item or {}, content)):
@@ -120,41 +148,85 @@ def save(
     content: str | None = None,
     status: str | None = None,
     comment: str | None = None,
+    resolves: tuple[int, ...] = (),
 ) -> dict[str, Any]:
     """Apply one save (owner: content and draft/submitted; reviewer: returned/accepted and a
-    comment). Raises NoSuchWork, DataError (bad content, not allowed) or Conflict."""
+    comment; `resolves`: kept conflicts this save settles). Raises NoSuchWork, DataError (bad
+    content, not allowed) or Conflict (the owner's refused text kept, its id in `kept`)."""
+    kept, saved = None, None
     with db.transaction(conn):
         work = get(conn, work_id, user)
         owner = work["user_id"] == user.id
         if owner and status not in (None, *OWNER_STATUSES):
             raise DataError(f"you cannot set your own work to {status!r}")
-        if not owner and (content is not None or status not in REVIEW_STATUSES):
-            raise DataError("a reviewer may only send work back or accept it")
-        if not owner and status == "returned" and not (comment or "").strip():
-            raise DataError("say why when sending work back")
-        if work["version"] != base_version:
-            raise Conflict(work)
-        new_content = work["content"] if content is None else content
-        new_status = status or ("draft" if work["status"] == "todo" else work["status"])
-        if owner and content is not None and status is None and work["status"] == "accepted":
-            new_status = "submitted"  # an accepted text changed: it needs review again
-        check_content(work["job"], new_content, new_status, work["data"])
-        new_comment = work["comment"] if comment is None else comment
-        at, version = db.now(), work["version"] + 1
-        conn.execute(
-            "UPDATE work SET content = ?, status = ?, comment = ?, version = ?, updated_by = ?, "
-            "updated_at = ? WHERE id = ? AND version = ?",
-            (new_content, new_status, new_comment, version, user.id, at, work_id, base_version),
-        )
-        conn.execute(
-            "INSERT INTO revisions (work_id, version, content, status, comment, author, at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (work_id, version, new_content, new_status, new_comment, user.id, at),
-        )
-    saved = {"id": work_id, "version": version, "status": new_status, "updated_at": at}
+        if not owner:
+            _check_review(content, status, comment)
+        if work["version"] == base_version:
+            if not owner:
+                _check_reviewable(work)
+            saved = _write(conn, work, user, content, status, comment)
+            if owner:
+                conflicts.resolve_saved(conn, work_id, user.id, saved["content"], list(resolves))
+        elif owner and content is not None and content != work["content"]:
+            check_content(work["job"], content, "draft")
+            kept = conflicts.keep(conn, work_id, user.id, base_version, content, status)
+    if saved is None:  # the kept text is committed with the transaction above
+        raise Conflict(work, kept)
+    out = {k: saved[k] for k in ("id", "version", "status", "updated_at")}
     if work["deleted"]:
-        saved["warning"] = "this item was withdrawn: your work is kept but leaves the exports"
-    return saved
+        out["warning"] = "this item was withdrawn: your work is kept but leaves the exports"
+    return out
+
+
+def _write(
+    conn: sqlite3.Connection,
+    work: dict[str, Any],
+    user: User,
+    content: str | None,
+    status: str | None,
+    comment: str | None,
+) -> dict[str, Any]:
+    """The save itself, on the version it started from (inside the caller's transaction)."""
+    owner = work["user_id"] == user.id
+    new_content = work["content"] if content is None else content
+    new_status = status or ("draft" if work["status"] == "todo" else work["status"])
+    if owner and content is not None and status is None and work["status"] == "accepted":
+        new_status = "submitted"  # an accepted text changed: it needs review again
+    check_content(work["job"], new_content, new_status, work["data"])
+    new_comment = work["comment"] if comment is None else comment
+    at, version = db.now(), work["version"] + 1
+    conn.execute(
+        "UPDATE work SET content = ?, status = ?, comment = ?, version = ?, updated_by = ?, "
+        "updated_at = ? WHERE id = ? AND version = ?",
+        (new_content, new_status, new_comment, version, user.id, at, work["id"], work["version"]),
+    )
+    conn.execute(
+        "INSERT INTO revisions (work_id, version, content, status, comment, author, at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (work["id"], version, new_content, new_status, new_comment, user.id, at),
+    )
+    return {
+        "id": work["id"],
+        "version": version,
+        "status": new_status,
+        "updated_at": at,
+        "content": new_content,
+    }
+
+
+def _check_review(content: str | None, status: str | None, comment: str | None) -> None:
+    """A reviewer's save sets a status (and a comment), never the text."""
+    if content is not None or status not in REVIEW_STATUSES:
+        raise DataError("a reviewer may only send work back or accept it")
+    if status == "returned" and not (comment or "").strip():
+        raise DataError("say why when sending work back")
+
+
+def _check_reviewable(work: dict[str, Any]) -> None:
+    """Only written work is reviewed: submitted (or accepted, to send it back), with a text."""
+    if work["status"] not in REVIEWABLE or not work["content"].strip():
+        state = "empty" if not work["content"].strip() else work["status"]
+        raise DataError(f"only written work can be reviewed: this one is {state}")
 
 
 def public(work: dict[str, Any]) -> dict[str, Any]:

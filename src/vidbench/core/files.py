@@ -101,12 +101,17 @@ def json_lines(path: Path) -> Iterator[JsonLine]:
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as e:
-                yield JsonLine(number, error=f"not UTF-8 text ({e.reason} at byte {e.start})")
+                yield JsonLine(number, error=f"not UTF-8 text (byte {e.start + 1})")
                 continue
             try:
-                yield JsonLine(number, json.loads(text))
+                value = json.loads(text)
+                json.dumps(value, ensure_ascii=False).encode("utf-8")
             except json.JSONDecodeError as e:
                 yield JsonLine(number, error=f"malformed JSON: {e.msg}")
+            except UnicodeEncodeError:  # "\ud800": valid JSON, but no text to store or show
+                yield JsonLine(number, error="an unpaired surrogate escape (\\ud8xx): no text")
+            else:
+                yield JsonLine(number, value)
 
 
 def read_jsonl(path: Path) -> list[Any]:

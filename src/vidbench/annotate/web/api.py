@@ -1,25 +1,31 @@
-"""The JSON API the pages call (every POST carries the session's CSRF token) and the media route.
+"""The JSON API the pages call (every POST carries the session's CSRF token, checked before the
+body is read: limits.py) and the media route.
 
-Media: `/media/REL` serves a video file under the project's data folder only: a path with `..`,
-an absolute path, a link leading outside, or a file that is not a video is refused.
+Media: `/media/REL` serves a video file under the project's data folder only (media.py): a path
+with `..`, an absolute path, a NUL or another invalid path, a link leading outside (except the
+video links the project's tools make and record: links.py), or a file that is not a video is
+refused with 400.
 """
 
 from __future__ import annotations
 
-from pathlib import Path, PurePosixPath
+import itertools
+import shutil
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, File, HTTPException, Request, UploadFile
 from fastapi.responses import FileResponse
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
-from vidbench.annotate import assign, exports, items, work
+from vidbench.annotate import assign, conflicts, exports, items, work
+from vidbench.annotate.links import recorded_target
+from vidbench.annotate.media import BadMediaPath, MissingVideo, video_path
+from vidbench.annotate.paths import child, file_name
 from vidbench.annotate.web.deps import Admin, Signed
-from vidbench.core.errors import DataError
+from vidbench.annotate.web.limits import MAX_UPLOAD, UPLOAD
 
 router = APIRouter()
-VIDEO_SUFFIXES = (".mp4", ".webm", ".mkv", ".mov", ".m4v")
-MAX_UPLOAD = 50 * 1024 * 1024
 
 
 class SaveBody(BaseModel):
@@ -27,6 +33,7 @@ class SaveBody(BaseModel):
     content: str | None = None
     status: str | None = None
     comment: str | None = None
+    resolves: list[int] = Field(default_factory=list, max_length=100)  # kept texts it settles
 
 
 @router.get("/api/work/{work_id}")
@@ -36,20 +43,34 @@ def read_work(work_id: int, v: Signed) -> dict[str, Any]:
 
 @router.post("/api/work/{work_id}")
 def save_work(work_id: int, body: SaveBody, v: Signed) -> dict[str, Any]:
-    return work.save(v.conn, work_id, v.user, body.version, body.content, body.status, body.comment)
+    return work.save(
+        v.conn,
+        work_id,
+        v.user,
+        body.version,
+        body.content,
+        body.status,
+        body.comment,
+        tuple(body.resolves),
+    )
+
+
+@router.post("/api/work/{work_id}/kept/{kept_id}/discard")
+def discard_kept(work_id: int, kept_id: int, v: Signed) -> dict[str, Any]:
+    """The author chose not to restore a text kept from a refused save."""
+    work.get(v.conn, work_id, v.user)  # 404 unless the work is theirs to read
+    conflicts.discard(v.conn, work_id, v.user.id, kept_id)
+    return {"discarded": kept_id}
 
 
 @router.get("/media/{rel:path}")
 def media(rel: str, request: Request, v: Signed) -> FileResponse:
-    root: Path = request.app.state.project.data.resolve()
-    parts = PurePosixPath(rel).parts
-    if not rel or rel.startswith(("/", "\\")) or ".." in parts or "\\" in rel or ":" in rel:
-        raise HTTPException(400, "media paths are relative to the project's data folder")
-    path = (root / rel).resolve()
-    if not path.is_relative_to(root) or path.suffix.lower() not in VIDEO_SUFFIXES:
-        raise HTTPException(400, "not a video of the project's data folder")
-    if not path.is_file():
-        raise HTTPException(404, f"missing video: {rel}")
+    try:
+        path = video_path(request.app.state.project.data, rel, recorded_target)
+    except BadMediaPath as e:
+        raise HTTPException(400, str(e)) from e
+    except MissingVideo as e:
+        raise HTTPException(404, str(e)) from e
     return FileResponse(path, headers={"Cache-Control": "private, max-age=3600"})
 
 
@@ -69,24 +90,26 @@ def delete_item(item_id: str, v: Admin) -> dict[str, Any]:
     return {"deleted": item_id}
 
 
-@router.post("/api/admin/import")
-async def import_queue(
-    request: Request, v: Admin, file: Annotated[UploadFile, File()]
-) -> dict[str, Any]:
-    """Upload a review_queue.jsonl: malformed lines are listed (file and line), the rest import."""
-    raw = await file.read(MAX_UPLOAD + 1)
-    if len(raw) > MAX_UPLOAD:
-        raise DataError(f"{file.filename}: larger than {MAX_UPLOAD // 2**20} MiB")
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise DataError(f"{file.filename}: not UTF-8 text ({e})") from e
+@router.post("/api/admin/import", max_body_size=UPLOAD)
+def import_queue(request: Request, v: Admin, file: Annotated[UploadFile, File()]) -> dict[str, Any]:
+    """Upload a review_queue.jsonl: malformed lines (not UTF-8, not JSON, not a candidate) are
+    listed by file and line, the rest import. The body was streamed with a size limit
+    (limits.py); the file is kept in PROJECT/uploads under a name of its own."""
+    if file.size is not None and file.size > MAX_UPLOAD:
+        raise HTTPException(413, f"{file.filename}: larger than {MAX_UPLOAD // 2**20} MiB")
     project = request.app.state.project
     uploads = project.path / "uploads"
     uploads.mkdir(exist_ok=True)
-    name = Path(file.filename or "upload.jsonl").name
-    saved = uploads / f"{len(list(uploads.iterdir())) + 1:04d}-{name}"
-    saved.write_bytes(raw)  # kept: what was uploaded is never lost
+    stem = Path(file.filename or "upload.jsonl").stem
+    for n in itertools.count(len(list(uploads.iterdir())) + 1):  # numbered in upload order
+        saved = child(uploads, file_name(f"{n:04d}-{stem}", ".jsonl"))
+        try:
+            out = saved.open("xb")
+        except FileExistsError:  # another upload took the number
+            continue
+        with out:  # kept: what was uploaded is never lost
+            shutil.copyfileobj(file.file, out, 1 << 20)
+        break
     result = items.import_queue(v.conn, project.data, saved, v.user.name)
     return {"added": result.added, "skipped": result.skipped, "problems": result.problems}
 

@@ -2,6 +2,8 @@
 
 Content-Security-Policy allows scripts, styles and media from this server only and no inline
 script, so even a text that escaped escaping could not run; nothing is loaded from a CDN.
+Requests are checked before their bodies are read (limits.py); sign-ins are throttled and the
+password hashes running at once are bounded (throttle.py, state in `app.state`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
 from vidbench.annotate.project import Project
-from vidbench.annotate.web import api, deps, pages, redteam_routes
+from vidbench.annotate.throttle import HashSlots, LoginThrottle
+from vidbench.annotate.web import api, deps, limits, pages, redteam_routes, signin
+from vidbench.annotate.web.limits import CheckFirst, session_checker
 from vidbench.annotate.work import Conflict, NoSuchWork
 from vidbench.core.errors import ConfigError, DataError
 
@@ -34,12 +38,17 @@ def create_app(project: Project, judge: Any = None) -> FastAPI:
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     app.state.project = project
     app.state.judge = judge
+    app.state.login_throttle = LoginThrottle()
+    app.state.hash_slots = HashSlots()
     app.mount("/static", StaticFiles(directory=deps.HERE / "static"), name="static")
-    app.include_router(pages.router)
-    app.include_router(api.router)
-    app.include_router(redteam_routes.router)
+    # body limits per router (limits.py), not for the app: the app's limiter would sit outside
+    # CheckFirst and answer 413 before an unauthenticated request is told 401
+    for router in (signin.router, pages.router, api.router, redteam_routes.router):
+        app.include_router(router, max_body_size=limits.DEFAULT)
 
-    @app.middleware("http")
+    app.add_middleware(CheckFirst, check_session=session_checker(project.connect))
+
+    @app.middleware("http")  # outside CheckFirst: its refusals get these headers too
     async def headers(request: Request, call_next: Any) -> Response:
         response = await call_next(request)
         response.headers["Content-Security-Policy"] = CSP
@@ -62,7 +71,7 @@ def create_app(project: Project, judge: Any = None) -> FastAPI:
     async def conflict(request: Request, exc: Conflict) -> Response:
         from vidbench.annotate.work import public
 
-        body = {"error": f"conflict: {exc}", "current": public(exc.current)}
+        body = {"error": f"conflict: {exc}", "current": public(exc.current), "kept": exc.kept}
         return JSONResponse(body, status_code=409)
 
     @app.exception_handler(DataError)
@@ -75,7 +84,9 @@ def create_app(project: Project, judge: Any = None) -> FastAPI:
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> Response:
-        return _error(request, exc.status_code, str(exc.detail))
+        response = _error(request, exc.status_code, str(exc.detail))
+        response.headers.update(exc.headers or {})
+        return response
 
     return app
 

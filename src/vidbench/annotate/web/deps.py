@@ -3,6 +3,7 @@ templates (Jinja2 with autoescaping: every user and model text is shown as text)
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -24,6 +25,15 @@ HERE = Path(__file__).parent
 templates = Jinja2Templates(
     env=jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True)
 )
+
+
+def pretty_json(value: object) -> str:
+    """JSON to read (indented, characters as they are), escaped by the template as any text;
+    Jinja's `tojson` writes `\u003c` for `<`, which is for scripts, not for people."""
+    return json.dumps(value, indent=1, ensure_ascii=False)
+
+
+templates.env.filters["pretty_json"] = pretty_json
 
 
 class NotSignedIn(Exception):

@@ -1,18 +1,21 @@
-"""The HTML pages: sign in, my work, one piece of work (by job), caption review, admin."""
+"""The HTML pages: my work (grouped by task and status), one piece of work (by job: the
+question and the official views first, the other views one click away, a next-item link, texts
+kept from refused saves offered back), caption review (with the object's videos), admin.
+Signing in and out: signin.py."""
 
 from __future__ import annotations
 
 import json
-import secrets
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Form, Request
-from fastapi.responses import RedirectResponse, Response
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
 
-from vidbench.annotate import auth, progress, work
+from vidbench.annotate import conflicts, progress, work
 from vidbench.annotate.web import deps
-from vidbench.annotate.web.deps import Admin, Conn, Reviewer, Signed, templates
+from vidbench.annotate.web.deps import Admin, Reviewer, Signed, templates
 from vidbench.benchmarks.fourd.loader import VIEWS_PER_OBJECT
+from vidbench.benchmarks.fourd.variants import OFFICIAL_VIEWS
 
 router = APIRouter()
 TITLES = {
@@ -21,65 +24,55 @@ TITLES = {
     "answer": "Answer",
     "redteam": "Red-team a rule",
 }
+GROUPS = {  # the home page's groups per task, in this order (label, shown open)
+    "returned": ("sent back to you", True),
+    "todo": ("to do", True),
+    "draft": ("started", True),
+    "submitted": ("submitted", False),
+    "accepted": ("accepted", False),
+}
 
 
 def _page(request: Request, v: deps.Viewer, name: str, **context: Any) -> Response:
     return templates.TemplateResponse(request, name, {"user": v.user, "csrf": v.csrf, **context})
 
 
-@router.get("/login")
-def login_page(request: Request, error: str = "") -> Response:
-    token = secrets.token_urlsafe(32)
-    response = templates.TemplateResponse(request, "login.html", {"token": token, "error": error})
-    response.set_cookie(deps.LOGIN_COOKIE, token, httponly=True, samesite="strict")
-    return response
-
-
-@router.post("/login")
-def login(
-    request: Request,
-    conn: Conn,
-    name: Annotated[str, Form()],
-    password: Annotated[str, Form()],
-    csrf: Annotated[str, Form()],
-) -> Response:
-    if not auth.same_token(request.cookies.get(deps.LOGIN_COOKIE, ""), csrf):
-        return Response("missing or wrong CSRF token: reload the sign-in page", status_code=403)
-    user = auth.check_password(conn, name, password)
-    if user is None:
-        return RedirectResponse("/login?error=wrong+name+or+password", status_code=303)
-    token, _ = auth.open_session(conn, user)
-    response = RedirectResponse("/", status_code=303)
-    response.set_cookie(deps.SESSION_COOKIE, token, httponly=True, samesite="strict")
-    response.delete_cookie(deps.LOGIN_COOKIE)
-    return response
-
-
-@router.post("/logout")
-def logout(request: Request, v: Signed) -> Response:
-    auth.close_session(v.conn, request.cookies.get(deps.SESSION_COOKIE, ""))
-    response = Response(status_code=204)
-    response.delete_cookie(deps.SESSION_COOKIE)
-    return response
-
-
 @router.get("/")
 def home(request: Request, v: Signed) -> Response:
-    return _page(request, v, "home.html", work=work.mine(v.conn, v.user), titles=TITLES)
+    return _page(request, v, "home.html", tasks=_grouped(work.mine(v.conn, v.user)))
+
+
+def _grouped(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """[{job, title, total, groups: [{status, label, open, rows}]}] in TITLES and GROUPS order."""
+    out = []
+    for job, title in TITLES.items():
+        mine = [r for r in rows if r["job"] == job]
+        groups = []
+        for status, (label, shown) in GROUPS.items():
+            chosen = [r for r in mine if r["status"] == status]
+            if chosen:
+                groups.append({"status": status, "label": label, "open": shown, "rows": chosen})
+        if mine:
+            out.append({"job": job, "title": title, "total": len(mine), "groups": groups})
+    return out
 
 
 def _views(request: Request, data: dict[str, Any]) -> list[dict[str, Any]]:
-    """The videos to show: ?views=1,8,16 picks views (default all 24); each with whether the
-    file exists, so a missing video is named on the page instead of failing silently."""
+    """The videos to show, each with whether it is one of the first shown (`main`) and whether
+    the file exists (a missing video is named on the page instead of failing silently).
+    ?views=1,8,16 shows exactly those views; by default an object's official input views
+    (1, 8, 16) come first, larger, and the other views are one click away."""
     paths = data.get("views") or ([data["video"]] if data.get("video") else [])
     chosen = request.query_params.get("views", "")
     wanted = [int(k) for k in chosen.split(",") if k.strip().isdigit()] if chosen else None
+    ring = len(paths) == VIEWS_PER_OBJECT
     root = request.app.state.project.data
     out = []
     for k, path in enumerate(paths):
-        if wanted is not None and len(paths) == VIEWS_PER_OBJECT and k not in wanted:
+        if wanted is not None and ring and k not in wanted:
             continue
-        out.append({"view": k, "path": path, "exists": (root / path).is_file()})
+        main = not ring or wanted is not None or k in OFFICIAL_VIEWS
+        out.append({"view": k, "path": path, "exists": (root / path).is_file(), "main": main})
     return out
 
 
@@ -93,6 +86,7 @@ def work_page(request: Request, work_id: int, v: Signed) -> Response:
         extra = {"history": history(request, found)}
     else:
         extra = {}
+    mine = found["user_id"] == v.user.id
     return _page(
         request,
         v,
@@ -101,19 +95,31 @@ def work_page(request: Request, work_id: int, v: Signed) -> Response:
         views=_views(request, found["data"]),
         state=json.dumps({"id": work_id, "version": found["version"], "job": found["job"]}),
         title=TITLES[found["job"]],
+        kept=conflicts.open_for(v.conn, work_id, v.user.id) if mine else [],
+        next_id=work.next_open(v.conn, v.user, found) if mine else None,
         **extra,
     )
 
 
 @router.get("/review/captions")
 def review_captions(request: Request, v: Reviewer) -> Response:
+    """Written captions per object, with the object's official views to check them against."""
     rows = v.conn.execute(
         "SELECT w.id, w.item_id, w.content, w.status, w.comment, w.version, w.updated_at, "
-        "u.name AS owner FROM work w JOIN items i ON i.id = w.item_id "
+        "i.data, u.name AS owner FROM work w JOIN items i ON i.id = w.item_id "
         "JOIN users u ON u.id = w.user_id WHERE w.job = 'write' AND i.deleted = 0 "
         "AND w.status IN ('submitted', 'returned', 'accepted') ORDER BY w.item_id, w.slot"
     ).fetchall()
-    return _page(request, v, "review_captions.html", rows=[dict(r) for r in rows])
+    objects: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        entry = objects.setdefault(r["item_id"], {"id": r["item_id"], "rows": []})
+        if "views" not in entry:
+            views = _views(request, json.loads(r["data"]))
+            entry["views"] = [view for view in views if view["main"]]
+        row = dict(r)
+        del row["data"]
+        entry["rows"].append(row)
+    return _page(request, v, "review_captions.html", objects=list(objects.values()))
 
 
 @router.get("/admin")
@@ -125,6 +131,7 @@ def admin_page(request: Request, v: Admin) -> Response:
         v,
         "admin.html",
         people=progress.per_person(v.conn),
+        statuses=progress.STATUSES,
         tasks=progress.per_task(v.conn),
         agreement=review_agreement(v.conn),
         events=progress.recent_events(v.conn),

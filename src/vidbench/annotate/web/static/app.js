@@ -1,21 +1,28 @@
-// The annotation app's browser side: autosave with optimistic concurrency, the synchronised
-// multi-view player, reviewer and admin actions, the red-team workflow. Every text from people
-// or models is put in the page with textContent, never as HTML.
+// The annotation app's browser side: the synchronised multi-view player, reviewer and admin
+// actions, the red-team workflow (work.js: one piece of work, saved as typed). Every text from
+// people or models is put in the page with textContent, never as HTML.
 "use strict";
 
 const csrf = (document.querySelector('meta[name="csrf"]') || {}).content || "";
 
-async function post(url, body) {
-  const options = { method: "POST", headers: { "X-CSRF-Token": csrf } };
+// Every answer, a network failure included (status 0), comes back as {ok, status, data}: a
+// fetch that cannot reach the server is never an unhandled rejection that shows nothing.
+async function post(url, body, keepalive) {
+  const options = { method: "POST", headers: { "X-CSRF-Token": csrf }, keepalive: Boolean(keepalive) };
   if (body instanceof FormData) {
     options.body = body;
   } else {
     options.headers["Content-Type"] = "application/json";
     options.body = JSON.stringify(body || {});
   }
-  const response = await fetch(url, options);
+  let response;
+  try {
+    response = await fetch(url, options);
+  } catch (e) {
+    return { ok: false, status: 0, data: { error: "the server cannot be reached" } };
+  }
   let data = {};
-  try { data = await response.json(); } catch (e) { data = { error: response.statusText }; }
+  try { data = await response.json(); } catch (e) { data = { error: response.statusText || "HTTP " + response.status }; }
   return { ok: response.ok, status: response.status, data };
 }
 
@@ -34,14 +41,17 @@ function errorText(data) {
 }
 
 // ------------------------------------------------------------------------------ the player
+// One control for every shown view; the views in a closed "other views" box are left alone (and
+// not loaded) until it is opened, then they join at the first view's time.
 function setUpPlayer(player) {
-  const videos = Array.from(player.querySelectorAll("video"));
+  const all = Array.from(player.querySelectorAll("video"));
   const play = player.querySelector("[data-play]");
   const seek = player.querySelector("[data-seek]");
   const time = player.querySelector("[data-time]");
-  if (!videos.length) { if (play) play.disabled = true; return; }
-  const master = videos[0];
-  videos.forEach((v) => v.addEventListener("error", () => {
+  if (!all.length) { if (play) play.disabled = true; return; }
+  const master = all[0];
+  const shown = () => all.filter((v) => v.isConnected && !v.closest("details:not([open])"));
+  all.forEach((v) => v.addEventListener("error", () => {
     const note = document.createElement("p");
     note.className = "error";
     note.textContent = "cannot play " + decodeURIComponent(v.getAttribute("src"));
@@ -49,153 +59,36 @@ function setUpPlayer(player) {
   }));
   play.addEventListener("click", () => {
     if (master.paused) {
-      videos.forEach((v) => { v.currentTime = master.currentTime; v.play().catch(() => {}); });
+      shown().forEach((v) => { v.currentTime = master.currentTime; v.play().catch(() => {}); });
       play.textContent = "pause";
     } else {
-      videos.forEach((v) => v.pause());
+      all.forEach((v) => v.pause());
       play.textContent = "play";
     }
   });
   seek.addEventListener("input", () => {
     const t = (master.duration || 0) * seek.value / 1000;
-    videos.forEach((v) => { v.currentTime = t; });
+    shown().forEach((v) => { v.currentTime = t; });
   });
   master.addEventListener("timeupdate", () => {
     if (master.duration) seek.value = Math.round(1000 * master.currentTime / master.duration);
     time.textContent = master.currentTime.toFixed(2) + " s";
-    videos.forEach((v) => {  // keep every view on the master's clock
+    shown().forEach((v) => {  // keep every view on the master's clock
       if (v !== master && Math.abs(v.currentTime - master.currentTime) > 0.1) {
         v.currentTime = master.currentTime;
       }
     });
   });
-  master.addEventListener("ended", () => { videos.forEach((v) => v.pause()); play.textContent = "play"; });
-}
-
-// ------------------------------------------------------------------------------- autosave
-function setUpWork(form) {
-  const state = JSON.parse(form.dataset.state);
-  const show = (sel, text) => { const el = form.querySelector(sel); if (el) el.textContent = text; };
-  // Saves run one after another (`queue`), each with the version the previous one returned, so
-  // two saves from one tab never cross; `sent` is the content of the last save sent, so a save
-  // with nothing new (a blur after a save) is not written as another version.
-  let version = state.version, timer = null, queue = Promise.resolve(), conflicted = false;
-  let sent = null;
-
-  function content() {
-    if (state.job === "write") return form.querySelector("[data-field=content]").value;
-    if (state.job === "answer") {
-      const chosen = form.querySelector("[data-answer]:checked");
-      return chosen ? chosen.value : "";
-    }
-    const decision = form.querySelector("input[name=decision]:checked");
-    const item = JSON.parse(form.querySelector("[data-item]").textContent);
-    const f = (name) => form.querySelector("[name=" + name + "]").value;
-    const review = { decision: decision ? decision.value : null, reason: f("reason") };
-    if (review.decision === "edit") {
-      review.edited = {
-        id: item.id, uid: item.uid, Category: item.Category, Question: f("Question"),
-        Options: [0, 1, 2, 3].map((i) => f("Option" + i)),
-        "Answer index": Number(f("AnswerIndex")), provenance: item.provenance,
-      };
-    }
-    return JSON.stringify(review);
-  }
-
-  function restoreReview() {
-    const saved = JSON.parse(form.querySelector("[data-review-saved]").textContent || '""');
-    if (!saved) return;
-    const review = JSON.parse(saved);
-    const radio = form.querySelector("input[name=decision][value=" + review.decision + "]");
-    if (radio) radio.checked = true;
-    form.querySelector("[name=reason]").value = review.reason || "";
-    if (review.edited) {
-      form.querySelector("[name=Question]").value = review.edited.Question;
-      review.edited.Options.forEach((o, i) => { form.querySelector("[name=Option" + i + "]").value = o; });
-      form.querySelector("[name=AnswerIndex]").value = String(review.edited["Answer index"]);
-    }
-  }
-
-  function showConflict(data) {
-    conflicted = true;
-    const box = form.querySelector("[data-conflict]");
-    box.hidden = false;
-    show("[data-conflict-message]", data.error);
-    show("[data-theirs]", data.current.content);
-    box.dataset.theirVersion = data.current.version;
-  }
-
-  function save(status) {
-    const done = queue.then(() => saveNow(status));
-    queue = done.catch(() => {});
-    return done;
-  }
-
-  async function saveNow(status) {
-    if (conflicted && !status) return null;  // nothing is written over someone else's save silently
-    const now = content();
-    if (!status && now === sent) return null;
-    sent = now;
-    const body = { version: version, content: now };
-    if (status) body.status = status;
-    const result = await post("/api/work/" + state.id, body);
-    if (result.ok) {
-      version = result.data.version;
-      show("[data-version]", version);
-      show("[data-status]", result.data.status);
-      show("[data-saved]", "saved " + result.data.updated_at);
-      if (result.data.warning) notice(result.data.warning, true);
-      else if (status) notice(status === "submitted" ? "submitted" : "saved");
-    } else if (result.status === 409) {
-      sent = null;  // refused: "keep mine" sends it again over their version
-      showConflict(result.data);
-    } else {
-      sent = null;  // not saved: the next change or the tab's close tries again
-      notice("not saved: " + errorText(result.data), true);
-    }
-    return result;
-  }
-
-  function changed() {
-    clearTimeout(timer);
-    timer = setTimeout(() => save(), 600);  // debounced: saved as typed
-  }
-
-  form.querySelectorAll("[data-draft]").forEach((draft) => {
-    draft.querySelector("[data-use-draft]").addEventListener("click", () => {
-      const box = form.querySelector("[data-field=content]");
-      if (box.value.trim() && !confirm("Replace your text with the machine draft?")) return;
-      box.value = draft.querySelector("[data-draft-text]").textContent;
-      box.focus();
-      changed();
+  master.addEventListener("ended", () => { all.forEach((v) => v.pause()); play.textContent = "play"; });
+  const more = player.querySelector("[data-more-views]");
+  if (more) more.addEventListener("toggle", () => {
+    if (!more.open) { more.querySelectorAll("video").forEach((v) => v.pause()); return; }
+    more.querySelectorAll("video").forEach((v) => {
+      v.preload = "auto";
+      v.currentTime = master.currentTime;
+      if (!master.paused) v.play().catch(() => {});
     });
   });
-  if (state.job === "review") restoreReview();
-  sent = content();  // what the page opened with is saved already
-  form.addEventListener("input", changed);
-  form.addEventListener("change", changed);
-  form.querySelector("[data-submit]").addEventListener("click", () => { clearTimeout(timer); save("submitted"); });
-  const keep = form.querySelector("[data-keep-mine]");
-  keep.addEventListener("click", () => {
-    version = Number(form.querySelector("[data-conflict]").dataset.theirVersion);
-    conflicted = false;
-    form.querySelector("[data-conflict]").hidden = true;
-    save();
-  });
-  form.querySelector("[data-take-theirs]").addEventListener("click", () => location.reload());
-  // a tab closed before the debounce fired still sends what was typed
-  const flush = () => {
-    const now = content();
-    if (now === sent || conflicted) return;
-    sent = now;
-    fetch("/api/work/" + state.id, {
-      method: "POST", keepalive: true,
-      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
-      body: JSON.stringify({ version: version, content: now }),
-    });
-  };
-  window.addEventListener("pagehide", flush);
-  document.addEventListener("visibilitychange", () => { if (document.visibilityState === "hidden") flush(); });
 }
 
 // ------------------------------------------------------------------------- caption review
@@ -209,6 +102,9 @@ function setUpCaptionReview(row) {
     if (result.ok) {
       row.dataset.version = result.data.version;
       row.querySelector("[data-row-status]").textContent = result.data.status;
+      // only written work is reviewed: a caption sent back waits for its writer
+      row.querySelector("[data-review=returned]").hidden = result.data.status === "returned";
+      row.querySelector("[data-review=accepted]").hidden = result.data.status !== "submitted";
       notice(body.status === "returned" ? "sent back" : "accepted");
     } else {
       notice(errorText(result.data), true);
@@ -259,7 +155,6 @@ function setUpRedTeam(box) {
 
 document.addEventListener("DOMContentLoaded", () => {
   document.querySelectorAll("[data-player]").forEach(setUpPlayer);
-  document.querySelectorAll("[data-work]").forEach(setUpWork);
   document.querySelectorAll("[data-caption-row]").forEach(setUpCaptionReview);
   document.querySelectorAll("[data-redteam]").forEach(setUpRedTeam);
   setUpAdmin();

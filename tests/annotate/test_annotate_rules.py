@@ -1,0 +1,229 @@
+"""What the annotation app accepts and what it writes: only written work is reviewed (no empty
+caption is accepted or exported), names never become paths outside the exports folder, items
+nobody was given are listed as left out of every export, the admin's per-task progress shows its
+numbers, a non-UTF-8 line of a review queue is named and skipped, and a save refused by a
+concurrent one keeps its text until its author restores or discards it."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from annotate_support import PASSWORD, make_project, query, sign_in, work_ids, writers
+from vidbench.annotate import auth, exports, items, work
+from vidbench.annotate.project import Project
+from vidbench.annotate.web.app import create_app
+from vidbench.cli import main
+from vidbench.core.errors import ConfigError, DataError
+
+UID0, UID1 = "0" * 32, f"{1:032x}"
+GOOD = {
+    "uid": UID0,
+    "Category": "Appearance",
+    "Question": "What colour is it?",
+    "Options": ["(A) red", "(B) blue", "(C) green", "(D) white"],
+    "Answer index": 1,
+}
+
+
+@pytest.fixture
+def project(qa_release: Path, tmp_path: Path) -> Project:
+    return make_project(qa_release, tmp_path)
+
+
+@pytest.fixture(scope="module")
+def unchanged(qa_release: Path, tmp_path_factory: pytest.TempPathFactory) -> Project:
+    """A project the tests only read (or are refused to change)."""
+    return make_project(qa_release, tmp_path_factory.mktemp("annotate_rules"))
+
+
+def _people(project: Project) -> dict[str, auth.User]:
+    conn = project.connect()
+    try:
+        return {u.name: u for u in auth.users(conn)}
+    finally:
+        conn.close()
+
+
+def _client(project: Project, name: str) -> tuple[TestClient, dict[str, str]]:
+    client = TestClient(create_app(project), base_url="http://127.0.0.1")
+    return client, {"X-CSRF-Token": sign_in(client, name)}
+
+
+def test_only_written_work_can_be_reviewed(project: Project) -> None:
+    (todo, _), (draft, draft_owner), (done, done_owner) = writers(project, UID0)[:3]
+    people = _people(project)
+    conn = project.connect()
+    work.save(conn, draft, people[draft_owner], 0, "half a capt")
+    work.save(conn, done, people[done_owner], 0, "A cube spins.", "submitted")
+    conn.close()
+    client, headers = _client(project, "rita")
+    for work_id, version in ((todo, 0), (draft, 1)):
+        accepted = client.post(
+            f"/api/work/{work_id}", json={"version": version, "status": "accepted"}, headers=headers
+        )
+        assert accepted.status_code == 422, accepted.text
+        assert "only written work can be reviewed" in accepted.json()["error"]
+        sent_back = client.post(
+            f"/api/work/{work_id}",
+            json={"version": version, "status": "returned", "comment": "write it"},
+            headers=headers,
+        )
+        assert sent_back.status_code == 422
+    assert query(project, "SELECT status FROM work WHERE id = ?", (todo,))[0][0] == "todo"
+    ok = client.post(
+        f"/api/work/{done}", json={"version": 1, "status": "accepted"}, headers=headers
+    )
+    assert ok.status_code == 200 and ok.json()["status"] == "accepted"
+    again = client.post(
+        f"/api/work/{done}",
+        json={"version": 2, "status": "returned", "comment": "which way?"},
+        headers=headers,
+    )
+    assert again.status_code == 200  # an accepted caption can still be sent back
+    returned = client.post(
+        f"/api/work/{done}", json={"version": 3, "status": "accepted"}, headers=headers
+    )
+    assert returned.status_code == 422  # sent back: it waits for its writer
+
+
+def test_nothing_empty_is_submitted_or_exported(project: Project) -> None:
+    people = _people(project)
+    review = work_ids(project, "rita", "review")[0]
+    conn = project.connect()
+    with pytest.raises(DataError, match="choose accept, edit or reject"):
+        work.save(conn, review, people["rita"], 0, "", "submitted")
+    # a database from before these rules may hold an accepted empty caption: it is left out
+    first = writers(project, UID0)
+    for n, (work_id, name) in enumerate(first):
+        work.save(conn, work_id, people[name], 0, f"caption {n}", "submitted")
+    conn.execute("UPDATE work SET content = '', status = 'accepted' WHERE id = ?", (first[0][0],))
+    done = exports.export_kind(project, conn, "captions", "ada", None, "4dbench")
+    conn.close()
+    assert done.written == 0
+    assert f"caption:{UID0}: {first[0][1]}'s caption is empty" in done.left_out
+    assert ",," not in done.path.read_text("utf-8")
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["x/../../../../elsewhere/pwned", "../up", ".hidden", "a\\b", "nul\x00", "", "a" * 65, "a b"],
+)
+def test_user_names_that_are_not_file_names_are_refused(unchanged: Project, name: str) -> None:
+    conn = unchanged.connect()
+    try:
+        with pytest.raises(ConfigError, match="user name"):
+            auth.add_user(conn, name, "annotator", PASSWORD)
+    finally:
+        conn.close()
+
+
+def test_the_answers_export_of_any_name_stays_in_the_exports_folder(
+    project: Project, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    name = "x/../../../../elsewhere/pwned"
+    monkeypatch.setattr("sys.stdin", io.StringIO(PASSWORD + "\n"))
+    args = ["annotate", "users", "add", str(project.path), name, "--role", "annotator"]
+    assert main([*args, "--password-stdin"]) == 2
+    assert "user name" in capsys.readouterr().err
+    # a name written by an older version (no check then) still cannot lead out
+    conn = project.connect()
+    conn.execute(
+        "INSERT INTO users (name, role, pw_hash, created) VALUES (?, 'annotator', 'x', 'then')",
+        (name,),
+    )
+    conn.close()
+    assert main(["annotate", "export", str(project.path), "answers", "--user", name]) == 0
+    written = list((project.path / "exports").iterdir())
+    assert len(written) == 1 and written[0].name.startswith("4dbench-x_")
+    assert written[0].parent == project.path / "exports"
+    escaped = (project.path / "exports" / f"4dbench-{name}.jsonl").resolve()
+    assert not escaped.exists(), escaped  # where the old code wrote it
+
+
+def test_unassigned_items_are_listed_as_left_out(project: Project) -> None:
+    queue = project.path / "extra.jsonl"
+    queue.write_text(json.dumps({**GOOD, "id": f"{UID0}_extra"}) + "\n")
+    conn = project.connect()
+    items.import_queue(conn, project.data, queue, "ada")  # imported, never assigned
+    qa = exports.export_kind(project, conn, "qa", "ada", None, "4dbench")
+    captions = exports.export_kind(project, conn, "captions", "ada", None, "4dbench")
+    answers = exports.export_kind(project, conn, "answers", "ada", "ann1", "4dbench")
+    conn.close()
+    assert f"qa:{UID0}_extra: not assigned to anyone" in qa.left_out
+    # no human-baseline question was assigned: each is named
+    assert f"{UID0}_appearance: not assigned to anyone" in answers.left_out
+    assert len([w for w in answers.left_out if "not assigned" in w]) == 20
+    assert not [w for w in captions.left_out if "not assigned" in w]  # all given to writers
+
+
+def test_the_admin_sees_the_numbers_per_task(unchanged: Project) -> None:
+    client, _ = _client(unchanged, "ada")
+    page = client.get("/admin").text
+    assert "built-in method" not in page
+    row = page.split('<tr data-task="qa">')[1].split("</tr>")[0]
+    # 20 QA items, none withdrawn, all 20 assigned, none done
+    assert row == "<td>qa</td><td>20</td><td>0</td><td>0</td><td>20</td><td>0</td>"
+
+
+def test_a_non_utf8_line_in_the_queue_is_named_and_skipped(tmp_path: Path, capsys) -> None:
+    from conftest import make_qa_dataset
+
+    data = make_qa_dataset(tmp_path / "data", n_objects=1)
+    lines = [
+        json.dumps({**GOOD, "id": f"{UID0}_one"}).encode(),
+        b'{"id": "caf\xe9"}',  # Latin-1, not UTF-8
+        json.dumps({**GOOD, "id": f"{UID0}_two\u2028"}, ensure_ascii=False).encode(),
+        b'{"id": "\\ud800"}',  # an unpaired surrogate escape: no text to store
+        json.dumps({**GOOD, "id": f"{UID0}_three"}).encode(),
+    ]
+    (data / "review_queue.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    project = tmp_path / "project"
+    assert main(["annotate", "init", str(project), "--data", str(data)]) == 0
+    err = capsys.readouterr().err
+    assert "line 2: not UTF-8 text (byte 12)" in err
+    assert "line 4: an unpaired surrogate" in err
+    ids = {r[0] for r in query(Project.open(project), "SELECT id FROM items WHERE kind = 'qa'")}
+    assert {f"qa:{UID0}_one", f"qa:{UID0}_two\u2028", f"qa:{UID0}_three"} <= ids
+
+
+def test_a_refused_save_is_kept_until_restored_or_discarded(project: Project) -> None:
+    mine = work_ids(project, "ann1", "write")[0]
+    tab1, headers = _client(project, "ann1")
+    url = f"/api/work/{mine}"
+    assert tab1.post(url, json={"version": 0, "content": "first"}, headers=headers).is_success
+    # a tab that loaded version 0 and was closed right after typing: its save is refused
+    stale = tab1.post(
+        url, json={"version": 0, "content": "typed in the closed tab"}, headers=headers
+    )
+    assert stale.status_code == 409 and stale.json()["kept"]
+    again = tab1.post(url, json={"version": 0, "content": "typed later still"}, headers=headers)
+    assert again.json()["kept"] == stale.json()["kept"]  # one kept text per tab, the latest
+    page = tab1.get(f"/work/{mine}").text
+    assert f'data-kept="{stale.json()["kept"]}"' in page and "typed later still" in page
+    # nobody else sees or discards it
+    other, other_headers = _client(project, "ann2")
+    assert (
+        "typed later still" not in other.get(f"/work/{work_ids(project, 'ann2', 'write')[0]}").text
+    )
+    refused = other.post(f"{url}/kept/{stale.json()['kept']}/discard", headers=other_headers)
+    assert refused.status_code == 404
+    # restoring saves it over the current version and settles it
+    restored = tab1.post(
+        url,
+        json={"version": 1, "content": "typed later still", "resolves": [stale.json()["kept"]]},
+        headers=headers,
+    )
+    assert restored.status_code == 200
+    assert "data-kept=" not in tab1.get(f"/work/{mine}").text
+    # a second refused save, discarded by its author, stays in the table, resolved
+    late = tab1.post(url, json={"version": 1, "content": "one more"}, headers=headers).json()
+    discarded = tab1.post(f"{url}/kept/{late['kept']}/discard", headers=headers)
+    assert discarded.status_code == 200
+    assert "data-kept=" not in tab1.get(f"/work/{mine}").text
+    rows = query(project, "SELECT content, resolved IS NOT NULL FROM conflicts ORDER BY id")
+    assert [tuple(r) for r in rows] == [("typed later still", 1), ("one more", 1)]
