@@ -37,6 +37,7 @@ from vidbench.media.frame import Frame
 from vidbench.media.spec import FrameSpec
 from vidbench.scoring.judge import no_verdict_fields
 from vidbench.scoring.model_call import CallResult, ModelCall
+from vidbench.scoring.outcome import graded
 from vidbench.tasks.base import Task
 from vidbench.tasks.problems import Loaded, Problem
 from vidbench.tasks.table import Table
@@ -170,7 +171,12 @@ class MMWorld(Task):
             "chance": 1 / len(meta["labels"]),
         }
         if not self._judged(parsed):
-            return record | {"scored_by": "rule", "correct": parsed == sample.answer}
+            correct = parsed == sample.answer
+            return record | {
+                "scored_by": "rule",
+                "correct": correct,
+                "outcome": graded(correct, unparsed=parsed is None),
+            }
         item = f"{sample.id}:judge"
         verdict = verdicts.get(item, CallResult(item, "missing"))
         if not verdict.ok:
@@ -185,6 +191,7 @@ class MMWorld(Task):
             "verdict": "yes" if verdict.value else "no",
             "judge_reply": verdict.reply,
             "correct": bool(verdict.value),
+            "outcome": graded(bool(verdict.value), unparsed=parsed is None),
         }
 
     # --------------------------------------------------------------------------- aggregation
