@@ -51,11 +51,11 @@ def test_rule_run_columns_chance_and_records(dataset: Path, tmp_path: Path) -> N
     assert {f: res["column_n"][f] for f in FACETS} == {f: types.count(f) for f in FACETS}
     assert res["scoring"]["mode"] == "rule" and res["scoring"]["answer_parser"] == "letter-or-text"
     # exact expectation of random-choice: 13 questions of 4 options and one of 3
-    assert res["chance"][AVERAGE] == round(100 * (13 / 4 + 1 / 3) / 14, 2)
+    assert res["chance"][AVERAGE] == pytest.approx(100 * (13 / 4 + 1 / 3) / 14)
     assert res["chance"]["Game"] == 25.0
     recs = samples(out)
     correct = sum(r["correct"] for r in recs.values())
-    assert res["columns"][AVERAGE] == round(100 * correct / 14, 2)
+    assert res["columns"][AVERAGE] == pytest.approx(100 * correct / 14)
     first = recs["eng_vid1#0"]
     assert first["discipline"] == "Tech & Engineering" and first["facet"] == "Explanation"
     assert first["flags"] == ["Requires Visual"]
@@ -172,7 +172,7 @@ def test_scoring_modes_with_scripted_judge(
         assert run(f"mmworld:{mode}", *common, *judging) == 0, mode
         res = results(out)
         assert (res["n_scored"], res["errors"]) == (scored, judge_errors), mode
-        assert res["columns"][AVERAGE] == round(100 * correct / scored, 2), mode
+        assert res["columns"][AVERAGE] == pytest.approx(100 * correct / scored), mode
         assert res["errors_by_status"] == ({"judge": judge_errors} if judge_errors else {})
         assert res["scoring"]["judged"] == judged, mode
         sends.append(_judge_sends(server))
@@ -212,7 +212,8 @@ def test_runs_give_mean_and_std(dataset: Path, tmp_path: Path) -> None:
     averages = [r["columns_unrounded"][AVERAGE] for r in per_run]
     mean = sum(averages) / 3
     spread = (sum((a - mean) ** 2 for a in averages) / 3) ** 0.5
-    assert res["columns"][AVERAGE] == round(mean, 2) and res["std"][AVERAGE] == round(spread, 2)
+    assert res["columns"][AVERAGE] == pytest.approx(mean)
+    assert res["std"][AVERAGE] == pytest.approx(spread)
     assert list(res["std"]) == list(res["columns"])
     assert (
         f"{res['columns'][AVERAGE]:.1f} ± {res['std'][AVERAGE]:.1f}"

@@ -20,7 +20,15 @@ from vidbench.core.errors import ConfigError, DataError
 from vidbench.core.records import MediaRef, Sample
 from vidbench.report.results import build_results
 from vidbench.report.results_dir import ResultsDir, read_sample_rows
-from vidbench.report.schema import SCHEMA_VERSION, Results, RunFile, SampleRow
+from vidbench.report.schema import (
+    SCHEMA_VERSION,
+    ErrorDetail,
+    PerRun,
+    Results,
+    RunFile,
+    SampleRow,
+)
+from vidbench.report.schema_doc import render
 from vidbench.report.tables import to_csv, to_markdown
 from vidbench.report.upgrade import upgrade_results, upgrade_run, upgrade_sample
 from vidbench.runner.run_config import RUN_PLACE, RunConfig
@@ -209,3 +217,16 @@ def test_results_keep_full_precision_and_tables_round(tmp_path: Path) -> None:
     old = {**written, "columns": {"Overall": 42.86}, "columns_unrounded": {"Overall": 3 / 7 * 100}}
     del old["schema_version"]
     assert upgrade_results(old)["columns"]["Overall"] == 100 * 3 / 7  # the exact value it kept
+
+
+def test_the_schema_page_is_the_models_own() -> None:
+    """docs/results-schema.md is what report/schema_doc.py writes from the models today, and
+    every shared field has a meaning there."""
+    page = Path(__file__).parents[2] / "docs" / "results-schema.md"
+    assert page.read_text() == render(), "run: python -m vidbench.report.schema_doc " + str(page)
+    for model in (RunFile, SampleRow, Outcome, Results, ErrorDetail, PerRun):
+        for name, field in model.model_fields.items():
+            assert field.description, f"{model.__name__}.{name} says nothing"
+            assert f"| `{name}` |" in page.read_text()
+    for reason in ("no-answer", "unparsed", "no-verdict", "verdict-unparsed", "not-graded"):
+        assert f"| `{reason}` |" in page.read_text()

@@ -130,9 +130,9 @@ class ErrorDetail(BaseModel):
 
     model_config = ConfigDict(extra="allow", coerce_numbers_to_str=True)
 
-    id: str
-    status: str
-    error: str
+    id: str = Field(description="the sample's id (a bad record: the record's name)")
+    status: str = Field(description="why it is not scored (the row's status)")
+    error: str = Field(description="the message")
     run: str | None = Field(None, description="repeated runs: the run's folder")
 
 
@@ -141,12 +141,12 @@ class PerRun(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    dir: str
-    seed: int | None = None
-    columns: dict[str, float | None]
-    n: int
-    errors: int
-    unparsed: int = 0
+    dir: str = Field(description="the run's results directory")
+    seed: int | None = Field(None, description="its seed")
+    columns: dict[str, float | None] = Field(description="its columns, unrounded")
+    n: int = Field(description="its samples")
+    errors: int = Field(description="its errors")
+    unparsed: int = Field(0, description="its unreadable replies")
 
 
 class Results(BaseModel):

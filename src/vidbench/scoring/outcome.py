@@ -1,26 +1,8 @@
 """How one sample counts: the `outcome` every sample row carries (samples.jsonl), set by the
 task's scorer, read alike by `view`, `analyze errors`, `compare` and `report`.
 
-`kind` is how the sample counts in a right/wrong column:
-
-- `correct`: counted right.
-- `wrong`: counted wrong.
-- `unscored`: counted neither right nor wrong (left out of the accuracy's denominator).
-
-`reason` says why, from a closed set (never set on `correct`):
-
-- `no-answer` (unscored): there is no answer to score; the row's `status` says why (`data`: a
-  bad record; `media`, `error`, `empty`, `refused`, `blocked`, `missing`: no answer from the
-  model).
-- `unparsed` (wrong): the reply named no answer the task's parser could read; the protocol
-  counts it wrong (4D-Bench QA, MMWorld's rule scoring, or the judge said no).
-- `no-verdict` (unscored): the judge's verdict is missing: its call failed or was not made
-  yet; a new judge stage can still decide it.
-- `verdict-unparsed` (wrong or unscored): the judge replied, but never with a readable verdict;
-  the protocol counts it wrong (AutoEval-Video's `robust`) or leaves it out (AutoEval-Video's
-  `official` drops it; MMWorld).
-- `not-graded` (unscored): the sample is scored, but by numbers that are not right or wrong
-  (a caption's metrics and judge scores).
+`kind` is how the sample counts in a right/wrong column, `reason` why, from a closed set; both
+are listed with their meaning in KINDS and REASONS (docs/results-schema.md shows them).
 """
 
 from __future__ import annotations
@@ -33,8 +15,27 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 OutcomeKind = Literal["correct", "wrong", "unscored"]
 OutcomeReason = Literal["no-answer", "unparsed", "no-verdict", "verdict-unparsed", "not-graded"]
 
+KINDS: dict[str, str] = {
+    "correct": "counted right",
+    "wrong": "counted wrong",
+    "unscored": "counted neither right nor wrong (left out of an accuracy's denominator)",
+}
+REASONS: dict[str, str] = {
+    "no-answer": "unscored: there is no answer to score; the row's `status` says why (`data`: a "
+    "bad record; `media`, `error`, `empty`, `refused`, `blocked`, `missing`: no answer from the "
+    "model)",
+    "unparsed": "wrong: the reply named no answer the task's parser could read, and the "
+    "protocol counts it wrong (4D-Bench QA, MMWorld's rule scoring, or the judge said no)",
+    "no-verdict": "unscored: the judge's verdict is missing (its call failed or was not made "
+    "yet); a new judge stage can still decide it",
+    "verdict-unparsed": "wrong or unscored: the judge replied, but never with a readable "
+    "verdict; the protocol counts it wrong (AutoEval-Video's `robust`) or leaves it out "
+    "(AutoEval-Video's `official`, MMWorld)",
+    "not-graded": "unscored: the sample is scored, by numbers that are not right or wrong (a "
+    "caption's metrics and judge scores)",
+}
 # The reasons each kind may have (None: no reason given).
-REASONS: dict[str, tuple[str | None, ...]] = {
+ALLOWED: dict[str, tuple[str | None, ...]] = {
     "correct": (None,),
     "wrong": (None, "unparsed", "verdict-unparsed"),
     "unscored": ("no-answer", "no-verdict", "verdict-unparsed", "not-graded"),
@@ -45,7 +46,7 @@ LABELS = ("correct", "wrong", "unparsed", "verdict-unparsed", "no-verdict", "no-
 
 
 class Outcome(BaseModel):
-    """How a sample counts (`kind`) and why (`reason`); see this module's doc for each value."""
+    """How a sample counts (`kind`) and why (`reason`): KINDS and REASONS say what each means."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -60,8 +61,8 @@ class Outcome(BaseModel):
 
     @model_validator(mode="after")
     def _reason_fits_kind(self) -> Outcome:
-        if self.reason not in REASONS[self.kind]:
-            allowed = ", ".join(str(r) for r in REASONS[self.kind])
+        if self.reason not in ALLOWED[self.kind]:
+            allowed = ", ".join(str(r) for r in ALLOWED[self.kind])
             raise ValueError(
                 f"outcome {self.kind!r} cannot have reason {self.reason!r} ({allowed})"
             )
