@@ -25,6 +25,7 @@ from pathlib import Path
 from vidbench.core.files import write_json
 from vidbench.core.requests import Response, Usage
 from vidbench.report.results_dir import ResultsDir
+from vidbench.report.schema import SampleRow
 from vidbench.runner.store import Store
 from vidbench.view.build import ViewOptions, write_report
 from vidbench.view.collect import collect_runs
@@ -74,12 +75,12 @@ def synthetic_run(out: Path, n: int, seed: int) -> Path:
                         "subtask": SUBTASKS[i % 5], "gold": gold, "parsed": parsed,
                         "unparsed": parsed is None, "correct": parsed == gold})  # fmt: skip
     store.close()
-    ResultsDir(out).write_scored(records, {"requests": n})
+    ResultsDir(out).write_scored([SampleRow.of(r) for r in records], {"requests": n})
     scored = [r for r in records if r["status"] == "ok"]
     columns = {}
     for name in [*SUBTASKS, "Overall"]:
         values = [r["correct"] for r in scored if name in (r["subtask"], "Overall")]
-        columns[name] = round(100 * sum(values) / len(values), 2)
+        columns[name] = 100 * sum(values) / len(values)
     write_json(out / "results.json", {
         "task": "4dbench-qa", "model": f"synthetic-{seed}", "n": n, "n_scored": len(scored),
         "errors": n - len(scored), "unparsed": sum(1 for r in scored if r["unparsed"]),

@@ -46,8 +46,8 @@ def test_mcnemar_equals_the_binomial_test_on_discordant_pairs(runs: tuple[Path, 
     a, b = runs
     comparison = compare_runs(a, b, task_of, n_resamples=2000)
     assert comparison.paired_samples == 20 and comparison.only_a == comparison.only_b == 0
-    right_a = {r["id"]: r["correct"] for r in ResultsDir(a).read_samples()}
-    right_b = {r["id"]: r["correct"] for r in ResultsDir(b).read_samples()}
+    right_a = {r.id: r.outcome.kind == "correct" for r in ResultsDir(a).read_samples()}
+    right_b = {r.id: r.outcome.kind == "correct" for r in ResultsDir(b).read_samples()}
     a_only = sum(1 for i in right_a if right_a[i] and not right_b[i])
     b_only = sum(1 for i in right_a if right_b[i] and not right_a[i])
     overall = next(c for c in comparison.columns if c.column == "Overall")

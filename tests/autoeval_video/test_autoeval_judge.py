@@ -103,9 +103,9 @@ def test_official_protocol_prompts_parsing_and_drop(
             mine = [i for i in judged if by_row[i]["Dimension"] == dimension]
             correct = sum(1 for i in mine if kind(i) == "correct")
             assert results["column_n"][dimension] == len(mine)
-            assert results["columns"][dimension] == round(100 * correct / len(mine), 2)
+            assert results["columns"][dimension] == pytest.approx(100 * correct / len(mine))
         correct = sum(1 for i in judged if kind(i) == "correct")
-        assert results["columns"]["Overall"] == round(100 * correct / len(judged), 2)
+        assert results["columns"]["Overall"] == pytest.approx(100 * correct / len(judged))
 
         records = {r["id"]: r for r in read_jsonl(out / "samples.jsonl")}
         assert len(records) == 327
@@ -130,7 +130,7 @@ def test_official_protocol_prompts_parsing_and_drop(
     assert robust["n_judged"] == robust["column_n"]["Overall"] == 327
     correct = sum(1 for i in ids if kind(i) == "correct")
     correct += sum(1 for i in robust_only if "1" in ROBUST_ONLY[i % len(ROBUST_ONLY)])
-    assert robust["columns"]["Overall"] == round(100 * correct / 327, 2)
+    assert robust["columns"]["Overall"] == pytest.approx(100 * correct / 327)
 
 
 def test_rerun_asks_nothing_and_retries_stop_when_a_reply_parses(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from vidbench.benchmarks.mmworld.variants import reduced_frames
 from vidbench.benchmarks.registry import get_task
 from vidbench.core.errors import ConfigError
 from vidbench.report.runs import aggregate
+from vidbench.report.schema import Results
 from vidbench.report.tables import to_markdown
 
 OPTIONS = {"a": "The robot falls over", "b": "It keeps walking", "c": "The engineer stops it"}
@@ -120,30 +121,31 @@ def test_variants_and_their_settings() -> None:
 def test_runs_aggregate_reproduces_table_3_from_table_6() -> None:
     # papers/003 Table 6: GPT-4o seeds 1-3; Table 3 reports 47.87 ± 1.47, 91.14 ± 0.87, 62.54 ±
     # 0.79 for Art & Sports, Business and Average.
-    # Table 6 prints rounded values; the spreads come from the exact ones (k / n correct).
+    # Table 6 prints rounded values; the spreads come from the exact ones (k / n correct), which
+    # results.json keeps.
     counts = [(365, 132, 970), (361, 130, 963), (387, 129, 992)]
     names = ("Art & Sports", "Business", "Average")
     totals = (775, 143, 1559)
-    results = [
-        {
-            "task": "mmworld",
-            "model": "openai:gpt-4o",
-            "columns": {n: round(100 * k / t, 2) for n, k, t in zip(names, c, totals, strict=True)},
-            "columns_unrounded": {n: 100 * k / t for n, k, t in zip(names, c, totals, strict=True)},
-            "n": 1559,
-            "errors": i,
-            "unparsed": 0,
-            "seed": i,
-        }
-        for i, c in enumerate(counts)
-    ]
+
+    def run(i: int, c: tuple[int, ...], digits: int | None) -> Results:
+        exact = {n: 100 * k / t for n, k, t in zip(names, c, totals, strict=True)}
+        columns = {n: v if digits is None else round(v, digits) for n, v in exact.items()}
+        document = {"task": "mmworld", "model": "openai:gpt-4o", "columns": columns,
+                    "n": 1559, "errors": i, "unparsed": 0, "seed": i}  # fmt: skip
+        return Results.model_validate(document)
+
+    results = [run(i, c, None) for i, c in enumerate(counts)]
     combined = aggregate(results, ["r1", "r2", "r3"])
-    assert combined["columns"] == {"Art & Sports": 47.87, "Business": 91.14, "Average": 62.54}
-    assert combined["std"] == {"Art & Sports": 1.47, "Business": 0.87, "Average": 0.79}
-    assert combined["runs"] == 3 and combined["errors"] == 3
-    assert [r["columns"]["Art & Sports"] for r in results] == [47.10, 46.58, 49.94]
-    rounded = aggregate([{**r, "columns_unrounded": None} for r in results], ["a", "b", "c"])
-    assert rounded["std"]["Art & Sports"] == 1.48  # why the unrounded values are kept
+
+    def two(values: dict[str, float | None] | None) -> dict[str, float | None]:
+        return {k: None if v is None else round(v, 2) for k, v in (values or {}).items()}
+
+    assert two(combined.columns) == {"Art & Sports": 47.87, "Business": 91.14, "Average": 62.54}
+    assert two(combined.std) == {"Art & Sports": 1.47, "Business": 0.87, "Average": 0.79}
+    assert combined.runs == 3 and combined.errors == 3
+    assert [round(r.columns["Art & Sports"] or 0, 2) for r in results] == [47.10, 46.58, 49.94]
+    rounded = aggregate([run(i, c, 2) for i, c in enumerate(counts)], ["a", "b", "c"])
+    assert two(rounded.std)["Art & Sports"] == 1.48  # why results.json keeps them unrounded
     assert "| openai:gpt-4o (3 runs) | 47.9 ± 1.5 | 91.1 ± 0.9 | 62.5 ± 0.8 |" in to_markdown(
         [combined]
     )

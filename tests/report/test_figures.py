@@ -6,16 +6,21 @@ from pathlib import Path
 
 from vidbench.cli import main
 from vidbench.report.figures import bar_figures, curve_figure, sweep_axis
+from vidbench.report.schema import Results
 
 
-def _result(model: str, views: list[int], frames: int = 6, overall: float = 50.0) -> dict:
-    return {
-        "task": f"4dbench-qa:views-{len(views)}",
-        "model": model,
-        "frame_spec": {"views": views, "frames": frames},
-        "columns": {"Action": overall - 5, "Overall": overall},
-        "ci95": {"Action": [overall - 15, overall + 5], "Overall": None},
-    }
+def _result(model: str, views: list[int], frames: int = 6, overall: float = 50.0) -> Results:
+    return Results.model_validate(
+        {
+            "task": f"4dbench-qa:views-{len(views)}",
+            "model": model,
+            "frame_spec": {"views": views, "frames": frames},
+            "n": 10,
+            "errors": 0,
+            "columns": {"Action": overall - 5, "Overall": overall},
+            "ci95": {"Action": [overall - 15, overall + 5], "Overall": None},
+        }
+    )
 
 
 def test_views_sweep_gives_bars_and_a_curve(tmp_path: Path) -> None:
@@ -34,7 +39,8 @@ def test_views_sweep_gives_bars_and_a_curve(tmp_path: Path) -> None:
 def test_no_sweep_no_curve_and_groups_give_a_figure_each(tmp_path: Path) -> None:
     same = [_result("a", [1, 8, 16]), _result("b", [1, 8, 16])]
     assert sweep_axis(same) is None and curve_figure(same, tmp_path, None) == []
-    grouped = [{**r, "column_groups": {"T1": ["Action"], "T2": ["Overall"]}} for r in same]
+    groups = {"T1": ["Action"], "T2": ["Overall"]}
+    grouped = [r.model_copy(update={"column_groups": groups}) for r in same]
     assert len(bar_figures(grouped, tmp_path / "g")) == 4  # two parts, PNG and SVG each
 
 

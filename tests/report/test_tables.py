@@ -11,10 +11,11 @@ from rich.console import Console
 
 from vidbench.report.combine import combine
 from vidbench.report.runs import aggregate
+from vidbench.report.schema import Results
 from vidbench.report.tables import print_table, row_labels, to_markdown
 
 
-def _result(model: str, task: str = "mmworld", data: str = "/d", **extra) -> dict:
+def _document(model: str, task: str = "mmworld", data: str = "/d", **extra) -> dict:
     return {
         "task": task,
         "model": model,
@@ -27,6 +28,10 @@ def _result(model: str, task: str = "mmworld", data: str = "/d", **extra) -> dic
         "unparsed": 2,
         **extra,
     }
+
+
+def _result(model: str, task: str = "mmworld", data: str = "/d", **extra) -> Results:
+    return Results.model_validate(_document(model, task, data, **extra))
 
 
 def test_rows_name_what_differs_beside_the_model() -> None:
@@ -53,7 +58,7 @@ def test_long_model_names_wrap_instead_of_being_cut() -> None:
 
 def test_runs_of_other_tasks_or_data_get_a_table_each(tmp_path: Path) -> None:
     paths = []
-    for i, result in enumerate([_result("a"), _result("b", data="/other"), _result("c")]):
+    for i, result in enumerate([_document("a"), _document("b", data="/other"), _document("c")]):
         path = tmp_path / f"r{i}.json"
         path.write_text(json.dumps(result))
         paths.append(path)
@@ -68,6 +73,6 @@ def test_runs_of_other_tasks_or_data_get_a_table_each(tmp_path: Path) -> None:
 def test_runs_summary_totals_are_consistent() -> None:
     runs = [_result("m", seed=s) for s in range(3)]
     combined = aggregate(runs, ["r1", "r2", "r3"])
-    assert (combined["n"], combined["errors"], combined["unparsed"]) == (30, 3, 6)
-    assert [r["n"] for r in combined["per_run"]] == [10, 10, 10]
+    assert (combined.n, combined.errors, combined.unparsed) == (30, 3, 6)
+    assert [r.n for r in combined.per_run or []] == [10, 10, 10]
     assert "| m (3 runs) | 50.0 ± 0.0 | 30 | 3 | 6 |" in to_markdown([combined])

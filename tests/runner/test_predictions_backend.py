@@ -7,8 +7,11 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from autoeval_support import PREDICTIONS, RULES, judge_args, vidbench
 from vidbench.benchmarks.fourd import loader as fourd_bench
+from vidbench.core.errors import EXIT_INCOMPLETE
 from vidbench.report.results_dir import ResultsDir
 from vidbench.testing import ChatServer
 
@@ -29,21 +32,26 @@ def test_fourd_answers_from_a_file_scored_without_videos(tmp_path: Path, qa_rele
     answers = tmp_path / "human.jsonl"
     answers.write_text("\n".join(lines) + "\n")
     out = tmp_path / "out"
-    assert vidbench("run", "4dbench-qa", "--data", data, "--model", f"predictions:{answers}",
-                    "--out", out) == 0  # fmt: skip
+    # one sample has no answer: the results are written, and not complete
+    assert (
+        vidbench(
+            "run", "4dbench-qa", "--data", data, "--model", f"predictions:{answers}", "--out", out
+        )
+        == EXIT_INCOMPLETE
+    )
     results = ResultsDir(out).read_results()
-    assert results["n"] == 20 and results["errors"] == 1
-    [detail] = results["error_details"]
-    assert detail["id"] == samples[-1].id
-    assert str(answers) in detail["error"] and "line 5: malformed JSON" in detail["error"]
+    assert results.n == 20 and results.errors == 1
+    [detail] = results.error_details
+    assert detail.id == samples[-1].id
+    assert str(answers) in detail.error and "line 5: malformed JSON" in detail.error
     # 10 of the 19 answered are right; the unanswered one is an error, outside the columns
-    assert results["columns"]["Overall"] == round(100 * 10 / 19, 2)
-    assert results["model"] == "predictions:human.jsonl" and results["model_identity"]["digest"]
+    assert results.columns["Overall"] == pytest.approx(100 * 10 / 19)
+    assert results.model == "predictions:human.jsonl" and (results.model_identity or {})["digest"]
 
     answers.write_text(answers.read_text().replace(f'"{samples[0].id}"', '"other"'))
     assert vidbench("run", "4dbench-qa", "--data", data, "--model", f"predictions:{answers}",
-                    "--out", out) == 0  # fmt: skip
-    assert ResultsDir(out).read_results()["errors"] == 2  # a changed file is read again
+                    "--out", out) == EXIT_INCOMPLETE  # fmt: skip
+    assert ResultsDir(out).read_results().errors == 2  # a changed file is read again
 
 
 def test_autoeval_predictions_run_agrees_with_judge_command(tmp_path: Path) -> None:
@@ -60,6 +68,6 @@ def test_autoeval_predictions_run_agrees_with_judge_command(tmp_path: Path) -> N
                         *judge_args(server)) == 0  # fmt: skip
     by_command = ResultsDir(tmp_path / "command").read_results()
     by_run = ResultsDir(tmp_path / "run").read_results()
-    assert by_run["n"] == by_command["n"] == 327
-    assert by_run["columns"] == by_command["columns"]
+    assert by_run.n == by_command.n == 327
+    assert by_run.columns == by_command.columns
     assert asked == 327

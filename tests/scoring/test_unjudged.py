@@ -12,6 +12,7 @@ import pytest
 
 from autoeval_support import PREDICTIONS, RULES, judge_args, rows, vidbench
 from conftest import AUTOEVAL, write_object_views
+from vidbench.core.errors import EXIT_INCOMPLETE
 from vidbench.testing import ChatServer, Reply, request_text
 from vidbench.testing.tiny_bert import tiny_bert
 
@@ -57,15 +58,15 @@ def test_run_counts_failed_and_missing_verdicts_as_judge_errors(
     with ChatServer(reply=_failing_judge) as server:
         assert _autoeval_run(clips, out, server, "--stage", "infer") == 0
         # the judge stage has not run: nothing is judged, and nothing looks complete
-        assert _autoeval_run(clips, out, server, "--stage", "score") == 0
-        assert _autoeval_run(clips, out, server, "--stage", "report") == 0
+        assert _autoeval_run(clips, out, server, "--stage", "score") == EXIT_INCOMPLETE
+        assert _autoeval_run(clips, out, server, "--stage", "report") == EXIT_INCOMPLETE
         results = _results(out)
         assert (results["n_scored"], results["errors"], results["unjudged"]) == (0, 8, 8)
         assert results["errors_by_status"] == {"judge": 8}
         assert results["columns"]["Overall"] is None
         assert "8 answers have no verdict; run the judge stage again" in capsys.readouterr().err
 
-        assert _autoeval_run(clips, out, server) == 0  # judge stage: two calls fail
+        assert _autoeval_run(clips, out, server) == EXIT_INCOMPLETE  # two judge calls fail
         results = _results(out)
         assert (results["n_scored"], results["errors"], results["unjudged"]) == (6, 2, 2)
         details = {d["id"]: d for d in results["error_details"]}
@@ -79,7 +80,7 @@ def test_run_counts_failed_and_missing_verdicts_as_judge_errors(
         assert "2 answers have no verdict; run the judge stage again" in err
 
         sent = len(server.requests)
-        assert _autoeval_run(clips, out, server) == 0
+        assert _autoeval_run(clips, out, server) == EXIT_INCOMPLETE
         assert len(server.requests) - sent == 2  # only the failed calls are asked again
         assert "judge: 2 asked now, 6 reused from the store" in capsys.readouterr().err
 
@@ -176,7 +177,7 @@ def test_a_failed_caption_judgment_makes_the_object_an_error(
 
     out = tmp_path / "run"
     with ChatServer(reply=_captioner(judge)) as server:
-        assert _caption_run(caption_env, out, server, "4dbench-caption") == 0
+        assert _caption_run(caption_env, out, server, "4dbench-caption") == EXIT_INCOMPLETE
     results = _results(out)
     assert results["errors_by_status"] == {"judge": 1} and results["unjudged"] == 1
     assert results["error_details"][0]["id"] == UIDS[1]

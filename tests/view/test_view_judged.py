@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from autoeval_support import PREDICTIONS, RULES, judge_args, prompt_of
+from vidbench.report.results_dir import ResultsDir
 from vidbench.testing import ChatServer
-from vidbench.view.samples import outcome
 from view_support import matching, open_report, records, set_filter, vidbench_in_thread
 
 pytestmark = pytest.mark.slow
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.slow
 
 def _reply(body: dict[str, Any]) -> str:
     """Right for some answers, wrong for others, unreadable for one in ten (asked again, then
-    `unparsed`)."""
+    `verdict-unparsed`)."""
     prompt = prompt_of(body)
     if len(prompt) % 10 == 0:
         return "<img src=x onerror=alert(1)> I cannot tell."
@@ -35,8 +35,8 @@ def test_judged_run_shows_every_attempt(tmp_path: Path, open_page: Callable[...,
         assert vidbench_in_thread(*args, "--out", run, *judge_args(server)) == 0
         asked = len(server.requests)
     scored = records(run)
-    expected = Counter(outcome(r, True) for r in scored)
-    assert expected["correct"] and expected["wrong"] and expected["unparsed"]  # judge's replies
+    expected = Counter(row.outcome.label for row in ResultsDir(run).read_samples())
+    assert expected["correct"] and expected["wrong"] and expected["verdict-unparsed"]
     report = tmp_path / "report"
     args = ["view", run, "--out", report, "--videos", "none", "--no-thumbnails"]
     assert vidbench_in_thread(*args) == 0
@@ -51,7 +51,7 @@ def test_judged_run_shows_every_attempt(tmp_path: Path, open_page: Callable[...,
     for name, count in expected.items():
         set_filter(page, "#f-outcome", name)
         assert matching(page) == count, name
-    set_filter(page, "#f-outcome", "unparsed")
+    set_filter(page, "#f-outcome", "verdict-unparsed")  # the judge's replies never read
     card = page.locator("article.sample").first
     card.locator("summary", has_text="attempt(s)").click()
     card.locator(".judge-reply").nth(1).wait_for()  # built on the toggle event, after the click

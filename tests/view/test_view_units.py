@@ -12,21 +12,32 @@ import pytest
 from vidbench.core.errors import ConfigError
 from vidbench.core.records import MediaRef
 from vidbench.media.spec import FrameSpec
+from vidbench.report.schema import Results, SampleRow
+from vidbench.scoring.outcome import LABELS, NOT_GRADED, graded
 from vidbench.view.build import ViewOptions, write_report
 from vidbench.view.collect import RunData, owner_of, run_folders
-from vidbench.view.samples import disagree, outcome, sample_rows
+from vidbench.view.samples import OUTCOMES, disagree, sample_rows
 from vidbench.view.tables import table_data
 from vidbench.view.videos import VideoPlacer
 
 
-def test_outcomes() -> None:
-    assert outcome({"status": "ok", "error": None, "correct": True}, False) == "correct"
-    assert outcome({"status": "ok", "error": None, "correct": False}, False) == "wrong"
-    assert outcome({"status": "ok", "correct": False, "unparsed": True}, False) == "unparsed"
-    assert outcome({"status": "media", "error": "gone"}, False) == "error"
-    assert outcome({"status": "judge", "error": "x", "verdict_absent": True}, True) == "no-verdict"
-    assert outcome({"status": "ok", "correct": None}, True) == "no-verdict"
-    assert outcome({"status": "ok", "bleu": 0.3}, False) == "scored"
+def _row(**fields: object) -> SampleRow:
+    return SampleRow.of({"status": "ok", **fields})
+
+
+def test_the_page_shows_each_rows_typed_outcome() -> None:
+    assert OUTCOMES == LABELS  # the filter offers every label an outcome can have
+    run = RunData(Path("r1"))
+    run.records = [
+        _row(id="a", outcome=graded(True), correct=False),  # the task's outcome, not `correct`
+        _row(id="b", outcome=graded(False, unparsed=True)),
+        _row(id="c", outcome=NOT_GRADED, bleu=0.3),
+        _row(id="d", status="media", error="gone"),  # set by the score stage: no answer
+    ]
+    rows = sample_rows([run], lambda index, sample: {})
+    assert [r["runs"][0]["outcome"] for r in rows] == ["correct", "unparsed", "not-graded",
+                                                        "no-answer"]  # fmt: skip
+    assert rows[2]["runs"][0]["scores"] == {"bleu": "0.3"}
 
 
 def test_run_folders_expand_folders_of_runs_and_skip_files(tmp_path: Path) -> None:
@@ -60,27 +71,30 @@ def test_judge_items_belong_to_their_samples() -> None:
 def test_disagreements_come_first() -> None:
     same = {"outcome": "correct", "parsed": "A"}
     runs = [RunData(Path("r1")), RunData(Path("r2"))]
-    runs[0].records = [{"id": i, "status": "ok", "correct": True, "parsed": "A"} for i in "xyz"]
-    runs[1].records = [{"id": i, "status": "ok", "correct": i != "z", "parsed": "A" if i != "z"
-                        else "B"} for i in "xyz"]  # fmt: skip
+    runs[0].records = [_row(id=i, outcome=graded(True), parsed="A") for i in "xyz"]
+    runs[1].records = [_row(id=i, outcome=graded(i != "z"), parsed="A" if i != "z" else "B")
+                       for i in "xyz"]  # fmt: skip
     rows = sample_rows(runs, lambda index, sample: {})
     assert [r["id"] for r in rows] == ["z", "x", "y"]
     assert [r["disagree"] for r in rows] == [True, False, False]
     assert not disagree([same, dict(same)]) and not disagree([same, None])
-    assert disagree([same, None, {"outcome": "error", "parsed": None}])
+    assert disagree([same, None, {"outcome": "no-answer", "parsed": None}])
 
 
 def test_table_cells_hold_interval_n_and_best() -> None:
-    def result(model: str, overall: float) -> dict:
-        return {
-            "task": "t",
-            "model": model,
-            "n": 10,
-            "errors": 0,
-            "columns": {"Overall": overall},
-            "ci95": {"Overall": [overall - 5, overall + 5]},
-            "column_n": {"Overall": 10},
-        }
+    def result(model: str, overall: float, **more: object) -> Results:
+        return Results.model_validate(
+            {
+                "task": "t",
+                "model": model,
+                "n": 10,
+                "errors": 0,
+                "columns": {"Overall": overall},
+                "ci95": {"Overall": [overall - 5, overall + 5]},
+                "column_n": {"Overall": 10},
+                **more,
+            }
+        )
 
     [table] = table_data([result("a", 40.0), result("b", 55.5)])
     [part] = table["parts"]
@@ -88,6 +102,15 @@ def test_table_cells_hold_interval_n_and_best() -> None:
     a, b = (row["cells"][0] for row in part["rows"])
     assert a == {"text": "40.0", "value": 40.0, "ci": "[35, 45]", "n": 10, "best": False}
     assert b["best"] and b["ci"] == "[50.5, 60.5]"
+    # results.json keeps full precision; the page rounds as the report stage used to store
+    # them: 2 decimals for percent, 3 for other scales (a 0..5 judge score)
+    percent = result("c", 100 * 7 / 9, ci95={"Overall": [100 / 3, 100 * 8 / 9]},
+                     column_scale={"Overall": 100.0})  # fmt: skip
+    judge = result("d", 3.50749, ci95={"Overall": [3.1234567, 3.9]}, column_scale={"Overall": 1})
+    [table] = table_data([percent, judge])
+    c, d = (row["cells"][0] for row in table["parts"][0]["rows"])
+    assert (c["text"], c["ci"], c["value"]) == ("77.8", "[33.33, 88.89]", 100 * 7 / 9)
+    assert (d["text"], d["ci"]) == ("3.5", "[3.123, 3.9]")
 
 
 def test_videos_are_linked_relatively_or_copied(tmp_path: Path) -> None:
@@ -110,7 +133,7 @@ def test_videos_are_linked_relatively_or_copied(tmp_path: Path) -> None:
 
 def test_data_are_chunked_scripts(tmp_path: Path) -> None:
     run = RunData(tmp_path / "run", label="m")
-    run.records = [{"id": f"s{i}", "status": "ok", "correct": i % 2 == 0} for i in range(1201)]
+    run.records = [_row(id=f"s{i}", outcome=graded(i % 2 == 0)) for i in range(1201)]
     built = write_report([run], ViewOptions(tmp_path / "report", chunk_size=500))
     assert built.samples == 1201
     data = tmp_path / "report" / "data"
@@ -200,7 +223,8 @@ def test_a_repeated_runs_folder_points_at_its_runs(tmp_path: Path) -> None:
     from vidbench.view.collect import collect_run
 
     (tmp_path / "run-1").mkdir()
-    (tmp_path / "results.json").write_text(json.dumps({"task": "t", "model": "m"}))
+    results = {"task": "t", "model": "m", "n": 2, "errors": 0, "columns": {}, "runs": 2}
+    (tmp_path / "results.json").write_text(json.dumps(results))
     run = collect_run(tmp_path, None)
-    assert run.results == {"task": "t", "model": "m"} and run.records == []
+    assert run.results is not None and run.results.runs == 2 and run.records == []
     assert any("repeated runs: give" in m and "run-1" in m for m in run.messages)

@@ -21,6 +21,7 @@ from rich.table import Table
 from vidbench.core.errors import ConfigError
 from vidbench.core.files import write_atomic, write_json
 from vidbench.report.results_dir import ResultsDir
+from vidbench.report.schema import SampleRow
 from vidbench.report.tables import latex_table
 from vidbench.runner.run_config import RunConfig
 from vidbench.scoring.paired import PairedResult, paired
@@ -68,16 +69,14 @@ def _row_dict(c: ColumnComparison) -> dict[str, Any] | None:
     return r
 
 
-def _scored(directory: Path) -> dict[str, dict[str, Any]]:
-    records = ResultsDir(directory).read_samples()
-    return {
-        str(r["id"]): r for r in records if r.get("error") is None and r.get("status", "ok") == "ok"
-    }
+def _scored(directory: Path) -> dict[str, SampleRow]:
+    """The run's scored rows by id (those results.json does not count among its errors)."""
+    return {row.id: row for row in ResultsDir(directory).read_samples() if not row.failed}
 
 
 def _label(directory: Path) -> str:
     results = ResultsDir(directory).read_results()
-    return f"{results.get('model')} · {results.get('task')}"
+    return f"{results.model} · {results.task}"
 
 
 def compare_runs(
@@ -111,14 +110,14 @@ def compare_runs(
 
 
 def _pairs(
-    task: Task, column: str, a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]]
+    task: Task, column: str, a: Sequence[SampleRow], b: Sequence[SampleRow]
 ) -> tuple[list[float], list[float]]:
     """The per-sample values of one column in both runs, for samples with a value in both
     (a sample's value: what the task's column_values takes from its record alone)."""
     xs, ys = [], []
-    for record_a, record_b in zip(a, b, strict=True):
-        va = task.column_values([record_a]).get(column, [])
-        vb = task.column_values([record_b]).get(column, [])
+    for row_a, row_b in zip(a, b, strict=True):
+        va = task.column_values([row_a.record()]).get(column, [])
+        vb = task.column_values([row_b.record()]).get(column, [])
         if len(va) == 1 and len(vb) == 1:
             xs.append(float(va[0]))
             ys.append(float(vb[0]))

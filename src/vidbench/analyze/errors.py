@@ -8,17 +8,16 @@ names the error type with a one-sentence reason.
 
 The run is read from RUN/run.json and RUN/samples.jsonl; questions, options and gold answers come
 from the run's own task loading its data, so any multiple-choice task works (mmworld,
-mmworld-synth-*, 4dbench-qa). A wrong answer is a scored record with `correct` false; records
-not scored (errors, a missing judge verdict) are counted apart. Every judgment goes through the
-judge plumbing into RUN/store.sqlite: never requested twice, a reply naming no type asked again
-up to `attempts`, then recorded as `unparsed` and counted; a failed call is recorded as `error`
-and asked again by the next run. Results: RUN/errors.jsonl (one line per wrong answer) and
-RUN/errors.json (the counts).
+mmworld-synth-*, 4dbench-qa). A wrong answer is a sample row whose outcome is `wrong`; rows
+counted neither right nor wrong (no answer, no verdict) are counted apart. Every judgment goes
+through the judge plumbing into RUN/store.sqlite: never requested twice, a reply naming no type
+asked again up to `attempts`, then recorded as `unparsed` and counted; a failed call is recorded
+as `error` and asked again by the next run. Results: RUN/errors.jsonl (one line per wrong
+answer) and RUN/errors.json (the counts).
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -28,12 +27,14 @@ from typing import Any
 
 from vidbench.analyze.taxonomy import BY_CODE, CODES, definitions_text, error_code
 from vidbench.core.errors import ConfigError, DataError
-from vidbench.core.files import read_jsonl, write_json, write_jsonl
+from vidbench.core.files import write_json, write_jsonl
 from vidbench.core.messages import Message, Part, TextPart
 from vidbench.core.records import Sample
 from vidbench.core.requests import GenerationConfig
 from vidbench.media.cache import FrameCache
 from vidbench.media.frames import load_frames
+from vidbench.report.results_dir import RESULTS_FILE, ResultsDir
+from vidbench.report.schema import SampleRow
 from vidbench.runner.model_calls import DEFAULT_ATTEMPTS, ModelChoice, ask_judge
 from vidbench.runner.run_config import RunConfig
 from vidbench.runner.store import Store
@@ -73,8 +74,8 @@ class RunInput:
     config: RunConfig
     task: Task
     model: str  # the label of the run's row
-    wrong: list[tuple[Sample, dict[str, Any]]] = field(default_factory=list)
-    not_scored: int = 0  # answers without a verdict (errors, missing judge verdicts)
+    wrong: list[tuple[Sample, SampleRow]] = field(default_factory=list)
+    not_scored: int = 0  # samples counted neither right nor wrong (no answer, no verdict)
     missing: list[str] = field(default_factory=list)  # wrong answers whose sample is gone
 
 
@@ -82,30 +83,28 @@ def read_run(path: Path, task_of: Callable[[RunConfig], Task]) -> RunInput:
     """The run's config, task (`task_of` builds it from the config) and wrong answers;
     ConfigError for what is not a finished multiple-choice run."""
     config = RunConfig.load(path)
-    samples_file = path / "samples.jsonl"
-    if not samples_file.is_file():
-        raise ConfigError(f"{samples_file} is missing; run the score stage first")
+    directory = ResultsDir(path)
+    rows = directory.read_samples()
     task = task_of(config)
-    results = path / "results.json"
-    model = json.loads(results.read_text()).get("model") if results.is_file() else None
+    model = directory.read_results().model if directory.file(RESULTS_FILE).is_file() else None
     run = RunInput(path, config, task, model or config.model)
     loaded = task.load(Path(config.data))
     if any(s.kind != "mcq" for s in loaded.items):
         raise ConfigError(f"{path}: {config.task} is not a multiple-choice task")
     by_id = {s.id: s for s in loaded.items}
-    for record in read_jsonl(samples_file):
-        if record.get("status") == "data":  # a record the loader rejected: never answered
+    for row in rows:
+        if row.status == "data":  # a record the loader rejected: never answered
             continue
-        if record.get("status") != "ok" or record.get("correct") is None:
+        if row.outcome.kind == "unscored":
             run.not_scored += 1
             continue
-        if record["correct"]:
+        if row.outcome.kind == "correct":
             continue
-        sample = by_id.get(record["id"])
+        sample = by_id.get(row.id)
         if sample is None:
-            run.missing.append(record["id"])
+            run.missing.append(row.id)
         else:
-            run.wrong.append((sample, record))
+            run.wrong.append((sample, row))
     return run
 
 
@@ -124,7 +123,7 @@ def error_prompt() -> PromptFile:
 
 
 def error_call(
-    sample: Sample, record: dict[str, Any], task: Task, frames: tuple[Part, ...] = ()
+    sample: Sample, row: SampleRow, task: Task, frames: tuple[Part, ...] = ()
 ) -> ModelCall:
     template = error_prompt()
     labels = task.choices(sample)
@@ -135,8 +134,8 @@ def error_call(
         options=options or "(not available)",
         gold=f"({sample.answer}) "
         + dict(zip(labels, sample.options, strict=False)).get(sample.answer or "", ""),
-        reply=record.get("raw_output") or "(empty)",
-        parsed=f"({record['parsed']})" if record.get("parsed") else "none (no option recognised)",
+        reply=row.raw_output or "(empty)",
+        parsed=f"({row.parsed})" if row.parsed else "none (no option recognised)",
         frames_note="The images above are the frames the model saw.\n" if frames else "",
     )
     message = Message("user", (*frames, TextPart(text)))
@@ -145,7 +144,7 @@ def error_call(
     )
 
 
-def _line(sample: Sample, record: dict[str, Any], verdict: CallResult | None, error: str | None):
+def _line(sample: Sample, row: SampleRow, verdict: CallResult | None, error: str | None):
     code, reason = verdict.value if verdict is not None and verdict.ok else (None, None)
     return {
         "id": sample.id,
@@ -154,8 +153,8 @@ def _line(sample: Sample, record: dict[str, Any], verdict: CallResult | None, er
         "error_name": BY_CODE[code].name if code else None,
         "reason": reason,
         "gold": sample.answer,
-        "parsed": record.get("parsed"),
-        "raw_output": record.get("raw_output"),
+        "parsed": row.parsed,
+        "raw_output": row.raw_output,
         "judge_reply": verdict.reply if verdict is not None else None,
         "attempts": verdict.attempts if verdict is not None else 0,
         "error": error or (verdict.error if verdict is not None else None),
@@ -173,19 +172,19 @@ def tag_errors(
     """Tag the run's wrong answers; write RUN/errors.jsonl and RUN/errors.json; the summary."""
     cache = FrameCache(Path(run.config.cache_dir) if run.config.cache_dir else None)
     calls, media_errors = [], {}
-    for sample, record in run.wrong:
+    for sample, row in run.wrong:
         try:
             frames = _frame_parts(sample, run.task, cache) if with_frames else ()
         except DataError as e:  # MediaError too: this answer is not tagged, the rest are
             media_errors[sample.id] = str(e)
             continue
-        calls.append(error_call(sample, record, run.task, frames))
+        calls.append(error_call(sample, row, run.task, frames))
     with Store(run.path) as store:
         verdicts, identity = ask_judge(judge, calls, store, attempts, show_progress)
         usage = store.call_usage_by_version().get(error_prompt().version, {})
     lines = [
-        _line(sample, record, verdicts.get(f"{sample.id}:error-type"), media_errors.get(sample.id))
-        for sample, record in run.wrong
+        _line(sample, row, verdicts.get(f"{sample.id}:error-type"), media_errors.get(sample.id))
+        for sample, row in run.wrong
     ]
     write_jsonl(run.path / "errors.jsonl", lines)
     summary = summarise(run, lines, identity, usage)

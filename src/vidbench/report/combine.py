@@ -3,37 +3,39 @@ tasks or data get a table each (their columns and samples are not the same)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 
-from vidbench.core.errors import ConfigError
-from vidbench.report.results_dir import ResultsDir, write_tables
+from vidbench.core.errors import ConfigError, DataError
+from vidbench.report.results_dir import ResultsDir, read_results_file, write_tables
+from vidbench.report.schema import Results
 from vidbench.report.tables import print_table
 
 
-def load_results(path: Path) -> dict[str, Any]:
+def load_results(path: Path) -> Results:
     """A results directory's results, or a results.json file given by its path."""
     if path.is_dir():
         return ResultsDir(path).read_results()
     if not path.is_file():
         raise ConfigError(f"{path}: not found (run the report stage first)")
-    return json.loads(path.read_text())
+    try:
+        return read_results_file(path)
+    except DataError as e:
+        raise ConfigError(str(e)) from e
 
 
-def groups(results: Sequence[dict[str, Any]]) -> dict[tuple[str, str], list[dict[str, Any]]]:
+def groups(results: Sequence[Results]) -> dict[tuple[str, str], list[Results]]:
     """Results by (task without its variants, data): the ones that can share a table."""
-    grouped: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    grouped: dict[tuple[str, str], list[Results]] = {}
     for r in results:
-        key = (str(r["task"]).partition(":")[0], str(r.get("data")))
+        key = (r.task.partition(":")[0], str(r.data))
         grouped.setdefault(key, []).append(r)
     return grouped
 
 
-def combine(paths: Sequence[Path], out_dir: Path | None, console: Console) -> list[dict[str, Any]]:
+def combine(paths: Sequence[Path], out_dir: Path | None, console: Console) -> list[Results]:
     results = [load_results(p) for p in paths]
     grouped = groups(results)
     for (task, data), members in grouped.items():
@@ -43,5 +45,5 @@ def combine(paths: Sequence[Path], out_dir: Path | None, console: Console) -> li
             write_tables(out_dir, results)
         else:  # one set of table files per task and data
             for i, members in enumerate(grouped.values(), start=1):
-                write_tables(out_dir / f"table-{i}-{members[0]['task'].partition(':')[0]}", members)
+                write_tables(out_dir / f"table-{i}-{members[0].task.partition(':')[0]}", members)
     return results

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from vidbench.extras import require
+from vidbench.report.schema import Results
 from vidbench.report.tables import row_labels
 
 FIGURE_AXES = {"views": "views per object", "frames": "frames per view"}
@@ -34,11 +35,11 @@ class FigureSpec:
     a sweep of the knob it plots)."""
 
     name: str
-    draw: Callable[[Sequence[dict[str, Any]], Path], list[Path]]
+    draw: Callable[[Sequence[Results], Path], list[Path]]
 
 
 def all_figures(
-    results: Sequence[dict[str, Any]],
+    results: Sequence[Results],
     out: Path,
     specs: Sequence[FigureSpec] = (),
     column: str | None = None,
@@ -74,17 +75,17 @@ def save_figure(figure: Any, stem: Path) -> list[Path]:
     return written
 
 
-def _parts(results: Sequence[dict[str, Any]]) -> list[tuple[str, list[str]]]:
+def _parts(results: Sequence[Results]) -> list[tuple[str, list[str]]]:
     for r in results:
-        if r.get("column_groups"):
-            return [(title, list(columns)) for title, columns in r["column_groups"].items()]
+        if r.column_groups:
+            return [(title, list(columns)) for title, columns in r.column_groups.items()]
     columns: list[str] = []
     for r in results:
-        columns += [c for c in r["columns"] if c not in columns]
+        columns += [c for c in r.columns if c not in columns]
     return [("", columns)]
 
 
-def bar_figures(results: Sequence[dict[str, Any]], out: Path) -> list[Path]:
+def bar_figures(results: Sequence[Results], out: Path) -> list[Path]:
     """One bar figure per part of the table; the paths written."""
     labels = row_labels(results)
     written: list[Path] = []
@@ -94,31 +95,31 @@ def bar_figures(results: Sequence[dict[str, Any]], out: Path) -> list[Path]:
         width = 0.8 / max(1, len(results))
         for i, (r, label) in enumerate(zip(results, labels, strict=True)):
             points = [
-                (x - 0.4 + width * (i + 0.5), r["columns"][c], error)
+                (x - 0.4 + width * (i + 0.5), r.columns[c], error)
                 for x, (c, error) in enumerate(zip(columns, _error_bars(r, columns), strict=True))
-                if r["columns"].get(c) is not None
+                if r.columns.get(c) is not None
             ]
             if points:
                 xs, heights, errors = zip(*points, strict=True)
                 below, above = [e[0] for e in errors], [e[1] for e in errors]
                 axes.bar(xs, heights, width, label=label, yerr=[below, above], capsize=2)
         axes.set_xticks(range(len(columns)), columns, rotation=30, ha="right", fontsize="small")
-        axes.set_title(title or str(results[0]["task"]).partition(":")[0])
+        axes.set_title(title or results[0].task.partition(":")[0])
         axes.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
         written += save_figure(figure, out / f"bars-{index}")
     return written
 
 
-def _error_bars(result: dict[str, Any], columns: Sequence[str]) -> list[tuple[float, float]]:
+def _error_bars(result: Results, columns: Sequence[str]) -> list[tuple[float, float]]:
     """(below, above) the bar for each column's 95% interval; zero where there is none."""
     bars = []
     for c in columns:
-        value, ci = result["columns"].get(c), (result.get("ci95") or {}).get(c)
+        value, ci = result.columns.get(c), result.ci95.get(c)
         bars.append((value - ci[0], ci[1] - value) if value is not None and ci else (0.0, 0.0))
     return bars
 
 
-def sweep_axis(results: Sequence[dict[str, Any]]) -> str | None:
+def sweep_axis(results: Sequence[Results]) -> str | None:
     """ "views" or "frames" when the runs vary in exactly that (a views-K or frames-N sweep)."""
     for axis in FIGURE_AXES:
         counts = {_count(r, axis) for r in results}
@@ -127,23 +128,24 @@ def sweep_axis(results: Sequence[dict[str, Any]]) -> str | None:
     return None
 
 
-def _count(result: dict[str, Any], axis: str) -> int:
-    spec = result.get("frame_spec") or {}
+def _count(result: Results, axis: str) -> int:
+    spec = result.frame_spec or {}
     return len(spec.get("views", [])) if axis == "views" else int(spec.get("frames", 0))
 
 
-def curve_figure(results: Sequence[dict[str, Any]], out: Path, column: str | None) -> list[Path]:
+def curve_figure(results: Sequence[Results], out: Path, column: str | None) -> list[Path]:
     """The chosen column against the number of views or frames, a line per model; [] when the
     runs are not such a sweep."""
     axis = sweep_axis(results)
     if axis is None:
         return []
-    names = list(results[0]["columns"])
+    names = list(results[0].columns)
     column = column or next((c for c in ("Overall", "Average") if c in names), names[0])
     lines: dict[str, list[tuple[int, float]]] = defaultdict(list)
     for r in results:
-        if r["columns"].get(column) is not None:
-            lines[str(r["model"])].append((_count(r, axis), r["columns"][column]))
+        value = r.columns.get(column)
+        if value is not None:
+            lines[str(r.model)].append((_count(r, axis), value))
     figure = new_figure(5.5, 4.0)
     axes = figure.subplots()
     for model, points in sorted(lines.items()):

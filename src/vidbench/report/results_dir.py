@@ -12,19 +12,25 @@ RESULTS_DIR/
   *.jsonl, *.json other records of a command (judgments, agreement items, error types)
 
 Every file is written whole to a temporary name and then renamed, so a reader (or a run killed
-half-way) never sees half a file.
+half-way) never sees half a file. run.json, samples.jsonl and results.json are read and written
+as the typed models of report/schema.py (files written before it are upgraded as they are read:
+report/upgrade.py); a file that does not fit them is a DataError naming the file, line and field.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 from vidbench.core.errors import ConfigError, DataError
-from vidbench.core.files import read_json, read_jsonl, write_atomic, write_json, write_jsonl
+from vidbench.core.files import json_lines, read_json, write_atomic, write_json, write_jsonl
+from vidbench.report.schema import SCHEMA_VERSION, Results, RunFile, SampleRow
 from vidbench.report.tables import to_csv, to_latex, to_markdown
+from vidbench.report.upgrade import upgrade_results, upgrade_run, upgrade_sample
 
 RUN_FILE = "run.json"
 SAMPLES_FILE = "samples.jsonl"
@@ -34,7 +40,52 @@ RESULTS_FILE = "results.json"
 TABLE_FILES = ("table.md", "table.csv", "table.tex")
 
 
-def write_tables(out: Path, results: Sequence[dict[str, Any]]) -> None:
+Model = TypeVar("Model", bound=BaseModel)
+
+
+def _problem(error: ValidationError) -> str:
+    """The first thing wrong, in one line: `field.sub: message`."""
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    more = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
+    return f"{where or 'the value'}: {first['msg']}{more}"
+
+
+def typed(
+    model: type[Model], data: Any, upgrade: Callable[[dict[str, Any]], dict[str, Any]], where: str
+) -> Model:
+    """`data` as `model`, upgraded first when it has no schema_version; DataError saying
+    `where` and what does not fit."""
+    if not isinstance(data, dict):
+        raise DataError(f"{where}: not a JSON object")
+    version = data.get("schema_version", SCHEMA_VERSION)
+    if not isinstance(version, int) or version > SCHEMA_VERSION:
+        raise DataError(
+            f"{where}: schema_version {version!r} is not one this vidbench reads (up to "
+            f"{SCHEMA_VERSION}); use the vidbench that wrote it, or a newer one"
+        )
+    try:
+        return model.model_validate(upgrade(data))
+    except ValidationError as e:
+        raise DataError(f"{where}: {_problem(e)}") from e
+
+
+def read_results_file(path: Path) -> Results:
+    """A results.json wherever it is (a results directory's, or a file given by its path)."""
+    return typed(Results, read_json(path), upgrade_results, str(path))
+
+
+def read_sample_rows(path: Path) -> list[SampleRow]:
+    """Every row of a samples.jsonl; DataError naming the file and line of the first bad one."""
+    rows = []
+    for line in json_lines(path):
+        if line.error is not None:
+            raise DataError(f"{line.where(path)}: {line.error}")
+        rows.append(typed(SampleRow, line.value, upgrade_sample, line.where(path)))
+    return rows
+
+
+def write_tables(out: Path, results: Sequence[Results]) -> None:
     """table.md, table.csv and table.tex (booktabs) of one or more results, side by side."""
     write_atomic(out / TABLE_FILES[0], to_markdown(results).encode())
     write_atomic(out / TABLE_FILES[1], to_csv(results).encode())
@@ -57,36 +108,47 @@ class ResultsDir:
         except DataError as e:
             raise ConfigError(str(e)) from e
 
-    # run.json
-    def write_config(self, config: dict[str, Any]) -> None:
-        write_json(self.file(RUN_FILE), config)
+    def _read_typed(
+        self, name: str, model: type[Model], upgrade: Callable[..., dict[str, Any]], missing: str
+    ) -> Model:
+        data = self._read_json(name, missing)
+        try:
+            return typed(model, data, upgrade, str(self.file(name)))
+        except DataError as e:
+            raise ConfigError(str(e)) from e
 
-    def read_config(self) -> dict[str, Any]:
+    # run.json
+    def write_config(self, config: RunFile) -> None:
+        write_json(self.file(RUN_FILE), config.model_dump(mode="json"))
+
+    def read_config(self) -> RunFile:
         if not self.file(RUN_FILE).is_file():
             raise ConfigError(f"{self.path}: no run.json; run the infer stage first")
-        return self._read_json(RUN_FILE, "run the infer stage first")
+        return self._read_typed(RUN_FILE, RunFile, upgrade_run, "run the infer stage first")
 
     # samples.jsonl and usage.json: the score stage
-    def write_scored(self, records: Sequence[dict[str, Any]], usage: dict[str, Any]) -> None:
-        write_jsonl(self.file(SAMPLES_FILE), records)
+    def write_scored(self, rows: Sequence[SampleRow], usage: dict[str, Any]) -> None:
+        write_jsonl(self.file(SAMPLES_FILE), (row.record() for row in rows))
         write_json(self.file(USAGE_FILE), usage)
 
-    def read_samples(self) -> list[dict[str, Any]]:
+    def read_samples(self) -> list[SampleRow]:
         path = self.file(SAMPLES_FILE)
         if not path.is_file():
             raise ConfigError(f"{path} is missing; run the score stage first")
-        return read_jsonl(path)
+        return read_sample_rows(path)
 
     def read_usage(self) -> dict[str, Any]:
         return self._read_json(USAGE_FILE, "run the score stage first")
 
     # results.json and the tables: the report stage
-    def write_results(self, results: dict[str, Any]) -> None:
-        write_json(self.file(RESULTS_FILE), results)
+    def write_results(self, results: Results) -> None:
+        write_json(self.file(RESULTS_FILE), results.document())
         write_tables(self.path, [results])
 
-    def read_results(self) -> dict[str, Any]:
-        return self._read_json(RESULTS_FILE, "run the report stage first")
+    def read_results(self) -> Results:
+        return self._read_typed(
+            RESULTS_FILE, Results, upgrade_results, "run the report stage first"
+        )
 
     def read_optional(self, name: str, key: str) -> dict[str, Any]:
         """`{key: the file's content}`, or nothing when the file is not there."""

@@ -2,7 +2,9 @@
 
 The spread is the population standard deviation (numpy's default, ddof=0) of the per-run column
 values: it is what reproduces Table 3's "± std" from Table 6's three seeds (e.g. GPT-4o, Art &
-Sports: 365/775, 361/775, 387/775 correct -> 47.87 ± 1.47).
+Sports: 365/775, 361/775, 387/775 correct -> 47.87 ± 1.47, where the rounded per-seed
+accuracies 47.10, 46.58, 49.94 would give 1.48): results.json keeps every run's columns
+unrounded, and the means and spreads are kept so too.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from vidbench.core.errors import ConfigError
+from vidbench.report.schema import SCHEMA_VERSION, Results
 
 # Fields that are the same for every run and are carried over from the first.
 _SHARED = (
@@ -23,6 +26,7 @@ _SHARED = (
     "frame_spec",
     "generation",
     "column_n",
+    "column_scale",
     "scoring",
     "column_groups",
     "chance",
@@ -34,61 +38,59 @@ _SHARED = (
 
 
 def mean_std(values: Sequence[float | None]) -> tuple[float | None, float | None]:
+    """Mean and population standard deviation of the values present; unrounded."""
     present = [v for v in values if v is not None]
     if not present:
         return None, None
-    return round(float(np.mean(present)), 2), round(float(np.std(present)), 2)
+    return float(np.mean(present)), float(np.std(present))
 
 
-def aggregate(results: Sequence[dict[str, Any]], dirs: Sequence[str]) -> dict[str, Any]:
-    """One results dict for N runs: `columns` are the means, `std` the spreads, `runs` the
-    per-run numbers."""
+def aggregate(results: Sequence[Results], dirs: Sequence[str]) -> Results:
+    """One results for N runs: `columns` are the means, `std` the spreads, `runs` the per-run
+    numbers (each run's columns are exact: results.json keeps them unrounded)."""
     if not results:
         raise ConfigError("no runs to aggregate")
     first = results[0]
     for other in results[1:]:
-        if other["task"] != first["task"] or list(other["columns"]) != list(first["columns"]):
+        if other.task != first.task or list(other.columns) != list(first.columns):
             raise ConfigError("runs of different tasks or columns cannot be averaged")
     columns: dict[str, float | None] = {}
     std: dict[str, float | None] = {}
-    for column in first["columns"]:
-        columns[column], std[column] = mean_std([_exact(r).get(column) for r in results])
-    return {
-        **{k: first[k] for k in _SHARED if k in first},
-        "runs": len(results),
-        "seeds": [r.get("seed") for r in results],
-        # n, errors and unparsed are all totals over the runs (per run: `per_run`)
-        "n": sum(r["n"] for r in results),
-        "columns": columns,
-        "std": std,
-        "errors": sum(r["errors"] for r in results),
-        "errors_by_status": _sum_counts(r.get("errors_by_status", {}) for r in results),
-        "error_details": [
-            {**detail, "run": d}
-            for r, d in zip(results, dirs, strict=True)
-            for detail in r.get("error_details", [])
-        ],
-        "unparsed": sum(r.get("unparsed", 0) for r in results),
-        "per_run": [
-            {
-                "dir": d,
-                "seed": r.get("seed"),
-                "columns": r["columns"],
-                "n": r["n"],
-                "errors": r["errors"],
-                "unparsed": r.get("unparsed", 0),
-            }
-            for r, d in zip(results, dirs, strict=True)
-        ],
-        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    }
-
-
-def _exact(result: dict[str, Any]) -> dict[str, float | None]:
-    """A run's column values before rounding when the task records them (`columns_unrounded`):
-    Table 3's spreads are computed from exact per-seed accuracies (GPT-4o Art & Sports: 1.47
-    from 365/775, 361/775, 387/775; 1.48 from the rounded 47.10, 46.58, 49.94)."""
-    return result.get("columns_unrounded") or result["columns"]
+    for column in first.columns:
+        columns[column], std[column] = mean_std([r.columns.get(column) for r in results])
+    shared = first.document()
+    return Results.model_validate(
+        {
+            "schema_version": SCHEMA_VERSION,
+            **{k: shared[k] for k in _SHARED if k in shared},
+            "runs": len(results),
+            "seeds": [r.seed for r in results],
+            # n, errors and unparsed are all totals over the runs (per run: `per_run`)
+            "n": sum(r.n for r in results),
+            "columns": columns,
+            "std": std,
+            "errors": sum(r.errors for r in results),
+            "errors_by_status": _sum_counts(r.errors_by_status for r in results),
+            "error_details": [
+                {**detail.model_dump(exclude_unset=True), "run": d}
+                for r, d in zip(results, dirs, strict=True)
+                for detail in r.error_details
+            ],
+            "unparsed": sum(r.unparsed for r in results),
+            "per_run": [
+                {
+                    "dir": d,
+                    "seed": r.seed,
+                    "columns": r.columns,
+                    "n": r.n,
+                    "errors": r.errors,
+                    "unparsed": r.unparsed,
+                }
+                for r, d in zip(results, dirs, strict=True)
+            ],
+            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
+    )
 
 
 def _sum_counts(counts: Any) -> dict[str, int]:

@@ -1,66 +1,87 @@
-"""Paper-style tables from one or more results.json: terminal, Markdown, CSV and LaTeX."""
+"""Paper-style tables from one or more results.json: terminal, Markdown, CSV and LaTeX. The
+numbers are kept unrounded in results.json; here they are shown as the papers print them (one
+decimal, `CELL_DIGITS`)."""
 
 from __future__ import annotations
 
 import csv
 import io
 from collections.abc import Sequence
-from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
 from vidbench.console import out
+from vidbench.report.schema import Results
+
+CELL_DIGITS = 1  # decimals of a table cell
+# decimals of a 95% interval: percent columns, and columns of another scale (e.g. 0..5)
+INTERVAL_DIGITS = {100.0: 2}
+OTHER_SCALE_DIGITS = 3
 
 
-def _columns(results: Sequence[dict[str, Any]]) -> list[str]:
+def _columns(results: Sequence[Results]) -> list[str]:
     names: list[str] = []
     for r in results:
-        names.extend(c for c in r["columns"] if c not in names)
+        names.extend(c for c in r.columns if c not in names)
     return names
+
+
+def shown(value: float, digits: int = CELL_DIGITS) -> str:
+    """A number as a table shows it."""
+    return f"{value:.{digits}f}"
+
+
+def interval(ci: Sequence[float], scale: float | None) -> str:
+    """A 95% interval as the report shows it, e.g. "[45.12, 60.3]" (2 decimals for percent
+    columns, 3 for others; `scale` None: as it is, from files that kept it rounded)."""
+    if scale is None:
+        return f"[{ci[0]:g}, {ci[1]:g}]"
+    digits = INTERVAL_DIGITS.get(scale, OTHER_SCALE_DIGITS)
+    return f"[{round(ci[0], digits):g}, {round(ci[1], digits):g}]"
 
 
 def _cell(value: float | None, std: float | None = None) -> str:
     if value is None:
         return "—"
-    return f"{value:.1f}" if std is None else f"{value:.1f} ± {std:.1f}"
+    return shown(value) if std is None else f"{shown(value)} ± {shown(std)}"
 
 
-def _groups(results: Sequence[dict[str, Any]]) -> list[tuple[str, list[str]]]:
+def _groups(results: Sequence[Results]) -> list[tuple[str, list[str]]]:
     """The paper's tables a result splits its columns into (`column_groups`, e.g. MMWorld's
     Table 3 / Table 4 / flags), else one table of all columns."""
     for r in results:
-        if r.get("column_groups"):
-            return [(title, list(cols)) for title, cols in r["column_groups"].items()]
+        if r.column_groups:
+            return [(title, list(cols)) for title, cols in r.column_groups.items()]
     return [("", _columns(results))]
 
 
-def table_parts(results: Sequence[dict[str, Any]]) -> list[tuple[str, list[str]]]:
+def table_parts(results: Sequence[Results]) -> list[tuple[str, list[str]]]:
     """(title, columns) of each part of the paper's table (public for `vidbench view`)."""
     return _groups(results)
 
 
-def _chance_rows(results: Sequence[dict[str, Any]], columns: list[str]) -> list[list[str]]:
+def _chance_rows(results: Sequence[Results], columns: list[str]) -> list[list[str]]:
     """A "random-choice (expected)" row per distinct `chance` (the exact expected accuracy of
     the random-choice baseline, which MMWorld reports from its data), as the paper's first row."""
-    seen: list[dict[str, Any]] = []
+    seen: list[dict[str, float | None]] = []
     for r in results:
-        if r.get("chance") and r["chance"] not in seen:
-            seen.append(r["chance"])
+        if r.chance and r.chance not in seen:
+            seen.append(r.chance)
     label = "random-choice (expected)"
     return [[label, *(_cell(c.get(k)) for k in columns), "", "", ""] for c in seen]
 
 
-def _differences(results: Sequence[dict[str, Any]]) -> list[list[str]]:
+def _differences(results: Sequence[Results]) -> list[list[str]]:
     """Per result, what sets it apart from the others beside its model: the task variant, the
     protocol, the FrameSpec fields that differ, the data (none when all share them)."""
     notes: list[list[str]] = [[] for _ in results]
     for key in ("task", "protocol", "data"):
-        values = [str(r.get(key)) for r in results]
+        values = [str(getattr(r, key)) for r in results]
         if len(set(values)) > 1:
             for note, value in zip(notes, values, strict=True):
                 note.append(value if key != "protocol" else f"protocol {value}")
-    specs = [r.get("frame_spec") or {} for r in results]
+    specs = [r.frame_spec or {} for r in results]
     for field in sorted({k for spec in specs for k in spec}):
         values = [spec.get(field) for spec in specs]
         if len({repr(v) for v in values}) > 1:
@@ -69,18 +90,18 @@ def _differences(results: Sequence[dict[str, Any]]) -> list[list[str]]:
     return notes
 
 
-def row_labels(results: Sequence[dict[str, Any]]) -> list[str]:
+def row_labels(results: Sequence[Results]) -> list[str]:
     """Row names that tell the rows apart: the model, then what else differs (shuffled or
     reduced frames, another protocol, ...), then the number of runs averaged."""
     labels = []
     for r, note in zip(results, _differences(results), strict=True):
-        label = r["model"] + (f" [{', '.join(note)}]" if note else "")
-        labels.append(label + (f" ({r['runs']} runs)" if r.get("runs") else ""))
+        label = str(r.model) + (f" [{', '.join(note)}]" if note else "")
+        labels.append(label + (f" ({r.runs} runs)" if r.runs else ""))
     return labels
 
 
 def rows(
-    results: Sequence[dict[str, Any]], columns: list[str] | None = None
+    results: Sequence[Results], columns: list[str] | None = None
 ) -> tuple[list[str], list[list[str]]]:
     """Header and rows: one row per result (model), the columns of the task's paper table;
     "mean ± std" cells for results of several runs (`std`)."""
@@ -89,17 +110,17 @@ def rows(
     body = _chance_rows(results, columns) + [
         [
             label,
-            *(_cell(r["columns"].get(c), (r.get("std") or {}).get(c)) for c in columns),
-            str(r["n"]),
-            str(r["errors"]),
-            str(r.get("unparsed", 0)),
+            *(_cell(r.columns.get(c), (r.std or {}).get(c)) for c in columns),
+            str(r.n),
+            str(r.errors),
+            str(r.unparsed),
         ]
         for r, label in zip(results, row_labels(results), strict=True)
     ]
     return header, body
 
 
-def to_markdown(results: Sequence[dict[str, Any]]) -> str:
+def to_markdown(results: Sequence[Results]) -> str:
     parts = []
     for title, columns in _groups(results):
         header, body = rows(results, columns)
@@ -110,7 +131,7 @@ def to_markdown(results: Sequence[dict[str, Any]]) -> str:
     return "\n".join(parts)
 
 
-def to_csv(results: Sequence[dict[str, Any]]) -> str:
+def to_csv(results: Sequence[Results]) -> str:
     header, body = rows(results)
     out = io.StringIO()
     writer = csv.writer(out)
@@ -162,7 +183,7 @@ def latex_table(header: Sequence[str], body: Sequence[Sequence[str]], bold: Sequ
     return "\n".join(lines) + "\n"
 
 
-def to_latex(results: Sequence[dict[str, Any]]) -> str:
+def to_latex(results: Sequence[Results]) -> str:
     """One booktabs table per part of the paper's table, best model per column in bold."""
     parts = []
     for title, columns in _groups(results):
@@ -173,9 +194,7 @@ def to_latex(results: Sequence[dict[str, Any]]) -> str:
     return "\n".join(parts)
 
 
-def print_table(
-    results: Sequence[dict[str, Any]], title: str, console: Console | None = None
-) -> None:
+def print_table(results: Sequence[Results], title: str, console: Console | None = None) -> None:
     console = console or out
     if not console.is_terminal:  # logs and pipes: room for the whole table, no wrapped cells
         console = Console(file=console.file, width=max(console.width, 160))

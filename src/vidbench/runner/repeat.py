@@ -69,5 +69,5 @@ def _combine(configs: list[RunConfig], out: Path, print_to: Console | None) -> N
     combined = aggregate(results, [c.out for c in configs])
     ResultsDir(out).write_results(combined)
     if print_to is not None:
-        title = f"{combined['task']} — mean ± std over {len(configs)} runs"
+        title = f"{combined.task} — mean ± std over {len(configs)} runs"
         print_table([combined], title, print_to)

@@ -23,6 +23,7 @@ from vidbench.models.pricing import cost_of
 from vidbench.models.registry import ModelOptions, load_model
 from vidbench.report.results import build_results
 from vidbench.report.results_dir import RESULTS_FILE, TIMING_FILE, ResultsDir
+from vidbench.report.schema import Results, SampleRow
 from vidbench.report.tables import print_table
 from vidbench.runner.infer import infer
 from vidbench.runner.keys import plan_key
@@ -229,7 +230,7 @@ class Run:
         if self.judge is not None:
             check_reachable(self.judge)
 
-    def score(self) -> list[dict[str, Any]]:
+    def score(self) -> list[SampleRow]:
         self.config.save()  # the task variant scored is the one a later report stage shows
         with Store(self.config.results_dir) as store:
             verdicts = self._verdicts(store, allow_calls=False)
@@ -242,14 +243,14 @@ class Run:
         ResultsDir(self.config.results_dir).write_scored(records, usage)
         return records
 
-    def report(self, print_to: Console | None = None) -> dict[str, Any]:
+    def report(self, print_to: Console | None = None) -> Results:
         directory = ResultsDir(self.config.results_dir)
-        records = directory.read_samples()
+        rows = directory.read_samples()
         usage = directory.read_usage()
         results = build_results(
             self.task,
             self.model_identity,
-            records,
+            rows,
             extra={
                 "data": self.config.data,
                 "seed": self.config.seed,
@@ -264,16 +265,16 @@ class Run:
         directory.write_results(results)
         if print_to is not None:
             print_table([results], f"{self.task.name} — {self.config.data}", print_to)
-        for warning in results.get("warnings", []):
+        for warning in results.warnings or []:
             self.console.print(f"[yellow]warning[/]: {escape(warning)}", highlight=False)
-        if results["errors"]:
+        if results.errors:
             self.console.print(
-                f"[red]{results['errors']} error(s)[/] ("
-                + ", ".join(f"{n} {kind}" for kind, n in results["errors_by_status"].items())
+                f"[red]{results.errors} error(s)[/] ("
+                + ", ".join(f"{n} {kind}" for kind, n in results.errors_by_status.items())
                 + f"): see error_details in {directory.file(RESULTS_FILE)}"
             )
-        if results.get("unjudged"):
-            self.console.print(f"[red]{no_verdict_message(results['unjudged'])}[/]")
+        if results.unjudged:
+            self.console.print(f"[red]{no_verdict_message(results.unjudged)}[/]")
         return results
 
     def _judge_identity(self) -> dict[str, Any] | None:
@@ -305,13 +306,13 @@ class Run:
             if absent:
                 outcome.incomplete.append(no_verdict_message(absent))
         if "score" in stages and "report" not in stages:
-            unscored = sum(1 for r in self.score() if r.get("status", "ok") != "ok")
+            unscored = sum(1 for row in self.score() if row.status != "ok")
             if unscored:
                 outcome.incomplete.append(f"{unscored} sample(s) not scored")
         elif "score" in stages:
             self.score()
         if "report" in stages:
             results = self.report(print_to)
-            if results["errors"]:
-                outcome.incomplete.append(f"{results['errors']} of {results['n']} not scored")
+            if results.errors:
+                outcome.incomplete.append(f"{results.errors} of {results.n} not scored")
         return outcome

@@ -8,9 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from vidbench.report.results_dir import ResultsDir
+from vidbench.report.schema import RunFile
 from vidbench.runner.model_calls import DEFAULT_ATTEMPTS
 
-# where and how a run ran, no part of what it evaluated: left out of run.json
+# where and how a run ran, no part of what it evaluated: left out of run.json (the rest are
+# report/schema.RunFile's fields: tests/runner/test_results_schema.py checks they agree)
 RUN_PLACE = ("progress", "ray", "ray_workers", "ray_rate")
 
 
@@ -47,7 +49,7 @@ class RunConfig:
 
     def save(self) -> None:
         saved = {k: v for k, v in asdict(self).items() if k not in RUN_PLACE}
-        ResultsDir(self.results_dir).write_config(saved)
+        ResultsDir(self.results_dir).write_config(RunFile.model_validate(saved))
 
     def frame_overrides(self) -> dict[str, Any]:
         """The FrameSpec fields this run overrides (views as a tuple, as FrameSpec keeps them)."""
@@ -61,5 +63,5 @@ class RunConfig:
         """The run stored in `results_dir`: that directory is the run, wherever it was made (a
         moved or copied directory is read and written where it is now, never where run.json
         says it was)."""
-        saved = ResultsDir(Path(results_dir)).read_config()
+        saved = ResultsDir(Path(results_dir)).read_config().model_dump(exclude={"schema_version"})
         return cls(**{**saved, "out": str(results_dir)})

@@ -6,8 +6,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from vidbench.core.records import Sample
+from vidbench.report.schema import SampleRow
 from vidbench.runner.store import Store
 from vidbench.scoring.model_call import CallResult
+from vidbench.scoring.outcome import NO_ANSWER
 from vidbench.tasks.base import Task
 from vidbench.tasks.problems import Problem
 
@@ -19,12 +21,13 @@ def score_samples(
     store: Store,
     plan: str,
     verdicts: Mapping[str, CallResult] | None = None,
-) -> list[dict[str, Any]]:
-    """One record per planned sample and per unloadable record.
+) -> list[SampleRow]:
+    """One row per planned sample and per unloadable record.
 
-    A scored record holds the prompt hash, the frames used, the raw output and the task's score
-    fields; a sample without an answer (or a record that could not be loaded) holds `error` and
-    a `status` saying why: data (bad record), media, error, empty, refused, blocked, missing.
+    A scored row holds the prompt hash, the frames used, the raw output and the task's score
+    fields, with the `outcome` the task set; a sample without an answer (or a record that could
+    not be loaded) holds `error`, a `status` saying why (data: bad record; media, error, empty,
+    refused, blocked, missing) and the outcome `no-answer`.
     """
     responses = store.responses(plan)
     failures = store.last_failures(plan)
@@ -38,7 +41,8 @@ def score_samples(
             status, error = failures.get(
                 sample.id, ("missing", f"{sample.id}: no answer yet (run the infer stage)")
             )
-            records.append({"id": sample.id, "status": status, "error": error})
+            no_answer = {"id": sample.id, "status": status, "error": error, "outcome": NO_ANSWER}
+            records.append(no_answer)
             continue
         records.append(
             {
@@ -51,8 +55,11 @@ def score_samples(
                 **next(fields),  # a task may mark an answer it cannot score (status, error)
             }
         )
-    records.extend({"id": p.record, "status": p.status, "error": str(p)} for p in problems)
-    return records
+    records.extend(
+        {"id": p.record, "status": p.status, "error": str(p), "outcome": NO_ANSWER}
+        for p in problems
+    )
+    return [SampleRow.of(record) for record in records]
 
 
 def _of_sample(

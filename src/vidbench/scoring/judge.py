@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from vidbench.scoring.model_call import CallResult
+from vidbench.scoring.outcome import NO_VERDICT as NO_VERDICT_OUTCOME
+from vidbench.scoring.outcome import verdict_unparsed
 
 # The status of an answer left without a verdict, in samples.jsonl and results' errors.
 NO_VERDICT = "judge"
@@ -20,12 +22,14 @@ def no_verdict_fields(
 ) -> dict[str, Any]:
     """Record fields of an answer the judge gave no usable verdict on: an error of status
     `judge` (never counted right or wrong), saying why; `verdict_absent` marks those a new judge
-    stage can still decide (a failed or missing call, not replies that never parsed)."""
+    stage can still decide (a failed or missing call, not replies that never parsed), and the
+    outcome is `no-verdict` for those, `verdict-unparsed` for the others."""
     why = verdict.why_absent() if verdict.absent else unparsed_why
     return {
         "status": NO_VERDICT,
         "status_detail": f"{sample_id}: judge verdict {verdict.status}: {why}",
         "verdict_absent": verdict.absent,
+        "outcome": NO_VERDICT_OUTCOME if verdict.absent else verdict_unparsed(counted_wrong=False),
     }
 
 

@@ -61,7 +61,10 @@ class Task(ABC):
     def score(
         self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]
     ) -> dict[str, Any]:
-        """Per-sample score fields; `verdicts` holds this sample's judge_calls' verdicts."""
+        """Per-sample score fields; `verdicts` holds this sample's judge_calls' verdicts. The
+        fields include `outcome` (scoring/outcome.py: correct, wrong or unscored, and why; the
+        helpers there make it); a task that sets none gets the one its `correct`, `unparsed`,
+        `status` fields say (scoring/outcome.derive_outcome)."""
 
     def score_all(
         self, items: Sequence[tuple[Sample, str, Mapping[str, CallResult]]]

@@ -28,6 +28,7 @@ from vidbench.core.files import write_atomic
 from vidbench.core.records import Sample
 from vidbench.media.cache import FrameCache
 from vidbench.report.figures import FigureSpec
+from vidbench.report.schema import Results
 from vidbench.view.collect import RunData
 from vidbench.view.samples import OUTCOMES, sample_rows
 from vidbench.view.tables import table_data
@@ -77,7 +78,7 @@ def _media(runs: Sequence[RunData], options: ViewOptions) -> dict[tuple[int, str
         cache = FrameCache(Path(cache_dir) if cache_dir else None)
         thumbs = Thumbnailer(options.out, cache) if options.thumbnails else None
         placer = VideoPlacer(options.out, options.videos)
-        ids = {str(r.get("id")) for r in run.records}
+        ids = {row.id for row in run.records}
         jobs += [(index, run.samples[i], thumbs, placer) for i in ids if i in run.samples]
 
     def one(job: tuple[int, Sample, Thumbnailer | None, VideoPlacer]) -> dict[str, Any]:
@@ -94,7 +95,7 @@ def _media(runs: Sequence[RunData], options: ViewOptions) -> dict[tuple[int, str
 
 
 def _figures(
-    results: Sequence[dict[str, Any]], options: ViewOptions, messages: list[str]
+    results: Sequence[Results], options: ViewOptions, messages: list[str]
 ) -> list[str]:
     """report/figures.py's figures (PNG shown, SVG beside it) when all runs share one table."""
     from vidbench.report.combine import groups
@@ -146,10 +147,9 @@ def write_report(runs: Sequence[RunData], options: ViewOptions) -> Built:
             {
                 "label": run.label,
                 "path": str(run.path),
-                "task": (run.results or {}).get("task")
-                or (run.config.task if run.config else None),
+                "task": _task(run),
                 "n": len(run.records),
-                "results_n": (run.results or {}).get("n"),
+                "results_n": run.results.n if run.results else None,
                 "outcomes": {o: sum(1 for r in rows if _outcome(r, i) == o) for o in OUTCOMES},
             }
             for i, run in enumerate(runs)
@@ -165,6 +165,12 @@ def write_report(runs: Sequence[RunData], options: ViewOptions) -> Built:
     write_atomic(data / "meta.js", _script("vidbenchView.meta", meta))
     _copy_static(out)
     return Built(out / "index.html", len(rows), messages)
+
+
+def _task(run: RunData) -> str | None:
+    if run.results is not None:
+        return run.results.task
+    return run.config.task if run.config else None
 
 
 def _outcome(row: dict[str, Any], index: int) -> str | None:

@@ -17,11 +17,11 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from vidbench.core.errors import VidbenchError
+from vidbench.core.errors import ConfigError, DataError, VidbenchError
 from vidbench.core.records import Sample
 from vidbench.report.results_dir import RESULTS_FILE, RUN_FILE, SAMPLES_FILE, ResultsDir
+from vidbench.report.schema import Results, SampleRow
 from vidbench.report.tables import row_labels
 from vidbench.runner.run_config import RunConfig
 from vidbench.runner.store import Store, StoredCall, StoredFailure
@@ -36,8 +36,8 @@ class RunData:
 
     path: Path
     label: str = ""
-    results: dict[str, Any] | None = None
-    records: list[dict[str, Any]] = field(default_factory=list)
+    results: Results | None = None
+    records: list[SampleRow] = field(default_factory=list)
     config: RunConfig | None = None
     task: Task | None = None
     samples: dict[str, Sample] = field(default_factory=dict)
@@ -69,7 +69,7 @@ def _read_store(run: RunData) -> None:
         return
     with store:
         try:
-            ids = {str(r.get("id")) for r in run.records}
+            ids = {row.id for row in run.records}
             for judgment in store.all_calls():
                 owner = owner_of(judgment.item, ids)
                 if owner is not None:
@@ -115,20 +115,22 @@ def collect_run(path: Path, task_of: TaskOf | None) -> RunData:
     results_dir = ResultsDir(path)
     try:
         run.results = results_dir.read_results()
-    except VidbenchError:
-        run.note(f"no readable {RESULTS_FILE} (run the report stage): no table row")
+    except VidbenchError as e:
+        missing = not (path / RESULTS_FILE).is_file()
+        why = "run the report stage" if missing else str(e)
+        run.note(f"no readable {RESULTS_FILE} ({why}): no table row")
     try:
         run.records = results_dir.read_samples()
-    except VidbenchError:
+    except DataError as e:  # a line that is not JSON, or not a sample row
+        run.note(f"{SAMPLES_FILE} not readable ({e}): no samples to show")
+    except ConfigError:  # not there
         if (path / "run-1").is_dir():  # `vidbench run --runs N`: the samples are in its runs
             run.note(f"repeated runs: give {path / 'run-1'} ... to see their samples")
         else:
             run.note(f"no {SAMPLES_FILE} (run the score stage): no samples to show")
-    except (OSError, ValueError) as e:
-        run.note(f"{SAMPLES_FILE} not readable ({e}): no samples to show")
     try:
         run.config = RunConfig.load(path)
-    except (VidbenchError, TypeError) as e:  # TypeError: run.json of another version
+    except VidbenchError as e:  # run.json that does not fit the schema
         run.note(f"run.json not readable ({e}): questions and frames are not shown")
     _read_store(run)
     _load_samples(run, task_of)
@@ -178,8 +180,9 @@ def _label(runs: Sequence[RunData]) -> None:
         labels = row_labels([r.results for r in runs if r.results])
     else:
         labels = [
-            str((r.results or {}).get("model") or (r.config.model if r.config else r.path.name))
+            str((r.results.model if r.results else None)
+                or (r.config.model if r.config else r.path.name))
             for r in runs
-        ]
+        ]  # fmt: skip
     for run, label in zip(runs, labels, strict=True):
         run.label = label if labels.count(label) == 1 else f"{label} ({run.path.name})"

@@ -1,11 +1,11 @@
 """Per-sample rows of the report's sample browser: one row per sample id, holding what every
 run made of it (outcome, raw output, parsed answer, errors, judge attempts, frames, videos).
 
-Outcomes the page filters by: correct, wrong, unparsed (no option recognised, or no verdict
-read from the judge's replies), error (no answer: media, model or data errors), no-verdict (a
-judged answer the judge has not decided yet: its call failed or was not made), scored (a score
-that is not right or wrong, e.g. a caption's metrics). With several runs, the samples they
-disagree on come first.
+Outcomes the page filters by are the rows' typed outcomes (scoring/outcome.py), each by its
+label: correct, wrong, unparsed (wrong: no option recognised), verdict-unparsed (the judge's
+replies never gave a verdict), no-verdict (the judge's call failed or was not made), no-answer
+(media, model or data errors), not-graded (scores that are not right or wrong, e.g. a caption's
+metrics). With several runs, the samples they disagree on come first.
 """
 
 from __future__ import annotations
@@ -14,30 +14,19 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from vidbench.core.records import Sample
+from vidbench.report.schema import SampleRow
+from vidbench.scoring.outcome import LABELS
 from vidbench.view.collect import RunData
 
-OUTCOMES = ("correct", "wrong", "unparsed", "error", "no-verdict", "scored")
+OUTCOMES = LABELS
 # Record fields shown elsewhere on the page (not repeated among the other scores), besides the
 # group fields.
-_SHOWN = {"id", "status", "error", "raw_output", "parsed", "correct", "gold", "prompt_hash",
-          "frames", "unparsed", "judge_reply", "verdict_absent", "status_detail"}  # fmt: skip
+_SHOWN = {"schema_version", "id", "status", "error", "outcome", "raw_output", "parsed", "correct",
+          "gold", "prompt_hash", "frames", "unparsed", "judge_reply", "verdict_absent",
+          "status_detail"}  # fmt: skip
 
 # (run index, sample) -> the sample's frames / videos as the page describes them
 MediaOf = Callable[[int, Sample], dict[str, Any]]
-
-
-def outcome(record: dict[str, Any], judged: bool) -> str:
-    if record.get("error") is not None or record.get("status", "ok") != "ok":
-        return "no-verdict" if record.get("verdict_absent") else "error"
-    if record.get("judge_status") in ("error", "missing"):  # AutoEval-Video: not judged yet
-        return "no-verdict"
-    if record.get("unparsed"):
-        return "unparsed"
-    if record.get("correct") is True:
-        return "correct"
-    if record.get("correct") is False:
-        return "wrong"
-    return "no-verdict" if judged and "correct" in record else "scored"
 
 
 def _group(record: dict[str, Any], sample: Sample | None, fields: Sequence[str]) -> str:
@@ -76,28 +65,24 @@ def _judge(run: RunData, sample_id: str) -> list[dict[str, Any]]:
 
 
 def run_entry(
-    run: RunData,
-    index: int,
-    record: dict[str, Any],
-    media: MediaOf,
-    groups: Sequence[str] = (),
+    run: RunData, index: int, row: SampleRow, media: MediaOf, groups: Sequence[str] = ()
 ) -> dict[str, Any]:
-    sample = run.samples.get(str(record.get("id")))
-    judged = bool(run.task and run.task.uses_judge) or bool(run.judgments)
+    sample = run.samples.get(row.id)
+    record = row.record()
     entry: dict[str, Any] = {
-        "outcome": outcome(record, judged),
-        "status": str(record.get("status", "ok")),
-        "output": record.get("raw_output"),
-        "parsed": record.get("parsed"),
-        "error": record.get("error") or record.get("status_detail"),
+        "outcome": row.outcome.label,
+        "status": row.status,
+        "output": row.raw_output,
+        "parsed": row.parsed,
+        "error": row.error or row.status_detail,
         "verdict_reply": record.get("judge_reply"),
         "scores": _scores(record, groups),
-        "judge": _judge(run, str(record.get("id"))),
-        "prompt": run.prompts.get(str(record.get("prompt_hash")), []),
+        "judge": _judge(run, row.id),
+        "prompt": run.prompts.get(str(row.prompt_hash), []),
     }
     if sample is not None:
         entry.update(media(index, sample))
-    elif record.get("status") != "data":
+    elif row.status != "data":
         entry["media_error"] = "the sample's data is not available (see the messages above)"
     return entry
 
@@ -109,9 +94,9 @@ def sample_rows(
     one entry per run (None where a run has no such sample), grouped by the first of `groups`
     each holds; disagreements first."""
     order: list[str] = []
-    by_run: list[dict[str, dict[str, Any]]] = []
+    by_run: list[dict[str, SampleRow]] = []
     for run in runs:
-        records = {str(r.get("id")): r for r in run.records}
+        records = {row.id: row for row in run.records}
         order.extend(records)
         by_run.append(records)
     rows = []
@@ -125,10 +110,10 @@ def sample_rows(
         rows.append(
             {
                 "id": sample_id,
-                "group": _group(first, sample, groups),
+                "group": _group(first.record(), sample, groups),
                 "question": sample.question if sample else None,
                 "options": list(sample.options) if sample else [],
-                "gold": sample.answer if sample else first.get("gold"),
+                "gold": sample.answer if sample else first.gold,
                 "references": list(sample.references) if sample else [],
                 "rules": sample.rules if sample else None,
                 "runs": entries,

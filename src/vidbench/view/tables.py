@@ -8,23 +8,25 @@ from collections.abc import Sequence
 from typing import Any
 
 from vidbench.report.combine import groups
-from vidbench.report.tables import rows, table_parts
+from vidbench.report.schema import Results
+from vidbench.report.tables import interval, rows, table_parts
 
 CHANCE_LABEL = "random-choice (expected)"
 
 
-def _cell(result: dict[str, Any], column: str, text: str) -> dict[str, Any]:
-    ci = (result.get("ci95") or {}).get(column)
-    n = (result.get("column_n") or {}).get(column)
-    cell: dict[str, Any] = {"text": text, "value": result["columns"].get(column)}
+def _cell(result: Results, column: str, text: str) -> dict[str, Any]:
+    ci = result.ci95.get(column)
+    n = result.column_n.get(column)
+    cell: dict[str, Any] = {"text": text, "value": result.columns.get(column)}
     if ci:
-        cell["ci"] = f"[{ci[0]:g}, {ci[1]:g}]"
+        scale = (result.column_scale or {}).get(column)
+        cell["ci"] = interval(ci, scale)
     if n is not None:
         cell["n"] = n
     return cell
 
 
-def _part(results: Sequence[dict[str, Any]], title: str, columns: list[str]) -> dict[str, Any]:
+def _part(results: Sequence[Results], title: str, columns: list[str]) -> dict[str, Any]:
     header, body = rows(results, columns)
     chance = [row for row in body if row[0] == CHANCE_LABEL]
     models = body[len(chance) :]
@@ -41,7 +43,7 @@ def _part(results: Sequence[dict[str, Any]], title: str, columns: list[str]) -> 
     return {"title": title, "header": header, "rows": table_rows}
 
 
-def table_data(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def table_data(results: Sequence[Results]) -> list[dict[str, Any]]:
     """One table per (task, data) the runs share, one part per part of the paper's table."""
     grouped = groups(results)
     tables = []

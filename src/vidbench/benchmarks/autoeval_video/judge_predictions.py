@@ -112,4 +112,4 @@ def judge_predictions(job: JudgeJob, console: Console) -> dict[str, Any]:
     )
     problems = input_problems(job, predictions, known)
     Run(config, task, console, problems).run(print_to=console)  # holds OUT for the whole time
-    return ResultsDir(job.out).read_results()
+    return ResultsDir(job.out).read_results().document()

@@ -28,6 +28,7 @@ from vidbench.core.messages import user
 from vidbench.core.requests import GenerationConfig
 from vidbench.scoring.judge import no_verdict_fields
 from vidbench.scoring.model_call import CallResult, ModelCall
+from vidbench.scoring.outcome import WRONG, graded, verdict_unparsed
 
 PROMPT_VERSION = "autoeval-rules-v1"
 OVERALL = "Overall"
@@ -171,6 +172,7 @@ def empty_outcome() -> dict[str, Any]:
         "dropped": False,
         "counted": True,
         "correct": False,
+        "outcome": WRONG,
     }
 
 
@@ -185,8 +187,15 @@ def outcome(verdict: CallResult, protocol: JudgeProtocol) -> dict[str, Any]:
     unparsed = verdict.status == "unparsed"
     value: Judgment | None = verdict.value if judged else None
     counted = judged or (unparsed and protocol.unparsed == "wrong")
+    correct = bool(value and value.verdict == 1)
+    if unparsed:
+        counts_as = {"outcome": verdict_unparsed(counted_wrong=counted)}
+    elif judged:
+        counts_as = {"outcome": graded(correct)}
+    else:  # a failed or missing call: an error of status `judge`, with its outcome
+        counts_as = no_verdict_fields(verdict.item, verdict)
     return {
-        **(no_verdict_fields(verdict.item, verdict) if verdict.absent else {}),
+        **counts_as,
         "verdict": value.verdict if value else None,
         "reason": value.reason if value else None,
         "judge_reply": verdict.reply,
@@ -196,7 +205,7 @@ def outcome(verdict: CallResult, protocol: JudgeProtocol) -> dict[str, Any]:
         "unparsed": unparsed,
         "dropped": unparsed and protocol.unparsed == "drop",
         "counted": counted,
-        "correct": bool(value and value.verdict == 1),
+        "correct": correct,
     }
 
 

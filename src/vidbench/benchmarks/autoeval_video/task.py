@@ -25,6 +25,7 @@ from vidbench.core.requests import GenerationConfig
 from vidbench.media.frame import Frame
 from vidbench.media.spec import CLIP_MAX_SIDE, FrameSpec, grid_cell_side
 from vidbench.scoring.model_call import CallResult, ModelCall
+from vidbench.scoring.outcome import NO_ANSWER
 from vidbench.tasks.base import Task
 from vidbench.tasks.problems import Loaded
 from vidbench.tasks.registry import TaskEntry, TaskRequest
@@ -113,7 +114,7 @@ class AutoEvalVideo(Task):
     ) -> dict[str, Any]:
         unaskable = self._unaskable(sample, reply)
         if unaskable is not None:
-            return {"status": "data", "error": unaskable}
+            return {"status": "data", "error": unaskable, "outcome": NO_ANSWER}
         if self._asks_judge(reply):
             verdict = verdicts.get(sample.id, CallResult(sample.id, "missing"))
             fields = rules.outcome(verdict, self.judge_protocol)

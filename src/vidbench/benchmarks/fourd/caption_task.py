@@ -48,6 +48,7 @@ from vidbench.scoring.captions.metrics import (
 )
 from vidbench.scoring.judge import no_verdict_fields
 from vidbench.scoring.model_call import CallResult, ModelCall
+from vidbench.scoring.outcome import NOT_GRADED
 from vidbench.tasks.base import Task
 from vidbench.tasks.problems import Loaded
 from vidbench.tasks.registry import TaskRequest
@@ -233,6 +234,7 @@ class FourDCaption(Task):
                 "judge_references": sorted(row.judge_references),
                 "judgments": tally.as_dict(),
                 "judgments_by_kind": tally.by_kind(),
+                "outcome": NOT_GRADED,  # metrics, not right or wrong
             }
             # with a judge, an object missing any judgment is not scored at all (never a GPT
             # mean over fewer references, nor a row without its GPT columns)

@@ -16,6 +16,7 @@ from vidbench.media.frame import Frame
 from vidbench.media.spec import FrameSpec
 from vidbench.scoring.choices import extract_choice
 from vidbench.scoring.model_call import CallResult
+from vidbench.scoring.outcome import graded
 from vidbench.tasks.base import Task
 from vidbench.tasks.problems import Loaded
 from vidbench.tasks.table import Table
@@ -74,6 +75,7 @@ class FourDQA(Task):
             "parsed": parsed,
             "unparsed": parsed is None,
             "correct": parsed == sample.answer,
+            "outcome": graded(parsed == sample.answer, unparsed=parsed is None),
         }
 
     def column_values(self, records: Sequence[dict[str, Any]]) -> dict[str, list[float]]:

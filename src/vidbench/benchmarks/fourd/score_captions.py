@@ -31,6 +31,7 @@ from vidbench.core.errors import ConfigError
 from vidbench.core.files import write_json, write_jsonl
 from vidbench.core.requests import GenerationConfig
 from vidbench.report.results_dir import ResultsDir
+from vidbench.report.schema import Results, SampleRow
 from vidbench.runner.run import Run
 from vidbench.runner.run_config import RunConfig
 from vidbench.scoring.captions.metrics import AUTOMATIC, CaptionMetricSettings, check_models
@@ -39,7 +40,8 @@ from vidbench.tasks.problems import Problem
 
 ROWS = ("model", "human")
 # samples.jsonl fields that describe the run, not the object's scores
-_RUN_FIELDS = {"id", "prompt_hash", "frames", "raw_output", "status", "error", "references"}
+_RUN_FIELDS = {"id", "prompt_hash", "frames", "raw_output", "status", "error", "references",
+               "schema_version", "outcome"}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -161,28 +163,30 @@ def _run_row(
     }
 
 
-def _row_summary(results: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, Any]:
+def _row_summary(results: Results, rows: list[SampleRow]) -> dict[str, Any]:
     """A row of SCORES.json from its run's results and samples."""
+    records = [row.record() for row in rows]
     per_object = [
         {"uid": r["id"], **{k: v for k, v in r.items() if k not in _RUN_FIELDS}}
         for r in records
         if "caption" in r
     ]
-    scoring = results.get("caption_scoring", {})
+    document = results.document()
+    scoring = document.get("caption_scoring", {})
     row: dict[str, Any] = {
-        "columns": results["columns"],
-        "n_objects": results["n_scored"],
-        "errors": results["errors"],
-        "errors_by_status": results["errors_by_status"],
-        "error_details": results["error_details"],
-        "unjudged": results.get("unjudged", 0),
+        "columns": results.columns,
+        "n_objects": results.n_scored,
+        "errors": results.errors,
+        "errors_by_status": results.errors_by_status,
+        "error_details": document["error_details"],
+        "unjudged": results.unjudged or 0,
         "metric_info": {k: v for k, v in scoring.items() if k not in ("judgments",)},
         "per_object": per_object,
     }
-    if results.get("judge"):
+    if results.judge:
         judgments = scoring.get("judgments", {})
         row["judgments"] = {s: judgments.get(s, 0) for s in gpt_judges.STATUSES}
-        row["warnings"] = results.get("warnings", [])
+        row["warnings"] = results.warnings or []
         row["judged_objects"] = {
             c: sum(1 for e in per_object if e.get(table.FIELD[c]) is not None)
             for c in ("GPT-Appearance", "GPT-Action")
@@ -248,7 +252,7 @@ def _judge_identity(options: CaptionScoring) -> dict[str, Any] | None:
     for name in ROWS:
         path = options.out.parent / name
         if (path / "results.json").is_file():
-            return ResultsDir(path).read_results().get("judge")
+            return ResultsDir(path).read_results().judge
     return None
 
 

@@ -37,6 +37,7 @@ from vidbench.media.frame import Frame
 from vidbench.media.spec import FrameSpec
 from vidbench.scoring.judge import no_verdict_fields
 from vidbench.scoring.model_call import CallResult, ModelCall
+from vidbench.scoring.outcome import graded
 from vidbench.tasks.base import Task
 from vidbench.tasks.problems import Loaded, Problem
 from vidbench.tasks.table import Table
@@ -170,7 +171,12 @@ class MMWorld(Task):
             "chance": 1 / len(meta["labels"]),
         }
         if not self._judged(parsed):
-            return record | {"scored_by": "rule", "correct": parsed == sample.answer}
+            correct = parsed == sample.answer
+            return record | {
+                "scored_by": "rule",
+                "correct": correct,
+                "outcome": graded(correct, unparsed=parsed is None),
+            }
         item = f"{sample.id}:judge"
         verdict = verdicts.get(item, CallResult(item, "missing"))
         if not verdict.ok:
@@ -185,6 +191,7 @@ class MMWorld(Task):
             "verdict": "yes" if verdict.value else "no",
             "judge_reply": verdict.reply,
             "correct": bool(verdict.value),
+            "outcome": graded(bool(verdict.value), unparsed=parsed is None),
         }
 
     # --------------------------------------------------------------------------- aggregation
@@ -205,8 +212,9 @@ class MMWorld(Task):
         return self._values(records, "correct")
 
     def extra_results(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
-        """MMWorld's additions to results.json: how it was scored, the unrounded columns and
-        the exact expected accuracy of the random-choice baseline (for the columns shown)."""
+        """MMWorld's additions to results.json: how it was scored, the columns again (kept for
+        readers of `columns_unrounded`: the columns themselves are unrounded now) and the exact
+        expected accuracy of the random-choice baseline (for the columns shown)."""
         values = self.column_values(records)
         shown = self.table.shown_columns(values)
         chance = self._values(records, "chance")
@@ -223,13 +231,12 @@ class MMWorld(Task):
                 "judged": len(judged),
                 "judged_yes": sum(1 for r in judged if r.get("correct")),
             },
-            # for mean ± std over runs (report/runs.py), which the paper computes unrounded
+            # what Table 3's mean ± std over runs is computed from (report/runs.py)
             "columns_unrounded": {
                 c: 100 * sum(values[c]) / len(values[c]) if values[c] else None for c in shown
             },
             "chance": {
-                c: round(100 * sum(chance[c]) / len(chance[c]), 2) if chance[c] else None
-                for c in shown
+                c: 100 * sum(chance[c]) / len(chance[c]) if chance[c] else None for c in shown
             },
             "difficulty_by_discipline": difficulty_by_discipline(records),
         }
@@ -248,7 +255,7 @@ def difficulty_by_discipline(
         cells.setdefault(record["discipline"], {}).setdefault(level, []).append(float(correct))
     return {
         discipline: {
-            level: {"accuracy": round(100 * sum(v) / len(v), 2), "n": len(v)}
+            level: {"accuracy": 100 * sum(v) / len(v), "n": len(v)}
             for level in DIFFICULTY
             if (v := by_level.get(level))
         }

@@ -1,0 +1,218 @@
+"""The typed, versioned shape of a results directory's files (pydantic v2): `RunFile`
+(run.json), `SampleRow` (a line of samples.jsonl, with its shared `Outcome`) and `Results`
+(results.json). `ResultsDir` reads and writes every one of them through these models, so
+`view`, `analyze`, `compare`, `report` and `figures` read one shape.
+
+The fields every benchmark shares are typed; a task's own fields (a caption's metrics, MMWorld's
+discipline, AutoEval-Video's verdict, ...) are kept as they are, beside them. Each file carries
+`schema_version`; files written before it existed are read through report/upgrade.py.
+Numbers are kept at full precision: rounding happens only where a table is shown.
+
+docs/results-schema.md is generated from these models (report/schema_doc.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from vidbench.scoring.outcome import Outcome, derive_outcome
+
+SCHEMA_VERSION = 1
+
+__all__ = ["SCHEMA_VERSION", "ErrorDetail", "Outcome", "PerRun", "Results", "RunFile", "SampleRow"]
+
+
+def _version() -> Any:
+    return Field(
+        default=SCHEMA_VERSION,
+        description="version of this file's schema (absent: written before schemas, read "
+        "through report/upgrade.py)",
+    )
+
+
+class RunFile(BaseModel):
+    """run.json: what `vidbench run` was asked (runner/run_config.RunConfig without where it
+    ran), so the judge, score and report stages of a stored run need nothing else."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = _version()
+    task: str = Field(description="the task's full name, with its variants")
+    data: str = Field(description="the data folder, as given")
+    model: str = Field(description="the model spec")
+    out: str = Field(description="the results directory as given (a moved run is read where it is)")
+    seed: int = Field(0, description="the run's seed (bootstrap intervals, random baselines)")
+    limit: int | None = Field(None, description="only the first N samples")
+    concurrency: int = Field(16, description="requests in flight")
+    frames: dict[str, Any] = Field(
+        default_factory=dict, description="FrameSpec fields overridden on the command line"
+    )
+    generation: dict[str, Any] = Field(
+        default_factory=dict, description="generation settings overridden (temperature, ...)"
+    )
+    model_options: dict[str, str] = Field(
+        default_factory=dict, description="--model-opt KEY=VALUE settings (never a key)"
+    )
+    judge: str | None = Field(None, description="the judge's model spec, for judged tasks")
+    judge_options: dict[str, str] = Field(
+        default_factory=dict, description="--judge-opt KEY=VALUE settings"
+    )
+    judge_attempts: int = Field(3, description="asks per judge reply that does not parse")
+    cache_dir: str | None = Field(None, description="the frame cache")
+    model_identity: dict[str, Any] | None = Field(
+        None, description="what keys the model's answers (spec and answer-changing settings)"
+    )
+    judge_identity: dict[str, Any] | None = Field(
+        None, description="what keys the judge's verdicts"
+    )
+
+
+class SampleRow(BaseModel):
+    """One line of samples.jsonl: one sample (or one record that could not be loaded) as the
+    score stage left it. The task's own score fields follow the shared ones."""
+
+    model_config = ConfigDict(extra="allow", coerce_numbers_to_str=True)
+
+    schema_version: int = _version()
+    id: str = Field(description="the sample's id (a bad record: the record's name)")
+    status: str = Field(
+        "ok",
+        description="ok, or why the sample is not scored: data (bad record), media, error, "
+        "empty, refused, blocked, missing (no answer), judge (no usable verdict), or a "
+        "benchmark's own",
+    )
+    error: str | None = Field(None, description="the message when there is no answer")
+    status_detail: str | None = Field(
+        None, description="why a task could not score an answer it has (e.g. no verdict)"
+    )
+    verdict_absent: bool | None = Field(
+        None, description="judged tasks: the verdict's call failed or was not made yet"
+    )
+    outcome: Outcome = Field(description="how the sample counts, and why")
+    prompt_hash: str | None = Field(None, description="digest of the exact prompt sent")
+    frames: list[dict[str, Any]] | None = Field(
+        None, description="the images sent, in order: view, index, time_s (a grid: tiles)"
+    )
+    raw_output: str | None = Field(None, description="the model's reply")
+    raw_output_cut: str | None = Field(
+        None, description="set when raw_output was cut short: where the whole reply is"
+    )
+    gold: str | None = Field(None, description="the right answer, for tasks that have one")
+    parsed: str | None = Field(None, description="the answer read from the reply")
+    unparsed: bool | None = Field(
+        None,
+        description="the task could not read the reply (an option, a caption marker) or, "
+        "AutoEval-Video, the judge's verdict",
+    )
+
+    @property
+    def failed(self) -> bool:
+        """Not scored: no answer (`error`), or an answer the task could not score (`status`);
+        these are results.json's `errors`."""
+        return self.error is not None or self.status != "ok"
+
+    def record(self) -> dict[str, Any]:
+        """The row as the file holds it (JSON types; fields never set are left out)."""
+        return self.model_dump(mode="json", exclude_unset=True)
+
+    @classmethod
+    def of(cls, fields: dict[str, Any]) -> SampleRow:
+        """A row of this version from the score stage's fields (`outcome` set by the task, or
+        derived from its fields when it sets none)."""
+        outcome = fields.get("outcome") or derive_outcome(fields)
+        return cls.model_validate({**fields, "schema_version": SCHEMA_VERSION, "outcome": outcome})
+
+
+class ErrorDetail(BaseModel):
+    """A sample counted in `errors`."""
+
+    model_config = ConfigDict(extra="allow", coerce_numbers_to_str=True)
+
+    id: str = Field(description="the sample's id (a bad record: the record's name)")
+    status: str = Field(description="why it is not scored (the row's status)")
+    error: str = Field(description="the message")
+    run: str | None = Field(None, description="repeated runs: the run's folder")
+
+
+class PerRun(BaseModel):
+    """Repeated runs: one run's row."""
+
+    model_config = ConfigDict(extra="allow")
+
+    dir: str = Field(description="the run's results directory")
+    seed: int | None = Field(None, description="its seed")
+    columns: dict[str, float | None] = Field(description="its columns, unrounded")
+    n: int = Field(description="its samples")
+    errors: int = Field(description="its errors")
+    unparsed: int = Field(0, description="its unreadable replies")
+
+
+class Results(BaseModel):
+    """results.json: the paper table's row of one run (or the mean of repeated runs), at full
+    precision, with its intervals, errors and provenance. A task's own fields follow."""
+
+    model_config = ConfigDict(extra="allow")
+
+    schema_version: int = _version()
+    task: str = Field(description="the task's full name, with its variants")
+    model: str | None = Field(description="the model spec")
+    model_identity: dict[str, Any] | None = Field(None, description="what keys the model's answers")
+    protocol: str | None = Field(None, description="the scoring protocol")
+    frame_spec: dict[str, Any] | None = Field(None, description="the frames every request had")
+    generation: dict[str, Any] | None = Field(None, description="the generation settings")
+    n: int = Field(description="samples (and bad records); repeated runs: the total")
+    n_scored: int | None = Field(None, description="samples scored")
+    errors: int = Field(description="samples not scored (no answer, no usable verdict, bad data)")
+    errors_by_status: dict[str, int] = Field(
+        default_factory=dict, description="errors counted by status"
+    )
+    error_details: list[ErrorDetail] = Field(
+        default_factory=list, description="each error: id, status, message"
+    )
+    unparsed: int = Field(0, description="replies the task's parser could not read")
+    unjudged: int | None = Field(
+        None, description="judged tasks: answers a new judge stage can still decide"
+    )
+    columns: dict[str, float | None] = Field(
+        description="the paper table's columns (percent, or the column's scale), unrounded"
+    )
+    column_n: dict[str, int] = Field(
+        default_factory=dict, description="samples each column's value is over"
+    )
+    column_scale: dict[str, float] | None = Field(
+        None,
+        description="each column's scale: 100 (percent), or what the mean is multiplied by "
+        "(1: a 0..5 judge score)",
+    )
+    ci95: dict[str, list[float] | None] = Field(
+        default_factory=dict, description="each column's 95% bootstrap interval, unrounded"
+    )
+    column_groups: dict[str, list[str]] | None = Field(
+        None, description="the parts the table is printed in (e.g. MMWorld's Table 3, Table 4)"
+    )
+    chance: dict[str, float | None] | None = Field(
+        None, description="expected accuracy of a random-choice answerer per column"
+    )
+    warnings: list[str] | None = Field(None, description="what the report stage printed as such")
+    data: str | None = Field(None, description="the data folder")
+    seed: int | None = Field(None, description="the run's seed")
+    plan: str | None = Field(None, description="the plan key of the stored answers")
+    judge: dict[str, Any] | None = Field(None, description="the judge's identity")
+    usage: dict[str, Any] | None = Field(None, description="requests, input and output tokens")
+    cost: dict[str, Any] | None = Field(None, description="US dollars, with a price table")
+    timing: dict[str, Any] | None = Field(None, description="local models: device seconds")
+    versions: dict[str, str] | None = Field(None, description="Python and package versions")
+    git_commit: str | None = Field(None, description="the vidbench checkout's commit")
+    created: str | None = Field(None, description="when (UTC)")
+    runs: int | None = Field(None, description="repeated runs: how many (columns: their mean)")
+    seeds: list[int | None] | None = Field(None, description="repeated runs: their seeds")
+    std: dict[str, float | None] | None = Field(
+        None, description="repeated runs: each column's population standard deviation"
+    )
+    per_run: list[PerRun] | None = Field(None, description="repeated runs: each run's row")
+
+    def document(self) -> dict[str, Any]:
+        """The results as the file holds them (JSON types; fields never set are left out)."""
+        return self.model_dump(mode="json", exclude_unset=True)

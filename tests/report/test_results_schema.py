@@ -1,0 +1,232 @@
+"""The typed results files (report/schema.py): every task's scorer sets the shared outcome, and it
+is the one the older files' fields give (report/upgrade.py); rows keep a task's own fields;
+files that do not fit say where; run.json's model is RunConfig's; results.json keeps full
+precision and the tables round."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from vidbench.benchmarks.autoeval_video import rules
+from vidbench.benchmarks.mmworld.task import MMWorld, MMWorldOptions
+from vidbench.benchmarks.registry import get_task
+from vidbench.core.errors import ConfigError, DataError
+from vidbench.core.records import MediaRef, Sample
+from vidbench.report.results import build_results
+from vidbench.report.results_dir import ResultsDir, read_sample_rows
+from vidbench.report.schema import (
+    SCHEMA_VERSION,
+    ErrorDetail,
+    PerRun,
+    Results,
+    RunFile,
+    SampleRow,
+)
+from vidbench.report.schema_doc import render
+from vidbench.report.tables import to_csv, to_markdown
+from vidbench.report.upgrade import upgrade_results, upgrade_run, upgrade_sample
+from vidbench.runner.run_config import RUN_PLACE, RunConfig
+from vidbench.scoring.judge import no_verdict_fields
+from vidbench.scoring.model_call import CallResult
+from vidbench.scoring.outcome import NOT_GRADED, Outcome, derive_outcome
+
+
+def _old(record: dict[str, Any]) -> dict[str, Any]:
+    """The record as files before schema_version held it: no outcome."""
+    return {k: v for k, v in record.items() if k not in ("outcome", "schema_version")}
+
+
+def _outcome(kind: str, reason: str | None = None) -> Outcome:
+    return Outcome(kind=kind, reason=reason)  # type: ignore[arg-type]
+
+
+def test_an_outcome_reason_must_fit_its_kind() -> None:
+    assert _outcome("wrong", "unparsed").label == "unparsed"
+    assert _outcome("correct").label == "correct" and _outcome("correct").graded
+    assert not _outcome("unscored", "no-answer").graded
+    for kind, reason in [("correct", "unparsed"), ("unscored", None), ("wrong", "no-answer"),
+                         ("wrong", "later")]:  # fmt: skip
+        with pytest.raises(ValidationError):
+            _outcome(kind, reason)
+
+
+def test_older_records_get_the_outcome_their_fields_say() -> None:
+    cases = [
+        ({"status": "ok", "error": None, "correct": True}, ("correct", None)),
+        ({"status": "ok", "error": None, "correct": False}, ("wrong", None)),
+        ({"status": "ok", "correct": False, "unparsed": True}, ("wrong", "unparsed")),
+        ({"status": "ok", "correct": True, "unparsed": True}, ("correct", None)),  # judge: yes
+        ({"status": "media", "error": "gone"}, ("unscored", "no-answer")),
+        ({"status": "data", "error": "bad record"}, ("unscored", "no-answer")),
+        ({"status": "judge", "error": None, "verdict_absent": True}, ("unscored", "no-verdict")),
+        ({"status": "judge", "verdict_absent": False}, ("unscored", "verdict-unparsed")),
+        ({"status": "ok", "correct": None}, ("unscored", "no-verdict")),
+        ({"status": "ok", "judge_status": "missing", "correct": False}, ("unscored", "no-verdict")),
+        (
+            {"status": "ok", "judge_status": "unparsed", "counted": True, "correct": False},
+            ("wrong", "verdict-unparsed"),
+        ),
+        (
+            {"status": "ok", "judge_status": "unparsed", "counted": False, "correct": False},
+            ("unscored", "verdict-unparsed"),
+        ),
+        ({"status": "ok", "bleu": 0.3}, ("unscored", "not-graded")),
+    ]
+    for record, (kind, reason) in cases:
+        assert derive_outcome(record) == _outcome(kind, reason), record
+
+
+def _sample(answer: str, options: tuple[str, ...], metadata: dict[str, Any]) -> Sample:
+    return Sample("u_motion", "b", "mcq", MediaRef.single(Path("v.mp4")), "What moves?",
+                  options, answer, metadata=metadata)  # fmt: skip
+
+
+def test_each_task_sets_the_outcome_its_fields_say() -> None:
+    """4D-Bench QA, MMWorld (rule and judge), AutoEval-Video's rules judge and the judged
+    tasks' missing verdicts: the outcome a task sets is the one report/upgrade.py derives from
+    the same record without it, so old and new files read alike."""
+    qa = get_task("4dbench-qa")
+    options = ("red ball", "blue cube", "green cone", "pink star")
+    sample = _sample("B", options, {"subtask": "Action"})
+    records = [qa.score(sample, reply, {}) for reply in ("(B)", "(C)", "It is hard to say.")]
+    assert [r["outcome"].label for r in records] == ["correct", "wrong", "unparsed"]
+
+    meta = {"video_id": "v", "discipline": "Game", "facet": "Explanation", "flags": {},
+            "labels": ["a", "b", "c", "d"]}  # fmt: skip
+    sample = _sample("b", options, meta)
+    spec = get_task("mmworld").frame_spec
+    rule = MMWorld("mmworld:rule", spec, qa.generation, MMWorldOptions(scoring="rule"))
+    judged = MMWorld("mmworld", spec, qa.generation, MMWorldOptions())
+    item = f"{sample.id}:judge"
+    verdicts = [CallResult(item, "ok", value=v, reply="yes") for v in (True, False)]
+    verdicts += [CallResult(item, "unparsed", reply="hm"), CallResult(item, "error", error="x")]
+    unreadable = "It is hard to say."
+    records += [rule.score(sample, "(b)", {}), rule.score(sample, unreadable, {})]
+    records += [judged.score(sample, unreadable, {item: v}) for v in verdicts]
+    labels = [r["outcome"].label for r in records[3:]]
+    assert labels == ["correct", "unparsed", "correct", "unparsed", "verdict-unparsed",
+                      "no-verdict"]  # fmt: skip
+
+    judgment = rules.Judgment(1, "fine")
+    protocols = (rules.PROTOCOLS["robust"], rules.PROTOCOLS["official"])
+    for protocol in protocols:
+        for verdict in (CallResult("7", "ok", value=judgment, reply="fine\n1"),
+                        CallResult("7", "ok", value=rules.Judgment(0, ""), reply="0"),
+                        CallResult("7", "unparsed", reply="?"),
+                        CallResult("7", "missing")):  # fmt: skip
+            records.append(rules.outcome(verdict, protocol))
+    records.append(rules.empty_outcome())
+    labels = [(r["outcome"].kind, r["outcome"].label) for r in records[9:]]
+    assert labels == [
+        ("correct", "correct"), ("wrong", "wrong"), ("wrong", "verdict-unparsed"),
+        ("unscored", "no-verdict"),  # robust: an unreadable verdict counts as wrong
+        ("correct", "correct"), ("wrong", "wrong"), ("unscored", "verdict-unparsed"),
+        ("unscored", "no-verdict"),  # official: it is dropped
+        ("wrong", "wrong"),  # an empty answer under `robust`: wrong, never asked
+    ]  # fmt: skip
+    caption = {"caption": "x", "bleu": 0.2, "unparsed": True, "outcome": NOT_GRADED}
+    absent = caption | no_verdict_fields("u", CallResult("u:appearance:1", "error", error="x"))
+    records += [caption, absent]
+    assert absent["outcome"].label == "no-verdict"
+    for record in records:
+        assert derive_outcome(_old(record)) == record["outcome"], record
+
+
+def test_rows_keep_a_tasks_own_fields_and_say_what_does_not_fit(tmp_path: Path) -> None:
+    row = SampleRow.of({"id": 7, "status": "ok", "error": None, "discipline": "Game",
+                        "correct": True, "parsed": "a"})  # fmt: skip
+    record = row.record()
+    assert record["id"] == "7" and record["schema_version"] == SCHEMA_VERSION
+    assert record["outcome"] == {"kind": "correct", "reason": None}  # derived: none was set
+    assert record["discipline"] == "Game" and "raw_output" not in record  # never set: not written
+    assert SampleRow.model_validate(json.loads(json.dumps(record))) == row
+    path = tmp_path / "samples.jsonl"
+    old = {"id": "a", "status": "ok", "error": None, "correct": False, "unparsed": True}
+    bad = {**old, "id": "b", "schema_version": 1, "outcome": {"kind": "right"}}
+    path.write_text("\n".join(json.dumps(r) for r in (old, bad)) + "\n")
+    with pytest.raises(DataError, match=r"samples.jsonl line 2: outcome.kind: Input should be"):
+        read_sample_rows(path)
+    path.write_text(json.dumps(old) + "\n")
+    [upgraded] = read_sample_rows(path)
+    assert upgraded.outcome == _outcome("wrong", "unparsed") and upgraded.unparsed
+    assert upgrade_sample(row.record()) == row.record()  # a row of this version is kept as is
+
+
+def test_a_newer_schema_version_is_refused_by_name(tmp_path: Path) -> None:
+    (tmp_path / "results.json").write_text(json.dumps({"schema_version": 99, "task": "t"}))
+    with pytest.raises(ConfigError, match="results.json: schema_version 99 is not one"):
+        ResultsDir(tmp_path).read_results()
+    (tmp_path / "results.json").write_text(json.dumps({"task": "t", "n": "ten"}))
+    with pytest.raises(ConfigError, match=r"results.json: model: Field required \(and 3 more"):
+        ResultsDir(tmp_path).read_results()
+
+
+def test_run_json_holds_what_run_config_saves(tmp_path: Path) -> None:
+    saved = {f.name for f in dataclasses.fields(RunConfig)} - set(RUN_PLACE)
+    assert set(RunFile.model_fields) == saved | {"schema_version"}
+    config = RunConfig(task="4dbench-qa", data="d", model="random", out=str(tmp_path),
+                       frames={"views": [1, 8]}, judge_options={"backoff": "0.1"})  # fmt: skip
+    config.save()
+    written = json.loads((tmp_path / "run.json").read_text())
+    assert written["schema_version"] == SCHEMA_VERSION and "progress" not in written
+    assert RunConfig.load(tmp_path) == config
+    old = {k: v for k, v in written.items() if k != "schema_version"} | {"ray_rate": 2.0}
+    (tmp_path / "run.json").write_text(json.dumps(old))  # an older run.json kept ray_rate
+    assert RunConfig.load(tmp_path) == config and upgrade_run(old)["schema_version"] == 1
+    (tmp_path / "run.json").write_text(json.dumps(written | {"colour": "red"}))
+    with pytest.raises(ConfigError, match="run.json: colour: Extra inputs are not permitted"):
+        RunConfig.load(tmp_path)
+
+
+def test_results_keep_full_precision_and_tables_round(tmp_path: Path) -> None:
+    task = get_task("4dbench-qa")
+    rows = [
+        SampleRow.of(
+            {
+                "id": f"s{i}",
+                "status": "ok",
+                "error": None,
+                "subtask": "Action",
+                "correct": i < 3,
+                "unparsed": i == 6,
+            }
+        )
+        for i in range(7)
+    ]
+    rows.append(SampleRow.of({"id": "bad", "status": "data", "error": "bad record"}))
+    results = build_results(task, {"spec": "m"}, rows, seed=0)
+    ResultsDir(tmp_path).write_results(results)
+    written = json.loads((tmp_path / "results.json").read_text())
+    assert written["columns"]["Overall"] == 100 * 3 / 7  # 42.857142857142854, not 42.86
+    low, high = written["ci95"]["Overall"]
+    assert [low, high] == results.ci95["Overall"]
+    assert any(round(v, 2) != v for v in (low, high))  # unrounded too
+    assert written["column_scale"]["Overall"] == 100.0
+    assert (written["errors"], written["unparsed"], written["n_scored"]) == (1, 1, 7)
+    assert written["schema_version"] == SCHEMA_VERSION
+    assert Results.model_validate(written) == results
+    assert "| m | — | — | 42.9 | — | — | 42.9 | 8 | 1 | 1 |" in to_markdown([results])
+    assert "m,—,—,42.9,—,—,42.9,8,1,1" in to_csv([results])
+    assert (tmp_path / "table.md").read_text() == to_markdown([results])
+    old = {**written, "columns": {"Overall": 42.86}, "columns_unrounded": {"Overall": 3 / 7 * 100}}
+    del old["schema_version"]
+    assert upgrade_results(old)["columns"]["Overall"] == 100 * 3 / 7  # the exact value it kept
+
+
+def test_the_schema_page_is_the_models_own() -> None:
+    """docs/results-schema.md is what report/schema_doc.py writes from the models today, and
+    every shared field has a meaning there."""
+    page = Path(__file__).parents[2] / "docs" / "results-schema.md"
+    assert page.read_text() == render(), "run: python -m vidbench.report.schema_doc " + str(page)
+    for model in (RunFile, SampleRow, Outcome, Results, ErrorDetail, PerRun):
+        for name, field in model.model_fields.items():
+            assert field.description, f"{model.__name__}.{name} says nothing"
+            assert f"| `{name}` |" in page.read_text()
+    for reason in ("no-answer", "unparsed", "no-verdict", "verdict-unparsed", "not-graded"):
+        assert f"| `{reason}` |" in page.read_text()
