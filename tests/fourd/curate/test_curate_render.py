@@ -82,12 +82,9 @@ def test_render_layout_range_background_cameras_and_failures(assets, tmp_path) -
     )
     assert report.rendered == ["moving"]
     reasons = {(p.uid, p.reason) for p in report.failed}
-    assert reasons == {
-        ("crash", "crashed"),
-        ("corrupt", "cannot load"),
-        ("nomesh", "no mesh"),
-        ("moving", "duplicate uid"),
-    }
+    assert reasons == {("crash", "crashed"), ("corrupt", "cannot load"), ("nomesh", "no mesh")}
+    # a manifest entry a rerun cannot help is told apart from a render that failed
+    assert [(p.uid, p.reason) for p in report.unusable] == [("moving", "duplicate uid")]
     crash = next(p for p in report.failed if p.uid == "crash")
     assert crash.file.endswith("crash.glb") and "SIGSEGV" in crash.detail
 
@@ -108,7 +105,13 @@ def test_render_layout_range_background_cameras_and_failures(assets, tmp_path) -
         assert np.abs(frames[0].astype(int) - frames[1]).max() > 50  # and moves
 
     stage = load_funnel(out)["render"]
-    assert (stage["entered"], stage["kept"]) == (5, 1)
+    assert (stage["entered"], stage["kept"], stage["pending"]) == (5, 1, 0)
+    # frames are counted as they are rendered: the first view in full, the others over the
+    # moving frames; the worker's log opens with no NumPy 1.x/2.x traceback from bpy
+    progress = json.loads((out / "moving" / ".progress.json").read_text())
+    assert progress == {"done": FRAMES + record["frames"], "total": FRAMES + record["frames"]}
+    log = (out / "moving" / "worker.log").read_text()
+    assert "compiled using NumPy 1.x" not in log and "Traceback" not in log
 
     flag.write_text("fixed")
     first_calls = calls.read_text().split()
