@@ -25,7 +25,7 @@ import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from vidbench.benchmarks.fourd.curate.cameras import ring
+from vidbench.benchmarks.fourd.curate.cameras import framed, ring
 from vidbench.benchmarks.fourd.curate.motion import detect
 from vidbench.benchmarks.fourd.curate.settings import RenderSettings
 from vidbench.benchmarks.fourd.curate.workers import PROGRESS_FILE
@@ -94,8 +94,9 @@ def render_object(
     count.expect((last - first + 1) * settings.views)  # at most: motion may be shorter
     record["animation_range"] = list(animation)
     record["normalisation"] = blender.normalise(range(first, last + 1))
+    record["bounding_radius"] = round(blender.bounding_radius(range(first, last + 1)), 6)
     blender.setup(settings)
-    cameras = ring(uid, settings.views, settings.seed)
+    cameras = framed(ring(uid, settings.views, settings.seed), record["bounding_radius"])
     record["cameras"] = [c.to_json() for c in cameras]
     blender.place_camera(cameras[0])
     frames = list(count.counted(blender.render_frames(range(first, last + 1))))
