@@ -96,7 +96,8 @@ def render_object(
     record["normalisation"] = blender.normalise(range(first, last + 1))
     record["bounding_radius"] = round(blender.bounding_radius(range(first, last + 1)), 6)
     blender.setup(settings)
-    cameras = framed(ring(uid, settings.views, settings.seed), record["bounding_radius"])
+    radius = record["bounding_radius"]
+    cameras = framed(ring(uid, settings.views, settings.seed), radius, settings.fill)
     record["cameras"] = [c.to_json() for c in cameras]
     blender.place_camera(cameras[0])
     frames = list(count.counted(blender.render_frames(range(first, last + 1))))
