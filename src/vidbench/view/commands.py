@@ -33,11 +33,20 @@ def _cmd_view(args: argparse.Namespace) -> int:
     if args.results:
         folders, skipped = run_folders([Path(d) for d in args.results])
         runs = collect_runs(folders, args.task_of)
-        options = ViewOptions(folder, videos=args.videos, thumbnails=not args.no_thumbnails)
+        options = ViewOptions(
+            folder,
+            videos=args.videos,
+            thumbnails=not args.no_thumbnails,
+            progress=not args.no_progress,
+        )
         built = write_report(runs, options)
         for message in skipped + built.messages:
             err.print(f"[yellow]note[/]: {escape(message)}", highlight=False)
-        err.print(f"wrote {built.index} ({built.samples} samples)", highlight=False)
+        made, there = built.strips_made, built.strips_reused
+        shown = f"; thumbnails of {made} frame strips made, {there} already there"
+        shown = shown if made or there else ""
+        done = f"wrote {built.index} ({built.samples} samples{shown})"
+        err.print(done, highlight=False, soft_wrap=True)
     if sock is not None:
         host, port = sock.getsockname()[:2]
         url = f"http://{host}:{port}/"
