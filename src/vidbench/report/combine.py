@@ -21,7 +21,13 @@ def load_results(path: Path) -> dict[str, Any]:
         return ResultsDir(path).read_results()
     if not path.is_file():
         raise ConfigError(f"{path}: not found (run the report stage first)")
-    return json.loads(path.read_text())
+    try:
+        results = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:  # unreadable, not UTF-8, not JSON
+        raise ConfigError(f"{path}: not a results.json ({e})") from None
+    if not isinstance(results, dict):
+        raise ConfigError(f"{path}: not a results.json (not a JSON object)")
+    return results
 
 
 def groups(results: Sequence[dict[str, Any]]) -> dict[tuple[str, str], list[dict[str, Any]]]:

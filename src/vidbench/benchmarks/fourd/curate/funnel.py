@@ -49,7 +49,7 @@ def load_funnel(folder: Path) -> dict[str, dict]:
         return {}
     try:
         return json.loads(path.read_text(encoding="utf-8"))["stages"]
-    except (json.JSONDecodeError, KeyError, TypeError) as e:
+    except (ValueError, KeyError, TypeError) as e:  # not UTF-8, not JSON, not ours
         raise ConfigError(f"{path}: not a funnel file ({e})") from None
 
 

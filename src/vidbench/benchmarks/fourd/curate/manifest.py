@@ -51,7 +51,10 @@ Entry = tuple[str, object, object, str]
 
 def _entries(path: Path) -> list[Entry]:
     """(where, uid, file, error) per entry, before validation."""
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
     if path.suffix == ".json":
         try:
             mapping = json.loads(text)
@@ -83,10 +86,13 @@ def read_manifest(path: Path) -> tuple[list[Asset], list[Problem]]:
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"manifest not found: {path}")
+    entries = _entries(path)
+    if not entries:
+        raise ConfigError(f"{path}: an empty manifest (no uid and path in it)")
     assets: dict[str, Asset] = {}
     seen: dict[str, str] = {}  # uid -> the file first given for it
     problems: list[Problem] = []
-    for where, uid, file, error in _entries(path):
+    for where, uid, file, error in entries:
         if error:
             problems.append(Problem("", "", "malformed entry", f"{where}: {error}"))
             continue

@@ -47,7 +47,7 @@ def completed(folder: Path, settings: RenderSettings) -> dict | None:
     """The object's render.json when it is complete for these settings, else None."""
     try:
         record = json.loads((folder / RENDER_FILE).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
+    except (OSError, ValueError):  # not there, not UTF-8, not JSON
         return None
     if not isinstance(record, dict) or record.get("settings") != settings.identity():
         return None
@@ -80,7 +80,7 @@ def _outcome(
     try:
         error = json.loads((folder / ERROR_FILE).read_text(encoding="utf-8"))
         return Problem(asset.uid, file, error["reason"], error.get("detail", ""))
-    except (OSError, json.JSONDecodeError, KeyError):
+    except (OSError, ValueError, KeyError):
         log = (folder / LOG_FILE).read_text(encoding="utf-8", errors="replace")
         tail = " | ".join(line for line in log.strip().splitlines()[-3:])
         return Problem(asset.uid, file, "worker failed", f"exit status {returncode}: {tail}")

@@ -73,7 +73,7 @@ def _quality_labels(folder: Path) -> dict[str, str]:
     if not path.is_file():
         return {}
     labels = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
             record = json.loads(line)
             labels[str(record["uid"])] = str(record["label"])
@@ -85,7 +85,7 @@ def _quality_labels(folder: Path) -> dict[str, str]:
 def _render_dropped(folder: Path) -> str | None:
     try:
         record = json.loads((folder / RENDER_FILE).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
+    except (OSError, ValueError):  # not there, not UTF-8, not JSON
         return None
     if isinstance(record, dict) and record.get("status") == "dropped":
         return str(record.get("reason", "dropped"))
