@@ -108,15 +108,16 @@ async def judge_all(
     concurrency: int = 16,
     allow_calls: bool = True,
     show_progress: bool = False,
+    label: str = "judge",
 ) -> dict[str, Verdict]:
-    """Verdicts by item. Items must be unique."""
+    """Verdicts by item. Items must be unique. `label` names the calls on the progress bar."""
     items = [c.item for c in calls]
     if len(set(items)) != len(items):
         raise ValueError("judge calls must have unique items")
     slots = asyncio.Semaphore(max(1, concurrency))
     verdicts: dict[str, Verdict] = {}
     with progress_bar(disable=not show_progress) as progress:
-        bar = progress.add_task(f"judge · {judge.spec}", total=len(calls))
+        bar = progress.add_task(f"{label} · {judge.spec}", total=len(calls))
 
         async def one(call: JudgeCall) -> None:
             verdicts[call.item] = await _judge_one(
@@ -137,10 +138,12 @@ def ask_model(
     concurrency: int = 16,
     show_progress: bool = False,
     allow_calls: bool = True,
+    label: str = "judge",
 ) -> dict[str, Verdict]:
     """`judge_all` in an event loop of its own, after the model's start check (server
     reachable, key accepted) and with the model closed after it. No calls: nothing starts.
-    `allow_calls=False` (the score stage): stored verdicts only, the model is never started."""
+    `allow_calls=False` (the score stage): stored verdicts only, the model is never started.
+    `label` names the calls on the progress bar (e.g. "generate" for a question generator)."""
 
     async def go() -> dict[str, Verdict]:
         if not calls:
@@ -156,6 +159,7 @@ def ask_model(
                 concurrency=concurrency,
                 allow_calls=allow_calls,
                 show_progress=show_progress,
+                label=label,
             )
         finally:
             await model.aclose()
