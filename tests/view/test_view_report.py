@@ -59,7 +59,9 @@ def test_report_opens_from_file_and_filters(
     assert f"{overall:.1f}" in table.inner_text()
     assert f"n={results['column_n']['Overall']}" in table.inner_text()
     assert page.locator("table.paper td.best").count() == len(results["columns"])
-    assert page.locator("#samples video").count() == 30  # 3 views a sample, none missing
+    # 3 views a sample, none missing; each a poster frame until its sample is in view
+    assert page.locator("#samples .video-slot").count() == 30
+    assert page.locator("#samples .video-slot img.poster, #samples .video-slot video").count() == 30
     page.wait_for_function("() => document.querySelector('#figures img').naturalWidth > 0")
     assert page.locator("#samples .missing, #samples .error-text").count() == 0
 
@@ -93,7 +95,10 @@ def test_thumbnails_and_videos_load(report: Path, open_page: Callable[..., Any])
     page.wait_for_function(
         "() => document.querySelector('article.sample table.frames img').naturalWidth > 0"
     )
-    assert page.locator("article.sample").first.locator("video").count() == 3
+    first.locator(".videos").scroll_into_view_if_needed()  # players are made once in view
+    page.wait_for_function(
+        "() => document.querySelector('article.sample').querySelectorAll('video').length === 3"
+    )
     page.wait_for_function(
         "() => [...document.querySelector('article.sample').querySelectorAll('video')]"
         ".every(v => v.readyState >= 1 && v.duration > 0)",

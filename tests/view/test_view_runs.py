@@ -70,7 +70,7 @@ def test_an_older_results_dir_with_files_missing(tmp_path: Path, two_runs: tuple
     page = open_report(open_page, tmp_path / "report")
     assert matching(page) == 20
     messages = page.locator("#messages").inner_text()
-    assert "no readable results.json" in messages and "no store.sqlite" in messages
+    assert "no readable results.json" in messages and "store.sqlite is missing" in messages
     assert page.locator("table.paper").count() == 0
     assert "the sample's data is not available" in page.locator("#samples").inner_text()
 

@@ -24,6 +24,35 @@ def _hub_offline() -> bool:
     return os.environ.get("HF_HUB_OFFLINE", "").upper() in ("1", "ON", "YES", "TRUE")
 
 
+def weights_not_found(what: str, name: str, detail: str = "") -> ConfigError:
+    """The error for weights `name` (a folder, or a Hugging Face hub id) that cannot be loaded:
+    where they were looked for, and the ways to provide them."""
+    from huggingface_hub import constants
+
+    path = Path(name).expanduser()
+    looked = (
+        f"the folder {path.resolve()} holds no usable checkpoint"
+        if path.is_dir()
+        else f"there is no folder {path.resolve()}"
+    )
+    hub_id = not path.is_dir() and not name.startswith(("/", ".", "~")) and name.count("/") <= 1
+    if hub_id:
+        looked += f", and {name} is not in the Hugging Face cache ({constants.HF_HUB_CACHE})"
+        looked += (
+            " and HF_HUB_OFFLINE is set, so it is not downloaded"
+            if _hub_offline()
+            else " and could not be downloaded"
+        )
+    ways = "give a folder holding config.json and the weights"
+    if hub_id:
+        ways += (
+            f", or fetch them into the cache once where there is network (`hf download {name}`; "
+            "HF_HOME or HF_HUB_CACHE moves the cache)"
+        )
+        ways += ", or unset HF_HUB_OFFLINE to download them" if _hub_offline() else ""
+    return ConfigError(f"{what} {name!r}: {looked}{f' ({detail})' if detail else ''}; {ways}")
+
+
 def resolve_source(spec: str, arg: str) -> str:
     """A local checkpoint directory, or a hub id (which must be in the cache when offline)."""
     if not arg:
@@ -47,8 +76,5 @@ def resolve_source(spec: str, arg: str) -> str:
         from huggingface_hub import try_to_load_from_cache
 
         if not isinstance(try_to_load_from_cache(arg, "config.json"), str):
-            raise ConfigError(
-                f"{spec}: {arg!r} is not a local directory and not in the Hugging Face cache, "
-                "and HF_HUB_OFFLINE is set, so it cannot be downloaded"
-            )
+            raise weights_not_found(f"{spec}: model", arg)
     return arg

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from vidbench.core.errors import ConfigError
+from vidbench.core.folders import make_folder
 
 LOCK_FILE = ".lock"
 
@@ -24,8 +25,7 @@ LOCK_FILE = ".lock"
 @contextlib.contextmanager
 def results_lock(directory: Path, what: str = "") -> Iterator[None]:
     """Hold `directory` for this process; ConfigError at once when another process holds it."""
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
+    directory = make_folder(Path(directory), "results directory")
     with open(directory / LOCK_FILE, "a+", encoding="utf-8") as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -142,9 +142,12 @@ class Store:
         store = cls.__new__(cls)
         store.path = path
         store._db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-        store._calls = (
-            ("judgments", "judge") if _has_table(store._db, "judgments") else ("calls", "model")
-        )
+        try:
+            old = _has_table(store._db, "judgments")
+        except sqlite3.DatabaseError as e:  # not a database, or a damaged one
+            store.close()
+            raise StoreError(f"{path}: not readable ({e})") from e
+        store._calls = ("judgments", "judge") if old else ("calls", "model")
         return store
 
     def close(self) -> None:

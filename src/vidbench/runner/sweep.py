@@ -80,7 +80,7 @@ def load_sweep(path: Path, base: RunConfig) -> Sweep:
     options in [model_options."SPEC"]."""
     try:
         raw: dict[str, Any] = tomllib.loads(path.read_text())
-    except (OSError, tomllib.TOMLDecodeError) as e:
+    except (OSError, ValueError) as e:  # unreadable, not UTF-8, not TOML
         raise ConfigError(f"{path}: not a readable sweep file ({e})") from e
     settings = (
         "seed",

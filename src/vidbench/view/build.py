@@ -16,8 +16,9 @@ shows them a page at a time.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -25,14 +26,16 @@ from typing import Any
 
 from vidbench.core.errors import ConfigError, VidbenchError
 from vidbench.core.files import write_atomic
-from vidbench.core.records import Sample
+from vidbench.core.records import MediaRef
 from vidbench.media.cache import FrameCache
+from vidbench.media.spec import FrameSpec
+from vidbench.progress import progress_bar
 from vidbench.report.figures import FigureSpec
 from vidbench.report.schema import Results
 from vidbench.view.collect import RunData
 from vidbench.view.samples import OUTCOMES, sample_rows
 from vidbench.view.tables import table_data
-from vidbench.view.thumbs import Thumbnailer
+from vidbench.view.thumbs import StripIndex, Thumbnailer
 from vidbench.view.videos import VideoMode, VideoPlacer
 
 STATIC_FILES = ("index.html", "app.js", "app.css")
@@ -46,10 +49,12 @@ class ViewOptions:
     out: Path
     videos: VideoMode = "link"
     thumbnails: bool = True
-    workers: int = 4  # threads making thumbnails (decoding releases the GIL)
+    # threads making thumbnails and placing videos (decoding and image work release the GIL)
+    workers: int = field(default_factory=lambda: min(8, (os.cpu_count() or 1) + 2))
     chunk_size: int = CHUNK_SIZE
     figures: Sequence[FigureSpec] = ()  # the benchmarks' own figures, beside bars and curves
     groups: Sequence[str] = ()  # record fields samples are grouped by (Benchmark.sample_groups)
+    progress: bool = False  # a progress bar on stderr
 
 
 @dataclass
@@ -59,6 +64,8 @@ class Built:
     index: Path
     samples: int
     messages: list[str] = field(default_factory=list)
+    strips_made: int = 0  # samples' frames made into thumbnails now (shared ones once)
+    strips_reused: int = 0  # samples' frames the report folder had from before
 
 
 def _script(call: str, *args: Any) -> bytes:
@@ -68,35 +75,66 @@ def _script(call: str, *args: Any) -> bytes:
     return f"{call}({text});\n".encode()
 
 
-def _media(runs: Sequence[RunData], options: ViewOptions) -> dict[tuple[int, str], dict[str, Any]]:
-    """Frames and videos of every sample of every run whose task and data are there."""
-    jobs: list[tuple[int, Sample, Thumbnailer | None, VideoPlacer]] = []
-    for index, run in enumerate(runs):
+# what a sample's frames and videos depend on: samples (and runs) that share it share them
+MediaKey = tuple[Any, ...]
+
+
+def _media_key(media: MediaRef, spec: FrameSpec, cache: FrameCache) -> MediaKey:
+    videos = tuple(sorted((view, str(path)) for view, path in media.videos.items()))
+    return (videos, media.start_s, media.end_s, spec, str(cache.root))
+
+
+def _media(
+    runs: Sequence[RunData], options: ViewOptions, index: StripIndex | None
+) -> dict[tuple[int, str], dict[str, Any]]:
+    """Frames and videos of every sample of every run whose task and data are there: made once
+    for the samples that share them (4D-Bench's five questions about one object; the same
+    sample in several runs), in a thread pool (decoding and image work release the GIL), and
+    not at all for the strips the report folder already holds (thumbs.StripIndex)."""
+    placer = VideoPlacer(options.out, options.videos)
+    caches: dict[str, FrameCache] = {}  # one per folder: its digests are memoised per object
+    wanted: dict[tuple[int, str], MediaKey] = {}
+    work: dict[MediaKey, tuple[MediaRef, FrameSpec, Thumbnailer | None]] = {}
+    for number, run in enumerate(runs):
         if run.task is None:
             continue
         cache_dir = run.config.cache_dir if run.config else None
         cache = FrameCache(Path(cache_dir) if cache_dir else None)
-        thumbs = Thumbnailer(options.out, cache) if options.thumbnails else None
-        placer = VideoPlacer(options.out, options.videos)
-        ids = {row.id for row in run.records}
-        jobs += [(index, run.samples[i], thumbs, placer) for i in ids if i in run.samples]
+        cache = caches.setdefault(str(cache.root), cache)
+        thumbs = Thumbnailer(options.out, cache, index) if index is not None else None
+        spec = run.task.frame_spec
+        for sample_id in dict.fromkeys(row.id for row in run.records):
+            sample = run.samples.get(sample_id)
+            if sample is None:
+                continue
+            key = _media_key(sample.media, spec, cache)
+            wanted[(number, sample_id)] = key
+            work.setdefault(key, (sample.media, spec, thumbs))
 
-    def one(job: tuple[int, Sample, Thumbnailer | None, VideoPlacer]) -> dict[str, Any]:
-        index, sample, thumbs, placer = job
-        spec = runs[index].task.frame_spec  # type: ignore[union-attr]
-        found: dict[str, Any] = {"videos": placer.videos(sample.media, spec)}
+    def one(job: tuple[MediaRef, FrameSpec, Thumbnailer | None]) -> dict[str, Any]:
+        media, spec, thumbs = job
+        found: dict[str, Any] = {"videos": placer.videos(media, spec)}
         if thumbs is not None:
-            found["frames"] = thumbs.strip(sample.media, spec)
+            found["frames"] = thumbs.strip(media, spec)
         return found
 
-    with ThreadPoolExecutor(max(1, options.workers)) as pool:
-        made = list(pool.map(one, jobs))
-    return {(job[0], job[1].id): m for job, m in zip(jobs, made, strict=True)}
+    made: dict[MediaKey, dict[str, Any]] = {}
+    what = "thumbnails and videos" if index is not None else "videos"
+    with (
+        progress_bar(disable=not options.progress or not work) as bar,
+        ThreadPoolExecutor(max(1, options.workers)) as pool,
+    ):
+        task = bar.add_task(what, total=len(work))
+        futures = {pool.submit(one, job): key for key, job in work.items()}
+        for future in as_completed(futures):
+            made[futures[future]] = future.result()
+            bar.advance(task)
+    if index is not None:
+        index.save()
+    return {job: made[key] for job, key in wanted.items()}
 
 
-def _figures(
-    results: Sequence[Results], options: ViewOptions, messages: list[str]
-) -> list[str]:
+def _figures(results: Sequence[Results], options: ViewOptions, messages: list[str]) -> list[str]:
     """report/figures.py's figures (PNG shown, SVG beside it) when all runs share one table."""
     from vidbench.report.combine import groups
     from vidbench.report.figures import all_figures
@@ -131,7 +169,8 @@ def write_report(runs: Sequence[RunData], options: ViewOptions) -> Built:
     _check_target(out)
     out.mkdir(parents=True, exist_ok=True)
     messages = [m for run in runs for m in run.messages]
-    media = _media(runs, options)
+    index = StripIndex.load(out) if options.thumbnails else None
+    media = _media(runs, options, index)
     rows = sample_rows(
         runs, lambda index, sample: media.get((index, sample.id), {}), options.groups
     )
@@ -164,7 +203,8 @@ def write_report(runs: Sequence[RunData], options: ViewOptions) -> Built:
     }
     write_atomic(data / "meta.js", _script("vidbenchView.meta", meta))
     _copy_static(out)
-    return Built(out / "index.html", len(rows), messages)
+    made, reused = (index.made, index.reused) if index is not None else (0, 0)
+    return Built(out / "index.html", len(rows), messages, made, reused)
 
 
 def _task(run: RunData) -> str | None:

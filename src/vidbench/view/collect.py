@@ -64,8 +64,8 @@ def owner_of(item: str, ids: set[str]) -> str | None:
 def _read_store(run: RunData) -> None:
     try:
         store = Store.read_only(run.path)
-    except VidbenchError:
-        run.note("no store.sqlite: judge prompts and replies are not shown")
+    except VidbenchError as e:  # none, or not a readable database
+        run.note(f"{e}: judge prompts and replies are not shown")
         return
     with store:
         try:

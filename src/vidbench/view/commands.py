@@ -37,11 +37,16 @@ def _cmd_view(args: argparse.Namespace) -> int:
             thumbnails=not args.no_thumbnails,
             figures=args.figure_specs,
             groups=args.group_fields,
+            progress=not args.no_progress,
         )
         built = write_report(runs, options)
         for message in skipped + built.messages:
             err.print(f"[yellow]note[/]: {escape(message)}", highlight=False)
-        err.print(f"wrote {built.index} ({built.samples} samples)", highlight=False)
+        made, there = built.strips_made, built.strips_reused
+        shown = f"; thumbnails of {made} frame strips made, {there} already there"
+        shown = shown if made or there else ""
+        done = f"wrote {built.index} ({built.samples} samples{shown})"
+        err.print(done, highlight=False, soft_wrap=True)
     if sock is not None:
         host, port = sock.getsockname()[:2]
         url = f"http://{host}:{port}/"

@@ -42,7 +42,7 @@ def _image(label: int, rng: np.random.Generator) -> np.ndarray:
     return img
 
 
-def test_tiny_classifier_beats_chance(tmp_path) -> None:
+def test_tiny_classifier_beats_chance(tmp_path, capfd) -> None:
     import torch
     from transformers import CLIPVisionConfig
 
@@ -86,8 +86,14 @@ def test_tiny_classifier_beats_chance(tmp_path) -> None:
     from vidbench.cli import main
 
     model = str(tmp_path / "q" / "model")
+    capfd.readouterr()
     assert main(["--no-progress", "curate", "4d", "quality", "predict", str(videos),
                  "--model", model, "--out", str(tmp_path / "cli")]) == 0  # fmt: skip
+    # its own output only: no tqdm bars or torchvision warning of transformers'
+    printed = capfd.readouterr()
+    said = printed.out + printed.err
+    assert "Loading weights" not in said and "torchvision" not in said and "it/s" not in said
+    assert "of 48 objects are high quality" in said
     assert (tmp_path / "cli" / "quality.jsonl").read_text() == (
         tmp_path / "p" / "quality.jsonl"
     ).read_text()

@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 
-from vidbench.benchmarks.fourd.curate.cameras import HEIGHT, RADIUS
+from vidbench.benchmarks.fourd.curate.cameras import FILL, HEIGHT, RADIUS, field_of_view
 from vidbench.benchmarks.fourd.curate.funnel import load_funnel
 from vidbench.benchmarks.fourd.curate.render import render_manifest
 from vidbench.benchmarks.fourd.curate.settings import RenderSettings
@@ -82,12 +82,9 @@ def test_render_layout_range_background_cameras_and_failures(assets, tmp_path) -
     )
     assert report.rendered == ["moving"]
     reasons = {(p.uid, p.reason) for p in report.failed}
-    assert reasons == {
-        ("crash", "crashed"),
-        ("corrupt", "cannot load"),
-        ("nomesh", "no mesh"),
-        ("moving", "duplicate uid"),
-    }
+    assert reasons == {("crash", "crashed"), ("corrupt", "cannot load"), ("nomesh", "no mesh")}
+    # a manifest entry a rerun cannot help is told apart from a render that failed
+    assert [(p.uid, p.reason) for p in report.unusable] == [("moving", "duplicate uid")]
     crash = next(p for p in report.failed if p.uid == "crash")
     assert crash.file.endswith("crash.glb") and "SIGSEGV" in crash.detail
 
@@ -108,7 +105,13 @@ def test_render_layout_range_background_cameras_and_failures(assets, tmp_path) -
         assert np.abs(frames[0].astype(int) - frames[1]).max() > 50  # and moves
 
     stage = load_funnel(out)["render"]
-    assert (stage["entered"], stage["kept"]) == (5, 1)
+    assert (stage["entered"], stage["kept"], stage["pending"]) == (5, 1, 0)
+    # frames are counted as they are rendered: the first view in full, the others over the
+    # moving frames; the worker's log opens with no NumPy 1.x/2.x traceback from bpy
+    progress = json.loads((out / "moving" / ".progress.json").read_text())
+    assert progress == {"done": FRAMES + record["frames"], "total": FRAMES + record["frames"]}
+    log = (out / "moving" / "worker.log").read_text()
+    assert "compiled using NumPy 1.x" not in log and "Traceback" not in log
 
     flag.write_text("fixed")
     first_calls = calls.read_text().split()
@@ -173,3 +176,40 @@ def test_fbx_and_obj_assets(assets, tmp_path) -> None:
         gpu = RenderSettings(**{**SETTINGS.__dict__, "device": "gpu"})
         report = render_manifest(manifest, tmp_path / "gpu", gpu, progress=False)
         assert {p.reason for p in report.failed} == {"no GPU"}
+
+
+BALL = Scene(
+    "ball",
+    (Part("sphere", "red", (0.0, 0.0, 0.0), 0.5, Behaviour("recolour", 1, new_colour="blue")),),
+)
+
+
+def _object_box(frame: np.ndarray) -> tuple[float, float, float, float]:
+    """The object's pixel box (left, top, right, bottom) as fractions of the frame side: the
+    pixels that are not the white background."""
+    ys, xs = np.nonzero((255 - frame.astype(int)).max(axis=2) > 40)
+    side = frame.shape[1]
+    return xs.min() / side, ys.min() / side, (xs.max() + 1) / side, (ys.max() + 1) / side
+
+
+def test_the_object_is_centred_and_fills_the_frame_in_every_view(tmp_path) -> None:
+    """Each camera's field of view frames the object's bounding sphere (FILL of the frame):
+    a ball spans about FILL of every view, centred (the paper's cameras alone left it at about
+    half the frame)."""
+    scene_gltf(BALL, FRAMES).write_glb(tmp_path / "ball.glb")
+    manifest = tmp_path / "manifest.jsonl"
+    manifest.write_text(json.dumps({"uid": "ball", "path": "ball.glb"}) + "\n")
+    settings = RenderSettings(views=4, size=48, max_frames=FRAMES, samples=4, threads=1)
+    report = render_manifest(manifest, tmp_path / "out", settings, progress=False)
+    assert report.rendered == ["ball"], report
+    record = json.loads((tmp_path / "out" / "ball" / "render.json").read_text())
+    assert abs(record["bounding_radius"] - 0.5) < 0.01  # the ball, normalised to the unit cube
+    for camera in record["cameras"]:
+        assert RADIUS[0] <= camera["radius"] <= RADIUS[1]  # the paper's positions are kept
+        distance = float(np.linalg.norm(camera["position"]))
+        assert camera["fov"] == pytest.approx(field_of_view(distance, 0.5, FILL), abs=1e-4)
+    for view in range(4):
+        for frame in _frames(tmp_path / "out" / "ball" / f"view_{view}_rgb_white_bg.mp4"):
+            left, top, right, bottom = _object_box(frame)
+            assert 0.8 <= right - left <= 0.95 and 0.8 <= bottom - top <= 0.95, (view, left, right)
+            assert abs((left + right) / 2 - 0.5) < 0.04 and abs((top + bottom) / 2 - 0.5) < 0.04

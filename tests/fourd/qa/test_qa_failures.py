@@ -55,3 +55,32 @@ def test_failed_calls_are_undecided_then_retried(
     assert len(shared_server.requests) == 2 * (1 + 2)  # the failed checks, then their blind calls
     funnel = json.loads((out / "funnel.json").read_text())
     assert funnel["total"]["kept"] == 10 and funnel["total"]["undecided"] == 0
+
+
+def test_nothing_kept_names_the_main_reasons_and_where_to_look(
+    tmp_path: Path, shared_server: ChatServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every generator reply unreadable: the terminal says why nothing was kept and which file
+    holds the replies, not just "0 questions kept of 0 generated"."""
+    folder = rendered_folder(tmp_path / "render")
+    shared_server.reset(reply="I would rather describe the object in prose.")
+    out = tmp_path / "out"
+    url = shared_server.base_url
+    argv = ["curate", "4d", "qa", "--data", str(folder), "--out", str(out)]
+    argv += ["--generator", f"openai-compat:{url}#g", "--validator", f"openai-compat:{url}#v"]
+    argv += ["--blind", f"openai-compat:{url}#b1", "--blind", f"openai-compat:{url}#b2"]
+    argv += ["--views", "0,1", "--frames", "2", "--cache-dir", str(tmp_path / "frames")]
+    argv += ["--subtasks", "motion,appearance", "--attempts", "1"]
+    assert main(argv) == 0
+    printed = capsys.readouterr()
+    # the progress bar names the stage, not "judge"
+    assert f"generate · openai-compat:{url}#g" in printed.out and "judge" not in printed.out
+    said = " ".join(printed.err.split())  # the console wraps long lines
+    assert "0 questions kept of 0 generated" in said
+    # 2 objects x 2 subtasks x 2 questions asked for; 4 replies, none with a question
+    assert "0 kept of 8 questions asked for; the main reasons:" in said
+    assert "4 generator replies held no readable questions" in said
+    assert f'{out / "funnel.json"} "problems"' in said
+    funnel = json.loads((out / "funnel.json").read_text())
+    assert funnel["total"]["replies unparsed"] == 4
+    assert len([p for p in funnel["problems"] if "unparsed reply" in p]) == 4

@@ -103,8 +103,13 @@ def test_funnel_counts_every_outcome(curated: Curated) -> None:
     table = (curated.out / "funnel.md").read_text()
     assert "| kept | 2 | 1 | 2 | 1 | 1 | 7 |" in table
     assert "Retention: 7 kept of 13 generated" in table
-    assert funnel["stages"]["qa"]["entered"] == 14  # 13 questions + 1 reply without any
-    assert funnel["stages"]["qa"]["kept"] == 7
+    # 2 objects asked about 5 subtasks each: the total counts the objects, not object x subtask
+    assert "| objects | 2 | 2 | 2 | 2 | 2 | 2 |" in table and funnel["total"]["objects"] == 2
+    qa = funnel["stages"]["qa"]
+    # questions in, questions kept: the reply without any question is said apart
+    assert (qa["unit"], qa["entered"], qa["kept"]) == ("questions", 13, 7)
+    assert qa["uncounted"] == {"replies unparsed": 1}
+    assert qa["entered"] - qa["kept"] == sum(qa["dropped"].values())
     assert main(["curate", "4d", "funnel", str(curated.out)]) == 0  # part 1's table reads it
 
 

@@ -168,6 +168,7 @@ function renderPage() {
     ? `${start + 1}–${start + shown.length} of ${state.filtered.length} matching (page ${state.page + 1} of ${pages}; ${state.rows.length} samples)`
     : `none of ${state.rows.length} samples match`;
   document.body.dataset.matching = String(state.filtered.length);
+  releaseAllPlayers();
   document.getElementById("samples").replaceChildren(...shown.map(renderSample));
 }
 
@@ -195,10 +196,17 @@ function renderSample(row) {
   return card;
 }
 
+// the poster of a view's video: the first thumbnail of that view, else the sample's first
+function posterSrc(strip, view) {
+  const frames = ((strip && strip.frames) || []).filter((f) => f.src && ownPath(f.src));
+  const same = frames.find((f) => f.view === view) || frames[0];
+  return same ? same.src : null;
+}
+
 function renderMedia(entry) {
   const box = el("div", { class: "media" });
   if (entry.frames) box.append(renderFrames(entry.frames));
-  if (entry.videos && entry.videos.length) box.append(renderVideos(entry.videos));
+  if (entry.videos && entry.videos.length) box.append(renderVideos(entry.videos, (view) => posterSrc(entry.frames, view)));
   return box;
 }
 
@@ -266,28 +274,107 @@ function renderFrames(strip) {
   return box;
 }
 
-function renderVideos(videos) {
+// Video players are made only for the samples in view (an IntersectionObserver with a margin)
+// and released when they leave it or the page changes: Chromium refuses to make more than a
+// fixed number of players per page (each holds a decoder), and an element merely dropped from
+// the page keeps its player until garbage collection. Until a sample comes into view its videos
+// are poster frames (the first thumbnail of the view), which cost nothing.
+const VIDEO_MARGIN = "200px 0px";
+const videoBoxes = new Set();  // the .videos boxes of the page shown
+const videoObserver = typeof IntersectionObserver === "function"
+  ? new IntersectionObserver((entries) => entries.forEach((e) => (e.isIntersecting ? attachPlayers : releasePlayers)(e.target)),
+    { rootMargin: VIDEO_MARGIN })
+  : null;
+
+function renderVideos(videos, posters) {
   const box = el("div", { class: "videos" });
-  const players = [];
+  const slots = [];
   for (const v of videos) {
     if (!v.src || !ownPath(v.src)) {
       box.append(el("span", { class: "missing" }, text(v.error || "video missing")));
       continue;
     }
-    const video = el("video", { src: v.src, preload: "metadata", muted: "", loop: "", title: `view ${v.view}` });
-    video.muted = true;
-    players.push(video);
-    box.append(video);
+    const slot = el("div", { class: "video-slot", title: `view ${v.view}` });
+    slot.dataset.src = v.src;
+    slot.dataset.view = text(v.view);
+    const poster = posters(v.view);
+    if (poster) slot.dataset.poster = poster;
+    slot.append(posterOf(slot));
+    slots.push(slot);
+    box.append(slot);
   }
-  if (players.length) {
-    const play = el("button", { type: "button" }, players.length > 1 ? "▶ play views together" : "▶ play");
-    play.addEventListener("click", () => {
-      const paused = players[0].paused;
-      for (const p of players) {
-        if (paused) { p.currentTime = players[0].currentTime; p.play().catch(() => {}); } else p.pause();
-      }
-    });
-    box.prepend(play);
-  }
+  if (!slots.length) return box;
+  const play = el("button", { type: "button", class: "play" }, slots.length > 1 ? "▶ play views together" : "▶ play");
+  play.addEventListener("click", () => {
+    const players = attachPlayers(box);
+    const paused = players.some((p) => p.paused);
+    for (const p of players) {
+      if (!paused) { p.pause(); continue; }
+      p.currentTime = players[0].currentTime;
+      p.play().catch((e) => playerFailed(p, `not played: ${e.message}`));
+    }
+  });
+  box.prepend(play);
+  videoBoxes.add(box);
+  if (videoObserver) videoObserver.observe(box);
+  else attachPlayers(box);
   return box;
+}
+
+// a view's poster: its first thumbnail, or a plain box naming the view
+function posterOf(slot) {
+  const name = `view ${slot.dataset.view}`;
+  const src = slot.dataset.poster;
+  return src ? el("img", { src, class: "poster", alt: name, loading: "lazy" })
+    : el("span", { class: "poster no-poster" }, name);
+}
+
+// make the box's players (once); returns them
+function attachPlayers(box) {
+  const players = [];
+  for (const slot of box.querySelectorAll(".video-slot")) {
+    let video = slot.querySelector("video");
+    if (!video) {
+      video = el("video", { src: slot.dataset.src, preload: "metadata", muted: "", loop: "" });
+      if (slot.dataset.poster) video.setAttribute("poster", slot.dataset.poster);
+      video.muted = true;
+      video.addEventListener("error", () => playerFailed(video, mediaError(video)));
+      slot.replaceChildren(video);
+    }
+    players.push(video);
+  }
+  return players;
+}
+
+// pause and free the box's players (a player is destroyed once its element has no source)
+function releasePlayers(box) {
+  for (const slot of box.querySelectorAll(".video-slot")) {
+    const video = slot.querySelector("video");
+    if (!video) continue;
+    video.pause();
+    video.removeAttribute("src");
+    video.load();
+    slot.replaceChildren(posterOf(slot));
+  }
+}
+
+function releaseAllPlayers() {
+  for (const box of videoBoxes) {
+    if (videoObserver) videoObserver.unobserve(box);
+    releasePlayers(box);
+  }
+  videoBoxes.clear();
+}
+
+function mediaError(video) {
+  const error = video.error;
+  if (!error) return "video could not be played";
+  return `video could not be played (${error.message || `media error ${error.code}`})`;
+}
+
+// a player that fails says so next to its poster, rather than stay black
+function playerFailed(video, message) {
+  const slot = video.closest(".video-slot");
+  if (!slot || slot.querySelector(".error-text")) return;
+  slot.append(el("p", { class: "error-text video-error" }, message));
 }

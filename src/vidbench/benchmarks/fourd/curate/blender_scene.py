@@ -123,6 +123,32 @@ def normalise(frames: range) -> dict:
     return {"scale": scale, "offset": list(-centre * scale)}
 
 
+def bounding_radius(frames: range) -> float:
+    """Radius of the sphere about the origin that holds every vertex of the meshes over
+    ``frames``, as rendered (armatures and modifiers applied): what the cameras frame."""
+    scene = bpy.context.scene
+    radius = 0.0
+    for frame in frames:
+        scene.frame_set(frame)
+        depsgraph = bpy.context.evaluated_depsgraph_get()
+        for obj in scene.objects:
+            if obj.type != "MESH":
+                continue
+            evaluated = obj.evaluated_get(depsgraph)
+            mesh = evaluated.to_mesh()
+            try:
+                points = np.empty(len(mesh.vertices) * 3, np.float64)
+                mesh.vertices.foreach_get("co", points)
+            finally:
+                evaluated.to_mesh_clear()
+            world = np.array(evaluated.matrix_world)
+            points = points.reshape(-1, 3) @ world[:3, :3].T + world[:3, 3]
+            radius = max(radius, float(np.linalg.norm(points, axis=1).max(initial=0.0)))
+    if radius <= 0:
+        raise AssetError("no mesh", "the meshes have no extent")
+    return radius
+
+
 def setup(settings: RenderSettings) -> None:
     """Renderer, resolution, transparent film, fixed lighting."""
     scene = bpy.context.scene
@@ -181,6 +207,9 @@ def place_camera(camera: Camera) -> None:
         scene.camera = bpy.data.objects.new("vidbench_camera", bpy.data.cameras.new("camera"))
         scene.collection.objects.link(scene.camera)
     obj = scene.camera
+    if camera.fov is not None:  # framed: cameras.framed
+        obj.data.sensor_fit = "AUTO"  # the angle is the wider side's: the frame is square
+        obj.data.angle = camera.fov
     obj.location = camera.position
     direction = -Vector(camera.position)
     obj.rotation_euler = direction.to_track_quat("-Z", "Y").to_euler()

@@ -62,11 +62,18 @@ def _cmd_render(args: argparse.Namespace) -> int:
     )
     err.print(
         f"{len(report.rendered)} rendered ({report.skipped} already done), "
-        f"{len(report.dropped)} dropped, {len(report.failed)} failed (a rerun redoes these)"
+        f"{len(report.dropped)} dropped",
+        highlight=False,
     )
-    _print_problems(report.dropped + report.failed)
+    _print_problems(report.dropped)
+    if report.failed:
+        err.print(f"{len(report.failed)} failed to render (a rerun tries them again):")
+        _print_problems(report.failed)
+    if report.unusable:
+        err.print(f"{len(report.unusable)} manifest entries not usable (fix the manifest):")
+        _print_problems(report.unusable)
     _print_funnel(Path(args.out))
-    return 1 if report.failed else 0
+    return 1 if report.failed or report.unusable else 0
 
 
 def _cmd_motion(args: argparse.Namespace) -> int:
@@ -126,7 +133,9 @@ def _add_quality(p: argparse.ArgumentParser) -> None:
 
 
 def _cmd_funnel(args: argparse.Namespace) -> int:
-    _print_funnel(Path(args.dir))
+    from vidbench.benchmarks.fourd.curate.funnel import funnel_table, read_funnel
+
+    out.print(funnel_table(read_funnel(Path(args.dir))))
     return 0
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from rich.table import Table
@@ -23,12 +23,18 @@ STAGES = ("render", "motion", "quality")
 
 @dataclass(frozen=True)
 class StageCount:
-    """One stage: assets in, assets kept, dropped per reason, and each dropped asset."""
+    """One stage: things in, things kept, dropped per reason, and each dropped one. `unit` is
+    what the stage counts (objects; the qa stage counts questions); `uncounted` holds what went
+    wrong before there was anything to count (e.g. generator replies no question was read from);
+    `pending`: entered but not finished (the run was interrupted; a rerun does them)."""
 
     entered: int
     kept: int
     dropped: dict[str, int]
     problems: list[dict]
+    unit: str = "objects"
+    uncounted: dict[str, int] = field(default_factory=dict)
+    pending: int = 0
 
     @classmethod
     def of(cls, entered: int, kept: int, problems: Sequence[Problem]) -> StageCount:
@@ -43,7 +49,7 @@ def load_funnel(folder: Path) -> dict[str, dict]:
         return {}
     try:
         return json.loads(path.read_text(encoding="utf-8"))["stages"]
-    except (json.JSONDecodeError, KeyError, TypeError) as e:
+    except (ValueError, KeyError, TypeError) as e:  # not UTF-8, not JSON, not ours
         raise ConfigError(f"{path}: not a funnel file ({e})") from None
 
 
@@ -57,15 +63,44 @@ def record_stage(folder: Path, stage: str, count: StageCount) -> Path:
     return path
 
 
+def read_funnel(folder: Path) -> dict[str, dict]:
+    """The stages of FOLDER/funnel.json for `curate 4d funnel`: a folder that is not there, or
+    where no stage has run, is an error naming it (not an empty table)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ConfigError(f"{folder}: no such folder")
+    stages = load_funnel(folder)
+    if not stages:
+        raise ConfigError(
+            f"{folder}: no {FUNNEL_FILE} (no stage has run here): give the --out folder of "
+            "`curate 4d render`, `motion`, `quality` or `qa`"
+        )
+    return stages
+
+
 def funnel_table(stages: dict[str, dict]) -> Table:
-    """entered / kept / dropped (per reason) of every stage."""
+    """entered / kept / dropped (per reason) of every stage, each in its own unit."""
     table = Table(title="curate 4d funnel")
-    for column in ("stage", "entered", "kept", "dropped", "why"):
+    for column in ("stage", "counts", "entered", "kept", "dropped", "why"):
         table.add_column(
             column, justify="right" if column in ("entered", "kept", "dropped") else "left"
         )
     for stage, count in stages.items():
         dropped = sum(count["dropped"].values())
         why = ", ".join(f"{reason} {n}" for reason, n in count["dropped"].items())
-        table.add_row(stage, str(count["entered"]), str(count["kept"]), str(dropped), why or "-")
+        uncounted = count.get("uncounted") or {}
+        notes = [why] if why else []
+        if uncounted:
+            notes.append("not counted: " + ", ".join(f"{k} {n}" for k, n in uncounted.items()))
+        if count.get("pending"):
+            notes.append(f"not done yet {count['pending']} (interrupted: run it again)")
+        why = "; ".join(notes)
+        table.add_row(
+            stage,
+            count.get("unit", "objects"),
+            str(count["entered"]),
+            str(count["kept"]),
+            str(dropped),
+            why or "-",
+        )
     return table

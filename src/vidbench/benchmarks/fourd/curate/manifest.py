@@ -39,14 +39,22 @@ class Problem:
         return {"uid": self.uid, "file": self.file, "reason": self.reason, "detail": self.detail}
 
     def message(self) -> str:
-        return f"{self.uid} ({self.file}): {self.reason}" + (
-            f": {self.detail}" if self.detail else ""
-        )
+        """`uid (file): reason: detail`, leaving out what the entry did not give."""
+        named = " ".join(x for x in (self.uid, f"({self.file})" if self.file else "") if x)
+        said = self.reason + (f": {self.detail}" if self.detail else "")
+        return f"{named}: {said}" if named else said
 
 
-def _entries(path: Path) -> list[tuple[str, object, object]]:
-    """(where, uid, file) per entry, before validation."""
-    text = path.read_text(encoding="utf-8")
+# (where, uid, file, what is wrong with the line when it is not an object): one entry
+Entry = tuple[str, object, object, str]
+
+
+def _entries(path: Path) -> list[Entry]:
+    """(where, uid, file, error) per entry, before validation."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
     if path.suffix == ".json":
         try:
             mapping = json.loads(text)
@@ -54,27 +62,22 @@ def _entries(path: Path) -> list[tuple[str, object, object]]:
             raise ConfigError(f"{path}: not JSON ({e})") from None
         if not isinstance(mapping, dict):
             raise ConfigError(f"{path}: expected an object mapping uid -> file")
-        return [(f"{path}: {uid!r}", uid, file) for uid, file in mapping.items()]
-    entries: list[tuple[str, object, object]] = []
+        return [(f"{path}: {uid!r}", uid, file, "") for uid, file in mapping.items()]
+    entries: list[Entry] = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         where = f"{path}:{number}"
         try:
             record = json.loads(line)
-        except json.JSONDecodeError:
-            entries.append((where, None, None))
+        except json.JSONDecodeError as e:
+            entries.append((where, None, None, f"not JSON ({e.msg}): {line.strip()[:60]!r}"))
             continue
         if not isinstance(record, dict):
-            entries.append((where, None, None))
+            entries.append((where, None, None, f"not a JSON object: {line.strip()[:60]!r}"))
             continue
-        entries.append(
-            (
-                where,
-                record.get("uid", record.get("sha256")),
-                record.get("path", record.get("local_path")),
-            )
-        )
+        uid = record.get("uid", record.get("sha256"))
+        entries.append((where, uid, record.get("path", record.get("local_path")), ""))
     return entries
 
 
@@ -83,14 +86,20 @@ def read_manifest(path: Path) -> tuple[list[Asset], list[Problem]]:
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"manifest not found: {path}")
+    entries = _entries(path)
+    if not entries:
+        raise ConfigError(f"{path}: an empty manifest (no uid and path in it)")
     assets: dict[str, Asset] = {}
     seen: dict[str, str] = {}  # uid -> the file first given for it
     problems: list[Problem] = []
-    for where, uid, file in _entries(path):
+    for where, uid, file, error in entries:
+        if error:
+            problems.append(Problem("", "", "malformed entry", f"{where}: {error}"))
+            continue
         if not isinstance(uid, str) or not isinstance(file, str) or not uid or not file:
-            problems.append(
-                Problem(str(uid), str(file), "malformed entry", f"{where}: needs uid and path")
-            )
+            given = ", ".join(f"{k} {v!r}" for k, v in (("uid", uid), ("path", file)) if v)
+            detail = f"{where}: needs uid and path" + (f" (has {given})" if given else "")
+            problems.append(Problem(_text(uid), _text(file), "malformed entry", detail))
             continue
         if not SAFE_UID.match(uid):
             problems.append(
@@ -105,7 +114,9 @@ def read_manifest(path: Path) -> tuple[list[Asset], list[Problem]]:
             continue
         seen[uid] = file
         if not asset_path.is_file():
-            problems.append(Problem(uid, str(asset_path), "missing file", where))
+            problems.append(
+                Problem(uid, file, "missing file", f"{where}: no file at {asset_path.resolve()}")
+            )
         elif asset_path.suffix.lower() not in FORMATS:
             problems.append(
                 Problem(
@@ -115,3 +126,8 @@ def read_manifest(path: Path) -> tuple[list[Asset], list[Problem]]:
         else:
             assets[uid] = Asset(uid, asset_path)
     return list(assets.values()), problems
+
+
+def _text(value: object) -> str:
+    """A field of a manifest entry as text; "" when it is absent."""
+    return "" if value is None else str(value)

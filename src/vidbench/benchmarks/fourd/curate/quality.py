@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
+from vidbench.core.errors import ConfigError
 from vidbench.extras import require
 
 LABELS = ("high quality", "textureless", "low overall quality")
@@ -30,6 +32,7 @@ KEEP = LABELS[0]
 HEAD_FILE = "head.pt"
 ENCODER_DIR = "encoder"
 LABELS_FILE = "labels.json"
+MODEL_DIR = "model"  # OUT/model: what `train` writes and `predict --model` reads
 
 
 def vote(labels: Sequence[str], probabilities: Sequence[Sequence[float]] | None = None) -> str:
@@ -57,6 +60,46 @@ def _torch():
     return torch
 
 
+def _processor_class():
+    """transformers' PIL image processor for CLIP: `CLIPImageProcessor` asks for torchvision
+    (see above) and warns on every load without it; transformers before 5 has only that one."""
+    import transformers
+
+    return getattr(transformers, "CLIPImageProcessorPil", None) or transformers.CLIPImageProcessor
+
+
+@contextmanager
+def _quiet() -> Iterator[None]:
+    """No tqdm bars of transformers ("Loading weights", "Writing model shards") over the
+    command's own output."""
+    from transformers.utils import logging
+
+    shown = logging.is_progress_bar_enabled()
+    logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if shown:
+            logging.enable_progress_bar()
+
+
+def _pretrained(weights: str | Path, what: str):  # type: ignore[no-untyped-def]
+    """The CLIP vision encoder and its image processor from ``weights`` (a folder, or a name in
+    the Hugging Face cache); a ConfigError saying where they were looked for and how to
+    provide them when they cannot be loaded."""
+    from transformers import CLIPVisionModel
+
+    from vidbench.models.local_source import weights_not_found
+
+    try:
+        with _quiet():
+            encoder = CLIPVisionModel.from_pretrained(str(weights))
+            processor = _processor_class().from_pretrained(str(weights))
+    except (OSError, ValueError) as e:  # transformers' "not found", "not a valid JSON file", ...
+        raise weights_not_found(what, str(weights), str(e).strip().splitlines()[0]) from None
+    return encoder, processor
+
+
 class Classifier:
     """CLIP vision encoder + linear head over its pooled output; images in, class scores out."""
 
@@ -68,17 +111,16 @@ class Classifier:
         """From pretrained ``weights`` (a folder, or a name in the Hugging Face cache: offline),
         or randomly initialised from a CLIPVisionConfig ``config`` (tests)."""
         torch = _torch()
-        from transformers import CLIPImageProcessor, CLIPVisionModel
+        from transformers import CLIPVisionModel
 
         if config is not None:
             encoder = CLIPVisionModel(config)
             side = config.image_size
-            processor = CLIPImageProcessor(
+            processor = _processor_class()(
                 size={"shortest_edge": side}, crop_size={"height": side, "width": side}
             )
         else:
-            encoder = CLIPVisionModel.from_pretrained(str(weights))
-            processor = CLIPImageProcessor.from_pretrained(str(weights))
+            encoder, processor = _pretrained(str(weights), "CLIP weights (--weights)")
         head = torch.nn.Linear(encoder.config.hidden_size, len(LABELS))
         return cls(encoder.eval(), processor, head)
 
@@ -87,15 +129,26 @@ class Classifier:
         """A classifier saved by :meth:`save`."""
         torch = _torch()
         folder = Path(folder)
-        classifier = cls.new(folder / ENCODER_DIR)
-        classifier.head.load_state_dict(torch.load(folder / HEAD_FILE, weights_only=True))
-        return classifier
+        missing = [n for n in (ENCODER_DIR, HEAD_FILE) if not (folder / n).exists()]
+        if missing:
+            raise ConfigError(
+                f"--model {folder}: not a model folder of `curate 4d quality train` (no "
+                f"{' or '.join(missing)} in it); give its OUT/{MODEL_DIR}"
+            )
+        encoder, processor = _pretrained(folder / ENCODER_DIR, "quality model encoder")
+        head = torch.nn.Linear(encoder.config.hidden_size, len(LABELS))
+        try:
+            head.load_state_dict(torch.load(folder / HEAD_FILE, weights_only=True))
+        except (OSError, RuntimeError, ValueError, KeyError) as e:  # not a saved head of ours
+            raise ConfigError(f"{folder / HEAD_FILE}: not readable ({e})") from None
+        return cls(encoder.eval(), processor, head)
 
     def save(self, folder: Path) -> None:
         torch = _torch()
         folder = Path(folder)
-        self.encoder.save_pretrained(folder / ENCODER_DIR)
-        self.processor.save_pretrained(folder / ENCODER_DIR)
+        with _quiet():
+            self.encoder.save_pretrained(folder / ENCODER_DIR)
+            self.processor.save_pretrained(folder / ENCODER_DIR)
         torch.save(self.head.state_dict(), folder / HEAD_FILE)
         (folder / LABELS_FILE).write_text(json.dumps(list(LABELS)) + "\n", encoding="utf-8")
 

@@ -23,6 +23,7 @@ from vidbench.benchmarks.fourd.curate.motion_filter import object_videos
 from vidbench.benchmarks.fourd.curate.quality import (
     KEEP,
     LABELS,
+    MODEL_DIR,
     Classifier,
     confusion,
     split,
@@ -35,7 +36,6 @@ from vidbench.media.decode import decode_frames, probe
 from vidbench.progress import progress_bar
 
 VOTE_VIEWS = 8
-MODEL_DIR = "model"
 
 
 @dataclass(frozen=True)
@@ -70,8 +70,8 @@ def read_labels(path: Path) -> tuple[dict[str, int], list[Problem]]:
     try:
         with open(path, newline="", encoding="utf-8") as f:
             rows = list(csv.DictReader(f))
-    except OSError as e:
-        raise ConfigError(f"labels file {path}: {e}") from None
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise ConfigError(f"labels file {path}: not a readable CSV ({e})") from None
     if rows and not {"uid", "label"} <= set(rows[0]):
         raise ConfigError(f"{path}: needs the columns uid,label")
     for number, row in enumerate(rows, 2):
@@ -137,9 +137,13 @@ def vote_views(available: int, count: int = VOTE_VIEWS) -> list[int]:
 
 
 def predict(options: PredictOptions) -> tuple[list[dict], list[Problem]]:
-    model = Classifier.load(options.model)
     videos = options.videos
+    if not videos.is_dir():
+        raise ConfigError(f"not a folder of rendered objects: {videos}")
     objects = sorted(p for p in videos.iterdir() if p.is_dir() and (p / video_name(0)).exists())
+    if not objects:
+        raise ConfigError(f"{videos}: no rendered objects (<uid>/{video_name(0)}) in it")
+    model = Classifier.load(options.model)
     records, dropped = [], []
     with progress_bar(disable=not options.progress) as bar:
         task = bar.add_task("quality", total=len(objects))

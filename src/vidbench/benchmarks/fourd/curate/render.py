@@ -1,11 +1,13 @@
 """`vidbench curate 4d render MANIFEST --out DIR`: every asset of a manifest rendered to the
 official 4D-Bench layout (OUT/<uid>/view_{k}_rgb_white_bg.mp4 + render.json), objects in
-parallel processes (worker.py, one Blender per object), resumable per object.
+parallel processes (workers.py runs worker.py, one Blender per object), resumable per object.
 
 An object whose render.json is complete for the same settings is skipped, so a rerun redoes only
 what failed or what was never done. A worker that fails (the asset cannot load, has no mesh) or
 dies (a segfault inside Blender) is recorded with the uid, file and reason; the others go on.
-Counts go to OUT/funnel.json (stage "render").
+Manifest entries that cannot be rendered (missing file, duplicate uid, malformed line) are named
+apart: a rerun does not help them. Ctrl-C stops the workers within seconds; the objects finished
+stay, and the funnel says how many were not done. Counts go to OUT/funnel.json (stage "render").
 """
 
 from __future__ import annotations
@@ -13,10 +15,8 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import sys
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -24,13 +24,11 @@ from vidbench.benchmarks.fourd.curate.funnel import StageCount, record_stage
 from vidbench.benchmarks.fourd.curate.manifest import Asset, Problem, read_manifest
 from vidbench.benchmarks.fourd.curate.settings import RenderSettings
 from vidbench.benchmarks.fourd.curate.worker import ERROR_FILE, RENDER_FILE
-from vidbench.core.files import write_atomic
+from vidbench.benchmarks.fourd.curate.workers import LOG_FILE, FrameBar, Job, run_workers
 from vidbench.extras import require
 from vidbench.progress import progress_bar
 
 WORKER_MODULE = "vidbench.benchmarks.fourd.curate.worker"
-JOB_FILE = ".job.json"
-LOG_FILE = "worker.log"
 
 
 @dataclass
@@ -40,14 +38,16 @@ class RenderReport:
     rendered: list[str] = field(default_factory=list)
     skipped: int = 0  # already complete before this run
     dropped: list[Problem] = field(default_factory=list)  # no animation, no motion
-    failed: list[Problem] = field(default_factory=list)  # redone by the next run
+    failed: list[Problem] = field(default_factory=list)  # failed to render: a rerun tries again
+    unusable: list[Problem] = field(default_factory=list)  # manifest entries: fix the manifest
+    not_done: int = 0  # not rendered yet when the run was interrupted
 
 
 def completed(folder: Path, settings: RenderSettings) -> dict | None:
     """The object's render.json when it is complete for these settings, else None."""
     try:
         record = json.loads((folder / RENDER_FILE).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
+    except (OSError, ValueError):  # not there, not UTF-8, not JSON
         return None
     if not isinstance(record, dict) or record.get("settings") != settings.identity():
         return None
@@ -80,30 +80,20 @@ def _outcome(
     try:
         error = json.loads((folder / ERROR_FILE).read_text(encoding="utf-8"))
         return Problem(asset.uid, file, error["reason"], error.get("detail", ""))
-    except (OSError, json.JSONDecodeError, KeyError):
+    except (OSError, ValueError, KeyError):
         log = (folder / LOG_FILE).read_text(encoding="utf-8", errors="replace")
         tail = " | ".join(line for line in log.strip().splitlines()[-3:])
         return Problem(asset.uid, file, "worker failed", f"exit status {returncode}: {tail}")
 
 
-def _run_worker(
-    asset: Asset, out: Path, settings: RenderSettings, command: Sequence[str]
-) -> dict | Problem:
-    folder = out / asset.uid
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / RENDER_FILE).unlink(missing_ok=True)
-    job = {
+def _job(asset: Asset, out: Path, settings: RenderSettings) -> Job:
+    spec = {
         "uid": asset.uid,
         "file": str(asset.path),
         "out": str(out),
         "settings": settings.to_json(),
     }
-    write_atomic(folder / JOB_FILE, json.dumps(job).encode())
-    with open(folder / LOG_FILE, "wb") as log:
-        done = subprocess.run(
-            [*command, str(folder / JOB_FILE)], stdout=log, stderr=subprocess.STDOUT, check=False
-        )
-    return _outcome(asset, folder, done.returncode, settings)
+    return Job(asset.uid, out / asset.uid, spec, settings.max_frames * settings.views)
 
 
 def render_manifest(
@@ -114,11 +104,12 @@ def render_manifest(
     progress: bool = True,
     worker_command: Sequence[str] | None = None,
 ) -> RenderReport:
-    """Render every asset of ``manifest`` into ``out``; see the module docstring."""
+    """Render every asset of ``manifest`` into ``out``; see the module docstring. Ctrl-C:
+    the funnel is written with what finished, then KeyboardInterrupt goes on."""
     require("curate 4d render", ["bpy"], "render")
     out = Path(out)
     assets, problems = read_manifest(manifest)
-    report = RenderReport(failed=list(problems))
+    report = RenderReport(unusable=list(problems))
     if not settings.threads:  # share the cores between the workers
         settings = replace(settings, threads=max(1, (os.cpu_count() or 1) // workers))
     command = list(worker_command or [sys.executable, "-m", WORKER_MODULE])
@@ -130,18 +121,31 @@ def render_manifest(
             continue
         report.skipped += 1
         _file(report, asset, record)
-    with (
-        progress_bar(disable=not progress) as bar,
-        ThreadPoolExecutor(max_workers=max(1, workers)) as pool,
-    ):
-        task = bar.add_task("rendering objects", total=len(todo))
-        futures = {pool.submit(_run_worker, a, out, settings, command): a for a in todo}
-        for future in as_completed(futures):
-            _file(report, futures[future], future.result())
-            bar.advance(task)
-    entered = len(assets) + len(problems)
-    dropped = report.dropped + report.failed
-    record_stage(out, "render", StageCount.of(entered, len(report.rendered), dropped))
+    jobs = [_job(a, out, settings) for a in todo]
+    by_uid = {a.uid: a for a in todo}
+
+    filed: set[str] = set()
+
+    def done(job: Job, returncode: int) -> None:
+        filed.add(job.uid)
+        _file(report, by_uid[job.uid], _outcome(by_uid[job.uid], job.folder, returncode, settings))
+
+    try:
+        with progress_bar(disable=not progress) as bar:
+            run_workers(jobs, command, workers, done, FrameBar(bar, jobs))
+    except KeyboardInterrupt:
+        for asset in todo:  # a worker stopped right after its last file counts as finished
+            record = completed(out / asset.uid, settings) if asset.uid not in filed else None
+            if record is not None:
+                _file(report, asset, record)
+        raise
+    finally:  # interrupted too: what finished is counted, and what did not is said
+        finished = len(report.rendered) + len(report.dropped) + len(report.failed)
+        report.not_done = len(assets) - finished
+        entered = len(assets) + len(problems)
+        dropped = report.dropped + report.failed + report.unusable
+        count = StageCount.of(entered, len(report.rendered), dropped)
+        record_stage(out, "render", replace(count, pending=report.not_done))
     return report
 
 

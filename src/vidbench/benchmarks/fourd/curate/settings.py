@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from vidbench.benchmarks.fourd.curate.cameras import FILL
 from vidbench.benchmarks.fourd.curate.motion import MotionSettings
 from vidbench.core.errors import ConfigError
 
@@ -27,6 +28,7 @@ class RenderSettings:
     samples: int = 16
     denoise: bool = False
     threads: int = 0  # render threads per object (0: Blender's choice)
+    fill: float = FILL  # of the frame the object's bounding sphere spans (cameras.framed)
     motion: MotionSettings = field(default_factory=MotionSettings)
 
     def __post_init__(self) -> None:
@@ -37,6 +39,8 @@ class RenderSettings:
         for name in ("views", "size", "max_frames", "fps", "samples"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"render {name} must be 1 or more, got {getattr(self, name)}")
+        if not 0 < self.fill <= 1:
+            raise ConfigError(f"render fill must be in (0, 1], got {self.fill}")
         if self.max_frames < 2:
             raise ConfigError(
                 "render max_frames must be 2 or more (motion is a change between frames)"

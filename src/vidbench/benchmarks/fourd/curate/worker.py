@@ -6,29 +6,73 @@ As the 4D-Bench paper does (supplement B.1): render the first view up to ``max_f
 find the start and end of motion by pixel change (motion.py), then render the other views over
 that range. Writes OUT/<uid>/view_{k}_rgb_white_bg.mp4 and, last, OUT/<uid>/render.json (status
 "rendered", or "dropped" with the reason: no animation, no motion). An asset that cannot be
-rendered (cannot load, no mesh) gets OUT/<uid>/error.json and exit status 1.
+rendered (cannot load, no mesh) gets OUT/<uid>/error.json and exit status 1. The frames rendered
+so far and the frames to render go to OUT/<uid>/.progress.json as it goes (the parent's progress
+bar); the worker stops by itself when its parent is gone (killed with -9: nothing else would stop
+a worker in a session of its own).
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import os
+import re
 import sys
+import threading
+import time
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from vidbench.benchmarks.fourd.curate.cameras import ring
+from vidbench.benchmarks.fourd.curate.cameras import framed, ring
 from vidbench.benchmarks.fourd.curate.motion import detect
 from vidbench.benchmarks.fourd.curate.settings import RenderSettings
+from vidbench.benchmarks.fourd.curate.workers import PROGRESS_FILE
 from vidbench.benchmarks.fourd.synthetic.writer import video_name
 from vidbench.core.files import write_json
 from vidbench.media.encode import write_mp4
 
 RENDER_FILE = "render.json"
 ERROR_FILE = "error.json"
+PARENT_CHECK_S = 1.0
+# What every `import bpy` prints under NumPy 2: the bpy wheel's fluid simulator (mantaflow) is
+# built against NumPy 1.x and fails to load; rendering never uses it, the rest of bpy works.
+NUMPY_1_BLOCK = re.compile(
+    r"\n?A module that was compiled using NumPy 1\.x.*?"
+    r"ImportError: numpy\.core\.multiarray failed to import\n",
+    re.S,
+)
 
 
-def render_object(uid: str, file: Path, folder: Path, settings: RenderSettings) -> dict:
+class FrameCount:
+    """Frames rendered and frames to render, in OUT/<uid>/.progress.json after every frame."""
+
+    def __init__(self, path: Path | None, total: int) -> None:
+        self.path, self.done, self.total = path, 0, total
+
+    def expect(self, total: int) -> None:
+        self.total = total
+        self._write()
+
+    def counted(self, frames: Iterable) -> Iterator:
+        for frame in frames:
+            self.done += 1
+            self._write()
+            yield frame
+
+    def _write(self) -> None:
+        if self.path is not None:
+            write_json(self.path, {"done": self.done, "total": max(self.total, self.done)}, None)
+
+
+def render_object(
+    uid: str, file: Path, folder: Path, settings: RenderSettings, count: FrameCount | None = None
+) -> dict:
     """Render one asset into ``folder``; returns the render.json record."""
     from vidbench.benchmarks.fourd.curate import blender_scene as blender
+
+    count = count or FrameCount(None, settings.max_frames * settings.views)
 
     record = {
         "uid": uid,
@@ -43,18 +87,22 @@ def render_object(uid: str, file: Path, folder: Path, settings: RenderSettings) 
         return {**record, "status": "dropped", "reason": "no animation"}
     first = animation[0]
     last = min(animation[1], first + settings.max_frames - 1)
+    count.expect((last - first + 1) * settings.views)  # at most: motion may be shorter
     record["animation_range"] = list(animation)
     record["normalisation"] = blender.normalise(range(first, last + 1))
+    record["bounding_radius"] = round(blender.bounding_radius(range(first, last + 1)), 6)
     blender.setup(settings)
-    cameras = ring(uid, settings.views, settings.seed)
+    radius = record["bounding_radius"]
+    cameras = framed(ring(uid, settings.views, settings.seed), radius, settings.fill)
     record["cameras"] = [c.to_json() for c in cameras]
     blender.place_camera(cameras[0])
-    frames = list(blender.render_frames(range(first, last + 1)))
+    frames = list(count.counted(blender.render_frames(range(first, last + 1))))
     motion = detect(frames, settings.motion)
     record["motion"] = motion.to_json()
     if not motion.moving:
         return {**record, "status": "dropped", "reason": "no motion"}
     start, end = first + motion.start, first + motion.end
+    count.expect(len(frames) + (end - start + 1) * (settings.views - 1))
     record["frame_range"] = [start, end]
     record["frames"] = end - start + 1
     record["motion_score"] = round(motion.score, 6)
@@ -64,11 +112,37 @@ def render_object(uid: str, file: Path, folder: Path, settings: RenderSettings) 
         blender.place_camera(camera)
         write_mp4(
             folder / video_name(camera.view),
-            blender.render_frames(range(start, end + 1)),
+            count.counted(blender.render_frames(range(start, end + 1))),
             fps=settings.fps,
         )
     record["videos"] = [video_name(c.view) for c in cameras]
     return {**record, "status": "rendered"}
+
+
+def import_bpy() -> None:
+    """Import bpy with everything it prints passed on, except the NumPy 1.x/2.x traceback of
+    its unused fluid simulator, which would open every worker.log."""
+    captured = io.StringIO()
+    with contextlib.redirect_stderr(captured):
+        import bpy  # noqa: F401
+    text, removed = NUMPY_1_BLOCK.subn("", captured.getvalue())
+    if removed:
+        text += (
+            "bpy: its fluid simulator (built for NumPy 1.x) is not loaded; renders do not use it\n"
+        )
+    sys.stderr.write(text)
+
+
+def _exit_with_parent() -> None:
+    """Stop this process when the parent that started it is gone."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_S)
+        os._exit(3)  # the render is abandoned: no render.json, the next run redoes it
+
+    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
 
 
 def run_job(job_path: Path) -> int:
@@ -76,11 +150,14 @@ def run_job(job_path: Path) -> int:
     folder = Path(job["out"]) / job["uid"]
     folder.mkdir(parents=True, exist_ok=True)
     (folder / ERROR_FILE).unlink(missing_ok=True)
+    (folder / RENDER_FILE).unlink(missing_ok=True)  # complete only once this render is
     settings = RenderSettings.from_json(job["settings"])
+    count = FrameCount(folder / PROGRESS_FILE, settings.max_frames * settings.views)
+    import_bpy()
     from vidbench.benchmarks.fourd.curate.blender_scene import AssetError
 
     try:
-        record = render_object(job["uid"], Path(job["file"]), folder, settings)
+        record = render_object(job["uid"], Path(job["file"]), folder, settings, count)
     except AssetError as e:
         error = {"uid": job["uid"], "file": job["file"], "reason": e.reason, "detail": e.detail}
         write_json(folder / ERROR_FILE, error, indent=1)
@@ -90,4 +167,5 @@ def run_job(job_path: Path) -> int:
 
 
 if __name__ == "__main__":
+    _exit_with_parent()
     sys.exit(run_job(Path(sys.argv[1])))

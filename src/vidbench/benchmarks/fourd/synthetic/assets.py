@@ -21,6 +21,7 @@ from vidbench.benchmarks.fourd.synthetic.gltf import GltfBuilder, shape_mesh
 from vidbench.benchmarks.fourd.synthetic.scene import SHAPES, Scene, frame_times, state_at
 from vidbench.benchmarks.fourd.synthetic.writer import build_object
 from vidbench.core.files import write_jsonl
+from vidbench.core.folders import make_folder
 from vidbench.progress import progress_bar
 
 MANIFEST = "manifest.jsonl"
@@ -116,7 +117,7 @@ def export_assets(
 ) -> Path:
     """Write ``objects`` scenes (the same as `synth 4d` with this seed) to OUT/<uid>.glb and
     OUT/manifest.jsonl; returns the manifest's path."""
-    out = Path(out)
+    out = make_folder(Path(out), "--assets")
     lines = []
     with progress_bar(disable=not progress) as bar:
         task = bar.add_task("glTF assets", total=objects)

@@ -18,6 +18,7 @@ from vidbench.benchmarks.fourd.synthetic.render import scene_states, view_frames
 from vidbench.benchmarks.fourd.synthetic.sample import sample_scene
 from vidbench.benchmarks.fourd.synthetic.scene import Scene, check_visible
 from vidbench.core.files import write_json
+from vidbench.core.folders import make_folder
 from vidbench.media.encode import write_mp4
 
 QA_DATA = Path("4D_Object_Question_Answering") / "data"
@@ -92,7 +93,7 @@ def generate(
         if value < low:
             raise ValueError(f"{name} must be >= {low}, got {value}")
     check_visible(frames)  # every question answerable from the official input's frames
-    out = Path(out)
+    out = make_folder(Path(out))
     qa_data, caption_data = out / QA_DATA, out / CAPTION_DATA
     qa_videos = qa_data / VIDEOS
     built = [build_object(seed, i) for i in range(objects)]

@@ -83,6 +83,7 @@ def draft_captions(config: CaptionConfig, console: Console) -> dict[str, int]:
                 max_attempts=config.attempts,
                 concurrency=config.concurrency,
                 show_progress=config.progress,
+                label="caption drafts",
             )
         drafts = [
             {

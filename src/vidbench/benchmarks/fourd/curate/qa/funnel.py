@@ -51,6 +51,8 @@ class QAFunnel:
     def as_dict(self, usage: dict[str, Any]) -> dict[str, Any]:
         subtasks = {s: _plain(c) for s, c in self.subtasks.items()}
         total = _plain(_sum(list(self.subtasks.values())))
+        # every subtask asks about the same objects: the total is how many, not their sum
+        total["objects"] = max((c["objects"] for c in self.subtasks.values()), default=0)
         return {
             "objects": self.objects,
             "subtasks": subtasks,
@@ -77,9 +79,13 @@ def part_one_stages(out: Path, total: dict[str, Any]) -> dict[str, Any]:
     except ConfigError:
         stages = {}  # our own earlier funnel.json: no stages of part 1's
     dropped = Counter(total["parse rejects"]) + Counter(total["validator rejects"])
-    dropped.update({k: total[k] for k in ("replies unparsed", "blind-dropped", "undecided")})
-    entered = total["generated"] + total["replies unparsed"]
-    qa = StageCount(entered, total["kept"], dict(sorted((+dropped).items())), [])
+    dropped.update({k: total[k] for k in ("blind-dropped", "undecided")})
+    # a reply no question was read from, or a call that failed, holds no questions to count
+    uncounted = {k: total[k] for k in ("replies unparsed", "call errors") if total[k]}
+    qa = StageCount(
+        total["generated"], total["kept"], dict(sorted((+dropped).items())), [], "questions",
+        uncounted,
+    )  # fmt: skip
     return {**{k: v for k, v in stages.items() if k != "qa"}, "qa": asdict(qa)}
 
 

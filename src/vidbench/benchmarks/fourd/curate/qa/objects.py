@@ -85,7 +85,7 @@ def _quality_labels(folder: Path) -> dict[str, str]:
 def _render_dropped(folder: Path) -> str | None:
     try:
         record = json.loads((folder / RENDER_FILE).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
+    except (OSError, ValueError):  # not there, not UTF-8, not JSON
         return None
     if isinstance(record, dict) and record.get("status") == "dropped":
         return str(record.get("reason", "dropped"))

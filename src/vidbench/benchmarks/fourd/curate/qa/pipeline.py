@@ -35,6 +35,7 @@ from vidbench.benchmarks.fourd.curate.qa.objects import (
     list_objects,
     video_root,
 )
+from vidbench.benchmarks.fourd.curate.qa.shortfall import shortfall
 from vidbench.console import err
 from vidbench.core.errors import ConfigError, MediaError
 from vidbench.core.messages import Part
@@ -73,6 +74,7 @@ class QACuration:
                 max_attempts=c.attempts,
                 concurrency=c.concurrency,
                 show_progress=c.progress,
+                label=stage,
             )
         self.funnel.asked_now[stage] += sum(v.asked for v in verdicts.values())
         return verdicts
@@ -213,6 +215,9 @@ class QACuration:
             f"calls this run: {json.dumps(data['calls this run'])}; see {self.out / 'funnel.md'}",
             highlight=False,
         )
+        asked = len(objects) * len(self.config.subtasks) * self.config.questions
+        for line in shortfall(data, asked, self.out):
+            self.console.print(escape(line), highlight=False)
         if incomplete:
             self.console.print(
                 f"[red]incomplete[/]: {incomplete} call(s) failed; run the same "

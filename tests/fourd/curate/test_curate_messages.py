@@ -1,0 +1,61 @@
+"""The small messages of `curate 4d`: a funnel folder that is not there, manifest lines that are
+not JSON, a missing asset's resolved path, and manifest problems told apart from failed renders
+(a rerun does not help them)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from vidbench.benchmarks.fourd.curate.manifest import read_manifest
+from vidbench.cli import main
+
+
+def test_funnel_of_a_folder_that_is_not_there_or_has_no_funnel(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["curate", "4d", "funnel", str(tmp_path / "nonexist")]) == 2
+    assert "no such folder" in " ".join(capsys.readouterr().err.split())
+    assert main(["curate", "4d", "funnel", str(tmp_path)]) == 2
+    assert "no funnel.json" in " ".join(capsys.readouterr().err.split())
+
+
+def test_manifest_problems_say_what_and_where(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "assets" / "a.glb").write_bytes(b"x")
+    lines = ['{"uid": "a", "path": "a.glb"}', "not json at all", '["a", "list"]',
+             '{"uid": "gone", "path": "gone.glb"}', '{"path": "a.glb"}']  # fmt: skip
+    (tmp_path / "assets" / "manifest.jsonl").write_text("\n".join(lines) + "\n")
+    _, problems = read_manifest(Path("assets/manifest.jsonl"))  # relative, as typed
+    messages = [p.message() for p in problems]
+    assert not any("None" in m for m in messages), messages
+    assert "malformed entry: assets/manifest.jsonl:2: not JSON" in messages[0]
+    assert "not a JSON object" in messages[1] and "manifest.jsonl:3" in messages[1]
+    gone = next(m for m in messages if m.startswith("gone"))
+    assert str((tmp_path / "assets" / "gone.glb").resolve()) in gone  # where it was looked for
+    assert "needs uid and path (has path 'a.glb')" in messages[-1]
+
+
+def test_render_summary_tells_manifest_problems_from_failed_renders(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("bpy")
+    (tmp_path / "a.glb").write_bytes(b"x")
+    lines = [{"uid": "gone", "path": "gone.glb"}, {"uid": "b", "path": "a.glb"},
+             {"uid": "b", "path": "a.glb"}]  # fmt: skip
+    manifest = tmp_path / "manifest.jsonl"
+    manifest.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    out = tmp_path / "out"
+    # `b` is rendered (and fails: not a glTF); `gone` and the second `b` are the manifest's
+    assert main(["--no-progress", "curate", "4d", "render", str(manifest), "--out", str(out),
+                 "--size", "16", "--views", "2", "--max-frames", "4"]) == 1  # fmt: skip
+    said = " ".join(capsys.readouterr().err.split())
+    assert "1 failed to render (a rerun tries them again): b (" in said
+    assert "2 manifest entries not usable (fix the manifest): gone (gone.glb): missing file" in said
+    assert "duplicate uid" in said.split("fix the manifest")[1]
+    assert "redoes" not in said
