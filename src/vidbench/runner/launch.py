@@ -23,6 +23,7 @@ from vidbench.runner.repeat import repeated_configs, run_dir, run_repeated
 from vidbench.runner.run import STAGES, Run, RunOutcome
 from vidbench.runner.run_config import RunConfig, frame_overrides
 from vidbench.tasks.base import Task
+from vidbench.tasks.data import OWN_DATA
 
 TaskOf = Callable[[RunConfig], Task]
 
@@ -73,17 +74,18 @@ def launch(request: RunRequest, task_of: TaskOf, console: Console, print_to: Con
 def _configs(request: RunRequest, task_of: TaskOf, console: Console) -> list[RunConfig]:
     if "infer" not in request.stages and request.data is None and request.model is None:
         return _stored_configs(request, task_of, console)  # everything else from run.json
-    if request.task is None or request.data is None or request.model is None:
+    if request.task is None or request.model is None or not _data_given(request, task_of):
         raise ConfigError(
-            "vidbench run: give TASK, --data and --model to infer (the judge, score and report "
-            "stages of a stored run need only --out)"
+            "vidbench run: give TASK, --data and --model to infer (--data may be left out for a "
+            "task with data of its own, e.g. custom:DIR; the judge, score and report stages of a "
+            "stored run need only --out)"
         )
     model_options = parse_options(request.model_options)
     if request.api_key_env:
         model_options["api_key_env"] = request.api_key_env
     config = RunConfig(
         task=request.task,
-        data=request.data,
+        data=OWN_DATA if request.data is None else request.data,
         model=request.model,
         out=request.out,
         seed=request.seed,
@@ -101,6 +103,16 @@ def _configs(request: RunRequest, task_of: TaskOf, console: Console) -> list[Run
         judge_options=parse_options(request.judge_options, "--judge-opt"),
     )
     return repeated_configs(config, request.runs) if request.runs > 1 else [config]
+
+
+def _data_given(request: RunRequest, task_of: TaskOf) -> bool:
+    """--data given, or the task brings its own (a declared benchmark's folder)."""
+    if request.data is not None:
+        return True
+    if request.task is None:
+        return False
+    probe = RunConfig(task=request.task, data=OWN_DATA, model="", out=request.out)
+    return task_of(probe).own_data is not None
 
 
 def _stored_configs(request: RunRequest, task_of: TaskOf, console: Console) -> list[RunConfig]:

@@ -35,6 +35,7 @@ from vidbench.runner.store import Store
 from vidbench.scoring.judge import no_verdict_message
 from vidbench.scoring.model_call import CallResult, ModelCall
 from vidbench.tasks.base import Task
+from vidbench.tasks.data import load_samples
 from vidbench.tasks.problems import Loaded, Problem
 
 STAGES = ("infer", "judge", "score", "report")
@@ -112,7 +113,7 @@ class Run:
 
     def _load(self) -> Loaded[Sample]:
         if self._loaded is None:
-            loaded = self.task.load(Path(self.config.data))
+            loaded = load_samples(self.task, self.config.data)
             limit = self.config.limit
             problems = [*loaded.problems, *self.input_problems]
             self._loaded = Loaded(loaded.items[:limit] if limit else loaded.items, problems)
