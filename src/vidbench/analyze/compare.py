@@ -95,7 +95,8 @@ def compare_runs(
     scored_a, scored_b = _scored(a), _scored(b)
     both = sorted(set(scored_a) & set(scored_b))
     columns = []
-    for column in task.table.columns:
+    shown = task.table.shown_columns(task.column_values([scored_a[i] for i in both]))
+    for column in shown:  # the table's columns, and those its data has (group values)
         pairs = _pairs(task, column, [scored_a[i] for i in both], [scored_b[i] for i in both])
         result = paired(*pairs, n_resamples=n_resamples, seed=seed) if pairs[0] else None
         columns.append(ColumnComparison(column, result, task.table.scale_of(column)))

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import cache
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 from rich.markup import escape
@@ -31,6 +32,7 @@ from vidbench.benchmarks.fourd import BENCHMARK as FOURD
 from vidbench.benchmarks.mmworld import BENCHMARK as MMWORLD
 from vidbench.console import err
 from vidbench.core.errors import ConfigError
+from vidbench.export.source import ExportSource
 from vidbench.runner.run import Run
 from vidbench.runner.run_config import RunConfig
 from vidbench.tasks.base import Task
@@ -133,6 +135,19 @@ def task_of(config: RunConfig) -> Task:
     configuration's task name becomes the one to store: `stored_task_name`)."""
     config.task = stored_task_name(config.task)
     return get_task(config.task, config.generation, **config.frame_overrides())
+
+
+def export_sources(folder: Path, name: str | None = None) -> list[ExportSource]:
+    """For `vidbench export`: the benchmark NAME (default: every one) with its tasks; a folder
+    holding benchmark.toml is the benchmark it declares."""
+    from vidbench.benchmarks.custom.spec import SPEC_FILE
+
+    if name == CUSTOM.name or (name is None and (folder / SPEC_FILE).is_file()):
+        from vidbench.benchmarks.custom.export import export_source
+
+        return [export_source(folder)]
+    chosen = [by_name(name)] if name else [b for b in benchmarks() if b is not CUSTOM]
+    return [ExportSource(b.name, b.title, [(t, get_task(t)) for t in b.tasks]) for b in chosen]
 
 
 def open_run(config: RunConfig, console: Any = None) -> Run:

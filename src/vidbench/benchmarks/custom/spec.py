@@ -85,6 +85,7 @@ class Spec:
     scoring: str
     rubric: str | None  # the field holding a row's judging rule (open-ended, judge)
     judge_prompt: str | None  # the judge prompt template's text, from `judge_prompt = FILE`
+    judge_prompt_file: str | None  # that FILE, relative to the benchmark's folder
     judge_attempts: int
 
     @property
@@ -285,6 +286,7 @@ def parse_spec(raw: dict[str, Any], file: Path) -> Spec:
         scoring=scoring,
         rubric=rubric,
         judge_prompt=_judge_prompt(keys, file.parent),
+        judge_prompt_file=keys.text("judge_prompt", None),
         judge_attempts=keys.integer("judge_attempts", 3, 1),
     )
     keys.done()
