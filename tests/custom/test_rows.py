@@ -121,7 +121,8 @@ def test_bad_rows_are_named_and_the_rest_load(tmp_path: Path) -> None:
         f"no-video: line 2: missing video {folder / 'videos' / 'missing.mp4'} [{rows_file}]",
         "bad-answer: line 3: answer 'purple' is not a letter A-B, an index 0-1 (index_base = 0) "
         f"or the text of one option (answer_format = 'auto') [{rows_file}]",
-        f"ok: line 4: duplicate id (first at questions.jsonl line 1); this row skipped [{rows_file}]",
+        "ok: line 4: duplicate id (first at questions.jsonl line 1); this row skipped "
+        f"[{rows_file}]",
         f"no-group: line 5: no value for the group field 'domain' (got None) [{rows_file}]",
         "one-option: line 6: 1 option(s); a multiple-choice question needs 2 or more "
         f"[{rows_file}]",

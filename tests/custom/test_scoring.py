@@ -9,7 +9,7 @@ import pytest
 from custom_support import ISSUE_TOML
 
 from vidbench.benchmarks.custom.scoring import judge_call, matches, parse_choice
-from vidbench.benchmarks.custom.spec import read_spec
+from vidbench.benchmarks.custom.spec import Spec, read_spec
 from vidbench.core.records import MediaRef, Sample
 from vidbench.scoring.choices import extract_choice, strict_letter, videomme_choice
 
@@ -87,7 +87,7 @@ def test_open_ended_matches(
     assert matches(reply, accepted, scoring) is right
 
 
-def _open_spec(tmp_path: Path, extra: str = ""):  # noqa: ANN202
+def _open_spec(tmp_path: Path, extra: str = "") -> Spec:
     text = ISSUE_TOML.replace('kind = "multiple-choice"', 'kind = "open-ended"\nscoring = "judge"')
     (tmp_path / "benchmark.toml").write_text(text + 'rubric = "rubric"\n' + extra)
     return read_spec(tmp_path)

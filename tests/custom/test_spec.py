@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from custom_support import ISSUE_TOML
 
-from vidbench.benchmarks.custom.spec import read_spec
+from vidbench.benchmarks.custom.spec import Spec, read_spec
 from vidbench.core.errors import ConfigError
 
 
-def spec_of(folder: Path, text: str):  # noqa: ANN201 - the Spec
+def spec_of(folder: Path, text: str) -> Spec:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "benchmark.toml").write_text(text)
     return read_spec(folder)

@@ -22,6 +22,7 @@ from vidbench.models.registry import parse_options
 from vidbench.runner.repeat import repeated_configs, run_dir, run_repeated
 from vidbench.runner.run import STAGES, Run, RunOutcome
 from vidbench.runner.run_config import RunConfig, frame_overrides
+from vidbench.runner.store import Store
 from vidbench.tasks.base import Task
 from vidbench.tasks.data import OWN_DATA
 
@@ -115,6 +116,20 @@ def _data_given(request: RunRequest, task_of: TaskOf) -> bool:
     return task_of(probe).own_data is not None
 
 
+def _asks_the_same(
+    changed: RunConfig, stored: RunConfig, directory: Path, task_of: TaskOf, console: Console
+) -> bool:
+    """Whether `changed` asks the model what the stored run asked: the same plan, or, when the
+    stored task can no longer be built (a declared benchmark whose folder moved), a plan with
+    answers in the store."""
+    plan = Run(changed, task_of(changed), console).plan
+    try:
+        return plan == Run(stored, task_of(stored)).plan
+    except ConfigError:
+        with Store.read_only(directory) as store:
+            return bool(store.answered_keys(plan))
+
+
 def _stored_configs(request: RunRequest, task_of: TaskOf, console: Console) -> list[RunConfig]:
     """The configurations of the run(s) stored in --out, for the judge, score and report stages:
     a TASK given re-scores them under that variant, a --judge judges them with that judge."""
@@ -126,7 +141,7 @@ def _stored_configs(request: RunRequest, task_of: TaskOf, console: Console) -> l
         config.progress = request.progress
         if request.task and request.task != config.task:
             changed = dataclasses.replace(config, task=request.task)
-            if Run(changed, task_of(changed), console).plan != Run(config, task_of(config)).plan:
+            if not _asks_the_same(changed, config, directory, task_of, console):
                 raise ConfigError(
                     f"{request.task} asks the model other questions than the run stored in "
                     f"{directory} ({config.task}); its answers are not there: run the infer stage"

@@ -74,6 +74,11 @@ def resolve_declared(name: str) -> tuple[Benchmark, str]:
     (`<benchmark name>[:VARIANTS]`)."""
     declared: DeclaredName = split_name(name)
     folder = declared.folder.expanduser().resolve()
+    if not folder.is_dir():
+        raise ConfigError(
+            f"custom:{folder}: no such folder (moved? a stored run re-opens it from its new "
+            "place: vidbench run custom:NEW_FOLDER --out RESULTS --stage score)"
+        )
     benchmark = declared_benchmark(folder)
     [local] = benchmark.tasks
     return benchmark, local + (f":{declared.variants}" if declared.variants else "")
