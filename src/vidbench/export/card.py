@@ -70,7 +70,9 @@ def _json_block(value: Any) -> str:
 
 
 def _flat(counts: Any, prefix: str = "") -> str:
-    """Nested counts on one line: "kept 5, dropped.no motion 2"."""
+    """Nested counts on one line, zeros left out: "kept 5, dropped.no motion 2"."""
+    if counts == 0 or counts == {}:
+        return ""
     if not isinstance(counts, dict):
         return f"{prefix} {counts}".strip()
     parts = [_flat(v, f"{prefix}.{k}" if prefix else str(k)) for k, v in counts.items()]

@@ -14,30 +14,41 @@ from vidbench.core.errors import ConfigError, DataError
 from vidbench.export.hf import ExportRequest, ExportTask, export_hf
 from vidbench.export.source import ExportSource
 from vidbench.tasks.data import load_samples
+from vidbench.tasks.problems import Problem
 
 Sources = Callable[[Path, "str | None"], list[ExportSource]]
 
 
-def _with_data(source: ExportSource, folder: Path) -> list[ExportTask]:
-    """The source's tasks that find records in `folder` (good or bad)."""
-    found = []
+def _with_data(source: ExportSource, folder: Path) -> tuple[list[ExportTask], list[Problem]]:
+    """The source's tasks that find samples in `folder`, and the problems of those that find
+    none (a task with no sample there is not exported: e.g. MMWorld's main set beside its
+    synthetic subsets)."""
+    found, problems = [], []
     for config, task in source.tasks:
         try:
             loaded = load_samples(task, folder)
         except DataError:  # not this task's data
             continue
-        if loaded.items or loaded.problems:
+        if loaded.items:
             found.append(ExportTask(config, task.name.partition(":")[0], loaded))
-    return found
+        else:
+            problems += loaded.problems
+    return found, problems
 
 
 def _chosen(folder: Path, sources: list[ExportSource]) -> tuple[ExportSource, list[ExportTask]]:
-    found = [(s, tasks) for s in sources if (tasks := _with_data(s, folder))]
-    names = ", ".join(s.benchmark for s in sources)
+    found, problems = [], []
+    for source in sources:
+        tasks, empty = _with_data(source, folder)
+        if tasks:
+            found.append((source, tasks))
+        problems += empty
     if not found:
+        names = ", ".join(s.benchmark for s in sources)
+        why = "".join(f"\n  {p}" for p in problems[:10])
         raise ConfigError(
             f"{folder}: no benchmark's data found here (looked for {names}); give the data "
-            "folder itself, or --benchmark NAME"
+            f"folder itself, or --benchmark NAME{why}"
         )
     if len(found) > 1:
         several = ", ".join(s.benchmark for s, _ in found)

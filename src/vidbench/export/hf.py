@@ -174,9 +174,13 @@ def _check_problems(request: ExportRequest) -> list[Problem]:
     return problems
 
 
-def _new_folder(out: Path) -> Path:
+def _check_out(out: Path) -> None:
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ConfigError(f"{out} exists and is not an empty folder; export into a new one")
+
+
+def _new_folder(out: Path) -> Path:
+    """A temporary folder beside OUT, renamed to OUT once the export is complete."""
     out.parent.mkdir(parents=True, exist_ok=True)
     return Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.partial-"))
 
@@ -187,6 +191,7 @@ def export_hf(request: ExportRequest) -> Exported:
     require("vidbench export --to hf", ["pyarrow", "yaml"], "export")
     from vidbench.export.card import card_text
 
+    _check_out(request.out)
     problems = _check_problems(request)
     work = _new_folder(request.out)
     try:
