@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from custom_support import make_bench, vidbench
 
 pytest.importorskip("ray")

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from custom_support import ROWS, make_bench, predictions, results, samples, vidbench
 
+from custom_support import ROWS, make_bench, predictions, results, samples, vidbench
 from vidbench.testing import ChatServer
 
 # gold A, B, C, D, A, B: this model is right on questions-1, -3, -5 and -6 (the last two garden)

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from custom_support import make_bench, predictions, results, samples, vidbench
 
+from custom_support import make_bench, predictions, results, samples, vidbench
 from vidbench.testing import ChatServer, request_text
 
 OPEN = """name = "pets"

@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from custom_support import predictions, results, samples, vidbench
 from published_formats import VIDEOMME_README_PROMPT, write_mvbench, write_videomme
 
+from custom_support import predictions, results, samples, vidbench
 from vidbench.benchmarks.registry import get_task
 from vidbench.core.messages import TextPart
 from vidbench.tasks.data import load_samples

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from custom_support import ISSUE_TOML, ROWS, make_bench, write_rows
 
+from custom_support import ISSUE_TOML, ROWS, make_bench, write_rows
 from vidbench.benchmarks.custom.loader import load
 from vidbench.benchmarks.custom.spec import read_spec
 from vidbench.core.records import Sample

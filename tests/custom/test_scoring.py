@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from custom_support import ISSUE_TOML
 
+from custom_support import ISSUE_TOML
 from vidbench.benchmarks.custom.scoring import judge_call, matches, parse_choice
 from vidbench.benchmarks.custom.spec import Spec, read_spec
 from vidbench.core.records import MediaRef, Sample

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from custom_support import ISSUE_TOML
 
+from custom_support import ISSUE_TOML
 from vidbench.benchmarks.custom.spec import Spec, read_spec
 from vidbench.core.errors import ConfigError
 
