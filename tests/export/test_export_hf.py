@@ -8,6 +8,7 @@ again)."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -160,6 +161,20 @@ def test_bad_records_stop_the_export_unless_skipped(
 
     assert vidbench("export", bench, "--to", "hf", out, "--license", "mit") == 2  # not empty
     assert "exists and is not an empty folder" in capsys.readouterr().err.replace("\n", "")
+
+
+def test_a_missing_view_is_named(tmp_path: Path, qa_release: Path) -> None:
+    release = shutil.copytree(qa_release, tmp_path / "release")
+    data = release / "4D_Object_Question_Answering" / "data"
+    gone = data / "4d_object_multi_view_videos" / f"{1:032x}" / "view_5_rgb_white_bg.mp4"
+    gone.unlink()
+    out = tmp_path / "hf"
+    assert vidbench("export", release, "--to", "hf", out, "--license", "mit", "--skip-bad") == 0
+    _, body = card(out)
+    left_out = body.split("## Records left out\n\n")[1].strip().splitlines()
+    assert len(left_out) == 5  # the object's five questions
+    assert left_out[0] == f"- {1:032x}_object_counting: missing video [{gone}]"
+    assert json.loads((out / "vidbench.json").read_text())["tasks"]["4dbench-qa"]["rows"] == 15
 
 
 def test_what_export_needs(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

@@ -11,6 +11,7 @@ beside OUT and renamed when complete, so a failed export leaves nothing that loo
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import shutil
 import tempfile
@@ -95,8 +96,8 @@ def _arrow_type(values: list[Any]) -> Any:
 
 
 def _schema(samples: Sequence[Sample]) -> tuple[Any, dict[str, str]]:
-    """The rows' schema: ROW_COLUMNS, then one column per plain metadata field (named as the
-    field, or meta_FIELD where that is a row column); and field -> column for those."""
+    """The rows' schema: ROW_COLUMNS, then a column per plain metadata field whose name is not
+    a row column's nor starts with "_" (all of them stay in `metadata`); and field -> column."""
     import pyarrow as pa
 
     base = {
@@ -111,11 +112,12 @@ def _schema(samples: Sequence[Sample]) -> tuple[Any, dict[str, str]]:
     extra = {}
     keys = dict.fromkeys(k for s in samples for k in s.metadata)
     for key in keys:
+        if key in ROW_COLUMNS or key.startswith("_"):
+            continue
         kind = _arrow_type([s.metadata.get(key) for s in samples])
         if kind is not None:
-            name = f"meta_{key}" if key in ROW_COLUMNS else key
-            extra[key] = name
-            columns.append(pa.field(name, kind))
+            extra[key] = key
+            columns.append(pa.field(key, kind))
     return pa.schema(columns), extra
 
 
@@ -161,6 +163,19 @@ def _write_config(out: Path, task: ExportTask, videos: _Videos) -> ConfigSummary
     return ConfigSummary(task.task, len(rows), len(shown), relative, list(extra.values()))
 
 
+def _with_videos(task: ExportTask) -> ExportTask:
+    """The task's samples whose videos are all there (some loaders leave that to the run), and
+    a problem for each of the others."""
+    kept, missing = [], []
+    for sample in task.loaded.items:
+        gone = [p for p in sample.media.videos.values() if not p.is_file()]
+        if gone:
+            missing.append(Problem(sample.id, gone[0], "missing video"))
+        else:
+            kept.append(sample)
+    return ExportTask(task.config, task.task, Loaded(kept, [*task.loaded.problems, *missing]))
+
+
 def _check_problems(request: ExportRequest) -> list[Problem]:
     problems = [p for t in request.tasks for p in t.loaded.problems]
     if problems and not request.skip_bad:
@@ -192,6 +207,7 @@ def export_hf(request: ExportRequest) -> Exported:
     from vidbench.export.card import card_text
 
     _check_out(request.out)
+    request = dataclasses.replace(request, tasks=[_with_videos(t) for t in request.tasks])
     problems = _check_problems(request)
     work = _new_folder(request.out)
     try:
