@@ -171,3 +171,39 @@ def test_several_rows_files_with_their_own_videos_and_fields(tmp_path: Path) -> 
     assert samples["m1"].answer == "B" and samples["m1"].metadata["source"] == "extra"
     assert samples["m1"].metadata["_file"] == "more"
     assert samples["questions-1"].metadata["source"] == "main"
+
+
+def test_several_videos_per_row(tmp_path: Path) -> None:
+    """Two views from templates, or from a field holding the paths: the model sees each
+    view's frames after a "Video K:" line, then the prompt."""
+    from vidbench.benchmarks.registry import get_task
+    from vidbench.media.frames import load_frames
+
+    folder = make_bench(tmp_path)
+    for side in ("left", "right"):
+        for i in range(3):
+            (folder / side).mkdir(exist_ok=True)
+            (folder / side / f"clip{i}.mp4").write_bytes(
+                (folder / "videos" / f"clip{i}.mp4").read_bytes()
+            )
+    rows = [
+        {**r, "clips": [f"left/{r['video_id']}.mp4", f"right/{r['video_id']}.mp4"]} for r in ROWS
+    ]
+    write_rows(folder / "questions.jsonl", rows)
+    by_template = ISSUE_TOML.replace(
+        'video = "videos/{video_id}.mp4"', 'video = ["left/{video_id}.mp4", "right/{video_id}.mp4"]'
+    ).replace("frames = 8", "frames = 3")
+    by_field = by_template.replace(
+        'video = ["left/{video_id}.mp4", "right/{video_id}.mp4"]', 'videos = "clips"\nviews = 2'
+    )
+    for toml in (by_template, by_field):
+        (folder / "benchmark.toml").write_text(toml)
+        task = get_task(f"custom:{folder}")
+        [sample, *_] = task.load(folder).items
+        assert sample.media.videos == {0: folder / "left/clip0.mp4", 1: folder / "right/clip0.mp4"}
+        frames = load_frames(sample.media, task.frame_spec)
+        [message] = task.build_messages(sample, frames)
+        kinds = [p.text if hasattr(p, "text") else "image" for p in message.content]
+        assert kinds[:8] == ["Video 1:", *["image"] * 3, "Video 2:", *["image"] * 3]
+        assert len(kinds) == 9
+        assert kinds[8].startswith("What happens in clip 0")
