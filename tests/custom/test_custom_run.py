@@ -154,3 +154,16 @@ def test_bad_rows_are_named_and_the_run_goes_on(
     assert vidbench("run", f"custom:{folder}", "--model", "random", "--out", out) == 3
     found = results(out)
     assert found["n"] == 8 and found["n_scored"] == 6 and found["errors_by_status"] == {"data": 2}
+
+
+def test_two_declared_benchmarks_get_a_table_each(bench: Path, tmp_path: Path) -> None:
+    other = make_bench(tmp_path / "other", rows=ROWS[:4])
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert vidbench("run", f"custom:{bench}", "--model", "random", "--out", a) == 0
+    assert vidbench("run", f"custom:{other}", "--model", "random", "--out", b) == 0
+    assert results(a)["data"] == str(bench) and results(b)["data"] == str(other)
+    assert vidbench("report", a, b, "--out", tmp_path / "table") == 0
+    assert sorted(p.name for p in (tmp_path / "table").iterdir()) == [
+        "table-1-custom",
+        "table-2-custom",
+    ]

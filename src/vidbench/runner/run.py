@@ -35,7 +35,7 @@ from vidbench.runner.store import Store
 from vidbench.scoring.judge import no_verdict_message
 from vidbench.scoring.model_call import CallResult, ModelCall
 from vidbench.tasks.base import Task
-from vidbench.tasks.data import load_samples
+from vidbench.tasks.data import data_folder, load_samples
 from vidbench.tasks.problems import Loaded, Problem
 
 STAGES = ("infer", "judge", "score", "report")
@@ -252,7 +252,7 @@ class Run:
             self.model_identity,
             records,
             extra={
-                "data": self.config.data,
+                "data": str(data_folder(self.task, self.config.data)),  # a task's own: its folder
                 "seed": self.config.seed,
                 "plan": self.plan,
                 "judge": self._judge_identity(),
