@@ -156,7 +156,9 @@ def test_bad_rows_are_named_and_the_run_goes_on(
     assert found["n"] == 8 and found["n_scored"] == 6 and found["errors_by_status"] == {"data": 2}
 
 
-def test_two_declared_benchmarks_get_a_table_each(bench: Path, tmp_path: Path) -> None:
+def test_two_declared_benchmarks_get_a_table_each(
+    bench: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     other = make_bench(tmp_path / "other", rows=ROWS[:4])
     a, b = tmp_path / "a", tmp_path / "b"
     assert vidbench("run", f"custom:{bench}", "--model", "random", "--out", a) == 0
@@ -167,3 +169,6 @@ def test_two_declared_benchmarks_get_a_table_each(bench: Path, tmp_path: Path) -
         "table-1-custom",
         "table-2-custom",
     ]
+    capsys.readouterr()
+    assert vidbench("compare", a, b) == 2  # other samples: no pairing
+    assert "the same samples are needed" in capsys.readouterr().err.replace("\n", "")

@@ -25,6 +25,7 @@ from vidbench.report.tables import latex_table
 from vidbench.runner.run_config import RunConfig
 from vidbench.scoring.paired import PairedResult, paired
 from vidbench.tasks.base import Task
+from vidbench.tasks.data import data_folder
 
 TaskOf = Callable[[RunConfig], Task]
 
@@ -88,10 +89,11 @@ def compare_runs(
     if base_a != base_b:
         raise ConfigError(f"compare: {a} is a {base_a} run, {b} a {base_b} run; their samples "
                           "do not pair")  # fmt: skip
-    if Path(config_a.data).resolve() != Path(config_b.data).resolve():
-        raise ConfigError(f"compare: {a} ran on {config_a.data}, {b} on {config_b.data}; the "
-                          "same samples are needed")  # fmt: skip
     task = task_of(config_a)
+    data_a, data_b = data_folder(task, config_a.data), data_folder(task_of(config_b), config_b.data)
+    if data_a.resolve() != data_b.resolve():
+        raise ConfigError(f"compare: {a} ran on {data_a}, {b} on {data_b}; the same samples "
+                          "are needed")  # fmt: skip
     scored_a, scored_b = _scored(a), _scored(b)
     both = sorted(set(scored_a) & set(scored_b))
     columns = []
