@@ -172,3 +172,18 @@ def test_two_declared_benchmarks_get_a_table_each(
     capsys.readouterr()
     assert vidbench("compare", a, b) == 2  # other samples: no pairing
     assert "the same samples are needed" in capsys.readouterr().err.replace("\n", "")
+
+
+def test_one_file_over_another_data_folder(bench: Path, tmp_path: Path) -> None:
+    """The file's paths are relative to the data folder: a benchmark.toml kept apart from the
+    data reads the folder --data names."""
+    spec_only = tmp_path / "spec"
+    spec_only.mkdir()
+    shutil.copy(bench / "benchmark.toml", spec_only)
+    out = tmp_path / "run"
+    assert (
+        vidbench("run", f"custom:{spec_only}", "--data", bench, "--model", "random", "--out", out)
+        == 0
+    )
+    assert results(out)["n"] == 6 and results(out)["data"] == str(bench)
+    assert vidbench("validate", "custom", spec_only) == 1  # its own folder has no rows
