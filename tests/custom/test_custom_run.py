@@ -92,6 +92,7 @@ def test_a_stored_run_survives_moves(
     assert json.loads((Path(moved) / "run.json").read_text())["task"] == renamed  # its new place
 
 
+@pytest.mark.slow
 def test_view_compare_and_figures(bench: Path, tmp_path: Path) -> None:
     a, b = tmp_path / "a", tmp_path / "b"
     assert vidbench("run", f"custom:{bench}", "--model", "constant:A", "--out", a) == 0
@@ -128,6 +129,7 @@ def test_sweep_with_a_frames_variant(bench: Path, tmp_path: Path) -> None:
     assert "Overall" in (out / "table.md").read_text()
 
 
+@pytest.mark.slow
 def test_analyze_errors(bench: Path, tmp_path: Path, fake: Callable[..., ChatServer]) -> None:
     out = tmp_path / "run"
     model = predictions(tmp_path / "replies.jsonl", REPLIES)

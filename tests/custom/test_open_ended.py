@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from custom_support import make_bench, predictions, results, samples, vidbench
-from vidbench.testing import ChatServer, request_text
+from vidbench.testing import ChatServer, Reply, request_text
 
 OPEN = """name = "pets"
 rows = "questions.jsonl"
@@ -103,3 +103,27 @@ def test_a_judge_with_a_rubric_per_row(
     server.reset(reply=_judge)  # the verdicts are stored: a rerun asks the judge nothing
     assert vidbench("run", f"custom:{folder}", "--model", model, "--out", out, *judge) == 0
     assert server.requests == []
+
+
+def test_a_failed_judge_call_is_an_error_the_next_run_asks_again(
+    tmp_path: Path, fake: Callable[..., ChatServer]
+) -> None:
+    folder = make_bench(tmp_path / "bench", OPEN + 'scoring = "judge"\nrubric = "rubric"\n', ROWS)
+    out = tmp_path / "run"
+    model = predictions(tmp_path / "replies.jsonl", REPLIES)
+
+    def failing_on_q2(body: dict) -> str | Reply:
+        if "a red cup" in request_text(body):
+            return Reply(http_status=400, error="scripted bad request")
+        return _judge(body)
+
+    server = fake(reply=failing_on_q2)
+    judge = ["--judge", f"openai-compat:{server.base_url}#judge", "--judge-opt", "backoff=0.01"]
+    assert vidbench("run", f"custom:{folder}", "--model", model, "--out", out, *judge) == 3
+    found = results(out)
+    assert found["errors_by_status"] == {"judge": 1} and found["unjudged"] == 1
+    assert samples(out)["q2"]["verdict_absent"] is True
+
+    server.reset(reply=_judge)  # the next run asks the failed call again, and only it
+    assert vidbench("run", f"custom:{folder}", "--model", model, "--out", out, *judge) == 0
+    assert len(server.requests) == 1 and results(out)["columns"]["Overall"] == 50.0
