@@ -77,6 +77,11 @@ BASE = 'name = "b"\nrows = "q.jsonl"\nvideo = "v/{id}.mp4"\n'
             "key 'rubric': judge scoring needs a `rubric` field, an `answer`, or both",
         ),
         (BASE + 'judge_prompt = "missing.txt"\n', "key 'judge_prompt': cannot read"),
+        (
+            'name = "b"\nvideo = "v.mp4"\n[[rows]]\npath = "a.json"\n'
+            '[[rows]]\npath = "b.json"\nvideo = ["x.mp4", "y.mp4"]\n',
+            "key 'video': the rows files give [1, 2] video templates",
+        ),
         (BASE + "name = [\n", "not valid TOML"),
     ],
 )

@@ -246,6 +246,9 @@ def parse_spec(raw: dict[str, Any], file: Path) -> Spec:
     sources = _sources(keys)
     views = keys.integer("views", None, 1)
     templates = {len(s.video) for s in sources if s.video}
+    if len(templates) > 1:
+        raise keys.fail("video", f"the rows files give {sorted(templates)} video templates; "
+                        "every row needs the same number of videos")  # fmt: skip
     if views is None:
         views = templates.pop() if len(templates) == 1 else 1
     elif templates - {views}:
