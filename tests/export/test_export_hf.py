@@ -185,3 +185,19 @@ def test_what_export_needs(tmp_path: Path, capsys: pytest.CaptureFixture) -> Non
     empty.mkdir()
     assert vidbench("export", empty, "--to", "hf", tmp_path / "hf2", "--license", "mit") == 2
     assert "no benchmark's data found here" in capsys.readouterr().err.replace("\n", "")
+
+
+def test_videos_outside_the_folder(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """A video the rows name outside DIR is copied under videos/_external/, once."""
+    bench = make_bench(tmp_path / "bench")
+    outside = tmp_path / "elsewhere"
+    (bench / "videos").rename(outside)
+    toml = ISSUE_TOML.replace('"videos/{video_id}.mp4"', f'"{outside}/{{video_id}}.mp4"')
+    (bench / "benchmark.toml").write_text(toml)
+    out = tmp_path / "hf"
+    assert vidbench("export", bench, "--to", "hf", out, "--license", "mit") == 0
+    copies = sorted(p.relative_to(out).parts[:2] for p in (out / "videos").rglob("*.mp4"))
+    assert len(copies) == 3 and {c for c in copies} == {("videos", "_external")}
+    results = tmp_path / "run"
+    assert vidbench("run", f"custom:{out}", "--model", "random", "--out", results) == 0
+    assert json.loads((results / "results.json").read_text())["n"] == 6

@@ -132,8 +132,8 @@ class _Videos:
         real = path.resolve()
         if real in self.placed:
             return self.placed[real]
-        try:
-            relative = path.relative_to(self.source).as_posix()
+        try:  # the path as the data names it (links not followed), under the source folder
+            relative = path.absolute().relative_to(self.source.absolute()).as_posix()
         except ValueError:  # outside the source folder: a folder per original place
             digest = hashlib.sha256(str(real).encode()).hexdigest()[:12]
             relative = f"_external/{digest}/{path.name}"
