@@ -22,6 +22,7 @@ from vidbench.core.errors import (
 )
 
 if TYPE_CHECKING:
+    from vidbench.export.source import ExportSource
     from vidbench.runner.run_config import RunConfig
     from vidbench.tasks.base import Task
 
@@ -155,10 +156,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     analyze_commands.register(sub, _task_of)  # analyze errors, compare
 
+    from vidbench.export import commands as export_commands
+
+    export_commands.register(sub, _export_sources)  # export DIR --to hf OUT
+
     from vidbench.annotate import commands as annotate_commands
 
     annotate_commands.register(sub)  # annotate init / users / assign / import / export / serve
     return parser
+
+
+def _export_sources(folder: Path, name: str | None) -> list[ExportSource]:
+    from vidbench.benchmarks.registry import export_sources
+
+    return export_sources(folder, name)
 
 
 def _task_of(config: RunConfig) -> Task:

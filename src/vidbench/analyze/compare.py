@@ -26,6 +26,7 @@ from vidbench.report.tables import latex_table
 from vidbench.runner.run_config import RunConfig
 from vidbench.scoring.paired import PairedResult, paired
 from vidbench.tasks.base import Task
+from vidbench.tasks.data import data_folder
 
 TaskOf = Callable[[RunConfig], Task]
 
@@ -87,14 +88,16 @@ def compare_runs(
     if base_a != base_b:
         raise ConfigError(f"compare: {a} is a {base_a} run, {b} a {base_b} run; their samples "
                           "do not pair")  # fmt: skip
-    if Path(config_a.data).resolve() != Path(config_b.data).resolve():
-        raise ConfigError(f"compare: {a} ran on {config_a.data}, {b} on {config_b.data}; the "
-                          "same samples are needed")  # fmt: skip
     task = task_of(config_a)
+    data_a, data_b = data_folder(task, config_a.data), data_folder(task_of(config_b), config_b.data)
+    if data_a.resolve() != data_b.resolve():
+        raise ConfigError(f"compare: {a} ran on {data_a}, {b} on {data_b}; the same samples "
+                          "are needed")  # fmt: skip
     scored_a, scored_b = _scored(a), _scored(b)
     both = sorted(set(scored_a) & set(scored_b))
     columns = []
-    for column in task.table.columns:
+    shown = task.table.shown_columns(task.column_values([scored_a[i].record() for i in both]))
+    for column in shown:  # the table's columns, and those its data has (group values)
         pairs = _pairs(task, column, [scored_a[i] for i in both], [scored_b[i] for i in both])
         result = paired(*pairs, n_resamples=n_resamples, seed=seed) if pairs[0] else None
         columns.append(ColumnComparison(column, result, task.table.scale_of(column)))

@@ -42,6 +42,7 @@ from vidbench.scoring.model_call import CallResult, ModelCall
 from vidbench.scoring.prompt_files import PromptFile, load_prompt
 from vidbench.scoring.replies import find_json
 from vidbench.tasks.base import Task
+from vidbench.tasks.data import load_samples
 
 PROMPT_FILE = "error_type.v1.txt"
 ERROR_GENERATION = GenerationConfig(temperature=0.0, max_tokens=512)
@@ -88,7 +89,7 @@ def read_run(path: Path, task_of: Callable[[RunConfig], Task]) -> RunInput:
     task = task_of(config)
     model = directory.read_results().model if directory.file(RESULTS_FILE).is_file() else None
     run = RunInput(path, config, task, model or config.model)
-    loaded = task.load(Path(config.data))
+    loaded = load_samples(task, config.data)
     if any(s.kind != "mcq" for s in loaded.items):
         raise ConfigError(f"{path}: {config.task} is not a multiple-choice task")
     by_id = {s.id: s for s in loaded.items}

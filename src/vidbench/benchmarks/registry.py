@@ -7,6 +7,10 @@ value under the `vidbench.benchmarks` entry point group, e.g. in its pyproject.t
     [project.entry-points."vidbench.benchmarks"]
     toy = "toybench:BENCHMARK"
 
+A declared benchmark (a folder with benchmark.toml, benchmarks/custom/) is a value too, built
+from its file when a task name `custom:DIR` names it; the built-in `custom` value stands for all of
+them in `vidbench validate custom DIR` and `vidbench tasks`.
+
 Only the command line (cli.py) imports this module; it hands the values (or what they hold) to
 the runner, the review app, the HTML report and the analyses, which import no benchmark.
 """
@@ -16,22 +20,25 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import cache
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 from rich.markup import escape
 
 from vidbench.benchmark import Benchmark
 from vidbench.benchmarks.autoeval_video import BENCHMARK as AUTOEVAL_VIDEO
+from vidbench.benchmarks.custom import BENCHMARK as CUSTOM
 from vidbench.benchmarks.fourd import BENCHMARK as FOURD
 from vidbench.benchmarks.mmworld import BENCHMARK as MMWORLD
 from vidbench.console import err
 from vidbench.core.errors import ConfigError
+from vidbench.export.source import ExportSource
 from vidbench.runner.run import Run
 from vidbench.runner.run_config import RunConfig
 from vidbench.tasks.base import Task
 from vidbench.tasks.registry import TaskEntry, build_task
 
-BUILT_IN: tuple[Benchmark, ...] = (FOURD, AUTOEVAL_VIDEO, MMWORLD)
+BUILT_IN: tuple[Benchmark, ...] = (FOURD, AUTOEVAL_VIDEO, MMWORLD, CUSTOM)
 ENTRY_POINTS = "vidbench.benchmarks"
 
 
@@ -96,14 +103,51 @@ def benchmark_of_task(task: str) -> Benchmark:
     raise ConfigError(f"unknown task {base!r}; known: {', '.join(all_tasks())}")
 
 
+def _entries(name: str) -> tuple[Mapping[str, TaskEntry], str]:
+    """The task entries a name resolves against, and the name as they know it: `custom:DIR`
+    against the benchmark declared in DIR, any other name against every registered task."""
+    from vidbench.benchmarks.custom import names
+
+    if names.is_declared(name):
+        from vidbench.benchmarks.custom.declared import resolve_declared
+
+        benchmark, local = resolve_declared(name)
+        return benchmark.tasks, local
+    return all_tasks(), name
+
+
 def get_task(name: str, generation: Mapping[str, Any] | None = None, **overrides: object) -> Task:
     """The task a name denotes, with FrameSpec fields and generation settings overridden."""
-    return build_task(all_tasks(), name, dict(generation or {}), **overrides)
+    entries, local = _entries(name)
+    return build_task(entries, local, dict(generation or {}), **overrides)
+
+
+def stored_task_name(name: str) -> str:
+    """The name a run keeps in run.json: as given, but a `custom:DIR` with its folder made
+    absolute, so the stored run re-opens its benchmark from any working directory."""
+    from vidbench.benchmarks.custom import names
+
+    return names.split_name(name).canonical if names.is_declared(name) else name
 
 
 def task_of(config: RunConfig) -> Task:
-    """The task a run configuration evaluates, with its frame and generation overrides."""
+    """The task a run configuration evaluates, with its frame and generation overrides (the
+    configuration's task name becomes the one to store: `stored_task_name`)."""
+    config.task = stored_task_name(config.task)
     return get_task(config.task, config.generation, **config.frame_overrides())
+
+
+def export_sources(folder: Path, name: str | None = None) -> list[ExportSource]:
+    """For `vidbench export`: the benchmark NAME (default: every one) with its tasks; a folder
+    holding benchmark.toml is the benchmark it declares."""
+    from vidbench.benchmarks.custom.spec import SPEC_FILE
+
+    if name == CUSTOM.name or (name is None and (folder / SPEC_FILE).is_file()):
+        from vidbench.benchmarks.custom.export import export_source
+
+        return [export_source(folder)]
+    chosen = [by_name(name)] if name else [b for b in benchmarks() if b is not CUSTOM]
+    return [ExportSource(b.name, b.title, [(t, get_task(t)) for t in b.tasks]) for b in chosen]
 
 
 def open_run(config: RunConfig, console: Any = None) -> Run:

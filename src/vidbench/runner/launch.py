@@ -21,7 +21,9 @@ from vidbench.core.errors import ConfigError
 from vidbench.runner.repeat import repeated_configs, run_dir, run_repeated
 from vidbench.runner.run import STAGES, Run, RunOutcome
 from vidbench.runner.run_config import RunConfig
+from vidbench.runner.store import Store
 from vidbench.tasks.base import Task
+from vidbench.tasks.data import OWN_DATA
 
 TaskOf = Callable[[RunConfig], Task]
 
@@ -71,14 +73,15 @@ def launch(request: RunRequest, task_of: TaskOf, console: Console, print_to: Con
 def _configs(request: RunRequest, task_of: TaskOf, console: Console) -> list[RunConfig]:
     if "infer" not in request.stages and request.data is None and request.model is None:
         return _stored_configs(request, task_of, console)  # everything else from run.json
-    if request.task is None or request.data is None or request.model is None:
+    if request.task is None or request.model is None or not _data_given(request, task_of):
         raise ConfigError(
-            "vidbench run: give TASK, --data and --model to infer (the judge, score and report "
-            "stages of a stored run need only --out)"
+            "vidbench run: give TASK, --data and --model to infer (--data may be left out for a "
+            "task with data of its own, e.g. custom:DIR; the judge, score and report stages of a "
+            "stored run need only --out)"
         )
     config = RunConfig(
         task=request.task,
-        data=request.data,
+        data=OWN_DATA if request.data is None else request.data,
         model=request.model,
         out=request.out,
         seed=request.seed,
@@ -98,6 +101,30 @@ def _configs(request: RunRequest, task_of: TaskOf, console: Console) -> list[Run
     return repeated_configs(config, request.runs) if request.runs > 1 else [config]
 
 
+def _data_given(request: RunRequest, task_of: TaskOf) -> bool:
+    """--data given, or the task brings its own (a declared benchmark's folder)."""
+    if request.data is not None:
+        return True
+    if request.task is None:
+        return False
+    probe = RunConfig(task=request.task, data=OWN_DATA, model="", out=request.out)
+    return task_of(probe).own_data is not None
+
+
+def _asks_the_same(
+    changed: RunConfig, stored: RunConfig, directory: Path, task_of: TaskOf, console: Console
+) -> bool:
+    """Whether `changed` asks the model what the stored run asked: the same plan, or, when the
+    stored task can no longer be built (a declared benchmark whose folder moved), a plan with
+    answers in the store."""
+    plan = Run(changed, task_of(changed), console).plan
+    try:
+        return plan == Run(stored, task_of(stored)).plan
+    except ConfigError:
+        with Store.read_only(directory) as store:
+            return bool(store.answered_keys(plan))
+
+
 def _stored_configs(request: RunRequest, task_of: TaskOf, console: Console) -> list[RunConfig]:
     """The configurations of the run(s) stored in --out, for the judge, score and report stages:
     a TASK given re-scores them under that variant, a --judge judges them with that judge."""
@@ -109,7 +136,7 @@ def _stored_configs(request: RunRequest, task_of: TaskOf, console: Console) -> l
         config.progress = request.progress
         if request.task and request.task != config.task:
             changed = dataclasses.replace(config, task=request.task)
-            if Run(changed, task_of(changed), console).plan != Run(config, task_of(config)).plan:
+            if not _asks_the_same(changed, config, directory, task_of, console):
                 raise ConfigError(
                     f"{request.task} asks the model other questions than the run stored in "
                     f"{directory} ({config.task}); its answers are not there: run the infer stage"

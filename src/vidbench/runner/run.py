@@ -36,6 +36,7 @@ from vidbench.runner.store import Store
 from vidbench.scoring.judge import no_verdict_message
 from vidbench.scoring.model_call import CallResult, ModelCall
 from vidbench.tasks.base import Task
+from vidbench.tasks.data import data_folder, load_samples
 from vidbench.tasks.problems import Loaded, Problem
 
 STAGES = ("infer", "judge", "score", "report")
@@ -113,7 +114,7 @@ class Run:
 
     def _load(self) -> Loaded[Sample]:
         if self._loaded is None:
-            loaded = self.task.load(Path(self.config.data))
+            loaded = load_samples(self.task, self.config.data)
             limit = self.config.limit
             problems = [*loaded.problems, *self.input_problems]
             self._loaded = Loaded(loaded.items[:limit] if limit else loaded.items, problems)
@@ -252,7 +253,7 @@ class Run:
             self.model_identity,
             rows,
             extra={
-                "data": self.config.data,
+                "data": str(data_folder(self.task, self.config.data)),  # a task's own: its folder
                 "seed": self.config.seed,
                 "plan": self.plan,
                 "judge": self._judge_identity(),

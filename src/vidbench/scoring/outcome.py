@@ -24,8 +24,9 @@ REASONS: dict[str, str] = {
     "no-answer": "unscored: there is no answer to score; the row's `status` says why (`data`: a "
     "bad record; `media`, `error`, `empty`, `refused`, `blocked`, `missing`: no answer from the "
     "model)",
-    "unparsed": "wrong: the reply named no answer the task's parser could read, and the "
-    "protocol counts it wrong (4D-Bench QA, MMWorld's rule scoring, or the judge said no)",
+    "unparsed": "wrong or unscored: the reply named no answer the task's parser could read; "
+    "the protocol counts it wrong (4D-Bench QA, MMWorld's rule scoring, or the judge said no) "
+    'or leaves it out (a declared benchmark with `unparsed = "drop"`, as Video-MME\'s script)',
     "no-verdict": "unscored: the judge's verdict is missing (its call failed or was not made "
     "yet); a new judge stage can still decide it",
     "verdict-unparsed": "wrong or unscored: the judge replied, but never with a readable "
@@ -38,7 +39,7 @@ REASONS: dict[str, str] = {
 ALLOWED: dict[str, tuple[str | None, ...]] = {
     "correct": (None,),
     "wrong": (None, "unparsed", "verdict-unparsed"),
-    "unscored": ("no-answer", "no-verdict", "verdict-unparsed", "not-graded"),
+    "unscored": ("no-answer", "unparsed", "no-verdict", "verdict-unparsed", "not-graded"),
 }
 # Every label an outcome can have (`Outcome.label`), in the order the report lists them.
 LABELS = ("correct", "wrong", "unparsed", "verdict-unparsed", "no-verdict", "no-answer",

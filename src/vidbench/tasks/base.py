@@ -38,6 +38,8 @@ class Task(ABC):
     judge_optional: bool = False
     # Asks per unreadable judge reply when the task's protocol fixes it (None: --judge-attempts).
     judge_attempts: int | None = None
+    # The data a task brings itself (a declared benchmark's folder): --data may be left out.
+    own_data: Path | None = None
 
     @abstractmethod
     def load(self, data: Path) -> Loaded[Sample]: ...

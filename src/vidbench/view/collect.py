@@ -26,6 +26,7 @@ from vidbench.report.tables import row_labels
 from vidbench.runner.run_config import RunConfig
 from vidbench.runner.store import Store, StoredCall, StoredFailure
 from vidbench.tasks.base import Task
+from vidbench.tasks.data import data_folder, load_samples
 
 TaskOf = Callable[[RunConfig], Task]
 
@@ -94,12 +95,16 @@ def _load_samples(run: RunData, task_of: TaskOf | None) -> None:
     except VidbenchError as e:
         run.note(f"task {run.config.task!r} not built ({e}): questions and frames are not shown")
         return
-    data = Path(run.config.data)
+    try:
+        data = data_folder(run.task, run.config.data)
+    except VidbenchError as e:
+        run.note(f"no data folder ({e}): questions and frames are not shown")
+        return
     if not data.exists():
         run.note(f"data folder {data} not found (moved?): questions and frames are not shown")
         return
     try:
-        loaded = run.task.load(data)
+        loaded = load_samples(run.task, data)
     except VidbenchError as e:
         run.note(f"data folder {data} not readable ({e}): questions and frames are not shown")
         return

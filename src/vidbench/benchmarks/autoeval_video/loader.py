@@ -21,12 +21,13 @@ from urllib.parse import parse_qs, urlparse
 from vidbench.core.errors import DataError
 from vidbench.core.files import json_lines
 from vidbench.core.records import MediaRef, Sample
+from vidbench.scoring.rule_judge import ANSWER_MARKER
 from vidbench.tasks.problems import Loaded, Problem
 
 RULES_FILE = "AUTO-EVAL-VIDEO.json"
 CLIP_DIR = "video"
 FULL_DIR = "full"
-MARKER = "[Answer to be judged]:"
+MARKER = ANSWER_MARKER  # where the judged answer goes in a Rule (scoring/rule_judge.py)
 
 # Table 6's column order; this benchmark's README.md gives the released counts.
 DIMENSIONS = (

@@ -1,13 +1,8 @@
 """AutoEval-Video's rules judge (paper sections 3.4 and 4.1; README.md).
 
 The prompt is the instance's Rule with the answer inserted exactly as the official script does,
-sent as one user message. A reply is read by a named parser:
-
-- `official`: the official `check_judge`: split on "\\n"; the first line must be non-empty and not
-  itself "0"/"1", the last line must be exactly "0" or "1".
-- `robust`: the last non-empty line, stripped of spaces and markdown (`**1**`, `# 1`, `` `1` ``),
-  may be "1", "1.", "Score: 1", "Final verdict: 0", "Result - 1", "1/1"; the reason (everything
-  before it) may be empty.
+sent as one user message. A reply is read by a named parser, `official` (the official
+`check_judge`) or `robust` (scoring/rule_judge.py says what each accepts).
 
 A judge protocol fixes the parser, what happens to a verdict that never parses (`drop`: left out
 of the denominator, as the official script does; `wrong`: counted as incorrect), how many times
@@ -17,7 +12,6 @@ an unreadable reply is asked again, what an empty answer gets, and the judge's s
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -29,6 +23,7 @@ from vidbench.core.requests import GenerationConfig
 from vidbench.scoring.judge import no_verdict_fields
 from vidbench.scoring.model_call import CallResult, ModelCall
 from vidbench.scoring.outcome import WRONG, graded, verdict_unparsed
+from vidbench.scoring.rule_judge import Judgment, assemble_prompt, parse_official, parse_robust
 
 PROMPT_VERSION = "autoeval-rules-v1"
 OVERALL = "Overall"
@@ -36,45 +31,6 @@ COLUMNS = (OVERALL, *DIMENSIONS)
 # The official script's retry loop: `maxtry = 10`, decremented per failure, gives up when a
 # failure finds it at 0, so an instance is asked 11 times before it is dropped.
 OFFICIAL_ATTEMPTS = 11
-
-
-def assemble_prompt(rule: str, answer: str) -> str:
-    """The official assembly, character for character."""
-    return rule.replace("[Answer to be judged]:", "[Answer to be judged]: " + answer + "\n")
-
-
-@dataclass(frozen=True)
-class Judgment:
-    """A parsed judge reply: 1 (correct) or 0 (incorrect), and the reasoning before it."""
-
-    verdict: int
-    reason: str
-
-
-def parse_official(reply: str) -> Judgment | None:
-    lines = reply.split("\n")
-    first, last = lines[0], lines[-1]
-    if len(first) < 1 or last not in ("0", "1") or first in ("0", "1"):
-        return None
-    return Judgment(int(last), "\n".join(lines[:-1]))
-
-
-_LABELS = r"score|result|verdict|judge?ment|answer|output|conclusion|rating|grade|evaluation"
-_ROBUST_LAST = re.compile(
-    rf"^(?:(?:final\s+)?(?:{_LABELS})\s*[:=\-]?\s*)?([01])(?:\s*/\s*1)?\s*[.!]?$", re.IGNORECASE
-)
-_MARKDOWN = str.maketrans("", "", "*`_[]")
-
-
-def parse_robust(reply: str) -> Judgment | None:
-    lines = [line.strip() for line in reply.strip().splitlines() if line.strip()]
-    if not lines:
-        return None
-    last = lines[-1].translate(_MARKDOWN).strip().lstrip("#>- \t").strip()
-    match = _ROBUST_LAST.match(last)
-    if match is None:
-        return None
-    return Judgment(int(match.group(1)), "\n".join(lines[:-1]))
 
 
 PARSERS: dict[str, Callable[[str], Judgment | None]] = {

@@ -4,7 +4,8 @@
     keyframes  OUT/keyframes/<video_id>/*.jpg
     questions  asr + keyframes, then generation: OUT/candidates.jsonl (every generated question)
     all        questions, then the filters and the output: OUT/mmworld.json (+ video links),
-               OUT/candidates.jsonl with each question's fate, OUT/funnel.json
+               OUT/candidates.jsonl with each question's fate, OUT/funnel.json, and
+               OUT/settings.json (the models, prompt versions and settings)
 
 Every stage also writes OUT/videos.json (the listing and its problems). Each stage runs the ones
 before it; they cost nothing the second time (transcripts and keyframes are cached by content,
@@ -35,7 +36,7 @@ from vidbench.benchmarks.mmworld.curate.keyframes import (
 )
 from vidbench.benchmarks.mmworld.curate.videos import VideoEntry, list_videos
 from vidbench.benchmarks.mmworld.curate.whisper import AsrSettings
-from vidbench.benchmarks.mmworld.curate.writer import write_subsets
+from vidbench.benchmarks.mmworld.curate.writer import SETTINGS_FILE, write_subsets
 from vidbench.console import err
 from vidbench.core.errors import ConfigError
 from vidbench.core.files import write_json, write_jsonl
@@ -167,7 +168,33 @@ class Curation:
         self.funnel.add("output", {s: written[s] for s in subsets})
         records = [c.as_dict() | vars(decisions[c.id]) for c in found]
         write_jsonl(self.out / "candidates.jsonl", records)
+        write_json(self.out / SETTINGS_FILE, self.settings(), indent=1)
         return self.finish()
+
+    def settings(self) -> dict[str, Any]:
+        """What built OUT/mmworld.json (OUT/settings.json, for the dataset card of an export):
+        the models, the prompt versions and every setting that decides the questions."""
+
+        def model(choice: ModelChoice | None) -> dict[str, Any] | None:
+            return None if choice is None else {"spec": choice.spec, "options": choice.options}
+
+        config = self.config
+        prompts = [*generation.PROMPT_FILES.values(), filters.PROMPT_FILE]
+        return {
+            "videos": str(config.videos),
+            "generator": model(config.generator),
+            "filter_model": model(self._filter_choice()),
+            "text_model": model(self._text_choice()),
+            "discipline": config.discipline,
+            "subsets": list(config.subsets),
+            "questions_per_video_and_subset": config.questions,
+            "keyframes": config.keyframes,
+            "max_side": config.max_side,
+            "asr": {"model": config.asr.model or "tiny.en (shipped)", **config.asr.key_fields()},
+            "attempts": config.attempts,
+            "seed": config.seed,
+            "prompts": [generation.prompt(name).version for name in prompts],
+        }
 
     def _filter(
         self,

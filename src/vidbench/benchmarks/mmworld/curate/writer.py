@@ -25,6 +25,7 @@ from vidbench.benchmarks.mmworld.curate.videos import VideoEntry
 from vidbench.core.files import write_json
 
 ANNOTATIONS = "mmworld.json"
+SETTINGS_FILE = "settings.json"  # the curation's settings (pipeline.Curation.settings)
 
 
 def link_video(source: Path, target: Path) -> None:

@@ -1,0 +1,19 @@
+"""Declared benchmarks: a folder with benchmark.toml and its rows is a benchmark
+(docs/custom-benchmarks.md). `custom:DIR` names its task, `vidbench validate custom DIR` checks
+it; each folder's `Benchmark` value is built from its file (declared.py). README.md holds the
+facts the parsers and the examples cite."""
+
+from vidbench.benchmark import Benchmark, lazy
+
+BENCHMARK = Benchmark(
+    name="custom",
+    title="Declared benchmark (benchmark.toml)",
+    tasks={},  # each folder's task comes from its own file: custom:DIR
+    validate=lazy("vidbench.benchmarks.custom.validate", "validate"),
+    variant_families={
+        "custom:DIR": "the benchmark declared in DIR/benchmark.toml; variants :frames-N, "
+        ":linspace|interval|keyframes, :extract|letter|videomme|option-text "
+        "(docs/custom-benchmarks.md)",
+    },
+    sample_groups=("group",),
+)

@@ -1,0 +1,70 @@
+"""A declared benchmark's table: Overall, then one column per value of each group field.
+
+The values are the data's, so the columns are known only from the scored records: `GroupedTable`
+reports every group column the records have values for (one field: the value is the column's
+name; several: "field: value", one titled part per field).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from vidbench.tasks.table import Table
+
+OVERALL = "Overall"
+
+
+def column_name(field: str, value: str, fields: Sequence[str]) -> str:
+    return value if len(fields) == 1 else f"{field}: {value}"
+
+
+def _natural(text: str) -> tuple[Any, ...]:
+    """Sort key putting "clip 2" before "clip 10"."""
+    return tuple(int(p) if p.isdigit() else p.lower() for p in re.split(r"(\d+)", text))
+
+
+@dataclass(frozen=True)
+class GroupedTable(Table):
+    group_fields: tuple[str, ...] = ()
+
+    def _field_columns(self, values: Mapping[str, Sequence[float]]) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {field: [] for field in self.group_fields}
+        prefix = len(self.group_fields) > 1
+        for column, column_values in values.items():
+            if column in self.columns or not column_values:
+                continue
+            field = column.split(": ", 1)[0] if prefix else self.group_fields[0]
+            if field in found:
+                found[field].append(column)
+        return {field: sorted(cols, key=_natural) for field, cols in found.items()}
+
+    def shown_columns(self, values: Mapping[str, Sequence[float]]) -> tuple[str, ...]:
+        grouped = self._field_columns(values) if self.group_fields else {}
+        return (*self.columns, *(c for cols in grouped.values() for c in cols))
+
+    def shown_groups(self, values: Mapping[str, Sequence[float]]) -> dict[str, list[str]]:
+        if len(self.group_fields) < 2:
+            return {}
+        grouped = self._field_columns(values)
+        return {OVERALL: [OVERALL], **{field: cols for field, cols in grouped.items() if cols}}
+
+
+def column_values(
+    records: Sequence[dict[str, Any]], groups: Sequence[str], key: str = "correct"
+) -> dict[str, list[float]]:
+    """Per column, the `key` values of the counted records (an unparsed reply under
+    `unparsed = "drop"` is not counted; a record without a verdict has no value)."""
+    values: dict[str, list[float]] = {OVERALL: []}
+    for record in records:
+        if not record.get("counted", True) or record.get(key) is None:
+            continue
+        value = float(record[key])
+        values[OVERALL].append(value)
+        for field in groups:
+            if record.get(field) is not None:
+                name = column_name(field, str(record[field]), groups)
+                values.setdefault(name, []).append(value)
+    return values

@@ -1,0 +1,154 @@
+"""The task of a declared benchmark: its rows, its prompt, its scoring (scoring.py), its table
+(table.py), all as its benchmark.toml says (spec.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from vidbench.benchmarks.custom import loader
+from vidbench.benchmarks.custom import scoring as rules
+from vidbench.benchmarks.custom.spec import Spec
+from vidbench.benchmarks.custom.table import OVERALL, GroupedTable, column_values
+from vidbench.core.messages import Message, Part, TextPart
+from vidbench.core.records import Sample
+from vidbench.core.requests import GenerationConfig
+from vidbench.media.frame import Frame
+from vidbench.media.spec import FrameSpec
+from vidbench.scoring.choices import option_letters
+from vidbench.scoring.judge import no_verdict_fields
+from vidbench.scoring.model_call import CallResult, ModelCall
+from vidbench.scoring.outcome import Outcome, graded, verdict_unparsed
+from vidbench.tasks.base import Task
+from vidbench.tasks.problems import Loaded
+
+# An unreadable reply the spec leaves out of the denominators (`unparsed = "drop"`).
+LEFT_OUT_UNPARSED = Outcome(kind="unscored", reason="unparsed")
+
+
+class DeclaredTask(Task):
+    """A benchmark.toml's task. `parser` may differ from the spec's (a `:PARSER` variant), which
+    re-scores stored answers: it is not part of `settings()`."""
+
+    version = "1"
+
+    def __init__(self, name: str, spec: Spec, folder: Path, frame_spec: FrameSpec, parser: str):
+        self.name = name
+        self.spec = spec
+        self.own_data = folder
+        self.frame_spec = frame_spec
+        self.generation = GenerationConfig(temperature=spec.temperature, max_tokens=spec.max_tokens)
+        self.parser = parser
+        self.protocol = parser if spec.multiple_choice else spec.scoring
+        self.uses_judge = spec.uses_judge
+        self.judge_attempts = spec.judge_attempts if spec.uses_judge else None
+        self.table = GroupedTable((OVERALL,), group_fields=spec.groups)
+
+    def load(self, data: Path) -> Loaded[Sample]:
+        return loader.load(self.spec, data)
+
+    def build_messages(self, sample: Sample, frames: Sequence[Frame]) -> tuple[Message, ...]:
+        """The frames (each view's preceded by "Video K:" when a row has several videos), then
+        the prompt; the system prompt first when the benchmark has one."""
+        parts: list[Part] = []
+        view = None
+        for frame in frames:
+            if self.spec.views > 1 and frame.view != view:
+                view = frame.view
+                parts.append(TextPart(f"Video {frame.view + 1}:"))
+            parts.append(frame.image)
+        parts.append(TextPart(loader.prompt_text(self.spec, sample)))
+        system = (Message("system", (TextPart(self.spec.system),)),) if self.spec.system else ()
+        return (*system, Message("user", tuple(parts)))
+
+    def choices(self, sample: Sample) -> tuple[str, ...]:
+        return tuple(option_letters(len(sample.options))) if sample.options else ()
+
+    def settings(self) -> dict[str, Any]:
+        """What decides the model's answers: the benchmark's name, prompt, frames and generation,
+        not its folder (a moved benchmark keeps its stored answers) nor its scoring."""
+        return {
+            "task": f"custom:{self.spec.name}",
+            "version": self.version,
+            "prompt": self.spec.prompt,
+            "system": self.spec.system,
+            "option_format": self.spec.option_format,
+            "frame_spec": self.frame_spec.as_dict(),
+            "generation": self.generation.as_dict(),
+        }
+
+    # ---------------------------------------------------------------------------- scoring
+    def judge_calls(self, sample: Sample, reply: str) -> list[ModelCall]:
+        return [rules.judge_call(self.spec, sample, reply)] if self.uses_judge else []
+
+    def _groups(self, sample: Sample) -> dict[str, Any]:
+        values = {field: str(sample.metadata.get(field)) for field in self.spec.groups}
+        first = next(iter(values.values()), "")
+        return {"group": first, **values}
+
+    def score(
+        self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]
+    ) -> dict[str, Any]:
+        record = self._groups(sample)
+        if self.spec.multiple_choice:
+            parsed = rules.parse_choice(reply, sample, self.parser)
+            counted = parsed is not None or self.spec.unparsed == "wrong"
+            correct = parsed == sample.answer
+            return record | {
+                "gold": sample.answer,
+                "parsed": parsed,
+                "unparsed": parsed is None,
+                "correct": correct,
+                "counted": counted,
+                "chance": 1 / len(sample.options),
+                "outcome": graded(correct, parsed is None) if counted else LEFT_OUT_UNPARSED,
+            }
+        record["gold"] = " | ".join(sample.references)
+        if not self.uses_judge:
+            correct = rules.matches(reply, sample.references, self.spec.scoring)
+            return record | {"correct": correct, "outcome": graded(correct)}
+        return record | self._verdict(sample, verdicts)
+
+    def _verdict(self, sample: Sample, verdicts: Mapping[str, CallResult]) -> dict[str, Any]:
+        item = rules.judge_item(sample)
+        verdict = verdicts.get(item, CallResult(item, "missing"))
+        if verdict.absent:
+            return {"correct": None, **no_verdict_fields(sample.id, verdict)}
+        if not verdict.ok:  # no reply ended in 1 or 0: counted wrong, and shown as unparsed
+            return {
+                "verdict": None,
+                "judge_reply": verdict.reply,
+                "unparsed": True,
+                "correct": False,
+                "outcome": verdict_unparsed(counted_wrong=True),
+            }
+        return {
+            "verdict": verdict.value.verdict,
+            "reason": verdict.value.reason,
+            "judge_reply": verdict.reply,
+            "correct": verdict.value.verdict == 1,
+            "outcome": graded(verdict.value.verdict == 1),
+        }
+
+    def column_values(self, records: Sequence[dict[str, Any]]) -> dict[str, list[float]]:
+        return column_values(records, self.spec.groups)
+
+    def extra_results(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        """How it was scored, and (multiple choice) the random-choice baseline's expected
+        accuracy per column."""
+        extra: dict[str, Any] = {
+            "benchmark": {"name": self.spec.name, "title": self.spec.title, "kind": self.spec.kind},
+            "scoring": {"parser": self.parser, "unparsed": self.spec.unparsed}
+            if self.spec.multiple_choice
+            else {"method": self.spec.scoring},
+        }
+        if self.spec.multiple_choice:
+            values = self.column_values(records)
+            chance = column_values(records, self.spec.groups, key="chance")
+            extra["chance"] = {
+                c: round(100 * sum(chance[c]) / len(chance[c]), 2) if chance.get(c) else None
+                for c in self.table.shown_columns(values)
+            }
+            extra["scoring"]["not_counted"] = sum(1 for r in records if not r.get("counted", True))
+        return extra

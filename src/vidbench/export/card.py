@@ -1,0 +1,204 @@
+"""The dataset card (README.md) of an export: the YAML header the Hub and `datasets` read
+(license, configs and their data files, size), then what the data is, how to load it, its
+splits and columns, how it was built (the curation's settings and render records) and its
+funnel, and any record left out."""
+
+from __future__ import annotations
+
+import json
+import time
+from importlib import metadata
+from typing import TYPE_CHECKING, Any
+
+from vidbench.tasks.exported import ROW_COLUMNS, SPLIT
+
+if TYPE_CHECKING:
+    from vidbench.export.hf import Exported, ExportRequest
+
+COLUMN_MEANINGS = {
+    "id": "the sample's id (vidbench's, as the original data names it)",
+    "benchmark": "the benchmark vidbench read it as",
+    "kind": "mcq (multiple choice), open (open-ended) or caption",
+    "question": "the question (empty for captioning)",
+    "options": "the option texts, in label order (A, B, ...)",
+    "answer": "the gold option's letter (multiple choice)",
+    "references": "accepted answers or reference captions",
+    "rules": "a per-sample judging rule, where the benchmark has one",
+    "video": "the first video's path in this folder",
+    "views": "the view id of each video (one for a plain video, e.g. 24 for a 4D object)",
+    "videos": "each view's video path in this folder",
+    "start_s": "the window's start in the video, seconds (empty: the whole video)",
+    "end_s": "the window's end in the video, seconds",
+    "metadata": "everything else vidbench's loader read, as JSON text",
+}
+
+
+def _size_category(rows: int) -> str:
+    for limit, label in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K")):
+        if rows < limit:
+            return label
+    return "100K<n<1M"
+
+
+def _front_matter(request: ExportRequest, exported: Exported) -> str:
+    import yaml
+
+    rows = sum(c.rows for c in exported.configs.values())
+    kinds = {s.kind for t in request.tasks for s in t.loaded.items}
+    categories = ["video-text-to-text"]
+    if kinds & {"mcq", "open"}:
+        categories.append("visual-question-answering")
+    front = {
+        "license": request.license,
+        "pretty_name": request.title,
+        "tags": ["video", "vidbench", request.benchmark],
+        "task_categories": categories,
+        "size_categories": [_size_category(rows)],
+        "configs": [
+            {
+                "config_name": name,
+                "data_files": [{"split": SPLIT, "path": f"data/{name}/{SPLIT}-*.parquet"}],
+            }
+            for name in exported.configs
+        ],
+    }
+    return "---\n" + yaml.safe_dump(front, sort_keys=False, allow_unicode=True) + "---\n"
+
+
+def _json_block(value: Any) -> str:
+    return "```json\n" + json.dumps(value, indent=1, ensure_ascii=False) + "\n```\n"
+
+
+def _flat(counts: Any, prefix: str = "") -> str:
+    """Nested counts on one line, zeros left out: "kept 5, dropped.no motion 2"."""
+    if counts == 0 or counts == {}:
+        return ""
+    if not isinstance(counts, dict):
+        return f"{prefix} {counts}".strip()
+    parts = [_flat(v, f"{prefix}.{k}" if prefix else str(k)) for k, v in counts.items()]
+    return ", ".join(p for p in parts if p)
+
+
+def _funnel_section(funnels: dict[str, Any]) -> str:
+    if not funnels:
+        return "No curation funnel was found beside the data (no `funnel.json`).\n"
+    parts = []
+    for relative, funnel in funnels.items():
+        stages = funnel.get("stages", {}) if isinstance(funnel, dict) else {}
+        rows = [
+            f"| {stage} | {_flat({k: v for k, v in counts.items() if k != 'problems'})} |"
+            if isinstance(counts, dict)
+            else f"| {stage} | {counts} |"
+            for stage, counts in stages.items()
+        ]
+        parts.append(
+            f"From `construction/{relative}`:\n\n| stage | counts |\n| --- | --- |\n"
+            + "\n".join(rows)
+            + "\n"
+        )
+    return "\n".join(parts)
+
+
+def _construction_section(exported: Exported) -> str:
+    settings = exported.construction.settings()
+    renders = exported.construction.renders()
+    if not settings and not renders:
+        return (
+            "No construction records were found beside the data (no `settings.json` or "
+            "`render.json`).\n"
+        )
+    parts = [
+        f"From `construction/{relative}`:\n\n" + _json_block(v) for relative, v in settings.items()
+    ]
+    if renders:
+        parts.append(
+            "Rendering (`render.json` of each object, under `construction/`): the settings and "
+            "the objects rendered with them, by status:\n\n" + _json_block(renders)
+        )
+    return "\n".join(parts)
+
+
+def _run_line(task: str) -> str:
+    if task == "custom":  # the folder holds the benchmark.toml
+        return "vidbench run custom:path/to/this/folder --model MODEL --out results"
+    return f"vidbench run {task} --data path/to/this/folder --model MODEL --out results"
+
+
+def card_text(request: ExportRequest, exported: Exported) -> str:
+    configs = exported.configs
+    rows = sum(c.rows for c in configs.values())
+    first = next(iter(configs))
+    try:
+        version = metadata.version("vidbench")
+    except metadata.PackageNotFoundError:
+        version = "unknown"
+    split_rows = "\n".join(
+        f"| {name} | {SPLIT} | {c.rows} | {c.videos} | `{c.task}` |" for name, c in configs.items()
+    )
+    extra_columns = sorted({col for c in configs.values() for col in c.columns})
+    columns = "\n".join(f"| `{name}` | {COLUMN_MEANINGS[name]} |" for name in ROW_COLUMNS)
+    if extra_columns:
+        columns += "\n" + "\n".join(
+            f"| `{name}` | a field of the original record (also in `metadata`) |"
+            for name in extra_columns
+        )
+    left_out = (
+        "\n".join(f"- {p}" for p in exported.problems)
+        if exported.problems
+        else "None: every record of the source was exported."
+    )
+    construction = _construction_section(exported)  # reading the records notes bad ones
+    funnel = _funnel_section(exported.construction.funnels())
+    unreadable = exported.construction.unreadable
+    unreadable_note = (
+        f"\nUnreadable construction records: {'; '.join(unreadable)}\n" if unreadable else ""
+    )
+    return f"""{_front_matter(request, exported)}
+# {request.title}
+
+{request.description or f"The {request.title} benchmark, exported by vidbench."}
+
+Exported by vidbench {version} on {time.strftime("%Y-%m-%d", time.gmtime())}: {rows} rows over
+{exported.videos} video files, in {len(configs)} config(s).
+
+## Load it
+
+```python
+from datasets import load_dataset
+
+rows = load_dataset("path/to/this/folder", "{first}", split="{SPLIT}")  # or the Hub repository id
+```
+
+The videos are files of this folder: each row's `video` and `videos` hold their paths relative
+to it. With vidbench (its docs/export.md):
+
+```console
+{_run_line(configs[first].task)}
+```
+
+## Splits
+
+| config | split | rows | videos | vidbench task |
+| --- | --- | --- | --- | --- |
+{split_rows}
+
+## Columns
+
+| column | what it holds |
+| --- | --- |
+{columns}
+
+## License
+
+`{request.license}` (the `license` field above). Videos keep the terms of their sources.
+
+## Construction settings
+
+{construction}
+## Curation funnel
+
+{funnel}
+## Records left out
+
+{left_out}
+{unreadable_note}"""

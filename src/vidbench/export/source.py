@@ -1,0 +1,19 @@
+"""What `vidbench export` is handed for a folder: a benchmark, its tasks, and what its card
+needs besides the data (cli.py builds it from the registry; export/ imports no benchmark)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vidbench.tasks.base import Task
+
+
+@dataclass(frozen=True)
+class ExportSource:
+    benchmark: str  # e.g. 4dbench, mmworld, custom
+    title: str
+    tasks: list[tuple[str, Task]]  # (config name, task) of every task that may have data
+    license: str | None = None  # the data's own (a declared benchmark's `license`)
+    description: str = ""
+    files: dict[str, Path] = field(default_factory=dict)  # copied to OUT/NAME as they are

@@ -1,0 +1,35 @@
+"""Where a run's samples come from: the task's loader on a data folder, the task's own folder
+(a declared benchmark's, when --data is left out), or an exported copy of a benchmark
+(tasks/exported.py), whichever the data names. The run, the HTML report and the analyses load
+samples through here, so each accepts all three."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from vidbench.core.errors import ConfigError
+from vidbench.core.records import Sample
+from vidbench.tasks.base import Task
+from vidbench.tasks.exported import is_export, read_export
+from vidbench.tasks.problems import Loaded
+
+# run.json's `data` when --data was left out: the task's own data.
+OWN_DATA = ""
+
+
+def data_folder(task: Task, data: str | Path) -> Path:
+    """The folder `data` names for `task` (OWN_DATA: the task's own)."""
+    if str(data) != OWN_DATA:
+        return Path(data)
+    if task.own_data is None:
+        raise ConfigError(f"{task.name} has no data of its own: give --data DIR")
+    return task.own_data
+
+
+def load_samples(task: Task, data: str | Path) -> Loaded[Sample]:
+    """The task's samples in `data`: an exported copy is read as exported, anything else by the
+    task's own loader."""
+    folder = data_folder(task, data)
+    if is_export(folder):
+        return read_export(folder, task.name.partition(":")[0])
+    return task.load(folder)
