@@ -4,7 +4,9 @@ Each attempt of each call is keyed by (judge identity, generation settings, prom
 prompt, attempt number). A stored reply is reused; a reply the parser cannot read triggers the
 next attempt, up to `max_attempts`, after which the verdict is `unparsed`. A failed call (after
 the backend's own retries) is recorded in `failures` and gives an `error` verdict; the next run
-asks again. With `allow_calls=False` (the score stage) nothing is sent: verdicts come from the
+asks again. Identical calls (the same key) in flight at once are merged: one is sent, the others
+wait for it and read its stored reply (or share its failure), so what is sent does not depend on
+timing. With `allow_calls=False` (the score stage) nothing is sent: verdicts come from the
 store, are `error` (with the message) when the last judge stage's call failed, or `missing`.
 """
 
@@ -22,6 +24,7 @@ from vidbench.core.requests import Request
 from vidbench.models.base import Model
 from vidbench.models.registry import ModelOptions, load_model
 from vidbench.progress import progress_bar
+from vidbench.runner.inflight import SingleFlight
 from vidbench.runner.keys import digest, prompt_fingerprint
 from vidbench.runner.store import Store
 from vidbench.scoring.judge import JudgeCall, Verdict
@@ -53,32 +56,39 @@ async def _judge_one(
     max_attempts: int,
     allow_calls: bool,
     slots: asyncio.Semaphore,
+    merged: SingleFlight | None = None,
 ) -> Verdict:
     reply: str | None = None
     asked = 0
+    merged = merged or SingleFlight()
     for attempt in range(max_attempts):
         key = judgment_key(judge, call, attempt)
-        stored = store.judgment(key)
-        if stored is None:
-            if not allow_calls:  # the score stage: what the last judge stage left
-                failed = store.failure_of(key)
-                status = "missing" if failed is None else "error"
-                return Verdict(call.item, status, reply=reply, attempts=attempt, error=failed)
-            request = Request(key, call.item, call.messages, call.generation)
-            async with slots:
-                [response] = await judge.generate([request])
-            asked += 1
-            if not response.ok or response.text is None:
-                error = response.error or response.status
-                store.put_failure(judge_plan(judge), call.item, 0, key, error, response.status)
-                return Verdict(
-                    call.item, "error", reply=reply, attempts=attempt + 1, error=error, asked=asked
+        async with merged.hold(key) as flight:  # an identical call in flight: wait for it
+            stored = store.judgment(key)
+            if stored is None:
+                if not allow_calls:  # the score stage: what the last judge stage left
+                    failed = store.failure_of(key)
+                    status = "missing" if failed is None else "error"
+                    return Verdict(call.item, status, reply=reply, attempts=attempt, error=failed)
+                if flight.failure is None:
+                    request = Request(key, call.item, call.messages, call.generation)
+                    async with slots:
+                        [response] = await judge.generate([request])
+                    asked += 1
+                    if not response.ok or response.text is None:
+                        flight.failure = (response.error or response.status, response.status)
+                if flight.failure is not None:  # this call failed, or the one it waited for
+                    error, status = flight.failure
+                    store.put_failure(judge_plan(judge), call.item, 0, key, error, status)
+                    return Verdict(
+                        call.item, "error", reply=reply, attempts=attempt + 1, error=error,
+                        asked=asked,
+                    )  # fmt: skip
+                prompt = "\n".join(m.text for m in call.messages)
+                store.put_judgment(
+                    key, judge.spec, call.item, call.prompt_version, attempt, prompt, response
                 )
-            prompt = "\n".join(m.text for m in call.messages)
-            store.put_judgment(
-                key, judge.spec, call.item, call.prompt_version, attempt, prompt, response
-            )
-            stored = response.text
+                stored = response.text
         reply = stored
         value = call.parse(reply)
         if value is not None:
@@ -114,13 +124,14 @@ async def judge_all(
     if len(set(items)) != len(items):
         raise ValueError("judge calls must have unique items")
     slots = asyncio.Semaphore(max(1, concurrency))
+    merged = SingleFlight()  # identical calls at once: one is sent
     verdicts: dict[str, Verdict] = {}
     with progress_bar(disable=not show_progress) as progress:
         bar = progress.add_task(f"judge · {judge.spec}", total=len(calls))
 
         async def one(call: JudgeCall) -> None:
             verdicts[call.item] = await _judge_one(
-                judge, call, store, max_attempts, allow_calls, slots
+                judge, call, store, max_attempts, allow_calls, slots, merged
             )
             progress.advance(bar)
 
