@@ -191,16 +191,23 @@ def _sample(n: int) -> Sample:
 
 def test_suspects_go_out_in_parallel_groups_and_only_a_second_death_isolates() -> None:
     recorder = _Recorder()
-    slots = [_Slot(i, _Handle(), ready=True) for i in range(2)]
-    driver = _Driver(RaySettings(), {}, None, None, recorder, deque())  # type: ignore[arg-type]
+    slots = [_Slot(i, _Handle(), ready=True) for i in range(3)]
+    slots[2].inflight = 1  # busy with other work
+    pending = deque([[_sample(n)] for n in range(100, 104)])
+    settings = RaySettings(inflight=2)
+    driver = _Driver(settings, {}, None, None, recorder, pending)  # type: ignore[arg-type]
     driver.slots = slots
     dead = _Slot(9, _Handle())
     driver._requeue(_Flight(dead, 0, [_sample(n) for n in range(8)], exclusive=False))
     assert recorder.failed == {}  # one death proves nothing
     driver._dispatch(slots)
-    groups = [handle.sent for handle in (slots[0].handle, slots[1].handle)]
+    groups = [slot.handle.sent for slot in slots]
     assert SUSPECT_GROUP == 4
-    assert groups == [[["s0", "s1", "s2", "s3"]], [["s4", "s5", "s6", "s7"]]]  # at once
+    assert groups == [
+        [["s0", "s1", "s2", "s3"]],  # the idle workers take a group each, at once
+        [["s4", "s5", "s6", "s7"]],
+        [["s100"]],  # the busy one goes on with the rest
+    ]
     # the worker running s4..s7 dies too: those four are isolated, each sent alone
     [second] = [f for f in driver.flights.values() if f.slot is slots[1]]
     driver._requeue(second)

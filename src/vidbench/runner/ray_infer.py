@@ -9,9 +9,10 @@ so resume, reuse and results are those of a local run.
 
 Faults: when a worker dies, the samples it had in flight go back in line and a new worker takes
 its place. Those samples are suspects: they are sent again in small groups (SUSPECT_GROUP), each
-group to a worker with nothing else to do, several workers at once. A sample whose group kills
-another worker is isolated: sent alone to an idle worker; a sample that kills a worker while
-alone, after an earlier death, is recorded as failed and the run goes on. Answers already recorded
+group to an idle worker that then gets nothing else (the replacement, or any worker whose work
+ran out), while busy workers go on with the rest. A sample whose group kills another worker is
+isolated: sent alone to an idle worker; a sample that kills a worker while alone, after an
+earlier death, is recorded as failed and the run goes on. Answers already recorded
 are never asked again: a killed driver (kill -9) resumes from the store like a local run.
 """
 
@@ -184,12 +185,12 @@ class _Driver:
         for slot in slots:
             if slot.exclusive or not slot.ready:
                 continue
-            if self.isolated or self.suspects:  # let this worker run dry, then give it
-                if slot.inflight == 0:  # an isolated sample alone, or a group of suspects
-                    queue = self.isolated or self.suspects
-                    size = 1 if queue is self.isolated else SUSPECT_GROUP
-                    group = [queue.popleft() for _ in range(min(size, len(queue)))]
-                    self._send(slot, group, exclusive=True)
+            if slot.inflight == 0 and (self.isolated or self.suspects):  # an idle worker (a
+                # replacement, or one whose work ran out) takes an isolated sample alone or a
+                # group of suspects, and nothing else; busy workers go on with the rest
+                queue = self.isolated or self.suspects
+                size = 1 if queue is self.isolated else SUSPECT_GROUP
+                self._send(slot, [queue.popleft() for _ in range(min(size, len(queue)))], True)
                 continue
             while slot.inflight < self.settings.inflight and self.pending:
                 self._send(slot, self.pending.popleft())
