@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import signal
+import time
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
@@ -185,3 +186,13 @@ class DiesAtTiming(Timed):
                 return super().timing()
             os._exit(1)
         return super().timing()
+
+
+class SlowStart(Poison):
+    """Answers "(A)" at once; in a worker its constructor takes 2 s (loading weights, say)."""
+
+    spec = "python:ray_support:SlowStart"
+
+    def __init__(self) -> None:
+        if os.environ.get(MARKS_ENV) is not None:
+            time.sleep(2.0)

@@ -19,6 +19,7 @@ from ray_support import (
     MARKS_ENV,
     WORKER_ENV,
     DiesAtTiming,
+    SlowStart,
     config,
     kill,
     run,
@@ -101,7 +102,7 @@ def _run_with_a_kill(cfg: Any, server: ChatServer, after: int, rng: random.Rando
 
     def killer() -> None:
         deadline = time.monotonic() + 60
-        while server.stats().served < after and time.monotonic() < deadline:
+        while (server.stats().served < after or not worker_pids()) and time.monotonic() < deadline:
             time.sleep(0.005)
         time.sleep(rng.uniform(0, LATENCY_S))  # at any point of the calls in flight
         killed.append(rng.choice(worker_pids()))
@@ -141,10 +142,33 @@ def test_a_worker_killed_at_random_points_never_hangs_the_run(
                 release, tmp_path / f"run{attempt}", tmp_path / "cache", spec,
                 concurrency=concurrency, ray="auto", limit=QUESTIONS,
             )  # fmt: skip
-            after = rng.randint(1, QUESTIONS // 2)
+            after = rng.randint(0, QUESTIONS // 2)  # 0: maybe while the workers start
             wrong = _run_with_a_kill(cfg, server, after, rng)
             assert wrong == "", f"run {attempt}: a worker killed after {after} answers: {wrong}"
             _no_workers_left()
+
+
+def test_a_worker_killed_while_it_starts_is_replaced(
+    cluster: None, release: Path, tmp_path: Path
+) -> None:
+    """Killed in its constructor, the run's first worker is not a model that cannot be built:
+    another one takes its place and the run goes on."""
+    killed: list[int] = []
+
+    def killer() -> None:
+        deadline = time.monotonic() + 60
+        while not worker_pids() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        killed.append(worker_pids()[0])
+        kill(killed[-1])
+
+    threading.Thread(target=killer, daemon=True).start()
+    out = tmp_path / "out"
+    results = run(
+        config(release, out, tmp_path / "cache", SlowStart.spec, ray="auto", ray_workers=1)
+    )
+    assert killed and results["n"] == 40 and results["errors"] == 0
+    _no_workers_left()
 
 
 # ------------------------------------------------------------------------------ timing

@@ -33,6 +33,7 @@ from vidbench.runner.store import Store
 from vidbench.tasks.base import Task
 
 SUSPECT_GROUP = 4  # samples of a dead worker sent again together, to one idle worker
+START_DEATHS = 3  # a slot whose workers die this many times while starting stays empty
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ class _Slot:
     inflight: int = 0
     exclusive: bool = False  # running suspects (a group, or one sample alone), nothing else
     ready: bool = False  # started: chunks go only to started workers
+    start_deaths: int = 0  # workers of this slot that died while starting (killed, not failed)
 
 
 @dataclass(frozen=True)
@@ -146,9 +148,19 @@ class _Driver:
 
         try:
             ray.get(ref)
-        except RayActorError:  # it could not start: its slot stays empty
+        except RayActorError as e:  # killed while starting: another one; failed: left empty
+            if slot.generation == generation and self._restartable(slot, e):
+                self._replace(slot)
             return
         slot.ready = slot.generation == generation
+
+    def _restartable(self, slot: _Slot, error: Any) -> bool:
+        """Whether a worker that died before it started gets a successor: yes when its process
+        died (killed, a lost node), a few times; no when its constructor failed."""
+        if error.actor_init_failed or slot.start_deaths >= START_DEATHS:
+            return False
+        slot.start_deaths += 1
+        return True
 
     def _check_identity(self, slot: _Slot) -> None:
         """Answers are stored under the driver's identity of the model: a worker's must match
@@ -157,13 +169,18 @@ class _Driver:
         from ray.exceptions import RayActorError
 
         here = self.identity
-        try:
-            there = ray.get(slot.handle.identity.remote())
-        except RayActorError as e:  # its constructor failed: every worker's would
-            raise ConfigError(
-                f"the Ray workers cannot build model {here.get('spec')!r}: "
-                + str(e).strip().splitlines()[-1]  # the error, without Ray's traceback
-            ) from None
+        while True:
+            try:
+                there = ray.get(slot.handle.identity.remote())
+                break
+            except RayActorError as e:  # its constructor failed: every worker's would
+                if self._restartable(slot, e):  # it was killed while starting
+                    self._replace(slot)
+                    continue
+                raise ConfigError(
+                    f"the Ray workers cannot build model {here.get('spec')!r}: "
+                    + str(e).strip().splitlines()[-1]  # the error, without Ray's traceback
+                ) from None
         if there != here:
             differ = [
                 f"{k}: {there.get(k)!r} there, {here.get(k)!r} here"
