@@ -92,7 +92,7 @@ def main() -> None:
     parser.add_argument("--capacity", type=int, default=16, help="requests at once per worker")
     parser.add_argument("--concurrency", type=int, default=16, help="in flight per worker")
     parser.add_argument("--kill-at", type=float, default=0.3, help="fraction answered at the kill")
-    parser.add_argument("--repeat", type=int, default=2, help="killed runs (the mean is shown)")
+    parser.add_argument("--repeat", type=int, default=3, help="killed runs (the mean is shown)")
     args = parser.parse_args()
 
     import ray
