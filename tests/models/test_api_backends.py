@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import json
+import re
 import time
 
 import pytest
@@ -161,6 +162,8 @@ FAILURE_OF = {
     "timeout": "timeout",
     "malformed": "malformed",
     "disconnect": "connection",
+    "bad-utf8": "malformed",  # a complete 200 body that is not UTF-8
+    "non-text": "malformed",  # a complete 200 body whose answer text is a number
 }
 
 
@@ -183,6 +186,24 @@ def test_retries_are_bounded_then_the_request_is_an_error(fake, kind: str) -> No
     assert response.status == "error" and response.text is None
     assert "gave up after 3 attempts" in response.error
     assert "HTTP 500: injected fault 500" in response.error
+
+
+@pytest.mark.parametrize("kind", BACKENDS)
+@pytest.mark.parametrize(
+    ("fault", "said"),
+    [  # google-genai checks the body's shape itself (pydantic): its message names the value
+        ("bad-utf8", "malformed reply: the body is not valid UTF-8"),
+        ("non-text", "malformed reply: .*(not text: 5 |input_value=5)"),
+    ],
+)
+def test_a_reply_that_stays_unreadable_is_an_error_that_says_why(
+    fake, kind: str, fault: str, said: str
+) -> None:
+    server = fake(faults=FaultPlan(rate=1.0, kinds=(fault,)))
+    [response] = ask(backend(kind, server, max_retries=1), [request(1)])
+    assert server.stats().received == 2
+    assert response.status == "error" and response.text is None
+    assert "gave up after 2 attempts" in response.error and re.search(said, response.error, re.S)
 
 
 @pytest.mark.parametrize("kind", BACKENDS)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import sqlite3
 import time
 from pathlib import Path
 
@@ -105,6 +106,28 @@ def test_empty_refused_and_blocked_are_reported_in_results(fake, tmp_path: Path)
     assert "content_filter" in details["blocked"]
     assert results["usage"]["input_tokens"] > 0 and results["usage"]["requests"] == 4
     assert server.stats().received == 10  # statuses are answers, not retried
+
+
+def test_a_huge_reply_is_stored_whole_and_cut_in_samples_jsonl(fake, tmp_path: Path) -> None:
+    from vidbench.runner.score import RAW_OUTPUT_CAP
+
+    huge = "The answer is (B). " + "x" * 1_000_000
+    server = fake(reply=lambda body: huge if _question_number(body) == 1 else "(A)")
+    data = make_qa_dataset(tmp_path / "data", n_objects=2)
+    out = tmp_path / "out"
+    open_run(config(data, out, f"openai-compat:{server.base_url}#fake")).run()
+    records = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
+    cut = [r for r in records if "raw_output_cut" in r]
+    assert len(cut) == 2 and len(records) == 10  # question 1 of both objects
+    for record in cut:
+        assert record["raw_output"] == huge[:RAW_OUTPUT_CAP]
+        assert record["parsed"] == "B"  # scored on the whole reply
+        assert f"the first 65,536 of {len(huge):,} characters" in record["raw_output_cut"]
+        assert "store.sqlite" in record["raw_output_cut"]
+    assert (out / "samples.jsonl").stat().st_size < 3 * RAW_OUTPUT_CAP
+    with sqlite3.connect(out / "store.sqlite") as db:
+        stored = [row[0] for row in db.execute("SELECT text FROM responses")]
+    assert stored.count(huge) == 2  # the store keeps every reply whole
 
 
 def test_no_api_key_in_store_logs_results_or_any_file(

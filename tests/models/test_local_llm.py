@@ -92,7 +92,7 @@ def test_a_server_that_dies_mid_run_is_named_in_every_later_error(
     out = tmp_path / "run"
     argv = ["--no-progress", "run", "4dbench-qa", "--data", str(qa_release), "--limit", "8"]
     argv += ["--model", "blind:local-llm", "--out", str(out), "--concurrency", "1"]
-    assert main(argv) == 0
+    assert main(argv) == EXIT_INCOMPLETE  # six answers failed: the exit code says so
     records = read_jsonl(out / "samples.jsonl")
     assert sorted(r["status"] for r in records) == ["error"] * 6 + ["ok"] * 2
     for record in [r for r in records if r["status"] == "error"]:  # the crash and all later
@@ -207,3 +207,136 @@ def test_serve_local_llm_prints_the_spec_and_stops_on_ctrl_c(installed: None) ->
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+# ------------------------------------------------------------------ the server dies with its owner
+# An owner that starts an owned server (http.server stands in for llama.cpp's) from its main
+# thread or from another one, prints the server's pid, then waits to be killed.
+OWNER = """
+import subprocess, sys, threading, time
+from vidbench.models.owned_process import OWNED_POPEN, owned_command
+from vidbench.core.errors import EXIT_INCOMPLETE
+
+def spawn():
+    command = owned_command([sys.executable, "-m", "http.server", "0", "--bind", "127.0.0.1"])
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, **OWNED_POPEN)
+    print(server.pid, flush=True)
+
+if sys.argv[1] == "main":
+    spawn()
+else:
+    thread = threading.Thread(target=spawn)
+    thread.start()
+    thread.join()  # the thread that started the server ends: the server must not
+time.sleep(60)
+"""
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie nobody has reaped yet counts as gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def _gone_within(pid: int, timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not _alive(pid)
+
+
+def _end(pid: int) -> None:
+    """Clean up after a failed check: the server a test expected gone."""
+    if _alive(pid):
+        os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("thread", ["main", "other"])
+def test_an_owned_server_ends_when_its_owner_is_killed(thread: str) -> None:
+    owner = subprocess.Popen(
+        [sys.executable, "-c", OWNER, thread], stdout=subprocess.PIPE, text=True
+    )
+    assert owner.stdout is not None
+    server = int(owner.stdout.readline())
+    try:
+        time.sleep(1.0)  # long after the thread that started it ended
+        assert _alive(server)
+        assert os.getpgid(server) == server  # a process group of its own
+        owner.kill()
+        owner.wait()
+        # the main thread's server gets the kernel's signal at once, the other's is found by
+        # its watchdog within owned_process.WATCH_S
+        assert _gone_within(server, 5.0)
+    finally:
+        owner.kill()
+        _end(server)
+
+
+def _server_child(owner: int, timeout_s: float = 60) -> tuple[int, int]:
+    """The pid and port of the llama.cpp server that process `owner` started, once it answers."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                args = (entry / "cmdline").read_bytes().decode().split("\0")
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            if parent == owner and "llama_cpp.server" in args:
+                port = int(args[args.index("--port") + 1])
+                while time.monotonic() < deadline:
+                    try:
+                        urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=2)
+                        return int(entry.name), port
+                    except OSError:
+                        time.sleep(0.2)
+        time.sleep(0.1)
+    raise AssertionError(f"process {owner} started no llama.cpp server within {timeout_s} s")
+
+
+def _owner_command(kind: str, qa_release: Path, tmp_path: Path) -> list[str]:
+    vidbench = [sys.executable, "-m", "vidbench.cli", "--no-progress"]
+    if kind == "serve":
+        return [*vidbench, "serve-local-llm", "--ctx", "512"]
+    return [
+        *vidbench, "run", "4dbench-qa", "--data", str(qa_release), "--model", "blind:local-llm",
+        "--out", str(tmp_path / "run"), "--max-tokens", "256", "--concurrency", "1",
+    ]  # fmt: skip
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["serve", "run"])
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+def test_the_local_llm_server_ends_with_the_vidbench_process_that_started_it(
+    installed: None, qa_release: Path, tmp_path: Path, kind: str, how: signal.Signals
+) -> None:
+    """`vidbench serve-local-llm` and a run of `local-llm`, killed while the server answers:
+    the server is gone within seconds (Ctrl-C is tested above)."""
+    owner = subprocess.Popen(
+        _owner_command(kind, qa_release, tmp_path),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    server = None
+    try:
+        server, port = _server_child(owner.pid)
+        assert owner.poll() is None  # killed while it runs, not after it stopped the server
+        owner.send_signal(how)
+        code = owner.wait(timeout=30)
+        if kind == "serve" and how == signal.SIGTERM:
+            assert code == 0  # stopped as on Ctrl-C
+        assert _gone_within(server, 10.0), f"the server outlived vidbench ({how.name})"
+        with pytest.raises(OSError):
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=2)
+    finally:
+        owner.kill()
+        owner.wait()
+        if server is not None:
+            _end(server)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
+import time
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
@@ -159,3 +161,38 @@ class Timed(Poison):
 
     def timing(self) -> dict[str, float | int]:
         return {"prepare_s": 0.0, "device_s": 0.01 * self.calls, "batches": self.calls}
+
+
+MARKS_ENV = "VIDBENCH_TEST_MARKS"  # a folder the workers share with the test
+
+
+class DiesAtTiming(Timed):
+    """Timed, 0.1 s a call; the first worker asked for its timing at the end of the run exits
+    on the spot (a worker that dies idle after its last answer). Outside the workers
+    ($VIDBENCH_TEST_MARKS unset) it is Timed."""
+
+    spec = "python:ray_support:DiesAtTiming"
+
+    async def generate(self, requests: Sequence[Request]) -> list[Response]:
+        await asyncio.sleep(0.1)
+        return await super().generate(requests)
+
+    def timing(self) -> dict[str, float | int]:
+        marks = os.environ.get(MARKS_ENV)
+        if marks is not None:
+            try:
+                os.close(os.open(Path(marks) / "died-at-timing", os.O_CREAT | os.O_EXCL))
+            except FileExistsError:
+                return super().timing()
+            os._exit(1)
+        return super().timing()
+
+
+class SlowStart(Poison):
+    """Answers "(A)" at once; in a worker its constructor takes 2 s (loading weights, say)."""
+
+    spec = "python:ray_support:SlowStart"
+
+    def __init__(self) -> None:
+        if os.environ.get(MARKS_ENV) is not None:
+            time.sleep(2.0)

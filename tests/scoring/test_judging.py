@@ -10,9 +10,13 @@ from pathlib import Path
 from vidbench.core.messages import user
 from vidbench.core.requests import Request, Response
 from vidbench.models.base import Model
-from vidbench.runner.model_calls import ask_all
+from vidbench.models.registry import ModelOptions, load_model
+from vidbench.runner.model_calls import ask_all, ask_model
 from vidbench.runner.store import Store
 from vidbench.scoring.model_call import ModelCall
+from vidbench.testing import Reply, request_text
+
+FAST = {"backoff": "0.01", "max_retries": "0"}
 
 
 class ScriptedJudge(Model):
@@ -95,3 +99,35 @@ def test_concurrency_is_bounded(tmp_path: Path) -> None:
     asyncio.run(ask_all(judge, _calls(items), store, concurrency=5))
     assert judge.max_in_flight == 5
     store.close()
+
+
+def test_identical_calls_in_flight_at_once_are_sent_once(fake, tmp_path: Path) -> None:
+    """20 calls, 5 distinct prompts, all in flight together against a real HTTP server: 5 are
+    sent, whatever the latency; a failed prompt's failure is every identical call's."""
+
+    def reply(body: dict) -> str | Reply:
+        if "judge 4" in request_text(body):
+            return Reply(http_status=400, error="the judge cannot read this")
+        return "3"
+
+    server = fake(latency=0.05, reply=reply)
+    model = load_model(
+        f"openai-compat:{server.base_url}#judge", ModelOptions(concurrency=16, extra=FAST)
+    )
+    items = [f"item{n}" for n in range(20)]
+    calls = [
+        ModelCall(i, (user(f"judge {n % 5}"),), "v1", _parse_digit) for n, i in enumerate(items)
+    ]
+    store = Store(tmp_path)
+    try:
+        verdicts = ask_model(model, calls, store, concurrency=16)
+        assert server.stats().received == 5 and server.stats().max_sends_per_prompt == 1
+        assert sum(v.asked for v in verdicts.values()) == 5
+        failed = {i for i, v in verdicts.items() if v.status == "error"}
+        assert failed == {f"item{n}" for n in range(4, 20, 5)}
+        assert all("the judge cannot read this" in verdicts[i].error for i in failed)
+        assert all(v.value == 3 for i, v in verdicts.items() if i not in failed)
+        recorded = {f.sample_id for f in store.all_failures()}
+        assert recorded == failed  # each failed item says so in the store
+    finally:
+        store.close()

@@ -21,7 +21,12 @@ from vidbench.extras import require
 from vidbench.models.api_model import ApiModel
 from vidbench.models.api_options import COMMON_OPTIONS, ApiSettings, OptionReader
 from vidbench.models.base import Model
-from vidbench.models.call_errors import MalformedReply, classify_stainless, http_limits
+from vidbench.models.call_errors import (
+    MalformedReply,
+    classify_stainless,
+    http_limits,
+    reply_text,
+)
 from vidbench.models.images_wire import b64, image_bytes
 from vidbench.models.registry import ModelOptions
 from vidbench.models.retry import Failure
@@ -59,7 +64,12 @@ def read_message(message: Any, key: str) -> Response:
     content = getattr(message, "content", None)
     if not isinstance(content, list):
         raise MalformedReply("the reply has no content list")
-    text = "".join(b.text for b in content if getattr(b, "type", None) == "text")
+    texts = [
+        reply_text(getattr(b, "text", None), "a text block of the reply")
+        for b in content
+        if getattr(b, "type", None) == "text"
+    ]
+    text = "".join(t for t in texts if t)
     raw = getattr(message, "usage", None)
     usage = Usage(getattr(raw, "input_tokens", 0) or 0, getattr(raw, "output_tokens", 0) or 0)
     stop = getattr(message, "stop_reason", None)

@@ -12,7 +12,16 @@ from vidbench.models.retry import Failure, from_status
 
 
 class MalformedReply(ValueError):
-    """The server said 200 but the body is not a usable reply (no choices, truncated JSON)."""
+    """The server said 200 but the body is not a usable reply (no choices, truncated JSON, an
+    answer text that is not a string)."""
+
+
+def reply_text(value: Any, where: str) -> str | None:
+    """A reply's text field: a string, or None when the reply has none; any other value (a
+    number, a list) is a malformed reply, retried like other unusable bodies."""
+    if value is None or isinstance(value, str):
+        return value
+    raise MalformedReply(f"{where} is not text: {value!r:.80} ({type(value).__name__})")
 
 
 @functools.cache
@@ -27,6 +36,15 @@ def _http_modules() -> tuple[ModuleType, ...]:
     return tuple(found)
 
 
+async def require_utf8_body(response: Any) -> None:
+    """An httpx response hook: a successful reply whose body is not UTF-8 (as JSON must be)
+    raises UnicodeDecodeError, a malformed reply, where a client would quietly replace the bad
+    bytes (google-genai does)."""
+    if response.is_success:
+        await response.aread()
+        response.content.decode("utf-8")
+
+
 def http_limits(connections: int) -> Any:
     """An httpx Limits allowing `connections` open (and kept-alive) connections."""
     module = _http_modules()[0]
@@ -37,6 +55,8 @@ def classify(exc: BaseException) -> Failure:
     """Failures every backend shares: deadlines, transport errors, unreadable bodies."""
     if isinstance(exc, MalformedReply | json.JSONDecodeError):
         return Failure("malformed", f"malformed reply: {exc}")
+    if isinstance(exc, UnicodeDecodeError):  # a 200 body that is not UTF-8 (JSON must be)
+        return Failure("malformed", f"malformed reply: the body is not valid UTF-8 ({exc})")
     if isinstance(exc, TimeoutError):
         return Failure("timeout", "no reply within the timeout")
     for module in _http_modules():

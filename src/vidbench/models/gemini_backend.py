@@ -19,7 +19,13 @@ from vidbench.extras import require
 from vidbench.models.api_model import ApiModel
 from vidbench.models.api_options import COMMON_OPTIONS, ApiSettings, OptionReader
 from vidbench.models.base import Model
-from vidbench.models.call_errors import MalformedReply, classify, http_limits
+from vidbench.models.call_errors import (
+    MalformedReply,
+    classify,
+    http_limits,
+    reply_text,
+    require_utf8_body,
+)
 from vidbench.models.images_wire import image_bytes
 from vidbench.models.registry import ModelOptions
 from vidbench.models.retry import Failure, from_status
@@ -96,7 +102,9 @@ def read_generation(reply: Any, key: str) -> Response:
     content = getattr(candidate, "content", None)
     parts = getattr(content, "parts", None) or []
     text = "".join(
-        p.text for p in parts if getattr(p, "text", None) and not getattr(p, "thought", None)
+        reply_text(p.text, "a part of the reply") or ""
+        for p in parts
+        if getattr(p, "text", None) and not getattr(p, "thought", None)
     )
     if not text.strip():
         error = f"the reply has no text (finishReason={finish})"
@@ -137,7 +145,10 @@ class GeminiGenerate(ApiModel):
         options = types.HttpOptions(
             base_url=self.endpoint,
             timeout=int(self.settings.timeout * 1000),  # milliseconds
-            async_client_args={"limits": http_limits(self.settings.concurrency)},
+            async_client_args={
+                "limits": http_limits(self.settings.concurrency),
+                "event_hooks": {"response": [require_utf8_body]},
+            },
             retry_options=None,  # no SDK retries: api_model.py retries
         )
         return genai.Client(api_key=api_key, http_options=options)

@@ -7,6 +7,9 @@ the model through its `openai-compat:` backend:
     with local_llm() as server:          # a free port, ready when /v1/models answers
         load_model(f"blind:{server.spec}")
 
+The server's life is tied to the process that starts it (owned_process.py): it ends when that
+process ends in any way, `kill -9` included.
+
 It is a smoke-test model for pipelines and tests, not a good judge or baseline: 270M parameters,
 and the packaged GGUF is the pretrained (not instruction-tuned) model. That GGUF carries no chat
 template, so the server is given a plain completion template (the messages' text, then
@@ -34,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vidbench.core.errors import ConfigError
+from vidbench.models.owned_process import OWNED_POPEN, owned_command
 
 MODEL_NAME = "gemma3-270m"
 HOST = "127.0.0.1"
@@ -196,12 +200,12 @@ def start_server(
     workdir = Path(tempfile.mkdtemp(prefix="vidbench-local-llm-"))
     log = None if log_to_terminal else workdir / "server.log"
     template = write_template_config(workdir)
-    command = server_command(model, port or free_port(), ctx, template, threads)
+    command = owned_command(server_command(model, port or free_port(), ctx, template, threads))
     with contextlib.ExitStack() as stack:
         output = None if log is None else stack.enter_context(log.open("wb"))
         process = subprocess.Popen(
             command, stdout=output, stderr=subprocess.STDOUT if output else None,
-            stdin=subprocess.DEVNULL, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            stdin=subprocess.DEVNULL, env={**os.environ, "PYTHONUNBUFFERED": "1"}, **OWNED_POPEN,
         )  # fmt: skip
     server = LocalLLMServer(int(command[command.index("--port") + 1]), process, workdir, log)
     try:
@@ -227,16 +231,25 @@ def local_llm(
 def serve(
     port: int | None, ctx: int, threads: int | None, say: Callable[[str], None] = print
 ) -> int:
-    """`vidbench serve-local-llm`: run the server in the foreground until Ctrl-C."""
-    server = start_server(port, ctx, threads, log_to_terminal=True)
+    """`vidbench serve-local-llm`: run the server in the foreground until Ctrl-C or SIGTERM
+    (either stops the server; a `kill -9` of this process ends it too: owned_process.py)."""
+    previous = signal.signal(signal.SIGTERM, _interrupt)  # as Ctrl-C, also while it starts
     try:
-        say(f"Gemma 3 270M (smoke-test model) is serving at {server.base_url}")
-        say(f"use it with:  --model {server.spec}")
-        say("stop it with Ctrl-C")
-        server.process.wait()
-        say(f"error: {server.exit_description()}")  # it died on its own
-        return 1
+        server = start_server(port, ctx, threads, log_to_terminal=True)  # stopped if interrupted
+        try:
+            say(f"Gemma 3 270M (smoke-test model) is serving at {server.base_url}")
+            say(f"use it with:  --model {server.spec}")
+            say("stop it with Ctrl-C")
+            server.process.wait()
+            say(f"error: {server.exit_description()}")  # it died on its own
+            return 1
+        finally:
+            server.stop()
     except KeyboardInterrupt:
         return 0
     finally:
-        server.stop()
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt

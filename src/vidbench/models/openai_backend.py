@@ -17,7 +17,12 @@ from vidbench.extras import require
 from vidbench.models.api_model import ApiModel
 from vidbench.models.api_options import COMMON_OPTIONS, ApiSettings, OptionReader
 from vidbench.models.base import Model
-from vidbench.models.call_errors import MalformedReply, classify_stainless, http_limits
+from vidbench.models.call_errors import (
+    MalformedReply,
+    classify_stainless,
+    http_limits,
+    reply_text,
+)
 from vidbench.models.images_wire import data_url
 from vidbench.models.registry import ModelOptions
 from vidbench.models.retry import Failure
@@ -76,8 +81,8 @@ def read_completion(completion: Any, key: str) -> Response:
     if choice.finish_reason == "content_filter":
         error = "blocked by the content filter (finish_reason=content_filter)"
         return Response(key, None, error=error, usage=usage, status="blocked")
-    text = message.content
-    if not isinstance(text, str) or not text.strip():
+    text = reply_text(message.content, "the reply's message content")
+    if text is None or not text.strip():
         error = f"the reply has no text (finish_reason={choice.finish_reason})"
         return Response(key, None, error=error, usage=usage, status="empty")
     return Response(key, text, usage=usage)

@@ -8,7 +8,9 @@ stored reply is reused; a reply the parser cannot read triggers the next attempt
 `max_attempts`, after which the result is `unparsed`. A failed call (after the backend's own
 retries) is recorded in `failures` and gives an `error` result; the next run asks again. With
 `allow_calls=False` (the score stage) nothing is sent: results come from the store, are `error`
-(with the message) when the last call failed, or `missing`.
+(with the message) when the last call failed, or `missing`. Identical calls (the same
+key) in flight at once are merged: one is sent, the others wait for it and read its stored
+reply (or share its failure), so what is sent does not depend on timing.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from vidbench.core.requests import Request
 from vidbench.models.base import Model
 from vidbench.models.registry import ModelChoice
 from vidbench.progress import progress_bar
+from vidbench.runner.inflight import SingleFlight
 from vidbench.runner.keys import digest, prompt_fingerprint
 from vidbench.runner.store import Store
 from vidbench.scoring.model_call import CallResult, ModelCall
@@ -56,32 +59,41 @@ async def _ask_one(
     max_attempts: int,
     allow_calls: bool,
     slots: asyncio.Semaphore,
+    merged: SingleFlight | None = None,
 ) -> CallResult:
     reply: str | None = None
     asked = 0
+    merged = merged or SingleFlight()
     for attempt in range(max_attempts):
         key = call_key(model, call, attempt)
-        stored = store.call_reply(key)
-        if stored is None:
-            if not allow_calls:  # the score stage: what the last judge stage left
-                failed = store.failure_of(key)
-                status = "missing" if failed is None else "error"
-                return CallResult(call.item, status, reply=reply, attempts=attempt, error=failed)
-            request = Request(key, call.item, call.messages, call.generation)
-            async with slots:
-                [response] = await model.generate([request])
-            asked += 1
-            if not response.ok or response.text is None:
-                error = response.error or response.status
-                store.put_failure(failure_plan(model), call.item, 0, key, error, response.status)
-                return CallResult(
-                    call.item, "error", reply=reply, attempts=attempt + 1, error=error, asked=asked
+        async with merged.hold(key) as flight:  # an identical call in flight: wait for it
+            stored = store.call_reply(key)
+            if stored is None:
+                if not allow_calls:  # the score stage: what the last judge stage left
+                    failed = store.failure_of(key)
+                    status = "missing" if failed is None else "error"
+                    return CallResult(
+                        call.item, status, reply=reply, attempts=attempt, error=failed
+                    )
+                if flight.failure is None:
+                    request = Request(key, call.item, call.messages, call.generation)
+                    async with slots:
+                        [response] = await model.generate([request])
+                    asked += 1
+                    if not response.ok or response.text is None:
+                        flight.failure = (response.error or response.status, response.status)
+                if flight.failure is not None:  # this call failed, or the one it waited for
+                    error, status = flight.failure
+                    store.put_failure(failure_plan(model), call.item, 0, key, error, status)
+                    return CallResult(
+                        call.item, "error", reply=reply, attempts=attempt + 1, error=error,
+                        asked=asked,
+                    )  # fmt: skip
+                prompt = "\n".join(m.text for m in call.messages)
+                store.put_call(
+                    key, model.spec, call.item, call.prompt_version, attempt, prompt, response
                 )
-            prompt = "\n".join(m.text for m in call.messages)
-            store.put_call(
-                key, model.spec, call.item, call.prompt_version, attempt, prompt, response
-            )
-            stored = response.text
+                stored = response.text
         reply = stored
         value = call.parse(reply)
         if value is not None:
@@ -119,13 +131,14 @@ async def ask_all(
     if len(set(items)) != len(items):
         raise ValueError("model calls must have unique items")
     slots = asyncio.Semaphore(max(1, concurrency))
+    merged = SingleFlight()  # identical calls at once: one is sent
     results: dict[str, CallResult] = {}
     with progress_bar(disable=not show_progress) as progress:
         bar = progress.add_task(f"{label} · {model.spec}", total=len(calls))
 
         async def one(call: ModelCall) -> None:
             results[call.item] = await _ask_one(
-                model, call, store, max_attempts, allow_calls, slots
+                model, call, store, max_attempts, allow_calls, slots, merged
             )
             progress.advance(bar)
 

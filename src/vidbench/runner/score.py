@@ -13,6 +13,11 @@ from vidbench.scoring.outcome import NO_ANSWER
 from vidbench.tasks.base import Task
 from vidbench.tasks.problems import Problem
 
+# samples.jsonl keeps at most this many characters of a reply (`raw_output`); a longer one is cut
+# there and its record says so in `raw_output_cut`. The store keeps every reply whole, and the
+# task scores the whole reply.
+RAW_OUTPUT_CAP = 65_536
+
 
 def score_samples(
     task: Task,
@@ -24,9 +29,10 @@ def score_samples(
 ) -> list[SampleRow]:
     """One row per planned sample and per unloadable record.
 
-    A scored row holds the prompt hash, the frames used, the raw output and the task's score
-    fields, with the `outcome` the task set; a sample without an answer (or a record that could
-    not be loaded) holds `error`, a `status` saying why (data: bad record; media, error, empty,
+    A scored row holds the prompt hash, the frames used, the raw output (at most RAW_OUTPUT_CAP
+    characters of it: `raw_output_cut` says where the rest is) and the task's score fields, with
+    the `outcome` the task set; a sample without an answer (or a record that could not be
+    loaded) holds `error`, a `status` saying why (data: bad record; media, error, empty,
     refused, blocked, missing) and the outcome `no-answer`.
     """
     responses = store.responses(plan)
@@ -49,7 +55,7 @@ def score_samples(
                 "id": sample.id,
                 "prompt_hash": stored.prompt_hash,
                 "frames": stored.request.get("frames", []),
-                "raw_output": stored.text,
+                **_raw_output(stored.text, stored.key),
                 "status": "ok",
                 "error": None,
                 **next(fields),  # a task may mark an answer it cannot score (status, error)
@@ -60,6 +66,19 @@ def score_samples(
         for p in problems
     )
     return [SampleRow.of(record) for record in records]
+
+
+def _raw_output(text: str, key: str) -> dict[str, str]:
+    """The reply as samples.jsonl keeps it: whole, or cut to RAW_OUTPUT_CAP with a note."""
+    if len(text) <= RAW_OUTPUT_CAP:
+        return {"raw_output": text}
+    return {
+        "raw_output": text[:RAW_OUTPUT_CAP],
+        "raw_output_cut": (
+            f"the first {RAW_OUTPUT_CAP:,} of {len(text):,} characters; the whole reply is in "
+            f"store.sqlite (table responses, key {key})"
+        ),
+    }
 
 
 def _of_sample(

@@ -14,7 +14,9 @@ JSON, for a server in another process).
   wait in line (`queue=True`, like a real server) or get a 429 (`queue=False`).
 - `faults`: a seeded `FaultPlan` drawing, per arriving request, one of "429", "500", "timeout"
   (hold the request until the client gives up), "malformed" (200 with a truncated JSON body),
-  "disconnect" (the connection breaks mid-body) or "400" (a client error, never worth a retry).
+  "disconnect" (the connection breaks mid-body), "400" (a client error, never worth a retry),
+  "bad-utf8" (200, a complete body whose answer text holds bytes that are not UTF-8) or
+  "non-text" (200, a complete body whose answer text is the number 5).
 - `reply`: the answer text, or a function (request body -> str | Reply) to script replies,
   refusals, safety blocks and HTTP errors (see fake_apis.Reply).
 - `api_key`: when set, a request must carry it (Authorization: Bearer, x-api-key or
@@ -248,6 +250,9 @@ class ChatServer:
                     await asyncio.sleep(self.latency)
                     if fault == "malformed":
                         return Response(api.malformed, 200, media_type="application/json")
+                    if fault in ("bad-utf8", "non-text"):
+                        ok = api.ok(Reply(text=_MARK), body, api.model(body, path_model), n)
+                        return Response(_spoiled(ok, fault), 200, media_type="application/json")
                     reply = self._reply(body)
                 finally:
                     self._state.serve(-1)
@@ -278,6 +283,17 @@ class ChatServer:
         if status == 429 and self.retry_after is not None:
             headers["retry-after"] = f"{self.retry_after:g}"
         return JSONResponse(api.error(status, message), status, headers=headers)
+
+
+_MARK = "(fake answer text)"
+
+
+def _spoiled(ok: dict[str, Any], fault: str) -> bytes:
+    """A good reply body whose answer text is replaced: by invalid UTF-8 ("bad-utf8") or by a
+    number ("non-text"); the rest of the body is well-formed JSON."""
+    quoted = json.dumps(_MARK).encode()
+    spoiled = b'"(\xff\xfe)"' if fault == "bad-utf8" else b"5"
+    return json.dumps(ok).encode().replace(quoted, spoiled)
 
 
 async def _hold(request: Request, limit_s: float) -> None:

@@ -13,7 +13,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-FAULT_KINDS = ("429", "500", "timeout", "malformed", "disconnect", "400")
+FAULT_KINDS = (
+    "429", "500", "timeout", "malformed", "disconnect", "400", "bad-utf8", "non-text"
+)  # fmt: skip
 
 
 @dataclass(frozen=True)

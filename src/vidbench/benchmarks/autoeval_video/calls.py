@@ -1,4 +1,4 @@
-"""What the AutoEval-Video workflows ask a judge (asking it goes through runner/judging.py)."""
+"""What the AutoEval-Video workflows ask a judge (asking it goes through runner/model_calls.py)."""
 
 from __future__ import annotations
 

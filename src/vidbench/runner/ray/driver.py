@@ -8,10 +8,12 @@ through the same Recorder as the local infer stage: the driver is the only write
 so resume, reuse and results are those of a local run.
 
 Faults: when a worker dies, the samples it had in flight go back in line and a new worker takes
-its place. Those samples are suspects: each is then sent alone to a worker with nothing else to
-do, so a request that kills workers is found; a sample in flight at two deaths is recorded as
-failed ("killed 2 workers") and the run goes on. Answers already recorded are never asked again:
-a killed driver (kill -9) resumes from the store like a local run.
+its place. Those samples are suspects: they are sent again in small groups (SUSPECT_GROUP), each
+group to an idle worker that then gets nothing else (the replacement, or any worker whose work
+ran out), while busy workers go on with the rest. A sample whose group kills another worker is
+isolated: sent alone to an idle worker; a sample that kills a worker while alone, after an
+earlier death, is recorded as failed and the run goes on. Answers already recorded
+are never asked again: a killed driver (kill -9) resumes from the store like a local run.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ from vidbench.runner.recorder import InferStats, Recorder
 from vidbench.runner.store import Store
 from vidbench.tasks.base import Task
 
-MAX_DEATHS = 2  # a sample in flight when this many workers died is recorded as failed
+SUSPECT_GROUP = 4  # samples of a dead worker sent again together, to one idle worker
+START_DEATHS = 3  # a slot whose workers die this many times while starting stays empty
 
 
 @dataclass(frozen=True)
@@ -53,8 +56,9 @@ class _Slot:
     handle: Any = None
     generation: int = 0
     inflight: int = 0
-    exclusive: bool = False  # running one suspect sample alone
+    exclusive: bool = False  # running suspects (a group, or one sample alone), nothing else
     ready: bool = False  # started: chunks go only to started workers
+    start_deaths: int = 0  # workers of this slot that died while starting (killed, not failed)
 
 
 @dataclass(frozen=True)
@@ -75,7 +79,8 @@ class _Driver:
     limiter: Any  # the LimiterActor of an API model, else None
     recorder: Recorder
     pending: deque[list[Sample]]
-    suspects: deque[Sample] = field(default_factory=deque)
+    suspects: deque[Sample] = field(default_factory=deque)  # in flight at one death: in groups
+    isolated: deque[Sample] = field(default_factory=deque)  # in flight at two: alone
     deaths: Counter[str] = field(default_factory=Counter)
     flights: dict[Any, _Flight] = field(default_factory=dict)
     starting: dict[Any, tuple[_Slot, int]] = field(default_factory=dict)  # readiness refs
@@ -91,7 +96,7 @@ class _Driver:
         self._check_identity(slots[0])
         while True:
             self._dispatch(slots)
-            if not self.flights and not self.pending and not self.suspects:
+            if not self.flights and not self.pending and not self.suspects and not self.isolated:
                 return
             refs = [*self.flights, *self.starting]
             if not refs:
@@ -109,16 +114,26 @@ class _Driver:
                     self._receive(ref, self.flights.pop(ref))
 
     def timing(self) -> dict[str, float | int] | None:
-        """The device and preparing seconds of the workers alive at the end, summed (a replaced
-        worker's are lost with it)."""
+        """The device and preparing seconds of the workers alive at the end, summed. A replaced
+        worker's are lost with it, and so are those of a worker that died after its last
+        answer: `workers_lost` counts both (the run's answers are all recorded already)."""
         import ray
+        from ray.exceptions import RayActorError
 
-        live = [slot.handle.timing.remote() for slot in self.slots if slot.ready]
-        timings = [t for t in ray.get(live) if t]
+        timings = []
+        lost = self.replaced
+        for ref in [slot.handle.timing.remote() for slot in self.slots if slot.ready]:
+            try:
+                timing = ray.get(ref)
+            except RayActorError:  # died idle at the end: its seconds are missing, not the run
+                lost += 1
+                continue
+            if timing:
+                timings.append(timing)
         if not timings:
             return None
         summed = {k: round(sum(t[k] for t in timings), 3) for k in timings[0]}
-        return {**summed, "devices": len(timings)}
+        return {**summed, "devices": len(timings), "workers_lost": lost}
 
     def _start(self, slot: _Slot) -> None:
         """A new worker in `slot`; it gets chunks once it answers (a replacement that waits
@@ -133,9 +148,19 @@ class _Driver:
 
         try:
             ray.get(ref)
-        except RayActorError:  # it could not start: its slot stays empty
+        except RayActorError as e:  # killed while starting: another one; failed: left empty
+            if slot.generation == generation and self._restartable(slot, e):
+                self._replace(slot)
             return
         slot.ready = slot.generation == generation
+
+    def _restartable(self, slot: _Slot, error: Any) -> bool:
+        """Whether a worker that died before it started gets a successor: yes when its process
+        died (killed, a lost node), a few times; no when its constructor failed."""
+        if error.actor_init_failed or slot.start_deaths >= START_DEATHS:
+            return False
+        slot.start_deaths += 1
+        return True
 
     def _check_identity(self, slot: _Slot) -> None:
         """Answers are stored under the driver's identity of the model: a worker's must match
@@ -144,13 +169,18 @@ class _Driver:
         from ray.exceptions import RayActorError
 
         here = self.identity
-        try:
-            there = ray.get(slot.handle.identity.remote())
-        except RayActorError as e:  # its constructor failed: every worker's would
-            raise ConfigError(
-                f"the Ray workers cannot build model {here.get('spec')!r}: "
-                + str(e).strip().splitlines()[-1]  # the error, without Ray's traceback
-            ) from None
+        while True:
+            try:
+                there = ray.get(slot.handle.identity.remote())
+                break
+            except RayActorError as e:  # its constructor failed: every worker's would
+                if self._restartable(slot, e):  # it was killed while starting
+                    self._replace(slot)
+                    continue
+                raise ConfigError(
+                    f"the Ray workers cannot build model {here.get('spec')!r}: "
+                    + str(e).strip().splitlines()[-1]  # the error, without Ray's traceback
+                ) from None
         if there != here:
             differ = [
                 f"{k}: {there.get(k)!r} there, {here.get(k)!r} here"
@@ -172,9 +202,12 @@ class _Driver:
         for slot in slots:
             if slot.exclusive or not slot.ready:
                 continue
-            if self.suspects:  # let this worker run dry, then give it one suspect alone
-                if slot.inflight == 0:
-                    self._send(slot, [self.suspects.popleft()], exclusive=True)
+            if slot.inflight == 0 and (self.isolated or self.suspects):  # an idle worker (a
+                # replacement, or one whose work ran out) takes an isolated sample alone or a
+                # group of suspects, and nothing else; busy workers go on with the rest
+                queue = self.isolated or self.suspects
+                size = 1 if queue is self.isolated else SUSPECT_GROUP
+                self._send(slot, [queue.popleft() for _ in range(min(size, len(queue)))], True)
                 continue
             while slot.inflight < self.settings.inflight and self.pending:
                 self._send(slot, self.pending.popleft())
@@ -212,14 +245,20 @@ class _Driver:
         self._start(slot)
 
     def _requeue(self, flight: _Flight) -> None:
+        """A dead worker's samples: suspects after one death, isolated after a second, failed
+        when their worker died while they were alone in it (and not for the first time)."""
+        alone = flight.exclusive and len(flight.samples) == 1
         for sample in flight.samples:
             self.deaths[sample.id] += 1
-            if self.deaths[sample.id] >= MAX_DEATHS:
+            deaths = self.deaths[sample.id]
+            if deaths >= 2 and alone:
                 message = (
-                    f"{sample.id}: its request was in flight when {MAX_DEATHS} Ray workers died "
-                    "(it may crash the model); not asked again in this run"
+                    f"{sample.id}: its request was in flight when {deaths} Ray workers died, the "
+                    "last time alone (it may crash the model); not asked again in this run"
                 )
                 self.recorder.failure(sample.id, None, message, "error")
+            elif deaths >= 2:
+                self.isolated.append(sample)
             else:
                 self.suspects.append(sample)
 

@@ -20,25 +20,45 @@ import ray
 from vidbench.models.limiter import AdaptiveLimiter
 
 
+class WorkerForgotten(Exception):
+    """A slot asked for by a worker the driver has declared dead: never granted."""
+
+
 @ray.remote(num_cpus=0)
 class LimiterActor:
+    """Slots are counted per worker name. `forget(name)` frees a dead worker's slots and refuses
+    it for good: its `acquire` calls still waiting here, or arriving later, get no slot (a late
+    grant would be held for ever and starve the live workers)."""
+
     def __init__(self, ceiling: int, per_second: float | None = None) -> None:
         self.limiter = AdaptiveLimiter(ceiling)
         self.interval = 1.0 / per_second if per_second else 0.0
         self.next_start = 0.0
         self.granted = 0
+        self.refused = 0  # acquires of forgotten workers
         self.held: Counter[str] = Counter()  # slots by worker, freed when a worker dies
+        self.forgotten: set[str] = set()
 
     async def acquire(self, owner: str) -> int:
+        self._refuse_if_forgotten(owner)
         epoch = await self.limiter.acquire()
+        if owner in self.forgotten:  # forgotten while it waited: the slot goes on at once
+            self.limiter.release()
+            self._refuse_if_forgotten(owner)
         self.held[owner] += 1
         if self.interval:
             now = time.monotonic()
             start = max(now, self.next_start)
             self.next_start = start + self.interval
             await asyncio.sleep(start - now)
+            self._refuse_if_forgotten(owner)  # forgotten while paced: `forget` freed the slot
         self.granted += 1
         return epoch
+
+    def _refuse_if_forgotten(self, owner: str) -> None:
+        if owner in self.forgotten:
+            self.refused += 1
+            raise WorkerForgotten(f"Ray worker {owner} was declared dead: no call slot for it")
 
     def release(self, owner: str) -> None:
         if self.held[owner] > 0:  # nothing after `forget`
@@ -46,7 +66,9 @@ class LimiterActor:
             self.limiter.release()
 
     def forget(self, owner: str) -> int:
-        """Free the slots a dead worker held (its calls will never say they ended)."""
+        """Free the slots a dead worker held (its calls will never say they ended) and refuse
+        it any slot from now on."""
+        self.forgotten.add(owner)
         held = self.held.pop(owner, 0)
         for _ in range(held):
             self.limiter.release()
@@ -60,7 +82,12 @@ class LimiterActor:
 
     def stats(self) -> dict[str, float]:
         limiter = self.limiter
-        return {"granted": self.granted, "in_flight": limiter.in_flight, "limit": limiter.limit}
+        return {
+            "granted": self.granted,
+            "refused": self.refused,
+            "in_flight": limiter.in_flight,
+            "limit": limiter.limit,
+        }
 
 
 class SharedLimiter:

@@ -13,7 +13,7 @@ Which references an object is judged against:
 The reply is read as a Python dict literal (`ast.literal_eval`, as the official scripts do);
 the score key may be spelled with an underscore or a space. Official parsing reads the whole
 reply; the default also accepts a dict literal inside other text (e.g. a code fence).
-A reply that does not parse is asked again (runner/judging.py), then counted as unscored.
+A reply that does not parse is asked again (runner/model_calls.py), then counted as unscored.
 """
 
 from __future__ import annotations

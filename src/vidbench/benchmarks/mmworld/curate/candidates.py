@@ -2,7 +2,7 @@
 
 A reply is read as JSON anywhere in it (scoring/replies.py: code fences and prose tolerated):
 `{"questions": [...]}`, a bare list, or one question object. A reply with no such JSON does not
-parse, and the generation call asks again (runner/judging.py's bounded re-asks). Within a parsed
+parse, and the generation call asks again (runner/model_calls.py's bounded re-asks). Within a parsed
 reply each question is checked on its own; a malformed one (no text, not four distinct options,
 an answer that is none of them) is dropped with its reason and counted, the others are kept.
 

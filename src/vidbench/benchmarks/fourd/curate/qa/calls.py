@@ -1,4 +1,4 @@
-"""The model calls of `curate 4d qa`, each a ModelCall sent through runner/judging.ask_model (so
+"""The model calls of `curate 4d qa`, each a ModelCall sent through runner/model_calls.ask_model (so
 every reply is stored in OUT/store.sqlite and never asked twice).
 
 - generate: per object and subtask, the object's frames (the FrameSpec) and the subtask's

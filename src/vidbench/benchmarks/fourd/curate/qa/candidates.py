@@ -3,7 +3,7 @@
 A reply must hold one JSON block (scoring/replies.find_json: a fenced block after the
 chain-of-thought text) of the form `{"questions": [{"question", "options": {"A".."D"},
 "answer": "A".."D"}]}`. A reply with no such block does not parse, and the generation call asks
-again (runner/judging.py's bounded re-asks); after the last attempt it counts as a parse
+again (runner/model_calls.py's bounded re-asks); after the last attempt it counts as a parse
 failure. Within a parsed reply every question is checked on its own and a bad one is recorded
 with its reason (the reasons below are what the funnel counts); the others go on.
 """

@@ -9,7 +9,7 @@
    correctly is dropped. Their answers are recorded.
 4. output (output.py): 4d_qa.json, review_queue.jsonl, candidates.jsonl, funnel.json/.md.
 
-Every call goes through runner/judging.ask_model into OUT/store.sqlite: a rerun asks nothing it
+Every call goes through runner/model_calls.ask_model into OUT/store.sqlite: a rerun asks nothing it
 has, a run stopped by Ctrl-C or kill -9 continues where it stopped, and a failed call leaves its
 question `undecided` until the next run asks again. OUT is held by one command at a time.
 """
