@@ -17,7 +17,7 @@ import pytest
 
 from conftest import default_sigint
 from vidbench.cli import main
-from vidbench.core.errors import ConfigError
+from vidbench.core.errors import EXIT_INCOMPLETE, ConfigError
 from vidbench.core.files import read_jsonl
 from vidbench.models import local_llm
 from vidbench.models.local_llm import LocalLLMServer, free_port
@@ -215,7 +215,6 @@ def test_serve_local_llm_prints_the_spec_and_stops_on_ctrl_c(installed: None) ->
 OWNER = """
 import subprocess, sys, threading, time
 from vidbench.models.owned_process import OWNED_POPEN, owned_command
-from vidbench.core.errors import EXIT_INCOMPLETE
 
 def spawn():
     command = owned_command([sys.executable, "-m", "http.server", "0", "--bind", "127.0.0.1"])
