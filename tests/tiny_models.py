@@ -113,7 +113,7 @@ def tiny_qwen2_vl(
         Qwen2VLProcessor,
     )
 
-    from vidbench.models.hf_families import image_only_processor
+    from vidbench.models.hf_checkpoint import image_only_processor
 
     tokenizer = byte_tokenizer(QWEN_SPECIALS, eos="<|im_end|>", pad="<|endoftext|>")
     ids = {t: tokenizer.convert_tokens_to_ids(t) for t in QWEN_SPECIALS}
@@ -201,7 +201,7 @@ def tiny_llava_onevision(path: Path, image_side: int = 28, seed: int = 0) -> Pat
         LlavaOnevisionProcessor,
     )
 
-    from vidbench.models.hf_families import image_only_processor
+    from vidbench.models.hf_checkpoint import image_only_processor
 
     specials = ("<|endoftext|>", "<|im_start|>", "<|im_end|>", "<image>", "<video>")
     tokenizer = byte_tokenizer(specials, eos="<|im_end|>", pad="<|endoftext|>")

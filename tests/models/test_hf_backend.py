@@ -21,7 +21,7 @@ from vidbench.core.messages import ImagePart, Message, TextPart
 from vidbench.core.requests import GenerationConfig, Request
 from vidbench.media.frames import load_frames
 from vidbench.media.images import encode_image
-from vidbench.models.hf_families import to_chat
+from vidbench.models.hf_inputs import to_chat
 from vidbench.models.registry import ModelOptions, load_model
 from vidbench.report.results_dir import read_jsonl
 from vidbench.runner.keys import plan_key
@@ -189,6 +189,9 @@ def test_cli_run_with_model_options(tiny_qwen: Path, qa_data: Path, tmp_path: Pa
         "padding_side": "left",
         "attention": "default",
         "device_type": "cpu",
+        "frame_input": "images",
+        "video_frames": None,
+        "trust_remote_code": False,
     }
     assert results["usage"]["output_tokens"] > 0
     timing = results["timing"]  # the device's share of the infer stage
@@ -243,9 +246,9 @@ def test_to_chat_keeps_parts_in_order() -> None:
         Message("system", (TextPart("Be brief."),)),
         Message("user", (a, TextPart("then"), b, TextPart("?"))),
     )
-    conversation, images = to_chat(messages)
-    assert images == [a, b]
-    assert conversation == [
+    chat = to_chat(messages)
+    assert chat.images == [a, b] and chat.clips == []
+    assert chat.conversation == [
         {"role": "system", "content": [{"type": "text", "text": "Be brief."}]},
         {
             "role": "user",

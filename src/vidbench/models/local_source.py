@@ -52,3 +52,15 @@ def resolve_source(spec: str, arg: str) -> str:
                 "and HF_HUB_OFFLINE is set, so it cannot be downloaded"
             )
     return arg
+
+
+def true_or_false(spec: str, flag: str, key: str, value: str | None) -> bool:
+    """A yes/no setting: true/false (also 1/0, yes/no); absent is false."""
+    if value is None:
+        return False
+    lowered = value.strip().lower()
+    if lowered in ("true", "1", "yes"):
+        return True
+    if lowered in ("false", "0", "no"):
+        return False
+    raise ConfigError(f"{spec}: {flag} {key}={value!r}; use true or false")
