@@ -144,8 +144,8 @@ def load_processor(checkpoint: Checkpoint, config: Any, with_video: bool = False
         base = PROCESSOR_MAPPING[type(config)]
         try:
             processor = (base if with_video else image_only_processor(base)).from_pretrained(source)
-        except ImportError as e:
-            if with_video and "orchvision" in str(e):
+        except Exception as e:  # transformers raises ImportError or ValueError for it
+            if with_video and "torchvision" in str(e).lower():
                 raise ConfigError(
                     f"{checkpoint.family.name} takes frames as a video here, and transformers' "
                     "video processors need torchvision: install the torchvision build of your "
