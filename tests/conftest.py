@@ -62,6 +62,17 @@ def make_qa_dataset(root: Path, n_objects: int = 4, frames: int = 12) -> Path:
     return root
 
 
+def vary_question_lengths(root: Path) -> Path:
+    """Lengthen question i of a QA release by i sentences, so batched prompts need padding
+    (and a small random model's answers differ from question to question)."""
+    path = root / "4D_Object_Question_Answering" / "data" / "4d_qa.json"
+    qa = json.loads(path.read_text())
+    for i, record in enumerate(qa.values()):
+        record["Question"] += " Look closely." * i
+    path.write_text(json.dumps(qa))
+    return root
+
+
 @pytest.fixture(scope="session")
 def qa_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A read-only release root shared by tests (copy it before changing anything)."""

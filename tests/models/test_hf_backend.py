@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from conftest import make_qa_dataset
+from conftest import make_qa_dataset, vary_question_lengths
 from tiny_models import tiny_llava_onevision, tiny_qwen2_vl
 from vidbench.benchmarks.registry import open_run
 from vidbench.cli import main
@@ -40,13 +40,9 @@ def tiny_qwen(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def qa_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """10 questions whose lengths differ, so batched prompts need padding."""
-    root = make_qa_dataset(tmp_path_factory.mktemp("qa"), n_objects=2, frames=12)
-    path = root / "4D_Object_Question_Answering" / "data" / "4d_qa.json"
-    qa = json.loads(path.read_text())
-    for i, record in enumerate(qa.values()):
-        record["Question"] += " Look closely." * i
-    path.write_text(json.dumps(qa))
-    return root
+    return vary_question_lengths(
+        make_qa_dataset(tmp_path_factory.mktemp("qa"), n_objects=2, frames=12)
+    )
 
 
 def configure(

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from conftest import make_qa_dataset
+from conftest import make_qa_dataset, vary_question_lengths
 from tiny_families import build
 from vidbench.benchmarks.registry import open_run
 from vidbench.cli import main
@@ -61,14 +61,9 @@ CASES = {
 
 @pytest.fixture(scope="module")
 def qa_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Questions whose lengths differ, so a batch of two needs padding."""
-    root = make_qa_dataset(tmp_path_factory.mktemp("qa"), n_objects=1, frames=12)
-    path = root / "4D_Object_Question_Answering" / "data" / "4d_qa.json"
-    qa = json.loads(path.read_text())
-    for i, record in enumerate(qa.values()):
-        record["Question"] += " Look closely at every view." * 3 * i
-    path.write_text(json.dumps(qa))
-    return root
+    return vary_question_lengths(
+        make_qa_dataset(tmp_path_factory.mktemp("qa"), n_objects=1, frames=12)
+    )
 
 
 @pytest.fixture(scope="module")
