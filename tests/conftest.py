@@ -62,13 +62,13 @@ def make_qa_dataset(root: Path, n_objects: int = 4, frames: int = 12) -> Path:
     return root
 
 
-def vary_question_lengths(root: Path) -> Path:
-    """Lengthen question i of a QA release by i sentences, so batched prompts need padding
-    (and a small random model's answers differ from question to question)."""
+def vary_question_lengths(root: Path, sentences: int = 1) -> Path:
+    """Lengthen question i of a QA release by i * `sentences` sentences, so batched prompts need
+    padding (and a small random model's answers differ from question to question)."""
     path = root / "4D_Object_Question_Answering" / "data" / "4d_qa.json"
     qa = json.loads(path.read_text())
     for i, record in enumerate(qa.values()):
-        record["Question"] += " Look closely." * i
+        record["Question"] += " Look closely." * i * sentences
     path.write_text(json.dumps(qa))
     return root
 

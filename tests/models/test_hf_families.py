@@ -62,7 +62,7 @@ CASES = {
 @pytest.fixture(scope="module")
 def qa_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return vary_question_lengths(
-        make_qa_dataset(tmp_path_factory.mktemp("qa"), n_objects=1, frames=12)
+        make_qa_dataset(tmp_path_factory.mktemp("qa"), n_objects=1, frames=12), sentences=8
     )
 
 
