@@ -20,7 +20,7 @@ TESTS = Path(__file__).parent
 SHARED = TESTS.parent.parent / "shared"
 AUTOEVAL = SHARED / "data" / "autoeval-video"
 sys.path.insert(0, str(TESTS))  # test-only model backends (python:support_models:...)
-pytest_plugins = ["browser"]  # Playwright fixtures (tests/browser.py)
+pytest_plugins = ["browser", "vllm_support"]  # Playwright fixtures, the stand-in vllm
 
 SUBTASK_SUFFIXES = {
     "Object Counting": "object_counting",

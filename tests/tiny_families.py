@@ -1,10 +1,10 @@
 """Tiny randomly initialised checkpoints of the `hf:` families beyond Qwen2-VL and LLaVA-OneVision
-(tiny_models.py): Video-LLaVA, InternVL, InstructBLIP-Video, Gemma 3 and Idefics3, each built
-offline from a config with a 1-layer vision tower and a 2-layer text model, and a processor with
-a byte-level tokenizer (tiny_models.byte_tokenizer) and a chat template that follows the
-structure of the official one (placeholders in content order). `build(name, path)` saves one
-that `hf:PATH` loads; video-input families wrap their image processor in the test stand-in for
-the video processor (video_stand_in.py).
+(tiny_models.py): Video-LLaVA, InternVL, InstructBLIP-Video, InstructBLIP, BLIP-2, Gemma 3 and
+Idefics3, each built offline from a config with a 1-layer vision tower and a 2-layer text model,
+and a processor with a byte-level tokenizer (tiny_models.byte_tokenizer) and a chat template
+that follows the structure of the official one (placeholders in content order).
+`build(name, path)` saves one that `hf:PATH` loads; video-input families wrap their image
+processor in the test stand-in for the video processor (video_stand_in.py).
 """
 
 from __future__ import annotations
@@ -115,56 +115,98 @@ def tiny_video_llava(path: Path | None, seed: int = 0) -> Any:
     return finish(model, processor, path, ids["</s>"], ids["<pad>"])
 
 
-def tiny_instructblip_video(path: Path | None, seed: int = 0) -> Any:
-    """InstructBLIP-Video: a 1-layer ViT (28 px), a 2-layer Q-Former with 2 queries per frame,
-    a Llama text model; prompts are plain text (no chat template), 4 frames per video."""
-    import torch
-    from transformers import (
-        BlipImageProcessor,
-        InstructBlipVideoConfig,
-        InstructBlipVideoForConditionalGeneration,
-        InstructBlipVideoProcessor,
-    )
+def blip_configs(side: int, qformer_vocab: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The vision tower (1 layer, 14 px patches) and Q-Former (2 layers) of the BLIP family."""
+    vision = {
+        "hidden_size": 32,
+        "intermediate_size": 64,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 2,
+        "image_size": side,
+        "patch_size": 14,
+        "initializer_range": INIT_STD,
+    }
+    qformer = {
+        "vocab_size": qformer_vocab,
+        "hidden_size": 32,
+        "intermediate_size": 64,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 2,
+        "encoder_hidden_size": 32,
+        "max_position_embeddings": 2048,  # byte tokens: the prompt is long
+        "pad_token_id": 0,
+    }
+    return vision, qformer
 
-    specials = ("</s>", "<pad>", "<video>")
+
+def tiny_blip(path: Path | None, kind: str, seed: int = 0) -> Any:
+    """BLIP-2, InstructBLIP or InstructBLIP-Video (`kind`): a 1-layer ViT (28 px), a 2-layer
+    Q-Former with 2 queries (per frame for video), a Llama text model; prompts are plain text
+    (no chat template) and the processor puts the query tokens first."""
+    import torch
+    import transformers
+
+    token = "<video>" if kind == "instructblip-video" else "<image>"
+    specials = ("</s>", "<pad>", token)
     tokenizer = byte_tokenizer(specials, eos="</s>", pad="<pad>")
     qformer_tokenizer = byte_tokenizer(("[PAD]",), eos="[PAD]", pad="[PAD]")
     ids = {t: tokenizer.convert_tokens_to_ids(t) for t in specials}
     side = 28
-    image_processor = BlipImageProcessor(size={"height": side, "width": side})
-    processor = InstructBlipVideoProcessor(
-        video_processor=frames_video_processor(image_processor, "pixel_values"),
-        tokenizer=tokenizer,
-        qformer_tokenizer=qformer_tokenizer,
-        num_query_tokens=2,
-    )
-    config = InstructBlipVideoConfig(
-        vision_config={
-            "hidden_size": 32,
-            "intermediate_size": 64,
-            "num_hidden_layers": 1,
-            "num_attention_heads": 2,
-            "image_size": side,
-            "patch_size": 14,
-            "initializer_range": INIT_STD,
-        },
-        qformer_config={
-            "vocab_size": len(qformer_tokenizer),
-            "hidden_size": 32,
-            "intermediate_size": 64,
-            "num_hidden_layers": 2,
-            "num_attention_heads": 2,
-            "encoder_hidden_size": 32,
-            "max_position_embeddings": 2048,  # byte tokens: the prompt is long
-            "pad_token_id": 0,
-        },
-        text_config=text_config("llama", len(tokenizer), ids, pad_token_id=ids["<pad>"]),
-        num_query_tokens=2,
-        video_token_index=ids["<video>"],
-    )
+    image_processor = transformers.BlipImageProcessorPil(size={"height": side, "width": side})
+    vision, qformer = blip_configs(side, len(qformer_tokenizer))
+    text = text_config("llama", len(tokenizer), ids, pad_token_id=ids["<pad>"])
+    if kind == "instructblip-video":
+        processor = transformers.InstructBlipVideoProcessor(
+            video_processor=frames_video_processor(image_processor, "pixel_values"),
+            tokenizer=tokenizer,
+            qformer_tokenizer=qformer_tokenizer,
+            num_query_tokens=2,
+        )
+        config = transformers.InstructBlipVideoConfig(
+            vision_config=vision,
+            qformer_config=qformer,
+            text_config=text,
+            num_query_tokens=2,
+            video_token_index=ids[token],
+        )
+        model_class = transformers.InstructBlipVideoForConditionalGeneration
+    elif kind == "instructblip":
+        processor = transformers.InstructBlipProcessor(
+            image_processor, tokenizer, qformer_tokenizer, num_query_tokens=2
+        )
+        config = transformers.InstructBlipConfig(
+            vision_config=vision,
+            qformer_config=qformer,
+            text_config=text,
+            num_query_tokens=2,
+            image_token_index=ids[token],
+        )
+        model_class = transformers.InstructBlipForConditionalGeneration
+    else:
+        processor = transformers.Blip2Processor(image_processor, tokenizer, num_query_tokens=2)
+        config = transformers.Blip2Config(
+            vision_config=vision,
+            qformer_config={**qformer, "encoder_hidden_size": 32},
+            text_config=text,
+            num_query_tokens=2,
+            image_token_index=ids[token],
+        )
+        model_class = transformers.Blip2ForConditionalGeneration
     torch.manual_seed(seed)
-    model = InstructBlipVideoForConditionalGeneration(config)
+    model = model_class(config)
     return finish(model, processor, path, ids["</s>"], ids["<pad>"])
+
+
+def tiny_instructblip_video(path: Path | None, seed: int = 0) -> Any:
+    return tiny_blip(path, "instructblip-video", seed)
+
+
+def tiny_instructblip(path: Path | None, seed: int = 0) -> Any:
+    return tiny_blip(path, "instructblip", seed)
+
+
+def tiny_blip2(path: Path | None, seed: int = 0) -> Any:
+    return tiny_blip(path, "blip-2", seed)
 
 
 def tiny_gemma3(path: Path | None, seed: int = 0) -> Any:
@@ -331,6 +373,8 @@ def tiny_internvl(path: Path | None, seed: int = 0) -> Any:
 BUILDERS: dict[str, Callable[..., Any]] = {
     "video-llava": tiny_video_llava,
     "instructblip-video": tiny_instructblip_video,
+    "instructblip": tiny_instructblip,
+    "blip-2": tiny_blip2,
     "gemma-3": tiny_gemma3,
     "idefics3": tiny_idefics3,
     "internvl": tiny_internvl,

@@ -52,6 +52,11 @@ CASES = {
     "internvl-video": Case(
         "internvl", "4dbench-qa", "video", None, "<IMG_CONTEXT>", 18, {"frame_input": "video"}
     ),
+    # InstructBLIP and BLIP-2: one image (a frame here; a grid in AutoEval-Video), 2 queries
+    "instructblip": Case(
+        "instructblip", "4dbench-qa:views-1+frames-1", "images", None, "<image>", 2
+    ),
+    "blip-2": Case("blip-2", "4dbench-qa:views-1+frames-1", "images", None, "<image>", 2),
     # Gemma 3: 18 images, 4 soft tokens each
     "gemma-3": Case("gemma-3", "4dbench-qa", "images", None, "<image_soft_token>", 72),
     # Idefics3: 18 images, 1 token each (no splitting)
@@ -217,6 +222,8 @@ def test_each_family_records_its_default_frame_input(tmp_path: Path) -> None:
         "gemma3": ("images", None),
         "idefics3": ("images", None),
         "smolvlm": ("images", None),
+        "instructblip": ("images", None),
+        "blip-2": ("images", None),
     }
     for model_type, (kind, frames) in expected.items():
         model = load_model(f"hf:{write_config(tmp_path / model_type, model_type)}")

@@ -36,7 +36,7 @@ class Family:
     inputs: tuple[str, ...] = ("images",)  # frame inputs the model takes
     default_input: str = "images"
     video_frames: int | None = None  # frames per clip the video input is documented with
-    max_clips: int | None = None  # clips one prompt may hold (None: any)
+    max_media: int | None = None  # images (or clips) one prompt may hold (None: any)
     prompt: str = "chat"  # "chat": the processor's chat template; "plain": the text alone
     video_argument: str = "videos"  # the processor argument clips are passed in
     documented: str = ""  # where the frame handling comes from
@@ -94,11 +94,29 @@ FAMILIES: dict[str, Family] = {
         ("video",),
         default_input="video",
         video_frames=4,
-        max_clips=1,
+        max_media=1,
         prompt="plain",
         video_argument="images",
         documented="transformers: InstructBLIP-Video takes one video of exactly 4 frames; "
         "MMWorld runs X-InstructBLIP on 4 frames",
+    ),
+    # InstructBLIP and BLIP-2: one image, a plain prompt (AutoEval-Video's ImageLLM rows send
+    # one grid of 8 or 16 frames)
+    "instructblip": Family(
+        "instructblip",
+        "InstructBlipForConditionalGeneration",
+        max_media=1,
+        prompt="plain",
+        documented="model card: one image and a text prompt; AutoEval-Video section 7.1: the "
+        "frames as one grid image",
+    ),
+    "blip-2": Family(
+        "blip-2",
+        "Blip2ForConditionalGeneration",
+        max_media=1,
+        prompt="plain",
+        documented="model card: one image and a text prompt (`Question: ... Answer:`); "
+        "AutoEval-Video section 7.1: the frames as one grid image",
     ),
     "gemma3": Family(
         "gemma-3",

@@ -58,21 +58,25 @@ def to_chat(messages: Sequence[Message], kind: str = "images") -> ChatInput:
     return ChatInput(conversation, text, images, clips)
 
 
-def clip_problem(family: Family, frames: FrameInput, chat: ChatInput) -> str | None:
-    """Why the model cannot take this request's clips (None: it can). A clip of another length
-    than the model's documented one is refused, never resampled behind the user's back."""
-    if frames.kind != "video":
-        return None
-    if not chat.clips:
+def media_problem(family: Family, frames: FrameInput, chat: ChatInput) -> str | None:
+    """Why the model cannot take this request's frames (None: it can): more images or clips than
+    a prompt of it holds, or a clip of another length than its video input's documented one
+    (refused, never resampled behind the user's back)."""
+    items = chat.clips if frames.kind == "video" else chat.images
+    noun = "video" if frames.kind == "video" else "image"
+    if frames.kind == "video" and not chat.clips:
         return f"{family.name} takes frames as a video, and this request has no images"
-    if family.max_clips is not None and len(chat.clips) > family.max_clips:
+    if family.max_media is not None and len(items) > family.max_media:
+        hint = " (runs of images split by text)" if frames.kind == "video" else ""
+        grid = "" if frames.kind == "video" else ": send the frames as one grid image (grid-RxC)"
         return (
-            f"{family.name} takes {family.max_clips} video per prompt; this request has "
-            f"{len(chat.clips)} (runs of images split by text)"
+            f"{family.name} takes at most {family.max_media} {noun}"
+            f"{'' if family.max_media == 1 else 's'} per prompt; this request has "
+            f"{len(items)}{hint}{grid}"
         )
     wanted = frames.video_frames
     lengths = sorted({len(clip) for clip in chat.clips})
-    if wanted is not None and lengths != [wanted]:
+    if frames.kind == "video" and wanted is not None and lengths != [wanted]:
         return (
             f"{family.name}'s video input takes {wanted} frames per clip; this request has "
             f"{' and '.join(map(str, lengths))}: choose a task variant with {wanted} frames per "

@@ -21,7 +21,7 @@ from vidbench.models.hf_checkpoint import (
     tokenizer_of,
 )
 from vidbench.models.hf_families import IMAGES, Family, FrameInput, load_model_class
-from vidbench.models.hf_inputs import clip_array, clip_problem, prompt_text, to_chat
+from vidbench.models.hf_inputs import clip_array, media_problem, prompt_text, to_chat
 
 
 @dataclass(frozen=True)
@@ -159,7 +159,7 @@ def prepare_batch(
     refused: dict[str, Response] = {}
     for request in requests:
         chat = to_chat(request.messages, loaded.frames.kind)
-        problem = clip_problem(loaded.family, loaded.frames, chat)
+        problem = media_problem(loaded.family, loaded.frames, chat)
         if problem is None:
             accepted.append(request)
         else:

@@ -17,7 +17,7 @@ from typing import Any
 from vidbench.core.requests import Request
 from vidbench.media.images import decode_image
 from vidbench.models.hf_families import Family, FrameInput
-from vidbench.models.hf_inputs import ChatInput, clip_array, clip_problem, prompt_text, to_chat
+from vidbench.models.hf_inputs import ChatInput, clip_array, media_problem, prompt_text, to_chat
 
 MODALITY = {"images": "image", "video": "video"}  # vidbench frame input -> vLLM's modality key
 
@@ -43,7 +43,7 @@ class PromptBuilder:
         return len(chat.clips) if self.frames.kind == "video" else len(chat.images)
 
     def problem(self, request: Request) -> str | None:
-        return clip_problem(self.family, self.frames, self.chat(request))
+        return media_problem(self.family, self.frames, self.chat(request))
 
     def build(self, request: Request) -> dict[str, Any]:
         """{"prompt": ..., "multi_modal_data": {modality: [...]}} (no media: the prompt alone)."""

@@ -1,4 +1,4 @@
-"""Fixtures of the model backend tests."""
+"""A stand-in `vllm` package for the backend tests (the `fake_vllm` fixture; a pytest plugin)."""
 
 from __future__ import annotations
 
