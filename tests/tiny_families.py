@@ -1,8 +1,8 @@
 """Tiny randomly initialised checkpoints of the `hf:` families beyond Qwen2-VL and LLaVA-OneVision
-(tiny_models.py): Video-LLaVA, InternVL, InstructBLIP-Video, InstructBLIP, BLIP-2, Gemma 3 and
-Idefics3, each built offline from a config with a 1-layer vision tower and a 2-layer text model,
-and a processor with a byte-level tokenizer (tiny_models.byte_tokenizer) and a chat template
-that follows the structure of the official one (placeholders in content order).
+(tiny_models.py): Video-LLaVA, InternVL, InstructBLIP-Video, InstructBLIP, BLIP-2, LLaVA-1.5,
+Gemma 3 and Idefics3, each built offline from a config with a 1-layer vision tower and a 2-layer
+text model, and a processor with a byte-level tokenizer (tiny_models.byte_tokenizer) and a chat
+template that follows the structure of the official one (placeholders in content order).
 `build(name, path)` saves one that `hf:PATH` loads; video-input families wrap their image
 processor in the test stand-in for the video processor (video_stand_in.py).
 """
@@ -112,6 +112,52 @@ def tiny_video_llava(path: Path | None, seed: int = 0) -> Any:
     )
     torch.manual_seed(seed)
     model = VideoLlavaForConditionalGeneration(config)
+    return finish(model, processor, path, ids["</s>"], ids["<pad>"])
+
+
+def tiny_llava(path: Path | None, seed: int = 0) -> Any:
+    """LLaVA-1.5: a CLIP tower (28 px, 14 px patches: 4 tokens per image), a Llama text model,
+    `USER: <image>\n... ASSISTANT:` prompts."""
+    import torch
+    from transformers import (
+        CLIPImageProcessorPil,
+        LlavaConfig,
+        LlavaForConditionalGeneration,
+        LlavaProcessor,
+    )
+
+    specials = ("</s>", "<pad>", "<image>")
+    tokenizer = byte_tokenizer(specials, eos="</s>", pad="<pad>")
+    ids = {t: tokenizer.convert_tokens_to_ids(t) for t in specials}
+    side = 28
+    processor = LlavaProcessor(
+        image_processor=CLIPImageProcessorPil(
+            size={"shortest_edge": side}, crop_size={"height": side, "width": side}
+        ),
+        tokenizer=tokenizer,
+        patch_size=14,
+        vision_feature_select_strategy="default",
+        num_additional_image_tokens=1,  # CLIP's CLS, which the "default" strategy drops
+        chat_template=chat_template("{role}: ", "\n", "ASSISTANT:", "<image>\n"),
+    )
+    config = LlavaConfig(
+        vision_config={
+            "model_type": "clip_vision_model",
+            "hidden_size": 32,
+            "intermediate_size": 64,
+            "num_hidden_layers": 2,
+            "num_attention_heads": 2,
+            "image_size": side,
+            "patch_size": 14,
+            "projection_dim": 32,
+        },
+        text_config=text_config("llama", len(tokenizer), ids, pad_token_id=ids["<pad>"]),
+        image_token_index=ids["<image>"],
+        vision_feature_layer=-1,
+        image_seq_length=4,
+    )
+    torch.manual_seed(seed)
+    model = LlavaForConditionalGeneration(config)
     return finish(model, processor, path, ids["</s>"], ids["<pad>"])
 
 
@@ -374,6 +420,7 @@ BUILDERS: dict[str, Callable[..., Any]] = {
     "video-llava": tiny_video_llava,
     "instructblip-video": tiny_instructblip_video,
     "instructblip": tiny_instructblip,
+    "llava": tiny_llava,
     "blip-2": tiny_blip2,
     "gemma-3": tiny_gemma3,
     "idefics3": tiny_idefics3,

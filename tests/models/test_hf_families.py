@@ -57,6 +57,8 @@ CASES = {
         "instructblip", "4dbench-qa:views-1+frames-1", "images", None, "<image>", 2
     ),
     "blip-2": Case("blip-2", "4dbench-qa:views-1+frames-1", "images", None, "<image>", 2),
+    # LLaVA-1.5: one image (a grid in AutoEval-Video), 4 patches
+    "llava": Case("llava", "4dbench-qa:views-1+frames-1", "images", None, "<image>", 4),
     # Gemma 3: 18 images, 4 soft tokens each
     "gemma-3": Case("gemma-3", "4dbench-qa", "images", None, "<image_soft_token>", 72),
     # Idefics3: 18 images, 1 token each (no splitting)
@@ -224,6 +226,7 @@ def test_each_family_records_its_default_frame_input(tmp_path: Path) -> None:
         "smolvlm": ("images", None),
         "instructblip": ("images", None),
         "blip-2": ("images", None),
+        "llava": ("images", None),
     }
     for model_type, (kind, frames) in expected.items():
         model = load_model(f"hf:{write_config(tmp_path / model_type, model_type)}")

@@ -45,6 +45,9 @@ CASES = {
     "internvl-video": Case(6, "video", "<video>", "<IMG_CONTEXT>", {"frame_input": "video"}),
     "gemma-3": Case(3, "image", "<start_of_image>", "<image_soft_token>"),
     "idefics3": Case(3, "image", "<image>", "<image>"),
+    "llava": Case(1, "image", "<image>", "<image>"),
+    "instructblip": Case(1, "image", "", "<image>"),
+    "blip-2": Case(1, "image", "", "<image>"),
 }
 
 
@@ -55,7 +58,8 @@ def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "qwen2-vl": tiny_qwen2_vl(root / "qwen2-vl"),
         "llava-onevision": tiny_llava_onevision(root / "llava-onevision"),
     }
-    for name in ("video-llava", "instructblip-video", "internvl", "gemma-3", "idefics3"):
+    names = ("video-llava", "instructblip-video", "internvl", "gemma-3", "idefics3")
+    for name in (*names, "llava", "instructblip", "blip-2"):
         paths[name] = build(name, root / name)
     paths["internvl-video"] = paths["internvl"]
     return paths

@@ -100,6 +100,12 @@ FAMILIES: dict[str, Family] = {
         documented="transformers: InstructBLIP-Video takes one video of exactly 4 frames; "
         "MMWorld runs X-InstructBLIP on 4 frames",
     ),
+    "llava": Family(
+        "llava",
+        "LlavaForConditionalGeneration",
+        documented="LLaVA-1.5 model card: images (trained on one per prompt); AutoEval-Video "
+        "section 7.1: the frames as one grid padded to a square (it center-crops)",
+    ),
     # InstructBLIP and BLIP-2: one image, a plain prompt (AutoEval-Video's ImageLLM rows send
     # one grid of 8 or 16 frames)
     "instructblip": Family(
