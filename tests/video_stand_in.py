@@ -18,6 +18,8 @@ from typing import Any, ClassVar
 
 import pytest
 
+CALLS: list[dict[str, Any]] = []  # the keyword arguments of every stand-in call, in order
+
 
 def frames_video_processor(image_processor: Any, output_key: str = "pixel_values_videos") -> Any:
     import torch
@@ -38,6 +40,7 @@ def frames_video_processor(image_processor: Any, output_key: str = "pixel_values
             self.image_processor = image_processor
 
         def __call__(self, videos: Any, return_tensors: Any = None, **kwargs: Any) -> Any:
+            CALLS.append(kwargs)
             clips = []
             for video in videos:
                 frames = [Image.fromarray(frame) for frame in video]

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from rich.console import Console
 
+import video_stand_in
 from conftest import make_qa_dataset, vary_question_lengths
 from tiny_families import build
 from vidbench.benchmarks.registry import open_run
@@ -165,6 +166,7 @@ def test_clips_reach_the_video_input_in_frame_order(
     case = CASES["video-llava"]
     run = run_family(case, checkpoints["video-llava"], qa_data, tmp_path / "order", 2)
     assert len(seen) == 2
+    assert video_stand_in.CALLS[-1]["do_sample_frames"] is False  # the frames are the spec's
     for sample, clip in zip(run.samples, seen, strict=True):
         frames = load_frames(sample.media, run.task.frame_spec, None)
         want = np.stack([np.asarray(decode_image(f.image.data)) for f in frames])

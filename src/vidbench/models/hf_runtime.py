@@ -132,6 +132,8 @@ def encode_batch(loaded: Loaded, requests: Sequence[Request], processor: Any = N
         kwargs["images"] = images
     if clips:
         kwargs[loaded.family.video_argument] = clips
+        if loaded.family.video_argument == "videos":  # the FrameSpec chose the frames: the
+            kwargs["do_sample_frames"] = False  # video processor must not sample them again
     return processor(**kwargs)
 
 
