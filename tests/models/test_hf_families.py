@@ -192,10 +192,27 @@ def test_a_clip_of_another_length_is_refused_by_name(
     assert json.loads((out / "results.json").read_text())["errors"] == 2
 
 
-def write_config(path: Path, model_type: str) -> Path:
+def write_config(path: Path, model_type: str, **fields: Any) -> Path:
     path.mkdir(parents=True, exist_ok=True)
-    (path / "config.json").write_text(json.dumps({"model_type": model_type}))
+    (path / "config.json").write_text(json.dumps({"model_type": model_type, **fields}))
     return path
+
+
+@pytest.mark.parametrize(
+    ("model_type", "architecture", "message"),
+    [
+        ("llava", "LlavaQwenForCausalLM", "which LlavaForConditionalGeneration does not load"),
+        ("qwen2", "NoSuchVisionModel", "which transformers does not have"),
+    ],
+)
+def test_a_checkpoint_made_for_other_code_stops_early(
+    tmp_path: Path, model_type: str, architecture: str, message: str
+) -> None:
+    """lmms-lab's LLaVA-Video says model_type "llava" but is the LLaVA-NeXT repository's
+    LlavaQwenForCausalLM: loading it into Llava would leave most weights random."""
+    ckpt = write_config(tmp_path / "ckpt", model_type, architectures=[architecture])
+    with pytest.raises(ConfigError, match=f"architecture is {architecture}, {message}"):
+        load_model(f"hf:{ckpt}")
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from vidbench.core.errors import ConfigError
-from vidbench.models.hf_families import Family, family_for, remote_family
+from vidbench.models.hf_families import (
+    GENERIC_MODEL_CLASS,
+    Family,
+    family_for,
+    remote_family,
+)
 
 TRUST_OPTION = "trust_remote_code=true"
 # the Auto classes a checkpoint's own code may register its generating model under, in preference
@@ -88,7 +93,30 @@ def inspect_checkpoint(spec: str, source: str, trust_remote_code: bool, flag: st
         )
     own_code = bool(auto_map) and trust_remote_code
     family = remote_family(model_type) if own_code else family_for(model_type)
+    if not own_code:
+        check_architectures(spec, config.get("architectures"), family)
     return Checkpoint(source, model_type, family, own_code, dict(auto_map))
+
+
+def check_architectures(spec: str, architectures: Any, family: Family) -> None:
+    """A checkpoint made for other code than the class that would load it (lmms-lab's LLaVA-Video
+    says model_type "llava" but is `LlavaQwenForCausalLM` of the LLaVA-NeXT repository) would
+    load with most weights missing and answer at random: stop instead."""
+    import transformers
+
+    named = [a for a in architectures or [] if isinstance(a, str)]
+    if not named:
+        return
+    if family.model_class == GENERIC_MODEL_CLASS:
+        fits, loader = any(hasattr(transformers, a) for a in named), "transformers does not have"
+    else:
+        fits, loader = family.model_class in named, f"{family.model_class} does not load"
+    if not fits:
+        raise ConfigError(
+            f"{spec}: the checkpoint's architecture is {', '.join(named)}, which {loader}: "
+            "it needs the code it was made with (a python: model, docs/reproducing-papers.md), "
+            "or a transformers conversion of it"
+        )
 
 
 def own_model_class(checkpoint: Checkpoint) -> Any:
