@@ -253,11 +253,13 @@ def test_each_family_records_its_default_frame_input(tmp_path: Path) -> None:
         assert (identity["frame_input"], identity["video_frames"]) == (kind, frames), model_type
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     __import__("importlib").util.find_spec("torchvision") is not None,
     reason="torchvision is installed here: the video processor loads",
 )
-def test_video_input_without_torchvision_names_the_way_out(checkpoints: dict[str, Path]) -> None:
-    model = load_model(f"hf:{checkpoints['video-llava']}", ModelOptions(extra={"device": "cpu"}))
+def test_video_input_without_torchvision_names_the_way_out(tmp_path: Path) -> None:
+    checkpoint = build("video-llava", tmp_path / "video-llava")
+    model = load_model(f"hf:{checkpoint}", ModelOptions(extra={"device": "cpu"}))
     with pytest.raises(ConfigError, match=r"need torchvision.*frame_input=images"):
         model.load()  # type: ignore[attr-defined]
