@@ -23,7 +23,7 @@ SHARED = TESTS.parent.parent / "shared"  # optional: the papers' texts, beside t
 AUTOEVAL = TESTS / "data" / "autoeval-video"
 AUTOEVAL_CLIPS = 8  # clips in AUTOEVAL / "video"
 sys.path.insert(0, str(TESTS))  # test-only model backends (python:support_models:...)
-pytest_plugins = ["browser"]  # Playwright fixtures (tests/browser.py)
+pytest_plugins = ["browser", "vllm_support"]  # Playwright fixtures, the stand-in vllm
 
 SUBTASK_SUFFIXES = {
     "Object Counting": "object_counting",
@@ -62,6 +62,17 @@ def make_qa_dataset(root: Path, n_objects: int = 4, frames: int = 12) -> Path:
                 "Category": category,
             }
     (data_dir / "4d_qa.json").write_text(json.dumps(qa, indent=1))
+    return root
+
+
+def vary_question_lengths(root: Path, sentences: int = 1) -> Path:
+    """Lengthen question i of a QA release by i * `sentences` sentences, so batched prompts need
+    padding (and a small random model's answers differ from question to question)."""
+    path = root / "4D_Object_Question_Answering" / "data" / "4d_qa.json"
+    qa = json.loads(path.read_text())
+    for i, record in enumerate(qa.values()):
+        record["Question"] += " Look closely." * i * sentences
+    path.write_text(json.dumps(qa))
     return root
 
 

@@ -70,8 +70,11 @@ LLAVA_OV_TEMPLATE = (
 )
 
 
-def byte_tokenizer(specials: tuple[str, ...], eos: str, pad: str):  # -> PreTrainedTokenizerFast
-    """A byte-level BPE tokenizer without merges (ids 0..255 are bytes), specials after them."""
+def byte_tokenizer(
+    specials: tuple[str, ...], eos: str, pad: str, named: dict[str, str] | None = None
+):  # -> PreTrainedTokenizerFast
+    """A byte-level BPE tokenizer without merges (ids 0..255 are bytes), specials after them;
+    `named` specials are also attributes (`tokenizer.boi_token`, `tokenizer.boi_token_id`)."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers
     from transformers import PreTrainedTokenizerFast
 
@@ -83,7 +86,11 @@ def byte_tokenizer(specials: tuple[str, ...], eos: str, pad: str):  # -> PreTrai
     raw.decoder = decoders.ByteLevel()
     raw.add_special_tokens(list(specials))
     return PreTrainedTokenizerFast(
-        tokenizer_object=raw, eos_token=eos, pad_token=pad, padding_side="left"
+        tokenizer_object=raw,
+        eos_token=eos,
+        pad_token=pad,
+        padding_side="left",
+        extra_special_tokens=named or {},
     )
 
 
@@ -113,7 +120,7 @@ def tiny_qwen2_vl(
         Qwen2VLProcessor,
     )
 
-    from vidbench.models.hf_families import image_only_processor
+    from vidbench.models.hf_checkpoint import image_only_processor
 
     tokenizer = byte_tokenizer(QWEN_SPECIALS, eos="<|im_end|>", pad="<|endoftext|>")
     ids = {t: tokenizer.convert_tokens_to_ids(t) for t in QWEN_SPECIALS}
@@ -201,7 +208,7 @@ def tiny_llava_onevision(path: Path, image_side: int = 28, seed: int = 0) -> Pat
         LlavaOnevisionProcessor,
     )
 
-    from vidbench.models.hf_families import image_only_processor
+    from vidbench.models.hf_checkpoint import image_only_processor
 
     specials = ("<|endoftext|>", "<|im_start|>", "<|im_end|>", "<image>", "<video>")
     tokenizer = byte_tokenizer(specials, eos="<|im_end|>", pad="<|endoftext|>")

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from conftest import make_qa_dataset
+from conftest import make_qa_dataset, vary_question_lengths
 from tiny_models import tiny_llava_onevision, tiny_qwen2_vl
 from vidbench.benchmarks.registry import open_run
 from vidbench.cli import main
@@ -22,7 +22,7 @@ from vidbench.core.messages import ImagePart, Message, TextPart
 from vidbench.core.requests import GenerationConfig, Request
 from vidbench.media.frames import load_frames
 from vidbench.media.images import encode_image
-from vidbench.models.hf_families import to_chat
+from vidbench.models.hf_inputs import to_chat
 from vidbench.models.registry import ModelOptions, load_model
 from vidbench.runner.keys import plan_key
 from vidbench.runner.run import Run
@@ -40,13 +40,9 @@ def tiny_qwen(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def qa_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """10 questions whose lengths differ, so batched prompts need padding."""
-    root = make_qa_dataset(tmp_path_factory.mktemp("qa"), n_objects=2, frames=12)
-    path = root / "4D_Object_Question_Answering" / "data" / "4d_qa.json"
-    qa = json.loads(path.read_text())
-    for i, record in enumerate(qa.values()):
-        record["Question"] += " Look closely." * i
-    path.write_text(json.dumps(qa))
-    return root
+    return vary_question_lengths(
+        make_qa_dataset(tmp_path_factory.mktemp("qa"), n_objects=2, frames=12)
+    )
 
 
 def configure(
@@ -189,6 +185,9 @@ def test_cli_run_with_model_options(tiny_qwen: Path, qa_data: Path, tmp_path: Pa
         "padding_side": "left",
         "attention": "default",
         "device_type": "cpu",
+        "frame_input": "images",
+        "video_frames": None,
+        "trust_remote_code": False,
     }
     assert results["usage"]["output_tokens"] > 0
     timing = results["timing"]  # the device's share of the infer stage
@@ -243,9 +242,9 @@ def test_to_chat_keeps_parts_in_order() -> None:
         Message("system", (TextPart("Be brief."),)),
         Message("user", (a, TextPart("then"), b, TextPart("?"))),
     )
-    conversation, images = to_chat(messages)
-    assert images == [a, b]
-    assert conversation == [
+    chat = to_chat(messages)
+    assert chat.images == [a, b] and chat.clips == []
+    assert chat.conversation == [
         {"role": "system", "content": [{"type": "text", "text": "Be brief."}]},
         {
             "role": "user",

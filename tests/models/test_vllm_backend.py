@@ -1,99 +1,40 @@
-"""The `vllm:` backend without vLLM or a GPU: its errors, its message conversion, and its calls
-into a stand-in `vllm` module that records them (the real engine is untested here)."""
+"""The `vllm:` backend without vLLM or a GPU: its errors, and its calls into a stand-in `vllm`
+module that records them (the real engine is untested here). What vLLM would receive for each
+family is checked in test_vllm_inputs.py."""
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import importlib.util
 import sys
-import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from tiny_models import tiny_qwen2_vl
+from tiny_own_code import tiny_own_vl
 from vidbench.core.errors import ConfigError
 from vidbench.core.messages import ImagePart, Message, TextPart
 from vidbench.core.requests import GenerationConfig, Request
+from vidbench.media.images import encode_image
 from vidbench.models.registry import ModelOptions, load_model
-from vidbench.models.vllm_backend import vllm_messages
-
-# A stand-in for the `vllm` package: records the engine arguments and chat calls, answers
-# "answer <n images>", or nothing for a prompt containing "silence".
-FAKE_VLLM = textwrap.dedent(
-    """
-    from types import SimpleNamespace
-
-    ENGINES = []
-    ATTEMPTS = []
-
-    class SamplingParams:
-        def __init__(self, **kwargs):
-            self.kwargs = kwargs
-
-    class LLM:
-        def __init__(self, **kwargs):
-            ATTEMPTS.append(kwargs)
-            if kwargs.get("max_model_len") == 1:
-                raise ValueError("max_model_len 1 is shorter than any prompt")
-            self.kwargs = kwargs
-            self.chats = []
-            ENGINES.append(self)
-
-        def chat(self, messages, sampling_params, use_tqdm=True):
-            self.chats.append((messages, sampling_params, use_tqdm))
-            outputs = []
-            for conversation in messages:
-                parts = conversation[-1]["content"]
-                listed = parts if isinstance(parts, list) else []
-                images = sum(p["type"] == "image_url" for p in listed)
-                text = "" if "silence" in str(parts) else f"answer {images}"
-                completion = SimpleNamespace(text=text, token_ids=[1, 2], finish_reason="stop")
-                outputs.append(SimpleNamespace(prompt_token_ids=[0] * 10, outputs=[completion]))
-            return outputs
-    """
-)
-
-
-@pytest.fixture
-def fake_vllm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    (tmp_path / "fake" / "vllm").mkdir(parents=True)
-    (tmp_path / "fake" / "vllm" / "__init__.py").write_text(FAKE_VLLM)
-    monkeypatch.syspath_prepend(str(tmp_path / "fake"))
-    monkeypatch.delitem(sys.modules, "vllm", raising=False)
-    importlib.invalidate_caches()
-    return tmp_path
 
 
 @pytest.fixture(scope="module")
 def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A checkpoint directory as far as vidbench looks (the stand-in engine loads nothing)."""
-    path = tmp_path_factory.mktemp("ckpt")
-    (path / "config.json").write_text('{"model_type": "qwen2_vl"}')
-    return path
+    """A tiny Qwen2-VL checkpoint: its chat template writes the prompts (the stand-in engine
+    loads no weights)."""
+    return tiny_qwen2_vl(tmp_path_factory.mktemp("ckpt"))
 
 
-def image(tag: bytes) -> ImagePart:
-    return ImagePart(tag, "image/png")
+def image(i: int) -> ImagePart:
+    return ImagePart(encode_image(np.full((8, 8, 3), i, np.uint8)), "image/jpeg", f"frame {i}")
 
 
 def request(key: str, n_images: int, text: str = "Which?", **generation: float) -> Request:
-    parts = (*(image(bytes([i])) for i in range(n_images)), TextPart(text))
+    parts = (*(image(i) for i in range(n_images)), TextPart(text))
     return Request(key, key, (Message("user", parts),), GenerationConfig(**generation))
-
-
-def test_messages_become_openai_chat_with_data_urls() -> None:
-    messages = (
-        Message("system", (TextPart("Be brief."),)),
-        Message("user", (image(b"one"), TextPart("and"), image(b"two"), TextPart("?"))),
-    )
-    converted = vllm_messages(messages)
-    assert converted[0] == {"role": "system", "content": "Be brief."}
-    parts = converted[1]["content"]
-    assert [p["type"] for p in parts] == ["image_url", "text", "image_url", "text"]
-    url = parts[2]["image_url"]["url"]
-    assert url.startswith("data:image/png;base64,")
-    assert base64.b64decode(url.split(",", 1)[1]) == b"two"
 
 
 def test_missing_vllm_names_the_extra(checkpoint: Path) -> None:
@@ -119,8 +60,11 @@ def test_factory_does_not_import_vllm_and_the_engine_batches(
     assert engine.kwargs["limit_mm_per_prompt"] == {"image": 18}
     assert engine.kwargs["tensor_parallel_size"] == 2 and engine.kwargs["seed"] == 3
     assert engine.kwargs["model"] == str(checkpoint)
-    [(conversations, params, use_tqdm)] = engine.chats  # one call for the whole batch
-    assert len(conversations) == 4 and use_tqdm is False
+    assert engine.kwargs["trust_remote_code"] is False
+    [(prompts, params, use_tqdm)] = engine.calls  # one call for the whole batch
+    assert len(prompts) == 4 and use_tqdm is False
+    assert prompts[0]["prompt"].count("<|image_pad|>") == 18
+    assert len(prompts[0]["multi_modal_data"]["image"]) == 18
     assert params[0].kwargs == {"temperature": 0.5, "top_p": 0.9, "max_tokens": 7, "seed": None}
     assert [r.text for r in responses[:3]] == ["answer 18", "answer 17", "answer 16"]
     assert responses[0].usage.input_tokens == 10 and responses[0].usage.output_tokens == 2
@@ -134,6 +78,13 @@ def test_max_images_starts_the_engine_early(fake_vllm: Path, checkpoint: Path) -
     model = load_model(f"vllm:{checkpoint}", ModelOptions(extra={"max_images": "32"}))
     asyncio.run(model.start())
     assert sys.modules["vllm"].ENGINES[-1].kwargs["limit_mm_per_prompt"] == {"image": 32}
+
+
+def test_a_checkpoint_without_a_processor_stops_at_start(fake_vllm: Path, tmp_path: Path) -> None:
+    (tmp_path / "config.json").write_text('{"model_type": "qwen2_vl"}')
+    model = load_model(f"vllm:{tmp_path}")
+    with pytest.raises(ConfigError, match="cannot load its processor"):
+        asyncio.run(model.start())
 
 
 def test_an_engine_that_does_not_start_is_reported_once(fake_vllm: Path, checkpoint: Path) -> None:
@@ -153,6 +104,7 @@ def test_an_engine_that_does_not_start_is_reported_once(fake_vllm: Path, checkpo
         ({"batch_size": "many"}, "batch_size='many'"),
         ({"dtype": "int4"}, "dtype='int4'"),
         ({"device": "cuda"}, "does not take --model-opt device"),
+        ({"trust_remote_code": "perhaps"}, "trust_remote_code='perhaps'"),
     ],
 )
 def test_bad_settings_fail_early(extra: dict[str, str], message: str) -> None:
@@ -160,6 +112,20 @@ def test_bad_settings_fail_early(extra: dict[str, str], message: str) -> None:
         load_model("vllm:org/model", ModelOptions(extra=extra))
 
 
-def test_missing_checkpoint_is_named() -> None:
+def test_missing_checkpoint_is_named(fake_vllm: Path) -> None:
     with pytest.raises(ConfigError, match="no model directory at /nowhere/ckpt"):
         load_model("vllm:/nowhere/ckpt", ModelOptions())
+
+
+def test_own_code_needs_trust_and_reaches_the_engine(fake_vllm: Path, tmp_path: Path) -> None:
+    own = tiny_own_vl(tmp_path / "own")
+    with pytest.raises(ConfigError, match="trust_remote_code=true"):
+        load_model(f"vllm:{own}")
+    model = load_model(f"vllm:{own}", ModelOptions(extra={"trust_remote_code": "true"}))
+    assert model.identity()["trust_remote_code"] is True
+    [response] = asyncio.run(model.generate([request("own", 2)]))
+    assert response.text == "answer 2"
+    engine = sys.modules["vllm"].ENGINES[-1]
+    assert engine.kwargs["trust_remote_code"] is True
+    [(prompts, _, _)] = engine.calls
+    assert prompts[0]["prompt"].count("<image>") == 2  # its processor's chat template

@@ -6,19 +6,24 @@
 Settings (`--model-opt`): device = auto | cpu | cuda | cuda:N | mps (auto: the first GPU, else
 the CPU), dtype = auto | float32 | bfloat16 | float16 (auto: the checkpoint's), batch_size = N
 (default 1), padding_side = left | right (default left), attention = default | eager | sdpa |
-flash_attention_2. Greedy decoding at temperature 0, else sampling with the task's temperature
-and top_p; max_new_tokens is the task's max_tokens; a generation seed seeds torch before each
-batch.
+flash_attention_2, frame_input = images | video (default: the family's, `hf_families.py`),
+trust_remote_code = true | false (default false: a checkpoint that ships its own code is refused;
+true runs that code on this machine, `hf_checkpoint.py`). Greedy decoding at temperature 0,
+else sampling with the task's temperature and top_p; max_new_tokens is the task's max_tokens; a
+generation seed seeds torch before each batch.
 
 Batches are prepared (chat template, images, processor) in a pool of threads while the device
 generates the previous one (models/batcher.py); the device's share of the time is in the run's
 results (`timing`). On GPUs batched generation is not bitwise batch-invariant (padding and
 kernel choices change the floating-point sums), so batch size, padding side, dtype, attention
 and device type are part of the identity: a run never mixes answers of two settings, and
-`batch_size=1` is the batch-invariant mode.
+`batch_size=1` is the batch-invariant mode. How the frames reach the model (images or clips of
+its video input, and the clip length where the model's is fixed) and trust_remote_code are in the
+identity too.
 
-The spec is checked when the model is built (extra installed, directory or cached hub id); the
-weights load once, on `start()` or the first batch, in the worker thread that runs every batch.
+The spec is checked when the model is built (extra installed, directory or cached hub id, its
+config.json: family, frame input, own code); the weights load once, on `start()` or the first
+batch, in the worker thread that runs every batch.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ import asyncio
 import copy
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from vidbench.core.errors import ConfigError
@@ -35,10 +40,20 @@ from vidbench.core.requests import Request, Response
 from vidbench.extras import require
 from vidbench.models.base import Model
 from vidbench.models.batcher import DeviceBatcher
-from vidbench.models.local_source import positive_int, resolve_source
+from vidbench.models.hf_checkpoint import Checkpoint, inspect_checkpoint
+from vidbench.models.hf_families import IMAGES, FrameInput, choose_frame_input
+from vidbench.models.local_source import positive_int, resolve_source, true_or_false
 from vidbench.models.registry import ModelOptions, reject_extra
 
-OPTIONS = ("device", "dtype", "batch_size", "padding_side", "attention")
+OPTIONS = (
+    "device",
+    "dtype",
+    "batch_size",
+    "padding_side",
+    "attention",
+    "frame_input",
+    "trust_remote_code",
+)
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 PADDING_SIDES = ("left", "right")
 ATTENTION = ("default", "eager", "sdpa", "flash_attention_2")
@@ -51,6 +66,8 @@ class HFSettings:
     batch_size: int = 1
     padding_side: str = "left"
     attention: str = "default"
+    frames: FrameInput = IMAGES
+    trust_remote_code: bool = False
 
 
 def parse_settings(spec: str, options: ModelOptions) -> HFSettings:
@@ -75,7 +92,8 @@ def parse_settings(spec: str, options: ModelOptions) -> HFSettings:
             f"{spec}: {options.flag} attention={attention!r}; use one of {', '.join(ATTENTION)}"
         )
     batch_size = positive_int(spec, options.flag, "batch_size", extra.get("batch_size", "1"))
-    return HFSettings(device, dtype, batch_size, padding_side, attention)
+    trust = true_or_false(spec, options.flag, "trust_remote_code", extra.get("trust_remote_code"))
+    return HFSettings(device, dtype, batch_size, padding_side, attention, trust_remote_code=trust)
 
 
 def _is_cuda_index(device: str) -> bool:
@@ -88,10 +106,13 @@ class HFModel(Model):
 
     start_when_needed = True  # loading weights is costly: only when a request needs them
 
-    def __init__(self, spec: str, source: str, settings: HFSettings) -> None:
+    def __init__(
+        self, spec: str, source: str, settings: HFSettings, checkpoint: Checkpoint | None = None
+    ) -> None:
         self.spec = spec
         self.source = source
         self.settings = settings
+        self.checkpoint = checkpoint
         self.batch_size = settings.batch_size
         self._loaded: Any = None
         self._load_error: ConfigError | None = None
@@ -111,6 +132,8 @@ class HFModel(Model):
             "padding_side": self.settings.padding_side,
             "attention": self.settings.attention,
             "device_type": self._device_type(),
+            **self.settings.frames.identity(),
+            "trust_remote_code": self.settings.trust_remote_code,
         }
 
     def _device_type(self) -> str:
@@ -131,8 +154,13 @@ class HFModel(Model):
                 from vidbench.models import hf_runtime
 
                 try:
+                    if self.checkpoint is None:  # built directly, not by build()
+                        self.checkpoint = inspect_checkpoint(
+                            self.spec, self.source, self.settings.trust_remote_code, "--model-opt"
+                        )
                     self._loaded = hf_runtime.load(
-                        self.source,
+                        self.checkpoint,
+                        self.settings.frames,
                         self.settings.device,
                         self.settings.dtype,
                         self.settings.padding_side,
@@ -178,4 +206,9 @@ def build(arg: str, options: ModelOptions) -> HFModel:
     spec = f"hf:{arg}"
     settings = parse_settings(spec, options)
     require(f"model {spec!r}", ("torch", "transformers"), "hf")
-    return HFModel(spec, resolve_source(spec, arg), settings)
+    source = resolve_source(spec, arg)
+    checkpoint = inspect_checkpoint(spec, source, settings.trust_remote_code, options.flag)
+    frames = choose_frame_input(
+        spec, options.flag, checkpoint.family, options.extra.get("frame_input")
+    )
+    return HFModel(spec, source, replace(settings, frames=frames), checkpoint)

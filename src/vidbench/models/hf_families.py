@@ -1,42 +1,146 @@
-"""Model families of the `hf:` backend: which transformers classes load a checkpoint, and how our
-messages become the processor's chat-template input.
+"""Model families of the local backends (`hf:`, `vllm:`), as data: which transformers class loads
+a checkpoint, how the frames of a request reach the model, and where that is documented.
 
-vidbench always sends frames as images (in FrameSpec order), never as a video, so every family
-gets the same conversation shape: one `{"type": "image"}` entry per ImagePart, in place, and
-`{"type": "text"}` entries for the text; the images go to the processor as one list per prompt
-(LLaVA-OneVision counts tokens per prompt from that nesting). Families differ in the model class
-and in what the processor needs; unknown families use the generic image-text-to-text path.
+A request's frames reach a model in one of two ways (`frame_input`):
 
-Processors are loaded without their video processor (`image_only_processor`): it is never used
-here, and in recent transformers it needs torchvision, which has no CPU build to pair with a CPU
-torch.
+- `images`: every image of the request is one image of the prompt, in place (`{"type":
+  "image"}` in the chat template's conversation, the picture in the processor's `images`);
+- `video`: every run of consecutive images (no text between them) is one clip, given to the
+  model's own video input (`{"type": "video"}`, the frames in the processor's `videos`). The
+  4D-Bench QA scripts send their 18 frames (3 views x 6) to Qwen2-VL, LLaVA-OneVision and
+  LLaVA-Video as one video, and to InternVL2 with its video convention (`Frame1: <image>...`).
+
+Each family names the inputs its model takes, the one vidbench uses unless `--model-opt
+frame_input=...` says otherwise, and, where the model's video input was trained and documented
+with a fixed number of frames per clip, that number (a clip of another length is refused, never
+resampled). `prompt="plain"` marks models without a chat template (InstructBLIP-Video): the
+prompt is the request's text and the processor places the video tokens itself.
+
+Checkpoints of other model types run on the generic image-text-to-text path, with images.
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from vidbench.core.messages import ImagePart, Message, TextPart
+from vidbench.core.errors import ConfigError
 
 GENERIC_MODEL_CLASS = "AutoModelForImageTextToText"
+FRAME_INPUTS = ("images", "video")
 
 
 @dataclass(frozen=True)
 class Family:
     name: str
     model_class: str  # a transformers class with from_pretrained
+    inputs: tuple[str, ...] = ("images",)  # frame inputs the model takes
+    default_input: str = "images"
+    video_frames: int | None = None  # frames per clip the video input is documented with
+    max_media: int | None = None  # images (or clips) one prompt may hold (None: any)
+    prompt: str = "chat"  # "chat": the processor's chat template; "plain": the text alone
+    video_argument: str = "videos"  # the processor argument clips are passed in
+    documented: str = ""  # where the frame handling comes from
 
 
 # config.json "model_type" -> family
 FAMILIES: dict[str, Family] = {
-    "qwen2_vl": Family("qwen2-vl", "Qwen2VLForConditionalGeneration"),
-    "qwen2_5_vl": Family("qwen2.5-vl", "Qwen2_5_VLForConditionalGeneration"),
+    "qwen2_vl": Family(
+        "qwen2-vl",
+        "Qwen2VLForConditionalGeneration",
+        ("images", "video"),
+        documented="model card: images or a video (a list of frames); the 4D-Bench QA script "
+        "sends its 18 frames as one video",
+    ),
+    "qwen2_5_vl": Family(
+        "qwen2.5-vl",
+        "Qwen2_5_VLForConditionalGeneration",
+        ("images", "video"),
+        documented="model card: images or a video (a list of frames)",
+    ),
     # LLaVA-OneVision and the converted LLaVA-Video-*-Qwen2-hf checkpoints share this architecture
-    "llava_onevision": Family("llava-onevision", "LlavaOnevisionForConditionalGeneration"),
-    "llava_next_video": Family("llava-next-video", "LlavaNextVideoForConditionalGeneration"),
+    "llava_onevision": Family(
+        "llava-onevision",
+        "LlavaOnevisionForConditionalGeneration",
+        ("images", "video"),
+        documented="model card: images or a video; the 4D-Bench QA scripts of LLaVA-OneVision "
+        "and LLaVA-Video send their 18 frames as one video",
+    ),
+    "llava_next_video": Family(
+        "llava-next-video",
+        "LlavaNextVideoForConditionalGeneration",
+        ("images", "video"),
+        default_input="video",
+        documented="model card: a video of 8 uniformly sampled frames",
+    ),
+    "video_llava": Family(
+        "video-llava",
+        "VideoLlavaForConditionalGeneration",
+        ("images", "video"),
+        default_input="video",
+        video_frames=8,
+        documented="Video-LLaVA paper and model card: 8 frames per video; MMWorld appendix C: "
+        "8 frames",
+    ),
+    "internvl": Family(
+        "internvl",
+        "InternVLForConditionalGeneration",
+        ("images", "video"),
+        documented="model card: images (tiles) or a video (`Frame1: <image>...`, as the 4D-Bench "
+        "InternVL2 script writes its 18 frames)",
+    ),
+    "instructblipvideo": Family(
+        "instructblip-video",
+        "InstructBlipVideoForConditionalGeneration",
+        ("video",),
+        default_input="video",
+        video_frames=4,
+        max_media=1,
+        prompt="plain",
+        video_argument="images",
+        documented="transformers: InstructBLIP-Video takes one video of exactly 4 frames; "
+        "MMWorld runs X-InstructBLIP on 4 frames",
+    ),
+    "llava": Family(
+        "llava",
+        "LlavaForConditionalGeneration",
+        documented="LLaVA-1.5 model card: images (trained on one per prompt); AutoEval-Video "
+        "section 7.1: the frames as one grid padded to a square (it center-crops)",
+    ),
+    # InstructBLIP and BLIP-2: one image, a plain prompt (AutoEval-Video's ImageLLM rows send
+    # one grid of 8 or 16 frames)
+    "instructblip": Family(
+        "instructblip",
+        "InstructBlipForConditionalGeneration",
+        max_media=1,
+        prompt="plain",
+        documented="model card: one image and a text prompt; AutoEval-Video section 7.1: the "
+        "frames as one grid image",
+    ),
+    "blip-2": Family(
+        "blip-2",
+        "Blip2ForConditionalGeneration",
+        max_media=1,
+        prompt="plain",
+        documented="model card: one image and a text prompt (`Question: ... Answer:`); "
+        "AutoEval-Video section 7.1: the frames as one grid image",
+    ),
+    "gemma3": Family(
+        "gemma-3",
+        "Gemma3ForConditionalGeneration",
+        documented="model card: images only (no video input)",
+    ),
+    "idefics3": Family(
+        "idefics3",
+        "Idefics3ForConditionalGeneration",
+        documented="model card: images only (no video input)",
+    ),
+    # SmolVLM and SmolVLM2 (SmolVLM2 adds a video input)
+    "smolvlm": Family(
+        "smolvlm",
+        "SmolVLMForConditionalGeneration",
+        ("images", "video"),
+        documented="SmolVLM2 model card: images or a video",
+    ),
 }
 
 
@@ -44,59 +148,39 @@ def family_for(model_type: str) -> Family:
     return FAMILIES.get(model_type, Family(f"generic ({model_type})", GENERIC_MODEL_CLASS))
 
 
-def to_chat(messages: Sequence[Message]) -> tuple[list[dict[str, Any]], list[ImagePart]]:
-    """Our messages -> (chat-template conversation, the images in the order they appear)."""
-    conversation: list[dict[str, Any]] = []
-    images: list[ImagePart] = []
-    for message in messages:
-        content: list[dict[str, Any]] = []
-        for part in message.content:
-            if isinstance(part, ImagePart):
-                content.append({"type": "image"})
-                images.append(part)
-            elif isinstance(part, TextPart):
-                content.append({"type": "text", "text": part.text})
-        conversation.append({"role": message.role, "content": content})
-    return conversation, images
+def remote_family(model_type: str) -> Family:
+    """A checkpoint that ships its own code: whatever class its config maps, images only."""
+    return Family(f"own code ({model_type})", GENERIC_MODEL_CLASS)
 
 
-@functools.cache
-def image_only_processor(base: type) -> type:
-    """`base` (a ProcessorMixin subclass) without its video processor, under the same name so
-    that what it saves loads back with AutoProcessor."""
-    if "video_processor" not in base.get_attributes():
-        return base
+@dataclass(frozen=True)
+class FrameInput:
+    """How a model receives the frames: recorded in its identity (it decides the answers)."""
 
-    class ImageOnly(base):  # type: ignore[misc, valid-type]
-        @classmethod
-        def get_attributes(cls) -> list[str]:
-            return [a for a in super().get_attributes() if a != "video_processor"]
+    kind: str  # "images" or "video"
+    video_frames: int | None = None  # frames per clip the model takes, where fixed
 
-    if isinstance(getattr(base, "attributes", None), list):  # transformers 4.x declares them
-        ImageOnly.attributes = [a for a in base.attributes if a != "video_processor"]
-    ImageOnly.__name__ = ImageOnly.__qualname__ = base.__name__
-    ImageOnly.__doc__ = base.__doc__
-    return ImageOnly
+    def identity(self) -> dict[str, object]:
+        return {"frame_input": self.kind, "video_frames": self.video_frames}
 
 
-def load_processor(source: str, config: Any) -> Any:
-    """The checkpoint's processor (image processor, tokenizer, chat template), left padding."""
-    from transformers import AutoProcessor
-    from transformers.models.auto.processing_auto import PROCESSOR_MAPPING
-
-    if type(config) in PROCESSOR_MAPPING:
-        processor = image_only_processor(PROCESSOR_MAPPING[type(config)]).from_pretrained(source)
-    else:
-        processor = AutoProcessor.from_pretrained(source)
-    tokenizer = getattr(processor, "tokenizer", None)
-    if tokenizer is not None:
-        tokenizer.padding_side = "left"  # decoder-only batches pad on the left
-        if tokenizer.pad_token is None:
-            tokenizer.pad_token = tokenizer.eos_token
-    return processor
+IMAGES = FrameInput("images")
 
 
-def load_model_class(family: Family) -> Any:
+def choose_frame_input(spec: str, flag: str, family: Family, asked: str | None) -> FrameInput:
+    """The family's frame input, or the one `--model-opt frame_input=` asks for if it takes it."""
+    kind = asked or family.default_input
+    if kind not in FRAME_INPUTS:
+        raise ConfigError(f"{spec}: {flag} frame_input={kind!r}; use images or video")
+    if kind not in family.inputs:
+        raise ConfigError(
+            f"{spec}: {family.name} takes frames as {' or '.join(family.inputs)} only, "
+            f"not {kind} ({flag} frame_input={kind})"
+        )
+    return FrameInput(kind, family.video_frames if kind == "video" else None)
+
+
+def load_model_class(family: Family) -> type:
     import transformers
 
     return getattr(transformers, family.model_class)

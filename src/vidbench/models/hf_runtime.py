@@ -9,18 +9,19 @@ from __future__ import annotations
 import copy
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from vidbench.core.requests import GenerationConfig, Request, Response, Usage
 from vidbench.media.images import decode_image
-from vidbench.models.hf_families import (
-    Family,
-    family_for,
-    load_model_class,
+from vidbench.models.hf_checkpoint import (
+    Checkpoint,
     load_processor,
-    to_chat,
+    own_model_class,
+    tokenizer_of,
 )
+from vidbench.models.hf_families import IMAGES, Family, FrameInput, load_model_class
+from vidbench.models.hf_inputs import clip_array, media_problem, prompt_text, to_chat
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,7 @@ class Loaded:
     family: Family
     device: str
     eos_ids: frozenset[int]
+    frames: FrameInput = IMAGES
 
 
 def pick_device(device: str) -> str:
@@ -45,24 +47,35 @@ def pick_device(device: str) -> str:
 
 
 def load(
-    source: str, device: str, dtype: str, padding_side: str = "left", attention: str = "default"
+    checkpoint: Checkpoint,
+    frames: FrameInput,
+    device: str,
+    dtype: str,
+    padding_side: str = "left",
+    attention: str = "default",
 ) -> Loaded:
     """The processor and the weights, loaded straight onto the device (no full CPU copy)."""
     import torch
     from transformers import AutoConfig
 
-    config = AutoConfig.from_pretrained(source)
-    family = family_for(getattr(config, "model_type", ""))
-    processor = load_processor(source, config)
-    processor.tokenizer.padding_side = padding_side
-    model_class = load_model_class(family)
+    trust = checkpoint.own_code
+    config = AutoConfig.from_pretrained(checkpoint.source, trust_remote_code=trust)
+    processor = load_processor(checkpoint, config, with_video=frames.kind == "video")
+    tokenizer_of(processor).padding_side = padding_side
+    if checkpoint.own_code:
+        model_class = own_model_class(checkpoint)
+    else:
+        model_class = load_model_class(checkpoint.family)
     torch_dtype = "auto" if dtype == "auto" else getattr(torch, dtype)
     target = pick_device(device)
     kwargs: dict[str, Any] = {_dtype_keyword(): torch_dtype, "device_map": target}
     if attention != "default":
         kwargs["attn_implementation"] = attention
-    model = model_class.from_pretrained(source, **kwargs).eval()
-    return Loaded(model, processor, family, target, eos_ids(model, processor))
+    if trust:
+        kwargs["trust_remote_code"] = True
+    model = model_class.from_pretrained(checkpoint.source, **kwargs).eval()
+    eos = eos_ids(model, processor)
+    return Loaded(model, processor, checkpoint.family, target, eos, frames)
 
 
 def _dtype_keyword() -> str:
@@ -75,7 +88,7 @@ def _dtype_keyword() -> str:
 
 def eos_ids(model: Any, processor: Any) -> frozenset[int]:
     ids: set[int] = set()
-    for value in (model.generation_config.eos_token_id, processor.tokenizer.eos_token_id):
+    for value in (model.generation_config.eos_token_id, tokenizer_of(processor).eos_token_id):
         if isinstance(value, int):
             ids.add(value)
         elif value is not None:
@@ -97,46 +110,64 @@ def generation_settings(loaded: Loaded, generation: GenerationConfig) -> Any:
         settings.top_p = generation.top_p
         settings.top_k = None
     if settings.pad_token_id is None:
-        settings.pad_token_id = loaded.processor.tokenizer.pad_token_id
+        settings.pad_token_id = tokenizer_of(loaded.processor).pad_token_id
     return settings
 
 
 def encode_batch(loaded: Loaded, requests: Sequence[Request], processor: Any = None) -> Any:
-    """Chat template + processor over a batch: one prompt per request, its images in order.
-    `processor`: this thread's own copy (a fast tokenizer must not run in two threads at once:
-    "Already borrowed"); default the loaded one."""
+    """Chat template + processor over a batch: one prompt per request, its frames in order, as
+    images or as clips of the model's video input. `processor`: this thread's own copy (a fast
+    tokenizer must not run in two threads at once: "Already borrowed"); default the loaded one."""
     processor = processor or loaded.processor
     prompts: list[str] = []
     images: list[list[Any]] = []
+    clips: list[Any] = []
     for request in requests:
-        conversation, parts = to_chat(request.messages)
-        prompts.append(
-            processor.apply_chat_template(conversation, tokenize=False, add_generation_prompt=True)
-        )
-        images.append([decode_image(p.data) for p in parts])
+        chat = to_chat(request.messages, loaded.frames.kind)
+        prompts.append(prompt_text(processor, loaded.family, chat))
+        images.append([decode_image(p.data) for p in chat.images])
+        clips.extend(clip_array(clip) for clip in chat.clips)
     kwargs: dict[str, Any] = {"text": prompts, "padding": True, "return_tensors": "pt"}
     if any(images):
         kwargs["images"] = images
+    if clips:
+        kwargs[loaded.family.video_argument] = clips
+        if loaded.family.video_argument == "videos":  # the FrameSpec chose the frames: the
+            kwargs["do_sample_frames"] = False  # video processor must not sample them again
     return processor(**kwargs)
 
 
 @dataclass(frozen=True)
 class PreparedBatch:
-    """A batch ready for the device: its requests and the processor's tensors (on the CPU)."""
+    """A batch ready for the device: its requests, those the model takes (`accepted`) with the
+    processor's tensors (on the CPU), and an error response for each of the others."""
 
     requests: Sequence[Request]
     inputs: Any
     prepare_s: float
+    accepted: Sequence[Request] = ()
+    refused: dict[str, Response] = field(default_factory=dict)
 
 
 def prepare_batch(
     loaded: Loaded, requests: Sequence[Request], processor: Any = None
 ) -> PreparedBatch:
     """The CPU side of a batch (chat template, image decoding, processor): runs in the
-    preparation pool, with the thread's own `processor`, while the device generates."""
+    preparation pool, with the thread's own `processor`, while the device generates. A request
+    whose frames the model cannot take (a clip of another length than its video input's) is
+    answered with an error naming why; the rest of the batch goes on."""
     start = time.perf_counter()
-    inputs = encode_batch(loaded, requests, processor)
-    return PreparedBatch(requests, inputs, time.perf_counter() - start)
+    accepted: list[Request] = []
+    refused: dict[str, Response] = {}
+    for request in requests:
+        chat = to_chat(request.messages, loaded.frames.kind)
+        problem = media_problem(loaded.family, loaded.frames, chat)
+        if problem is None:
+            accepted.append(request)
+        else:
+            refused[request.key] = Response(request.key, None, error=problem)
+    inputs = encode_batch(loaded, accepted, processor) if accepted else None
+    return PreparedBatch(requests, inputs, time.perf_counter() - start, accepted, refused)
 
 
 def run_batch(loaded: Loaded, requests: Sequence[Request]) -> list[Response]:
@@ -145,11 +176,19 @@ def run_batch(loaded: Loaded, requests: Sequence[Request]) -> list[Response]:
 
 
 def generate_batch(loaded: Loaded, prepared: PreparedBatch) -> list[Response]:
-    """Generate for a prepared batch of requests that share their generation settings."""
+    """Generate for a prepared batch of requests that share their generation settings; the
+    refused ones keep their error responses, in request order."""
+    answers = dict(prepared.refused)
+    if prepared.accepted:
+        answers.update(_generate(loaded, prepared))
+    return [answers[r.key] for r in prepared.requests]
+
+
+def _generate(loaded: Loaded, prepared: PreparedBatch) -> dict[str, Response]:
     import torch
 
     start = time.perf_counter()
-    requests = prepared.requests
+    requests = prepared.accepted
     inputs = prepared.inputs.to(loaded.device).to(loaded.model.dtype)
     generation = requests[0].generation
     if generation.seed is not None:
@@ -161,25 +200,24 @@ def generate_batch(loaded: Loaded, prepared: PreparedBatch) -> list[Response]:
     latency = prepared.prepare_s + time.perf_counter() - start
     prompt_length = inputs["input_ids"].shape[1]
     prompt_tokens = inputs["attention_mask"].sum(dim=1).tolist()
-    responses = []
+    tokenizer = tokenizer_of(loaded.processor)
+    responses = {}
     for request, row, n_in in zip(
         requests, output[:, prompt_length:].tolist(), prompt_tokens, strict=True
     ):
         tokens = _until_eos(row, loaded.eos_ids)
-        text = loaded.processor.tokenizer.decode(tokens, skip_special_tokens=True).strip()
+        text = tokenizer.decode(tokens, skip_special_tokens=True).strip()
         usage = Usage(int(n_in), len(tokens))
         if text:
-            responses.append(Response(request.key, text, usage=usage, latency_s=latency))
+            responses[request.key] = Response(request.key, text, usage=usage, latency_s=latency)
         else:
-            responses.append(
-                Response(
-                    request.key,
-                    None,
-                    error="the model returned no text",
-                    usage=usage,
-                    latency_s=latency,
-                    status="empty",
-                )
+            responses[request.key] = Response(
+                request.key,
+                None,
+                error="the model returned no text",
+                usage=usage,
+                latency_s=latency,
+                status="empty",
             )
     return responses
 

@@ -78,3 +78,15 @@ def resolve_source(spec: str, arg: str) -> str:
         if not isinstance(try_to_load_from_cache(arg, "config.json"), str):
             raise weights_not_found(f"{spec}: model", arg)
     return arg
+
+
+def true_or_false(spec: str, flag: str, key: str, value: str | None) -> bool:
+    """A yes/no setting: true/false (also 1/0, yes/no); absent is false."""
+    if value is None:
+        return False
+    lowered = value.strip().lower()
+    if lowered in ("true", "1", "yes"):
+        return True
+    if lowered in ("false", "0", "no"):
+        return False
+    raise ConfigError(f"{spec}: {flag} {key}={value!r}; use true or false")

@@ -1,17 +1,21 @@
-"""`vllm:REPO_OR_PATH`: vLLM's offline engine in this process, on its chat API.
+"""`vllm:REPO_OR_PATH`: vLLM's offline engine in this process.
 
     vidbench run 4dbench-qa --model vllm:Qwen/Qwen2-VL-7B-Instruct \\
         --model-opt tensor_parallel_size=2 --model-opt max_model_len=32768
 
-Requests go to `LLM.chat` as OpenAI-style messages (images as base64 `data:` URLs in their
-order), many at a time: vLLM batches them itself, so `batch_size` (default 64) is how many the
-backend hands over per call. The engine starts on the first batch, with room for as many images
-per prompt as that batch's largest request (or `max_images`, if larger); a later request with
-more images is recorded as an error naming the setting.
+Requests go to `LLM.generate` as a prompt written with the checkpoint's chat template and the
+frames apart (`multi_modal_data`: images, or clips for a video input), many at a time: vLLM
+batches them itself, so `batch_size` (default 64) is how many the backend hands over per call.
+The frames reach the model as the checkpoint's family takes them (`hf_families.py`,
+`vllm_inputs.py`), the same as under `hf:`. The engine starts on the first batch, with room for
+as many images (or videos) per prompt as that batch's largest request, or `max_images`
+(`max_videos`) if larger; a later request with more is recorded as an error naming the setting.
 
-Settings (`--model-opt`): batch_size, max_images, tensor_parallel_size, gpu_memory_utilization
-(0..1), max_model_len, dtype (auto | float16 | bfloat16 | float32). vllm is imported only when
-the engine starts; without it the spec stops with "pip install 'vidbench[vllm]'".
+Settings (`--model-opt`): batch_size, max_images, max_videos, tensor_parallel_size,
+gpu_memory_utilization (0..1), max_model_len, dtype (auto | float16 | bfloat16 | float32),
+frame_input (images | video), trust_remote_code (true | false: a checkpoint that ships its own
+code is refused without it). vllm is imported only when the engine starts; without it the spec
+stops with "pip install 'vidbench[vllm]'".
 """
 
 from __future__ import annotations
@@ -20,25 +24,30 @@ import asyncio
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from vidbench.core.errors import ConfigError
-from vidbench.core.messages import Message
 from vidbench.core.requests import Request, Response, Usage
 from vidbench.extras import require
 from vidbench.models.base import Model
 from vidbench.models.batcher import DeviceBatcher
-from vidbench.models.local_source import positive_int, resolve_source
+from vidbench.models.hf_checkpoint import Checkpoint, inspect_checkpoint
+from vidbench.models.hf_families import IMAGES, FrameInput, choose_frame_input
+from vidbench.models.local_source import positive_int, resolve_source, true_or_false
 from vidbench.models.registry import ModelOptions, reject_extra
+from vidbench.models.vllm_inputs import PromptBuilder, sampling_arguments
 
 OPTIONS = (
     "batch_size",
     "max_images",
+    "max_videos",
     "tensor_parallel_size",
     "gpu_memory_utilization",
     "max_model_len",
     "dtype",
+    "frame_input",
+    "trust_remote_code",
 )
 DTYPES = ("auto", "float16", "bfloat16", "float32")
 INSTALL_HINT = "pip install 'vidbench[vllm]'"
@@ -48,10 +57,17 @@ INSTALL_HINT = "pip install 'vidbench[vllm]'"
 class VLLMSettings:
     batch_size: int = 64
     max_images: int = 0  # 0: sized from the first batch
+    max_videos: int = 0
     tensor_parallel_size: int = 1
     gpu_memory_utilization: float | None = None  # None: vLLM's default
     max_model_len: int | None = None
     dtype: str = "auto"
+    frames: FrameInput = IMAGES
+    trust_remote_code: bool = False
+
+    def max_media(self) -> int:
+        """The per-prompt room asked for the modality the frames go as (0: from the batch)."""
+        return self.max_videos if self.frames.kind == "video" else self.max_images
 
 
 def parse_settings(spec: str, options: ModelOptions) -> VLLMSettings:
@@ -75,6 +91,9 @@ def parse_settings(spec: str, options: ModelOptions) -> VLLMSettings:
         max_images=positive_int(spec, options.flag, "max_images", extra["max_images"])
         if "max_images" in extra
         else 0,
+        max_videos=positive_int(spec, options.flag, "max_videos", extra["max_videos"])
+        if "max_videos" in extra
+        else 0,
         tensor_parallel_size=positive_int(
             spec, options.flag, "tensor_parallel_size", extra.get("tensor_parallel_size", "1")
         ),
@@ -83,23 +102,23 @@ def parse_settings(spec: str, options: ModelOptions) -> VLLMSettings:
         if length is None
         else positive_int(spec, options.flag, "max_model_len", length),
         dtype=dtype,
+        trust_remote_code=true_or_false(
+            spec, options.flag, "trust_remote_code", extra.get("trust_remote_code")
+        ),
     )
 
 
-def vllm_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
-    """Our messages -> the OpenAI chat format vLLM's `LLM.chat` takes (images as data URLs)."""
-    from vidbench.models.openai_backend import chat_messages
-
-    return chat_messages(messages)
-
-
-def engine_arguments(source: str, settings: VLLMSettings, images: int, seed: int) -> dict[str, Any]:
+def engine_arguments(
+    source: str, settings: VLLMSettings, media: int, seed: int, modality: str = "image"
+) -> dict[str, Any]:
+    """vLLM's LLM(...) arguments: room for `media` items of `modality` per prompt."""
     arguments: dict[str, Any] = {
         "model": source,
         "tensor_parallel_size": settings.tensor_parallel_size,
         "dtype": settings.dtype,
         "seed": seed,
-        "limit_mm_per_prompt": {"image": max(images, 1)},
+        "limit_mm_per_prompt": {modality: max(media, 1)},
+        "trust_remote_code": settings.trust_remote_code,
     }
     if settings.gpu_memory_utilization is not None:
         arguments["gpu_memory_utilization"] = settings.gpu_memory_utilization
@@ -108,36 +127,70 @@ def engine_arguments(source: str, settings: VLLMSettings, images: int, seed: int
     return arguments
 
 
-def image_count(request: Request) -> int:
-    return sum(len(m.images) for m in request.messages)
+def prompt_builder(checkpoint: Checkpoint, frames: FrameInput) -> PromptBuilder:
+    """The checkpoint's chat template (its processor, on the CPU) and frame handling."""
+    from transformers import AutoConfig
+
+    from vidbench.models.hf_checkpoint import load_processor
+
+    trust = checkpoint.own_code
+    config = AutoConfig.from_pretrained(checkpoint.source, trust_remote_code=trust)
+    processor = load_processor(checkpoint, config, with_video=frames.kind == "video")
+    return PromptBuilder(processor, checkpoint.family, frames)
 
 
 class VLLMModel(Model):
     start_when_needed = True  # loading weights is costly: only when a request needs them
 
-    def __init__(self, spec: str, source: str, settings: VLLMSettings, seed: int = 0) -> None:
+    def __init__(
+        self,
+        spec: str,
+        source: str,
+        settings: VLLMSettings,
+        checkpoint: Checkpoint,
+        seed: int = 0,
+    ) -> None:
         self.spec = spec
         self.source = source
         self.settings = settings
+        self.checkpoint = checkpoint
         self.seed = seed
         self.batch_size = settings.batch_size
         self._engine: Any = None
         self._engine_error: ConfigError | None = None
-        self._max_images = 0
+        self._builder: PromptBuilder | None = None
+        self._max_media = 0
         self._lock = threading.Lock()
         # vLLM takes per-request sampling settings: any requests may share a batch
         self._batcher = DeviceBatcher(self._run_batch, settings.batch_size, lambda r: None)
 
     def identity(self) -> dict[str, Any]:
-        return {"spec": self.spec, "dtype": self.settings.dtype}
+        return {
+            "spec": self.spec,
+            "dtype": self.settings.dtype,
+            **self.settings.frames.identity(),
+            "trust_remote_code": self.settings.trust_remote_code,
+        }
 
-    def engine(self, images: int) -> Any:
-        """The vLLM engine, started on first use with room for `images` images per prompt."""
+    def builder(self) -> PromptBuilder:
+        """The prompt builder, loaded once (the processor's chat template, on the CPU)."""
+        with self._lock:
+            if self._builder is None:
+                try:
+                    self._builder = prompt_builder(self.checkpoint, self.settings.frames)
+                except Exception as e:  # no chat template to write prompts with: stop the run
+                    raise ConfigError(f"{self.spec}: cannot load its processor: {e}") from e
+            return self._builder
+
+    def engine(self, media: int) -> Any:
+        """The vLLM engine, started on first use with room for `media` images (or videos, as
+        the frames go) per prompt."""
         with self._lock:
             if self._engine is None and self._engine_error is None:
-                self._max_images = max(images, self.settings.max_images)
+                self._max_media = max(media, self.settings.max_media())
+                modality = "video" if self.settings.frames.kind == "video" else "image"
                 arguments = engine_arguments(
-                    self.source, self.settings, self._max_images, self.seed
+                    self.source, self.settings, self._max_media, self.seed, modality
                 )
                 try:
                     from vllm import LLM
@@ -154,34 +207,36 @@ class VLLMModel(Model):
             return self._engine
 
     async def start(self) -> None:
-        if self.settings.max_images:  # the image budget is known: start the engine now
-            await asyncio.to_thread(self.engine, self.settings.max_images)
+        await asyncio.to_thread(self.builder)  # a checkpoint without a processor stops here
+        if self.settings.max_media():  # the media budget is known: start the engine now
+            await asyncio.to_thread(self.engine, self.settings.max_media())
 
     async def generate(self, requests: Sequence[Request]) -> list[Response]:
         return await self._batcher.submit(requests)
 
     def _run_batch(self, requests: Sequence[Request]) -> list[Response]:
-        llm = self.engine(max(image_count(r) for r in requests))  # imports vllm on first use
+        builder = self.builder()
+        counts = {r.key: builder.media_count(r) for r in requests}
+        llm = self.engine(max(counts.values()))  # imports vllm on first use
         from vllm import SamplingParams
 
         answers: dict[str, Response] = {}
-        runnable = []
+        runnable, inputs = [], []
         for request in requests:
-            n = image_count(request)
-            if n > self._max_images:
-                answers[request.key] = Response(
-                    request.key,
-                    None,
-                    error=f"the request has {n} images; the vLLM engine was started for at most "
-                    f"{self._max_images} (set --model-opt max_images={n})",
-                )
-            else:
-                runnable.append(request)
+            problem = builder.problem(request) or self._room_problem(counts[request.key])
+            if problem is None:
+                try:
+                    inputs.append(builder.build(request))
+                    runnable.append(request)
+                except Exception as e:  # one unreadable request does not sink the batch
+                    problem = f"{type(e).__name__}: {e}"
+            if problem is not None:
+                answers[request.key] = Response(request.key, None, error=problem)
         if runnable:
             start = time.perf_counter()
-            outputs = llm.chat(
-                [vllm_messages(r.messages) for r in runnable],
-                [sampling(SamplingParams, r) for r in runnable],
+            outputs = llm.generate(
+                inputs,
+                [SamplingParams(**sampling_arguments(r)) for r in runnable],
                 use_tqdm=False,
             )
             latency = time.perf_counter() - start
@@ -189,12 +244,15 @@ class VLLMModel(Model):
                 answers[request.key] = read_output(request.key, output, latency)
         return [answers[r.key] for r in requests]
 
-
-def sampling(params_class: Any, request: Request) -> Any:
-    g = request.generation
-    return params_class(
-        temperature=g.temperature, top_p=g.top_p, max_tokens=g.max_tokens, seed=g.seed
-    )
+    def _room_problem(self, n: int) -> str | None:
+        if n <= self._max_media:
+            return None
+        key = "max_videos" if self.settings.frames.kind == "video" else "max_images"
+        noun = "videos" if key == "max_videos" else "images"
+        return (
+            f"the request has {n} {noun}; the vLLM engine was started for at most "
+            f"{self._max_media} (set --model-opt {key}={n})"
+        )
 
 
 def read_output(key: str, output: Any, latency: float) -> Response:
@@ -212,4 +270,9 @@ def build(arg: str, options: ModelOptions) -> VLLMModel:
     spec = f"vllm:{arg}"
     settings = parse_settings(spec, options)
     require(f"model {spec!r}", ("vllm",), "vllm")
-    return VLLMModel(spec, resolve_source(spec, arg), settings, options.seed)
+    source = resolve_source(spec, arg)
+    checkpoint = inspect_checkpoint(spec, source, settings.trust_remote_code, options.flag)
+    frames = choose_frame_input(
+        spec, options.flag, checkpoint.family, options.extra.get("frame_input")
+    )
+    return VLLMModel(spec, source, replace(settings, frames=frames), checkpoint, options.seed)
