@@ -21,11 +21,11 @@ from tiny_families import build
 from vidbench.benchmarks.registry import open_run
 from vidbench.cli import main
 from vidbench.core.errors import ConfigError
+from vidbench.core.files import read_jsonl
 from vidbench.media.frames import load_frames
 from vidbench.media.images import decode_image
 from vidbench.models import hf_runtime
 from vidbench.models.registry import ModelOptions, load_model
-from vidbench.report.results_dir import read_jsonl
 from vidbench.runner.run_config import RunConfig
 from video_stand_in import use_stand_in
 

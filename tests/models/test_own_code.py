@@ -14,8 +14,8 @@ from conftest import make_qa_dataset, vary_question_lengths
 from tiny_own_code import tiny_chat_vl, tiny_own_vl
 from vidbench.cli import main
 from vidbench.core.errors import ConfigError
+from vidbench.core.files import read_jsonl
 from vidbench.models.registry import ModelOptions, load_model
-from vidbench.report.results_dir import read_jsonl
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
 

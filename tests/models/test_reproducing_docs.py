@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from vidbench.benchmarks.registry import task_of
-from vidbench.cli import _generation, _model_options, build_parser
+from vidbench.cli import build_parser
 from vidbench.models import hf_backend, openai_backend, vllm_backend
-from vidbench.runner.run_config import RunConfig, frame_overrides
+from vidbench.runner.commands import _run_request
+from vidbench.runner.run_config import RunConfig
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "reproducing-papers.md"
 BLOCK = re.compile(r"```bash\n(.*?)```", re.S)
@@ -47,16 +48,15 @@ def test_the_page_has_the_rows() -> None:
 @pytest.mark.parametrize("command", commands())
 def test_a_documented_command_is_one_vidbench_takes(command: str) -> None:
     args = build_parser().parse_args(shlex.split(command)[1:])
+    request = _run_request(args)  # what `vidbench run` makes of its options
     config = RunConfig(
         task=args.task,
         data=args.data,
         model=args.model,
         out=args.out,
-        frames=frame_overrides(
-            args.views, args.frames, args.sampler, args.order, args.timestamps, args.max_side
-        ),
-        generation=_generation(args),
-        model_options=_model_options(args),
+        frames=request.frames,
+        generation=request.generation,
+        model_options=request.model_options,
     )
     task = task_of(config)  # unknown tasks, variants or frame settings raise here
     assert task.name.startswith(args.task.split(":")[0])

@@ -3,8 +3,8 @@ answers from the video frames and transcripts).
 
 Audio-only questions (Synthetic Subset I) come from the transcript alone, text only; visual-only
 questions (Synthetic Subset II) from the keyframes alone, images only. Each is one call to the
-generator model through the model-call plumbing (runner/model_calls.py): stored in the output folder's
-store, never asked twice, a reply without JSON asked again up to the attempt bound and then
+generator model through the model-call plumbing (runner/model_calls.py): stored in the output
+folder's store, never asked twice, a reply without JSON asked again up to the attempt bound and then
 counted as unparsed. A video that cannot give a subset its input (no audio stream, an empty
 transcript, no keyframes, no discipline tag) is skipped for that subset with the reason.
 """
