@@ -11,6 +11,9 @@ from pathlib import Path
 from vidbench.annotate import assign, auth
 from vidbench.annotate.folder import import_folder
 from vidbench.annotate.project import Project
+from vidbench.benchmarks.registry import review_adapters
+
+ADAPTERS = review_adapters()  # the registered benchmarks' review adapters, as the CLI's
 
 PASSWORD = "correct horse battery"
 PEOPLE = {
@@ -29,7 +32,7 @@ def make_project(release: Path, tmp: Path) -> Project:
     project = Project.init(tmp / "project", data)
     conn = project.connect()
     try:
-        import_folder(conn, project.data, "test")
+        import_folder(conn, project.data, "test", ADAPTERS)
         for name, role in PEOPLE.items():
             auth.add_user(conn, name, role, PASSWORD)
         assign.assign(conn, "caption", None, "test")

@@ -18,14 +18,12 @@ import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from vidbench.annotate.adapters import ReviewAdapter
+from vidbench.report.figures import FigureSpec
 from vidbench.tasks.problems import Problem
 from vidbench.tasks.registry import TaskEntry
-
-if TYPE_CHECKING:  # types only: the review app and the figures are not imported with a value
-    from vidbench.annotate.adapters import ReviewAdapter
-    from vidbench.report.figures import FigureSpec
 
 # validate(root, show_progress, frames) -> every problem (record, path, message), never stopping
 # at the first; `frames`: the frames per view (or clip) a task will sample, default the

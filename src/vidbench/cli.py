@@ -161,8 +161,9 @@ def build_parser() -> argparse.ArgumentParser:
     export_commands.register(sub, _export_sources)  # export DIR --to hf OUT
 
     from vidbench.annotate import commands as annotate_commands
+    from vidbench.benchmarks.registry import review_adapters
 
-    annotate_commands.register(sub)  # annotate init / users / assign / import / export / serve
+    annotate_commands.register(sub, review_adapters())  # annotate init/users/import/export/serve
     return parser
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Route, expect
 
-from annotate_support import make_project, query, sign_in_page
+from annotate_support import ADAPTERS, make_project, query, sign_in_page
 from vidbench.annotate.web.app import create_app
 
 pytestmark = pytest.mark.slow
@@ -31,7 +31,7 @@ def test_saves_queued_behind_a_slow_save_do_not_conflict(
         "WHERE w.item_id = ? AND w.job = 'write' ORDER BY w.slot",
         (f"caption:{UID0}",),
     )[0]
-    base = serve_app(create_app(project))
+    base = serve_app(create_app(project, ADAPTERS))
     page = open_page()
     sign_in_page(page, base, name)
     page.goto(f"{base}/work/{work_id}")

@@ -16,10 +16,11 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from annotate_support import make_project, query, sign_in_page
+from annotate_support import ADAPTERS, make_project, query, sign_in_page
 from browser import Watch
-from vidbench.annotate import assign, auth, items, work
+from vidbench.annotate import assign, auth, work
 from vidbench.annotate.web.app import create_app
+from vidbench.benchmarks.fourd.review.items import import_queue
 from vidbench.cli import main
 
 pytestmark = pytest.mark.slow
@@ -57,7 +58,7 @@ def test_two_writers_autosave_conflict_send_back_and_export(
         )
     ]
     (id_a, name_a), (id_b, name_b) = writers[0], writers[1]
-    base = serve_app(create_app(project))
+    base = serve_app(create_app(project, ADAPTERS))
     a, b = open_page(), open_page()
     sign_in_page(a, base, name_a)
     sign_in_page(b, base, name_b)
@@ -172,7 +173,7 @@ def test_qa_review_in_the_browser_exports_a_valid_4d_qa_json(
     queue = tmp_path / "review_queue.jsonl"
     queue.write_text(json.dumps(generated) + "\n")
     conn = project.connect()
-    assert items.import_queue(conn, project.data, queue, "ada").added == 1
+    assert import_queue(conn, project.data, queue, "ada").added == 1
     assign.assign(conn, "qa", None, "ada")
     conn.close()
     rows = query(
@@ -183,7 +184,7 @@ def test_qa_review_in_the_browser_exports_a_valid_4d_qa_json(
     by_item = {item: (work_id, name) for work_id, item, name in rows}
     gen_work, reviewer = by_item[f"qa:{UID0}_generated"]
     edit_item, reject_item = sorted(k for k, (_, n) in by_item.items() if n == reviewer)[:2]
-    base = serve_app(create_app(project))
+    base = serve_app(create_app(project, ADAPTERS))
     page = open_page()
     sign_in_page(page, base, reviewer)
 

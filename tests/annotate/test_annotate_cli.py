@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from annotate_support import PASSWORD, query, sign_in
+from annotate_support import ADAPTERS, PASSWORD, query, sign_in
 from mmworld_support import make_mmworld
 from vidbench.annotate import auth, progress, work
 from vidbench.annotate.project import Project
@@ -76,7 +76,7 @@ def test_mmworld_raters_from_the_command_line(
     assert not problems
     assert {k: list(v) for k, v in raters.items()} == expected
 
-    client = TestClient(create_app(opened), base_url="http://127.0.0.1")
+    client = TestClient(create_app(opened, ADAPTERS), base_url="http://127.0.0.1")
     sign_in(client, "ada")
     page = client.get("/admin").text
     # one row per rater, and the task row

@@ -12,10 +12,12 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from annotate_support import make_project, query, sign_in_page, writers
-from vidbench.annotate import auth, drafts, exports, work
+from annotate_support import ADAPTERS, make_project, query, sign_in_page, writers
+from vidbench.annotate import auth, drafts, work
 from vidbench.annotate.project import Project
 from vidbench.annotate.web.app import create_app
+from vidbench.benchmarks.fourd.review.drafts import DRAFTS_FILE, import_drafts
+from vidbench.benchmarks.fourd.review.exports import export_captions
 from vidbench.cli import main
 from vidbench.core.errors import DataError
 
@@ -35,11 +37,11 @@ def project(qa_release: Path, tmp_path: Path) -> Project:
 
 
 def _import(project: Project, lines: list[str], tmp_path: Path) -> drafts.Imported:
-    path = tmp_path / drafts.DRAFTS_FILE
+    path = tmp_path / DRAFTS_FILE
     path.write_text("\n".join(lines) + "\n")
     conn = project.connect()
     try:
-        return drafts.import_drafts(conn, project.data, path, "test")
+        return import_drafts(conn, project.data, path, "test")
     finally:
         conn.close()
 
@@ -75,7 +77,7 @@ def test_import_attaches_drafts_and_names_bad_lines(project: Project, tmp_path: 
     )
     assert done.added == 2
     assert [p.split(": ", 1)[0] for p in done.problems] == [
-        f"{tmp_path / drafts.DRAFTS_FILE} line {n}" for n in (2, 3, 4, 5)
+        f"{tmp_path / DRAFTS_FILE} line {n}" for n in (2, 3, 4, 5)
     ]
     assert "'machine_draft' must be true" in done.problems[1]
     assert "'model' must name" in done.problems[3]
@@ -99,13 +101,13 @@ def test_an_unedited_draft_is_not_a_human_caption(project: Project, tmp_path: Pa
 
     conn = project.connect()
     try:
-        exported = exports.export_captions(conn, tmp_path / "a.csv", "test")
+        exported = export_captions(conn, tmp_path / "a.csv", "test")
         assert exported.written == 1
         # a draft imported after someone wrote the same words: that caption leaves the export
         _import(
             project, [_draft(UID0, caption=f"caption 0 by {others[0][1]}", model="qwen")], tmp_path
         )
-        exported = exports.export_captions(conn, tmp_path / "b.csv", "test")
+        exported = export_captions(conn, tmp_path / "b.csv", "test")
     finally:
         conn.close()
     assert exported.written == 0
@@ -133,7 +135,7 @@ def test_writer_sees_the_draft_marked_and_starts_from_it(
 ) -> None:
     _import(project, [_draft(UID0, caption=DRAFT + ' <img src=x onerror="alert(1)">')], tmp_path)
     work_id, name = writers(project, UID0)[0]
-    base = serve_app(create_app(project))
+    base = serve_app(create_app(project, ADAPTERS))
     page = open_page()
     sign_in_page(page, base, name)
     page.goto(f"{base}/work/{work_id}")

@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from annotate_support import make_project, query, writers
+from annotate_support import ADAPTERS, make_project, query, writers
 from vidbench.annotate import assign, auth, exports, items, work
 from vidbench.annotate.project import Project
 from vidbench.benchmarks.fourd import loader as fourd
+from vidbench.benchmarks.fourd.review.exports import accepted_qa
+from vidbench.benchmarks.fourd.review.items import import_queue
 from vidbench.cli import main
 from vidbench.models.predictions import read_prediction_lines
 
@@ -37,7 +39,7 @@ def _save(project: Project, work_id: int, user: auth.User, **change: str) -> dic
     conn = project.connect()
     try:
         version = conn.execute("SELECT version FROM work WHERE id = ?", (work_id,)).fetchone()[0]
-        return work.save(conn, work_id, user, version, **change)
+        return work.save(conn, work_id, user, version, **change, check_edit=ADAPTERS.check_edit)
     finally:
         conn.close()
 
@@ -54,10 +56,10 @@ def test_captions_export_equals_the_expected_csv(project: Project) -> None:
     _save(project, back_id, people["rita"], status="returned", comment="say what it does")
 
     conn = project.connect()
-    returned = exports.export_kind(project, conn, "captions", "ada", None, "4dbench")
+    returned = exports.export_kind(project, conn, "captions", "ada", None, "4dbench", ADAPTERS)
     assert returned.written == 0 and f"caption:{UID0}: 4 of 5 captions done" in returned.left_out
     _save(project, back_id, people[back_name], content="a cube that spins", status="submitted")
-    done = exports.export_kind(project, conn, "captions", "ada", None, "4dbench")
+    done = exports.export_kind(project, conn, "captions", "ada", None, "4dbench", ADAPTERS)
     conn.close()
 
     names = [name for _, name in first]
@@ -112,7 +114,7 @@ def test_double_review_exports_a_valid_4d_qa_json_and_kappa(project: Project, ca
     conn = project.connect()
     agreement = exports.review_agreement(conn)
     assert agreement == {"n": 20, "agreement": 90.0, "kappa": round(0.155 / 0.255, 4)}
-    done = exports.export_kind(project, conn, "qa", "ada", None, "4dbench")
+    done = exports.export_kind(project, conn, "qa", "ada", None, "4dbench", ADAPTERS)
     conn.close()
     qa = json.loads(done.path.read_text("utf-8"))
     kept = sorted(k.removeprefix("qa:") for k in keys[:16])
@@ -149,7 +151,7 @@ def test_human_baseline_answers_feed_the_predictions_backend(project: Project) -
         _save(project, work_id, people["ann1"], content=given[record["id"]], status="submitted")
     assert "gold" not in work.public(work.row(project.connect(), rows[0][0]))["data"]
     conn = project.connect()
-    done = exports.export_kind(project, conn, "answers", "ada", "ann1", "4dbench")
+    done = exports.export_kind(project, conn, "answers", "ada", "ann1", "4dbench", ADAPTERS)
     conn.close()
     assert read_prediction_lines(done.path).answers == given
     assert done.left_out == [f"{json.loads(rows[0][1])['id']}: not answered"]
@@ -169,8 +171,8 @@ def test_a_malformed_queue_imports_its_good_lines_and_names_the_bad(project: Pro
     lines = [json.dumps(good), "{not json", json.dumps({**good, "id": "x_1", "Answer index": 7})]
     queue.write_text("\n".join(lines) + "\n")
     conn = project.connect()
-    done = items.import_queue(conn, project.data, queue, "ada")
-    again = items.import_queue(conn, project.data, queue, "ada")
+    done = import_queue(conn, project.data, queue, "ada")
+    again = import_queue(conn, project.data, queue, "ada")
     conn.close()
     assert done.added == 1 and again.added == 0 and again.skipped == [f"qa:{UID0}_extra"]
     assert [p.split(":")[0] for p in done.problems] == [f"{queue} line 2", f"{queue} line 3"]
@@ -191,6 +193,6 @@ def test_an_item_withdrawn_under_review_keeps_the_work_and_leaves_the_export(
     assert "withdrawn" in saved["warning"]
     assert query(project, "SELECT content FROM work WHERE id = ?", (work_id,))[0][0]
     conn = project.connect()
-    records, _ = exports.accepted_qa(conn)
+    records, _ = accepted_qa(conn)
     conn.close()
     assert key.removeprefix("qa:") not in records

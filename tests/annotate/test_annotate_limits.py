@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 import pytest
 import requests
 
-from annotate_support import PASSWORD, make_project, work_ids
+from annotate_support import ADAPTERS, PASSWORD, make_project, work_ids
 from browser import serve_asgi
 from vidbench.annotate.web.app import create_app
 from vidbench.annotate.web.limits import DEFAULT, UPLOAD
@@ -27,7 +27,7 @@ MIB = 1 << 20
 @pytest.fixture(scope="module")
 def served(qa_release: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple]:
     project = make_project(qa_release, tmp_path_factory.mktemp("annotate_limits"))
-    with serve_asgi(create_app(project)) as base:
+    with serve_asgi(create_app(project, ADAPTERS)) as base:
         yield project, base
 
 

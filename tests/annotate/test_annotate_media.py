@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from annotate_support import PASSWORD, make_project, query, sign_in
+from annotate_support import ADAPTERS, PASSWORD, make_project, query, sign_in
 from conftest import write_object_views
 from vidbench.annotate import assign, auth, exports
 from vidbench.annotate.folder import import_folder
@@ -35,7 +35,7 @@ def project(qa_release: Path, tmp_path_factory: pytest.TempPathFactory) -> Proje
 
 @pytest.fixture
 def client(project: Project) -> TestClient:
-    client = TestClient(create_app(project), base_url="http://127.0.0.1")
+    client = TestClient(create_app(project, ADAPTERS), base_url="http://127.0.0.1")
     sign_in(client, "ann1")
     return client
 
@@ -95,10 +95,10 @@ def _curate_output(out: Path, render: Path) -> Path:
 def _project_on(data: Path, root: Path) -> tuple[Project, TestClient]:
     project = Project.init(root, data)
     conn = project.connect()
-    import_folder(conn, project.data, "test")
+    import_folder(conn, project.data, "test", ADAPTERS)
     auth.add_user(conn, "ann1", "annotator", PASSWORD)
     conn.close()
-    client = TestClient(create_app(project), base_url="http://127.0.0.1")
+    client = TestClient(create_app(project, ADAPTERS), base_url="http://127.0.0.1")
     sign_in(client, "ann1")
     return project, client
 
@@ -156,7 +156,7 @@ def test_the_videos_of_an_export_folder_play_through_its_link(
     project: Project, tmp_path: Path
 ) -> None:
     conn = project.connect()
-    done = exports.export_kind(project, conn, "qa", "ada", None, "4dbench")
+    done = exports.export_kind(project, conn, "qa", "ada", None, "4dbench", ADAPTERS)
     conn.close()
     exported = done.path.parent
     assert (exported / VIDEO_DIR).is_symlink()

@@ -23,7 +23,7 @@ import pytest
 from playwright.sync_api import expect
 
 import vidbench
-from annotate_support import make_project, query, sign_in_page, work_ids
+from annotate_support import ADAPTERS, make_project, query, sign_in_page, work_ids
 from browser import Watch
 from vidbench.annotate.web.app import create_app
 
@@ -151,7 +151,7 @@ def test_a_tab_closed_right_after_typing_keeps_its_text_on_a_conflict(
     watch.allow(r"status of 409")
     project = make_project(qa_release, tmp_path)
     mine = work_ids(project, "ann2", "write")[0]
-    base = serve_app(create_app(project))
+    base = serve_app(create_app(project, ADAPTERS))
     one = open_page()
     sign_in_page(one, base, "ann2")
     two = open_page(one.context)  # a second tab of the same person

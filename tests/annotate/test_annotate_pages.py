@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from annotate_support import make_project, query, sign_in_page, work_ids, writers
-from vidbench.annotate import assign, auth, items, work
+from annotate_support import ADAPTERS, make_project, query, sign_in_page, work_ids, writers
+from vidbench.annotate import assign, auth, work
 from vidbench.annotate.web.app import create_app
+from vidbench.benchmarks.fourd.review.items import import_queue
 
 pytestmark = pytest.mark.slow
 UID0 = "0" * 32
@@ -43,7 +44,7 @@ def test_a_reviewer_sees_the_question_and_three_views_first(
     }
     queue.write_text(json.dumps(candidate) + "\n")
     conn = project.connect()
-    items.import_queue(conn, project.data, queue, "ada")
+    import_queue(conn, project.data, queue, "ada")
     assign.assign(conn, "qa", None, "ada")
     conn.close()
     reviewer_work = query(
@@ -53,7 +54,7 @@ def test_a_reviewer_sees_the_question_and_three_views_first(
     )[0]
     work_id, reviewer = reviewer_work
     theirs = work_ids(project, reviewer, "review")
-    base = serve_app(create_app(project))
+    base = serve_app(create_app(project, ADAPTERS))
     page = open_page()
     page.set_viewport_size({"width": 1280, "height": 900})
     sign_in_page(page, base, reviewer)
@@ -103,7 +104,7 @@ def test_the_home_page_groups_work_and_caption_review_shows_videos(
     for work_id, name in writers(project, UID0):
         work.save(conn, work_id, people[name], 0, f"A cube spins, says {name}.", "submitted")
     conn.close()
-    base = serve_app(create_app(project))
+    base = serve_app(create_app(project, ADAPTERS))
     page = open_page()
     sign_in_page(page, base, "ann1")
     write = page.locator("[data-task=write]")

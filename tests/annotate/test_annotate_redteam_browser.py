@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from annotate_support import PASSWORD, query, sign_in_page
+from annotate_support import ADAPTERS, PASSWORD, query, sign_in_page
 from conftest import AUTOEVAL
 from vidbench.annotate import assign, auth, exports
 from vidbench.annotate.folder import import_folder
@@ -51,7 +51,7 @@ def test_red_team_rounds_in_the_browser(
     shutil.copy(AUTOEVAL / "AUTO-EVAL-VIDEO.json", data / "AUTO-EVAL-VIDEO.json")
     project = Project.init(tmp_path / "project", data)
     conn = project.connect()
-    assert import_folder(conn, data, "ada").added > 0
+    assert import_folder(conn, data, "ada", ADAPTERS).added > 0
     auth.add_user(conn, "red", "annotator", PASSWORD)
     auth.add_user(conn, "ada", "admin", PASSWORD)
     assign.assign(conn, "rule", 1, "ada")
@@ -63,7 +63,7 @@ def test_red_team_rounds_in_the_browser(
     judge = ModelChoice(
         f"openai-compat:{server.base_url}#judge", {"backoff": "0.01"}, "--judge-opt"
     )
-    base = serve_app(create_app(project, judge))
+    base = serve_app(create_app(project, ADAPTERS, judge))
     page = open_page()
     sign_in_page(page, base, "red")
     page.goto(f"{base}/work/{work_id}")
@@ -91,7 +91,7 @@ def test_red_team_rounds_in_the_browser(
     expect(page.locator("[data-rt-status]")).to_have_text("holds")
 
     conn = project.connect()
-    done = exports.export_kind(project, conn, "rules", "ada", None, "4dbench")
+    done = exports.export_kind(project, conn, "rules", "ada", None, "4dbench", ADAPTERS)
     conn.close()
     lines = done.path.read_text("utf-8").splitlines()
     rules = {str(r["ID"]): r["Rule"] for r in map(json.loads, filter(str.strip, lines))}

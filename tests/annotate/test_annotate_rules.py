@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from annotate_support import PASSWORD, make_project, query, sign_in, work_ids, writers
-from vidbench.annotate import auth, exports, items, work
+from annotate_support import ADAPTERS, PASSWORD, make_project, query, sign_in, work_ids, writers
+from vidbench.annotate import auth, exports, work
 from vidbench.annotate.project import Project
 from vidbench.annotate.web.app import create_app
+from vidbench.benchmarks.fourd.review.items import import_queue
 from vidbench.cli import main
 from vidbench.core.errors import ConfigError, DataError
 
@@ -50,7 +51,7 @@ def _people(project: Project) -> dict[str, auth.User]:
 
 
 def _client(project: Project, name: str) -> tuple[TestClient, dict[str, str]]:
-    client = TestClient(create_app(project), base_url="http://127.0.0.1")
+    client = TestClient(create_app(project, ADAPTERS), base_url="http://127.0.0.1")
     return client, {"X-CSRF-Token": sign_in(client, name)}
 
 
@@ -102,7 +103,7 @@ def test_nothing_empty_is_submitted_or_exported(project: Project) -> None:
     for n, (work_id, name) in enumerate(first):
         work.save(conn, work_id, people[name], 0, f"caption {n}", "submitted")
     conn.execute("UPDATE work SET content = '', status = 'accepted' WHERE id = ?", (first[0][0],))
-    done = exports.export_kind(project, conn, "captions", "ada", None, "4dbench")
+    done = exports.export_kind(project, conn, "captions", "ada", None, "4dbench", ADAPTERS)
     conn.close()
     assert done.written == 0
     assert f"caption:{UID0}: {first[0][1]}'s caption is empty" in done.left_out
@@ -149,10 +150,10 @@ def test_unassigned_items_are_listed_as_left_out(project: Project) -> None:
     queue = project.path / "extra.jsonl"
     queue.write_text(json.dumps({**GOOD, "id": f"{UID0}_extra"}) + "\n")
     conn = project.connect()
-    items.import_queue(conn, project.data, queue, "ada")  # imported, never assigned
-    qa = exports.export_kind(project, conn, "qa", "ada", None, "4dbench")
-    captions = exports.export_kind(project, conn, "captions", "ada", None, "4dbench")
-    answers = exports.export_kind(project, conn, "answers", "ada", "ann1", "4dbench")
+    import_queue(conn, project.data, queue, "ada")  # imported, never assigned
+    qa = exports.export_kind(project, conn, "qa", "ada", None, "4dbench", ADAPTERS)
+    captions = exports.export_kind(project, conn, "captions", "ada", None, "4dbench", ADAPTERS)
+    answers = exports.export_kind(project, conn, "answers", "ada", "ann1", "4dbench", ADAPTERS)
     conn.close()
     assert f"qa:{UID0}_extra: not assigned to anyone" in qa.left_out
     # no human-baseline question was assigned: each is named

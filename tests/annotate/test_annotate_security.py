@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from annotate_support import make_project, query, sign_in, work_ids
+from annotate_support import ADAPTERS, make_project, query, sign_in, work_ids
 from vidbench.annotate.project import Project
 from vidbench.annotate.web.app import create_app
 
@@ -24,7 +24,7 @@ def project(qa_release: Path, tmp_path_factory: pytest.TempPathFactory) -> Proje
 
 @pytest.fixture
 def client(project: Project) -> TestClient:
-    return TestClient(create_app(project), base_url="http://127.0.0.1")
+    return TestClient(create_app(project, ADAPTERS), base_url="http://127.0.0.1")
 
 
 def test_unauthenticated_requests_are_refused(client: TestClient) -> None:
@@ -93,7 +93,7 @@ def test_caption_writers_do_not_see_each_others_captions(
         headers={"X-CSRF-Token": csrf},
     )
     assert saved.status_code == 200 and saved.json()["version"] == 1
-    other = TestClient(create_app(project), base_url="http://127.0.0.1")
+    other = TestClient(create_app(project, ADAPTERS), base_url="http://127.0.0.1")
     sign_in(other, "ann4")
     page = other.get(f"/work/{ids['ann4']}")
     assert page.status_code == 200 and "red cube spinning" not in page.text
@@ -139,7 +139,7 @@ def test_script_in_a_caption_is_shown_as_text(project: Project, client: TestClie
     )
     assert saved.status_code == 200, saved.text
     own = client.get(f"/work/{mine}")
-    reviewer = TestClient(create_app(project), base_url="http://127.0.0.1")
+    reviewer = TestClient(create_app(project, ADAPTERS), base_url="http://127.0.0.1")
     sign_in(reviewer, "rita")
     review = reviewer.get("/review/captions")
     for page in (own, review):
@@ -166,7 +166,7 @@ def test_two_saves_crossing_give_a_conflict_and_lose_nothing(
     assert "conflict" in body["error"] and "ann6" in body["error"]
     assert body["current"]["content"] == "tab one" and body["current"]["version"] == 1
     # the reviewer's stale decision is refused as well, and the owner's newer save goes through
-    reviewer = TestClient(create_app(project), base_url="http://127.0.0.1")
+    reviewer = TestClient(create_app(project, ADAPTERS), base_url="http://127.0.0.1")
     rcsrf = sign_in(reviewer, "rob")
     sent_back = reviewer.post(
         f"/api/work/{mine}",

@@ -14,7 +14,7 @@ import requests
 from argon2 import PasswordHasher
 from fastapi.testclient import TestClient
 
-from annotate_support import PASSWORD, make_project
+from annotate_support import ADAPTERS, PASSWORD, make_project
 from browser import serve_asgi
 from vidbench.annotate.project import Project
 from vidbench.annotate.web.app import create_app
@@ -66,7 +66,7 @@ def test_failed_sign_ins_lock_the_account_out_with_a_growing_wait(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     hashes = Hashes(monkeypatch)
-    app = create_app(project)
+    app = create_app(project, ADAPTERS)
     clock = Clock()
     app.state.login_throttle.clock = clock
     client = TestClient(app, base_url="http://127.0.0.1")
@@ -98,7 +98,7 @@ def test_failed_sign_ins_lock_the_account_out_with_a_growing_wait(
 def test_one_client_trying_many_names_is_locked_out(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    app = create_app(project)
+    app = create_app(project, ADAPTERS)
     app.state.login_throttle.clock = Clock()
     client = TestClient(app, base_url="http://127.0.0.1")
     for n in range(21):  # 21 names, four tries each at most: no account is locked
@@ -112,7 +112,7 @@ def test_parallel_sign_ins_hash_a_bounded_number_at_once(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     hashes = Hashes(monkeypatch)
-    app = create_app(project)
+    app = create_app(project, ADAPTERS)
     with serve_asgi(app) as base:
         sessions, forms = [], []
         for _ in range(16):
@@ -143,7 +143,7 @@ def test_parallel_sign_ins_hash_a_bounded_number_at_once(
 def test_the_login_page_shows_only_its_own_messages(tmp_path: Path) -> None:
     (tmp_path / "data").mkdir()
     project = Project.init(tmp_path / "project", tmp_path / "data")
-    client = TestClient(create_app(project), base_url="http://127.0.0.1")
+    client = TestClient(create_app(project, ADAPTERS), base_url="http://127.0.0.1")
     forged = client.get("/login", params={"error": "Your account is locked: call 1-555-0100"})
     assert "1-555-0100" not in forged.text and 'class="error"' not in forged.text
     assert "Wrong name or password." in client.get("/login?error=wrong").text

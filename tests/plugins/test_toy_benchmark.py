@@ -1,5 +1,6 @@
 """A benchmark from a package of its own: one folder plus one registration (an entry point),
-and every framework command works on it with nothing in vidbench changed."""
+and every framework command works on it with nothing in vidbench changed: its own command,
+validate, run, report, view, and the review app's init, export and media."""
 
 from __future__ import annotations
 
@@ -8,11 +9,14 @@ import os
 import shutil
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from vidbench.annotate import auth, work
+from vidbench.annotate.project import Project
 from vidbench.media.encode import write_mp4
 
 HERE = Path(__file__).parent
@@ -119,3 +123,41 @@ def test_a_broken_plugin_is_named_and_the_rest_works(plugin: Path, tmp_path: Pat
     assert "skipped benchmark plugin broken (nowhere:BENCHMARK)" in tasks.stderr
     assert "No module named 'nowhere'" in tasks.stderr
     assert "4dbench-qa" in tasks.stdout
+
+
+def test_the_review_app_takes_its_items_and_gives_its_answers_back(
+    plugin: Path, toy_data: Path, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    init = vidbench(plugin, "annotate", "init", str(project), "--data", str(toy_data))
+    assert init.returncode == 0, init.stderr
+    assert "4 items added" in init.stdout
+    assert "q-broken: missing video" in init.stderr  # the bad row is named, the rest imported
+    add_user = ["annotate", "users", "add", str(project), "ann", "--role", "annotator"]
+    added = subprocess.run(
+        [sys.executable, "-m", "vidbench.cli", *add_user, "--password-stdin"],
+        input="a long enough password\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert added.returncode == 0, added.stderr
+    assert vidbench(plugin, "annotate", "assign", str(project), "answer").returncode == 0
+
+    opened = Project.open(project)
+    with closing(opened.connect()) as conn:
+        [ann] = [u for u in auth.users(conn) if u.name == "ann"]
+        mine = work.mine(conn, ann)
+        assert len(mine) == 4 and {w["job"] for w in mine} == {"answer"}
+        first = next(w for w in mine if w["ref"] == "toy/q0")
+        work.save(conn, first["id"], ann, first["version"], "(A)", "submitted")
+
+    export = vidbench(
+        plugin, "annotate", "export", str(project), "answers", "--benchmark", "toy", "--user", "ann"
+    )
+    assert export.returncode == 0, export.stderr
+    written = project / "exports" / "toy-ann.jsonl"
+    assert [json.loads(line) for line in written.read_text().splitlines()] == [
+        {"id": "q0", "answer": "(A)"}
+    ]
+    assert export.stderr.count("not answered") == 3  # the others are named, never dropped

@@ -10,6 +10,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from vidbench.annotate import db
+from vidbench.annotate.adapters import Importer, ReviewAdapter
+from vidbench.annotate.items import Imported, add
 from vidbench.benchmark import Benchmark, CommandGroups
 from vidbench.core.messages import Message, TextPart
 from vidbench.core.records import MediaRef, Sample
@@ -108,6 +111,31 @@ def _commands(groups: CommandGroups) -> None:
     p.set_defaults(func=handler)
 
 
+def _import(conn: Any, data: Path, source: Path, author: str) -> Imported:
+    """The toy questions, to answer in the review app (a human baseline)."""
+    out = Imported()
+    loaded = load(data)
+    out.problems += [str(p) for p in loaded.problems]
+    with db.transaction(conn):
+        for sample in loaded.items:
+            record = {
+                "benchmark": "toy",
+                "id": sample.id,
+                "Question": sample.question,
+                "Options": [f"({letter}) {o}" for letter, o in zip("ABC", sample.options, strict=False)],
+                "gold": sample.answer,
+                "video": str(sample.media.videos[0].relative_to(data)),
+            }
+            add(conn, "answer", f"toy/{sample.id}", record, QUESTIONS, out)
+    return out
+
+
+def _finds(data: Path) -> list[Path]:
+    return [data] if (data / QUESTIONS).is_file() else []
+
+
+REVIEW = ReviewAdapter("toy", importers=(Importer("toy", _import, _finds),))
+
 BENCHMARK = Benchmark(
     name="toy",
     title="Toy",
@@ -115,4 +143,5 @@ BENCHMARK = Benchmark(
     validate=_validate,
     commands=_commands,
     sample_groups=("shape",),
+    review=REVIEW,
 )

@@ -16,11 +16,9 @@ from pathlib import Path
 from rich.markup import escape
 
 from vidbench import cli_types as types
+from vidbench.annotate.adapters import Adapters
 from vidbench.console import err, out
 from vidbench.core.errors import ConfigError
-
-EXPORT_KINDS = ("qa", "captions", "answers", "raters", "rules")
-IMPORT_KINDS = ("queue", "folder", "rules", "drafts")
 
 
 def _require() -> None:
@@ -48,7 +46,7 @@ def _cmd_init(args: argparse.Namespace) -> int:
 
     project = Project.init(Path(args.project), Path(args.data))
     with closing(project.connect()) as conn:
-        _print_import(import_folder(conn, project.data, "cli"))
+        _print_import(import_folder(conn, project.data, "cli", args.adapters))
     out.print(f"project {project.path}: add people with `vidbench annotate users add`")
     return 0
 
@@ -92,22 +90,12 @@ def _cmd_assign(args: argparse.Namespace) -> int:
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
-    from vidbench.annotate import items
-    from vidbench.annotate.folder import import_folder
+    from vidbench.annotate.folder import import_named
 
     project = _open(args.project)
-    source = Path(args.file) if args.file else project.data
+    source = Path(args.file) if args.file else None
     with closing(project.connect()) as conn:
-        if args.kind == "queue":
-            done = items.import_queue(conn, project.data, source, "cli")
-        elif args.kind == "rules":
-            done = items.import_rules(conn, source, "cli")
-        elif args.kind == "drafts":
-            from vidbench.annotate.drafts import import_drafts
-
-            done = import_drafts(conn, project.data, source, "cli")
-        else:
-            done = import_folder(conn, source, "cli")
+        done = import_named(conn, project.data, args.kind, source, "cli", args.adapters)
     _print_import(done)
     return 0
 
@@ -117,7 +105,9 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
     project = _open(args.project)
     with closing(project.connect()) as conn:
-        done = exports.export_kind(project, conn, args.kind, "cli", args.user, args.benchmark)
+        done = exports.export_kind(
+            project, conn, args.kind, "cli", args.user, args.benchmark, args.adapters
+        )
     out.print(f"{done.written} written to {done.path}")
     for why in done.left_out:
         err.print(f"[yellow]left out[/]: {escape(why)}", highlight=False)
@@ -138,14 +128,19 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         options = parse_options(args.judge_opt, "--judge-opt")
         judge = ModelChoice(args.judge, options, "--judge-opt", concurrency=4)
     out.print(f"serving {project.path} on http://{args.host}:{args.port}/")
-    uvicorn.run(create_app(project, judge), host=args.host, port=args.port, log_level="warning")
+    app = create_app(project, args.adapters, judge)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add `annotate` and its subcommands to the CLI."""
+def register(sub: argparse._SubParsersAction, adapters: Adapters) -> None:  # type: ignore[type-arg]
+    """Add `annotate` and its subcommands to the CLI; `adapters` are the registered benchmarks'
+    review adapters (cli.py hands them in): their importers and exports are the choices."""
     top = sub.add_parser("annotate", help="the annotation web app (review, captions, baselines)")
+    top.set_defaults(adapters=adapters)
     cmds = top.add_subparsers(dest="annotate_command", required=True)
+    imports = ["folder", *(i.name for i in adapters.importers())]
+    exports = ["answers", *dict.fromkeys(e.name for e in adapters.exporters())]
 
     p = cmds.add_parser("init", help="a project from a dataset folder")
     p.add_argument("project")
@@ -170,18 +165,27 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(func=_cmd_assign)
 
     p = cmds.add_parser(
-        "import", help="add items: a review queue, a folder, a rules file, caption drafts"
+        "import", help="add items: a folder, a review queue, caption drafts, a rules file, ..."
     )
-    p.add_argument("project")
-    p.add_argument("kind", choices=IMPORT_KINDS)
+    p.add_argument("project", help="the project folder")
+    p.add_argument(
+        "kind",
+        choices=imports,
+        help="folder: everything a dataset folder holds; or one benchmark's importer",
+    )
     p.add_argument("file", nargs="?", help="the file or folder (default: the project's data)")
     p.set_defaults(func=_cmd_import)
 
     p = cmds.add_parser("export", help="the official files into PROJECT/exports/")
     p.add_argument("project")
-    p.add_argument("kind", choices=EXPORT_KINDS)
+    p.add_argument("kind", choices=exports, help="answers (one person's), or a benchmark's file")
     p.add_argument("--user", help="answers: whose")
-    p.add_argument("--benchmark", default="4dbench", choices=["4dbench", "mmworld"])
+    p.add_argument(
+        "--benchmark",
+        default="4dbench",
+        choices=adapters.benchmarks() or ["4dbench"],
+        help="answers: to which benchmark's questions (default 4dbench)",
+    )
     p.set_defaults(func=_cmd_export)
 
     p = cmds.add_parser("serve", help="serve the app (127.0.0.1 by default)")

@@ -1,38 +1,42 @@
-"""`annotate init` and `annotate import PROJECT folder`: every kind of item a dataset folder
-holds, each through its own importer (items.py, drafts.py)."""
+"""`annotate init` and `annotate import PROJECT folder|NAME`: the items a dataset folder holds,
+each kind read by the importer of the benchmark it belongs to (annotate/adapters.py)."""
 
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
 
-from vidbench.annotate.drafts import DRAFTS_FILE, import_drafts
-from vidbench.annotate.items import (
-    QUEUE_FILE,
-    Imported,
-    import_fourd,
-    import_mmworld,
-    import_queue,
-    import_rules,
-)
-from vidbench.benchmarks.autoeval_video.loader import RULES_FILE
-from vidbench.benchmarks.fourd import loader as fourd
-from vidbench.benchmarks.mmworld.loader import ANNOTATION_FILE
+from vidbench.annotate.adapters import Adapters
+from vidbench.annotate.items import Imported
 
 
-def import_folder(conn: sqlite3.Connection, data: Path, author: str) -> Imported:
-    """Everything `annotate init` finds in a dataset folder."""
+def import_folder(
+    conn: sqlite3.Connection, data: Path, author: str, adapters: Adapters
+) -> Imported:
+    """Everything every benchmark's importers find in a dataset folder, in their order."""
     out = Imported()
-    # the queue first: `curate 4d qa` writes it beside its 4d_qa.json, and its records carry the
-    # provenance (generator, validator, blind answers) that the same ids in 4d_qa.json lack
-    for queue in (data / QUEUE_FILE, data / fourd.RELEASE_FOLDERS[fourd.QA_FILE] / QUEUE_FILE):
-        if queue.is_file():
-            out.merge(import_queue(conn, data, queue, author))
-    out.merge(import_fourd(conn, data, author))
-    if (data / ANNOTATION_FILE).is_file():
-        out.merge(import_mmworld(conn, data, author))
-    if (data / RULES_FILE).is_file():
-        out.merge(import_rules(conn, data / RULES_FILE, author))
-    if (data / DRAFTS_FILE).is_file():
-        out.merge(import_drafts(conn, data, data / DRAFTS_FILE, author))
+    for importer in adapters.importers():
+        for source in importer.finds(data):
+            out.merge(importer.read(conn, data, source, author))
+    return out
+
+
+def import_named(
+    conn: sqlite3.Connection,
+    data: Path,
+    name: str,
+    source: Path | None,
+    author: str,
+    adapters: Adapters,
+) -> Imported:
+    """One importer (`annotate import PROJECT NAME [FILE]`): the file or folder given, else what
+    it finds in the project's data folder; `folder` runs them all on the folder given."""
+    if name == "folder":
+        return import_folder(conn, source or data, author, adapters)
+    importer = adapters.importer(name)
+    out = Imported()
+    for found in [source] if source is not None else importer.finds(data):
+        out.merge(importer.read(conn, data, found, author))
+    if source is None and not out.added and not out.problems and not importer.finds(data):
+        out.problems.append(f"{data}: nothing for the {name} importer (give the file)")
     return out

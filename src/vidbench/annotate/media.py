@@ -3,7 +3,8 @@
 REL is checked as text first (no NUL or other control character, no absolute path, drive, `\\`,
 `..`, `.` or empty part, at most MAX_PATH characters), then walked part by part on disk: a
 symlink leading out of the folder it is in is followed only when a project tool made it and it
-leads where the tool recorded (links.py), and then only inside that folder. Every refusal is a
+leads where the tool recorded (a ReviewAdapter's `link_target`, e.g.
+benchmarks/fourd/review/links.py), and then only inside that folder. Every refusal is a
 `BadMediaPath` (HTTP 400), a well-formed path to no file a `MissingVideo` (404): an odd path
 never surfaces as a server error.
 """

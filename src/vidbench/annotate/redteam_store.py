@@ -1,6 +1,6 @@
-"""The project's AutoEval-Video red-team workspace (PROJECT/redteam/, the format of
-benchmarks/autoeval_video/redteam.py) driven from the browser: the engine is reused as is; this
-module only serialises access (one writer at a time) and logs each action with its author."""
+"""A project's red-team workspace (PROJECT/redteam/) driven from the browser: the benchmark's
+engine (its ReviewAdapter's `red_team`, e.g. AutoEval-Video's) is used as it is; this module only
+serialises access (one writer at a time) and logs each action with its author."""
 
 from __future__ import annotations
 
@@ -10,64 +10,93 @@ from pathlib import Path
 from typing import Any
 
 from vidbench.annotate import db
+from vidbench.annotate.adapters import RedTeam, RuleWorkspace
 from vidbench.annotate.exported import Exported
 from vidbench.annotate.project import Project
-from vidbench.benchmarks.autoeval_video import redteam
 from vidbench.core.errors import ConfigError
 
 LOCK = threading.Lock()  # the workspace is one JSON file: one change at a time
 
 
-def workspace(project: Project, conn: sqlite3.Connection) -> redteam.Workspace:
-    if (project.redteam / redteam.FILENAME).is_file():
-        return redteam.Workspace.open(project.redteam)
+def workspace(project: Project, engine: RedTeam | None, conn: sqlite3.Connection) -> Any:
+    """The project's workspace, made from the rules file its rule items came from."""
+    if engine is None:
+        raise ConfigError("no benchmark here red-teams rules")
+    if (project.redteam / engine.workspace_file).is_file():
+        return engine.open(project.redteam, None)
     found = conn.execute("SELECT source FROM items WHERE kind = 'rule' LIMIT 1").fetchone()
     if found is None:
-        raise ConfigError("this project has no AutoEval-Video rules to red-team")
-    return redteam.Workspace.init(project.redteam, Path(found["source"]))
+        raise ConfigError("this project has no rules to red-team")
+    return engine.open(project.redteam, Path(found["source"]))
 
 
 def attack(
-    project: Project, conn: sqlite3.Connection, key: str, answer: str, expected: int, author: str
+    project: Project,
+    engine: RedTeam | None,
+    conn: sqlite3.Connection,
+    key: str,
+    answer: str,
+    expected: int,
+    author: str,
 ) -> int:
     with LOCK:
-        number = workspace(project, conn).add_attack(key, answer, expected, f"by {author}")
+        ws: RuleWorkspace = workspace(project, engine, conn)
+        number = ws.add_attack(key, answer, expected, f"by {author}")
     with db.transaction(conn):
         db.log_event(conn, author, "redteam.attack", f"ID {key}: attack {number}")
     return number
 
 
 def revise(
-    project: Project, conn: sqlite3.Connection, key: str, rule: str, note: str, author: str
+    project: Project,
+    engine: RedTeam | None,
+    conn: sqlite3.Connection,
+    key: str,
+    rule: str,
+    note: str,
+    author: str,
 ) -> dict[str, Any]:
     with LOCK:
-        version = workspace(project, conn).revise(key, rule, f"{note} (by {author})".strip())
+        ws: RuleWorkspace = workspace(project, engine, conn)
+        version = ws.revise(key, rule, f"{note} (by {author})".strip())
     with db.transaction(conn):
         db.log_event(conn, author, "redteam.revise", f"ID {key}: v{version['version']}")
     return version
 
 
 def check(
-    project: Project, conn: sqlite3.Connection, key: str, judge: Any, author: str
+    project: Project,
+    engine: RedTeam | None,
+    conn: sqlite3.Connection,
+    key: str,
+    judge: Any,
+    author: str,
 ) -> dict[str, Any]:
     """One round with the app's judge (a ModelChoice) on every attack of the instance."""
-    from vidbench.benchmarks.autoeval_video import rules
-    from vidbench.benchmarks.autoeval_video.redteam_check import check as run_check
-
     if judge is None:
         raise ConfigError("no judge: start the app with `annotate serve ... --judge SPEC`")
-    protocol = rules.get_protocol(rules.DEFAULT_PROTOCOL)
     with LOCK:
-        round_ = run_check(workspace(project, conn), key, judge, protocol)
+        ws = workspace(project, engine, conn)
+        round_ = engine.check(ws, key, judge)  # type: ignore[union-attr]  # workspace checked it
     with db.transaction(conn):
         won = round_["successful_attacks"]
         db.log_event(conn, author, "redteam.check", f"ID {key}: round {round_['round']} {won}")
     return round_
 
 
-def export(project: Project, out: Path, author: str, conn: sqlite3.Connection) -> Exported:
+def history(project: Project, engine: RedTeam | None, key: str, conn: sqlite3.Connection) -> dict:
+    """An instance's versions, attacks and rounds, with its status and current rule."""
     with LOCK:
-        revised = redteam.export_rules(workspace(project, conn), out)
+        instance = workspace(project, engine, conn).instance(key)
+    assert engine is not None  # workspace() refuses a project without one
+    return {**instance, "status": engine.status(instance), "rule": engine.current(instance)}
+
+
+def export(
+    project: Project, engine: RedTeam, out: Path, author: str, conn: sqlite3.Connection
+) -> Exported:
+    with LOCK:
+        revised = engine.export(workspace(project, engine, conn), out)
     with db.transaction(conn):
         db.log_event(conn, author, "export.rules", f"{out}: {revised} revised")
     return Exported(out, revised)

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from vidbench.annotate import conflicts, db
 from vidbench.annotate.auth import User
 from vidbench.annotate.drafts import draft_source
-from vidbench.annotate.items import check_candidate
 from vidbench.core.errors import DataError
 
 MAX_TEXT = 5000
@@ -108,9 +108,20 @@ def next_open(conn: sqlite3.Connection, user: User, current: dict[str, Any]) -> 
     return (after or before or [None])[0]
 
 
-def check_content(job: str, content: str, status: str, item: dict[str, Any] | None = None) -> None:
+# (item data, edited record) -> the record as its benchmark keeps it; DataError when it is not one
+CheckEdit = Callable[[dict[str, Any], Any], Any]
+
+
+def check_content(
+    job: str,
+    content: str,
+    status: str,
+    item: dict[str, Any] | None = None,
+    check_edit: CheckEdit | None = None,
+) -> None:
     """DataError naming what is wrong with a save's content for this job (`item`: the item's
-    data, whose machine drafts a submitted caption must not repeat unedited)."""
+    data, whose machine drafts a submitted caption must not repeat unedited; `check_edit`: how
+    the item's benchmark checks an edited record, annotate/adapters.py)."""
     if len(content) > MAX_TEXT:
         raise DataError(f"too long: {len(content)} characters (at most {MAX_TEXT})")
     if job == "answer" and content not in ("", *ANSWERS):
@@ -137,7 +148,9 @@ def check_content(job: str, content: str, status: str, item: dict[str, Any] | No
             if decision == "reject" and not str(review.get("reason", "")).strip():
                 raise DataError("a rejection needs a reason")
             if decision == "edit":
-                check_candidate(review.get("edited"))
+                if check_edit is None:
+                    raise DataError("edits cannot be checked here: no benchmark to check them")
+                check_edit(item or {}, review.get("edited"))
 
 
 def save(
@@ -149,10 +162,12 @@ def save(
     status: str | None = None,
     comment: str | None = None,
     resolves: tuple[int, ...] = (),
+    check_edit: CheckEdit | None = None,
 ) -> dict[str, Any]:
     """Apply one save (owner: content and draft/submitted; reviewer: returned/accepted and a
-    comment; `resolves`: kept conflicts this save settles). Raises NoSuchWork, DataError (bad
-    content, not allowed) or Conflict (the owner's refused text kept, its id in `kept`)."""
+    comment; `resolves`: kept conflicts this save settles; `check_edit`: how an edited record is
+    checked). Raises NoSuchWork, DataError (bad content, not allowed) or Conflict (the owner's
+    refused text kept, its id in `kept`)."""
     kept, saved = None, None
     with db.transaction(conn):
         work = get(conn, work_id, user)
@@ -164,11 +179,11 @@ def save(
         if work["version"] == base_version:
             if not owner:
                 _check_reviewable(work)
-            saved = _write(conn, work, user, content, status, comment)
+            saved = _write(conn, work, user, content, status, comment, check_edit)
             if owner:
                 conflicts.resolve_saved(conn, work_id, user.id, saved["content"], list(resolves))
         elif owner and content is not None and content != work["content"]:
-            check_content(work["job"], content, "draft")
+            check_content(work["job"], content, "draft", work["data"], check_edit)
             kept = conflicts.keep(conn, work_id, user.id, base_version, content, status)
     if saved is None:  # the kept text is committed with the transaction above
         raise Conflict(work, kept)
@@ -185,6 +200,7 @@ def _write(
     content: str | None,
     status: str | None,
     comment: str | None,
+    check_edit: CheckEdit | None = None,
 ) -> dict[str, Any]:
     """The save itself, on the version it started from (inside the caller's transaction)."""
     owner = work["user_id"] == user.id
@@ -192,7 +208,7 @@ def _write(
     new_status = status or ("draft" if work["status"] == "todo" else work["status"])
     if owner and content is not None and status is None and work["status"] == "accepted":
         new_status = "submitted"  # an accepted text changed: it needs review again
-    check_content(work["job"], new_content, new_status, work["data"])
+    check_content(work["job"], new_content, new_status, work["data"], check_edit)
     new_comment = work["comment"] if comment is None else comment
     at, version = db.now(), work["version"] + 1
     conn.execute(

@@ -25,6 +25,7 @@ from typing import Any
 
 from rich.markup import escape
 
+from vidbench.annotate.adapters import Adapters
 from vidbench.benchmark import Benchmark
 from vidbench.benchmarks.autoeval_video import BENCHMARK as AUTOEVAL_VIDEO
 from vidbench.benchmarks.custom import BENCHMARK as CUSTOM
@@ -85,6 +86,11 @@ def by_name(name: str) -> Benchmark:
             return benchmark
     known = ", ".join(b.name for b in benchmarks())
     raise ConfigError(f"unknown benchmark {name!r}; known: {known}")
+
+
+def review_adapters() -> Adapters:
+    """The review app's view of the benchmarks: each one's importers, exports and links."""
+    return Adapters([b.review for b in benchmarks() if b.review is not None])
 
 
 def all_tasks() -> dict[str, TaskEntry]:

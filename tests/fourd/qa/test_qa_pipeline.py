@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from qa_support import BLIND_BOTH, BLIND_ONE, OBJ0, OBJ1, OBJ2, Oracle, write_objects
 
-from vidbench.annotate import items
 from vidbench.annotate.project import Project
+from vidbench.benchmarks.fourd.review.items import import_queue
 from vidbench.cli import main
 from vidbench.core.files import read_jsonl
 from vidbench.testing import ChatServer
@@ -153,7 +153,7 @@ def test_review_queue_loads_in_the_annotate_app(curated: Curated, tmp_path: Path
     project = Project.init(tmp_path / "project", curated.out)
     conn = project.connect()
     try:
-        done = items.import_queue(conn, project.data, curated.out / "review_queue.jsonl", "t")
+        done = import_queue(conn, project.data, curated.out / "review_queue.jsonl", "t")
         rows = conn.execute("SELECT data FROM items WHERE kind = 'qa'").fetchall()
     finally:
         conn.close()

@@ -3,8 +3,8 @@ body is read: limits.py) and the media route.
 
 Media: `/media/REL` serves a video file under the project's data folder only (media.py): a path
 with `..`, an absolute path, a NUL or another invalid path, a link leading outside (except the
-video links the project's tools make and record: links.py), or a file that is not a video is
-refused with 400.
+video links the benchmarks' own tools make and record: their ReviewAdapter's `link_target`), or a
+file that is not a video is refused with 400.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from fastapi.responses import FileResponse
 from pydantic import BaseModel, Field
 
 from vidbench.annotate import assign, conflicts, exports, items, work
-from vidbench.annotate.links import recorded_target
 from vidbench.annotate.media import BadMediaPath, MissingVideo, video_path
 from vidbench.annotate.paths import child, file_name
 from vidbench.annotate.web.deps import Admin, Signed
@@ -42,7 +41,7 @@ def read_work(work_id: int, v: Signed) -> dict[str, Any]:
 
 
 @router.post("/api/work/{work_id}")
-def save_work(work_id: int, body: SaveBody, v: Signed) -> dict[str, Any]:
+def save_work(work_id: int, body: SaveBody, v: Signed, request: Request) -> dict[str, Any]:
     return work.save(
         v.conn,
         work_id,
@@ -52,6 +51,7 @@ def save_work(work_id: int, body: SaveBody, v: Signed) -> dict[str, Any]:
         body.status,
         body.comment,
         tuple(body.resolves),
+        request.app.state.adapters.check_edit,
     )
 
 
@@ -66,7 +66,8 @@ def discard_kept(work_id: int, kept_id: int, v: Signed) -> dict[str, Any]:
 @router.get("/media/{rel:path}")
 def media(rel: str, request: Request, v: Signed) -> FileResponse:
     try:
-        path = video_path(request.app.state.project.data, rel, recorded_target)
+        adapters = request.app.state.adapters
+        path = video_path(request.app.state.project.data, rel, adapters.link_target)
     except BadMediaPath as e:
         raise HTTPException(400, str(e)) from e
     except MissingVideo as e:
@@ -91,9 +92,12 @@ def delete_item(item_id: str, v: Admin) -> dict[str, Any]:
 
 
 @router.post("/api/admin/import", max_body_size=UPLOAD)
-def import_queue(request: Request, v: Admin, file: Annotated[UploadFile, File()]) -> dict[str, Any]:
-    """Upload a review_queue.jsonl: malformed lines (not UTF-8, not JSON, not a candidate) are
-    listed by file and line, the rest import. The body was streamed with a size limit
+def import_upload(
+    request: Request, v: Admin, file: Annotated[UploadFile, File()], kind: str = "queue"
+) -> dict[str, Any]:
+    """Upload a file for one of the benchmarks' importers (`kind`; by default 4D-Bench's review
+    queue, review_queue.jsonl): malformed lines (not UTF-8, not JSON, not a record of that kind)
+    are listed by file and line, the rest import. The body was streamed with a size limit
     (limits.py); the file is kept in PROJECT/uploads under a name of its own."""
     if file.size is not None and file.size > MAX_UPLOAD:
         raise HTTPException(413, f"{file.filename}: larger than {MAX_UPLOAD // 2**20} MiB")
@@ -110,18 +114,22 @@ def import_queue(request: Request, v: Admin, file: Annotated[UploadFile, File()]
         with out:  # kept: what was uploaded is never lost
             shutil.copyfileobj(file.file, out, 1 << 20)
         break
-    result = items.import_queue(v.conn, project.data, saved, v.user.name)
+    importer = request.app.state.adapters.importer(kind)
+    result = importer.read(v.conn, project.data, saved, v.user.name)
     return {"added": result.added, "skipped": result.skipped, "problems": result.problems}
 
 
 class ExportBody(BaseModel):
-    kind: Literal["qa", "captions", "answers", "raters", "rules"]
+    kind: str = Field(max_length=64)  # answers, or a benchmark's export (qa, captions, ...)
     user: str | None = None
-    benchmark: Literal["4dbench", "mmworld"] = "4dbench"
+    benchmark: str = Field(default="4dbench", max_length=64)  # whose answers
 
 
 @router.post("/api/admin/export")
 def export(body: ExportBody, request: Request, v: Admin) -> dict[str, Any]:
     project = request.app.state.project
-    result = exports.export_kind(project, v.conn, body.kind, v.user.name, body.user, body.benchmark)
+    adapters = request.app.state.adapters
+    result = exports.export_kind(
+        project, v.conn, body.kind, v.user.name, body.user, body.benchmark, adapters
+    )
     return {"path": str(result.path), "written": result.written, "left_out": result.left_out}

@@ -15,6 +15,7 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
+from vidbench.annotate.adapters import Adapters
 from vidbench.annotate.project import Project
 from vidbench.annotate.throttle import HashSlots, LoginThrottle
 from vidbench.annotate.web import api, deps, limits, pages, redteam_routes, signin
@@ -33,10 +34,13 @@ def _wants_json(request: Request) -> bool:
     return request.url.path.startswith(("/api/", "/media/"))
 
 
-def create_app(project: Project, judge: Any = None) -> FastAPI:
-    """The app for a project; `judge` (a ModelChoice, optional) runs red-team checks."""
+def create_app(project: Project, adapters: Adapters, judge: Any = None) -> FastAPI:
+    """The app for a project; `adapters` say how the registered benchmarks' items come in and go
+    out (exports, uploads, video links, red-team rules); `judge` (a ModelChoice, optional) runs
+    red-team checks."""
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     app.state.project = project
+    app.state.adapters = adapters
     app.state.judge = judge
     app.state.login_throttle = LoginThrottle()
     app.state.hash_slots = HashSlots()

@@ -14,8 +14,6 @@ from fastapi.responses import Response
 from vidbench.annotate import conflicts, progress, work
 from vidbench.annotate.web import deps
 from vidbench.annotate.web.deps import Admin, Reviewer, Signed, templates
-from vidbench.benchmarks.fourd.loader import VIEWS_PER_OBJECT
-from vidbench.benchmarks.fourd.variants import OFFICIAL_VIEWS
 
 router = APIRouter()
 TITLES = {
@@ -60,18 +58,19 @@ def _grouped(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _views(request: Request, data: dict[str, Any]) -> list[dict[str, Any]]:
     """The videos to show, each with whether it is one of the first shown (`main`) and whether
     the file exists (a missing video is named on the page instead of failing silently).
-    ?views=1,8,16 shows exactly those views; by default an object's official input views
-    (1, 8, 16) come first, larger, and the other views are one click away."""
+    ?views=1,8,16 shows exactly those views; by default the views the item names first (its
+    benchmark's official input, e.g. 4D-Bench's 1, 8, 16) come first, larger, and the other
+    views are one click away."""
     paths = data.get("views") or ([data["video"]] if data.get("video") else [])
     chosen = request.query_params.get("views", "")
     wanted = [int(k) for k in chosen.split(",") if k.strip().isdigit()] if chosen else None
-    ring = len(paths) == VIEWS_PER_OBJECT
+    first = data.get("first_views")  # None: every view is shown alike
     root = request.app.state.project.data
     out = []
     for k, path in enumerate(paths):
-        if wanted is not None and ring and k not in wanted:
+        if wanted is not None and first is not None and k not in wanted:
             continue
-        main = not ring or wanted is not None or k in OFFICIAL_VIEWS
+        main = first is None or wanted is not None or k in first
         out.append({"view": k, "path": path, "exists": (root / path).is_file(), "main": main})
     return out
 

@@ -10,7 +10,6 @@ from pydantic import BaseModel
 
 from vidbench.annotate import redteam_store, work
 from vidbench.annotate.web.deps import Signed
-from vidbench.benchmarks.autoeval_video.redteam import current, status
 
 router = APIRouter()
 
@@ -27,12 +26,14 @@ def history(request: Request, found: dict[str, Any]) -> dict[str, Any]:
     project = request.app.state.project
     conn = project.connect()
     try:
-        ws = redteam_store.workspace(project, conn)
+        return redteam_store.history(project, _engine(request), found["ref"], conn)
     finally:
         conn.close()
-    with redteam_store.LOCK:
-        instance = ws.instance(found["ref"])
-    return {**instance, "status": status(instance), "rule": current(instance)}
+
+
+def _engine(request: Request) -> Any:
+    """The red-team engine of the benchmark whose rules the project holds."""
+    return request.app.state.adapters.red_team
 
 
 class AttackBody(BaseModel):
@@ -50,7 +51,7 @@ def attack(work_id: int, body: AttackBody, v: Signed, request: Request) -> dict[
     found = _mine(work_id, v)
     project = request.app.state.project
     number = redteam_store.attack(
-        project, v.conn, found["ref"], body.answer, body.expected, v.user.name
+        project, _engine(request), v.conn, found["ref"], body.answer, body.expected, v.user.name
     )
     return {"attack": number}
 
@@ -61,11 +62,14 @@ def check(work_id: int, v: Signed, request: Request) -> dict[str, Any]:
     judge = request.app.state.judge
     if judge is None:
         raise HTTPException(409, "no judge: start the app with `annotate serve ... --judge SPEC`")
-    return redteam_store.check(request.app.state.project, v.conn, found["ref"], judge, v.user.name)
+    project = request.app.state.project
+    return redteam_store.check(project, _engine(request), v.conn, found["ref"], judge, v.user.name)
 
 
 @router.post("/api/redteam/{work_id}/revise")
 def revise(work_id: int, body: ReviseBody, v: Signed, request: Request) -> dict[str, Any]:
     found = _mine(work_id, v)
     project = request.app.state.project
-    return redteam_store.revise(project, v.conn, found["ref"], body.rule, body.note, v.user.name)
+    return redteam_store.revise(
+        project, _engine(request), v.conn, found["ref"], body.rule, body.note, v.user.name
+    )

@@ -2,6 +2,7 @@
 per-instance rules. README.md holds the protocol facts the code cites."""
 
 from vidbench.benchmark import Benchmark, lazy
+from vidbench.benchmarks.autoeval_video.review import REVIEW
 from vidbench.benchmarks.autoeval_video.task import TASKS, VARIANT_FAMILIES
 
 BENCHMARK = Benchmark(
@@ -10,6 +11,7 @@ BENCHMARK = Benchmark(
     tasks=TASKS,
     validate=lazy("vidbench.benchmarks.autoeval_video.validate", "validate"),
     variant_families=VARIANT_FAMILIES,
+    review=REVIEW,
     commands=lazy("vidbench.benchmarks.autoeval_video.commands", "register"),
     sample_groups=("dimension", "category"),
 )

@@ -2,6 +2,7 @@
 five subtasks and captioning. README.md holds the protocol facts the code cites."""
 
 from vidbench.benchmark import Benchmark, lazy
+from vidbench.benchmarks.fourd.review import REVIEW
 from vidbench.benchmarks.fourd.variants import TASKS, VARIANT_FAMILIES
 
 BENCHMARK = Benchmark(
@@ -10,6 +11,7 @@ BENCHMARK = Benchmark(
     tasks=TASKS,
     validate=lazy("vidbench.benchmarks.fourd.validate", "validate"),
     variant_families=VARIANT_FAMILIES,
+    review=REVIEW,
     commands=lazy("vidbench.benchmarks.fourd.commands", "register"),
     sample_groups=("subtask",),
 )

@@ -2,6 +2,7 @@
 protocol facts the code cites."""
 
 from vidbench.benchmark import Benchmark, lazy
+from vidbench.benchmarks.mmworld.review import REVIEW
 from vidbench.benchmarks.mmworld.variants import TASKS, VARIANT_FAMILIES
 
 BENCHMARK = Benchmark(
@@ -10,6 +11,7 @@ BENCHMARK = Benchmark(
     tasks=TASKS,
     validate=lazy("vidbench.benchmarks.mmworld.validate", "validate"),
     variant_families=VARIANT_FAMILIES,
+    review=REVIEW,
     commands=lazy("vidbench.benchmarks.mmworld.curate.commands", "register"),
     sample_groups=("discipline",),
 )

@@ -65,5 +65,5 @@ def queue_record(
     candidate: Candidate, record: dict[str, Any], provenance: dict[str, Any]
 ) -> dict[str, Any]:
     """One line of review_queue.jsonl, as `vidbench annotate import queue` reads it
-    (annotate/items.check_candidate)."""
+    (benchmarks/fourd/review/items.check_candidate)."""
     return {"id": candidate.id, "uid": candidate.uid, **record, "provenance": provenance}

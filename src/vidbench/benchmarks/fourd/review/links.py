@@ -3,9 +3,10 @@
 `curate 4d qa` links OUT/4d_object_multi_view_videos to the videos it read (an absolute link to
 the render or data folder; OUT/settings.json records that folder as "data"), and `annotate export
 qa` links its output's 4d_object_multi_view_videos to the project's videos (OUT/export.json
-records the folder whose videos it linked). The media route follows such a link only when the
-link is where the tool puts it and leads exactly where the tool's record says; any other link
-leading out of the data folder stays refused.
+records the folder whose videos it linked). The review app's media route follows such a link only
+when the link is where the tool puts it and leads exactly where the tool's record says
+(annotate/media.py asks through the ReviewAdapter's `link_target`); any other link leading out
+of the data folder stays refused.
 """
 
 from __future__ import annotations

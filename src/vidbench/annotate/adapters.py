@@ -1,0 +1,131 @@
+"""What a benchmark tells the review app: how its items come in, how people's work goes back out
+as its data, which video links its own tools make, and how its rules are red-teamed.
+
+The app knows items, work and people; the kinds of item are its own (`qa`: a candidate to
+review, `caption`: an object to caption, `answer`: a question for a human baseline, `rule`: a
+judging rule to red-team). Each benchmark's `review` value (a `ReviewAdapter`, on its Benchmark)
+names its importers and exporters; cli.py hands the registered ones to the app as `Adapters`,
+and nothing in annotate/ imports a benchmark.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from vidbench.annotate.exported import Exported
+from vidbench.annotate.items import Imported
+from vidbench.annotate.project import Project
+from vidbench.core.errors import ConfigError, DataError
+
+# read(conn, project data folder, the file or folder to read, author) -> what was imported
+ImportFn = Callable[[sqlite3.Connection, Path, Path, str], Imported]
+# write(project, conn, the exports folder, author) -> what was written and what was left out
+ExportFn = Callable[[Project, sqlite3.Connection, Path, str], Exported]
+
+
+@dataclass(frozen=True)
+class Importer:
+    """`annotate import PROJECT NAME [FILE]`; `finds(data)` lists what of a data folder it reads
+    (for `annotate init` and `annotate import PROJECT folder`), [] when nothing."""
+
+    name: str
+    read: ImportFn
+    finds: Callable[[Path], list[Path]]
+
+
+@dataclass(frozen=True)
+class Exporter:
+    """`annotate export PROJECT NAME`: one official file (or folder) made from people's work."""
+
+    name: str
+    write: ExportFn
+
+
+class RuleWorkspace(Protocol):
+    """A benchmark's red-team workspace for its judging rules (one JSON file in a folder)."""
+
+    def add_attack(self, key: str, answer: str, expected: int, note: str) -> int: ...
+
+    def revise(self, key: str, rule: str, note: str) -> dict[str, Any]: ...
+
+    def instance(self, key: str) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class RedTeam:
+    """How a benchmark's rules are red-teamed: its workspace (opened from a folder, made from
+    the rules file the items came from), an instance's status and current rule, a round of its
+    judge on every attack, and the rules file written back."""
+
+    open: Callable[[Path, Path | None], RuleWorkspace]  # (folder, rules file when new)
+    status: Callable[[dict[str, Any]], str]  # an instance's status
+    current: Callable[[dict[str, Any]], dict[str, Any]]  # an instance's current rule version
+    check: Callable[[Any, str, Any], dict[str, Any]]  # (workspace, key, judge) -> the round
+    export: Callable[[Any, Path], int]  # (workspace, rules file to write) -> rules revised
+    workspace_file: str  # the workspace's file name in its folder
+
+
+@dataclass(frozen=True)
+class ReviewAdapter:
+    benchmark: str  # the name its `answer` items carry, e.g. "4dbench"
+    importers: tuple[Importer, ...] = ()
+    exporters: tuple[Exporter, ...] = ()
+    # link -> the folder the benchmark's own tools recorded for it (None: not one of theirs)
+    link_target: Callable[[Path], Path | None] | None = None
+    red_team: RedTeam | None = None
+    # a reviewer's edited `qa` record -> the record as the benchmark keeps it (DataError if not)
+    check_edit: Callable[[Any], Any] | None = None
+
+
+@dataclass(frozen=True)
+class Adapters:
+    """The registered benchmarks' review adapters, looked up by what the app needs."""
+
+    each: Sequence[ReviewAdapter] = ()
+
+    def importers(self) -> list[Importer]:
+        return [importer for adapter in self.each for importer in adapter.importers]
+
+    def importer(self, name: str) -> Importer:
+        for importer in self.importers():
+            if importer.name == name:
+                return importer
+        known = ", ".join(i.name for i in self.importers())
+        raise ConfigError(f"no importer {name!r}; known: {known}")
+
+    def exporters(self) -> list[Exporter]:
+        return [exporter for adapter in self.each for exporter in adapter.exporters]
+
+    def exporter(self, name: str) -> Exporter:
+        for exporter in self.exporters():
+            if exporter.name == name:
+                return exporter
+        known = ", ".join(e.name for e in self.exporters())
+        raise ConfigError(f"no export {name!r}; known: answers, {known}")
+
+    def benchmarks(self) -> list[str]:
+        return [adapter.benchmark for adapter in self.each]
+
+    def link_target(self, link: Path) -> Path | None:
+        """The folder one of the benchmarks' tools recorded for `link`, or None."""
+        for adapter in self.each:
+            if adapter.link_target is not None and (target := adapter.link_target(link)):
+                return target
+        return None
+
+    def check_edit(self, item: dict[str, Any], edited: Any) -> Any:
+        """An edited record checked by the benchmark its item came from (`benchmark` in the
+        item's data; items without one: the benchmark that checks edits)."""
+        name = item.get("benchmark")
+        for adapter in self.each:
+            if adapter.check_edit is not None and name in (None, adapter.benchmark):
+                return adapter.check_edit(edited)
+        raise DataError(f"no benchmark here checks an edited {name or 'qa'} record")
+
+    @property
+    def red_team(self) -> RedTeam | None:
+        return next((a.red_team for a in self.each if a.red_team is not None), None)

@@ -1,0 +1,120 @@
+"""4D-Bench files made from people's work in the review app.
+
+- 4d_qa.json: the accepted QA (every assigned review submitted, none rejecting; an edit replaces
+  the record) in a folder that is a valid 4D-Bench data folder (videos linked beside it, the
+  link recorded in export.json so a review project on it can serve them: links.py).
+- human_annotations.csv: objects with five submitted or accepted captions, in writer order (a
+  caption that repeats a machine draft word for word is not a person's and does not count).
+
+Nothing leaves silently: what is not written is listed under `left_out`, with why.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from vidbench.annotate import db
+from vidbench.annotate.drafts import draft_source
+from vidbench.annotate.exported import Exported
+from vidbench.annotate.exports import DONE, live_work, not_assigned, review_of, unassigned
+from vidbench.annotate.project import Project
+from vidbench.benchmarks.fourd import loader as fourd
+from vidbench.benchmarks.fourd.references import N_REFS, REF_COLUMNS
+from vidbench.benchmarks.fourd.review.items import has_qa
+from vidbench.benchmarks.fourd.review.links import EXPORT_RECORD, export_record
+from vidbench.core.files import write_json, write_text
+
+QA_FOLDER = "4dbench-qa"
+CAPTIONS_FILE = "human_annotations.csv"
+
+
+def accepted_qa(conn: sqlite3.Connection) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    records, left_out = {}, []
+    for key, works in live_work(conn, "qa", "review").items():
+        item = json.loads(works[0]["data"])
+        reviews = [review_of(w) for w in works]
+        pending = [
+            w["owner"]
+            for w, r in zip(works, reviews, strict=True)
+            if w["status"] != "submitted" or r.get("decision") not in ("accept", "edit", "reject")
+        ]
+        if pending:
+            left_out.append(f"{key}: review pending ({', '.join(pending)})")
+        elif any(r["decision"] == "reject" for r in reviews):
+            left_out.append(f"{key}: rejected")
+        else:
+            edits = [r["edited"] for r in reviews if r["decision"] == "edit"]
+            record = edits[-1] if edits else item
+            records[item["id"]] = {
+                "Question": record["Question"],
+                "Options": record["Options"],
+                "Answer index": record["Answer index"],
+                "Category": record["Category"],
+            }
+    return records, left_out + not_assigned(unassigned(conn, "qa", "review"))
+
+
+def export_qa(conn: sqlite3.Connection, data: Path, out_dir: Path, author: str) -> Exported:
+    """OUT/4d_qa.json and OUT/4d_object_multi_view_videos linking the project's videos."""
+    records, left_out = accepted_qa(conn)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    source = fourd.resolve_data_dir(data, fourd.QA_FILE) if has_qa(data) else data
+    videos, link = source / fourd.VIDEO_DIR, out_dir / fourd.VIDEO_DIR
+    if not link.exists() and videos.resolve() != link.resolve():
+        os.symlink(videos.resolve(), link, target_is_directory=True)
+    # the record that lets a review project on OUT serve the videos through the link (links.py)
+    write_json(out_dir / EXPORT_RECORD, export_record(source), indent=1)
+    path = out_dir / fourd.QA_FILE
+    write_json(path, records, indent=1)
+    with db.transaction(conn):
+        db.log_event(conn, author, "export.qa", f"{path}: {len(records)} records")
+    return Exported(path, len(records), left_out)
+
+
+def export_captions(conn: sqlite3.Connection, path: Path, author: str) -> Exported:
+    out = Exported(path)
+    out.left_out += not_assigned(unassigned(conn, "caption", "write"))
+    rows = []
+    for key, works in live_work(conn, "caption", "write").items():
+        item = json.loads(works[0]["data"])
+        done = []
+        for w in (w for w in works if w["status"] in DONE):
+            if not w["content"].strip():  # saves refuse this; a database from before did not
+                out.left_out.append(f"{key}: {w['owner']}'s caption is empty")
+            # saves refuse an unedited draft; this catches drafts imported after the caption
+            elif model := draft_source(item, w["content"]):
+                out.left_out.append(f"{key}: {w['owner']}'s caption is {model}'s machine draft")
+            else:
+                done.append(w)
+        if len(done) < N_REFS:
+            out.left_out.append(f"{key}: {len(done)} of {N_REFS} captions done")
+            continue
+        rows.append([works[0]["ref"], *(w["content"].strip() for w in done[:N_REFS])])
+    text = _csv([list(REF_COLUMNS), *rows])
+    write_text(path, text)
+    out.written = len(rows)
+    with db.transaction(conn):
+        db.log_event(conn, author, "export.captions", f"{path}: {len(rows)} objects")
+    return out
+
+
+def _csv(rows: list[list[str]]) -> str:
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(rows)
+    return buffer.getvalue()
+
+
+def qa_exporter(project: Project, conn: sqlite3.Connection, out: Path, author: str) -> Exported:
+    return export_qa(conn, project.data, out / QA_FOLDER, author)
+
+
+def captions_exporter(
+    project: Project, conn: sqlite3.Connection, out: Path, author: str
+) -> Exported:
+    return export_captions(conn, out / CAPTIONS_FILE, author)
