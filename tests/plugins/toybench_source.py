@@ -122,7 +122,7 @@ def _import(conn: Any, data: Path, source: Path, author: str) -> Imported:
                 "benchmark": "toy",
                 "id": sample.id,
                 "Question": sample.question,
-                "Options": [f"({letter}) {o}" for letter, o in zip("ABC", sample.options, strict=False)],
+                "Options": [f"({'ABC'[i]}) {option}" for i, option in enumerate(sample.options)],
                 "gold": sample.answer,
                 "video": str(sample.media.videos[0].relative_to(data)),
             }
