@@ -10,8 +10,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from vidbench.benchmarks.fourd.curate.funnel import StageCount, record_stage
-from vidbench.benchmarks.fourd.curate.manifest import Problem as DroppedAsset
+from vidbench.benchmarks.fourd.curate import funnel
+from vidbench.benchmarks.fourd.curate.manifest import AssetProblem as DroppedAsset
 from vidbench.benchmarks.fourd.curate.qa.config import QAConfig
 from vidbench.benchmarks.fourd.curate.qa.output import SETTINGS_FILE, settings
 from vidbench.benchmarks.fourd.curate.settings import RenderSettings
@@ -46,7 +46,7 @@ def fourd_release(root: Path) -> Path:
     )
     write_json(qa / SETTINGS_FILE, settings(config), indent=1)
     dropped = DroppedAsset("f" * 32, "assets/still.glb", "no animation")
-    record_stage(qa, "render", StageCount.of(3, 2, [dropped]))
+    funnel.record(qa, "render", funnel.stage_count(3, 2, [dropped]))
     for folder in sorted((qa / VIDEOS).iterdir()):
         record = {"uid": folder.name, "status": "rendered", "settings": RenderSettings().identity()}
         write_json(folder / "render.json", record)

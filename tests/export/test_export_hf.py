@@ -72,7 +72,7 @@ def test_a_4d_bench_release(fourd: Path, tmp_path: Path, capsys: pytest.CaptureF
     assert '"spec": "anthropic:claude-sonnet-4-5"' in body  # settings.json of curate 4d qa
     assert '"rendered": 2' in body and '"max_frames": 125' in body  # the render records
     # funnel.json
-    assert "| render | entered 3, kept 2, dropped.no animation 1, unit objects |" in body
+    assert "| render | objects | 3 | 2 | 1 | no animation 1 |" in body
     qa_data = "4D_Object_Question_Answering/data"
     assert (out / "construction" / qa_data / "settings.json").is_file()
     assert (out / "construction" / qa_data / "funnel.json").is_file()
@@ -112,7 +112,7 @@ def test_mmworld_synthetic_subsets(tmp_path: Path, capsys: pytest.CaptureFixture
     assert [c["config_name"] for c in front["configs"]] == ["mmworld-synth-visual"]
     assert "| mmworld-synth-visual | test | 2 | 2 | `mmworld-synth-visual` |" in body
     assert '"subsets": [\n  "visual"\n ]' in body  # the curation's settings.json
-    assert "| filter | visual.checked 2, visual.kept 2 |" in body  # its funnel.json
+    assert "| filter · visual | questions | 2 | 2 | 0 | - |" in body  # its funnel.json
 
     results = tmp_path / "run"
     args = ["--model", "random", "--out", results]

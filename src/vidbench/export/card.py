@@ -10,6 +10,7 @@ import time
 from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
+from vidbench.report.funnel import Funnel, funnel_markdown
 from vidbench.tasks.exported import ROW_COLUMNS, SPLIT
 
 if TYPE_CHECKING:
@@ -83,19 +84,14 @@ def _funnel_section(funnels: dict[str, Any]) -> str:
     if not funnels:
         return "No curation funnel was found beside the data (no `funnel.json`).\n"
     parts = []
-    for relative, funnel in funnels.items():
-        stages = funnel.get("stages", {}) if isinstance(funnel, dict) else {}
-        rows = [
-            f"| {stage} | {_flat({k: v for k, v in counts.items() if k != 'problems'})} |"
-            if isinstance(counts, dict)
-            else f"| {stage} | {counts} |"
-            for stage, counts in stages.items()
-        ]
-        parts.append(
-            f"From `construction/{relative}`:\n\n| stage | counts |\n| --- | --- |\n"
-            + "\n".join(rows)
-            + "\n"
-        )
+    for relative, document in funnels.items():
+        try:
+            table = funnel_markdown(Funnel.from_document(document))
+        except ValueError:  # a funnel.json of an older shape: its stages as they are
+            stages = document.get("stages", {}) if isinstance(document, dict) else {}
+            rows = [f"| {stage} | {_flat(counts)} |" for stage, counts in stages.items()]
+            table = "| stage | counts |\n| --- | --- |\n" + "\n".join(rows) + "\n"
+        parts.append(f"From `construction/{relative}`:\n\n{table}")
     return "\n".join(parts)
 
 

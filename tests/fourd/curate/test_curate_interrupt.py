@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from conftest import TESTS, default_sigint
-from vidbench.benchmarks.fourd.curate.funnel import load_funnel
 from vidbench.benchmarks.fourd.curate.render import completed
 from vidbench.benchmarks.fourd.curate.settings import RenderSettings
 from vidbench.benchmarks.fourd.synthetic.assets import export_assets
+from vidbench.report.funnel import Funnel
 
 pytest.importorskip("bpy")
 pytestmark = pytest.mark.slow
@@ -93,11 +93,11 @@ def test_ctrl_c_to_the_process_group_stops_the_render(tmp_path: Path) -> None:
         uid for uid in _rendered(out) if completed(out / uid, SETTINGS) is not None
     }  # finished objects kept: a rerun skips them
     assert rendered and len(rendered) < OBJECTS
-    stage = load_funnel(out)["render"]
-    done = stage["kept"] + sum(stage["dropped"].values())
-    assert stage["entered"] == OBJECTS
-    assert stage["kept"] == sum(
+    stage = Funnel.read(out).stages["render"]
+    done = stage.kept + sum(stage.dropped.values())
+    assert stage.entered == OBJECTS
+    assert stage.kept == sum(
         json.loads((out / uid / "render.json").read_text())["status"] == "rendered"
         for uid in rendered
     )
-    assert stage["pending"] == OBJECTS - done > 0  # the funnel says it is not complete
+    assert stage.pending == OBJECTS - done > 0  # the funnel says it is not complete

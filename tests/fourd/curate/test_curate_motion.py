@@ -7,11 +7,11 @@ import json
 import numpy as np
 import pytest
 
-from vidbench.benchmarks.fourd.curate.funnel import load_funnel
 from vidbench.benchmarks.fourd.curate.motion import MotionSettings, detect, find_motion
 from vidbench.benchmarks.fourd.curate.motion_filter import filter_motion
 from vidbench.core.errors import ConfigError
 from vidbench.media.encode import write_mp4
+from vidbench.report.funnel import Funnel
 
 
 def _moving_square(frames: int, start: int, end: int, size: int = 64) -> list[np.ndarray]:
@@ -57,8 +57,8 @@ def test_motion_filter_finds_known_ranges_in_videos(tmp_path) -> None:
     reasons = {p.uid: p.reason for p in dropped}
     assert reasons == {"still": "no motion", "broken": "unreadable video"}
     assert "broken" in next(p.file for p in dropped if p.uid == "broken")
-    stage = load_funnel(tmp_path / "out")["motion"]
-    assert (stage["entered"], stage["kept"]) == (4, 2)
-    assert stage["dropped"] == {"no motion": 1, "unreadable video": 1}
+    stage = Funnel.read(tmp_path / "out").stages["motion"]
+    assert (stage.entered, stage.kept) == (4, 2)
+    assert stage.dropped == {"no motion": 1, "unreadable video": 1}
     lines = (tmp_path / "out" / "motion.jsonl").read_text().splitlines()
     assert len(lines) == 4 and json.loads(lines[0])["uid"] == "a"

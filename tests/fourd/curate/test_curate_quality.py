@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vidbench.benchmarks.fourd.curate.funnel import load_funnel
 from vidbench.benchmarks.fourd.curate.quality import LABELS, Classifier, vote
 from vidbench.benchmarks.fourd.curate.quality_stage import (
     PredictOptions,
@@ -16,6 +15,7 @@ from vidbench.benchmarks.fourd.curate.quality_stage import (
     vote_views,
 )
 from vidbench.media.encode import write_mp4
+from vidbench.report.funnel import Funnel
 
 pytest.importorskip("transformers")
 
@@ -79,8 +79,8 @@ def test_tiny_classifier_beats_chance(tmp_path, capfd) -> None:
     assert len(records) == 48 and all(len(r["views"]) == 8 for r in records)
     right = sum(r["label"] == LABELS[int(r["uid"][3:]) % 3] for r in records)
     assert right / 48 > 0.6
-    stage = load_funnel(tmp_path / "p")["quality"]
-    assert stage["entered"] == 48 and stage["kept"] + len(dropped) == 48
+    stage = Funnel.read(tmp_path / "p").stages["quality"]
+    assert stage.entered == 48 and stage.kept + len(dropped) == 48
 
     # the command line gives the same labels
     from vidbench.cli import main

@@ -12,13 +12,13 @@ import numpy as np
 import pytest
 
 from vidbench.benchmarks.fourd.curate.cameras import FILL, HEIGHT, RADIUS, field_of_view
-from vidbench.benchmarks.fourd.curate.funnel import load_funnel
 from vidbench.benchmarks.fourd.curate.render import render_manifest
 from vidbench.benchmarks.fourd.curate.settings import RenderSettings
 from vidbench.benchmarks.fourd.synthetic.assets import scene_gltf
 from vidbench.benchmarks.fourd.synthetic.gltf import GltfBuilder
 from vidbench.benchmarks.fourd.synthetic.scene import Behaviour, Part, Scene, frame_times, state_at
 from vidbench.media.decode import decode_frames, probe
+from vidbench.report.funnel import Funnel
 
 pytest.importorskip("bpy")
 pytestmark = pytest.mark.slow
@@ -104,8 +104,8 @@ def test_render_layout_range_background_cameras_and_failures(assets, tmp_path) -
         assert frames[0].min() < 200  # the object is in view
         assert np.abs(frames[0].astype(int) - frames[1]).max() > 50  # and moves
 
-    stage = load_funnel(out)["render"]
-    assert (stage["entered"], stage["kept"], stage["pending"]) == (5, 1, 0)
+    stage = Funnel.read(out).stages["render"]
+    assert (stage.entered, stage.kept, stage.pending) == (5, 1, 0)
     # frames are counted as they are rendered: the first view in full, the others over the
     # moving frames; the worker's log opens with no NumPy 1.x/2.x traceback from bpy
     progress = json.loads((out / "moving" / ".progress.json").read_text())

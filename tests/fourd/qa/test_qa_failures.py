@@ -40,9 +40,9 @@ def test_failed_calls_are_undecided_then_retried(
     assert main(argv) == 1  # incomplete
     funnel = json.loads((out / "funnel.json").read_text())
     # views 0 and 1 only: the object whose view 8 is broken is usable here (two objects)
-    assert funnel["objects"]["used"] == 2
-    assert funnel["subtasks"]["Appearance"]["undecided"] == 2
-    assert funnel["total"]["kept"] == 8
+    assert funnel["details"]["objects"]["used"] == 2
+    assert funnel["details"]["subtasks"]["Appearance"]["undecided"] == 2
+    assert funnel["details"]["total"]["kept"] == 8
     assert f"{R_GOOD}_appearance" not in json.loads((out / "4d_qa.json").read_text())
     usage = funnel["usage"]
     generate = usage["generate"]
@@ -54,7 +54,7 @@ def test_failed_calls_are_undecided_then_retried(
     assert main(argv) == 0
     assert len(shared_server.requests) == 2 * (1 + 2)  # the failed checks, then their blind calls
     funnel = json.loads((out / "funnel.json").read_text())
-    assert funnel["total"]["kept"] == 10 and funnel["total"]["undecided"] == 0
+    assert funnel["details"]["total"]["kept"] == 10 and funnel["details"]["total"]["undecided"] == 0
 
 
 def test_nothing_kept_names_the_main_reasons_and_where_to_look(
@@ -82,5 +82,5 @@ def test_nothing_kept_names_the_main_reasons_and_where_to_look(
     assert "4 generator replies held no readable questions" in said
     assert f'{out / "funnel.json"} "problems"' in said
     funnel = json.loads((out / "funnel.json").read_text())
-    assert funnel["total"]["replies unparsed"] == 4
+    assert funnel["details"]["total"]["replies unparsed"] == 4
     assert len([p for p in funnel["problems"] if "unparsed reply" in p]) == 4

@@ -45,7 +45,7 @@ def test_blind_filter_with_the_local_gemma(tmp_path: Path, shared_server: ChatSe
         assert (candidate["status"] == "blind-dropped") == both
     dropped = [c for c in judged if c["status"] == "blind-dropped"]
     assert all(BLIND_BOTH in c["question"] or "one blind" in c["question"] for c in dropped)
-    total = funnel["total"]
+    total = funnel["details"]["total"]
     assert total["kept"] + total["blind-dropped"] == 8
     assert len(json.loads((out / "4d_qa.json").read_text())) == total["kept"]
 
@@ -53,5 +53,5 @@ def test_blind_filter_with_the_local_gemma(tmp_path: Path, shared_server: ChatSe
     assert main(argv) == 0  # everything from the store: no request, Gemma never started
     assert shared_server.requests == []
     again = json.loads((out / "funnel.json").read_text())
-    assert again["calls this run"] == {"generate": 0, "validate": 0, "blind": 0}
-    assert again["total"] == total
+    assert again["details"]["calls this run"] == {"generate": 0, "validate": 0, "blind": 0}
+    assert again["details"]["total"] == total

@@ -26,7 +26,7 @@ def test_rendered_layout(tmp_path: Path, shared_server: ChatServer) -> None:
     argv += ["--views", "0,8", "--frames", "3", "--cache-dir", str(tmp_path / "frames")]
     assert main(argv) == 0
     funnel = json.loads((out / "funnel.json").read_text())
-    assert funnel["objects"] == {
+    assert funnel["details"]["objects"] == {
         "layout": "rendered",
         "found": 4,
         "used": 1,
@@ -34,7 +34,7 @@ def test_rendered_layout(tmp_path: Path, shared_server: ChatServer) -> None:
     }
     broken = next(p for p in funnel["problems"] if p.get("uid") == R_BROKEN)
     assert "view_8_rgb_white_bg.mp4" in broken["detail"]
-    assert funnel["total"]["kept"] == 5
+    assert funnel["details"]["total"]["kept"] == 5
     settings = json.loads((out / "settings.json").read_text())
     assert settings["frame_spec"]["views"] == [0, 8] and settings["frame_spec"]["frames"] == 3
     qa = json.loads((out / "4d_qa.json").read_text())

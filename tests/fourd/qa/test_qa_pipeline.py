@@ -68,10 +68,10 @@ def test_every_stage_asks_what_it_should(curated: Curated) -> None:
 
 def test_funnel_counts_every_outcome(curated: Curated) -> None:
     funnel = json.loads((curated.out / "funnel.json").read_text())
-    assert funnel["objects"] == {
+    assert funnel["details"]["objects"] == {
         "layout": "official", "found": 3, "used": 2, "skipped": {"missing views": 1}
     }  # fmt: skip
-    subtasks = funnel["subtasks"]
+    subtasks = funnel["details"]["subtasks"]
     counting = subtasks["Object Counting"]
     assert counting["generated"] == 3 and counting["parse rejects"] == {"duplicate options": 1}
     assert (counting["candidates"], counting["kept"]) == (2, 2)
@@ -88,10 +88,10 @@ def test_funnel_counts_every_outcome(curated: Curated) -> None:
     appearance = subtasks["Appearance"]
     assert appearance["parse rejects"] == {"repeats an earlier question": 1}
     assert (appearance["blind-dropped"], appearance["kept"]) == (1, 1)
-    total = funnel["total"]
+    total = funnel["details"]["total"]
     assert (total["generated"], total["candidates"], total["kept"]) == (13, 9, 7)
     assert total["undecided"] == total["call errors"] == 0
-    assert funnel["calls this run"] == {"generate": 12, "validate": 9, "blind": 16}
+    assert funnel["details"]["calls this run"] == {"generate": 12, "validate": 9, "blind": 16}
     for stage in ("generate", "validate", "blind"):
         assert funnel["usage"][stage]["input_tokens"] > 0
     assert set(funnel["usage"]["blind"]["models"]) == {
@@ -104,12 +104,16 @@ def test_funnel_counts_every_outcome(curated: Curated) -> None:
     assert "| kept | 2 | 1 | 2 | 1 | 1 | 7 |" in table
     assert "Retention: 7 kept of 13 generated" in table
     # 2 objects asked about 5 subtasks each: the total counts the objects, not object x subtask
-    assert "| objects | 2 | 2 | 2 | 2 | 2 | 2 |" in table and funnel["total"]["objects"] == 2
+    assert "| objects | 2 | 2 | 2 | 2 | 2 | 2 |" in table
+    assert funnel["details"]["total"]["objects"] == 2
     qa = funnel["stages"]["qa"]
     # questions in, questions kept: the reply without any question is said apart
     assert (qa["unit"], qa["entered"], qa["kept"]) == ("questions", 13, 7)
     assert qa["uncounted"] == {"replies unparsed": 1}
-    assert qa["entered"] - qa["kept"] == sum(qa["dropped"].values())
+    assert qa["entered"] - qa["kept"] == sum(qa["dropped"].values()) + qa["pending"]
+    # the same counts per subtask (report/funnel.py's shared shape)
+    assert set(qa["parts"]) == set(funnel["details"]["subtasks"])
+    assert sum(part["kept"] for part in qa["parts"].values()) == 7
     assert main(["curate", "4d", "funnel", str(curated.out)]) == 0  # part 1's table reads it
 
 
@@ -134,7 +138,7 @@ def test_output_is_official_and_balanced(curated: Curated) -> None:
     record = qa[f"{OBJ1}_object_counting"]
     assert record["Category"] == "Object Counting"
     assert record["Options"][record["Answer index"] - 1].endswith(" Three")
-    letters = json.loads((curated.out / "funnel.json").read_text())["letter balance"]
+    letters = json.loads((curated.out / "funnel.json").read_text())["details"]["letter balance"]
     assert sorted(letters["Overall"].values()) == [1, 2, 2, 2]  # 7 over four letters
     for subtask in ("Object Counting", "Action"):  # two kept each: two different letters
         assert sorted(letters[subtask].values()) == [0, 0, 1, 1]
@@ -170,8 +174,8 @@ def test_rerun_asks_nothing(curated: Curated) -> None:
     assert curated.server.requests == []
     assert (curated.out / "4d_qa.json").read_text() == before
     funnel = json.loads((curated.out / "funnel.json").read_text())
-    assert funnel["calls this run"] == {"generate": 0, "validate": 0, "blind": 0}
-    assert funnel["total"]["kept"] == 7
+    assert funnel["details"]["calls this run"] == {"generate": 0, "validate": 0, "blind": 0}
+    assert funnel["details"]["total"]["kept"] == 7
 
 
 def test_annotate_cli_imports_the_queue_beside_the_source_data(

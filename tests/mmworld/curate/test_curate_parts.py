@@ -170,10 +170,12 @@ def test_unparseable_generator_replies_are_counted(tmp_path: Path, fake) -> None
     server = fake(reply=reply)
     assert main(_visual_only(tmp_path, server.base_url)) == 0
     funnel = json.loads((tmp_path / "out" / "funnel.json").read_text())
-    visual = funnel["stages"]["generation"]["visual"]
-    assert (visual["calls"], visual["ok"], visual["unparsed"], visual["candidates"]) == (2, 1, 1, 1)
+    visual = funnel["stages"]["generation"]["parts"]["visual"]
+    assert (visual["notes"]["calls"], visual["uncounted"], visual["kept"]) == (
+        2, {"replies unparsed": 1}, 1
+    )  # fmt: skip
     assert any(p.get("unparsed", "").startswith("no JSON") for p in funnel["problems"])
-    assert funnel["stages"]["filter"]["visual"]["kept"] == 1
+    assert funnel["stages"]["filter"]["parts"]["visual"]["kept"] == 1
     [record] = json.loads((tmp_path / "out" / "mmworld.json").read_text())
     assert record["video_id"] == "visual/blue" and record["transcript"] == []
 
@@ -196,9 +198,13 @@ def test_failed_filter_calls_leave_questions_undecided(tmp_path: Path, fake) -> 
     args = _visual_only(tmp_path, server.base_url)
     assert main(args) == 1  # incomplete: said so
     funnel = json.loads((tmp_path / "out" / "funnel.json").read_text())
-    assert funnel["stages"]["filter"]["visual"] == {
-        "checked": 2, "kept": 0, "dropped": {}, "undecided": 2
-    }  # fmt: skip
+    visual = funnel["stages"]["filter"]["parts"]["visual"]
+    assert (visual["entered"], visual["kept"], visual["dropped"], visual["pending"]) == (
+        2,
+        0,
+        {},
+        2,
+    )
     assert json.loads((tmp_path / "out" / "mmworld.json").read_text()) == []
     statuses = {c["status"] for c in read_jsonl(tmp_path / "out" / "candidates.jsonl")}
     assert statuses == {"undecided"}
@@ -232,10 +238,12 @@ def test_queries_stage(tmp_path: Path, fake) -> None:
         in (out / "queries.txt").read_text()
     )
     funnel = json.loads((out / "funnel.json").read_text())
-    assert funnel["stages"]["queries"] == {
-        "calls": 5, "ok": 4, "unparsed": 1, "error": 0, "queries": 8
-    }  # fmt: skip
-    assert funnel["tokens"]["queries"]["requests"] == 4 + 3  # Marketing asked three times
+    queries = funnel["stages"]["queries"]
+    assert (queries["unit"], queries["entered"], queries["kept"]) == ("subdisciplines", 5, 4)
+    assert (queries["dropped"], queries["pending"], queries["notes"]) == (
+        {"unparsed": 1}, 0, {"queries": 8}
+    )  # fmt: skip
+    assert funnel["usage"]["queries"]["requests"] == 4 + 3  # Marketing asked three times
     server = fake(reply=reply)
     assert main(args) == 0 and server.requests == []
 
@@ -254,5 +262,10 @@ def test_asr_and_keyframes_stages_alone(tmp_path: Path) -> None:
     assert main(["--no-progress", "curate", "mmworld", "keyframes", *common, *frames]) == 0
     assert len(list((out / "keyframes" / "mute").glob("*.jpg"))) == 3
     funnel = json.loads((out / "funnel.json").read_text())
-    assert funnel["stages"]["keyframes"] == {"ok": 1, "error": 1}
+    keyframes = funnel["stages"]["keyframes"]
+    assert (keyframes["entered"], keyframes["kept"], keyframes["dropped"]) == (
+        2,
+        1,
+        {"unreadable": 1},
+    )
     assert any("junk.mkv" in (p.get("keyframes") or "") for p in funnel["problems"])

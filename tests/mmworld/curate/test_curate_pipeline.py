@@ -84,30 +84,39 @@ def test_questions_kept_and_dropped(curated: Curated) -> None:
 
 def test_funnel_counts_every_stage(curated: Curated) -> None:
     funnel = json.loads((curated.out / "funnel.json").read_text())
-    stages = funnel["stages"]
-    assert stages["videos"] == {"listed": 4, "bad entries": 0}
-    assert stages["asr"] == {
-        "videos": 4, "ok": 1, "empty": 1, "no-audio": 1, "error": 1, "cached": 0
-    }  # fmt: skip
-    assert stages["keyframes"] == {"ok": 3, "error": 1}
-    audio, visual = stages["generation"]["audio"], stages["generation"]["visual"]
-    assert audio["skipped"] == {"asr failed": 1, "no audio stream": 1, "empty transcript": 1}
-    assert (audio["calls"], audio["questions"], audio["malformed"]) == (1, 2, 1)
-    assert visual["skipped"] == {"keyframes failed": 1}
-    assert (visual["calls"], visual["ok"], visual["candidates"]) == (3, 3, 3)
-    assert stages["filter"]["audio"] == {
-        "checked": 2,
-        "kept": 1,
-        "dropped": {"blind: answerable from the question alone": 1},
-        "undecided": 0,
+    stages = funnel["stages"]  # report/funnel.py's shape, shared with `curate 4d`
+    assert funnel["schema_version"] == 1
+    assert list(stages) == ["videos", "asr", "keyframes", "generation", "filter", "output"]
+    counts = {name: (s["unit"], s["entered"], s["kept"]) for name, s in stages.items()}
+    assert counts == {
+        "videos": ("videos", 4, 4),
+        "asr": ("videos", 4, 1),
+        "keyframes": ("videos", 4, 3),
+        "generation": ("questions", 5, 4),
+        "filter": ("questions", 5, 4),
+        "output": ("questions", 4, 4),
     }
-    assert stages["filter"]["visual"]["kept"] == 3
-    assert stages["output"] == {
-        "audio": {"videos": 1, "questions": 1},
-        "visual": {"videos": 3, "questions": 3},
+    assert stages["asr"]["dropped"] == {"empty": 1, "no-audio": 1, "error": 1}
+    assert stages["keyframes"]["dropped"] == {"unreadable": 1}
+    audio = stages["generation"]["parts"]["audio"]
+    visual = stages["generation"]["parts"]["visual"]
+    assert audio["uncounted"] == {
+        "videos skipped: asr failed": 1,
+        "videos skipped: no audio stream": 1,
+        "videos skipped: empty transcript": 1,
     }
+    assert (audio["notes"]["calls"], audio["entered"], audio["dropped"]) == (1, 2, {"malformed": 1})
+    assert visual["uncounted"] == {"videos skipped: keyframes failed": 1}
+    assert (visual["notes"]["calls"], visual["entered"], visual["kept"]) == (3, 3, 3)
+    filtered = stages["filter"]["parts"]["audio"]
+    assert (filtered["entered"], filtered["kept"], filtered["pending"]) == (2, 1, 0)
+    assert filtered["dropped"] == {"blind: answerable from the question alone": 1}
+    assert stages["filter"]["parts"]["visual"]["kept"] == 3
+    output = stages["output"]["parts"]
+    assert (output["audio"]["kept"], output["audio"]["notes"]) == (1, {"videos": 1})
+    assert (output["visual"]["kept"], output["visual"]["notes"]) == (3, {"videos": 3})
     for stage in ("generation", "filter"):
-        assert funnel["tokens"][stage]["input_tokens"] > 0
+        assert funnel["usage"][stage]["input_tokens"] > 0
     # the visual generator's first reply held no JSON: asked again, once per video
     assert curated.oracle.seen["visual-generation"] == 3 + 1
 
@@ -141,4 +150,4 @@ def test_rerun_asks_nothing_again(curated: Curated) -> None:
     assert curated.server.requests == []
     funnel = json.loads((curated.out / "funnel.json").read_text())
     assert funnel["stages"]["asr"]["cached"] == 2  # the transcripts with speech or none
-    assert funnel["stages"]["filter"]["audio"]["kept"] == 1
+    assert funnel["stages"]["filter"]["parts"]["audio"]["kept"] == 1

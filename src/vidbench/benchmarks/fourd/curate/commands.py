@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 
 from vidbench import cli_types as types
-from vidbench.benchmarks.fourd.curate.manifest import Problem
+from vidbench.benchmarks.fourd.curate.manifest import AssetProblem
 from vidbench.benchmarks.fourd.curate.motion import MotionSettings
 from vidbench.benchmarks.fourd.curate.quality import KEEP, LABELS  # numpy only; torch on use
 from vidbench.console import err, out
@@ -29,15 +29,15 @@ def _motion(args: argparse.Namespace) -> MotionSettings:
     return MotionSettings(args.threshold, args.tolerance, args.min_length)
 
 
-def _print_problems(problems: list[Problem]) -> None:
+def _print_problems(problems: list[AssetProblem]) -> None:
     for problem in problems:
         err.print(f"  {problem.message()}", markup=False, highlight=False)
 
 
 def _print_funnel(folder: Path) -> None:
-    from vidbench.benchmarks.fourd.curate.funnel import funnel_table, load_funnel
+    from vidbench.report.funnel import Funnel, funnel_table
 
-    out.print(funnel_table(load_funnel(folder)))
+    out.print(funnel_table(Funnel.read(folder), "curate 4d funnel"))
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
@@ -102,7 +102,7 @@ def _cmd_quality(args: argparse.Namespace) -> int:
         )  # fmt: skip
         err.print(f"held-out accuracy {result['accuracy']:.3f} on {result['held_out']} objects")
         err.print(f"confusion (rows: true {', '.join(LABELS)}): {result['confusion']}")
-        _print_problems([Problem(**p) for p in result["problems"]])
+        _print_problems([AssetProblem(**p) for p in result["problems"]])
         return 0
     out = Path(args.out) if args.out else None
     options = stage.PredictOptions(Path(args.videos), Path(args.model), out, not args.no_progress)
@@ -133,9 +133,10 @@ def _add_quality(p: argparse.ArgumentParser) -> None:
 
 
 def _cmd_funnel(args: argparse.Namespace) -> int:
-    from vidbench.benchmarks.fourd.curate.funnel import funnel_table, read_funnel
+    from vidbench.benchmarks.fourd.curate.funnel import read_funnel
+    from vidbench.report.funnel import funnel_table
 
-    out.print(funnel_table(read_funnel(Path(args.dir))))
+    out.print(funnel_table(read_funnel(Path(args.dir)), "curate 4d funnel"))
     return 0
 
 

@@ -27,7 +27,7 @@ class Asset:
 
 
 @dataclass(frozen=True)
-class Problem:
+class AssetProblem:
     """An asset dropped before or during rendering, and why."""
 
     uid: str
@@ -81,7 +81,7 @@ def _entries(path: Path) -> list[Entry]:
     return entries
 
 
-def read_manifest(path: Path) -> tuple[list[Asset], list[Problem]]:
+def read_manifest(path: Path) -> tuple[list[Asset], list[AssetProblem]]:
     """The manifest's assets and the entries that cannot be rendered."""
     path = Path(path)
     if not path.is_file():
@@ -91,35 +91,37 @@ def read_manifest(path: Path) -> tuple[list[Asset], list[Problem]]:
         raise ConfigError(f"{path}: an empty manifest (no uid and path in it)")
     assets: dict[str, Asset] = {}
     seen: dict[str, str] = {}  # uid -> the file first given for it
-    problems: list[Problem] = []
+    problems: list[AssetProblem] = []
     for where, uid, file, error in entries:
         if error:
-            problems.append(Problem("", "", "malformed entry", f"{where}: {error}"))
+            problems.append(AssetProblem("", "", "malformed entry", f"{where}: {error}"))
             continue
         if not isinstance(uid, str) or not isinstance(file, str) or not uid or not file:
             given = ", ".join(f"{k} {v!r}" for k, v in (("uid", uid), ("path", file)) if v)
             detail = f"{where}: needs uid and path" + (f" (has {given})" if given else "")
-            problems.append(Problem(_text(uid), _text(file), "malformed entry", detail))
+            problems.append(AssetProblem(_text(uid), _text(file), "malformed entry", detail))
             continue
         if not SAFE_UID.match(uid):
             problems.append(
-                Problem(uid, file, "malformed entry", f"{where}: uid unfit for a folder name")
+                AssetProblem(uid, file, "malformed entry", f"{where}: uid unfit for a folder name")
             )
             continue
         asset_path = Path(file) if Path(file).is_absolute() else path.parent / file
         if uid in seen:
             problems.append(
-                Problem(uid, file, "duplicate uid", f"{where}: already given for {seen[uid]}")
+                AssetProblem(uid, file, "duplicate uid", f"{where}: already given for {seen[uid]}")
             )
             continue
         seen[uid] = file
         if not asset_path.is_file():
             problems.append(
-                Problem(uid, file, "missing file", f"{where}: no file at {asset_path.resolve()}")
+                AssetProblem(
+                    uid, file, "missing file", f"{where}: no file at {asset_path.resolve()}"
+                )
             )
         elif asset_path.suffix.lower() not in FORMATS:
             problems.append(
-                Problem(
+                AssetProblem(
                     uid, str(asset_path), "unsupported format", f"{where}: not {', '.join(FORMATS)}"
                 )
             )

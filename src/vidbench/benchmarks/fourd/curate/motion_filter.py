@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from vidbench.benchmarks.fourd.curate.funnel import StageCount, record_stage
-from vidbench.benchmarks.fourd.curate.manifest import Problem
+from vidbench.benchmarks.fourd.curate import funnel
+from vidbench.benchmarks.fourd.curate.manifest import AssetProblem
 from vidbench.benchmarks.fourd.curate.motion import MotionSettings, video_motion
 from vidbench.benchmarks.fourd.synthetic.writer import video_name
 from vidbench.core.errors import ConfigError, MediaError
@@ -52,11 +52,11 @@ def object_videos(videos: Path, view: int = 0) -> dict[str, Path]:
 
 def filter_motion(
     videos: Path, out: Path, settings: MotionSettings, view: int = 0, progress: bool = True
-) -> tuple[list[MotionResult], list[Problem]]:
+) -> tuple[list[MotionResult], list[AssetProblem]]:
     """Motion range of every object in VIDEOS; (moving objects, dropped ones)."""
     found = object_videos(videos, view)
     kept: list[MotionResult] = []
-    dropped: list[Problem] = []
+    dropped: list[AssetProblem] = []
     lines = []
     with progress_bar(disable=not progress) as bar:
         task = bar.add_task("motion", total=len(found))
@@ -64,7 +64,7 @@ def filter_motion(
             try:
                 motion = video_motion(path, settings)
             except MediaError as e:
-                dropped.append(Problem(uid, str(path), "unreadable video", str(e)))
+                dropped.append(AssetProblem(uid, str(path), "unreadable video", str(e)))
                 lines.append({"uid": uid, "file": str(path), "error": str(e)})
                 bar.advance(task)
                 continue
@@ -74,10 +74,10 @@ def filter_motion(
                 kept.append(result)
             else:
                 dropped.append(
-                    Problem(uid, str(path), "no motion", f"largest change {motion.score:.4f}")
+                    AssetProblem(uid, str(path), "no motion", f"largest change {motion.score:.4f}")
                 )
             bar.advance(task)
     out = Path(out)
     write_jsonl(out / MOTION_FILE, lines)
-    record_stage(out, "motion", StageCount.of(len(found), len(kept), dropped))
+    funnel.record(out, "motion", funnel.stage_count(len(found), len(kept), dropped))
     return kept, dropped

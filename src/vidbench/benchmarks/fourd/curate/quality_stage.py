@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from vidbench.benchmarks.fourd.curate.funnel import StageCount, record_stage
-from vidbench.benchmarks.fourd.curate.manifest import Problem
+from vidbench.benchmarks.fourd.curate import funnel
+from vidbench.benchmarks.fourd.curate.manifest import AssetProblem
 from vidbench.benchmarks.fourd.curate.motion_filter import object_videos
 from vidbench.benchmarks.fourd.curate.quality import (
     KEEP,
@@ -63,7 +63,7 @@ def first_frame(path: Path) -> np.ndarray:
     return decode_frames(path, probe(path), [0])[0]
 
 
-def read_labels(path: Path) -> tuple[dict[str, int], list[Problem]]:
+def read_labels(path: Path) -> tuple[dict[str, int], list[AssetProblem]]:
     """uid -> class index from a CSV with columns uid,label."""
     labels: dict[str, int] = {}
     problems = []
@@ -78,7 +78,7 @@ def read_labels(path: Path) -> tuple[dict[str, int], list[Problem]]:
         label = (row.get("label") or "").strip()
         if label not in LABELS:
             problems.append(
-                Problem(
+                AssetProblem(
                     row.get("uid") or "?", str(path), "unknown label", f"line {number}: {label!r}"
                 )
             )
@@ -96,7 +96,7 @@ def train(options: TrainOptions) -> dict:
         try:
             images.append(first_frame(path))
         except MediaError as e:
-            problems.append(Problem(uid, str(path), "unreadable video", str(e)))
+            problems.append(AssetProblem(uid, str(path), "unreadable video", str(e)))
             continue
         uids.append(uid)
         targets.append(target)
@@ -136,7 +136,7 @@ def vote_views(available: int, count: int = VOTE_VIEWS) -> list[int]:
     return sorted({round(i * available / count) for i in range(count)})
 
 
-def predict(options: PredictOptions) -> tuple[list[dict], list[Problem]]:
+def predict(options: PredictOptions) -> tuple[list[dict], list[AssetProblem]]:
     videos = options.videos
     if not videos.is_dir():
         raise ConfigError(f"not a folder of rendered objects: {videos}")
@@ -153,7 +153,7 @@ def predict(options: PredictOptions) -> tuple[list[dict], list[Problem]]:
             try:
                 images = [first_frame(p) for p in paths]
             except MediaError as e:
-                dropped.append(Problem(folder.name, str(folder), "unreadable video", str(e)))
+                dropped.append(AssetProblem(folder.name, str(folder), "unreadable video", str(e)))
                 bar.advance(task)
                 continue
             probs = model.probabilities(images)
@@ -161,10 +161,10 @@ def predict(options: PredictOptions) -> tuple[list[dict], list[Problem]]:
             label = vote(per_view, probs)
             records.append({"uid": folder.name, "label": label, "views": per_view})
             if label != KEEP:
-                dropped.append(Problem(folder.name, str(folder), label))
+                dropped.append(AssetProblem(folder.name, str(folder), label))
             bar.advance(task)
     out = options.out or videos
     write_jsonl(out / "quality.jsonl", records)
     kept = sum(r["label"] == KEEP for r in records)
-    record_stage(out, "quality", StageCount.of(len(objects), kept, dropped))
+    funnel.record(out, "quality", funnel.stage_count(len(objects), kept, dropped))
     return records, dropped

@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from vidbench.benchmarks.fourd.curate.funnel import StageCount, record_stage
-from vidbench.benchmarks.fourd.curate.manifest import Asset, Problem, read_manifest
+from vidbench.benchmarks.fourd.curate import funnel
+from vidbench.benchmarks.fourd.curate.manifest import Asset, AssetProblem, read_manifest
 from vidbench.benchmarks.fourd.curate.settings import RenderSettings
 from vidbench.benchmarks.fourd.curate.worker import ERROR_FILE, RENDER_FILE
 from vidbench.benchmarks.fourd.curate.workers import LOG_FILE, FrameBar, Job, run_workers
@@ -37,9 +37,11 @@ class RenderReport:
 
     rendered: list[str] = field(default_factory=list)
     skipped: int = 0  # already complete before this run
-    dropped: list[Problem] = field(default_factory=list)  # no animation, no motion
-    failed: list[Problem] = field(default_factory=list)  # failed to render: a rerun tries again
-    unusable: list[Problem] = field(default_factory=list)  # manifest entries: fix the manifest
+    dropped: list[AssetProblem] = field(default_factory=list)  # no animation, no motion
+    failed: list[AssetProblem] = field(
+        default_factory=list
+    )  # failed to render: a rerun tries again
+    unusable: list[AssetProblem] = field(default_factory=list)  # manifest entries: fix the manifest
     not_done: int = 0  # not rendered yet when the run was interrupted
 
 
@@ -66,24 +68,28 @@ def completed(folder: Path, settings: RenderSettings) -> dict | None:
 
 def _outcome(
     asset: Asset, folder: Path, returncode: int, settings: RenderSettings
-) -> dict | Problem:
-    """The render.json of a finished worker, or the Problem it ran into."""
+) -> dict | AssetProblem:
+    """The render.json of a finished worker, or the AssetProblem it ran into."""
     file = str(asset.path)
     if returncode < 0:
         name = signal.Signals(-returncode).name if -returncode in signal.valid_signals() else "?"
-        return Problem(asset.uid, file, "crashed", f"worker died of signal {-returncode} ({name})")
+        return AssetProblem(
+            asset.uid, file, "crashed", f"worker died of signal {-returncode} ({name})"
+        )
     if returncode == 0:
         record = completed(folder, settings)
         if record is not None:
             return record
-        return Problem(asset.uid, file, "worker failed", "exited 0 without a complete render.json")
+        return AssetProblem(
+            asset.uid, file, "worker failed", "exited 0 without a complete render.json"
+        )
     try:
         error = json.loads((folder / ERROR_FILE).read_text(encoding="utf-8"))
-        return Problem(asset.uid, file, error["reason"], error.get("detail", ""))
+        return AssetProblem(asset.uid, file, error["reason"], error.get("detail", ""))
     except (OSError, ValueError, KeyError):
         log = (folder / LOG_FILE).read_text(encoding="utf-8", errors="replace")
         tail = " | ".join(line for line in log.strip().splitlines()[-3:])
-        return Problem(asset.uid, file, "worker failed", f"exit status {returncode}: {tail}")
+        return AssetProblem(asset.uid, file, "worker failed", f"exit status {returncode}: {tail}")
 
 
 def _job(asset: Asset, out: Path, settings: RenderSettings) -> Job:
@@ -144,15 +150,15 @@ def render_manifest(
         report.not_done = len(assets) - finished
         entered = len(assets) + len(problems)
         dropped = report.dropped + report.failed + report.unusable
-        count = StageCount.of(entered, len(report.rendered), dropped)
-        record_stage(out, "render", replace(count, pending=report.not_done))
+        count = funnel.stage_count(entered, len(report.rendered), dropped)
+        funnel.record(out, "render", replace(count, pending=report.not_done))
     return report
 
 
-def _file(report: RenderReport, asset: Asset, outcome: dict | Problem) -> None:
-    if isinstance(outcome, Problem):
+def _file(report: RenderReport, asset: Asset, outcome: dict | AssetProblem) -> None:
+    if isinstance(outcome, AssetProblem):
         report.failed.append(outcome)
     elif outcome["status"] == "dropped":
-        report.dropped.append(Problem(asset.uid, str(asset.path), outcome["reason"]))
+        report.dropped.append(AssetProblem(asset.uid, str(asset.path), outcome["reason"]))
     else:
         report.rendered.append(asset.uid)

@@ -15,7 +15,6 @@ Only `ok` and `empty` are cached. With `out`, each outcome is written to `OUT/<v
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -143,13 +142,3 @@ class Transcriber:
                     write_atomic(out / f"{video.video_id}.json", text.encode())
                 progress.advance(bar)
         return results
-
-
-def asr_counts(transcripts: dict[str, Transcript]) -> dict[str, int]:
-    """Funnel counts of the stage: outcomes, and how many came from the cache."""
-    counts = Counter(t.status for t in transcripts.values())
-    return {
-        "videos": len(transcripts),
-        **{status: counts.get(status, 0) for status in ("ok", "empty", "no-audio", "error")},
-        "cached": sum(1 for t in transcripts.values() if t.cached),
-    }

@@ -1,21 +1,19 @@
-"""Funnel counts and tokens per stage: how many videos and questions each stage took in, gave
-out and dropped (with the reasons), and what its model calls cost. Written to OUT/funnel.json
-and printed as a table at the end of a run, so nothing dropped goes unnoticed.
+"""The `curate mmworld` funnel in report/funnel.py's shape: what each stage (videos, asr,
+keyframes, generation, filter, output; queries on its own) took in, kept and dropped, with the
+reasons, per subset where a stage has subsets, and what its model calls cost. Written to
+OUT/funnel.json and printed as a table at the end of a run, so nothing dropped goes unnoticed.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
-from rich.console import Console
-from rich.table import Table
-
-from vidbench.core.files import write_json
+from vidbench.benchmarks.mmworld.curate.asr import Transcript
+from vidbench.report.funnel import StageCount
 from vidbench.runner.store import Store
 
-FUNNEL_FILE = "funnel.json"
+STAGES = ("queries", "videos", "asr", "keyframes", "generation", "filter", "output")
 # prompt file name -> the stage that asks it (a prompt version is "LABEL/NAME.vN")
 STAGE_OF_PROMPT = {
     "queries": "queries",
@@ -25,7 +23,7 @@ STAGE_OF_PROMPT = {
 }
 
 
-def tokens_by_stage(store: Store) -> dict[str, dict[str, int]]:
+def usage_by_stage(store: Store) -> dict[str, dict[str, int]]:
     """Requests and tokens in/out stored in this output folder, per stage (every run's)."""
     stages: dict[str, dict[str, int]] = {}
     for version, usage in store.call_usage_by_version().items():
@@ -37,47 +35,84 @@ def tokens_by_stage(store: Store) -> dict[str, dict[str, int]]:
     return stages
 
 
-@dataclass
-class Funnel:
-    """Counts per stage, in pipeline order."""
-
-    stages: dict[str, Any] = field(default_factory=dict)
-    problems: list[dict[str, Any]] = field(default_factory=list)
-
-    def add(self, stage: str, counts: dict[str, Any]) -> None:
-        self.stages[stage] = counts
-
-    def write(self, out: Path, store: Store | None) -> dict[str, Any]:
-        """OUT/funnel.json; tokens from the store (none when no model was asked)."""
-        tokens = tokens_by_stage(store) if store is not None else {}
-        data = {"stages": self.stages, "tokens": tokens, "problems": self.problems}
-        write_json(out / FUNNEL_FILE, data, indent=1)
-        return data
-
-    def print(self, console: Console, tokens: dict[str, dict[str, int]]) -> None:
-        table = Table(title="curation funnel")
-        table.add_column("stage")
-        table.add_column("counts")
-        for stage, counts in self.stages.items():
-            if counts and all(isinstance(v, dict) for v in counts.values()):  # per subset
-                for subset, part in counts.items():
-                    table.add_row(f"{stage} · {subset}", _flat(part))
-            else:
-                table.add_row(stage, _flat(counts))
-        for stage, usage in tokens.items():
-            table.add_row(
-                f"tokens · {stage}",
-                f"{usage['requests']} requests, {usage['input_tokens']} in, "
-                f"{usage['output_tokens']} out",
-            )
-        console.print(table)
+def _nonzero(counts: Mapping[str, int]) -> dict[str, int]:
+    return {k: n for k, n in counts.items() if n}
 
 
-def _flat(counts: Any, prefix: str = "") -> str:
-    """`a 3, b.c 2`: nested counts on one line, zeros and empty groups left out."""
-    if not isinstance(counts, dict):
-        return f"{prefix} {counts}".strip()
-    parts = [
-        _flat(v, f"{prefix}{k}" if not prefix else f"{prefix} · {k}") for k, v in counts.items()
-    ]
-    return ", ".join(p for p in parts if p and not p.endswith(" 0") and not p.endswith(" {}"))
+def listing_stage(listed: int, bad: int) -> StageCount:
+    return StageCount(listed + bad, listed, _nonzero({"bad entry": bad}), unit="videos")
+
+
+def asr_stage(transcripts: Mapping[str, Transcript]) -> StageCount:
+    """Videos in, videos with a transcript; the rest by why (no speech, no audio, failed)."""
+    statuses = [t.status for t in transcripts.values()]
+    dropped = {status: statuses.count(status) for status in ("empty", "no-audio", "error")}
+    cached = sum(1 for t in transcripts.values() if t.cached)
+    return StageCount(
+        len(statuses),
+        statuses.count("ok"),
+        _nonzero(dropped),
+        unit="videos",
+        notes=_nonzero({"from the cache": cached}),
+    )
+
+
+def keyframes_stage(ok: int, failed: int) -> StageCount:
+    return StageCount(ok + failed, ok, _nonzero({"unreadable": failed}), unit="videos")
+
+
+def generation_stage(counts: Mapping[str, Mapping[str, Any]]) -> StageCount:
+    """Per subset (generation.collect's counts): questions generated, kept as candidates, dropped
+    as malformed or duplicate; replies with no readable questions, failed calls and videos the
+    subset skipped hold no question to count."""
+    parts = {}
+    for subset, c in counts.items():
+        uncounted = {"replies unparsed": c["unparsed"], "call errors": c["error"]}
+        uncounted |= {f"videos skipped: {why}": n for why, n in c["skipped"].items()}
+        parts[subset] = StageCount(
+            c["questions"],
+            c["candidates"],
+            _nonzero({"malformed": c["malformed"], "duplicate": c["duplicates"]}),
+            unit="questions",
+            uncounted=_nonzero(uncounted),
+            notes=_nonzero({"calls": c["calls"]}),
+        )
+    return StageCount.summed(parts, "questions")
+
+
+def filter_stage(counts: Mapping[str, Mapping[str, Any]]) -> StageCount:
+    """Per subset (filters.filter_counts'): checked, kept, dropped by reason, undecided."""
+    parts = {
+        subset: StageCount(
+            c["checked"], c["kept"], dict(c["dropped"]), unit="questions", pending=c["undecided"]
+        )
+        for subset, c in counts.items()
+    }
+    return StageCount.summed(parts, "questions")
+
+
+def output_stage(written: Mapping[str, Mapping[str, int]]) -> StageCount:
+    """Per subset: the questions written to mmworld.json, and over how many videos."""
+    parts = {
+        subset: StageCount(
+            c["questions"],
+            c["questions"],
+            unit="questions",
+            notes=_nonzero({"videos": c["videos"]}),
+        )
+        for subset, c in written.items()
+    }
+    return StageCount.summed(parts, "questions")
+
+
+def queries_stage(counts: Mapping[str, int]) -> StageCount:
+    """Subdisciplines asked, those with queries; unreadable replies dropped, failed calls asked
+    again by the next run."""
+    return StageCount(
+        counts["calls"],
+        counts["ok"],
+        _nonzero({"unparsed": counts["unparsed"]}),
+        unit="subdisciplines",
+        pending=counts["error"],
+        notes={"queries": counts["queries"]},
+    )

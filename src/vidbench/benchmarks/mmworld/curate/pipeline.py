@@ -24,9 +24,18 @@ from rich.console import Console
 from rich.markup import escape
 
 from vidbench.benchmarks.mmworld.curate import filters, generation
-from vidbench.benchmarks.mmworld.curate.asr import Transcriber, Transcript, asr_counts
+from vidbench.benchmarks.mmworld.curate.asr import Transcriber, Transcript
 from vidbench.benchmarks.mmworld.curate.candidates import Candidate
-from vidbench.benchmarks.mmworld.curate.funnel import Funnel, tokens_by_stage
+from vidbench.benchmarks.mmworld.curate.funnel import (
+    STAGES,
+    asr_stage,
+    filter_stage,
+    generation_stage,
+    keyframes_stage,
+    listing_stage,
+    output_stage,
+    usage_by_stage,
+)
 from vidbench.benchmarks.mmworld.curate.keyframes import (
     DEFAULT_KEYFRAMES,
     DEFAULT_MAX_SIDE,
@@ -43,6 +52,7 @@ from vidbench.core.files import write_json, write_jsonl
 from vidbench.media.cache import FrameCache
 from vidbench.models.base import Model
 from vidbench.models.registry import ModelChoice, ModelOptions, load_model
+from vidbench.report.funnel import Funnel, StageCount, funnel_table
 from vidbench.runner.model_calls import DEFAULT_ATTEMPTS, ask_model
 from vidbench.runner.store import Store
 from vidbench.scoring.model_call import CallResult, ModelCall
@@ -78,9 +88,7 @@ class Curation:
         self.videos: list[VideoEntry] = listing.items
         self.funnel = Funnel()
         self.funnel.problems += [{"entry": p.record, "problem": str(p)} for p in listing.problems]
-        self.funnel.add(
-            "videos", {"listed": len(self.videos), "bad entries": len(listing.problems)}
-        )
+        self._stage("videos", listing_stage(len(self.videos), len(listing.problems)))
         for problem in listing.problems:
             self.console.print(f"[yellow]skipped[/] {escape(str(problem))}")
         self._models: dict[tuple[str, str], Model] = {}
@@ -124,7 +132,7 @@ class Curation:
     def asr(self) -> dict[str, Transcript]:
         transcriber = Transcriber(self.config.asr, self.config.asr_cache_dir)
         found = transcriber.run(self.videos, self.out / "transcripts", self.config.progress)
-        self.funnel.add("asr", asr_counts(found))
+        self._stage("asr", asr_stage(found))
         self.funnel.problems += [
             {"video_id": t.video_id, "asr": t.status, "reason": t.reason}
             for t in found.values()
@@ -139,7 +147,7 @@ class Curation:
             self.videos, spec, cache, self.out / "keyframes", self.config.progress
         )
         failed = [k for k in found.values() if not k.ok]
-        self.funnel.add("keyframes", {"ok": len(found) - len(failed), "error": len(failed)})
+        self._stage("keyframes", keyframes_stage(len(found) - len(failed), len(failed)))
         self.funnel.problems += [{"video_id": k.video_id, "keyframes": k.error} for k in failed]
         return found
 
@@ -151,7 +159,7 @@ class Curation:
         )
         verdicts = self._ask(self._model(self.config.generator, "generator"), plan.calls)
         found, counts, problems = generation.collect(plan, verdicts, self.config.seed)
-        self.funnel.add("generation", {s: counts[s] for s in self.config.subsets})
+        self._stage("generation", generation_stage({s: counts[s] for s in self.config.subsets}))
         self.funnel.problems += problems
         write_jsonl(self.out / "candidates.jsonl", [c.as_dict() for c in found])
         return found, transcripts, frames
@@ -161,11 +169,11 @@ class Curation:
         found, transcripts, frames = self.questions()
         decisions = self._filter(found, transcripts, frames)
         subsets = self.config.subsets
-        self.funnel.add("filter", filters.filter_counts(found, decisions, subsets))
+        self._stage("filter", filter_stage(filters.filter_counts(found, decisions, subsets)))
         kept = [c for c in found if decisions[c.id].status == "kept"]
         by_id = {v.video_id: v for v in self.videos}
         written = write_subsets(self.out, by_id, kept, transcripts)
-        self.funnel.add("output", {s: written[s] for s in subsets})
+        self._stage("output", output_stage({s: written[s] for s in subsets}))
         records = [c.as_dict() | vars(decisions[c.id]) for c in found]
         write_jsonl(self.out / "candidates.jsonl", records)
         write_json(self.out / SETTINGS_FILE, self.settings(), indent=1)
@@ -228,19 +236,22 @@ class Curation:
             decisions[c.id] = filters.decide(c, own, other, answers)
         return decisions
 
+    def _stage(self, name: str, count: StageCount) -> None:
+        self.funnel.stages[name] = count
+        self.funnel.stages = {s: self.funnel.stages[s] for s in STAGES if s in self.funnel.stages}
+
     def finish(self) -> dict[str, Any]:
         """Write and print the funnel; say what is incomplete."""
-        if (self.out / Store.FILENAME).is_file():
+        if (self.out / Store.FILENAME).is_file():  # else no model was asked
             with Store(self.out) as store:
-                data = self.funnel.write(self.out, store)
-                tokens = tokens_by_stage(store)
-        else:  # no model was asked
-            data, tokens = self.funnel.write(self.out, None), {}
-        self.funnel.print(self.console, tokens)
-        undecided = sum(
-            c.get("undecided", 0) for c in self.funnel.stages.get("filter", {}).values()
-        )
-        failed = sum(c.get("error", 0) for c in self.funnel.stages.get("generation", {}).values())
+                self.funnel.usage = usage_by_stage(store)
+        self.funnel.write(self.out)
+        data = self.funnel.document()
+        self.console.print(funnel_table(self.funnel))
+        stages = self.funnel.stages
+        undecided = stages["filter"].pending if "filter" in stages else 0
+        generation = stages.get("generation")
+        failed = generation.uncounted.get("call errors", 0) if generation else 0
         if undecided or failed:
             self.console.print(
                 f"[red]incomplete[/]: {failed} generation call(s) and {undecided} question "

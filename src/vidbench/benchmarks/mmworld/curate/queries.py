@@ -19,13 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from vidbench.benchmarks.mmworld import fields
-from vidbench.benchmarks.mmworld.curate.funnel import Funnel
+from vidbench.benchmarks.mmworld.curate.funnel import queries_stage, usage_by_stage
 from vidbench.benchmarks.mmworld.curate.generation import LABEL, PACKAGE
 from vidbench.core.errors import ConfigError, DataError
 from vidbench.core.files import write_jsonl, write_text
 from vidbench.core.messages import user
 from vidbench.core.requests import GenerationConfig
 from vidbench.models.registry import ModelOptions, load_model
+from vidbench.report.funnel import Funnel
 from vidbench.runner.model_calls import DEFAULT_ATTEMPTS, ask_model
 from vidbench.runner.store import Store
 from vidbench.scoring.model_call import CallResult, ModelCall
@@ -142,8 +143,6 @@ def generate_queries(
             show_progress=show_progress,
         )
         counts = write_queries(out, calls, verdicts)
-        funnel = Funnel()
-        funnel.add("queries", {k: v for k, v in counts.items() if k != "failed"})
-        funnel.problems += counts["failed"]
-        funnel.write(out, store)
+        funnel = Funnel({"queries": queries_stage(counts)}, usage_by_stage(store), counts["failed"])
+        funnel.write(out)
     return counts

@@ -1,22 +1,24 @@
 """The QA funnel, as the 4D-Bench paper reports retention (section 3.3): per subtask, how many
 questions were generated, failed to parse (by reason), were rejected by the validator (by
 reason), were dropped by the blind filter, and were kept; plus the objects skipped, the gold
-letter balance, and the calls, tokens and cost of every stage. Written to OUT/funnel.json and
-OUT/funnel.md.
+letter balance, and the calls, tokens and cost of every stage. Written to OUT/funnel.json (the
+shared shape of report/funnel.py: the "qa" stage with a part per subtask, beside part 1's
+stages; the paper's per-subtask table under "details") and OUT/funnel.md.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vidbench.benchmarks.fourd.curate.funnel import StageCount, load_funnel
+from vidbench.benchmarks.fourd.curate.funnel import STAGES as PART_ONE
 from vidbench.benchmarks.fourd.curate.qa.candidates import SUBTASKS
 from vidbench.core.errors import ConfigError
-from vidbench.core.files import write_json, write_text
+from vidbench.core.files import write_text
 from vidbench.models.pricing import cost_of
+from vidbench.report.funnel import Funnel, StageCount
 from vidbench.runner.store import Store
 
 STAGES = ("generate", "validate", "blind", "caption")
@@ -64,29 +66,49 @@ class QAFunnel:
         }
 
     def write(self, out: Path, store: Store) -> dict[str, Any]:
+        """OUT/funnel.json and OUT/funnel.md; the counts as funnel.md shows them."""
         data = self.as_dict(usage_by_stage(store))
-        data["stages"] = part_one_stages(out, data["total"])
-        write_json(out / "funnel.json", data, indent=1)
+        qa = StageCount.summed({s: _stage(c) for s, c in data["subtasks"].items()}, "questions")
+        funnel = Funnel(
+            {**part_one_stages(out), "qa": qa},
+            data["usage"],
+            data["problems"],
+            {k: data[k] for k in DETAILS},
+        )
+        funnel.write(out)
         write_text(out / "funnel.md", markdown(data))
         return data
 
 
-def part_one_stages(out: Path, total: dict[str, Any]) -> dict[str, Any]:
-    """The `stages` of part 1's funnel.json (render, motion, quality: kept when OUT is their
-    folder) with a "qa" stage added, so `vidbench curate 4d funnel OUT` shows this one too."""
+# what funnel.json keeps under "details": the paper's per-subtask table and what goes with it
+DETAILS = ("objects", "subtasks", "total", "letter balance", "calls this run")
+
+
+def part_one_stages(out: Path) -> dict[str, StageCount]:
+    """The stages of part 1 (render, motion, quality) in OUT/funnel.json when OUT is their
+    folder, so `vidbench curate 4d funnel OUT` shows the "qa" stage after them."""
     try:
-        stages = load_funnel(out)
+        stages = Funnel.read(out).stages
     except ConfigError:
-        stages = {}  # our own earlier funnel.json: no stages of part 1's
-    dropped = Counter(total["parse rejects"]) + Counter(total["validator rejects"])
-    dropped.update({k: total[k] for k in ("blind-dropped", "undecided")})
-    # a reply no question was read from, or a call that failed, holds no questions to count
-    uncounted = {k: total[k] for k in ("replies unparsed", "call errors") if total[k]}
-    qa = StageCount(
-        total["generated"], total["kept"], dict(sorted((+dropped).items())), [], "questions",
-        uncounted,
-    )  # fmt: skip
-    return {**{k: v for k, v in stages.items() if k != "qa"}, "qa": asdict(qa)}
+        stages = {}  # a funnel.json of another shape: none of part 1's stages
+    return {name: stages[name] for name in PART_ONE if name in stages and name != "qa"}
+
+
+def _stage(counts: dict[str, Any]) -> StageCount:
+    """One subtask's questions: generated, kept, dropped by reason (strict parsing, the
+    validator, the blind filter); a reply no question was read from, or a failed call, holds no
+    questions to count; an undecided one waits for the next run."""
+    dropped = Counter(counts["parse rejects"]) + Counter(counts["validator rejects"])
+    dropped["blind-dropped"] += counts["blind-dropped"]
+    uncounted = {k: counts[k] for k in ("replies unparsed", "call errors") if counts[k]}
+    return StageCount(
+        counts["generated"],
+        counts["kept"],
+        dict(sorted((+dropped).items())),
+        unit="questions",
+        uncounted=uncounted,
+        pending=counts["undecided"],
+    )
 
 
 def _sum(parts: list[dict[str, Any]]) -> dict[str, Any]:
