@@ -110,8 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
     runner_commands.register(sub, _task_of, view_commands.reporter(_task_of, figures, groups))
 
     p = sub.add_parser("validate", help="list every problem in a dataset")
-    p.add_argument("benchmark", choices=benchmark_names())
-    p.add_argument("dir")
+    p.add_argument("benchmark", choices=benchmark_names(), help="which benchmark's layout")
+    p.add_argument("dir", help="the data folder (or release root) to check")
     p.add_argument(
         "--frames",
         type=types.positive,
@@ -120,13 +120,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_validate)
 
     p = sub.add_parser("frames", help="write the frames a model would see as JPEGs")
-    p.add_argument("video")
-    p.add_argument("--frames", type=types.positive, default=8)
-    p.add_argument("--sampler", choices=["interval", "linspace", "keyframes"], default="linspace")
+    p.add_argument("video", help="the video file")
+    p.add_argument("--frames", type=types.positive, default=8, help="frames to take (default 8)")
+    p.add_argument(
+        "--sampler",
+        choices=["interval", "linspace", "keyframes"],
+        default="linspace",
+        help="how frames are picked (default linspace)",
+    )
     p.add_argument("--max-side", type=types.max_side, help="0: the video's own size")
     p.add_argument("--start", type=types.number(0.0), help="window start (seconds)")
     p.add_argument("--end", type=types.number(0.0), help="window end (seconds)")
-    p.add_argument("--out", required=True)
+    p.add_argument("--out", required=True, help="folder for the JPEG files")
     p.set_defaults(func=_cmd_frames)
 
     from vidbench.report import commands as report_commands

@@ -87,9 +87,11 @@ def add_generation(p: argparse.ArgumentParser) -> None:
     add_judge(g, what="the LLM judge (tasks scored by a judge)")
 
 
-def add_frames(p: argparse.ArgumentParser) -> None:
-    """FrameSpec overrides (`vidbench run`)."""
-    g = p.add_argument_group("frames (override the task's FrameSpec)")
+def add_frames(
+    p: argparse.ArgumentParser, title: str = "frames (override the task's FrameSpec)"
+) -> argparse._ArgumentGroup:
+    """FrameSpec overrides (`vidbench run`, the curation commands); the group, for more."""
+    g = p.add_argument_group(title)
     g.add_argument(
         "--views", type=types.views, help="view count K (spread evenly over 24) or ids like 1,8,16"
     )
@@ -114,6 +116,7 @@ def add_frames(p: argparse.ArgumentParser) -> None:
         help="resize frames so the longer side is at most this (0: the video's own size; "
         "MMWorld and AutoEval-Video default to 768, grids fit in 2048)",
     )
+    return g
 
 
 def add_run_place(p: argparse.ArgumentParser, limit_help: str) -> None:

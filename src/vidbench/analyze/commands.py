@@ -11,6 +11,7 @@ import argparse
 from collections.abc import Callable
 from pathlib import Path
 
+from vidbench import cli_options as options
 from vidbench import cli_types as types
 from vidbench.console import err, out
 from vidbench.core.errors import ConfigError
@@ -81,12 +82,14 @@ def register(subparsers: argparse._SubParsersAction, task_of: Callable[[RunConfi
         "errors", help="tag wrong answers with MMWorld's seven error types (any MCQ task)"
     )
     p.add_argument("runs", nargs="+", help="results directories of finished runs")
-    p.add_argument("--judge", required=True, help="model spec of the judge")
-    p.add_argument("--judge-opt", action="append", default=[], metavar="KEY=VALUE")
+    options.add_judge(p, required=True, what="the judge")
     p.add_argument(
-        "--judge-attempts", type=int, default=DEFAULT_ATTEMPTS, help="asks per unreadable reply"
+        "--judge-attempts",
+        type=types.positive,
+        default=DEFAULT_ATTEMPTS,
+        help=f"asks per unreadable reply (default {DEFAULT_ATTEMPTS})",
     )
-    p.add_argument("--concurrency", type=int, default=16, help="judge calls in flight")
+    options.add_concurrency(p, what="judge calls")
     p.add_argument(
         "--with-frames", action="store_true", help="show the judge the frames the model saw"
     )

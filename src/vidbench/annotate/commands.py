@@ -15,6 +15,7 @@ from pathlib import Path
 
 from rich.markup import escape
 
+from vidbench import cli_options as options
 from vidbench import cli_types as types
 from vidbench.annotate.adapters import Adapters
 from vidbench.console import err, out
@@ -133,6 +134,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+PROJECT = "the project folder"
+
+
 def register(sub: argparse._SubParsersAction, adapters: Adapters) -> None:  # type: ignore[type-arg]
     """Add `annotate` and its subcommands to the CLI; `adapters` are the registered benchmarks'
     review adapters (cli.py hands them in): their importers and exports are the choices."""
@@ -143,31 +147,40 @@ def register(sub: argparse._SubParsersAction, adapters: Adapters) -> None:  # ty
     exports = ["answers", *dict.fromkeys(e.name for e in adapters.exporters())]
 
     p = cmds.add_parser("init", help="a project from a dataset folder")
-    p.add_argument("project")
+    p.add_argument("project", help=PROJECT)
     p.add_argument("--data", required=True, help="the dataset folder (media are served from it)")
     p.set_defaults(func=_cmd_init)
 
     users = cmds.add_parser("users", help="accounts").add_subparsers(dest="users", required=True)
     p = users.add_parser("add", help="add an account (password from a prompt or stdin)")
-    p.add_argument("project")
-    p.add_argument("name")
-    p.add_argument("--role", required=True, choices=["annotator", "reviewer", "admin"])
+    p.add_argument("project", help=PROJECT)
+    p.add_argument("name", help="the account name (letters, digits, . _ -)")
+    p.add_argument(
+        "--role",
+        required=True,
+        choices=["annotator", "reviewer", "admin"],
+        help="annotators answer and write; reviewers also review; admins also assign and export",
+    )
     p.add_argument("--password-stdin", action="store_true", help="read the password from stdin")
     p.set_defaults(func=_cmd_users_add)
     p = users.add_parser("list", help="list accounts")
-    p.add_argument("project")
+    p.add_argument("project", help=PROJECT)
     p.set_defaults(func=_cmd_users_list)
 
     p = cmds.add_parser("assign", help="give items to people (tops up, never takes away)")
-    p.add_argument("project")
-    p.add_argument("kind", choices=["caption", "qa", "answer", "rule"])
+    p.add_argument("project", help=PROJECT)
+    p.add_argument(
+        "kind",
+        choices=["caption", "qa", "answer", "rule"],
+        help="which items: caption (to write), qa (to review), answer, rule (to red-team)",
+    )
     p.add_argument("--n", type=types.positive, help="people per item (captions 5, QA review 1)")
     p.set_defaults(func=_cmd_assign)
 
     p = cmds.add_parser(
         "import", help="add items: a folder, a review queue, caption drafts, a rules file, ..."
     )
-    p.add_argument("project", help="the project folder")
+    p.add_argument("project", help=PROJECT)
     p.add_argument(
         "kind",
         choices=imports,
@@ -177,7 +190,7 @@ def register(sub: argparse._SubParsersAction, adapters: Adapters) -> None:  # ty
     p.set_defaults(func=_cmd_import)
 
     p = cmds.add_parser("export", help="the official files into PROJECT/exports/")
-    p.add_argument("project")
+    p.add_argument("project", help=PROJECT)
     p.add_argument("kind", choices=exports, help="answers (one person's), or a benchmark's file")
     p.add_argument("--user", help="answers: whose")
     p.add_argument(
@@ -189,9 +202,8 @@ def register(sub: argparse._SubParsersAction, adapters: Adapters) -> None:  # ty
     p.set_defaults(func=_cmd_export)
 
     p = cmds.add_parser("serve", help="serve the app (127.0.0.1 by default)")
-    p.add_argument("project")
-    p.add_argument("--port", type=types.positive, default=8765)
+    p.add_argument("project", help=PROJECT)
+    p.add_argument("--port", type=types.port, default=8765, help="port (default 8765)")
     p.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
-    p.add_argument("--judge", help="model spec of the red-team judge, e.g. openai:gpt-4o")
-    p.add_argument("--judge-opt", action="append", default=[], metavar="KEY=VALUE")
+    options.add_judge(p, what="the red-team judge")
     p.set_defaults(func=_cmd_serve)

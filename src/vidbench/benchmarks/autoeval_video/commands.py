@@ -9,6 +9,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from vidbench import cli_options as options
 from vidbench import cli_types as types
 from vidbench.benchmark import CommandGroups
 from vidbench.benchmarks.autoeval_video import rules
@@ -23,9 +24,13 @@ if TYPE_CHECKING:
 
 def _add_judge_options(p: argparse.ArgumentParser, prompt: bool = True) -> None:
     g = p.add_argument_group("judge")
-    g.add_argument("--judge", required=True, help="model spec of the judge, e.g. openai:gpt-4o")
-    g.add_argument("--judge-opt", action="append", default=[], metavar="KEY=VALUE")
-    g.add_argument("--protocol", choices=list(rules.PROTOCOLS), default=rules.DEFAULT_PROTOCOL)
+    options.add_judge(g, required=True, what="the judge")
+    g.add_argument(
+        "--protocol",
+        choices=list(rules.PROTOCOLS),
+        default=rules.DEFAULT_PROTOCOL,
+        help=f"official (the paper's script) or robust (default {rules.DEFAULT_PROTOCOL})",
+    )
     g.add_argument("--parser", choices=list(rules.PARSERS), help="verdict parser (protocol's)")
     g.add_argument(
         "--unparsed", choices=["drop", "wrong"], help="a verdict that never parses (protocol's)"
@@ -36,10 +41,16 @@ def _add_judge_options(p: argparse.ArgumentParser, prompt: bool = True) -> None:
         help=f"asks per unreadable reply (official: {rules.OFFICIAL_ATTEMPTS})",
     )
     g.add_argument("--empty-answer", choices=["judge", "wrong"], help="empty answers (protocol's)")
-    g.add_argument("--concurrency", type=types.positive, default=16, help="judge calls in flight")
-    g.add_argument("--seed", type=int, default=0, help="seed of the bootstrap intervals")
+    options.add_concurrency(g, what="judge calls")
+    options.add_seed(g, "seed of the bootstrap intervals")
     if prompt:
-        g.add_argument("--judge-prompt", choices=PROMPT_KINDS, default="rules")
+        g.add_argument(
+            "--judge-prompt",
+            choices=PROMPT_KINDS,
+            default="rules",
+            help="rules: each instance's own rule (the paper's); unified: one prompt with a "
+            "reference answer (default rules)",
+        )
         g.add_argument("--references", help="JSON Lines {ID, reference} for the unified prompt")
 
 
@@ -143,6 +154,15 @@ def _rules_command(args: argparse.Namespace, workspace: Workspace) -> int:
     return 0
 
 
+def _workspace(p: argparse.ArgumentParser) -> None:
+    p.add_argument("workspace", help="the red-team workspace folder")
+
+
+def _instance(p: argparse.ArgumentParser) -> None:
+    _workspace(p)
+    p.add_argument("id", help="the instance ID")
+
+
 def register(groups: CommandGroups) -> None:
     """`judge autoeval-video`, `judge-agreement` and `rules ...`."""
     sub = groups.top
@@ -150,7 +170,7 @@ def register(groups: CommandGroups) -> None:
     p = judge.add_parser("autoeval-video", help="with the AutoEval-Video rules")
     p.add_argument("--rules", required=True, help="AUTO-EVAL-VIDEO.json or its folder")
     p.add_argument("--predictions", required=True, help='JSON Lines {"ID": .., "prediction": ..}')
-    p.add_argument("--out", required=True, help="results directory")
+    options.add_out(p, "results directory")
     p.add_argument("--name", help="row name in the table (default: the predictions file name)")
     _add_judge_options(p)
     p.set_defaults(func=_cmd_judge)
@@ -158,37 +178,40 @@ def register(groups: CommandGroups) -> None:
     p = sub.add_parser("judge-agreement", help="the judge's agreement with human verdicts")
     p.add_argument("--rules", required=True, help="AUTO-EVAL-VIDEO.json or its folder")
     p.add_argument("--labels", required=True, help='JSON Lines {"ID", "answer", "human": 0|1}')
-    p.add_argument("--out", required=True, help="results directory")
+    options.add_out(p, "results directory")
     _add_judge_options(p)
     p.set_defaults(func=_cmd_agreement)
 
     p = sub.add_parser("rules", help="adversarial (red-team) rule annotation")
     rs = p.add_subparsers(dest="rules_command", required=True)
     q = rs.add_parser("init", help="start a workspace from a rules file")
-    q.add_argument("workspace")
-    q.add_argument("--rules", required=True)
+    _workspace(q)
+    q.add_argument("--rules", required=True, help="AUTO-EVAL-VIDEO.json or its folder")
     q = rs.add_parser("attack", help="record an attack answer and the verdict a human expects")
-    q.add_argument("workspace")
-    q.add_argument("id")
+    _instance(q)
     source = q.add_mutually_exclusive_group(required=True)
-    source.add_argument("--answer")
-    source.add_argument("--answer-file")
-    q.add_argument("--expect", type=int, choices=[0, 1], required=True)
-    q.add_argument("--note", default="")
+    source.add_argument("--answer", help="the attack: an answer the rule may judge wrongly")
+    source.add_argument("--answer-file", help="the attack's answer, from a file")
+    q.add_argument(
+        "--expect",
+        type=int,
+        choices=[0, 1],
+        required=True,
+        help="the verdict a human gives it (1 correct, 0 incorrect)",
+    )
+    q.add_argument("--note", default="", help="why this attack (kept in the history)")
     q = rs.add_parser("check", help="run the judge with the current rule on every attack")
-    q.add_argument("workspace")
-    q.add_argument("id")
+    _instance(q)
     _add_judge_options(q, prompt=False)
     q = rs.add_parser("revise", help="a new rule version, its text from a file")
-    q.add_argument("workspace")
-    q.add_argument("id")
-    q.add_argument("--rule-file", required=True)
-    q.add_argument("--note", default="")
+    _instance(q)
+    q.add_argument("--rule-file", required=True, help="the new rule's text")
+    q.add_argument("--note", default="", help="what the revision fixes (kept in the history)")
     q = rs.add_parser("show", help="an instance's history, or every instance's status")
-    q.add_argument("workspace")
-    q.add_argument("id", nargs="?")
+    _workspace(q)
+    q.add_argument("id", nargs="?", help="the instance ID (default: every instance's status)")
     q = rs.add_parser("export", help="write the rules file with the revised rules")
-    q.add_argument("workspace")
-    q.add_argument("--out", required=True)
+    _workspace(q)
+    options.add_out(q, "the rules file to write (AUTO-EVAL-VIDEO.json)")
     q.add_argument("--initial", action="store_true", help="the rules before any revision")
     p.set_defaults(func=_cmd_rules)

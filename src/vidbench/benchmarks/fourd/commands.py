@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from vidbench import cli_options
 from vidbench import cli_types as types
 from vidbench.benchmark import CURATE_HELP, CommandGroups
 from vidbench.benchmarks.fourd.captions.human import HUMAN_SEED
@@ -25,14 +26,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add("--refs", required=True, help="human_annotations.csv (folder_name, caption_1..5)")
     add("--out", required=True, help="SCORES.json to write (judgments: store.sqlite beside it)")
     add("--metrics", help=f"comma-separated of {','.join(ALL_METRICS)} (default: all)")
-    add("--protocol", choices=PROTOCOLS, default="vidbench")
+    add(
+        "--protocol",
+        choices=PROTOCOLS,
+        default="vidbench",
+        help="metric protocol: vidbench, official (the paper's scripts) or coco (default vidbench)",
+    )
     add("--cider-df", help="cidereval document-frequency pickle (e.g. COCO-val's)")
     add("--human", action="store_true", help="also score the leave-one-out Human row")
     add("--human-seed", type=int, default=HUMAN_SEED, help="which caption each object holds out")
-    add("--judge", help="model spec of the GPT-Appearance/Action judge, e.g. openai:gpt-4o")
-    add("--judge-opt", action="append", default=[], metavar="KEY=VALUE")
+    cli_options.add_judge(p, what="the GPT-Appearance/Action judge")
     add("--judge-attempts", type=types.positive, default=3, help="tries per unparseable reply")
-    add("--concurrency", type=types.positive, default=16, help="judge calls in flight")
+    cli_options.add_concurrency(p, what="judge calls")
     add("--bert-model", default="bert-base-uncased", help="BERTScore model name or path")
     add("--bert-layers", type=types.positive, help="BERTScore layer (default: bert-score's)")
     add("--sbert-model", help="sentence-transformers model path (default: all-MiniLM-L6-v2)")
@@ -116,23 +121,27 @@ def register(groups: CommandGroups) -> None:
     subparsers = groups.top
     synth = groups.group("synth", "generate a synthetic dataset with exact answers")
     p = synth.add_parser("4d", help="procedural animated objects in the 4D-Bench layout")
-    p.add_argument("--out")  # required unless --assets
-    p.add_argument("--objects", type=types.positive, default=20)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--views", type=types.positive, default=24)
+    p.add_argument("--out", help="the dataset folder to write (required unless --assets)")
+    p.add_argument("--objects", type=types.positive, default=20, help="objects (default 20)")
+    cli_options.add_seed(p, "the scenes and questions drawn (same seed, same files)")
+    p.add_argument(
+        "--views", type=types.positive, default=24, help="views rendered per object (default 24)"
+    )
     p.add_argument(
         "--frames",
         type=types.positive,
         default=48,
         help="frames per video (a multiple of 6, >= 12)",
     )
-    p.add_argument("--size", type=types.whole_number(8), default=128)
+    p.add_argument(
+        "--size", type=types.whole_number(8), default=128, help="pixels, square (default 128)"
+    )
     fourd_curate.add_assets_argument(p)
     p.set_defaults(func=_cmd_synth)
 
     p = subparsers.add_parser("demo", help="synthetic 4D dataset + built-in baselines, end to end")
-    p.add_argument("--out", default="demo")
-    p.add_argument("--objects", type=types.positive, default=200)
+    p.add_argument("--out", default="demo", help="folder for data, results, report (default demo)")
+    p.add_argument("--objects", type=types.positive, default=200, help="objects (default 200)")
     p.set_defaults(func=_cmd_demo)
 
     p = subparsers.add_parser("score-captions", help="4D-Bench Table 2 for captions made elsewhere")

@@ -21,8 +21,15 @@ def _add_motion(p: argparse.ArgumentParser) -> None:
     d = MotionSettings()
     g = p.add_argument_group("motion (pixel change between consecutive frames)")
     g.add_argument("--threshold", type=float, default=d.threshold, help="fraction of pixels")
-    g.add_argument("--tolerance", type=int, default=d.tolerance, help="per channel, 0-255")
-    g.add_argument("--min-length", type=int, default=d.min_length, help="frames of motion")
+    g.add_argument(
+        "--tolerance",
+        type=types.whole_number(0, 255),
+        default=d.tolerance,
+        help="per channel, 0-255",
+    )
+    g.add_argument(
+        "--min-length", type=types.positive, default=d.min_length, help="frames of motion"
+    )
 
 
 def _motion(args: argparse.Namespace) -> MotionSettings:
@@ -122,10 +129,12 @@ def _add_quality(p: argparse.ArgumentParser) -> None:
     t.add_argument("--weights", required=True, help="CLIP vision weights: folder or HF cache name")
     t.add_argument("--out", required=True, help="writes OUT/model and OUT/quality_train.json")
     t.add_argument("--held-out", type=float, default=0.2, help="fraction kept for evaluation")
-    t.add_argument("--epochs", type=types.positive, default=200)
-    t.add_argument("--lr", type=float, default=1e-2)
+    t.add_argument("--epochs", type=types.positive, default=200, help="passes over the data")
+    t.add_argument(
+        "--lr", type=types.number(0.0, low_open=True), default=1e-2, help="learning rate"
+    )
     t.add_argument("--finetune", action="store_true", help="train the encoder too")
-    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--seed", type=int, default=0, help="the split and the training (default 0)")
     r = modes.add_parser("predict", help="label rendered objects by an 8-view vote")
     r.add_argument("videos", help="rendered objects (<uid>/view_K_rgb_white_bg.mp4)")
     r.add_argument("--model", required=True, help="the model folder `train` wrote (OUT/model)")
@@ -148,24 +157,40 @@ def register(curate_benchmarks: argparse._SubParsersAction) -> None:
     p = stages.add_parser("render", help="animated assets -> 24-view videos (Blender)")
     p.add_argument("manifest", help='manifest.jsonl ({"uid": ..., "path": ...}) or uid->path JSON')
     p.add_argument("--out", required=True, help="output folder (official layout)")
-    p.add_argument("--views", type=types.positive, default=24)
+    p.add_argument(
+        "--views", type=types.positive, default=24, help="cameras on the ring (default 24)"
+    )
     p.add_argument("--size", type=types.positive, default=512, help="pixels, square")
-    p.add_argument("--max-frames", type=types.whole_number(2), default=125)
-    p.add_argument("--fps", type=types.positive, default=24)
+    p.add_argument(
+        "--max-frames",
+        type=types.whole_number(2),
+        default=125,
+        help="at most this many frames of the animation (default 125)",
+    )
+    p.add_argument("--fps", type=types.positive, default=24, help="video frame rate (default 24)")
     p.add_argument("--seed", type=int, default=0, help="camera jitter and Cycles noise")
     p.add_argument("--workers", type=types.positive, default=1, help="objects in parallel")
-    p.add_argument("--engine", choices=["cycles", "eevee"], default="cycles")
+    p.add_argument(
+        "--engine",
+        choices=["cycles", "eevee"],
+        default="cycles",
+        help="Blender's renderer (EEVEE needs OpenGL: keep Cycles on a CPU machine)",
+    )
     p.add_argument("--device", choices=["cpu", "gpu"], default="cpu", help="Cycles device")
     p.add_argument("--samples", type=types.positive, default=16, help="per pixel")
     p.add_argument("--denoise", action="store_true", help="OpenImageDenoise after sampling")
-    p.add_argument("--threads", type=int, default=0, help="per worker (0: cores / workers)")
+    p.add_argument(
+        "--threads", type=types.non_negative, default=0, help="per worker (0: cores / workers)"
+    )
     _add_motion(p)
     p.set_defaults(func=_cmd_render)
 
     p = stages.add_parser("motion", help="motion range of existing videos; drops static ones")
     p.add_argument("videos", help="<uid>/view_K_rgb_white_bg.mp4 folders, or a folder of .mp4")
     p.add_argument("--out", help="where motion.jsonl and funnel.json go (default: VIDEOS)")
-    p.add_argument("--view", type=int, default=0, help="which view of each object")
+    p.add_argument(
+        "--view", type=types.whole_number(0, 23), default=0, help="which view of each object"
+    )
     _add_motion(p)
     p.set_defaults(func=_cmd_motion)
 

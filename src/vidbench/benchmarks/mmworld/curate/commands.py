@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from vidbench import cli_options as options
+from vidbench import cli_types as types
 from vidbench.benchmark import CURATE_HELP, CommandGroups
 from vidbench.benchmarks.mmworld.curate.generation import SUBSETS
 from vidbench.benchmarks.mmworld.curate.keyframes import DEFAULT_KEYFRAMES, DEFAULT_MAX_SIDE
@@ -24,7 +26,7 @@ from vidbench.runner.model_calls import DEFAULT_ATTEMPTS
 
 def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("videos", help="a folder of videos, or a .csv/.jsonl/.txt list of them")
-    p.add_argument("--out", required=True, help="output folder")
+    options.add_out(p, "output folder")
     p.add_argument("--discipline", help="discipline of the videos that have no tag")
 
 
@@ -32,44 +34,59 @@ def _add_asr(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("speech recognition (faster-whisper)")
     g.add_argument("--asr-model", help="CTranslate2 Whisper folder (default: the shipped tiny.en)")
     g.add_argument("--asr-language", help="language code (default: detected)")
-    g.add_argument("--asr-beam-size", type=int, default=5)
+    g.add_argument(
+        "--asr-beam-size", type=types.positive, default=5, help="beam search width (default 5)"
+    )
     g.add_argument(
         "--no-asr-vad",
         action="store_true",
         help="transcribe non-speech too (default: Silero VAD drops it first)",
     )
     g.add_argument("--asr-compute-type", default="int8", help="CTranslate2 compute type")
-    g.add_argument("--asr-device", default="auto", choices=["auto", "cpu", "cuda"])
-    g.add_argument("--asr-threads", type=int, default=0, help="CPU threads (0: default)")
+    g.add_argument(
+        "--asr-device", default="auto", choices=["auto", "cpu", "cuda"], help="default auto"
+    )
+    g.add_argument(
+        "--asr-threads", type=types.non_negative, default=0, help="CPU threads (0: default)"
+    )
     g.add_argument("--asr-cache-dir", help="transcript cache (default ~/.cache/vidbench/asr)")
 
 
 def _add_keyframes(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("keyframes")
-    g.add_argument("--keyframes", type=int, default=DEFAULT_KEYFRAMES, help="per video")
-    g.add_argument("--max-side", type=int, default=DEFAULT_MAX_SIDE, help="pixels, longer side")
+    g.add_argument("--keyframes", type=types.positive, default=DEFAULT_KEYFRAMES, help="per video")
+    g.add_argument(
+        "--max-side", type=types.max_side, default=DEFAULT_MAX_SIDE, help="pixels, longer side"
+    )
     g.add_argument("--cache-dir", help="frame cache (default ~/.cache/vidbench/frames)")
 
 
 def _add_calls(p: argparse.ArgumentParser, filters: bool) -> None:
     g = p.add_argument_group("model calls (stored in OUT/store.sqlite, never asked twice)")
     g.add_argument("--model", required=True, help="model spec of the generator")
-    g.add_argument("--model-opt", action="append", default=[], metavar="KEY=VALUE")
+    options.add_model_options(g, whose="the generator's")
     if filters:
         g.add_argument("--filter-model", help="answers from keyframes and blind (default: --model)")
-        g.add_argument("--filter-opt", action="append", default=[], metavar="KEY=VALUE")
+        options.add_model_options(g, "--filter-opt", "the filter model's")
         g.add_argument("--text-model", help="answers from transcripts (default: --filter-model)")
-        g.add_argument("--text-opt", action="append", default=[], metavar="KEY=VALUE")
-    g.add_argument("--concurrency", type=int, default=16, help="model calls in flight")
-    g.add_argument(
-        "--attempts", type=int, default=DEFAULT_ATTEMPTS, help="asks per unreadable reply"
+        options.add_model_options(g, "--text-opt", "the text model's")
+    options.add_concurrency(g)
+    _add_attempts(g)
+    options.add_seed(g, "seed of the option shuffle")
+
+
+def _add_attempts(p: argparse._ActionsContainer) -> None:
+    p.add_argument(
+        "--attempts",
+        type=types.positive,
+        default=DEFAULT_ATTEMPTS,
+        help=f"asks per unreadable reply (default {DEFAULT_ATTEMPTS})",
     )
-    g.add_argument("--seed", type=int, default=0, help="seed of the option shuffle")
 
 
 def _add_generation(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("question generation")
-    g.add_argument("--questions", type=int, default=4, help="asked per video and subset")
+    g.add_argument("--questions", type=types.positive, default=4, help="asked per video and subset")
     g.add_argument("--subsets", default="audio,visual", help="audio, visual or both")
 
 
@@ -159,13 +176,13 @@ def register(groups: CommandGroups) -> None:
     stages = mmworld.add_subparsers(dest="stage", required=True)
 
     p = stages.add_parser("queries", help="search queries per subdiscipline (paper appendix C)")
-    p.add_argument("--out", required=True)
+    options.add_out(p, "output folder: queries.jsonl, queries.txt, funnel.json")
     p.add_argument("--model", required=True, help="model spec of the query generator")
-    p.add_argument("--model-opt", action="append", default=[], metavar="KEY=VALUE")
+    options.add_model_options(p, whose="the generator's")
     p.add_argument("--discipline", action="append", help="only these disciplines (repeatable)")
-    p.add_argument("--count", type=int, default=5, help="queries per subdiscipline")
-    p.add_argument("--concurrency", type=int, default=16)
-    p.add_argument("--attempts", type=int, default=DEFAULT_ATTEMPTS)
+    p.add_argument("--count", type=types.positive, default=5, help="queries per subdiscipline")
+    options.add_concurrency(p)
+    _add_attempts(p)
     p.set_defaults(func=_cmd_queries)
 
     helps = {

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from vidbench import cli_options as options
 from vidbench import cli_types as types
 from vidbench.benchmarks.fourd.curate.qa.candidates import SUBTASKS
 from vidbench.console import err, out
@@ -20,13 +21,7 @@ from vidbench.runner.model_calls import DEFAULT_ATTEMPTS
 
 def _add_frames(p: argparse.ArgumentParser) -> None:
     """The frame options of `vidbench run` (official 4D-Bench FrameSpec by default)."""
-    g = p.add_argument_group("frames the models see (default: views 1,8,16, six frames each)")
-    g.add_argument("--views", type=types.views, help="view count K or ids like 1,8,16")
-    g.add_argument("--frames", type=types.positive, help="frames per view")
-    g.add_argument("--sampler", choices=["interval", "linspace", "keyframes"])
-    g.add_argument("--order", choices=["view-first", "time-first"])
-    g.add_argument("--timestamps", action="store_true", default=None)
-    g.add_argument("--max-side", type=types.max_side, help="pixels, longer side (0: own size)")
+    g = options.add_frames(p, "frames the models see (default: views 1,8,16, six frames each)")
     g.add_argument("--cache-dir", help="frame cache (default ~/.cache/vidbench/frames)")
 
 
@@ -44,7 +39,7 @@ def _spec(args: argparse.Namespace) -> FrameSpec:
 
 def _add_calls(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("model calls (stored in OUT/store.sqlite, never asked twice)")
-    g.add_argument("--concurrency", type=types.positive, default=8, help="calls in flight")
+    options.add_concurrency(g, default=8)
     g.add_argument(
         "--attempts",
         type=types.positive,
@@ -167,9 +162,9 @@ def register(stages: argparse._SubParsersAction) -> None:
     p.add_argument("--data", help="objects: a 4D-Bench data folder or `curate 4d render` output")
     p.add_argument("--out", help="output folder (a data folder `run 4dbench-qa` reads)")
     p.add_argument("--generator", help="model spec that writes the questions (sees the frames)")
-    p.add_argument("--generator-opt", action="append", default=[], metavar="KEY=VALUE")
+    options.add_model_options(p, "--generator-opt", "the generator's")
     p.add_argument("--validator", help="model spec that checks each question (sees the frames)")
-    p.add_argument("--validator-opt", action="append", default=[], metavar="KEY=VALUE")
+    options.add_model_options(p, "--validator-opt", "the validator's")
     p.add_argument("--blind", action=_Blind, help="text-only model spec; give it twice")
     p.add_argument(
         "--blind-opt", action=_BlindOpt, metavar="KEY=VALUE", help="for the --blind before it"
@@ -192,7 +187,7 @@ def register(stages: argparse._SubParsersAction) -> None:
     p.add_argument("--data", required=True, help="a 4D-Bench data folder or render output")
     p.add_argument("--out", required=True, help="writes OUT/caption_drafts.jsonl")
     p.add_argument("--model", required=True, help="model spec that drafts the captions")
-    p.add_argument("--model-opt", action="append", default=[], metavar="KEY=VALUE")
+    options.add_model_options(p, whose="the drafting model's")
     _add_frames(p)
     _add_calls(p)
     p.set_defaults(func=_cmd_captions)
