@@ -14,7 +14,7 @@ from vidbench.report.funnel import Funnel, funnel_markdown
 from vidbench.tasks.exported import ROW_COLUMNS, SPLIT
 
 if TYPE_CHECKING:
-    from vidbench.export.hf import Exported, ExportRequest
+    from vidbench.export.request import Exported, ExportRequest
 
 COLUMN_MEANINGS = {
     "id": "the sample's id (vidbench's, as the original data names it)",

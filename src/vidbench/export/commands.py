@@ -11,7 +11,8 @@ from rich.markup import escape
 
 from vidbench.console import err
 from vidbench.core.errors import ConfigError, DataError
-from vidbench.export.hf import ExportRequest, ExportTask, export_hf
+from vidbench.export.hf import export_hf
+from vidbench.export.request import ExportRequest, ExportTask
 from vidbench.export.source import ExportSource
 from vidbench.tasks.data import load_samples
 from vidbench.tasks.problems import Problem

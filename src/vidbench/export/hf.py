@@ -16,14 +16,14 @@ import hashlib
 import shutil
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from vidbench.core.errors import ConfigError
 from vidbench.core.files import write_json, write_text
 from vidbench.core.records import Sample
-from vidbench.export.construction import Construction, find_construction
+from vidbench.export.construction import find_construction
+from vidbench.export.request import ConfigSummary, Exported, ExportRequest, ExportTask
 from vidbench.extras import require
 from vidbench.tasks.exported import (
     FORMAT,
@@ -37,44 +37,6 @@ from vidbench.tasks.problems import Loaded, Problem
 
 VIDEOS = "videos"
 CONSTRUCTION = "construction"
-
-
-@dataclass(frozen=True)
-class ExportTask:
-    config: str  # its config name in the dataset (e.g. 4dbench-qa)
-    task: str  # the task base name vidbench reads it back as (`--data OUT`)
-    loaded: Loaded[Sample]
-
-
-@dataclass(frozen=True)
-class ExportRequest:
-    source: Path
-    out: Path
-    benchmark: str  # its name, e.g. 4dbench, custom
-    title: str
-    license: str
-    tasks: Sequence[ExportTask]
-    description: str = ""
-    files: dict[str, Path] = field(default_factory=dict)  # also copied: OUT/NAME <- path
-    skip_bad: bool = False
-
-
-@dataclass
-class ConfigSummary:
-    task: str
-    rows: int
-    videos: int
-    path: str  # the Parquet file, relative to OUT
-    columns: list[str]  # beyond ROW_COLUMNS: the metadata's plain fields
-
-
-@dataclass
-class Exported:
-    out: Path
-    configs: dict[str, ConfigSummary]
-    videos: int
-    problems: list[Problem]
-    construction: Construction
 
 
 def _arrow_type(values: list[Any]) -> Any:
