@@ -15,6 +15,8 @@ from vidbench.core.errors import ConfigError, DataError, VidbenchError
 from vidbench.models.registry import parse_options
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from vidbench.runner.run_config import RunConfig
     from vidbench.tasks.base import Task
 
@@ -295,7 +297,7 @@ def build_parser() -> argparse.ArgumentParser:
     from vidbench.report import commands as report_commands
     from vidbench.view import commands as view_commands
 
-    report_commands.register(sub)  # report, figures
+    report_commands.register(sub, [_benchmark_figures])  # report, figures (+ benchmarks' own)
     view_commands.register(sub, _task_of)  # view
 
     p = sub.add_parser("tasks", help="list tasks and their variants")
@@ -339,6 +341,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     annotate_commands.register(sub)  # annotate init / users / assign / import / export / serve
     return parser
+
+
+def _benchmark_figures(results: Sequence[Path], folder: Path) -> list[Path]:
+    """The benchmarks' own figures of `vidbench figures` (benchmarks/registry.py FIGURES)."""
+    from vidbench.benchmarks.registry import FIGURES
+
+    return [path for make in FIGURES for path in make(results, folder)]
 
 
 def _task_of(config: RunConfig) -> Task:

@@ -8,7 +8,7 @@ function, listed here.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +67,17 @@ def _mmworld(root: Path, show_progress: bool = False, frames: int | None = None)
     from vidbench.benchmarks.mmworld.validate import validate
 
     return validate(root, show_progress, frames)
+
+
+def _fourd_probe_figures(results: Sequence[Path], out: Path) -> list[Path]:
+    from vidbench.benchmarks.fourd.probe.figures import knob_figures
+
+    return knob_figures(results, out)
+
+
+# `vidbench figures` draws these too: (results directories, folder) -> the files written; each
+# draws nothing for runs that are not its benchmark's kind.
+FIGURES: list[Callable[[Sequence[Path], Path], list[Path]]] = [_fourd_probe_figures]
 
 
 VALIDATORS: dict[str, Validator] = {

@@ -72,6 +72,7 @@ def options(args: argparse.Namespace) -> CaptionScoring:
 
 
 def _cmd_synth(args: argparse.Namespace) -> int:
+    from vidbench.benchmarks.fourd.probe import commands as probe
     from vidbench.benchmarks.fourd.synthetic import generate
 
     if args.assets:  # animated glTF assets for `curate 4d render`, not a dataset
@@ -80,12 +81,15 @@ def _cmd_synth(args: argparse.Namespace) -> int:
         return fourd_curate.run_assets(args)
     if not args.out:
         raise ConfigError("synth 4d needs --out (a dataset) or --assets (glTF assets)")
+    if args.renderer == "blender":
+        return probe.run(args)
+    probe.check_procedural(args)
     try:
         generate(
             Path(args.out),
             objects=args.objects,
             seed=args.seed,
-            views=args.views,
+            views=args.views or 24,
             frames=args.frames,
             size=args.size,
             progress=not args.no_progress,
@@ -117,18 +121,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = subparsers.add_parser("synth", help="generate a synthetic dataset")
     p.add_argument("kind", choices=["4d"])
-    p.add_argument("--out")  # required unless --assets
-    p.add_argument("--objects", type=types.positive, default=20)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--views", type=types.positive, default=24)
+    p.add_argument("--out", help="the dataset folder to write (not with --assets)")
+    p.add_argument("--objects", type=types.positive, default=20, help="objects to make")
+    p.add_argument("--seed", type=int, default=0, help="the same seed, the same files")
+    p.add_argument(
+        "--views",
+        type=types.positive,
+        help="views rendered per object (default 24; --renderer blender: the input's, or 24)",
+    )
     p.add_argument(
         "--frames",
         type=types.positive,
         default=48,
         help="frames per video (a multiple of 6, >= 12)",
     )
-    p.add_argument("--size", type=types.whole_number(8), default=128)
+    p.add_argument("--size", type=types.whole_number(8), default=128, help="pixels, square")
     fourd_curate.add_assets_argument(p)
+    from vidbench.benchmarks.fourd.probe import commands as probe
+
+    probe.add_arguments(p)
     p.set_defaults(func=_cmd_synth)
 
     p = subparsers.add_parser("demo", help="synthetic 4D dataset + built-in baselines, end to end")

@@ -66,13 +66,16 @@ class FourDQA(Task):
 
     def score(self, sample: Sample, reply: str, verdicts: Mapping[str, Verdict]) -> dict[str, Any]:
         parsed = extract_choice(reply, protocol=self.protocol)
-        return {
+        record = {
             "subtask": sample.metadata["subtask"],
             "gold": sample.answer,
             "parsed": parsed,
             "unparsed": parsed is None,
             "correct": parsed == sample.answer,
         }
+        if "probe" in sample.metadata:  # the probe's knob fields (loader.PROBE_FILE)
+            record["probe"] = sample.metadata["probe"]
+        return record
 
     def column_values(self, records: Sequence[dict[str, Any]]) -> dict[str, list[float]]:
         values: dict[str, list[float]] = {c: [] for c in self.table.columns}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from vidbench.benchmarks.fourd.curate.cameras import ring
@@ -52,7 +53,7 @@ def render_object(uid: str, file: Path, folder: Path, settings: RenderSettings) 
     blender.setup(settings)
     cameras = ring(uid, settings.views, settings.seed)
     record["cameras"] = [c.to_json() for c in cameras]
-    blender.place_camera(cameras[0])
+    blender.place_camera(cameras[0].position)
     frames = list(blender.render_frames(range(first, last + 1)))
     motion = detect(frames, settings.motion)
     record["motion"] = motion.to_json()
@@ -65,7 +66,7 @@ def render_object(uid: str, file: Path, folder: Path, settings: RenderSettings) 
     write_mp4(folder / video_name(0), frames[motion.start : motion.end + 1], fps=settings.fps)
     del frames
     for camera in cameras[1:]:
-        blender.place_camera(camera)
+        blender.place_camera(camera.position)
         write_mp4(
             folder / video_name(camera.view),
             blender.render_frames(range(start, end + 1)),
@@ -75,16 +76,22 @@ def render_object(uid: str, file: Path, folder: Path, settings: RenderSettings) 
     return {**record, "status": "rendered"}
 
 
-def run_job(job_path: Path) -> int:
+def _curate(job: dict, folder: Path) -> dict:
+    settings = RenderSettings.from_json(job["settings"])
+    return render_object(job["uid"], Path(job["file"]), folder, settings)
+
+
+def run_job(job_path: Path, render: Callable[[dict, Path], dict] = _curate) -> int:
+    """Render the object JOB.json names with ``render(job, folder)``; its record becomes
+    render.json (exit status 0), an AssetError error.json (exit status 1)."""
     job = json.loads(job_path.read_text(encoding="utf-8"))
     folder = Path(job["out"]) / job["uid"]
     folder.mkdir(parents=True, exist_ok=True)
     (folder / ERROR_FILE).unlink(missing_ok=True)
-    settings = RenderSettings.from_json(job["settings"])
     from vidbench.benchmarks.fourd.curate.blender_scene import AssetError
 
     try:
-        record = render_object(job["uid"], Path(job["file"]), folder, settings)
+        record = render(job, folder)
     except AssetError as e:
         error = {"uid": job["uid"], "file": job["file"], "reason": e.reason, "detail": e.detail}
         _write_json(folder / ERROR_FILE, error)
