@@ -33,6 +33,7 @@ QA_FILE = "4d_qa.json"
 PROBE_FILE = "probe.jsonl"
 CAPTION_FILE = "human_annotations.csv"
 VIDEO_DIR = "4d_object_multi_view_videos"
+RENDER_FILE = "render.json"  # <uid>/render.json: what `curate 4d render` or the probe rendered
 RELEASE_FOLDERS = {
     QA_FILE: "4D_Object_Question_Answering/data",
     CAPTION_FILE: "4D_Object_Captioning/data",

@@ -19,11 +19,11 @@ from pathlib import Path
 from vidbench.benchmarks.fourd.curate.cameras import ring
 from vidbench.benchmarks.fourd.curate.motion import detect
 from vidbench.benchmarks.fourd.curate.settings import RenderSettings
+from vidbench.benchmarks.fourd.loader import RENDER_FILE
 from vidbench.benchmarks.fourd.synthetic.writer import video_name
 from vidbench.media.cache import write_atomic
 from vidbench.media.encode import write_mp4
 
-RENDER_FILE = "render.json"
 ERROR_FILE = "error.json"
 
 
