@@ -36,10 +36,14 @@ from vidbench.benchmarks.fourd.synthetic.scene import (
     state_at,
 )
 from vidbench.benchmarks.fourd.variants import SPEC, frame_modifier
+from vidbench.core.errors import ConfigError
 
 FRAME_MARGIN = 0.92  # parts stay inside this fraction of the half image
 EXTENT = 1.5  # a part reaches at most this x its radius from its centre (a cube's corner: 1.47)
 OCCLUDER_SIZE = 1.4  # x the covered part's radius
+GAP = 1.2  # occluder centre from the covered part's, x the sum of their radii
+REACH = 1.1  # parts start within this distance of the vertical axis...
+OCCLUDED_REACH = 0.8  # ...counted parts within this when occluders must fit in front of them
 MOVING_KINDS: dict[str, float] = {  # behaviours of look-alikes and fillers, and their weights
     "move": 0.30,
     "orbit": 0.08,
@@ -113,7 +117,11 @@ def sample_object(
             parts, roles, counted = built
             scene = Scene(uid, parts, first_view=cameras[inputs[0]])
             return ProbeObject(index, knobs, scene, roles, counted, tuple(cameras), views)
-    raise RuntimeError(f"could not build probe object {index} (seed {seed}) with {knobs}")
+    raise ConfigError(
+        f"probe object {index} (seed {seed}): 200 draws found no room for {knobs.parts} parts "
+        f"({knobs.occluders} occluders) inside every camera's image with motion size "
+        f"{knobs.motion_size}; ask for fewer parts, occluders or a smaller motion"
+    )
 
 
 def _counted_total(rng: np.random.Generator, knobs: ObjectKnobs) -> int:
@@ -145,8 +153,10 @@ def _try(
 
     placed: list[Part] = []
     counted: list[Part] = []
+    reach = OCCLUDED_REACH if knobs.occluders else REACH  # room in front for the occluders
     for _ in range(counted_n):
-        part = _place(rng, Part(shape, colour, (0.0, 0.0, 0.0), _radius(rng)), placed, rendered)
+        blank = Part(shape, colour, (0.0, 0.0, 0.0), _radius(rng))
+        part = _place(rng, blank, placed, rendered, reach)
         if part is None:
             return None
         counted.append(part)
@@ -202,12 +212,17 @@ def _kinds(rng: np.random.Generator, n: int, spare_colours: int) -> list[str]:
 
 
 def _place(
-    rng: np.random.Generator, part: Part, placed: list[Part], cameras: list[ProbeCamera]
+    rng: np.random.Generator,
+    part: Part,
+    placed: list[Part],
+    cameras: list[ProbeCamera],
+    reach: float = REACH,
 ) -> Part | None:
-    """The part at a random free place (its behaviour's variants tried there: the directions of
-    a move), inside every camera's image; None after 200 tries."""
+    """The part at a random free place within ``reach`` of the vertical axis (its behaviour's
+    variants tried there: the directions of a move), inside every camera's image; None after
+    200 tries."""
     for _ in range(200):
-        a, rad = rng.uniform(0, 2 * math.pi), 1.1 * math.sqrt(rng.uniform())
+        a, rad = rng.uniform(0, 2 * math.pi), reach * math.sqrt(rng.uniform())
         pos = (
             round(float(rad * math.sin(a)), 4),
             round(float(rng.uniform(-0.6, 0.6)), 4),
@@ -232,27 +247,30 @@ def _place(
 
 def _occluders(
     rng: np.random.Generator,
-    looks: list[tuple[str, str]],
+    specs: list[tuple[str, str]],
     counted: list[Part],
     placed: list[Part],
     cameras: list[ProbeCamera],
     inputs: tuple[int, ...],
     rendered: list[ProbeCamera],
 ) -> list[Part] | None:
-    """Occluder k in front of counted part k mod T, seen from that part's next input view."""
+    """Occluder k in front of counted part k mod T, from the first of that part's input views
+    (in a random order) that no occluder covers it from yet and where the occluder fits."""
     views = {id(p): [int(v) for v in rng.permutation(inputs)] for p in counted}
     out: list[Part] = []
-    for k, (colour, shape) in enumerate(looks):
+    for k, (colour, shape) in enumerate(specs):
         target = counted[k % len(counted)]
-        order = views[id(target)]
-        camera = cameras[order[(k // len(counted)) % len(order)]]
         radius = round(min(0.6, OCCLUDER_SIZE * target.radius), 4)
-        gap = EXTENT * (target.radius + radius) + 0.05  # no corner of one inside the other
-        centre = np.asarray(target.pos) + gap * towards(camera, target.pos)
-        pos = tuple(round(float(v), 4) for v in centre)
-        part = Part(shape, colour, pos, radius)
+        gap = GAP * (target.radius + radius) + 0.05
         others = [p for p in placed + out if p is not target]
-        if not separated(pos, radius, others) or not fits(part, rendered):
+        for view in views[id(target)]:
+            centre = np.asarray(target.pos) + gap * towards(cameras[view], target.pos)
+            pos = tuple(round(float(v), 4) for v in centre)
+            part = Part(shape, colour, pos, radius)
+            if separated(pos, radius, others) and fits(part, rendered):
+                views[id(target)].remove(view)
+                out.append(part)
+                break
+        else:
             return None
-        out.append(part)
     return out
