@@ -182,3 +182,19 @@ def test_vidbench_figures_draws_each_swept_knob(tmp_path: Path, capsys) -> None:
         assert int(row["questions"]) == len(mine)
         assert float(row["accuracy"]) == pytest.approx(100 * sum(mine) / len(mine), abs=0.01)
         assert float(row["low"]) <= float(row["accuracy"]) <= float(row["high"])
+
+
+def test_synth_options_that_cannot_apply_are_refused(tmp_path: Path, capsys) -> None:
+    def error() -> str:
+        return " ".join(capsys.readouterr().err.split())  # the console wraps long lines
+
+    base = ["--no-progress", "synth", "4d", "--out", str(tmp_path / "x"), "--objects", "1"]
+    assert main([*base, "--occluders", "1"]) == 2
+    assert "--occluders need --renderer blender" in error()
+    assert main([*base, "--renderer", "blender", "--views", "5"]) == 2
+    assert "or all 24 with --views 24; got --views 5" in error()
+    assert main([*base, "--renderer", "blender", "--parts", "3", "--lookalikes", "3"]) == 2
+    assert "--parts 3 leaves no room for a counted part" in error()
+    assert not (tmp_path / "x").exists()
+    with pytest.raises(SystemExit):
+        main([*base, "--renderer", "blender", "--occluders", "1,x"])
