@@ -13,7 +13,6 @@ sensor behind a 50 mm lens (its defaults, which the worker sets).
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -99,11 +98,3 @@ def towards(camera: ProbeCamera, pos: Vec3) -> np.ndarray:
     scene_camera = np.array([x, z, -y], dtype=float)  # Blender -> scene
     d = scene_camera - np.asarray(pos, dtype=float)
     return d / np.linalg.norm(d)
-
-
-def angle_from_front(camera: ProbeCamera) -> float:
-    """Degrees between the camera's direction and its place on an unjittered ring."""
-    x, y, _ = camera.position
-    actual = math.atan2(x, -y)
-    ideal = 2.0 * math.pi * (camera.view - 1) / RING_VIEWS
-    return math.degrees((actual - ideal + math.pi) % (2 * math.pi) - math.pi)

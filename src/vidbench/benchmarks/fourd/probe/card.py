@@ -3,6 +3,7 @@ version, what it holds and how to run it; made from probe.json's summary alone."
 
 from __future__ import annotations
 
+ENGINES = {"cycles": "Cycles", "eevee": "EEVEE"}
 KNOB_MEANINGS = {
     "parts": "parts per object, occluders and look-alikes included",
     "occluders": "parts placed between a counted part and one of the input cameras",
@@ -31,7 +32,8 @@ def dataset_card(summary: dict) -> str:
         "object. Made by `vidbench synth 4d --renderer blender`; the same command and seed "
         "give the same files byte for byte, another seed a new set no model has seen.",
         "",
-        f"- Blender {summary['blender']}, {render['engine']} on the {render['device']}, "
+        f"- Blender {summary['blender']}, {ENGINES[render['engine']]} on the "
+        f"{render['device'].upper()}, "
         f"{render['samples']} samples per pixel{', denoised' if render['denoise'] else ''}",
         f"- {summary['size']} x {summary['size']} px, {summary['frames']} frames per view at "
         f"{render['fps']} fps; views rendered: {summary['views']}",

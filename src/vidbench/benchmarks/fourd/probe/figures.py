@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
@@ -59,13 +60,7 @@ def probe_rows(results: Sequence[Path]) -> dict[str, list[dict[str, Any]]]:
 
 def swept(rows: dict[str, list[dict[str, Any]]]) -> list[str]:
     """The knobs that take more than one value over all rows."""
-    values: dict[str, set] = defaultdict(set)
-    for model_rows in rows.values():
-        for r in model_rows:
-            for knob in KNOB_NAMES:
-                if knob in r["probe"]:
-                    values[knob].add(r["probe"][knob])
-    return [k for k in KNOB_NAMES if len(values[k]) > 1]
+    return [k for k in KNOB_NAMES if len(knob_values(rows, k)) > 1]
 
 
 def curve(rows: Sequence[dict[str, Any]], knob: str, subtask: str) -> list[Point]:
@@ -87,33 +82,60 @@ def knob_figures(results: Sequence[Path], out: Path) -> list[Path]:
     probe fields)."""
     rows = probe_rows([Path(r) for r in results])
     written: list[Path] = []
-    panels = [ALL, *SUBTASKS]
     for knob in swept(rows):
+        values = knob_values(rows, knob)
         figure = new_figure(11.0, 6.5, "vidbench figures (probe knobs)")
         axes = figure.subplots(2, 3, sharex=True, sharey=True).ravel()
         table = io.StringIO()
         writer = csv.writer(table, lineterminator="\n")
         writer.writerow(["model", "subtask", knob, "questions", "accuracy", "low", "high"])
-        for panel, ax in zip(panels, axes, strict=True):
-            for model, model_rows in sorted(rows.items()):
+        for panel, ax in zip([ALL, *SUBTASKS], axes, strict=True):
+            for number, (model, model_rows) in enumerate(sorted(rows.items())):
                 points = curve(model_rows, knob, panel)
-                if not points:
-                    continue
-                xs, ys = [p[0] for p in points], [p[1] for p in points]
-                errors = [[p[1] - p[2] for p in points], [p[3] - p[1] for p in points]]
-                ax.errorbar(xs, ys, yerr=errors, marker="o", capsize=3, label=model)
+                _draw(ax, points, _dodge(values, len(rows), number), _short(model))
                 for x, y, lo, hi, n in points:
                     writer.writerow([model, panel, x, n, f"{y:.2f}", f"{lo:.2f}", f"{hi:.2f}"])
             ax.set_title(panel, fontsize="medium")
+            ax.set_xticks(values)
             ax.set_ylim(-5, 105)
             ax.grid(alpha=0.3)
         for ax in axes[3:]:
             ax.set_xlabel(LABELS[knob])
         for ax in axes[::3]:
             ax.set_ylabel("accuracy (%)")
-        axes[0].legend(fontsize="small")
+        axes[0].legend(fontsize="small", loc="upper right", framealpha=0.8)
         figure.suptitle(f"4D probe: accuracy against {LABELS[knob]} (95% intervals)")
         written += save_figure(figure, out / f"knob-{knob}")
         write_atomic(out / f"knob-{knob}.csv", table.getvalue().encode())
         written.append(out / f"knob-{knob}.csv")
     return written
+
+
+def _draw(ax: Any, points: list[Point], shift: float, label: str) -> None:
+    """One model's line with its intervals, shifted sideways by ``shift`` so that models with
+    equal accuracy (constant and a blind model answering one letter) stay visible."""
+    if not points:
+        return
+    xs = [p[0] + shift for p in points]
+    errors = [[p[1] - p[2] for p in points], [p[3] - p[1] for p in points]]
+    ax.errorbar(xs, [p[1] for p in points], yerr=errors, marker="o", capsize=3, label=label)
+
+
+def knob_values(rows: dict[str, list[dict[str, Any]]], knob: str) -> list[float]:
+    """The knob's values over all rows, in order."""
+    return sorted(
+        {r["probe"][knob] for model in rows.values() for r in model if knob in r["probe"]}
+    )
+
+
+def _dodge(values: list[float], models: int, number: int) -> float:
+    """Sideways shift of model ``number``: a small share of the step between knob values."""
+    step = min((b - a for a, b in itertools.pairwise(values)), default=1.0)
+    return (number - (models - 1) / 2) * 0.04 * step
+
+
+def _short(model: str) -> str:
+    """`python:package.module:Class` as `python:Class` (the legend's width); others as given."""
+    if model.startswith("python:") and model.count(":") == 2:
+        return "python:" + model.rsplit(":", 1)[1]
+    return model
