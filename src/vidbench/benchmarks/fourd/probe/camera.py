@@ -75,11 +75,6 @@ class ProbeCamera:
         half = centre * TAN_HALF_FOV
         return x * half, y * half, centre - ahead
 
-    def pixel(self, pos: Vec3, size: int) -> tuple[float, float]:
-        """(column, row) of a scene point in a size x size image (0, 0: the top left corner)."""
-        x, y, _ = self.ndc(pos)
-        return (x + 1) / 2 * size, (1 - y) / 2 * size
-
     def to_json(self) -> dict:
         return {"view": self.view, "position": list(self.position)}
 

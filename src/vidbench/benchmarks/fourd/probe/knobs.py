@@ -102,9 +102,5 @@ class Knobs:
         }
         return ObjectKnobs(**values, input_views=self.input_views)
 
-    def swept(self) -> list[str]:
-        """The knobs given more than one value."""
-        return [n for n in KNOB_NAMES if n != "input_views" and len(getattr(self, n)) > 1]
-
     def to_json(self) -> dict[str, object]:
         return {n: list(v) if isinstance(v := getattr(self, n), tuple) else v for n in KNOB_NAMES}
