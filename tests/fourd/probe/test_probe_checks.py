@@ -195,6 +195,11 @@ def test_synth_options_that_cannot_apply_are_refused(tmp_path: Path, capsys) -> 
     assert "or all 24 with --views 24; got --views 5" in error()
     assert main([*base, "--renderer", "blender", "--parts", "3", "--lookalikes", "3"]) == 2
     assert "--parts 3 leaves no room for a counted part" in error()
+    assets = ["--no-progress", "synth", "4d", "--assets", str(tmp_path / "x"), "--objects", "1"]
+    assert main([*assets, "--lookalikes", "2"]) == 2
+    assert "--lookalikes need --renderer blender" in error()
+    assert main([*assets, "--renderer", "blender"]) == 2
+    assert "--assets writes the procedural scenes" in error()
     assert not (tmp_path / "x").exists()
     with pytest.raises(SystemExit):
         main([*base, "--renderer", "blender", "--occluders", "1,x"])

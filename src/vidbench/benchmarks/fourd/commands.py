@@ -75,15 +75,17 @@ def _cmd_synth(args: argparse.Namespace) -> int:
     from vidbench.benchmarks.fourd.probe import commands as probe
     from vidbench.benchmarks.fourd.synthetic import generate
 
+    if args.renderer == "blender" and not args.assets:
+        if not args.out:
+            raise ConfigError("synth 4d --renderer blender needs --out (the dataset folder)")
+        return probe.run(args)
+    probe.check_procedural(args)  # the knobs belong to --renderer blender
     if args.assets:  # animated glTF assets for `curate 4d render`, not a dataset
         from vidbench.benchmarks.fourd.curate import commands as fourd_curate
 
         return fourd_curate.run_assets(args)
     if not args.out:
         raise ConfigError("synth 4d needs --out (a dataset) or --assets (glTF assets)")
-    if args.renderer == "blender":
-        return probe.run(args)
-    probe.check_procedural(args)
     try:
         generate(
             Path(args.out),

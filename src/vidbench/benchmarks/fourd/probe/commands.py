@@ -96,7 +96,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def check_procedural(args: argparse.Namespace) -> None:
-    """ConfigError when a probe option is given to the procedural renderer."""
+    """ConfigError when a probe option is given to the procedural renderer (or --assets)."""
+    if args.renderer == "blender":
+        raise ConfigError("synth 4d: --assets writes the procedural scenes, not the probe's")
     given = [o for o in KNOB_OPTIONS if getattr(args, o) is not None]
     if given:
         names = ", ".join("--" + o.replace("_", "-") for o in given)
