@@ -24,7 +24,8 @@ def _cmd_figures(args: argparse.Namespace) -> int:
     from vidbench.report.figures import all_figures
 
     results = [load_results(Path(d)) for d in args.results]
-    written = all_figures(results, Path(args.out), args.figure_specs, args.column)
+    runs = [Path(d) if Path(d).is_dir() else Path(d).parent for d in args.results]
+    written = all_figures(results, Path(args.out), args.figure_specs, args.column, runs)
     err.print("wrote " + ", ".join(str(p) for p in written), highlight=False)
     return 0
 

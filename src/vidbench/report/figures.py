@@ -30,12 +30,12 @@ FIGURE_AXES = {"views": "views per object", "frames": "frames per view"}
 
 @dataclass(frozen=True)
 class FigureSpec:
-    """A figure a benchmark draws from a set of results.json contents (its runs) into a folder:
-    `draw(results, folder)` returns the files written, none when the runs do not fit it (e.g. not
-    a sweep of the knob it plots)."""
+    """A figure a benchmark draws from a set of finished runs (their results directories, whose
+    files it reads through ResultsDir) into a folder: `draw(runs, folder)` returns the files
+    written, none when the runs do not fit it (e.g. not a sweep of the knob it plots)."""
 
     name: str
-    draw: Callable[[Sequence[Results], Path], list[Path]]
+    draw: Callable[[Sequence[Path], Path], list[Path]]
 
 
 def all_figures(
@@ -43,12 +43,13 @@ def all_figures(
     out: Path,
     specs: Sequence[FigureSpec] = (),
     column: str | None = None,
+    runs: Sequence[Path] = (),
 ) -> list[Path]:
     """The bars, the views/frames curve when the runs are such a sweep, and every benchmark
-    figure the runs fit; the paths written."""
+    figure the runs (`runs`: their directories) fit; the paths written."""
     written = bar_figures(results, out) + curve_figure(results, out, column)
     for spec in specs:
-        written += spec.draw(results, out)
+        written += spec.draw(runs, out)
     return written
 
 

@@ -134,7 +134,9 @@ def _media(
     return {job: made[key] for job, key in wanted.items()}
 
 
-def _figures(results: Sequence[Results], options: ViewOptions, messages: list[str]) -> list[str]:
+def _figures(
+    results: Sequence[Results], runs: Sequence[Path], options: ViewOptions, messages: list[str]
+) -> list[str]:
     """report/figures.py's figures (PNG shown, SVG beside it) when all runs share one table."""
     from vidbench.report.combine import groups
     from vidbench.report.figures import all_figures
@@ -142,7 +144,7 @@ def _figures(results: Sequence[Results], options: ViewOptions, messages: list[st
     if not results or len(groups(results)) != 1:
         return []
     try:
-        written = all_figures(results, options.out / FIGURES_DIR, options.figures)
+        written = all_figures(results, options.out / FIGURES_DIR, options.figures, None, runs)
     except (VidbenchError, ValueError, KeyError) as e:
         messages.append(f"figures not drawn: {e}")
         return []
@@ -194,7 +196,7 @@ def write_report(runs: Sequence[RunData], options: ViewOptions) -> Built:
             for i, run in enumerate(runs)
         ],
         "tables": table_data(results),
-        "figures": _figures(results, options, messages),
+        "figures": _figures(results, [r.path for r in runs], options, messages),
         "messages": messages,
         "groups": sorted({str(r["group"]) for r in rows if r["group"]}),
         "outcomes": list(OUTCOMES),

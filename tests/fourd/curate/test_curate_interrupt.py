@@ -90,7 +90,9 @@ def test_ctrl_c_to_the_process_group_stops_the_render(tmp_path: Path) -> None:
     assert _started(out) == started and _workers_of(out) == []
 
     rendered = {
-        uid for uid in _rendered(out) if completed(out / uid, SETTINGS) is not None
+        uid
+        for uid in _rendered(out)
+        if completed(out / uid, SETTINGS.identity(), SETTINGS.views) is not None
     }  # finished objects kept: a rerun skips them
     assert rendered and len(rendered) < OBJECTS
     stage = Funnel.read(out).stages["render"]

@@ -4,6 +4,7 @@ five subtasks and captioning. README.md holds the protocol facts the code cites.
 from vidbench.benchmark import Benchmark, lazy
 from vidbench.benchmarks.fourd.review import REVIEW
 from vidbench.benchmarks.fourd.variants import TASKS, VARIANT_FAMILIES
+from vidbench.report.figures import FigureSpec
 
 BENCHMARK = Benchmark(
     name="4dbench",
@@ -14,4 +15,8 @@ BENCHMARK = Benchmark(
     review=REVIEW,
     commands=lazy("vidbench.benchmarks.fourd.commands", "register"),
     sample_groups=("subtask",),
+    # the probe suite's accuracy against each knob a sweep varies (docs/probe-suite.md)
+    figures=(
+        FigureSpec("probe knobs", lazy("vidbench.benchmarks.fourd.probe.figures", "knob_figures")),
+    ),
 )

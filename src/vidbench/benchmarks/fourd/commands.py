@@ -74,8 +74,14 @@ def options(args: argparse.Namespace) -> CaptionScoring:
 
 
 def _cmd_synth(args: argparse.Namespace) -> int:
+    from vidbench.benchmarks.fourd.probe import commands as probe
     from vidbench.benchmarks.fourd.synthetic import generate
 
+    if args.renderer == "blender" and not args.assets:
+        if not args.out:
+            raise ConfigError("synth 4d --renderer blender needs --out (the dataset folder)")
+        return probe.run(args)
+    probe.check_procedural(args)  # the knobs belong to --renderer blender
     if args.assets:  # animated glTF assets for `curate 4d render`, not a dataset
         from vidbench.benchmarks.fourd.curate import commands as fourd_curate
 
@@ -87,7 +93,7 @@ def _cmd_synth(args: argparse.Namespace) -> int:
             Path(args.out),
             objects=args.objects,
             seed=args.seed,
-            views=args.views,
+            views=args.views or 24,
             frames=args.frames,
             size=args.size,
             progress=not args.no_progress,
@@ -125,7 +131,9 @@ def register(groups: CommandGroups) -> None:
     p.add_argument("--objects", type=types.positive, default=20, help="objects (default 20)")
     cli_options.add_seed(p, "the scenes and questions drawn (same seed, same files)")
     p.add_argument(
-        "--views", type=types.positive, default=24, help="views rendered per object (default 24)"
+        "--views",
+        type=types.positive,
+        help="views rendered per object (default 24; --renderer blender: the input's, or 24)",
     )
     p.add_argument(
         "--frames",
@@ -137,6 +145,9 @@ def register(groups: CommandGroups) -> None:
         "--size", type=types.whole_number(8), default=128, help="pixels, square (default 128)"
     )
     fourd_curate.add_assets_argument(p)
+    from vidbench.benchmarks.fourd.probe import commands as probe
+
+    probe.add_arguments(p)
     p.set_defaults(func=_cmd_synth)
 
     p = subparsers.add_parser("demo", help="synthetic 4D dataset + built-in baselines, end to end")

@@ -4,10 +4,14 @@ QA:        <data>/4d_qa.json keyed "<uid>_<suffix>"
 Captions:  <data>/human_annotations.csv (folder_name, caption_1..caption_5)
 Videos:    <data>/4d_object_multi_view_videos/<uid>/view_{k}_rgb_white_bg.mp4, k = 0..23
 `--data` may name such a data folder or the release root that holds both task folders.
+Probe:     <data>/probe.jsonl, optional ({"id": "<uid>_<suffix>", "probe": {...}} per line, as
+           `synth 4d --renderer blender` writes it): each question's knob fields, kept in its
+           Sample's metadata["probe"] and so in samples.jsonl, never in the prompt.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -26,8 +30,10 @@ from vidbench.tasks.problems import Loaded, Problem
 VIEWS_PER_OBJECT = 24  # cameras on the ring around each object, view ids 0..23
 
 QA_FILE = "4d_qa.json"
+PROBE_FILE = "probe.jsonl"
 CAPTION_FILE = "human_annotations.csv"
 VIDEO_DIR = "4d_object_multi_view_videos"
+RENDER_FILE = "render.json"  # <uid>/render.json: what `curate 4d render` or the probe rendered
 RELEASE_FOLDERS = {
     QA_FILE: "4D_Object_Question_Answering/data",
     CAPTION_FILE: "4D_Object_Captioning/data",
@@ -171,7 +177,45 @@ def load_qa(data: Path) -> Loaded[Sample]:
             samples.append(_qa_sample(key, record, data_dir))
         except DataError as e:
             problems.append(Problem(key, path, str(e)))
+    if (data_dir / PROBE_FILE).is_file():
+        fields, bad = read_probe_fields(data_dir / PROBE_FILE)
+        problems += bad
+        samples = [
+            dataclasses.replace(s, metadata={**s.metadata, "probe": fields[s.id]})
+            if s.id in fields
+            else s
+            for s in samples
+        ]
     return Loaded(samples, problems)
+
+
+def read_probe_fields(path: Path) -> tuple[dict[str, dict[str, Any]], list[Problem]]:
+    """Question id -> its probe fields; each unusable line a problem naming it."""
+    fields: dict[str, dict[str, Any]] = {}
+    problems: list[Problem] = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        return {}, [Problem("", path, f"cannot read ({e})")]
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as e:
+            problems.append(Problem(f"line {number}", path, f"not JSON ({e.msg})"))
+            continue
+        if (
+            not isinstance(record, dict)
+            or not isinstance(record.get("id"), str)
+            or not isinstance(record.get("probe"), dict)
+        ):
+            problems.append(
+                Problem(f"line {number}", path, 'expected {"id": "<uid>_<suffix>", "probe": {...}}')
+            )
+            continue
+        fields[record["id"]] = record["probe"]
+    return fields, problems
 
 
 def load_captions(data: Path) -> Loaded[Sample]:

@@ -69,7 +69,7 @@ class FourDQA(Task):
         self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]
     ) -> dict[str, Any]:
         parsed = extract_choice(reply, protocol=self.protocol)
-        return {
+        record = {
             "subtask": sample.metadata["subtask"],
             "gold": sample.answer,
             "parsed": parsed,
@@ -77,6 +77,9 @@ class FourDQA(Task):
             "correct": parsed == sample.answer,
             "outcome": graded(parsed == sample.answer, unparsed=parsed is None),
         }
+        if "probe" in sample.metadata:  # the probe's knob fields (loader.PROBE_FILE)
+            record["probe"] = sample.metadata["probe"]
+        return record
 
     def column_values(self, records: Sequence[dict[str, Any]]) -> dict[str, list[float]]:
         values: dict[str, list[float]] = {c: [] for c in self.table.columns}

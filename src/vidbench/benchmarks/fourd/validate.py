@@ -1,7 +1,13 @@
-"""`vidbench validate 4dbench DIR`: every problem of a 4D-Bench dataset, not just the first."""
+"""`vidbench validate 4dbench DIR`: every problem of a 4D-Bench dataset, not just the first.
+
+Each object is checked for its 24 views, or, when its folder holds the render.json of a
+renderer that made only some (`synth 4d --renderer blender` renders the views its questions
+need), for the videos that record lists.
+"""
 
 from __future__ import annotations
 
+import json
 from functools import partial
 from pathlib import Path
 
@@ -22,6 +28,18 @@ def _check_view(view: tuple[Path, str], frames: int) -> Problem | None:
         return Problem(uid, path, "missing view video")
     problem = video_problem(path, frames)
     return None if problem is None else Problem(uid, path, f"view video {problem}")
+
+
+def _rendered(folder: Path) -> set[str] | None:
+    """The video names a complete render.json in ``folder`` lists; None without one."""
+    try:
+        record = json.loads((folder / fourd_bench.RENDER_FILE).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    videos = record.get("videos") if isinstance(record, dict) else None
+    if record.get("status") != "rendered" or not isinstance(videos, list):
+        return None
+    return {str(v) for v in videos}
 
 
 def validate(root: Path, show_progress: bool = False, frames: int | None = None) -> list[Problem]:
@@ -46,8 +64,11 @@ def validate(root: Path, show_progress: bool = False, frames: int | None = None)
             continue
         problems.extend(loaded.problems)
         for sample in loaded.items:
-            for path in sample.media.videos.values():
-                views[path.resolve()] = sample.metadata["uid"]
+            paths = list(sample.media.videos.values())
+            rendered = _rendered(paths[0].parent) if paths else None
+            for path in paths:
+                if rendered is None or path.name in rendered:
+                    views[path.resolve()] = sample.metadata["uid"]
     if not found:
         problems.append(Problem("", root, "no 4d_qa.json or human_annotations.csv found"))
     return problems + check_all(list(views.items()), check, "checking views", show_progress)

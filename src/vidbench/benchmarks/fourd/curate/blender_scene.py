@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import math
 import tempfile
+import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import bpy  # the render extra; the worker checks it is installed before importing this module
@@ -20,7 +22,6 @@ import numpy as np
 from mathutils import Vector
 from PIL import Image
 
-from vidbench.benchmarks.fourd.curate.cameras import Camera
 from vidbench.benchmarks.fourd.curate.settings import RenderSettings
 
 WORLD_GREY = 0.35
@@ -201,29 +202,44 @@ def _enable_gpu() -> None:
     raise AssetError("no GPU", "Cycles found no GPU device (use --device cpu)")
 
 
-def place_camera(camera: Camera) -> None:
+def place_camera(position: tuple[float, float, float], fov: float | None = None) -> None:
+    """The scene camera at ``position``, looking at the origin, with the field of view ``fov``
+    (radians; None: Blender's default lens, 50 mm on a 36 mm sensor)."""
     scene = bpy.context.scene
     if scene.camera is None:
         scene.camera = bpy.data.objects.new("vidbench_camera", bpy.data.cameras.new("camera"))
         scene.collection.objects.link(scene.camera)
     obj = scene.camera
-    if camera.fov is not None:  # framed: cameras.framed
+    if fov is not None:  # framed: cameras.framed
         obj.data.sensor_fit = "AUTO"  # the angle is the wider side's: the frame is square
-        obj.data.angle = camera.fov
-    obj.location = camera.position
-    direction = -Vector(camera.position)
+        obj.data.angle = fov
+    obj.location = position
+    direction = -Vector(position)
     obj.rotation_euler = direction.to_track_quat("-Z", "Y").to_euler()
 
 
-def render_frames(frames: range) -> Iterator[np.ndarray]:
-    """Render ``frames`` from the scene camera: HxWx3 uint8 RGB over white."""
+@dataclass
+class RenderClock:
+    """Seconds spent inside Blender's render call (what a render costs, without the rest)."""
+
+    seconds: float = 0.0
+    frames: int = 0
+
+
+def render_frames(frames: range, clock: RenderClock | None = None) -> Iterator[np.ndarray]:
+    """Render ``frames`` from the scene camera: HxWx3 uint8 RGB over white (``clock`` adds up
+    the time Blender renders)."""
     scene = bpy.context.scene
     with tempfile.TemporaryDirectory(prefix="vidbench-render-") as tmp:
         still = str(Path(tmp) / "frame.png")
         for frame in frames:
             scene.frame_set(frame)
             scene.render.filepath = still
+            start = time.perf_counter()
             bpy.ops.render.render(write_still=True)
+            if clock is not None:
+                clock.seconds += time.perf_counter() - start
+                clock.frames += 1
             with Image.open(still) as img:
                 rgba = np.asarray(img.convert("RGBA"), dtype=np.float32)
             alpha = rgba[..., 3:] / 255.0

@@ -49,15 +49,24 @@ class Camera:
         return math.dist(self.position, (0.0, 0.0, 0.0))
 
 
-def ring(uid: str, views: int, seed: int) -> list[Camera]:
-    """``views`` cameras for object ``uid``; the same (uid, views, seed) gives the same ring."""
+def ring(uid: str, views: int, seed: int, jitter: float = 1.0) -> list[Camera]:
+    """``views`` cameras for object ``uid``; the same (uid, views, seed) gives the same ring.
+
+    ``jitter`` scales each camera's random offsets (of its angle, and of its radius and height
+    from the middle of their ranges): 0 puts every camera exactly on the ring, 1 is the paper's
+    spread."""
     rng = np.random.default_rng([seed, zlib.crc32(uid.encode())])
     spacing = 2.0 * math.pi / views
     cameras = []
     for k in range(views):
-        angle = view_angle(k, views) + rng.uniform(-ANGLE_JITTER, ANGLE_JITTER) * spacing
-        radius = round(float(rng.uniform(*RADIUS)), 6)
-        height = round(float(rng.uniform(*HEIGHT)), 6)
+        offset = rng.uniform(-ANGLE_JITTER, ANGLE_JITTER) * spacing
+        radius, height = float(rng.uniform(*RADIUS)), float(rng.uniform(*HEIGHT))
+        if jitter != 1.0:
+            offset *= jitter
+            radius = _towards_middle(radius, RADIUS, jitter)
+            height = _towards_middle(height, HEIGHT, jitter)
+        angle = view_angle(k, views) + offset
+        radius, height = round(radius, 6), round(height, 6)
         position = (radius * math.sin(angle), -radius * math.cos(angle), height)
         cameras.append(Camera(k, angle, radius, height, tuple(round(p, 6) for p in position)))
     return cameras
@@ -81,3 +90,8 @@ def framed(cameras: list[Camera], sphere_radius: float, fill: float = FILL) -> l
     return [
         replace(c, fov=round(field_of_view(c.distance, sphere_radius, fill), 6)) for c in cameras
     ]
+
+
+def _towards_middle(value: float, bounds: tuple[float, float], jitter: float) -> float:
+    middle = (bounds[0] + bounds[1]) / 2
+    return middle + jitter * (value - middle)

@@ -8,6 +8,10 @@ dies (a segfault inside Blender) is recorded with the uid, file and reason; the 
 Manifest entries that cannot be rendered (missing file, duplicate uid, malformed line) are named
 apart: a rerun does not help them. Ctrl-C stops the workers within seconds; the objects finished
 stay, and the funnel says how many were not done. Counts go to OUT/funnel.json (stage "render").
+
+`render_jobs` is the machinery without the manifest: any list of `RenderJob`s, each naming its
+worker's input and the record that makes it complete (the Blender probe, fourd/probe, renders
+through it with its own worker).
 """
 
 from __future__ import annotations
@@ -23,53 +27,63 @@ from pathlib import Path
 from vidbench.benchmarks.fourd.curate import funnel
 from vidbench.benchmarks.fourd.curate.manifest import Asset, AssetProblem, read_manifest
 from vidbench.benchmarks.fourd.curate.settings import RenderSettings
-from vidbench.benchmarks.fourd.curate.worker import ERROR_FILE, RENDER_FILE
+from vidbench.benchmarks.fourd.curate.worker import ERROR_FILE
 from vidbench.benchmarks.fourd.curate.workers import LOG_FILE, FrameBar, Job, run_workers
+from vidbench.benchmarks.fourd.loader import RENDER_FILE
 from vidbench.extras import require
 from vidbench.progress import progress_bar
 
 WORKER_MODULE = "vidbench.benchmarks.fourd.curate.worker"
 
 
+@dataclass(frozen=True)
+class RenderJob:
+    """One object to render: its asset, what its worker reads besides the uid, file and output
+    folder (``payload``, into JOB.json), what makes its render.json complete (the record's
+    "settings" equal to ``identity`` and ``views`` videos present), and the most frames it may
+    render (the progress bar's guess until its worker knows)."""
+
+    asset: Asset
+    payload: dict
+    identity: dict
+    views: int
+    frames_at_most: int
+
+
 @dataclass
 class RenderReport:
-    """What one `curate 4d render` left in OUT: rendered uids, dropped and failed assets."""
+    """What one render left in OUT: rendered uids, dropped and failed assets."""
 
     rendered: list[str] = field(default_factory=list)
     skipped: int = 0  # already complete before this run
     dropped: list[AssetProblem] = field(default_factory=list)  # no animation, no motion
-    failed: list[AssetProblem] = field(
-        default_factory=list
-    )  # failed to render: a rerun tries again
-    unusable: list[AssetProblem] = field(default_factory=list)  # manifest entries: fix the manifest
+    failed: list[AssetProblem] = field(default_factory=list)  # failed: a rerun tries again
+    unusable: list[AssetProblem] = field(default_factory=list)  # manifest entries: fix them
     not_done: int = 0  # not rendered yet when the run was interrupted
 
 
-def completed(folder: Path, settings: RenderSettings) -> dict | None:
-    """The object's render.json when it is complete for these settings, else None."""
+def completed(folder: Path, identity: dict, views: int) -> dict | None:
+    """The object's render.json when it is complete for these settings (``identity``, with
+    ``views`` videos), else None."""
     try:
         record = json.loads((folder / RENDER_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):  # not there, not UTF-8, not JSON
         return None
-    if not isinstance(record, dict) or record.get("settings") != settings.identity():
+    if not isinstance(record, dict) or record.get("settings") != identity:
         return None
     if record.get("status") == "dropped":
         return record
     videos = record.get("videos")
-    complete = isinstance(videos, list) and len(videos) == settings.views
-    if (
-        record.get("status") == "rendered"
-        and complete
-        and all((folder / v).is_file() for v in videos)
-    ):
+    complete = isinstance(videos, list) and len(videos) == views
+    rendered = complete and record.get("status") == "rendered"
+    if rendered and all((folder / v).is_file() for v in videos):
         return record
     return None
 
 
-def _outcome(
-    asset: Asset, folder: Path, returncode: int, settings: RenderSettings
-) -> dict | AssetProblem:
+def _outcome(job: RenderJob, folder: Path, returncode: int) -> dict | AssetProblem:
     """The render.json of a finished worker, or the AssetProblem it ran into."""
+    asset = job.asset
     file = str(asset.path)
     if returncode < 0:
         name = signal.Signals(-returncode).name if -returncode in signal.valid_signals() else "?"
@@ -77,7 +91,7 @@ def _outcome(
             asset.uid, file, "crashed", f"worker died of signal {-returncode} ({name})"
         )
     if returncode == 0:
-        record = completed(folder, settings)
+        record = completed(folder, job.identity, job.views)
         if record is not None:
             return record
         return AssetProblem(
@@ -90,16 +104,6 @@ def _outcome(
         log = (folder / LOG_FILE).read_text(encoding="utf-8", errors="replace")
         tail = " | ".join(line for line in log.strip().splitlines()[-3:])
         return AssetProblem(asset.uid, file, "worker failed", f"exit status {returncode}: {tail}")
-
-
-def _job(asset: Asset, out: Path, settings: RenderSettings) -> Job:
-    spec = {
-        "uid": asset.uid,
-        "file": str(asset.path),
-        "out": str(out),
-        "settings": settings.to_json(),
-    }
-    return Job(asset.uid, out / asset.uid, spec, settings.max_frames * settings.views)
 
 
 def render_manifest(
@@ -115,43 +119,76 @@ def render_manifest(
     require("curate 4d render", ["bpy"], "render")
     out = Path(out)
     assets, problems = read_manifest(manifest)
-    report = RenderReport(unusable=list(problems))
-    if not settings.threads:  # share the cores between the workers
-        settings = replace(settings, threads=max(1, (os.cpu_count() or 1) // workers))
+    settings = shared_threads(settings, workers)
+    payload, identity = {"settings": settings.to_json()}, settings.identity()
+    frames = settings.max_frames * settings.views
+    jobs = [RenderJob(asset, payload, identity, settings.views, frames) for asset in assets]
     command = list(worker_command or [sys.executable, "-m", WORKER_MODULE])
-    todo = []
-    for asset in assets:
-        record = completed(out / asset.uid, settings)
-        if record is None:
-            todo.append(asset)
-            continue
-        report.skipped += 1
-        _file(report, asset, record)
-    jobs = [_job(a, out, settings) for a in todo]
-    by_uid = {a.uid: a for a in todo}
-
-    filed: set[str] = set()
-
-    def done(job: Job, returncode: int) -> None:
-        filed.add(job.uid)
-        _file(report, by_uid[job.uid], _outcome(by_uid[job.uid], job.folder, returncode, settings))
-
+    report = RenderReport(unusable=list(problems))
     try:
-        with progress_bar(disable=not progress) as bar:
-            run_workers(jobs, command, workers, done, FrameBar(bar, jobs))
-    except KeyboardInterrupt:
-        for asset in todo:  # a worker stopped right after its last file counts as finished
-            record = completed(out / asset.uid, settings) if asset.uid not in filed else None
-            if record is not None:
-                _file(report, asset, record)
-        raise
+        render_jobs(jobs, out, workers, progress, command, report)
     finally:  # interrupted too: what finished is counted, and what did not is said
-        finished = len(report.rendered) + len(report.dropped) + len(report.failed)
-        report.not_done = len(assets) - finished
         entered = len(assets) + len(problems)
         dropped = report.dropped + report.failed + report.unusable
         count = funnel.stage_count(entered, len(report.rendered), dropped)
         funnel.record(out, "render", replace(count, pending=report.not_done))
+    return report
+
+
+def shared_threads(settings: RenderSettings, workers: int) -> RenderSettings:
+    """The settings with the cores shared between the workers, unless a thread count is set."""
+    if settings.threads:
+        return settings
+    return replace(settings, threads=max(1, (os.cpu_count() or 1) // workers))
+
+
+def render_jobs(
+    jobs: Sequence[RenderJob],
+    out: Path,
+    workers: int,
+    progress: bool,
+    command: Sequence[str],
+    report: RenderReport | None = None,
+) -> RenderReport:
+    """Each job's object rendered into OUT/<uid> by ``command`` JOB.json, ``workers`` at a
+    time (workers.py), the ones complete already skipped; frames counted on a progress bar.
+    Records no funnel stage. Ctrl-C: the workers are stopped, what finished is in the report
+    (`not_done`: the rest), and KeyboardInterrupt goes on."""
+    report = report or RenderReport()
+    todo: dict[str, RenderJob] = {}
+    for job in jobs:
+        record = completed(out / job.asset.uid, job.identity, job.views)
+        if record is None:
+            todo[job.asset.uid] = job
+            continue
+        report.skipped += 1
+        _file(report, job.asset, record)
+    runs = [
+        Job(
+            uid,
+            out / uid,
+            {"uid": uid, "file": str(job.asset.path), "out": str(out), **job.payload},
+            job.frames_at_most,
+        )
+        for uid, job in todo.items()
+    ]
+    filed: set[str] = set()
+
+    def done(run: Job, returncode: int) -> None:
+        filed.add(run.uid)
+        _file(report, todo[run.uid].asset, _outcome(todo[run.uid], run.folder, returncode))
+
+    try:
+        with progress_bar(disable=not progress) as bar:
+            run_workers(runs, command, workers, done, FrameBar(bar, runs))
+    except KeyboardInterrupt:
+        for uid, job in todo.items():  # a worker stopped right after its last file finished
+            record = None if uid in filed else completed(out / uid, job.identity, job.views)
+            if record is not None:
+                filed.add(uid)
+                _file(report, job.asset, record)
+        report.not_done = len(todo) - len(filed)
+        raise
     return report
 
 

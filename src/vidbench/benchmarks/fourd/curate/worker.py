@@ -22,18 +22,18 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from vidbench.benchmarks.fourd.curate.cameras import framed, ring
 from vidbench.benchmarks.fourd.curate.motion import detect
 from vidbench.benchmarks.fourd.curate.settings import RenderSettings
 from vidbench.benchmarks.fourd.curate.workers import PROGRESS_FILE
+from vidbench.benchmarks.fourd.loader import RENDER_FILE
 from vidbench.benchmarks.fourd.synthetic.writer import video_name
 from vidbench.core.files import write_json
 from vidbench.media.encode import write_mp4
 
-RENDER_FILE = "render.json"
 ERROR_FILE = "error.json"
 PARENT_CHECK_S = 1.0
 # What every `import bpy` prints under NumPy 2: the bpy wheel's fluid simulator (mantaflow) is
@@ -95,7 +95,7 @@ def render_object(
     radius = record["bounding_radius"]
     cameras = framed(ring(uid, settings.views, settings.seed), radius, settings.fill)
     record["cameras"] = [c.to_json() for c in cameras]
-    blender.place_camera(cameras[0])
+    blender.place_camera(cameras[0].position, cameras[0].fov)
     frames = list(count.counted(blender.render_frames(range(first, last + 1))))
     motion = detect(frames, settings.motion)
     record["motion"] = motion.to_json()
@@ -109,7 +109,7 @@ def render_object(
     write_mp4(folder / video_name(0), frames[motion.start : motion.end + 1], fps=settings.fps)
     del frames
     for camera in cameras[1:]:
-        blender.place_camera(camera)
+        blender.place_camera(camera.position, camera.fov)
         write_mp4(
             folder / video_name(camera.view),
             count.counted(blender.render_frames(range(start, end + 1))),
@@ -145,19 +145,29 @@ def _exit_with_parent() -> None:
     threading.Thread(target=watch, daemon=True, name="parent-watch").start()
 
 
-def run_job(job_path: Path) -> int:
+def _curate(job: dict, folder: Path, count: FrameCount) -> dict:
+    settings = RenderSettings.from_json(job["settings"])
+    return render_object(job["uid"], Path(job["file"]), folder, settings, count)
+
+
+# render(job, folder, frame count) -> the render.json record (AssetError: error.json)
+Render = Callable[[dict, Path, FrameCount], dict]
+
+
+def run_job(job_path: Path, render: Render = _curate) -> int:
+    """Render the object JOB.json names with ``render``; its record becomes render.json (exit
+    status 0), an AssetError error.json (exit status 1); frames done go to .progress.json."""
     job = json.loads(job_path.read_text(encoding="utf-8"))
     folder = Path(job["out"]) / job["uid"]
     folder.mkdir(parents=True, exist_ok=True)
     (folder / ERROR_FILE).unlink(missing_ok=True)
     (folder / RENDER_FILE).unlink(missing_ok=True)  # complete only once this render is
-    settings = RenderSettings.from_json(job["settings"])
-    count = FrameCount(folder / PROGRESS_FILE, settings.max_frames * settings.views)
+    count = FrameCount(folder / PROGRESS_FILE, 0)  # the render says how many frames it has
     import_bpy()
     from vidbench.benchmarks.fourd.curate.blender_scene import AssetError
 
     try:
-        record = render_object(job["uid"], Path(job["file"]), folder, settings, count)
+        record = render(job, folder, count)
     except AssetError as e:
         error = {"uid": job["uid"], "file": job["file"], "reason": e.reason, "detail": e.detail}
         write_json(folder / ERROR_FILE, error, indent=1)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vidbench.benchmarks.fourd.synthetic.evidence import Evidence
 from vidbench.benchmarks.fourd.synthetic.scene import COLOURS, SHAPES, Part, Scene, label
 
 FRONT_NOTE = "Directions are as seen in the first video."
@@ -18,12 +19,14 @@ class NoQuestion(Exception):
 
 @dataclass(frozen=True)
 class Draft:
-    """A question with its true answer and three false answers (or a numeric answer)."""
+    """A question with its true answer and three false answers (or a numeric answer), and what
+    must be seen to answer it."""
 
     question: str
     gold: str = ""
     distractors: tuple[str, ...] = ()
     number: int | None = None  # counting: the options are four nearby numbers
+    evidence: tuple[Evidence, ...] = ()
 
 
 Generator = Callable[[Scene, np.random.Generator], Draft]

@@ -14,6 +14,7 @@ from vidbench.benchmarks.fourd.synthetic.drafting import (
     part_options,
     pick,
 )
+from vidbench.benchmarks.fourd.synthetic.evidence import event
 from vidbench.benchmarks.fourd.synthetic.phrases import action_phrase, behaviour_key, lookalikes
 from vidbench.benchmarks.fourd.synthetic.scene import Part, Scene, label
 
@@ -28,7 +29,7 @@ def behaviour_draft(
     texts = (gold, *(action_phrase(b) for b in wrong))
     moves = any(t.startswith("moves") for t in texts)
     q = f"{question} {FRONT_NOTE}" if moves else question
-    return Draft(q, gold, texts[1:])
+    return Draft(q, gold, texts[1:], evidence=event(part, "subject"))
 
 
 def action_question(scene: Scene, rng: np.random.Generator) -> Draft:
@@ -61,7 +62,7 @@ def action_question(scene: Scene, rng: np.random.Generator) -> Draft:
         phrase = action_phrase(p.behaviour)
         note = f" {FRONT_NOTE}" if p.behaviour.kind == "move" else ""
         gold, wrong = part_options(scene, rng, p, parts)
-        return Draft(f"Which shape {phrase}?{note}", gold, wrong)
+        return Draft(f"Which shape {phrase}?{note}", gold, wrong, evidence=event(p, "subject"))
 
     templates: list[tuple[float, Callable[[], Draft]]] = [(3.0, what_does), (1.0, who_does)]
     return choose_template(rng, templates)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 import numpy as np
 
 from vidbench.benchmarks.fourd.synthetic.drafting import Draft, NoQuestion, choose_template, pick
+from vidbench.benchmarks.fourd.synthetic.evidence import END, START, event, seen
 from vidbench.benchmarks.fourd.synthetic.phrases import action_phrase, behaviour_key
 from vidbench.benchmarks.fourd.synthetic.scene import COLOURS, SHAPES, Scene
 
@@ -42,10 +43,12 @@ def appearance_question(scene: Scene, rng: np.random.Generator) -> Draft:
                 f"What is the colour of the {p.shape} in this object?",
             ],
         )[0]
-        return Draft(str(q), p.colour, _colour_options(scene, rng, p.colour))
+        colours = _colour_options(scene, rng, p.colour)
+        return Draft(str(q), p.colour, colours, evidence=(seen(p, "subject"),))
 
     def shape_of_colour() -> Draft:
-        (p,) = pick(rng, parts)
+        colour_count = {c: sum(q.colour == c for q in parts) for c in COLOURS}
+        (p,) = pick(rng, [q for q in parts if colour_count[q.colour] == 1])
         q = (
             f"Which shape is {p.colour} at the start of the video?"
             if p.behaviour.kind == "recolour"
@@ -58,7 +61,8 @@ def appearance_question(scene: Scene, rng: np.random.Generator) -> Draft:
             )[0]
         )
         wrong = tuple(f"a {s}" for s in SHAPES if s != p.shape)
-        return Draft(str(q), f"a {p.shape}", wrong)
+        found = seen(p, "subject", START if p.behaviour.kind == "recolour" else (0.0, 1.0))
+        return Draft(str(q), f"a {p.shape}", wrong, evidence=(found,))
 
     def colour_at_end() -> Draft:
         changing = [p for p in parts if p.behaviour.kind == "recolour"]
@@ -70,7 +74,8 @@ def appearance_question(scene: Scene, rng: np.random.Generator) -> Draft:
             f"The {p.shape} that is {p.colour} at the start changes colour. "
             "What colour is it at the end of the video?"
         )
-        return Draft(q, new, _colour_options(scene, rng, new, also=(p.colour,)))
+        colours = _colour_options(scene, rng, new, also=(p.colour,))
+        return Draft(q, new, colours, evidence=(seen(p, "subject", END),))
 
     def colour_of_doer() -> Draft:
         keys = [behaviour_key(p.behaviour) for p in parts]
@@ -84,7 +89,8 @@ def appearance_question(scene: Scene, rng: np.random.Generator) -> Draft:
         (p,) = pick(rng, doers)
         note = " (as seen in the first video)" if p.behaviour.kind == "move" else ""
         q = f"What colour is the shape that {action_phrase(p.behaviour)}{note}?"
-        return Draft(q, p.colour, _colour_options(scene, rng, p.colour))
+        colours = _colour_options(scene, rng, p.colour)
+        return Draft(q, p.colour, colours, evidence=event(p, "subject"))
 
     templates: list[tuple[float, Callable[[], Draft]]] = [
         (2.0, colour_of_shape),

@@ -7,6 +7,7 @@ from collections.abc import Callable
 import numpy as np
 
 from vidbench.benchmarks.fourd.synthetic.drafting import Draft, NoQuestion, choose_template, pick
+from vidbench.benchmarks.fourd.synthetic.evidence import END, START, WHOLE, Evidence, events, seen
 from vidbench.benchmarks.fourd.synthetic.phrases import plural
 from vidbench.benchmarks.fourd.synthetic.scene import Part, Scene, present
 
@@ -15,6 +16,13 @@ ALL_VIEWS = "Count across all views, including shapes hidden behind others in so
 
 def _count(parts: list[Part], keep: Callable[[Part], bool]) -> int:
     return sum(1 for p in parts if keep(p))
+
+
+def _counted(
+    parts: list[Part], keep: Callable[[Part], bool], window: tuple[float, float] = WHOLE
+) -> tuple[Evidence, ...]:
+    """Evidence: every counted part seen (at the stated moment)."""
+    return tuple(seen(p, "counted part", window) for p in parts if keep(p))
 
 
 def counting_question(scene: Scene, rng: np.random.Generator) -> Draft:
@@ -32,12 +40,14 @@ def counting_question(scene: Scene, rng: np.random.Generator) -> Draft:
                 "How many separate shapes can be seen at some point in the video, in any view?",
             ],
         )[0]
-        return Draft(str(q), number=len(parts))
+        return Draft(str(q), number=len(parts), evidence=_counted(parts, lambda p: True))
 
     def at(moment: str, t: float) -> Callable[[], Draft]:
         def make() -> Draft:
             n = _count(parts, lambda p: present(p, t))
-            return Draft(f"How many shapes are present {moment}? {ALL_VIEWS}", number=n)
+            found = _counted(parts, lambda p: present(p, t), START if t == 0.0 else END)
+            q = f"How many shapes are present {moment}? {ALL_VIEWS}"
+            return Draft(q, number=n, evidence=found)
 
         return make
 
@@ -52,6 +62,7 @@ def counting_question(scene: Scene, rng: np.random.Generator) -> Draft:
         (shape,) = pick(rng, shapes, weights)
         if when == "any":
             n = _count(parts, lambda p: p.shape == shape)
+            found = _counted(parts, lambda p: p.shape == shape)
             q = (
                 f"How many {plural(shape)} are there in total, counting every {shape} that is "
                 "present at any time in any view?"
@@ -61,13 +72,18 @@ def counting_question(scene: Scene, rng: np.random.Generator) -> Draft:
             if not any(p.shape == shape for p in pops):
                 raise NoQuestion("count of this shape does not change")
             n = _count(parts, lambda p: p.shape == shape and present(p, t))
+            found = _counted(
+                parts, lambda p: p.shape == shape and present(p, t), START if t == 0.0 else END
+            )
             q = f"How many {plural(shape)} are there at the {when} of the video? {ALL_VIEWS}"
-        return Draft(q, number=n)
+        return Draft(q, number=n, evidence=found)
 
     def moving() -> Draft:
-        n = _count(parts, lambda p: p.behaviour.kind in ("move", "orbit", "jump"))
+        movers = [p for p in parts if p.behaviour.kind in ("move", "orbit", "jump")]
         return Draft(
-            "How many shapes change their position at some point during the video?", number=n
+            "How many shapes change their position at some point during the video?",
+            number=len(movers),
+            evidence=events(movers, "counted part"),
         )
 
     templates: list[tuple[float, Callable[[], Draft]]] = [

@@ -1,5 +1,5 @@
-"""Spatial Relationship questions, judged in the first video's projection (the front camera,
-render.FRONT_VIEW) at stated moments."""
+"""Spatial Relationship questions, judged in the first video's projection at stated moments:
+the scene's ``first_view`` camera, by default the 2D renderer's front camera (render.FRONT_VIEW)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,16 @@ from vidbench.benchmarks.fourd.synthetic.drafting import (
     part_options,
     pick,
 )
+from vidbench.benchmarks.fourd.synthetic.evidence import END, START, WHOLE, seen
 from vidbench.benchmarks.fourd.synthetic.render import project
-from vidbench.benchmarks.fourd.synthetic.scene import Part, Scene, label, present, state_at
+from vidbench.benchmarks.fourd.synthetic.scene import (
+    Part,
+    Scene,
+    ScreenProjection,
+    label,
+    present,
+    state_at,
+)
 
 TRUE_MARGIN = 0.35  # a relation holds when it holds by at least this much (screen units)...
 FALSE_MARGIN = 0.08  # ...and is false when the other way round, level or nearly level
@@ -25,6 +33,11 @@ MOMENTS: dict[str, np.ndarray] = {  # moment -> indices into GRID
     "at the start of the video": np.array([0]),
     "at the end of the video": np.array([len(GRID) - 1]),
     "throughout the video": np.arange(len(GRID)),
+}
+WINDOWS = {  # moment -> the scene times that show it
+    "at the start of the video": START,
+    "at the end of the video": END,
+    "throughout the video": WHOLE,
 }
 # relation -> (wording, axis (0 = screen x, 1 = screen y, 2 = depth), sign)
 RELATIONS: dict[str, tuple[str, int, int]] = {
@@ -53,18 +66,24 @@ EXTREMES: dict[str, tuple[str, int, int]] = {
 }
 
 
+def _screen(view: ScreenProjection | None, pos: tuple[float, float, float]) -> tuple:
+    return project(pos, 0.0)[:3] if view is None else view.screen(pos)
+
+
 @functools.lru_cache(maxsize=256)
-def front_track(part: Part) -> tuple[np.ndarray, np.ndarray]:
-    """Front-view (screen x, screen y, depth) of a part's centre over GRID, and its presence."""
-    coords = np.array([project(state_at(part, float(t)).pos, 0.0)[:3] for t in GRID])
+def front_track(part: Part, view: ScreenProjection | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """First-view (screen x, screen y, depth) of a part's centre over GRID, and its presence."""
+    coords = np.array([_screen(view, state_at(part, float(t)).pos) for t in GRID])
     alive = np.array([present(part, float(t)) for t in GRID])
     coords.flags.writeable = alive.flags.writeable = False  # cached: keep it read-only
     return coords, alive
 
 
-def relation_truth(a: Part, b: Part, idx: np.ndarray) -> dict[str, bool | None]:
+def relation_truth(
+    a: Part, b: Part, idx: np.ndarray, view: ScreenProjection | None = None
+) -> dict[str, bool | None]:
     """For each relation "a is <rel> b": True, False, or None (too close to call) at GRID[idx]."""
-    (ca, pa), (cb, pb) = front_track(a), front_track(b)
+    (ca, pa), (cb, pb) = front_track(a, view), front_track(b, view)
     if not (pa[idx].all() and pb[idx].all()):
         raise NoQuestion("a part is absent at the stated moment")
     diff = ca[idx] - cb[idx]
@@ -82,6 +101,7 @@ def relation_truth(a: Part, b: Part, idx: np.ndarray) -> dict[str, bool | None]:
 def spatial_question(scene: Scene, rng: np.random.Generator) -> Draft:
     """A question about where parts are relative to each other in the front view."""
     parts = list(scene.parts)
+    view = scene.first_view
 
     def pair() -> Draft:
         combos = []
@@ -91,7 +111,7 @@ def spatial_question(scene: Scene, rng: np.random.Generator) -> Draft:
                     if a is b:
                         continue
                     try:
-                        truth = relation_truth(a, b, idx)
+                        truth = relation_truth(a, b, idx, view)
                     except NoQuestion:
                         continue
                     if (
@@ -107,10 +127,11 @@ def spatial_question(scene: Scene, rng: np.random.Generator) -> Draft:
         wrong = pick(rng, false, [3.0 if r == OPPOSITE[rel] else 1.0 for r in false], k=3)
         word = {r: RELATIONS[r][0].format(b=label(b)) for r in RELATIONS}
         q = f"As seen in the first video, where is {label(a)} relative to {label(b)} {moment}?"
-        return Draft(q, word[rel], tuple(word[r] for r in wrong))
+        found = tuple(seen(p, "pair", WINDOWS[moment], first_view=True) for p in (a, b))
+        return Draft(q, word[rel], tuple(word[r] for r in wrong), evidence=found)
 
     def extreme() -> Draft:
-        tracks = [front_track(p) for p in parts]
+        tracks = [front_track(p, view) for p in parts]
         found = []
         for moment, idx in MOMENTS.items():
             for key, (_, axis, sign) in EXTREMES.items():
@@ -134,7 +155,8 @@ def spatial_question(scene: Scene, rng: np.random.Generator) -> Draft:
         ((moment, key, g),) = pick(rng, found)
         gold, wrong = part_options(scene, rng, g, parts)
         q = f"As seen in the first video, which shape is {EXTREMES[key][0]} {moment}?"
-        return Draft(q, gold, wrong)
+        found = (seen(g, "subject", WINDOWS[moment], first_view=True),)
+        return Draft(q, gold, wrong, evidence=found)
 
     def hidden() -> Draft:
         if scene.occlusion is None:
@@ -153,7 +175,11 @@ def spatial_question(scene: Scene, rng: np.random.Generator) -> Draft:
                     raise NoQuestion("occlusion not as built")
         gold, wrong = part_options(scene, rng, hid, parts)
         q = f"In the first video, which shape is completely hidden behind {label(occ)} {moment}?"
-        return Draft(q, gold, wrong)
+        found = (
+            seen(occ, "occluder", WINDOWS[moment], first_view=True),
+            seen(hid, "hidden part", WINDOWS[moment]),
+        )
+        return Draft(q, gold, wrong, evidence=found)
 
     templates: list[tuple[float, Callable[[], Draft]]] = [
         (3.0, pair),

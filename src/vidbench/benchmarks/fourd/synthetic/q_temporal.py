@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
@@ -14,6 +15,7 @@ from vidbench.benchmarks.fourd.synthetic.drafting import (
     choose_template,
     pick,
 )
+from vidbench.benchmarks.fourd.synthetic.evidence import events
 from vidbench.benchmarks.fourd.synthetic.phrases import event_phrase, lookalikes, short_verb
 from vidbench.benchmarks.fourd.synthetic.q_action import behaviour_draft
 from vidbench.benchmarks.fourd.synthetic.scene import Part, Scene, label
@@ -38,23 +40,29 @@ def _note(q: str, texts: list[str]) -> str:
 def temporal_question(scene: Scene, rng: np.random.Generator) -> Draft:
     """A question about which event comes before or after which."""
     parts = list(scene.parts)
-    events = [p for p in parts if p.behaviour.kind != "still"]
+    active = [p for p in parts if p.behaviour.kind != "still"]
 
     def extreme(first: bool) -> Draft:
-        slots = sorted({_slot(e) for e in events})
+        slots = sorted({_slot(e) for e in active})
         target = slots[0] if first else slots[-1]
-        (gold,) = pick(rng, [e for e in events if _slot(e) == target])
-        others = [e for e in events if _slot(e) != target]
-        wrong = [event_phrase(e) for e in pick(rng, others, k=min(3, len(others)))]
+        (gold,) = pick(rng, [e for e in active if _slot(e) == target])
+        others = [e for e in active if _slot(e) != target]
+        real = pick(rng, others, k=min(3, len(others)))
+        wrong = [event_phrase(e) for e in real]
         wrong += _fake_events(parts, rng, 3 - len(wrong))
         q = "Which of these happens first?" if first else "Which of these happens last?"
-        return Draft(_note(q, [event_phrase(gold), *wrong]), event_phrase(gold), tuple(wrong))
+        return Draft(
+            _note(q, [event_phrase(gold), *wrong]),
+            event_phrase(gold),
+            tuple(wrong),
+            evidence=events([gold, *real], "event"),
+        )
 
     def relative(after: bool) -> Draft:
         pairs = [
             (a, b)
-            for a in events
-            for b in events
+            for a in active
+            for b in active
             if (_slot(b) > _slot(a) if after else _slot(b) < _slot(a))
         ]
         if not pairs:
@@ -62,24 +70,31 @@ def temporal_question(scene: Scene, rng: np.random.Generator) -> Draft:
         ((a, b),) = pick(rng, pairs)
         word = "after" if after else "before"
         q = f"What does {label(b)} do {word} {event_phrase(a)}?"
-        return behaviour_draft(q, b, rng, allow_still=False)
+        draft = behaviour_draft(q, b, rng, allow_still=False)
+        return replace(draft, evidence=events([a, b], "event"))
 
     def right_after() -> Draft:
-        starts = [a for a in events if any(_slot(e) > _slot(a) for e in events)]
+        starts = [a for a in active if any(_slot(e) > _slot(a) for e in active)]
         if not starts:
             raise NoQuestion("nothing follows")
         (a,) = pick(rng, starts)
-        nxt = min(_slot(e) for e in events if _slot(e) > _slot(a))
-        (gold,) = pick(rng, [e for e in events if _slot(e) == nxt])
-        before = [e for e in events if _slot(e) < _slot(a)]
-        wrong = [event_phrase(e) for e in pick(rng, before, k=min(2, len(before)))]
+        nxt = min(_slot(e) for e in active if _slot(e) > _slot(a))
+        (gold,) = pick(rng, [e for e in active if _slot(e) == nxt])
+        before = [e for e in active if _slot(e) < _slot(a)]
+        real = pick(rng, before, k=min(2, len(before)))
+        wrong = [event_phrase(e) for e in real]
         wrong += _fake_events([p for p in parts if p is not a], rng, 3 - len(wrong))
         q = f"What happens next, right after {event_phrase(a)}?"
-        return Draft(_note(q, [event_phrase(gold), *wrong]), event_phrase(gold), tuple(wrong))
+        return Draft(
+            _note(q, [event_phrase(gold), *wrong]),
+            event_phrase(gold),
+            tuple(wrong),
+            evidence=events([a, gold, *real], "event"),
+        )
 
     def order() -> Draft:
         by_slot: dict[int, list[Part]] = {}
-        for e in events:
+        for e in active:
             by_slot.setdefault(_slot(e), []).append(e)
         if len(by_slot) < 3:
             raise NoQuestion("fewer than three separate events")
@@ -90,7 +105,7 @@ def temporal_question(scene: Scene, rng: np.random.Generator) -> Draft:
         wrong = [", then ".join(texts[i] for i in p) for p in pick(rng, perms, k=3)]
         gold = ", then ".join(texts)
         q = "In which order do these events happen?"
-        return Draft(_note(q, texts), gold, tuple(wrong))
+        return Draft(_note(q, texts), gold, tuple(wrong), evidence=events(chosen, "event"))
 
     templates: list[tuple[float, Callable[[], Draft]]] = [
         (1.5, lambda: extreme(True)),

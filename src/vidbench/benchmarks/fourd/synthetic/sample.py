@@ -50,7 +50,7 @@ def fits(part: Part) -> bool:
     return True
 
 
-def _behaviours(
+def behaviour_variants(
     kind: str, pos: tuple[float, float, float], slot: int | None, new_colour: str | None
 ) -> list[Behaviour]:
     """Candidate behaviours of a kind (one per direction for "move")."""
@@ -61,11 +61,11 @@ def _behaviours(
     return [Behaviour(kind, slot, new_colour=new_colour if kind == "recolour" else None)]
 
 
-def _separated(pos: tuple[float, float, float], r: float, placed: list[Part]) -> bool:
+def separated(pos: tuple[float, float, float], r: float, placed: list[Part]) -> bool:
     return all(math.dist(pos, q.pos) >= r + q.radius + 0.3 for q in placed)
 
 
-def _slots(rng: np.random.Generator, m: int) -> list[int]:
+def event_slots(rng: np.random.Generator, m: int) -> list[int]:
     """Time slots for m moving parts: distinct while possible, then repeats."""
     order = [int(s) for s in rng.permutation(len(SLOTS))]
     return [order[i % len(SLOTS)] for i in range(m)]
@@ -102,7 +102,7 @@ def _try_scene(rng: np.random.Generator, uid: str) -> Scene | None:
         kinds[hid] = _pick(rng, ["still", "recolour", "appear", "disappear"])
         shapes[occ] = "cube"
         occlusion = (occ, hid)
-    slots = iter(_slots(rng, sum(k != "still" for k in kinds)))
+    slots = iter(event_slots(rng, sum(k != "still" for k in kinds)))
     slot_of = [next(slots) if k != "still" else None for k in kinds]
     if len({s for s in slot_of if s is not None}) < 2 or kinds.count("recolour") > len(spare):
         return None
@@ -134,11 +134,11 @@ def _try_scene(rng: np.random.Generator, uid: str) -> Scene | None:
                     float(rng.uniform(-0.7, 0.7)),
                     float(rad * math.cos(a)),
                 )
-                if not _separated(pos, radii[i], placed):
+                if not separated(pos, radii[i], placed):
                     continue
             cands = [
                 Part(shapes[i], colours[i], pos, radii[i], b)
-                for b in _behaviours(kinds[i], pos, slot_of[i], new_colour)
+                for b in behaviour_variants(kinds[i], pos, slot_of[i], new_colour)
             ]
             cands = [c for c in cands if fits(c)]
             if not cands:

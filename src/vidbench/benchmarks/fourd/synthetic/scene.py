@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Protocol
 
 SHAPES: tuple[str, ...] = ("sphere", "cube", "cone", "cylinder")
 
@@ -65,19 +66,40 @@ SLOTS: tuple[tuple[float, float], ...] = tuple(
 OFFICIAL_FRAMES = 6  # frames per view of the official input (`interval` sampler)
 
 
+MAX_AMPLITUDE = 2.0  # a shrink by 0.45 x 2.2 would reach size 0
+
+
 @dataclass(frozen=True)
 class Behaviour:
-    """What a part does: ``kind`` in KINDS, during slot ``slot`` (None for "still")."""
+    """What a part does: ``kind`` in KINDS, during slot ``slot`` (None for "still").
+
+    ``amplitude`` scales the size of a motion (the distance moved, the jump's height, the change
+    of size; an orbit stays one full turn); ``speed`` (1 or more) shortens the event to
+    SLOT_WIDTH / speed around its slot's centre, where the official input samples a frame."""
 
     kind: str = "still"
     slot: int | None = None
     direction: str | None = None  # for "move": a key of DIRECTIONS
     new_colour: str | None = None  # for "recolour"
+    amplitude: float = 1.0
+    speed: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.amplitude <= MAX_AMPLITUDE:
+            raise ValueError(f"motion amplitude must be in (0, {MAX_AMPLITUDE}]: {self.amplitude}")
+        if self.speed < 1.0:
+            raise ValueError(f"motion speed must be 1 or more, got {self.speed}")
 
     @property
     def window(self) -> tuple[float, float]:
         """(t0, t1) of the behaviour; (0, 0) for still parts."""
-        return SLOTS[self.slot] if self.slot is not None else (0.0, 0.0)
+        if self.slot is None:
+            return (0.0, 0.0)
+        t0, t1 = SLOTS[self.slot]
+        if self.speed == 1.0:
+            return (t0, t1)
+        centre, half = (t0 + t1) / 2, (t1 - t0) / (2 * self.speed)
+        return (centre - half, centre + half)
 
     @property
     def instant(self) -> float:
@@ -98,6 +120,14 @@ class Part:
     behaviour: Behaviour = Behaviour()
 
 
+class ScreenProjection(Protocol):
+    """A camera as the spatial questions see it: a world point (this module's frame) to
+    (screen x, screen y, depth), screen coordinates in world units at the depth of the scene's
+    centre (x right, y up), larger depth nearer to the camera. Hashable (questions cache by it)."""
+
+    def screen(self, pos: tuple[float, float, float]) -> tuple[float, float, float]: ...
+
+
 @dataclass(frozen=True)
 class Scene:
     """A 4D object: its uid and its parts."""
@@ -105,6 +135,9 @@ class Scene:
     uid: str
     parts: tuple[Part, ...]
     occlusion: tuple[int, int] | None = None  # (occluder, hidden) part indices, if built so
+    # The camera of the first video a model is shown ("as seen in the first video"); None: the
+    # 2D renderer's front camera (render.FRONT_VIEW).
+    first_view: ScreenProjection | None = None
 
 
 @dataclass(frozen=True)
@@ -153,18 +186,18 @@ def state_at(part: Part, t: float) -> PartState:
     u = _progress(b, t)
     if b.kind == "move" and b.direction is not None:
         dx, dy, dz = DIRECTIONS[b.direction]
-        e = _ease(u) * MOVE_DISTANCE
+        e = _ease(u) * MOVE_DISTANCE * b.amplitude
         x, y, z = x + dx * e, y + dy * e, z + dz * e
     elif b.kind == "orbit":
         a = 2.0 * math.pi * _ease(u)
         c, s = math.cos(a), math.sin(a)
         x, z = x * c + z * s, -x * s + z * c
     elif b.kind == "jump":
-        y += JUMP_HEIGHT * math.sin(math.pi * u)
+        y += JUMP_HEIGHT * b.amplitude * math.sin(math.pi * u)
     elif b.kind == "grow":
-        radius *= 1.0 + (GROW_FACTOR - 1.0) * _ease(u)
+        radius *= 1.0 + (GROW_FACTOR - 1.0) * b.amplitude * _ease(u)
     elif b.kind == "shrink":
-        radius *= 1.0 + (SHRINK_FACTOR - 1.0) * _ease(u)
+        radius *= 1.0 + (SHRINK_FACTOR - 1.0) * b.amplitude * _ease(u)
     return PartState((x, y, z), radius, COLOURS[colour_at(part, t)], present(part, t))
 
 

@@ -56,7 +56,7 @@ def render_object(scene: Scene, folder: Path, views: int, frames: int, size: int
     return scene.uid
 
 
-def _link_videos(qa_videos: Path, caption_data: Path) -> None:
+def link_videos(qa_videos: Path, caption_data: Path) -> None:
     """Point the captioning folder's videos at the QA videos with a relative symlink."""
     link = caption_data / VIDEOS
     if link.is_symlink():
@@ -127,5 +127,5 @@ def generate(
         writer.writerow(["folder_name"] + [f"caption_{i}" for i in range(1, 6)])
         for scene, _, caps in built:
             writer.writerow([scene.uid, *caps])
-    _link_videos(qa_videos, caption_data)
+    link_videos(qa_videos, caption_data)
     return out
