@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from vidbench.benchmarks.fourd.curate.manifest import AssetProblem
@@ -31,6 +29,7 @@ from vidbench.benchmarks.fourd.probe.plan import (
     render_job,
     write_asset,
 )
+from vidbench.benchmarks.fourd.probe.report import ProbeReport
 from vidbench.benchmarks.fourd.probe.visibility import judge
 from vidbench.benchmarks.fourd.probe.worker import TIMING_FILE
 from vidbench.benchmarks.fourd.synthetic.scene import check_visible
@@ -40,26 +39,6 @@ from vidbench.extras import require
 from vidbench.progress import progress_bar
 
 WORKER_MODULE = "vidbench.benchmarks.fourd.probe.worker"
-
-
-@dataclass
-class ProbeReport:
-    """What one build left in DIR."""
-
-    objects: int = 0
-    rendered: list[str] = field(default_factory=list)
-    failed: list[AssetProblem] = field(default_factory=list)  # redone by the next run
-    generated: int = 0  # questions of the rendered objects
-    kept: int = 0
-    dropped: list[AssetProblem] = field(default_factory=list)  # questions whose evidence is hidden
-    missing: list[AssetProblem] = field(
-        default_factory=list
-    )  # subtasks an object has no question of
-    timings: list[dict] = field(default_factory=list)  # per object rendered by this run
-
-    def reasons(self) -> Counter:
-        """Dropped questions per reason."""
-        return Counter(p.reason for p in self.dropped)
 
 
 def build_probe(

@@ -13,13 +13,13 @@ import io
 from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from vidbench.benchmarks.fourd.curate.funnel import stage_count
 from vidbench.benchmarks.fourd.loader import PROBE_FILE
 from vidbench.benchmarks.fourd.probe.card import dataset_card
 from vidbench.benchmarks.fourd.probe.plan import PlannedObject, ProbeSettings
 from vidbench.benchmarks.fourd.probe.questions import ProbeQuestion
+from vidbench.benchmarks.fourd.probe.report import ProbeReport
 from vidbench.benchmarks.fourd.probe.visibility import MIN_SEEN, MIN_SHARE
 from vidbench.benchmarks.fourd.synthetic.questions import SUBTASKS
 from vidbench.benchmarks.fourd.synthetic.writer import (
@@ -32,9 +32,6 @@ from vidbench.benchmarks.fourd.synthetic.writer import (
 )
 from vidbench.core.files import write_json, write_jsonl, write_text
 from vidbench.report.funnel import record_stage
-
-if TYPE_CHECKING:
-    from vidbench.benchmarks.fourd.probe.build import ProbeReport
 
 SETTINGS_FILE = "probe.json"
 CARD_FILE = "README.md"
