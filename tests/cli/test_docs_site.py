@@ -42,8 +42,8 @@ def test_cli_reference_has_every_command_and_option() -> None:
             for option in action.option_strings:
                 assert f"`{option}" in text, (path, option)
     run = text[text.index("### `vidbench run`") :]
-    assert "| `--out OUT` | **required**; results directory |  |" in run
-    assert "| `--concurrency CONCURRENCY` | model calls in flight | `16` |" in run
+    assert "| `--out DIR` | **required**; results directory |  |" in run
+    assert "| `--concurrency N` | model calls in flight at once (default 16) | `16` |" in run
 
 
 def test_the_page_holds_the_marker_the_hook_replaces() -> None:

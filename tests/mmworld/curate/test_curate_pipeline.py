@@ -92,7 +92,7 @@ def test_funnel_counts_every_stage(curated: Curated) -> None:
         "videos": ("videos", 4, 4),
         "asr": ("videos", 4, 1),
         "keyframes": ("videos", 4, 3),
-        "generation": ("questions", 5, 4),
+        "generation": ("questions", 6, 5),
         "filter": ("questions", 5, 4),
         "output": ("questions", 4, 4),
     }
@@ -105,7 +105,7 @@ def test_funnel_counts_every_stage(curated: Curated) -> None:
         "videos skipped: no audio stream": 1,
         "videos skipped: empty transcript": 1,
     }
-    assert (audio["notes"]["calls"], audio["entered"], audio["dropped"]) == (1, 2, {"malformed": 1})
+    assert (audio["notes"]["calls"], audio["entered"], audio["dropped"]) == (1, 3, {"malformed": 1})
     assert visual["uncounted"] == {"videos skipped: keyframes failed": 1}
     assert (visual["notes"]["calls"], visual["entered"], visual["kept"]) == (3, 3, 3)
     filtered = stages["filter"]["parts"]["audio"]
@@ -149,5 +149,6 @@ def test_rerun_asks_nothing_again(curated: Curated) -> None:
     assert main(curated.args) == 0
     assert curated.server.requests == []
     funnel = json.loads((curated.out / "funnel.json").read_text())
-    assert funnel["stages"]["asr"]["cached"] == 2  # the transcripts with speech or none
+    # the transcripts with speech or none
+    assert funnel["stages"]["asr"]["notes"]["from the cache"] == 2
     assert funnel["stages"]["filter"]["parts"]["audio"]["kept"] == 1

@@ -62,15 +62,15 @@ def keyframes_stage(ok: int, failed: int) -> StageCount:
 
 
 def generation_stage(counts: Mapping[str, Mapping[str, Any]]) -> StageCount:
-    """Per subset (generation.collect's counts): questions generated, kept as candidates, dropped
-    as malformed or duplicate; replies with no readable questions, failed calls and videos the
-    subset skipped hold no question to count."""
+    """Per subset (generation.collect's counts): questions generated (well-formed or not), kept
+    as candidates, dropped as malformed or duplicate; replies with no readable questions, failed
+    calls and videos the subset skipped hold no question to count."""
     parts = {}
     for subset, c in counts.items():
         uncounted = {"replies unparsed": c["unparsed"], "call errors": c["error"]}
         uncounted |= {f"videos skipped: {why}": n for why, n in c["skipped"].items()}
         parts[subset] = StageCount(
-            c["questions"],
+            c["questions"] + c["malformed"],
             c["candidates"],
             _nonzero({"malformed": c["malformed"], "duplicate": c["duplicates"]}),
             unit="questions",
