@@ -18,7 +18,8 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol
 
 from rich.console import Console
 
@@ -181,6 +182,35 @@ def ask_model(
             await model.aclose()
 
     return asyncio.run(go())
+
+
+class CallSettings(Protocol):
+    """What a command's config says about its model calls (`--attempts`, `--concurrency`, and
+    whether a progress bar shows)."""
+
+    attempts: int
+    concurrency: int
+    progress: bool
+
+
+def ask_in(
+    folder: Path,
+    model: Model,
+    calls: Sequence[ModelCall],
+    settings: CallSettings,
+    label: str = "judge",
+) -> dict[str, CallResult]:
+    """`ask_model` with the store of `folder` (FOLDER/store.sqlite) and a command's settings."""
+    with Store(folder) as store:
+        return ask_model(
+            model,
+            calls,
+            store,
+            max_attempts=settings.attempts,
+            concurrency=settings.concurrency,
+            show_progress=settings.progress,
+            label=label,
+        )
 
 
 def ask_judge(
