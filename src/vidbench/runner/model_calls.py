@@ -152,15 +152,13 @@ def ask_model(
     calls: Sequence[ModelCall],
     store: Store,
     *,
-    max_attempts: int = DEFAULT_ATTEMPTS,
-    concurrency: int = 16,
-    show_progress: bool = False,
     allow_calls: bool = True,
-    label: str = "judge",
+    **options: Any,
 ) -> dict[str, CallResult]:
-    """`ask_all` in an event loop of its own, after the model's start check (server
-    reachable, key accepted) and with the model closed after it. No calls: nothing starts.
-    `allow_calls=False` (the score stage): stored results only, the model is never started."""
+    """`ask_all` in an event loop of its own (`options`: ask_all's max_attempts, concurrency,
+    show_progress, label), after the model's start check (server reachable, key accepted) and
+    with the model closed after it. No calls: nothing starts. `allow_calls=False` (the score
+    stage): stored results only, the model is never started."""
 
     async def go() -> dict[str, CallResult]:
         if not calls:
@@ -168,16 +166,7 @@ def ask_model(
         if allow_calls:
             await model.start()
         try:
-            return await ask_all(
-                model,
-                calls,
-                store,
-                max_attempts=max_attempts,
-                concurrency=concurrency,
-                allow_calls=allow_calls,
-                show_progress=show_progress,
-                label=label,
-            )
+            return await ask_all(model, calls, store, allow_calls=allow_calls, **options)
         finally:
             await model.aclose()
 
