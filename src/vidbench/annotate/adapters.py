@@ -14,7 +14,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from vidbench.annotate.exported import Exported
 from vidbench.annotate.items import Imported
@@ -81,6 +81,18 @@ class ReviewAdapter:
     check_edit: Callable[[Any], Any] | None = None
 
 
+Named = TypeVar("Named", Importer, Exporter)
+
+
+def _named(found: Sequence[Named], name: str, what: str, also_known: Sequence[str] = ()) -> Named:
+    """The one of `found` called `name`; else a ConfigError naming every one known."""
+    for one in found:
+        if one.name == name:
+            return one
+    known = ", ".join([*also_known, *(one.name for one in found)])
+    raise ConfigError(f"no {what} {name!r}; known: {known}")
+
+
 @dataclass(frozen=True)
 class Adapters:
     """The registered benchmarks' review adapters, looked up by what the app needs."""
@@ -91,21 +103,14 @@ class Adapters:
         return [importer for adapter in self.each for importer in adapter.importers]
 
     def importer(self, name: str) -> Importer:
-        for importer in self.importers():
-            if importer.name == name:
-                return importer
-        known = ", ".join(i.name for i in self.importers())
-        raise ConfigError(f"no importer {name!r}; known: {known}")
+        return _named(self.importers(), name, "importer")
 
     def exporters(self) -> list[Exporter]:
         return [exporter for adapter in self.each for exporter in adapter.exporters]
 
     def exporter(self, name: str) -> Exporter:
-        for exporter in self.exporters():
-            if exporter.name == name:
-                return exporter
-        known = ", ".join(e.name for e in self.exporters())
-        raise ConfigError(f"no export {name!r}; known: answers, {known}")
+        # `answers` is exports.py's own export, besides the benchmarks'
+        return _named(self.exporters(), name, "export", also_known=("answers",))
 
     def benchmarks(self) -> list[str]:
         return [adapter.benchmark for adapter in self.each]

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from vidbench.annotate import db
 from vidbench.annotate.adapters import RedTeam, RuleWorkspace
@@ -16,6 +17,7 @@ from vidbench.annotate.project import Project
 from vidbench.core.errors import ConfigError
 
 LOCK = threading.Lock()  # the workspace is one JSON file: one change at a time
+T = TypeVar("T")
 
 
 def workspace(project: Project, engine: RedTeam | None, conn: sqlite3.Connection) -> Any:
@@ -30,6 +32,23 @@ def workspace(project: Project, engine: RedTeam | None, conn: sqlite3.Connection
     return engine.open(project.redteam, Path(found["source"]))
 
 
+def _change(
+    project: Project,
+    engine: RedTeam | None,
+    conn: sqlite3.Connection,
+    author: str,
+    event: str,
+    change: Callable[[RuleWorkspace], T],
+    describe: Callable[[T], str],
+) -> T:
+    """`change` the workspace under the lock, then log `event` by `author`, described."""
+    with LOCK:
+        done = change(workspace(project, engine, conn))
+    with db.transaction(conn):
+        db.log_event(conn, author, event, describe(done))
+    return done
+
+
 def attack(
     project: Project,
     engine: RedTeam | None,
@@ -39,12 +58,15 @@ def attack(
     expected: int,
     author: str,
 ) -> int:
-    with LOCK:
-        ws: RuleWorkspace = workspace(project, engine, conn)
-        number = ws.add_attack(key, answer, expected, f"by {author}")
-    with db.transaction(conn):
-        db.log_event(conn, author, "redteam.attack", f"ID {key}: attack {number}")
-    return number
+    return _change(
+        project,
+        engine,
+        conn,
+        author,
+        "redteam.attack",
+        lambda ws: ws.add_attack(key, answer, expected, f"by {author}"),
+        lambda number: f"ID {key}: attack {number}",
+    )
 
 
 def revise(
@@ -56,12 +78,15 @@ def revise(
     note: str,
     author: str,
 ) -> dict[str, Any]:
-    with LOCK:
-        ws: RuleWorkspace = workspace(project, engine, conn)
-        version = ws.revise(key, rule, f"{note} (by {author})".strip())
-    with db.transaction(conn):
-        db.log_event(conn, author, "redteam.revise", f"ID {key}: v{version['version']}")
-    return version
+    return _change(
+        project,
+        engine,
+        conn,
+        author,
+        "redteam.revise",
+        lambda ws: ws.revise(key, rule, f"{note} (by {author})".strip()),
+        lambda version: f"ID {key}: v{version['version']}",
+    )
 
 
 def check(
@@ -75,13 +100,15 @@ def check(
     """One round with the app's judge (a ModelChoice) on every attack of the instance."""
     if judge is None:
         raise ConfigError("no judge: start the app with `annotate serve ... --judge SPEC`")
-    with LOCK:
-        ws = workspace(project, engine, conn)
-        round_ = engine.check(ws, key, judge)  # type: ignore[union-attr]  # workspace checked it
-    with db.transaction(conn):
-        won = round_["successful_attacks"]
-        db.log_event(conn, author, "redteam.check", f"ID {key}: round {round_['round']} {won}")
-    return round_
+    return _change(
+        project,
+        engine,
+        conn,
+        author,
+        "redteam.check",
+        lambda ws: engine.check(ws, key, judge),  # type: ignore[union-attr]  # workspace checked it
+        lambda round_: f"ID {key}: round {round_['round']} {round_['successful_attacks']}",
+    )
 
 
 def history(project: Project, engine: RedTeam | None, key: str, conn: sqlite3.Connection) -> dict:
@@ -95,8 +122,13 @@ def history(project: Project, engine: RedTeam | None, key: str, conn: sqlite3.Co
 def export(
     project: Project, engine: RedTeam, out: Path, author: str, conn: sqlite3.Connection
 ) -> Exported:
-    with LOCK:
-        revised = engine.export(workspace(project, engine, conn), out)
-    with db.transaction(conn):
-        db.log_event(conn, author, "export.rules", f"{out}: {revised} revised")
+    revised = _change(
+        project,
+        engine,
+        conn,
+        author,
+        "export.rules",
+        lambda ws: engine.export(ws, out),
+        lambda revised: f"{out}: {revised} revised",
+    )
     return Exported(out, revised)

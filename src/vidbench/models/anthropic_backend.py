@@ -14,22 +14,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from vidbench.core.errors import ConfigError
 from vidbench.core.messages import Message, TextPart
 from vidbench.core.requests import Request, Response, Usage
-from vidbench.extras import require
 from vidbench.models.api_model import ApiModel
-from vidbench.models.api_options import COMMON_OPTIONS, ApiSettings, OptionReader
+from vidbench.models.api_options import COMMON_OPTIONS, ApiAccess, named_model_options
 from vidbench.models.base import Model
-from vidbench.models.call_errors import (
-    MalformedReply,
-    classify_stainless,
-    http_limits,
-    reply_text,
-)
+from vidbench.models.call_errors import MalformedReply, reply_text
 from vidbench.models.images_wire import b64, image_bytes
 from vidbench.models.registry import ModelOptions
 from vidbench.models.retry import Failure
+from vidbench.models.stainless import classify_stainless, stainless_client
+from vidbench.models.system_text import split_system
 
 ANTHROPIC_URL = "https://api.anthropic.com"
 
@@ -38,14 +33,9 @@ def anthropic_messages(
     messages: Sequence[Message], jpeg_quality: int | None = None
 ) -> tuple[str | None, list[dict[str, Any]]]:
     """The one message protocol -> (system text, Messages API turns)."""
-    system: list[str] = []
+    system, rest = split_system(messages, "Anthropic takes no images in the system prompt")
     turns: list[dict[str, Any]] = []
-    for message in messages:
-        if message.role == "system":
-            if message.images:
-                raise ValueError("Anthropic takes no images in the system prompt")
-            system.append(message.text)
-            continue
+    for message in rest:
         blocks: list[dict[str, Any]] = []
         for part in message.content:
             if isinstance(part, TextPart):
@@ -56,7 +46,7 @@ def anthropic_messages(
             source = {"type": "base64", "media_type": mime, "data": b64(data)}
             blocks.append({"type": "image", "source": source})
         turns.append({"role": message.role, "content": blocks})
-    return ("\n\n".join(system) or None), turns
+    return system, turns
 
 
 def read_message(message: Any, key: str) -> Response:
@@ -83,10 +73,8 @@ def read_message(message: Any, key: str) -> Response:
 
 
 class AnthropicMessages(ApiModel):
-    def __init__(
-        self, spec: str, model: str, settings: ApiSettings, api_key: str | None, base_url: str
-    ) -> None:
-        super().__init__(spec, settings, api_key, base_url)
+    def __init__(self, access: ApiAccess, model: str) -> None:
+        super().__init__(access)
         self.model = model
 
     def answer_settings(self) -> dict[str, Any]:
@@ -95,15 +83,8 @@ class AnthropicMessages(ApiModel):
     def _make_client(self, api_key: str | None) -> Any:
         import anthropic
 
-        http = anthropic.DefaultAsyncHttpxClient(
-            limits=http_limits(self.settings.concurrency), timeout=self.settings.timeout
-        )
-        return anthropic.AsyncAnthropic(
-            api_key=api_key,
-            base_url=self.endpoint,
-            max_retries=0,
-            timeout=self.settings.timeout,
-            http_client=http,
+        return stainless_client(
+            anthropic, anthropic.AsyncAnthropic, api_key, self.endpoint, self.settings
         )
 
     async def _close_client(self, client: Any) -> None:
@@ -133,17 +114,8 @@ class AnthropicMessages(ApiModel):
 
 
 def build_anthropic(arg: str, options: ModelOptions) -> Model:
-    if not arg:
-        raise ConfigError(
-            "model 'anthropic:MODEL' needs a model name, e.g. anthropic:claude-sonnet-4-5"
-        )
-    spec = f"anthropic:{arg}"
-    require(f"model {spec!r}", ("anthropic",), "api")
-    reader = OptionReader(spec, options, COMMON_OPTIONS)
-    return AnthropicMessages(
-        spec,
-        arg,
-        reader.settings(options),
-        reader.api_key(("ANTHROPIC_API_KEY",), required=True),
-        reader.base_url("ANTHROPIC_BASE_URL", ANTHROPIC_URL),
+    reader = named_model_options(
+        "anthropic", arg, "claude-sonnet-4-5", "anthropic", options, COMMON_OPTIONS
     )
+    access = reader.provider_access(("ANTHROPIC_API_KEY",), "ANTHROPIC_BASE_URL", ANTHROPIC_URL)
+    return AnthropicMessages(access, arg)

@@ -32,7 +32,7 @@ from typing import Any
 
 from vidbench.core.errors import ConfigError
 from vidbench.core.requests import Request, Response
-from vidbench.models.api_options import ApiSettings
+from vidbench.models.api_options import ApiAccess
 from vidbench.models.base import Model
 from vidbench.models.limiter import AdaptiveLimiter
 from vidbench.models.retry import CallFailed, Failure, RetryPolicy
@@ -60,13 +60,12 @@ class _Session:
 class ApiModel(Model):
     """Base of the `openai`, `openai-compat`, `anthropic` and `gemini` backends."""
 
-    def __init__(
-        self, spec: str, settings: ApiSettings, api_key: str | None, endpoint: str
-    ) -> None:
-        self.spec = spec
+    def __init__(self, access: ApiAccess) -> None:
+        settings = access.settings
+        self.spec = access.spec
         self.settings = settings
-        self.endpoint = endpoint  # the base URL, for messages
-        self._api_key = api_key
+        self.endpoint = access.endpoint  # the base URL, for messages
+        self._api_key = access.api_key
         self.policy = RetryPolicy(settings.max_retries, settings.backoff, settings.max_backoff)
         self.limiter = AdaptiveLimiter(settings.concurrency)
         self.stats = CallStats()

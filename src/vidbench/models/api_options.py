@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import overload
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TypeVar, overload
 
 from vidbench.core.errors import ConfigError
+from vidbench.extras import require
 from vidbench.models.registry import ModelOptions, reject_extra
+
+T = TypeVar("T")
 
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # What every API backend takes; a backend adds its own (e.g. detail, thinking_budget).
@@ -41,6 +44,16 @@ class ApiSettings:
     jpeg_quality: int | None = None  # None: send the task's image bytes as they are
 
 
+@dataclass(frozen=True)
+class ApiAccess:
+    """What every API model is built from: its spec, how calls are made, its key and base URL."""
+
+    spec: str
+    settings: ApiSettings
+    api_key: str | None = field(repr=False)  # never shown
+    endpoint: str
+
+
 class OptionReader:
     """Typed access to `--model-opt KEY=VALUE`, with errors that name the model and key."""
 
@@ -49,9 +62,16 @@ class OptionReader:
         self.model = model
         self.extra = options.extra
         self.flag = options.flag
+        self.concurrency = options.concurrency
 
     def _bad(self, key: str, why: str) -> ConfigError:
         return ConfigError(f"model {self.model!r}: {self.flag} {key}={self.extra[key]!r}: {why}")
+
+    def _converted(self, key: str, convert: Callable[[str], T], expected: str) -> T:
+        try:
+            return convert(self.extra[key])
+        except ValueError:
+            raise self._bad(key, expected) from None
 
     def text(self, key: str) -> str | None:
         value = self.extra.get(key)
@@ -66,10 +86,7 @@ class OptionReader:
     ) -> int | None:
         if key not in self.extra:
             return default
-        try:
-            value = int(self.extra[key])
-        except ValueError:
-            raise self._bad(key, "expected a whole number") from None
+        value = self._converted(key, int, "expected a whole number")
         if value < low or (high is not None and value > high):
             raise self._bad(key, f"expected {low}..{high}" if high else f"expected >= {low}")
         return value
@@ -77,10 +94,7 @@ class OptionReader:
     def number(self, key: str, default: float, low: float) -> float:
         if key not in self.extra:
             return default
-        try:
-            value = float(self.extra[key])
-        except ValueError:
-            raise self._bad(key, "expected a number of seconds") from None
+        value = self._converted(key, float, "expected a number of seconds")
         if not value >= low:
             raise self._bad(key, f"expected a number >= {low:g}")
         return value
@@ -91,9 +105,9 @@ class OptionReader:
             raise self._bad(key, f"expected one of {', '.join(choices)}")
         return value
 
-    def settings(self, options: ModelOptions) -> ApiSettings:
+    def settings(self) -> ApiSettings:
         return ApiSettings(
-            concurrency=max(1, options.concurrency),
+            concurrency=max(1, self.concurrency),
             max_retries=self.integer("max_retries", 6, 0),
             timeout=self.number("timeout", 120.0, 0.001),
             backoff=self.number("backoff", 1.0, 0.0),
@@ -127,9 +141,34 @@ class OptionReader:
             )
         return None
 
+    def access(self, api_key: str | None, endpoint: str) -> ApiAccess:
+        return ApiAccess(self.model, self.settings(), api_key, endpoint)
+
+    def provider_access(self, key_envs: Sequence[str], url_env: str, default_url: str) -> ApiAccess:
+        """A provider's API: the key required (`api_key_env` or the first of `key_envs` set), the
+        base URL from the option, else `url_env`, else `default_url`."""
+        return self.access(
+            self.api_key(key_envs, required=True), self.base_url(url_env, default_url)
+        )
+
     def base_url(self, env: str | None, default: str) -> str:
         """`base_url` option, else the provider's usual environment variable, else `default`."""
         url = self.text("base_url") or (os.environ.get(env) if env else None) or default
         if not url.startswith(("http://", "https://")):
             raise ConfigError(f"model {self.model!r}: base URL {url!r} is not an http(s) URL")
         return url.rstrip("/")
+
+
+def sdk_options(spec: str, sdk: str, options: ModelOptions, known: Sequence[str]) -> OptionReader:
+    """The options of API model `spec`, once its SDK (the `api` extra) is known installed."""
+    require(f"model {spec!r}", (sdk,), "api")
+    return OptionReader(spec, options, known)
+
+
+def named_model_options(
+    scheme: str, name: str, example: str, sdk: str, options: ModelOptions, known: Sequence[str]
+) -> OptionReader:
+    """The options of `SCHEME:NAME`, a provider's model by name (`example` when it is missing)."""
+    if not name:
+        raise ConfigError(f"model '{scheme}:MODEL' needs a model name, e.g. {scheme}:{example}")
+    return sdk_options(f"{scheme}:{name}", sdk, options, known)

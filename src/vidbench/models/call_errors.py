@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 from types import ModuleType
 from typing import Any
 
-from vidbench.models.retry import Failure, from_status
+from vidbench.models.retry import Failure
 
 
 class MalformedReply(ValueError):
@@ -67,31 +66,3 @@ def classify(exc: BaseException) -> Failure:
     if type(exc).__name__ == "ValidationError":  # pydantic: the body has the wrong shape
         return Failure("malformed", f"malformed reply: {exc}")
     return Failure("unexpected", repr(exc))
-
-
-_ERROR_CODE_PREFIX = re.compile(r"^Error code: \d+ - ")
-
-
-def _server_message(exc: Any) -> str:
-    """The message the server put in its error body ({"error": {"message": ...}})."""
-    body = getattr(exc, "body", None)
-    error = body.get("error") if isinstance(body, dict) else None
-    if isinstance(error, dict) and isinstance(error.get("message"), str):
-        return error["message"]
-    return _ERROR_CODE_PREFIX.sub("", str(getattr(exc, "message", exc)))
-
-
-def classify_stainless(exc: BaseException, sdk: ModuleType) -> Failure:
-    """Errors of the `openai` and `anthropic` SDKs, which share their exception classes' shape."""
-    if isinstance(exc, sdk.APIStatusError):
-        return from_status(exc.status_code, _server_message(exc), exc.response.headers)
-    if isinstance(exc, sdk.APITimeoutError):
-        return Failure("timeout", "no reply within the timeout")
-    if isinstance(exc, sdk.APIConnectionError):
-        cause = exc.__cause__
-        return Failure(
-            "connection", f"{exc} ({type(cause).__name__}: {cause})" if cause else str(exc)
-        )
-    if isinstance(exc, sdk.APIResponseValidationError):
-        return Failure("malformed", f"malformed reply: {exc}")
-    return classify(exc)

@@ -12,12 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from vidbench.core.errors import ConfigError
 from vidbench.core.messages import Message, TextPart
 from vidbench.core.requests import Request, Response, Usage
-from vidbench.extras import require
 from vidbench.models.api_model import ApiModel
-from vidbench.models.api_options import COMMON_OPTIONS, ApiSettings, OptionReader
+from vidbench.models.api_options import COMMON_OPTIONS, ApiAccess, named_model_options
 from vidbench.models.base import Model
 from vidbench.models.call_errors import (
     MalformedReply,
@@ -29,6 +27,7 @@ from vidbench.models.call_errors import (
 from vidbench.models.images_wire import image_bytes
 from vidbench.models.registry import ModelOptions
 from vidbench.models.retry import Failure, from_status
+from vidbench.models.system_text import split_system
 
 GEMINI_URL = "https://generativelanguage.googleapis.com"
 GEMINI_OPTIONS = (*COMMON_OPTIONS, "thinking_budget")
@@ -52,14 +51,9 @@ def gemini_contents(
     """The one message protocol -> (system instruction, google-genai Contents)."""
     from google.genai import types
 
-    system: list[str] = []
+    system, turns = split_system(messages, "Gemini takes no images in the system instruction")
     contents: list[Any] = []
-    for message in messages:
-        if message.role == "system":
-            if message.images:
-                raise ValueError("Gemini takes no images in the system instruction")
-            system.append(message.text)
-            continue
+    for message in turns:
         parts = []
         for part in message.content:
             if isinstance(part, TextPart):
@@ -69,7 +63,7 @@ def gemini_contents(
             parts.append(types.Part.from_bytes(data=data, mime_type=mime))
         role = "model" if message.role == "assistant" else "user"
         contents.append(types.Content(role=role, parts=parts))
-    return ("\n\n".join(system) or None), contents
+    return system, contents
 
 
 def _name(value: Any) -> str | None:
@@ -122,16 +116,8 @@ def classify_gemini(exc: BaseException) -> Failure:
 
 
 class GeminiGenerate(ApiModel):
-    def __init__(
-        self,
-        spec: str,
-        model: str,
-        settings: ApiSettings,
-        api_key: str | None,
-        base_url: str,
-        thinking_budget: int | None = None,
-    ) -> None:
-        super().__init__(spec, settings, api_key, base_url)
+    def __init__(self, access: ApiAccess, model: str, thinking_budget: int | None = None) -> None:
+        super().__init__(access)
         self.model = model
         self.thinking_budget = thinking_budget
 
@@ -188,16 +174,10 @@ class GeminiGenerate(ApiModel):
 
 
 def build_gemini(arg: str, options: ModelOptions) -> Model:
-    if not arg:
-        raise ConfigError("model 'gemini:MODEL' needs a model name, e.g. gemini:gemini-2.5-flash")
-    spec = f"gemini:{arg}"
-    require(f"model {spec!r}", ("google.genai",), "api")
-    reader = OptionReader(spec, options, GEMINI_OPTIONS)
-    return GeminiGenerate(
-        spec,
-        arg,
-        reader.settings(options),
-        reader.api_key(("GEMINI_API_KEY", "GOOGLE_API_KEY"), required=True),
-        reader.base_url("GOOGLE_GEMINI_BASE_URL", GEMINI_URL),
-        reader.integer("thinking_budget", None, -1),
+    reader = named_model_options(
+        "gemini", arg, "gemini-2.5-flash", "google.genai", options, GEMINI_OPTIONS
     )
+    access = reader.provider_access(
+        ("GEMINI_API_KEY", "GOOGLE_API_KEY"), "GOOGLE_GEMINI_BASE_URL", GEMINI_URL
+    )
+    return GeminiGenerate(access, arg, reader.integer("thinking_budget", None, -1))

@@ -38,8 +38,8 @@ from typing import Any
 from vidbench.core.errors import ConfigError
 from vidbench.core.requests import Request, Response
 from vidbench.extras import require
-from vidbench.models.base import Model
 from vidbench.models.batcher import DeviceBatcher
+from vidbench.models.device_model import DeviceModel
 from vidbench.models.hf_checkpoint import Checkpoint, inspect_checkpoint
 from vidbench.models.hf_families import IMAGES, FrameInput, choose_frame_input
 from vidbench.models.local_source import positive_int, resolve_source, true_or_false
@@ -101,19 +101,13 @@ def _is_cuda_index(device: str) -> bool:
     return kind == "cuda" and index.isdigit()
 
 
-class HFModel(Model):
+class HFModel(DeviceModel[HFSettings]):
     """Batches of requests run on one device, one batch at a time (see DeviceBatcher)."""
-
-    start_when_needed = True  # loading weights is costly: only when a request needs them
 
     def __init__(
         self, spec: str, source: str, settings: HFSettings, checkpoint: Checkpoint | None = None
     ) -> None:
-        self.spec = spec
-        self.source = source
-        self.settings = settings
-        self.checkpoint = checkpoint
-        self.batch_size = settings.batch_size
+        super().__init__(spec, source, settings, checkpoint)
         self._loaded: Any = None
         self._load_error: ConfigError | None = None
         self._load_lock = threading.Lock()
@@ -174,9 +168,6 @@ class HFModel(Model):
 
     async def start(self) -> None:
         await asyncio.to_thread(self.load)
-
-    async def generate(self, requests: Sequence[Request]) -> list[Response]:
-        return await self._batcher.submit(requests)
 
     def _prepare_batch(self, requests: Sequence[Request]) -> Any:
         from vidbench.models import hf_runtime

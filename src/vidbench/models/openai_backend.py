@@ -13,19 +13,20 @@ from typing import Any
 from vidbench.core.errors import ConfigError
 from vidbench.core.messages import Message, TextPart
 from vidbench.core.requests import Request, Response, Usage
-from vidbench.extras import require
 from vidbench.models.api_model import ApiModel
-from vidbench.models.api_options import COMMON_OPTIONS, ApiSettings, OptionReader
-from vidbench.models.base import Model
-from vidbench.models.call_errors import (
-    MalformedReply,
-    classify_stainless,
-    http_limits,
-    reply_text,
+from vidbench.models.api_options import (
+    COMMON_OPTIONS,
+    ApiAccess,
+    OptionReader,
+    named_model_options,
+    sdk_options,
 )
+from vidbench.models.base import Model
+from vidbench.models.call_errors import MalformedReply, reply_text
 from vidbench.models.images_wire import data_url
 from vidbench.models.registry import ModelOptions
 from vidbench.models.retry import Failure
+from vidbench.models.stainless import classify_stainless, stainless_client
 
 OPENAI_URL = "https://api.openai.com/v1"
 DETAILS = ("low", "high", "auto")
@@ -91,15 +92,12 @@ def read_completion(completion: Any, key: str) -> Response:
 class OpenAIChat(ApiModel):
     def __init__(
         self,
-        spec: str,
+        access: ApiAccess,
         model: str,
-        settings: ApiSettings,
-        api_key: str | None,
-        base_url: str,
         detail: str | None = None,
         max_tokens_field: str = "max_tokens",
     ) -> None:
-        super().__init__(spec, settings, api_key, base_url)
+        super().__init__(access)
         self.model = model
         self.detail = detail
         self.max_tokens_field = max_tokens_field
@@ -110,16 +108,8 @@ class OpenAIChat(ApiModel):
     def _make_client(self, api_key: str | None) -> Any:
         import openai
 
-        http = openai.DefaultAsyncHttpxClient(
-            limits=http_limits(self.settings.concurrency), timeout=self.settings.timeout
-        )
-        return openai.AsyncOpenAI(
-            api_key=api_key or NO_KEY,
-            base_url=self.endpoint,
-            max_retries=0,
-            timeout=self.settings.timeout,
-            http_client=http,
-        )
+        key = api_key or NO_KEY
+        return stainless_client(openai, openai.AsyncOpenAI, key, self.endpoint, self.settings)
 
     async def _close_client(self, client: Any) -> None:
         await client.close()
@@ -155,21 +145,20 @@ class OpenAIChat(ApiModel):
         await client.models.list()
 
 
-def build_openai(arg: str, options: ModelOptions) -> Model:
-    if not arg:
-        raise ConfigError("model 'openai:MODEL' needs a model name, e.g. openai:gpt-4o")
-    spec = f"openai:{arg}"
-    require(f"model {spec!r}", ("openai",), "api")
-    reader = OptionReader(spec, options, OPENAI_OPTIONS)
+def _chat(access: ApiAccess, model: str, reader: OptionReader, max_tokens_field: str) -> Model:
+    """An OpenAIChat with its own options: `detail`, `max_tokens_field` (else the one given)."""
     return OpenAIChat(
-        spec,
-        arg,
-        reader.settings(options),
-        reader.api_key(("OPENAI_API_KEY",), required=True),
-        reader.base_url("OPENAI_BASE_URL", OPENAI_URL),
+        access,
+        model,
         reader.choice("detail", DETAILS),
-        reader.choice("max_tokens_field", MAX_TOKENS_FIELDS) or "max_completion_tokens",
+        reader.choice("max_tokens_field", MAX_TOKENS_FIELDS) or max_tokens_field,
     )
+
+
+def build_openai(arg: str, options: ModelOptions) -> Model:
+    reader = named_model_options("openai", arg, "gpt-4o", "openai", options, OPENAI_OPTIONS)
+    access = reader.provider_access(("OPENAI_API_KEY",), "OPENAI_BASE_URL", OPENAI_URL)
+    return _chat(access, arg, reader, "max_completion_tokens")
 
 
 def build_openai_compat(arg: str, options: ModelOptions) -> Model:
@@ -181,15 +170,6 @@ def build_openai_compat(arg: str, options: ModelOptions) -> Model:
         )
     if not base_url.startswith(("http://", "https://")):
         raise ConfigError(f"model 'openai-compat:{arg}': {base_url!r} is not an http(s) URL")
-    spec = f"openai-compat:{arg}"
-    require(f"model {spec!r}", ("openai",), "api")
-    reader = OptionReader(spec, options, COMPAT_OPTIONS)
-    return OpenAIChat(
-        spec,
-        name,
-        reader.settings(options),
-        reader.api_key((), required=False),
-        base_url.rstrip("/"),
-        reader.choice("detail", DETAILS),
-        reader.choice("max_tokens_field", MAX_TOKENS_FIELDS) or "max_tokens",
-    )
+    reader = sdk_options(f"openai-compat:{arg}", "openai", options, COMPAT_OPTIONS)
+    access = reader.access(reader.api_key((), required=False), base_url.rstrip("/"))
+    return _chat(access, name, reader, "max_tokens")

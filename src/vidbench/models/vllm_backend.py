@@ -30,8 +30,8 @@ from typing import Any
 from vidbench.core.errors import ConfigError
 from vidbench.core.requests import Request, Response, Usage
 from vidbench.extras import require
-from vidbench.models.base import Model
 from vidbench.models.batcher import DeviceBatcher
+from vidbench.models.device_model import DeviceModel
 from vidbench.models.hf_checkpoint import Checkpoint, inspect_checkpoint
 from vidbench.models.hf_families import IMAGES, FrameInput, choose_frame_input
 from vidbench.models.local_source import positive_int, resolve_source, true_or_false
@@ -139,8 +139,8 @@ def prompt_builder(checkpoint: Checkpoint, frames: FrameInput) -> PromptBuilder:
     return PromptBuilder(processor, checkpoint.family, frames)
 
 
-class VLLMModel(Model):
-    start_when_needed = True  # loading weights is costly: only when a request needs them
+class VLLMModel(DeviceModel[VLLMSettings]):
+    checkpoint: Checkpoint  # always inspected by build()
 
     def __init__(
         self,
@@ -150,12 +150,8 @@ class VLLMModel(Model):
         checkpoint: Checkpoint,
         seed: int = 0,
     ) -> None:
-        self.spec = spec
-        self.source = source
-        self.settings = settings
-        self.checkpoint = checkpoint
+        super().__init__(spec, source, settings, checkpoint)
         self.seed = seed
-        self.batch_size = settings.batch_size
         self._engine: Any = None
         self._engine_error: ConfigError | None = None
         self._builder: PromptBuilder | None = None
@@ -210,9 +206,6 @@ class VLLMModel(Model):
         await asyncio.to_thread(self.builder)  # a checkpoint without a processor stops here
         if self.settings.max_media():  # the media budget is known: start the engine now
             await asyncio.to_thread(self.engine, self.settings.max_media())
-
-    async def generate(self, requests: Sequence[Request]) -> list[Response]:
-        return await self._batcher.submit(requests)
 
     def _run_batch(self, requests: Sequence[Request]) -> list[Response]:
         builder = self.builder()

@@ -57,11 +57,6 @@ class PromptBuilder:
 
 
 def sampling_arguments(request: Request) -> dict[str, Any]:
-    """vLLM's SamplingParams for a request: exactly its generation settings."""
-    g = request.generation
-    return {
-        "temperature": g.temperature,
-        "top_p": g.top_p,
-        "max_tokens": g.max_tokens,
-        "seed": g.seed,
-    }
+    """vLLM's SamplingParams for a request: exactly its generation settings (GenerationConfig's
+    fields are SamplingParams' names)."""
+    return request.generation.as_dict()

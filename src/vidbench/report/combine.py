@@ -8,7 +8,6 @@ from pathlib import Path
 
 from rich.console import Console
 
-from vidbench.core.errors import ConfigError, DataError
 from vidbench.report.results_dir import ResultsDir, read_results_file, write_tables
 from vidbench.report.schema import Results
 from vidbench.report.tables import print_table
@@ -18,12 +17,7 @@ def load_results(path: Path) -> Results:
     """A results directory's results, or a results.json file given by its path."""
     if path.is_dir():
         return ResultsDir(path).read_results()
-    if not path.is_file():
-        raise ConfigError(f"{path}: not found (run the report stage first)")
-    try:
-        return read_results_file(path)
-    except DataError as e:
-        raise ConfigError(str(e)) from e
+    return read_results_file(path)
 
 
 def groups(results: Sequence[Results]) -> dict[tuple[str, str], list[Results]]:

@@ -70,9 +70,31 @@ def typed(
         raise DataError(f"{where}: {_problem(e)}") from e
 
 
+def read_required_json(path: Path, missing: str) -> Any:
+    """A JSON file a command needs; ConfigError when it is missing (`missing`: what makes it) or
+    unreadable."""
+    if not path.is_file():
+        raise ConfigError(f"{path} is missing; {missing}")
+    try:
+        return read_json(path)
+    except DataError as e:
+        raise ConfigError(str(e)) from e
+
+
+def read_required(
+    path: Path, model: type[Model], upgrade: Callable[..., dict[str, Any]], missing: str
+) -> Model:
+    """`read_required_json` as `model` (see `typed`); ConfigError when it does not fit."""
+    data = read_required_json(path, missing)
+    try:
+        return typed(model, data, upgrade, str(path))
+    except DataError as e:
+        raise ConfigError(str(e)) from e
+
+
 def read_results_file(path: Path) -> Results:
     """A results.json wherever it is (a results directory's, or a file given by its path)."""
-    return typed(Results, read_json(path), upgrade_results, str(path))
+    return read_required(path, Results, upgrade_results, "run the report stage first")
 
 
 def read_sample_rows(path: Path) -> list[SampleRow]:
@@ -99,24 +121,6 @@ class ResultsDir:
     def file(self, name: str) -> Path:
         return self.path / name
 
-    def _read_json(self, name: str, missing: str) -> Any:
-        path = self.file(name)
-        if not path.is_file():
-            raise ConfigError(f"{path} is missing; {missing}")
-        try:
-            return read_json(path)
-        except DataError as e:
-            raise ConfigError(str(e)) from e
-
-    def _read_typed(
-        self, name: str, model: type[Model], upgrade: Callable[..., dict[str, Any]], missing: str
-    ) -> Model:
-        data = self._read_json(name, missing)
-        try:
-            return typed(model, data, upgrade, str(self.file(name)))
-        except DataError as e:
-            raise ConfigError(str(e)) from e
-
     # run.json
     def write_config(self, config: RunFile) -> None:
         write_json(self.file(RUN_FILE), config.model_dump(mode="json"))
@@ -124,7 +128,7 @@ class ResultsDir:
     def read_config(self) -> RunFile:
         if not self.file(RUN_FILE).is_file():
             raise ConfigError(f"{self.path}: no run.json; run the infer stage first")
-        return self._read_typed(RUN_FILE, RunFile, upgrade_run, "run the infer stage first")
+        return read_required(self.file(RUN_FILE), RunFile, upgrade_run, "run the infer stage first")
 
     # samples.jsonl and usage.json: the score stage
     def write_scored(self, rows: Sequence[SampleRow], usage: dict[str, Any]) -> None:
@@ -138,7 +142,7 @@ class ResultsDir:
         return read_sample_rows(path)
 
     def read_usage(self) -> dict[str, Any]:
-        return self._read_json(USAGE_FILE, "run the score stage first")
+        return read_required_json(self.file(USAGE_FILE), "run the score stage first")
 
     # results.json and the tables: the report stage
     def write_results(self, results: Results) -> None:
@@ -146,15 +150,13 @@ class ResultsDir:
         write_tables(self.path, [results])
 
     def read_results(self) -> Results:
-        return self._read_typed(
-            RESULTS_FILE, Results, upgrade_results, "run the report stage first"
-        )
+        return read_results_file(self.file(RESULTS_FILE))
 
     def read_optional(self, name: str, key: str) -> dict[str, Any]:
         """`{key: the file's content}`, or nothing when the file is not there."""
         if not self.file(name).is_file():
             return {}
-        return {key: self._read_json(name, "")}
+        return {key: read_required_json(self.file(name), "")}
 
     # a command's own records
     def write_records(self, name: str, records: Iterable[dict[str, Any]]) -> None:

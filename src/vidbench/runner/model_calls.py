@@ -18,7 +18,8 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol
 
 from rich.console import Console
 
@@ -151,15 +152,13 @@ def ask_model(
     calls: Sequence[ModelCall],
     store: Store,
     *,
-    max_attempts: int = DEFAULT_ATTEMPTS,
-    concurrency: int = 16,
-    show_progress: bool = False,
     allow_calls: bool = True,
-    label: str = "judge",
+    **options: Any,
 ) -> dict[str, CallResult]:
-    """`ask_all` in an event loop of its own, after the model's start check (server
-    reachable, key accepted) and with the model closed after it. No calls: nothing starts.
-    `allow_calls=False` (the score stage): stored results only, the model is never started."""
+    """`ask_all` in an event loop of its own (`options`: ask_all's max_attempts, concurrency,
+    show_progress, label), after the model's start check (server reachable, key accepted) and
+    with the model closed after it. No calls: nothing starts. `allow_calls=False` (the score
+    stage): stored results only, the model is never started."""
 
     async def go() -> dict[str, CallResult]:
         if not calls:
@@ -167,20 +166,40 @@ def ask_model(
         if allow_calls:
             await model.start()
         try:
-            return await ask_all(
-                model,
-                calls,
-                store,
-                max_attempts=max_attempts,
-                concurrency=concurrency,
-                allow_calls=allow_calls,
-                show_progress=show_progress,
-                label=label,
-            )
+            return await ask_all(model, calls, store, allow_calls=allow_calls, **options)
         finally:
             await model.aclose()
 
     return asyncio.run(go())
+
+
+class CallSettings(Protocol):
+    """What a command's config says about its model calls (`--attempts`, `--concurrency`, and
+    whether a progress bar shows)."""
+
+    attempts: int
+    concurrency: int
+    progress: bool
+
+
+def ask_in(
+    folder: Path,
+    model: Model,
+    calls: Sequence[ModelCall],
+    settings: CallSettings,
+    label: str = "judge",
+) -> dict[str, CallResult]:
+    """`ask_model` with the store of `folder` (FOLDER/store.sqlite) and a command's settings."""
+    with Store(folder) as store:
+        return ask_model(
+            model,
+            calls,
+            store,
+            max_attempts=settings.attempts,
+            concurrency=settings.concurrency,
+            show_progress=settings.progress,
+            label=label,
+        )
 
 
 def ask_judge(

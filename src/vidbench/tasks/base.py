@@ -96,3 +96,28 @@ class Task(ABC):
             "frame_spec": self.frame_spec.as_dict(),
             "generation": self.generation.as_dict(),
         }
+
+
+class SharedAnswersTask(Task):
+    """A task whose variants that differ only in scoring share the model's answers: its settings
+    name it by `answers_name` (the name without the scoring modifiers; by default the name) and
+    leave the protocol out, so re-scoring a run under another protocol reuses them."""
+
+    def __init__(
+        self,
+        name: str,
+        frame_spec: FrameSpec,
+        generation: GenerationConfig,
+        protocol: str,
+        answers_name: str | None = None,
+    ) -> None:
+        self.name = name
+        self.answers_name = answers_name or name
+        self.frame_spec = frame_spec
+        self.generation = generation
+        self.protocol = protocol
+
+    def settings(self) -> dict[str, Any]:
+        answers = {k: v for k, v in super().settings().items() if k != "protocol"}
+        answers["task"] = self.answers_name
+        return answers

@@ -67,21 +67,10 @@ ReplyFn = Callable[[dict[str, Any]], "str | Reply"]
 class ChatServer:
     """The fake server; a context manager that serves from a background thread."""
 
-    def __init__(
-        self,
-        latency: float = 0.0,
-        capacity: int = 64,
-        queue: bool = True,
-        faults: FaultPlan | None = None,
-        reply: str | Reply | ReplyFn = "(A)",
-        record: bool = True,
-        retry_after: float | None = None,
-        api_key: str | None = None,
-        host: str = "127.0.0.1",
-        port: int = 0,
-    ) -> None:
+    def __init__(self, *, host: str = "127.0.0.1", port: int = 0, **settings: Any) -> None:
+        """`settings`: those `reset` takes (latency, capacity, ..., api_key), by name."""
         self.host = host
-        self.reset(latency, capacity, queue, faults, reply, record, retry_after, api_key)
+        self.reset(**settings)
         self._socket = socket.create_server((host, port), backlog=4096)
         self.port: int = self._socket.getsockname()[1]
         self._server: Any = None
@@ -103,6 +92,7 @@ class ChatServer:
 
     def reset(
         self,
+        *,
         latency: float = 0.0,
         capacity: int = 64,
         queue: bool = True,
@@ -220,7 +210,7 @@ class ChatServer:
 
         return app
 
-    async def _handle(self, request: Request, api: WireApi, path_model: str | None) -> Any:
+    async def _handle(self, request: Request, api: type[WireApi], path_model: str | None) -> Any:
         if (refused := self._check_key(request, api)) is not None:
             return refused
         raw = await request.body()
@@ -263,7 +253,7 @@ class ChatServer:
         finally:
             self._state.leave(key, answered)
 
-    def _check_key(self, request: Request, api: WireApi) -> JSONResponse | None:
+    def _check_key(self, request: Request, api: type[WireApi]) -> JSONResponse | None:
         if self.api_key is None:
             return None
         h = request.headers
@@ -278,7 +268,7 @@ class ChatServer:
         made = self.reply(body) if callable(self.reply) else self.reply
         return Reply(text=made) if isinstance(made, str) else made
 
-    def _error(self, api: WireApi, status: int, message: str) -> JSONResponse:
+    def _error(self, api: type[WireApi], status: int, message: str) -> JSONResponse:
         headers = {}
         if status == 429 and self.retry_after is not None:
             headers["retry-after"] = f"{self.retry_after:g}"
@@ -368,13 +358,13 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     faults = FaultPlan(args.fault_rate, tuple(args.fault_kinds.split(",")), args.seed)
     server = ChatServer(
-        args.latency,
-        args.capacity,
-        not args.no_queue,
-        faults,
-        scripted_replies(args.replies, args.reply) if args.replies else args.reply,
-        record=not args.no_record,
         port=args.port,
+        latency=args.latency,
+        capacity=args.capacity,
+        queue=not args.no_queue,
+        faults=faults,
+        reply=scripted_replies(args.replies, args.reply) if args.replies else args.reply,
+        record=not args.no_record,
     )
     print(server.base_url, flush=True)
     server.serve_forever()

@@ -67,13 +67,30 @@ def tokens(body: dict[str, Any], reply_text: str | None) -> tuple[int, int]:
     return prompt, len(reply_text or "") // 4 + 1
 
 
-class OpenAIChat:
-    name = "openai"
-    malformed = b'{"id": "chatcmpl-broken", "object": "chat.completion", "choices": ['
+class WireApi:
+    """One API's wire format as the fake server speaks it: its replies, errors and a body cut
+    short (`malformed`)."""
+
+    name: str
+    malformed: bytes
 
     @staticmethod
     def model(body: dict[str, Any], path_model: str | None) -> str:
+        """The model asked for: the body's "model" (OpenAI, Anthropic)."""
         return str(body.get("model", ""))
+
+    @staticmethod
+    def ok(reply: Reply, body: dict[str, Any], model: str, n: int) -> dict[str, Any]:
+        raise NotImplementedError
+
+    @staticmethod
+    def error(status: int, message: str) -> dict[str, Any]:
+        raise NotImplementedError
+
+
+class OpenAIChat(WireApi):
+    name = "openai"
+    malformed = b'{"id": "chatcmpl-broken", "object": "chat.completion", "choices": ['
 
     @staticmethod
     def ok(reply: Reply, body: dict[str, Any], model: str, n: int) -> dict[str, Any]:
@@ -105,13 +122,9 @@ class OpenAIChat:
         return {"error": {"message": message, "type": "fake_error", "code": str(status)}}
 
 
-class AnthropicMessages:
+class AnthropicMessages(WireApi):
     name = "anthropic"
     malformed = b'{"id": "msg_broken", "type": "message", "content": [{"type": "te'
-
-    @staticmethod
-    def model(body: dict[str, Any], path_model: str | None) -> str:
-        return str(body.get("model", ""))
 
     @staticmethod
     def ok(reply: Reply, body: dict[str, Any], model: str, n: int) -> dict[str, Any]:
@@ -135,13 +148,13 @@ class AnthropicMessages:
         return {"type": "error", "error": {"type": kind, "message": message}}
 
 
-class GeminiGenerate:
+class GeminiGenerate(WireApi):
     name = "gemini"
     malformed = b'{"candidates": [{"content": {"parts": [{"text": "(A'
 
     @staticmethod
     def model(body: dict[str, Any], path_model: str | None) -> str:
-        return path_model or ""
+        return path_model or ""  # named in the path: /v1beta/models/MODEL:generateContent
 
     @staticmethod
     def ok(reply: Reply, body: dict[str, Any], model: str, n: int) -> dict[str, Any]:
@@ -167,6 +180,3 @@ class GeminiGenerate:
             status, "UNKNOWN"
         )
         return {"error": {"code": status, "message": message, "status": name}}
-
-
-WireApi = type[OpenAIChat] | type[AnthropicMessages] | type[GeminiGenerate]

@@ -8,15 +8,17 @@ file and line; they never stop a read.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from vidbench.benchmarks.autoeval_video.loader import instance_id
 from vidbench.core.errors import ConfigError, DataError
 from vidbench.core.files import json_lines
 from vidbench.tasks.problems import Problem
+
+T = TypeVar("T")
 
 
 def _rows(path: Path) -> Iterator[tuple[int, Any, str | None]]:
@@ -37,6 +39,27 @@ def _object_id(value: Any) -> str:
     return instance_id(value["ID"])
 
 
+def _problem(path: Path, number: int, message: str) -> Problem:
+    return Problem(f"line {number}", Path(path), message)
+
+
+def _checked(
+    path: Path, check: Callable[[int, str, dict[str, Any]], T], problems: list[Problem]
+) -> Iterator[tuple[int, str, T]]:
+    """(line number, ID, what `check` made of the line) for each JSON object with an ID that
+    `check` accepts; any other line (check raised DataError) is added to `problems`."""
+    for number, row, error in _rows(path):
+        try:
+            if error is not None:
+                raise DataError(error)
+            key = _object_id(row)
+            value = check(number, key, row)
+        except DataError as e:
+            problems.append(_problem(path, number, str(e)))
+            continue
+        yield number, key, value
+
+
 @dataclass
 class Predictions:
     """Answers by instance ID ("" for an empty or null prediction) and the bad lines."""
@@ -45,32 +68,29 @@ class Predictions:
     problems: list[Problem]
 
 
+def _prediction(number: int, key: str, row: dict[str, Any]) -> str:
+    if "prediction" not in row:
+        raise DataError(f"ID {key}: no 'prediction' field")
+    text = row["prediction"]
+    if text is not None and not isinstance(text, str):
+        raise DataError(f"ID {key}: 'prediction' must be a string, got {text!r}")
+    return text or ""
+
+
 def read_predictions(path: Path) -> Predictions:
     answers: dict[str, str] = {}
     lines: dict[str, int] = {}
     problems: list[Problem] = []
-    for number, row, error in _rows(path):
-        try:
-            if error is not None:
-                raise DataError(error)
-            key = _object_id(row)
-            if "prediction" not in row:
-                raise DataError(f"ID {key}: no 'prediction' field")
-            text = row["prediction"]
-            if text is not None and not isinstance(text, str):
-                raise DataError(f"ID {key}: 'prediction' must be a string, got {text!r}")
-        except DataError as e:
-            problems.append(Problem(f"line {number}", Path(path), str(e)))
-            continue
+    for number, key, text in _checked(path, _prediction, problems):
         if key in answers:  # the official script reads predictions into a dict: the last wins
             problems.append(
-                Problem(
-                    f"line {number}",
-                    Path(path),
+                _problem(
+                    path,
+                    number,
                     f"ID {key}: a second prediction (line {lines[key]}); this last one is used",
                 )
             )
-        answers[key] = text or ""
+        answers[key] = text
         lines[key] = number
     return Predictions(answers, problems)
 
@@ -96,25 +116,17 @@ def _verdict(value: Any) -> int:
     raise DataError(f"'human' must be 0 or 1 (or true/false), got {value!r}")
 
 
+def _label(number: int, key: str, row: dict[str, Any]) -> Label:
+    answer = row.get("answer")
+    if not isinstance(answer, str):
+        raise DataError(f"ID {key}: 'answer' must be a string")
+    if "human" not in row:
+        raise DataError(f"ID {key}: no 'human' verdict")
+    subset = row.get("subset")
+    return Label(f"{key}@{number}", key, answer, _verdict(row["human"]), subset and str(subset))
+
+
 def read_labels(path: Path) -> tuple[list[Label], list[Problem]]:
-    labels: list[Label] = []
     problems: list[Problem] = []
-    for number, row, error in _rows(path):
-        try:
-            if error is not None:
-                raise DataError(error)
-            key = _object_id(row)
-            answer = row.get("answer")
-            if not isinstance(answer, str):
-                raise DataError(f"ID {key}: 'answer' must be a string")
-            if "human" not in row:
-                raise DataError(f"ID {key}: no 'human' verdict")
-            subset = row.get("subset")
-            labels.append(
-                Label(
-                    f"{key}@{number}", key, answer, _verdict(row["human"]), subset and str(subset)
-                )
-            )
-        except DataError as e:
-            problems.append(Problem(f"line {number}", Path(path), str(e)))
+    labels = [label for _, _, label in _checked(path, _label, problems)]
     return labels, problems

@@ -26,7 +26,7 @@ from vidbench.media.frame import Frame
 from vidbench.media.spec import CLIP_MAX_SIDE, FrameSpec, grid_cell_side
 from vidbench.scoring.model_call import CallResult, ModelCall
 from vidbench.scoring.outcome import NO_ANSWER
-from vidbench.tasks.base import Task
+from vidbench.tasks.base import SharedAnswersTask, Task
 from vidbench.tasks.problems import Loaded
 from vidbench.tasks.registry import TaskEntry, TaskRequest
 from vidbench.tasks.table import Table
@@ -68,7 +68,7 @@ def make(request: TaskRequest) -> Task:
     return AutoEvalVideo(request.name, request.spec, generation, protocol, request.frames_name)
 
 
-class AutoEvalVideo(Task):
+class AutoEvalVideo(SharedAnswersTask):
     version = "1"
     table = Table(rules.COLUMNS)
     uses_judge = True
@@ -82,12 +82,8 @@ class AutoEvalVideo(Task):
         answers_name: str | None = None,
         prompt: JudgePrompt | None = None,
     ) -> None:
-        self.name = name
-        self.answers_name = answers_name or name  # the name without the judge protocol
-        self.frame_spec = frame_spec
-        self.generation = generation
+        super().__init__(name, frame_spec, generation, judge_protocol.name, answers_name)
         self.judge_protocol = judge_protocol
-        self.protocol = judge_protocol.name
         self.prompt = prompt or JudgePrompt("rules", judge_protocol)
 
     def load(self, data: Path) -> Loaded[Sample]:
@@ -145,13 +141,6 @@ class AutoEvalVideo(Task):
             "judge_protocol": self.judge_protocol.as_dict(),
             **rules.summary(records),
         }
-
-    def settings(self) -> dict[str, Any]:
-        """What decides the model's answers: the judge protocol is left out, so re-judging a
-        run under another protocol reuses its stored answers."""
-        answers = {k: v for k, v in super().settings().items() if k != "protocol"}
-        answers["task"] = self.answers_name
-        return answers
 
     @property
     def judge_attempts(self) -> int:

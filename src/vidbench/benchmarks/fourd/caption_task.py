@@ -49,7 +49,7 @@ from vidbench.scoring.captions.metrics import (
 from vidbench.scoring.judge import no_verdict_fields
 from vidbench.scoring.model_call import CallResult, ModelCall
 from vidbench.scoring.outcome import NOT_GRADED
-from vidbench.tasks.base import Task
+from vidbench.tasks.base import SharedAnswersTask, Task
 from vidbench.tasks.problems import Loaded
 from vidbench.tasks.registry import TaskRequest
 from vidbench.tasks.table import Table
@@ -117,7 +117,7 @@ class CaptionSource:
     human_seed: int | None = None
 
 
-class FourDCaption(Task):
+class FourDCaption(SharedAnswersTask):
     version = "1"
     # percent for the six automatic metrics, 0..5 for the judges
     table = Table(caption_table.COLUMNS, caption_table.SCALE)
@@ -133,12 +133,8 @@ class FourDCaption(Task):
         answers_name: str | None = None,
         source: CaptionSource | None = None,
     ) -> None:
-        self.name = name
-        self.answers_name = answers_name or name  # the name without the scoring protocol
-        self.frame_spec = frame_spec
-        self.generation = generation
+        super().__init__(name, frame_spec, generation, metrics.protocol, answers_name)
         self.metrics = metrics
-        self.protocol = metrics.protocol
         self.source = source or CaptionSource()
 
     def preflight(self) -> None:
@@ -290,13 +286,6 @@ class FourDCaption(Task):
                 "unparsed_means": f"replies without {MARKER!r}, scored as the whole reply",
             },
         }
-
-    def settings(self) -> dict[str, Any]:
-        """What decides the model's answers: the scoring protocol is left out, so re-scoring a
-        run under another protocol reuses its stored captions."""
-        answers = {k: v for k, v in super().settings().items() if k != "protocol"}
-        answers["task"] = self.answers_name
-        return answers
 
 
 def make(request: TaskRequest) -> Task:

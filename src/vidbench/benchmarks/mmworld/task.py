@@ -38,7 +38,7 @@ from vidbench.media.spec import FrameSpec
 from vidbench.scoring.judge import no_verdict_fields
 from vidbench.scoring.model_call import CallResult, ModelCall
 from vidbench.scoring.outcome import graded
-from vidbench.tasks.base import Task
+from vidbench.tasks.base import SharedAnswersTask
 from vidbench.tasks.problems import Loaded, Problem
 from vidbench.tasks.table import Table
 
@@ -69,7 +69,7 @@ def difficulty(raters: Sequence[bool]) -> str:
     return DIFFICULTY[3 - sum(bool(r) for r in raters)]
 
 
-class MMWorld(Task):
+class MMWorld(SharedAnswersTask):
     version = "1"
 
     def __init__(
@@ -80,12 +80,8 @@ class MMWorld(Task):
         options: MMWorldOptions,
         answers_name: str | None = None,
     ) -> None:
-        self.name = name
-        self.answers_name = answers_name or name  # the base name: modifiers are in the fields
-        self.frame_spec = frame_spec
-        self.generation = generation
+        super().__init__(name, frame_spec, generation, options.protocol, answers_name)
         self.options = options
-        self.protocol = options.protocol
         self.uses_judge = options.scoring != "rule"
         main = options.subset == "main"
         groups = {"Table 3": TABLE3}

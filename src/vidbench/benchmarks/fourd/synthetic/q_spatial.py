@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 
@@ -39,30 +40,25 @@ WINDOWS = {  # moment -> the scene times that show it
     "at the end of the video": END,
     "throughout the video": WHOLE,
 }
-# relation -> (wording, axis (0 = screen x, 1 = screen y, 2 = depth), sign)
-RELATIONS: dict[str, tuple[str, int, int]] = {
-    "left": ("to the left of {b}", 0, -1),
-    "right": ("to the right of {b}", 0, 1),
-    "above": ("above {b}", 1, 1),
-    "below": ("below {b}", 1, -1),
-    "front": ("in front of {b}", 2, 1),
-    "behind": ("behind {b}", 2, -1),
-}
-OPPOSITE = {
-    "left": "right",
-    "right": "left",
-    "above": "below",
-    "below": "above",
-    "front": "behind",
-    "behind": "front",
-}
-EXTREMES: dict[str, tuple[str, int, int]] = {
-    "left": ("furthest to the left", 0, -1),
-    "right": ("furthest to the right", 0, 1),
-    "above": ("highest", 1, 1),
-    "below": ("lowest", 1, -1),
-    "front": ("closest to the first video's camera", 2, 1),
-    "behind": ("furthest from the first video's camera", 2, -1),
+
+
+class Direction(NamedTuple):
+    """Where one part is from another (or from all the others) in the front view."""
+
+    axis: int  # 0 = screen x, 1 = screen y, 2 = depth
+    sign: int  # "A is <relation> B" where sign * (A - B) along the axis is large enough
+    opposite: str
+    relation: str  # "A is <relation>" of a pair
+    extreme: str  # "which shape is <extreme>" of all
+
+
+DIRECTIONS: dict[str, Direction] = {
+    "left": Direction(0, -1, "right", "to the left of {b}", "furthest to the left"),
+    "right": Direction(0, 1, "left", "to the right of {b}", "furthest to the right"),
+    "above": Direction(1, 1, "below", "above {b}", "highest"),
+    "below": Direction(1, -1, "above", "below {b}", "lowest"),
+    "front": Direction(2, 1, "behind", "in front of {b}", "closest to the first video's camera"),
+    "behind": Direction(2, -1, "front", "behind {b}", "furthest from the first video's camera"),
 }
 
 
@@ -88,8 +84,8 @@ def relation_truth(
         raise NoQuestion("a part is absent at the stated moment")
     diff = ca[idx] - cb[idx]
     out: dict[str, bool | None] = {}
-    for rel, (_, axis, sign) in RELATIONS.items():
-        values = sign * diff[:, axis]
+    for rel, direction in DIRECTIONS.items():
+        values = direction.sign * diff[:, direction.axis]
         out[rel] = (
             True
             if values.min() >= TRUE_MARGIN
@@ -124,8 +120,9 @@ def spatial_question(scene: Scene, rng: np.random.Generator) -> Draft:
         ((moment, a, b, truth),) = pick(rng, combos)
         (rel,) = pick(rng, [r for r, v in truth.items() if v is True])
         false = [r for r, v in truth.items() if v is False]
-        wrong = pick(rng, false, [3.0 if r == OPPOSITE[rel] else 1.0 for r in false], k=3)
-        word = {r: RELATIONS[r][0].format(b=label(b)) for r in RELATIONS}
+        opposite = DIRECTIONS[rel].opposite
+        wrong = pick(rng, false, [3.0 if r == opposite else 1.0 for r in false], k=3)
+        word = {r: d.relation.format(b=label(b)) for r, d in DIRECTIONS.items()}
         q = f"As seen in the first video, where is {label(a)} relative to {label(b)} {moment}?"
         found = tuple(seen(p, "pair", WINDOWS[moment], first_view=True) for p in (a, b))
         return Draft(q, word[rel], tuple(word[r] for r in wrong), evidence=found)
@@ -134,7 +131,8 @@ def spatial_question(scene: Scene, rng: np.random.Generator) -> Draft:
         tracks = [front_track(p, view) for p in parts]
         found = []
         for moment, idx in MOMENTS.items():
-            for key, (_, axis, sign) in EXTREMES.items():
+            for key, direction in DIRECTIONS.items():
+                axis, sign = direction.axis, direction.sign
                 for i, g in enumerate(parts):
                     cg, pg = tracks[i]
                     if not pg[idx].all():
@@ -154,7 +152,7 @@ def spatial_question(scene: Scene, rng: np.random.Generator) -> Draft:
             raise NoQuestion("no clear extreme")
         ((moment, key, g),) = pick(rng, found)
         gold, wrong = part_options(scene, rng, g, parts)
-        q = f"As seen in the first video, which shape is {EXTREMES[key][0]} {moment}?"
+        q = f"As seen in the first video, which shape is {DIRECTIONS[key].extreme} {moment}?"
         found = (seen(g, "subject", WINDOWS[moment], first_view=True),)
         return Draft(q, gold, wrong, evidence=found)
 

@@ -148,18 +148,19 @@ def _cmd_stage(args: argparse.Namespace) -> int:
 
 
 def _cmd_queries(args: argparse.Namespace) -> int:
-    from vidbench.benchmarks.mmworld.curate.queries import generate_queries
+    from vidbench.benchmarks.mmworld.curate.queries import QueriesConfig, generate_queries
 
-    counts = generate_queries(
+    config = QueriesConfig(
+        Path(args.out),
         args.model,
         parse_options(args.model_opt),
-        Path(args.out),
-        args.discipline or [],
+        tuple(args.discipline or ()),
         args.count,
-        attempts=args.attempts,
-        concurrency=args.concurrency,
-        show_progress=not args.no_progress,
+        args.attempts,
+        args.concurrency,
+        not args.no_progress,
     )
+    counts = generate_queries(config)
     failed = counts["error"] + counts["unparsed"]
     err.print(
         f"{counts['queries']} queries for {counts['ok']} subdisciplines in {args.out}/queries.txt"

@@ -26,7 +26,7 @@ from vidbench.benchmarks.mmworld.curate.candidates import (
 )
 from vidbench.benchmarks.mmworld.curate.keyframes import Keyframes
 from vidbench.benchmarks.mmworld.curate.videos import VideoEntry
-from vidbench.core.messages import Message, TextPart, user
+from vidbench.core.messages import ImagePart, user
 from vidbench.core.requests import GenerationConfig
 from vidbench.scoring.model_call import CallResult, ModelCall
 from vidbench.scoring.prompt_files import PromptFile, load_prompt
@@ -46,29 +46,30 @@ def subdiscipline_note(video: VideoEntry) -> str:
     return f' (subdiscipline "{video.subdiscipline}")' if video.subdiscipline else ""
 
 
-def audio_call(video: VideoEntry, transcript: Transcript, count: int) -> ModelCall:
-    template = prompt(PROMPT_FILES["audio"])
+def _generation_call(
+    subset: str, video: VideoEntry, count: int, images: Sequence[ImagePart], **inputs: object
+) -> ModelCall:
+    """The generator's call for one video and subset: the subset's prompt asking `count`
+    questions in the video's discipline, its own `inputs` filled in, after `images`."""
+    template = prompt(PROMPT_FILES[subset])
     text = template.render(
         discipline=video.discipline,
         subdiscipline_note=subdiscipline_note(video),
         count=count,
-        transcript=fields.transcript(list(transcript.segments)),
+        **inputs,
     )
-    item = f"audio/{video.video_id}:generate"
-    return ModelCall(item, (user(text),), template.version, parse_generation, GENERATION)
+    item = f"{subset}/{video.video_id}:generate"
+    return ModelCall(item, (user(*images, text),), template.version, parse_generation, GENERATION)
+
+
+def audio_call(video: VideoEntry, transcript: Transcript, count: int) -> ModelCall:
+    text = fields.transcript(list(transcript.segments))
+    return _generation_call("audio", video, count, (), transcript=text)
 
 
 def visual_call(video: VideoEntry, keyframes: Keyframes, count: int) -> ModelCall:
-    template = prompt(PROMPT_FILES["visual"])
-    text = template.render(
-        discipline=video.discipline,
-        subdiscipline_note=subdiscipline_note(video),
-        count=count,
-        frame_count=len(keyframes.frames),
-    )
-    message = Message("user", (*keyframes.images(), TextPart(text)))
-    item = f"visual/{video.video_id}:generate"
-    return ModelCall(item, (message,), template.version, parse_generation, GENERATION)
+    frame_count = len(keyframes.frames)
+    return _generation_call("visual", video, count, keyframes.images(), frame_count=frame_count)
 
 
 def skip_reason(

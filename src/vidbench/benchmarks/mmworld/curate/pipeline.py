@@ -53,7 +53,7 @@ from vidbench.media.cache import FrameCache
 from vidbench.models.base import Model
 from vidbench.models.registry import ModelChoice, ModelOptions, load_model
 from vidbench.report.funnel import Funnel, StageCount, funnel_table
-from vidbench.runner.model_calls import DEFAULT_ATTEMPTS, ask_model
+from vidbench.runner.model_calls import DEFAULT_ATTEMPTS, ask_in
 from vidbench.runner.store import Store
 from vidbench.scoring.model_call import CallResult, ModelCall
 
@@ -118,15 +118,7 @@ class Curation:
         return self.config.text_model or self._filter_choice()
 
     def _ask(self, model: Model, calls: list[ModelCall]) -> dict[str, CallResult]:
-        with Store(self.out) as store:
-            return ask_model(
-                model,
-                calls,
-                store,
-                max_attempts=self.config.attempts,
-                concurrency=self.config.concurrency,
-                show_progress=self.config.progress,
-            )
+        return ask_in(self.out, model, calls, self.config)
 
     # ------------------------------------------------------------------------------ stages
     def asr(self) -> dict[str, Transcript]:

@@ -15,6 +15,7 @@ stages (videos.py).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ from vidbench.core.messages import user
 from vidbench.core.requests import GenerationConfig
 from vidbench.models.registry import ModelOptions, load_model
 from vidbench.report.funnel import Funnel
-from vidbench.runner.model_calls import DEFAULT_ATTEMPTS, ask_model
+from vidbench.runner.model_calls import DEFAULT_ATTEMPTS, ask_in
 from vidbench.runner.store import Store
 from vidbench.scoring.model_call import CallResult, ModelCall
 from vidbench.scoring.prompt_files import load_prompt
@@ -117,32 +118,31 @@ def write_queries(
     return counts | {"failed": failed}
 
 
-def generate_queries(
-    spec: str,
-    options: dict[str, str],
-    out: Path,
-    disciplines: Sequence[str],
-    count: int,
-    *,
-    attempts: int = DEFAULT_ATTEMPTS,
-    concurrency: int = 16,
-    show_progress: bool = False,
-) -> dict[str, Any]:
+@dataclass(frozen=True)
+class QueriesConfig:
+    """`curate mmworld queries`: the generator, where to write, which disciplines (none: all
+    seven), how many queries per subdiscipline, and how calls are made."""
+
+    out: Path
+    model: str
+    model_options: dict[str, str]
+    disciplines: Sequence[str] = ()
+    count: int = 5
+    attempts: int = DEFAULT_ATTEMPTS
+    concurrency: int = 16
+    progress: bool = False
+
+
+def generate_queries(config: QueriesConfig) -> dict[str, Any]:
     """Ask the model for `count` queries per subdiscipline; write them; the stage's counts
     (also in OUT/funnel.json, with the tokens spent)."""
-    model = load_model(spec, ModelOptions(0, concurrency, dict(options)))
-    calls = [(d, s, query_call(d, s, count)) for d, s in topics(disciplines)]
-    out.mkdir(parents=True, exist_ok=True)
-    with Store(out) as store:
-        verdicts = ask_model(
-            model,
-            [c for _, _, c in calls],
-            store,
-            max_attempts=attempts,
-            concurrency=concurrency,
-            show_progress=show_progress,
-        )
-        counts = write_queries(out, calls, verdicts)
-        funnel = Funnel({"queries": queries_stage(counts)}, usage_by_stage(store), counts["failed"])
-        funnel.write(out)
+    options = ModelOptions(0, config.concurrency, dict(config.model_options))
+    model = load_model(config.model, options)
+    calls = [(d, s, query_call(d, s, config.count)) for d, s in topics(config.disciplines)]
+    config.out.mkdir(parents=True, exist_ok=True)
+    verdicts = ask_in(config.out, model, [c for _, _, c in calls], config)
+    counts = write_queries(config.out, calls, verdicts)
+    with Store(config.out) as store:
+        usage = usage_by_stage(store)
+    Funnel({"queries": queries_stage(counts)}, usage, counts["failed"]).write(config.out)
     return counts

@@ -27,8 +27,7 @@ from vidbench.media.cache import FrameCache
 from vidbench.media.spec import FrameSpec
 from vidbench.models.registry import ModelOptions, load_model
 from vidbench.runner.lock import results_lock
-from vidbench.runner.model_calls import DEFAULT_ATTEMPTS, ask_model
-from vidbench.runner.store import Store
+from vidbench.runner.model_calls import DEFAULT_ATTEMPTS, ask_in
 from vidbench.scoring.model_call import ModelCall
 
 DRAFTS_FILE = "caption_drafts.jsonl"
@@ -75,16 +74,7 @@ def draft_captions(config: CaptionConfig, console: Console) -> dict[str, int]:
         console.print(f"[yellow]skipped[/] {s.uid}: {s.reason} {s.detail}", highlight=False)
     model = load_model(config.model, ModelOptions(0, config.concurrency, config.model_options))
     with results_lock(config.out, "curate 4d captions"):
-        with Store(config.out) as store:
-            verdicts = ask_model(
-                model,
-                batch,
-                store,
-                max_attempts=config.attempts,
-                concurrency=config.concurrency,
-                show_progress=config.progress,
-                label="caption drafts",
-            )
+        verdicts = ask_in(config.out, model, batch, config, "caption drafts")
         drafts = [
             {
                 "uid": call.item.removeprefix("caption/"),

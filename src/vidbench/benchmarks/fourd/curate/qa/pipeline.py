@@ -42,7 +42,7 @@ from vidbench.core.messages import Part
 from vidbench.media.cache import FrameCache
 from vidbench.models.registry import ModelChoice, ModelOptions, load_model
 from vidbench.runner.lock import results_lock
-from vidbench.runner.model_calls import ask_model
+from vidbench.runner.model_calls import ask_in
 from vidbench.runner.store import Store
 from vidbench.scoring.model_call import CallResult, ModelCall
 
@@ -66,16 +66,7 @@ class QACuration:
         model = load_model(
             choice.spec, ModelOptions(c.seed, c.concurrency, dict(choice.options), choice.flag)
         )
-        with Store(self.out) as store:
-            verdicts = ask_model(
-                model,
-                batch,
-                store,
-                max_attempts=c.attempts,
-                concurrency=c.concurrency,
-                show_progress=c.progress,
-                label=stage,
-            )
+        verdicts = ask_in(self.out, model, batch, c, stage)
         self.funnel.asked_now[stage] += sum(v.asked for v in verdicts.values())
         return verdicts
 
