@@ -40,7 +40,7 @@ from vidbench.tasks.registry import build_task
 class InMemoryHF(HFModel):
     """The hf backend on a model built in memory (so 2B random weights need no disk)."""
 
-    def __init__(self, loaded: hf_runtime.Loaded, settings: HFSettings) -> None:
+    def __init__(self, loaded: hf_runtime.LoadedModel, settings: HFSettings) -> None:
         super().__init__("hf:qwen2-vl-2b-shapes", "memory", settings)
         self._loaded = loaded
 
@@ -48,7 +48,7 @@ class InMemoryHF(HFModel):
         return self._loaded.device.partition(":")[0]
 
 
-def build(shapes: str, dtype: str, device: str, image_side: int) -> hf_runtime.Loaded:
+def build(shapes: str, dtype: str, device: str, image_side: int) -> hf_runtime.LoadedModel:
     import torch
 
     target = hf_runtime.pick_device(device)
@@ -59,7 +59,7 @@ def build(shapes: str, dtype: str, device: str, image_side: int) -> hf_runtime.L
     processor.tokenizer.padding_side = "left"
     family = family_for(model.config.model_type)
     eos_ids = hf_runtime.eos_ids(model, processor)
-    return hf_runtime.Loaded(model, processor, family, target, eos_ids)
+    return hf_runtime.LoadedModel(model, processor, family, target, eos_ids)
 
 
 def infer(

@@ -14,7 +14,7 @@ from vidbench.report.funnel import Funnel, funnel_markdown
 from vidbench.tasks.exported import ROW_COLUMNS, SPLIT
 
 if TYPE_CHECKING:
-    from vidbench.export.request import Exported, ExportRequest
+    from vidbench.export.request import ExportedDataset, ExportRequest
 
 COLUMN_MEANINGS = {
     "id": "the sample's id (vidbench's, as the original data names it)",
@@ -41,7 +41,7 @@ def _size_category(rows: int) -> str:
     return "100K<n<1M"
 
 
-def _front_matter(request: ExportRequest, exported: Exported) -> str:
+def _front_matter(request: ExportRequest, exported: ExportedDataset) -> str:
     import yaml
 
     rows = sum(c.rows for c in exported.configs.values())
@@ -95,7 +95,7 @@ def _funnel_section(funnels: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def _construction_section(exported: Exported) -> str:
+def _construction_section(exported: ExportedDataset) -> str:
     settings = exported.construction.settings()
     renders = exported.construction.renders()
     if not settings and not renders:
@@ -120,7 +120,7 @@ def _run_line(task: str) -> str:
     return f"vidbench run {task} --data path/to/this/folder --model MODEL --out results"
 
 
-def card_text(request: ExportRequest, exported: Exported) -> str:
+def card_text(request: ExportRequest, exported: ExportedDataset) -> str:
     configs = exported.configs
     rows = sum(c.rows for c in configs.values())
     first = next(iter(configs))

@@ -23,7 +23,7 @@ from vidbench.core.errors import ConfigError
 from vidbench.core.files import write_json, write_text
 from vidbench.core.records import Sample
 from vidbench.export.construction import find_construction
-from vidbench.export.request import ConfigSummary, Exported, ExportRequest, ExportTask
+from vidbench.export.request import ConfigSummary, ExportedDataset, ExportRequest, ExportTask
 from vidbench.extras import require
 from vidbench.tasks.exported import (
     FORMAT,
@@ -162,7 +162,7 @@ def _new_folder(out: Path) -> Path:
     return Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.partial-"))
 
 
-def export_hf(request: ExportRequest) -> Exported:
+def export_hf(request: ExportRequest) -> ExportedDataset:
     """Write the dataset folder; ConfigError (and nothing written) on bad records unless
     `skip_bad`, which leaves them out and lists them in the card."""
     require("vidbench export --to hf", ["pyarrow", "yaml"], "export")
@@ -182,7 +182,7 @@ def export_hf(request: ExportRequest) -> Exported:
         for name, path in request.files.items():
             (work / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, work / name)
-        exported = Exported(request.out, configs, len(videos.placed), problems, construction)
+        exported = ExportedDataset(request.out, configs, len(videos.placed), problems, construction)
         manifest = {
             "format": FORMAT,
             "version": FORMAT_VERSION,

@@ -1,5 +1,5 @@
 """What an export is asked (`ExportRequest`, its tasks' loaded samples) and what it wrote
-(`Exported`: each config's rows and columns, the videos, the construction records found)."""
+(`ExportedDataset`: each config's rows and columns, the videos, the construction records found)."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ class ConfigSummary:
 
 
 @dataclass
-class Exported:
+class ExportedDataset:
     out: Path
     configs: dict[str, ConfigSummary]
     videos: int

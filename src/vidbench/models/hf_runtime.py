@@ -25,7 +25,7 @@ from vidbench.models.hf_inputs import clip_array, media_problem, prompt_text, to
 
 
 @dataclass(frozen=True)
-class Loaded:
+class LoadedModel:
     model: Any
     processor: Any
     family: Family
@@ -53,7 +53,7 @@ def load(
     dtype: str,
     padding_side: str = "left",
     attention: str = "default",
-) -> Loaded:
+) -> LoadedModel:
     """The processor and the weights, loaded straight onto the device (no full CPU copy)."""
     import torch
     from transformers import AutoConfig
@@ -75,7 +75,7 @@ def load(
         kwargs["trust_remote_code"] = True
     model = model_class.from_pretrained(checkpoint.source, **kwargs).eval()
     eos = eos_ids(model, processor)
-    return Loaded(model, processor, checkpoint.family, target, eos, frames)
+    return LoadedModel(model, processor, checkpoint.family, target, eos, frames)
 
 
 def _dtype_keyword() -> str:
@@ -96,7 +96,7 @@ def eos_ids(model: Any, processor: Any) -> frozenset[int]:
     return frozenset(ids)
 
 
-def generation_settings(loaded: Loaded, generation: GenerationConfig) -> Any:
+def generation_settings(loaded: LoadedModel, generation: GenerationConfig) -> Any:
     """The model's generation config with our settings: greedy at temperature 0, else sampling
     with exactly the request's temperature and top_p (the checkpoint's top_k is switched off)."""
     settings = copy.deepcopy(loaded.model.generation_config)
@@ -114,7 +114,7 @@ def generation_settings(loaded: Loaded, generation: GenerationConfig) -> Any:
     return settings
 
 
-def encode_batch(loaded: Loaded, requests: Sequence[Request], processor: Any = None) -> Any:
+def encode_batch(loaded: LoadedModel, requests: Sequence[Request], processor: Any = None) -> Any:
     """Chat template + processor over a batch: one prompt per request, its frames in order, as
     images or as clips of the model's video input. `processor`: this thread's own copy (a fast
     tokenizer must not run in two threads at once: "Already borrowed"); default the loaded one."""
@@ -150,7 +150,7 @@ class PreparedBatch:
 
 
 def prepare_batch(
-    loaded: Loaded, requests: Sequence[Request], processor: Any = None
+    loaded: LoadedModel, requests: Sequence[Request], processor: Any = None
 ) -> PreparedBatch:
     """The CPU side of a batch (chat template, image decoding, processor): runs in the
     preparation pool, with the thread's own `processor`, while the device generates. A request
@@ -170,12 +170,12 @@ def prepare_batch(
     return PreparedBatch(requests, inputs, time.perf_counter() - start, accepted, refused)
 
 
-def run_batch(loaded: Loaded, requests: Sequence[Request]) -> list[Response]:
+def run_batch(loaded: LoadedModel, requests: Sequence[Request]) -> list[Response]:
     """Prepare and generate one batch in this thread (no overlap)."""
     return generate_batch(loaded, prepare_batch(loaded, requests))
 
 
-def generate_batch(loaded: Loaded, prepared: PreparedBatch) -> list[Response]:
+def generate_batch(loaded: LoadedModel, prepared: PreparedBatch) -> list[Response]:
     """Generate for a prepared batch of requests that share their generation settings; the
     refused ones keep their error responses, in request order."""
     answers = dict(prepared.refused)
@@ -184,7 +184,7 @@ def generate_batch(loaded: Loaded, prepared: PreparedBatch) -> list[Response]:
     return [answers[r.key] for r in prepared.requests]
 
 
-def _generate(loaded: Loaded, prepared: PreparedBatch) -> dict[str, Response]:
+def _generate(loaded: LoadedModel, prepared: PreparedBatch) -> dict[str, Response]:
     import torch
 
     start = time.perf_counter()

@@ -50,9 +50,9 @@ except ImportError as e:  # pragma: no cover - depends on the installed extras
     ) from e
 
 from vidbench.testing.fake_apis import (
-    AnthropicMessages,
-    GeminiGenerate,
-    OpenAIChat,
+    FakeAnthropicMessages,
+    FakeGeminiGenerate,
+    FakeOpenAIChat,
     Reply,
     WireApi,
     request_text,
@@ -183,24 +183,24 @@ class ChatServer:
 
         @app.post("/v1/chat/completions")
         async def chat(request: Request) -> Any:
-            return await self._handle(request, OpenAIChat, None)
+            return await self._handle(request, FakeOpenAIChat, None)
 
         @app.post("/v1/messages")
         async def messages(request: Request) -> Any:
-            return await self._handle(request, AnthropicMessages, None)
+            return await self._handle(request, FakeAnthropicMessages, None)
 
         @app.post("/v1/models/{target}")
         @app.post("/v1beta/models/{target}")
         async def generate(target: str, request: Request) -> Any:
             model, _, action = target.rpartition(":")
             if action != "generateContent":
-                return JSONResponse(GeminiGenerate.error(404, f"no action {action!r}"), 404)
-            return await self._handle(request, GeminiGenerate, model)
+                return JSONResponse(FakeGeminiGenerate.error(404, f"no action {action!r}"), 404)
+            return await self._handle(request, FakeGeminiGenerate, model)
 
         @app.get("/v1/models")
         @app.get("/v1beta/models")
         async def models(request: Request) -> Any:
-            if (refused := self._check_key(request, OpenAIChat)) is not None:
+            if (refused := self._check_key(request, FakeOpenAIChat)) is not None:
                 return refused
             return {"object": "list", "data": [{"id": "fake", "object": "model"}], "models": []}
 

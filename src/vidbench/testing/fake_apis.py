@@ -88,7 +88,7 @@ class WireApi:
         raise NotImplementedError
 
 
-class OpenAIChat(WireApi):
+class FakeOpenAIChat(WireApi):
     name = "openai"
     malformed = b'{"id": "chatcmpl-broken", "object": "chat.completion", "choices": ['
 
@@ -122,7 +122,7 @@ class OpenAIChat(WireApi):
         return {"error": {"message": message, "type": "fake_error", "code": str(status)}}
 
 
-class AnthropicMessages(WireApi):
+class FakeAnthropicMessages(WireApi):
     name = "anthropic"
     malformed = b'{"id": "msg_broken", "type": "message", "content": [{"type": "te'
 
@@ -148,7 +148,7 @@ class AnthropicMessages(WireApi):
         return {"type": "error", "error": {"type": kind, "message": message}}
 
 
-class GeminiGenerate(WireApi):
+class FakeGeminiGenerate(WireApi):
     name = "gemini"
     malformed = b'{"candidates": [{"content": {"parts": [{"text": "(A'
 

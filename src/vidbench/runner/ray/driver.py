@@ -27,7 +27,7 @@ from vidbench.core.errors import ConfigError, VidbenchError
 from vidbench.core.records import Sample
 from vidbench.progress import progress_bar
 from vidbench.runner.ray.cluster import ray_cluster
-from vidbench.runner.ray.worker import InferWorker, Outcome, WorkerSetup
+from vidbench.runner.ray.worker import InferWorker, RequestOutcome, WorkerSetup
 from vidbench.runner.recorder import InferStats, Recorder
 from vidbench.runner.store import Store
 from vidbench.tasks.base import Task
@@ -62,7 +62,7 @@ class _Slot:
 
 
 @dataclass(frozen=True)
-class _Flight:
+class _InFlight:
     slot: _Slot
     generation: int
     samples: list[Sample]
@@ -82,7 +82,7 @@ class _Driver:
     suspects: deque[Sample] = field(default_factory=deque)  # in flight at one death: in groups
     isolated: deque[Sample] = field(default_factory=deque)  # in flight at two: alone
     deaths: Counter[str] = field(default_factory=Counter)
-    flights: dict[Any, _Flight] = field(default_factory=dict)
+    flights: dict[Any, _InFlight] = field(default_factory=dict)
     starting: dict[Any, tuple[_Slot, int]] = field(default_factory=dict)  # readiness refs
     slots: list[_Slot] = field(default_factory=list)
     replaced: int = 0
@@ -194,7 +194,7 @@ class _Driver:
 
     def _send(self, slot: _Slot, samples: list[Sample], exclusive: bool = False) -> None:
         ref = slot.handle.answer.remote(samples)
-        self.flights[ref] = _Flight(slot, slot.generation, samples, exclusive)
+        self.flights[ref] = _InFlight(slot, slot.generation, samples, exclusive)
         slot.inflight += 1
         slot.exclusive = exclusive
 
@@ -212,13 +212,13 @@ class _Driver:
             while slot.inflight < self.settings.inflight and self.pending:
                 self._send(slot, self.pending.popleft())
 
-    def _receive(self, ref: Any, flight: _Flight) -> None:
+    def _receive(self, ref: Any, flight: _InFlight) -> None:
         import ray
         from ray.exceptions import RayActorError, RayTaskError
 
         slot = flight.slot
         try:
-            outcomes: list[Outcome] = ray.get(ref)
+            outcomes: list[RequestOutcome] = ray.get(ref)
         except RayActorError:
             if slot.generation == flight.generation:
                 self._replace(slot)
@@ -244,7 +244,7 @@ class _Driver:
         self.replaced += 1
         self._start(slot)
 
-    def _requeue(self, flight: _Flight) -> None:
+    def _requeue(self, flight: _InFlight) -> None:
         """A dead worker's samples: suspects after one death, isolated after a second, failed
         when their worker died while they were alone in it (and not for the first time)."""
         alone = flight.exclusive and len(flight.samples) == 1
@@ -262,7 +262,7 @@ class _Driver:
             else:
                 self.suspects.append(sample)
 
-    def _record(self, outcome: Outcome) -> None:
+    def _record(self, outcome: RequestOutcome) -> None:
         if outcome.kind == "reused":
             self.recorder.reused()
         elif outcome.kind == "media":

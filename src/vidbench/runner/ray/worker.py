@@ -4,7 +4,8 @@ A worker builds its model once from the spec (a local model loads its weights on
 request, on the GPU Ray gave it), decodes its own samples' frames (FrameCache at the configured
 path: a shared filesystem or each node's own cache), builds each request exactly as the local
 infer stage does (runner/prepare.py), skips requests the store already answered, and returns
-plain picklable `Outcome`s. It never writes the store: the driver (runner/ray/driver.py) does.
+plain picklable `RequestOutcome`s. It never writes the store: the driver (runner/ray/driver.py)
+does.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ class WorkerSetup:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class RequestOutcome:
     """What became of one sample: answered (or failed) by the model, already in the store, or
     its media unusable."""
 
@@ -83,16 +84,16 @@ class InferWorker:
         """The model's identity where it runs (a GPU worker's device type, say)."""
         return self.model.identity()
 
-    async def answer(self, samples: list[Sample]) -> list[Outcome]:
-        outcomes: list[Outcome] = []
+    async def answer(self, samples: list[Sample]) -> list[RequestOutcome]:
+        outcomes: list[RequestOutcome] = []
         to_ask: list[Prepared] = []
         for sample, prepared in zip(
             samples, await asyncio.gather(*(self._prepare(s) for s in samples)), strict=True
         ):
             if isinstance(prepared, str):
-                outcomes.append(Outcome(sample.id, "media", error=prepared))
+                outcomes.append(RequestOutcome(sample.id, "media", error=prepared))
             elif prepared.request.key in self.answered:
-                outcomes.append(Outcome(sample.id, "reused"))
+                outcomes.append(RequestOutcome(sample.id, "reused"))
             else:
                 to_ask.append(prepared)
         if to_ask:
@@ -104,7 +105,7 @@ class InferWorker:
             ):
                 for p, response in zip(batch, responses, strict=True):
                     answer = Answer(p.sample_id, p.prompt_hash, p.record, response)
-                    outcomes.append(Outcome(p.sample_id, "answer", answer))
+                    outcomes.append(RequestOutcome(p.sample_id, "answer", answer))
         return outcomes
 
     async def _prepare(self, sample: Sample) -> Prepared | str:

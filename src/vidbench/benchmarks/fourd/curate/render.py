@@ -28,7 +28,7 @@ from vidbench.benchmarks.fourd.curate import funnel
 from vidbench.benchmarks.fourd.curate.manifest import Asset, AssetProblem, read_manifest
 from vidbench.benchmarks.fourd.curate.settings import RenderSettings
 from vidbench.benchmarks.fourd.curate.worker import ERROR_FILE
-from vidbench.benchmarks.fourd.curate.workers import LOG_FILE, FrameBar, Job, run_workers
+from vidbench.benchmarks.fourd.curate.workers import LOG_FILE, FrameBar, RenderProcess, run_workers
 from vidbench.benchmarks.fourd.loader import RENDER_FILE
 from vidbench.extras import require
 from vidbench.progress import progress_bar
@@ -164,7 +164,7 @@ def render_jobs(
         report.skipped += 1
         _file(report, job.asset, record)
     runs = [
-        Job(
+        RenderProcess(
             uid,
             out / uid,
             {"uid": uid, "file": str(job.asset.path), "out": str(out), **job.payload},
@@ -174,7 +174,7 @@ def render_jobs(
     ]
     filed: set[str] = set()
 
-    def done(run: Job, returncode: int) -> None:
+    def done(run: RenderProcess, returncode: int) -> None:
         filed.add(run.uid)
         _file(report, todo[run.uid].asset, _outcome(todo[run.uid], run.folder, returncode))
 

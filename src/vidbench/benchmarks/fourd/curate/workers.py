@@ -36,7 +36,7 @@ KILL_WAIT_S = 5.0  # after SIGTERM, before SIGKILL
 
 
 @dataclass(frozen=True)
-class Job:
+class RenderProcess:
     """One object to render: its folder (OUT/<uid>), what the worker reads, and the most frames
     it may render (the progress bar's guess until the worker knows)."""
 
@@ -51,14 +51,14 @@ class FrameBar:
     object's total starts at its upper bound and becomes exact once its worker knows its motion
     range (the first view is rendered in full, the others over the moving frames)."""
 
-    def __init__(self, progress: Progress, jobs: Sequence[Job]) -> None:
+    def __init__(self, progress: Progress, jobs: Sequence[RenderProcess]) -> None:
         self.progress = progress
         self.totals = {job.uid: job.frames_at_most for job in jobs}
         self.done = dict.fromkeys(self.totals, 0)
         self.frames: TaskID = progress.add_task("rendering frames", total=sum(self.totals.values()))
         self.objects: TaskID = progress.add_task("objects", total=len(jobs))
 
-    def read(self, job: Job) -> None:
+    def read(self, job: RenderProcess) -> None:
         """The worker's last report (OUT/<uid>/.progress.json: done, total)."""
         try:
             report = json.loads((job.folder / PROGRESS_FILE).read_text(encoding="utf-8"))
@@ -68,7 +68,7 @@ class FrameBar:
         self.done[job.uid], self.totals[job.uid] = done, max(total, done)
         self._show()
 
-    def finished(self, job: Job) -> None:
+    def finished(self, job: RenderProcess) -> None:
         self.read(job)
         self.totals[job.uid] = self.done[job.uid]  # dropped early or failed: no more frames
         self.progress.advance(self.objects)
@@ -80,7 +80,7 @@ class FrameBar:
         )
 
 
-def _start(job: Job, command: Sequence[str]) -> subprocess.Popen:
+def _start(job: RenderProcess, command: Sequence[str]) -> subprocess.Popen:
     job.folder.mkdir(parents=True, exist_ok=True)
     (job.folder / PROGRESS_FILE).unlink(missing_ok=True)
     write_json(job.folder / JOB_FILE, job.spec, None)
@@ -94,7 +94,7 @@ def _start(job: Job, command: Sequence[str]) -> subprocess.Popen:
         )
 
 
-def _kill(running: dict[str, tuple[Job, subprocess.Popen]]) -> None:
+def _kill(running: dict[str, tuple[RenderProcess, subprocess.Popen]]) -> None:
     """SIGTERM to every worker's process group, SIGKILL to those still there after a while."""
     for _, process in running.values():
         _signal_group(process, signal.SIGTERM)
@@ -113,17 +113,17 @@ def _signal_group(process: subprocess.Popen, sig: int) -> None:
 
 
 def run_workers(
-    jobs: Sequence[Job],
+    jobs: Sequence[RenderProcess],
     command: Sequence[str],
     parallel: int,
-    on_done: Callable[[Job, int], None],
+    on_done: Callable[[RenderProcess, int], None],
     bar: FrameBar | None = None,
 ) -> None:
     """Run ``command JOB.json`` for every job, ``parallel`` at a time; ``on_done(job,
     returncode)`` as each ends. On KeyboardInterrupt the running workers are killed, no more are
     started, and the interrupt goes on to the caller."""
     queue = list(jobs)
-    running: dict[str, tuple[Job, subprocess.Popen]] = {}
+    running: dict[str, tuple[RenderProcess, subprocess.Popen]] = {}
     try:
         while queue or running:
             while queue and len(running) < max(1, parallel):
