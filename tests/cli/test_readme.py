@@ -45,3 +45,25 @@ def test_the_readme_marks_offline_blocks() -> None:
 def test_offline_block_runs_as_written(name: str, block: str, workdir: Path) -> None:
     code, output = run_blocks([(name, block)], workdir)
     assert code == 0, f"{name} failed:\n{block}\n{output}"
+
+
+LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
+
+
+def test_the_readmes_relative_links_resolve() -> None:
+    """A page moved under docs/ leaves no README pointing at its old place (mkdocs checks docs/)."""
+    readmes = [
+        ROOT / "README.md",
+        ROOT / "CHANGELOG.md",
+        ROOT / "bench" / "README.md",
+        *sorted(ROOT.glob("src/vidbench/benchmarks/*/README.md")),
+    ]
+    broken = [
+        f"{path.relative_to(ROOT)}: {target}"
+        for path in readmes
+        for target in LINK.findall(path.read_text(encoding="utf-8"))
+        if "://" not in target and not target.startswith("mailto:")
+        if not (path.parent / target).exists()
+    ]
+    assert len(readmes) >= 6
+    assert broken == []
