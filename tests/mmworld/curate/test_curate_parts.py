@@ -12,7 +12,11 @@ import pytest
 from curate_support import COLOURS, image_colours, label_of, options_in
 
 from vidbench.benchmarks.mmworld.curate.asr import Transcriber
-from vidbench.benchmarks.mmworld.curate.candidates import Candidate, parse_generation, shuffled
+from vidbench.benchmarks.mmworld.curate.candidates import (
+    SubsetCandidate,
+    parse_generation,
+    shuffled,
+)
 from vidbench.benchmarks.mmworld.curate.filters import decide, decide_blind
 from vidbench.benchmarks.mmworld.curate.queries import SUBDISCIPLINES
 from vidbench.benchmarks.mmworld.curate.videos import list_videos
@@ -105,7 +109,9 @@ def test_option_shuffle_is_seeded_and_keeps_the_answer() -> None:
 
 
 def test_filter_decisions() -> None:
-    c = Candidate("audio/v#0", "audio", "v", "Q?", dict(zip("abcd", "wxyz", strict=True)), "b")
+    c = SubsetCandidate(
+        "audio/v#0", "audio", "v", "Q?", dict(zip("abcd", "wxyz", strict=True)), "b"
+    )
 
     def ok(label: str) -> CallResult:
         return CallResult("i", "ok", label)
@@ -118,7 +124,7 @@ def test_filter_decisions() -> None:
     assert decide(c, ok("a"), ok("c"), {}).reason == "audio: not answerable from the transcript"
     assert decide(c, ok("b"), ok("b"), {}).reason == "audio: answerable from the keyframes alone"
     assert decide(c, ok("b"), CallResult("i", "missing"), {}).status == "undecided"
-    visual = Candidate("visual/v#0", "visual", "v", "Q?", c.options, "b")
+    visual = SubsetCandidate("visual/v#0", "visual", "v", "Q?", c.options, "b")
     assert decide(visual, ok("b"), None, {}).status == "kept"  # no speech to answer from
     assert decide(visual, ok("b"), ok("b"), {}).reason == (
         "visual: answerable from the transcript alone"

@@ -102,7 +102,7 @@ def resolve_rules(path: Path) -> Path:
 
 
 @dataclass(frozen=True)
-class Row:
+class RulesLine:
     """One line of the rules file: its line number and the parsed JSON value."""
 
     line: int
@@ -116,12 +116,12 @@ class Row:
         return f"line {self.line}"
 
 
-def read_rows(path: Path) -> tuple[list[Row], list[Problem]]:
+def read_rows(path: Path) -> tuple[list[RulesLine], list[Problem]]:
     """The JSON Lines rows of a rules file; a line that is not JSON is a problem."""
     rows, problems = [], []
     for line in json_lines(path):
         if line.error is None:
-            rows.append(Row(line.number, line.value))
+            rows.append(RulesLine(line.number, line.value))
         else:
             problems.append(Problem(f"line {line.number}", path, line.error))
     return rows, problems
@@ -151,7 +151,7 @@ def media_for(data_dir: Path, sample_id: str, url: Any, start: float, end: float
     return MediaRef.single(clip)
 
 
-def _sample(row: Row, data_dir: Path) -> Sample:
+def _sample(row: RulesLine, data_dir: Path) -> Sample:
     """One row as a Sample; raises DataError(what is wrong) for a bad row."""
     obj = row.value
     if not isinstance(obj, dict):

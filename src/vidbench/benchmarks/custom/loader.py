@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from vidbench.benchmarks.custom import fields
-from vidbench.benchmarks.custom.rows import Row, read_rows
+from vidbench.benchmarks.custom.rows import DeclaredRow, read_rows
 from vidbench.benchmarks.custom.spec import Spec
 from vidbench.core.errors import DataError
 from vidbench.core.records import MediaRef, Sample
@@ -65,7 +65,7 @@ def _open_ended(spec: Spec, row: Mapping[str, Any]) -> tuple[tuple[str, ...], st
     return references, None
 
 
-def sample_of(row: Row, spec: Spec, data: Path) -> Sample:
+def sample_of(row: DeclaredRow, spec: Spec, data: Path) -> Sample:
     """One row as a Sample; DataError saying what is wrong with it."""
     values = row.fields
     question = values.get(spec.question)

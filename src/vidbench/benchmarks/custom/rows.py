@@ -25,7 +25,7 @@ from vidbench.tasks.problems import Loaded, Problem
 
 
 @dataclass(frozen=True)
-class Row:
+class DeclaredRow:
     id: str
     fields: dict[str, Any]
     where: str  # "line 3", "record 2", "key 'q1'"
@@ -116,7 +116,7 @@ def source_files(source: RowSource, data: Path) -> list[Path]:
     return sorted(data.glob(source.path))
 
 
-def _rows_of(file: Path, source: RowSource, spec: Spec) -> Iterator[Row | Problem]:
+def _rows_of(file: Path, source: RowSource, spec: Spec) -> Iterator[DeclaredRow | Problem]:
     try:
         records, problems = _READERS[file.suffix.lower()](file)
     except DataError as e:
@@ -141,15 +141,15 @@ def _rows_of(file: Path, source: RowSource, spec: Spec) -> Iterator[Row | Proble
         if row_id is None or str(row_id).strip() == "":
             yield Problem(record.where, file, f"no id: the field {spec.id!r} is missing or empty")
             continue
-        yield Row(str(row_id), fields, record.where, file, source)
+        yield DeclaredRow(str(row_id), fields, record.where, file, source)
 
 
-def read_rows(spec: Spec, data: Path) -> Loaded[Row]:
+def read_rows(spec: Spec, data: Path) -> Loaded[DeclaredRow]:
     """Every row of every rows file, and a Problem for each file or record that cannot be read
     (a missing file, malformed JSON, a line of the wrong width, a repeated id)."""
-    rows: list[Row] = []
+    rows: list[DeclaredRow] = []
     problems: list[Problem] = []
-    first: dict[str, Row] = {}
+    first: dict[str, DeclaredRow] = {}
     for source in spec.sources:
         files = source_files(source, data)
         if not files or not files[0].is_file():

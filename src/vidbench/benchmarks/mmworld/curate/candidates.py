@@ -26,7 +26,7 @@ _LIST_PREFIX = re.compile(r"^\s*\(?[a-dA-D][\).:]\s+")
 
 
 @dataclass(frozen=True)
-class Generated:
+class SubsetReply:
     """What one generation reply held: the question objects and why others were dropped."""
 
     questions: tuple[dict[str, Any], ...]
@@ -34,7 +34,7 @@ class Generated:
 
 
 @dataclass(frozen=True)
-class Candidate:
+class SubsetCandidate:
     """One generated question, before filtering."""
 
     id: str  # "<subset>/<video_id>#<n>"
@@ -90,7 +90,7 @@ def check_question(raw: Any) -> dict[str, Any]:
     return {"question": " ".join(question.split()), "options": options, "answer": answer}
 
 
-def parse_generation(reply: str) -> Generated | None:
+def parse_generation(reply: str) -> SubsetReply | None:
     """The questions of a generator's reply; None when it holds no JSON at all."""
     value = find_json(reply)
     if isinstance(value, dict) and "questions" in value:
@@ -105,7 +105,7 @@ def parse_generation(reply: str) -> Generated | None:
             good.append(check_question(raw))
         except ValueError as e:
             bad.append(f"question {i + 1}: {e}")
-    return Generated(tuple(good), tuple(bad))
+    return SubsetReply(tuple(good), tuple(bad))
 
 
 def shuffled(question: dict[str, Any], seed: int) -> dict[str, Any]:
@@ -119,10 +119,10 @@ def shuffled(question: dict[str, Any], seed: int) -> dict[str, Any]:
 
 
 def candidates(
-    subset: str, video_id: str, generated: Generated, seed: int
-) -> tuple[list[Candidate], int]:
+    subset: str, video_id: str, generated: SubsetReply, seed: int
+) -> tuple[list[SubsetCandidate], int]:
     """A video's candidates (options shuffled) and how many repeated an earlier question."""
-    kept: list[Candidate] = []
+    kept: list[SubsetCandidate] = []
     seen: set[str] = set()
     for question in generated.questions:
         key = re.sub(r"\W+", " ", question["question"].lower()).strip()
@@ -131,5 +131,7 @@ def candidates(
         seen.add(key)
         q = shuffled(question, seed)
         cid = f"{subset}/{video_id}#{len(kept)}"
-        kept.append(Candidate(cid, subset, video_id, q["question"], q["options"], q["answer"]))
+        kept.append(
+            SubsetCandidate(cid, subset, video_id, q["question"], q["options"], q["answer"])
+        )
     return kept, len(generated.questions) - len(kept)

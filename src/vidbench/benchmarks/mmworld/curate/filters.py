@@ -26,7 +26,7 @@ from typing import Any
 
 from vidbench.benchmarks.mmworld import fields
 from vidbench.benchmarks.mmworld.curate.asr import Transcript
-from vidbench.benchmarks.mmworld.curate.candidates import Candidate
+from vidbench.benchmarks.mmworld.curate.candidates import SubsetCandidate
 from vidbench.benchmarks.mmworld.curate.generation import LABEL, PACKAGE
 from vidbench.benchmarks.mmworld.curate.keyframes import Keyframes
 from vidbench.benchmarks.mmworld.parse import parse_answer
@@ -46,7 +46,7 @@ OTHER = {"audio": "keyframes", "visual": "transcript"}
 OWN = {"audio": "transcript", "visual": "keyframes"}
 
 
-def check_call(candidate: Candidate, source: str, evidence: Sequence[Part] = ()) -> ModelCall:
+def check_call(candidate: SubsetCandidate, source: str, evidence: Sequence[Part] = ()) -> ModelCall:
     """Ask for the answer of `candidate` from one source: blind, transcript or keyframes."""
     template = load_prompt(PACKAGE, PROMPT_FILE, LABEL)
     text = template.render(
@@ -85,7 +85,7 @@ def _failed(verdict: CallResult) -> Decision | None:
     return None
 
 
-def decide_blind(candidate: Candidate, verdict: CallResult) -> Decision | None:
+def decide_blind(candidate: SubsetCandidate, verdict: CallResult) -> Decision | None:
     """The outcome when the blind check settles it, else None (go on checking)."""
     failed = _failed(verdict)
     if failed is not None:
@@ -96,7 +96,10 @@ def decide_blind(candidate: Candidate, verdict: CallResult) -> Decision | None:
 
 
 def decide(
-    candidate: Candidate, own: CallResult, other: CallResult | None, answers: dict[str, str | None]
+    candidate: SubsetCandidate,
+    own: CallResult,
+    other: CallResult | None,
+    answers: dict[str, str | None],
 ) -> Decision:
     """The outcome of the modality checks (`other` None: nothing to answer from)."""
     subset = candidate.subset
@@ -123,7 +126,7 @@ class FilterPlan:
 
 
 def plan_modality_checks(
-    survivors: Sequence[Candidate],
+    survivors: Sequence[SubsetCandidate],
     transcripts: Mapping[str, Transcript],
     keyframes: Mapping[str, Keyframes],
 ) -> FilterPlan:
@@ -146,7 +149,7 @@ def plan_modality_checks(
 
 
 def filter_counts(
-    candidates: Sequence[Candidate], decisions: Mapping[str, Decision], subsets: Sequence[str]
+    candidates: Sequence[SubsetCandidate], decisions: Mapping[str, Decision], subsets: Sequence[str]
 ) -> dict[str, dict[str, Any]]:
     """Per subset: candidates checked, kept, dropped by reason, undecided."""
     counts: dict[str, dict[str, Any]] = {}

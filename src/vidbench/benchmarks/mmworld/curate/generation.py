@@ -19,8 +19,8 @@ from typing import Any
 from vidbench.benchmarks.mmworld import fields
 from vidbench.benchmarks.mmworld.curate.asr import Transcript
 from vidbench.benchmarks.mmworld.curate.candidates import (
-    Candidate,
-    Generated,
+    SubsetCandidate,
+    SubsetReply,
     candidates,
     parse_generation,
 )
@@ -127,10 +127,10 @@ def plan_generation(
 
 def collect(
     plan: GenerationPlan, verdicts: Mapping[str, CallResult], seed: int
-) -> tuple[list[Candidate], dict[str, dict[str, Any]], list[dict[str, Any]]]:
+) -> tuple[list[SubsetCandidate], dict[str, dict[str, Any]], list[dict[str, Any]]]:
     """Candidates from the generator's verdicts, the stage's counts per subset, and a line per
     video that gave nothing (skipped, unparsed reply, failed call) for the record."""
-    found: list[Candidate] = []
+    found: list[SubsetCandidate] = []
     counts: dict[str, dict[str, Any]] = {
         s: {
             "skipped": dict(plan.skipped[s]),
@@ -157,7 +157,7 @@ def collect(
             detail = verdict.error or f"no JSON questions in the reply: {(verdict.reply or '')!r}"
             problems.append({"video_id": video_id, "subset": subset, verdict.status: detail[:300]})
             continue
-        generated: Generated = verdict.value
+        generated: SubsetReply = verdict.value
         made, duplicates = candidates(subset, video_id, generated, seed)
         count["questions"] += len(generated.questions)
         count["malformed"] += len(generated.malformed)

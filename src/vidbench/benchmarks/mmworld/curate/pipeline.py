@@ -25,7 +25,7 @@ from rich.markup import escape
 
 from vidbench.benchmarks.mmworld.curate import filters, generation
 from vidbench.benchmarks.mmworld.curate.asr import Transcriber, Transcript
-from vidbench.benchmarks.mmworld.curate.candidates import Candidate
+from vidbench.benchmarks.mmworld.curate.candidates import SubsetCandidate
 from vidbench.benchmarks.mmworld.curate.funnel import (
     STAGES,
     asr_stage,
@@ -143,7 +143,9 @@ class Curation:
         self.funnel.problems += [{"video_id": k.video_id, "keyframes": k.error} for k in failed]
         return found
 
-    def questions(self) -> tuple[list[Candidate], dict[str, Transcript], dict[str, Keyframes]]:
+    def questions(
+        self,
+    ) -> tuple[list[SubsetCandidate], dict[str, Transcript], dict[str, Keyframes]]:
         """asr, keyframes and generation; every candidate in OUT/candidates.jsonl."""
         transcripts, frames = self.asr(), self.keyframes()
         plan = generation.plan_generation(
@@ -198,7 +200,7 @@ class Curation:
 
     def _filter(
         self,
-        found: list[Candidate],
+        found: list[SubsetCandidate],
         transcripts: dict[str, Transcript],
         frames: dict[str, Keyframes],
     ) -> dict[str, filters.Decision]:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from vidbench.benchmarks.mmworld.curate.asr import Transcript
-from vidbench.benchmarks.mmworld.curate.candidates import Candidate
+from vidbench.benchmarks.mmworld.curate.candidates import SubsetCandidate
 from vidbench.benchmarks.mmworld.curate.videos import VideoEntry
 from vidbench.core.files import write_json
 
@@ -39,7 +39,7 @@ def link_video(source: Path, target: Path) -> None:
         shutil.copy2(source, target)
 
 
-def question_record(candidate: Candidate) -> dict[str, Any]:
+def question_record(candidate: SubsetCandidate) -> dict[str, Any]:
     return {
         "question": candidate.question,
         "options": dict(candidate.options),
@@ -72,7 +72,7 @@ def video_record(
 def write_subsets(
     out: Path,
     videos: Mapping[str, VideoEntry],
-    kept: Sequence[Candidate],
+    kept: Sequence[SubsetCandidate],
     transcripts: Mapping[str, Transcript],
 ) -> dict[str, dict[str, int]]:
     """Write OUT/mmworld.json and link the videos; videos and questions per subset."""
