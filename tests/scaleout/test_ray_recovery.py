@@ -30,7 +30,7 @@ from ray_support import (
 
 from conftest import make_qa_dataset
 from vidbench.core.records import MediaRef, Sample
-from vidbench.runner.ray.driver import SUSPECT_GROUP, RaySettings, _Driver, _Flight, _Slot
+from vidbench.runner.ray.driver import SUSPECT_GROUP, RaySettings, _Driver, _InFlight, _Slot
 from vidbench.testing import ChatServer
 
 ray = pytest.importorskip("ray")
@@ -222,7 +222,7 @@ def test_suspects_go_out_in_parallel_groups_and_only_a_second_death_isolates() -
     driver = _Driver(settings, {}, None, None, recorder, pending)  # type: ignore[arg-type]
     driver.slots = slots
     dead = _Slot(9, _Handle())
-    driver._requeue(_Flight(dead, 0, [_sample(n) for n in range(8)], exclusive=False))
+    driver._requeue(_InFlight(dead, 0, [_sample(n) for n in range(8)], exclusive=False))
     assert recorder.failed == {}  # one death proves nothing
     driver._dispatch(slots)
     groups = [slot.handle.sent for slot in slots]
