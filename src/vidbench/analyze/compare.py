@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -49,15 +49,8 @@ class Comparison:
     columns: list[ColumnComparison]
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "a": self.a,
-            "b": self.b,
-            "task": self.task,
-            "paired_samples": self.paired_samples,
-            "only_a": self.only_a,
-            "only_b": self.only_b,
-            "columns": {c.column: _row_dict(c) for c in self.columns},
-        }
+        plain = {f.name: getattr(self, f.name) for f in fields(self)}
+        return plain | {"columns": {c.column: _row_dict(c) for c in self.columns}}
 
 
 def _row_dict(c: ColumnComparison) -> dict[str, Any] | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from vidbench import cli_options as options
 from vidbench import cli_types as types
@@ -73,19 +73,22 @@ def _prompt(args: argparse.Namespace) -> JudgePrompt:
     return JudgePrompt.make(args.judge_prompt, _protocol(args), refs)
 
 
+def _judging(args: argparse.Namespace) -> dict[str, Any]:
+    """What judging predictions and measuring the judge's agreement take alike."""
+    return {
+        "rules": Path(args.rules),
+        "out": Path(args.out),
+        "judge": _judge(args),
+        "prompt": _prompt(args),
+        "seed": args.seed,
+        "progress": not args.no_progress,
+    }
+
+
 def _cmd_judge(args: argparse.Namespace) -> int:
     from vidbench.benchmarks.autoeval_video.judge_predictions import JudgeJob, judge_predictions
 
-    job = JudgeJob(
-        Path(args.rules),
-        Path(args.predictions),
-        Path(args.out),
-        _judge(args),
-        _prompt(args),
-        args.name,
-        args.seed,
-        not args.no_progress,
-    )
+    job = JudgeJob(predictions=Path(args.predictions), name=args.name, **_judging(args))
     results = judge_predictions(job, out)  # the run's stages hold OUT while they work
     err.print(
         f"judged {results['n_judged']}, dropped {results['n_dropped']}, "
@@ -97,15 +100,7 @@ def _cmd_judge(args: argparse.Namespace) -> int:
 def _cmd_agreement(args: argparse.Namespace) -> int:
     from vidbench.benchmarks.autoeval_video.agreement import AgreementJob, judge_agreement
 
-    job = AgreementJob(
-        Path(args.rules),
-        Path(args.labels),
-        Path(args.out),
-        _judge(args),
-        _prompt(args),
-        args.seed,
-        not args.no_progress,
-    )
+    job = AgreementJob(labels=Path(args.labels), **_judging(args))
     with results_lock(job.out, "vidbench judge-agreement"):
         judge_agreement(job, out)
     return 0

@@ -149,6 +149,25 @@ def _cmd_funnel(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_blender_options(parser: argparse._ActionsContainer, samples: int) -> None:
+    """How Blender renders: `curate 4d render` and the probe (`synth 4d --renderer blender`)."""
+    parser.add_argument(
+        "--samples", type=types.positive, default=samples, help="Cycles samples per pixel"
+    )
+    parser.add_argument(
+        "--engine",
+        choices=["cycles", "eevee"],
+        default="cycles",
+        help="Blender's renderer (EEVEE needs OpenGL: keep Cycles on a CPU machine)",
+    )
+    parser.add_argument("--device", choices=["cpu", "gpu"], default="cpu", help="Cycles device")
+    parser.add_argument("--denoise", action="store_true", help="OpenImageDenoise after sampling")
+    parser.add_argument("--workers", type=types.positive, default=1, help="objects in parallel")
+    parser.add_argument(
+        "--threads", type=types.non_negative, default=0, help="per worker (0: cores / workers)"
+    )
+
+
 def register(curate_benchmarks: argparse._SubParsersAction) -> None:
     """`curate 4d render|motion|quality|funnel`."""
     fourd = curate_benchmarks.add_parser("4d", help="build 4D-Bench data from animated 3D assets")
@@ -169,19 +188,7 @@ def register(curate_benchmarks: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--fps", type=types.positive, default=24, help="video frame rate (default 24)")
     p.add_argument("--seed", type=int, default=0, help="camera jitter and Cycles noise")
-    p.add_argument("--workers", type=types.positive, default=1, help="objects in parallel")
-    p.add_argument(
-        "--engine",
-        choices=["cycles", "eevee"],
-        default="cycles",
-        help="Blender's renderer (EEVEE needs OpenGL: keep Cycles on a CPU machine)",
-    )
-    p.add_argument("--device", choices=["cpu", "gpu"], default="cpu", help="Cycles device")
-    p.add_argument("--samples", type=types.positive, default=16, help="per pixel")
-    p.add_argument("--denoise", action="store_true", help="OpenImageDenoise after sampling")
-    p.add_argument(
-        "--threads", type=types.non_negative, default=0, help="per worker (0: cores / workers)"
-    )
+    add_blender_options(p, samples=16)
     _add_motion(p)
     p.set_defaults(func=_cmd_render)
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from rich.console import Console
 
 from vidbench import cli_types as types
+from vidbench.benchmarks.fourd.curate.commands import add_blender_options
 from vidbench.benchmarks.fourd.probe.knobs import ObjectKnobs
 from vidbench.core.errors import ConfigError
 
@@ -86,20 +87,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=types.whole_number(1, ALL_VIEWS),
         help="views the model will be shown (default 3: the official 1, 8, 16; K: views-K)",
     )
-    r = p.add_argument_group("Blender (--renderer blender)")
-    r.add_argument("--samples", type=types.positive, default=4, help="Cycles samples per pixel")
-    r.add_argument(
-        "--engine",
-        choices=["cycles", "eevee"],
-        default="cycles",
-        help="Blender's renderer (EEVEE needs OpenGL: keep Cycles on a CPU machine)",
-    )
-    r.add_argument("--device", choices=["cpu", "gpu"], default="cpu", help="Cycles device")
-    r.add_argument("--denoise", action="store_true", help="OpenImageDenoise after sampling")
-    r.add_argument("--workers", type=types.positive, default=1, help="objects in parallel")
-    r.add_argument(
-        "--threads", type=types.non_negative, default=0, help="per worker (0: cores / workers)"
-    )
+    add_blender_options(p.add_argument_group("Blender (--renderer blender)"), samples=4)
 
 
 def check_procedural(args: argparse.Namespace) -> None:

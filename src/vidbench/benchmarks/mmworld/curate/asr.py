@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
@@ -53,19 +53,9 @@ class Transcript:
         return " ".join(s["text"] for s in self.segments)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "video_id": self.video_id,
-            "file": self.file,
-            "status": self.status,
-            "reason": self.reason,
-            "language": self.language,
-            "duration_s": self.duration_s,
-            "segments": list(self.segments),
-            "text": self.text,
-            "file_digest": self.file_digest,
-            "model": self.model,
-            "settings": self.settings,
-        }
+        """Every field but `cached` (how this run got it, not what it is), and the text."""
+        plain = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "cached"}
+        return plain | {"segments": list(self.segments), "text": self.text}
 
 
 def audio_stream_count(path: Path) -> int:
