@@ -2,12 +2,13 @@
 questions over the 24 AutoEval-Video clips (8 questions per clip, 8 frames each), the fake chat
 server with 1 s latency and room for 32 requests at once, --concurrency 32.
 
-    python bench/api_cold.py [--clips ../shared/data/autoeval-video/video] [--per-clip 8]
+    python bench/api_cold.py --clips AUTOEVAL_VIDEO_DATA/video [--per-clip 8]
 
-Ideal: 192 / 32 x 1 s = 6 s. Every question of a clip asks for the same frames, so a cold run
-must decode each clip once (simultaneous cache misses on one video and FrameSpec are merged):
-the decode calls are counted in this process. Two measured runs of the infer stage into fresh
-results directories: cold (empty frame cache) and warm.
+Without --clips it uses the 8 clips the repository keeps (tests/data/autoeval-video: 64
+questions, ideal 2 s). With the 24 clips: ideal 192 / 32 x 1 s = 6 s. Every question of a clip
+asks for the same frames, so a cold run must decode each clip once (simultaneous cache misses on
+one video and FrameSpec are merged): the decode calls are counted in this process. Two measured
+runs of the infer stage into fresh results directories: cold (empty frame cache) and warm.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from vidbench.benchmarks.registry import open_run
 from vidbench.media import frames as frames_module
 from vidbench.runner.run_config import RunConfig
 
-DEFAULT_CLIPS = Path(__file__).resolve().parents[2] / "shared/data/autoeval-video/video"
+DEFAULT_CLIPS = Path(__file__).resolve().parents[1] / "tests/data/autoeval-video/video"
 
 
 def write_dataset(clips: Path, root: Path, per_clip: int) -> int:
