@@ -23,11 +23,10 @@ import time
 from pathlib import Path
 
 from api_cold import write_dataset  # bench/ is on sys.path when run
-from ray_scale import _clip
+from ray_scale import _clip, stand_in_run
 from vidbench.benchmarks.registry import open_run
 from vidbench.runner.ray.cluster import worker_env
-from vidbench.runner.run_config import RunConfig
-from vidbench.testing.standin_model import CAPACITY_ENV, LATENCY_ENV, StandIn
+from vidbench.testing.standin_model import CAPACITY_ENV, LATENCY_ENV
 
 
 def worker_pids() -> list[int]:
@@ -55,16 +54,7 @@ def stored(out: Path) -> int:
 def timed_run(data: Path, out: Path, concurrency: int, kill_after: int | None) -> float:
     """The infer stage's wall seconds; with `kill_after`, one worker is killed once that many
     answers are stored."""
-    config = RunConfig(
-        task="mmworld",
-        data=str(data),
-        model=StandIn.spec,
-        out=str(out),
-        concurrency=concurrency,
-        progress=False,
-        ray="auto",
-        ray_workers=2,
-    )
+    config = stand_in_run(data, out, workers=2, concurrency=concurrency)
     killed: list[float] = []
 
     def killer() -> None:

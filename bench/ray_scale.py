@@ -48,10 +48,9 @@ def steady_rate(out: Path, latency: float) -> float:
     return n / (last - first + latency) if n else float("nan")
 
 
-def measure(
-    data: Path, out: Path, workers: int, concurrency: int, latency: float
-) -> tuple[float, float, int]:
-    config = RunConfig(
+def stand_in_run(data: Path, out: Path, workers: int, concurrency: int) -> RunConfig:
+    """MMWorld questions over `data` answered by the stand-in model on `workers` Ray workers."""
+    return RunConfig(
         task="mmworld",
         data=str(data),
         model=StandIn.spec,
@@ -61,6 +60,12 @@ def measure(
         ray="auto",
         ray_workers=workers,
     )
+
+
+def measure(
+    data: Path, out: Path, workers: int, concurrency: int, latency: float
+) -> tuple[float, float, int]:
+    config = stand_in_run(data, out, workers, concurrency)
     started = time.perf_counter()
     stats = open_run(config).infer()
     wall = time.perf_counter() - started

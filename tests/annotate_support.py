@@ -65,6 +65,15 @@ def query(project: Project, sql: str, args: tuple = ()) -> list[sqlite3.Row]:
         conn.close()
 
 
+def accounts(project: Project) -> dict[str, auth.User]:
+    """The project's accounts by name."""
+    conn = project.connect()
+    try:
+        return {u.name: u for u in auth.users(conn)}
+    finally:
+        conn.close()
+
+
 def sign_in(client, name: str, password: str = PASSWORD) -> str:  # type: ignore[no-untyped-def]
     """Sign in through the login form; returns the session's CSRF token (from the page)."""
     page = client.get("/login")

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tiny_models import INIT_STD, byte_tokenizer
+from tiny_models import INIT_STD, byte_tokenizer, vision_tower
 from video_stand_in import frames_video_processor
 
 HIDDEN = 64
@@ -91,16 +91,7 @@ def tiny_video_llava(path: Path | None, seed: int = 0) -> Any:
         vision_feature_select_strategy="default",
         chat_template=chat_template("{role}: ", "\n", "ASSISTANT:", "<image>\n", "<video>\n"),
     )
-    vision = {
-        "model_type": "clip_vision_model",
-        "hidden_size": 32,
-        "intermediate_size": 64,
-        "num_hidden_layers": 2,
-        "num_attention_heads": 2,
-        "image_size": side,
-        "patch_size": 14,
-        "projection_dim": 32,
-    }
+    vision = vision_tower("clip_vision_model", side, projection_dim=32)
     config = VideoLlavaConfig(
         vision_config=vision,
         text_config=text_config("llama", len(tokenizer), ids, pad_token_id=ids["<pad>"]),
@@ -141,16 +132,7 @@ def tiny_llava(path: Path | None, seed: int = 0) -> Any:
         chat_template=chat_template("{role}: ", "\n", "ASSISTANT:", "<image>\n"),
     )
     config = LlavaConfig(
-        vision_config={
-            "model_type": "clip_vision_model",
-            "hidden_size": 32,
-            "intermediate_size": 64,
-            "num_hidden_layers": 2,
-            "num_attention_heads": 2,
-            "image_size": side,
-            "patch_size": 14,
-            "projection_dim": 32,
-        },
+        vision_config=vision_tower("clip_vision_model", side, projection_dim=32),
         text_config=text_config("llama", len(tokenizer), ids, pad_token_id=ids["<pad>"]),
         image_token_index=ids["<image>"],
         vision_feature_layer=-1,
@@ -296,16 +278,7 @@ def tiny_gemma3(path: Path | None, seed: int = 0) -> Any:
     )
     config = Gemma3Config(
         text_config=text,
-        vision_config={
-            "model_type": "siglip_vision_model",
-            "hidden_size": 32,
-            "intermediate_size": 64,
-            "num_hidden_layers": 1,
-            "num_attention_heads": 2,
-            "image_size": side,
-            "patch_size": 14,
-            "vision_use_head": False,
-        },
+        vision_config=vision_tower("siglip_vision_model", side, vision_use_head=False),
         mm_tokens_per_image=4,
         boi_token_index=ids["<start_of_image>"],
         eoi_token_index=ids["<end_of_image>"],

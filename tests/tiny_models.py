@@ -70,6 +70,21 @@ LLAVA_OV_TEMPLATE = (
 )
 
 
+def vision_tower(model_type: str, side: int, **extra: Any) -> dict[str, Any]:
+    """A tiny CLIP or SigLIP vision config (2 heads of 16, patches of 14) for `side`-px images."""
+    layers = 2 if model_type == "clip_vision_model" else 1
+    return {
+        "model_type": model_type,
+        "hidden_size": 32,
+        "intermediate_size": 64,
+        "num_hidden_layers": layers,
+        "num_attention_heads": 2,
+        "image_size": side,
+        "patch_size": 14,
+        **extra,
+    }
+
+
 def byte_tokenizer(
     specials: tuple[str, ...], eos: str, pad: str, named: dict[str, str] | None = None
 ):  # -> PreTrainedTokenizerFast
@@ -228,16 +243,7 @@ def tiny_llava_onevision(path: Path, image_side: int = 28, seed: int = 0) -> Pat
     )
     hidden = 64
     config = LlavaOnevisionConfig(
-        vision_config={
-            "model_type": "siglip_vision_model",
-            "hidden_size": 32,
-            "intermediate_size": 64,
-            "num_hidden_layers": 1,
-            "num_attention_heads": 2,
-            "image_size": side,
-            "patch_size": 14,
-            "vision_use_head": False,
-        },
+        vision_config=vision_tower("siglip_vision_model", side, vision_use_head=False),
         text_config={
             "model_type": "qwen2",
             "vocab_size": len(tokenizer),

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from annotate_support import ADAPTERS, make_project, query, writers
+from annotate_support import ADAPTERS, accounts, make_project, query, writers
 from vidbench.annotate import assign, auth, exports, items, work
 from vidbench.annotate.project import Project
 from vidbench.benchmarks.fourd import loader as fourd
@@ -27,14 +27,6 @@ def project(qa_release: Path, tmp_path: Path) -> Project:
     return make_project(qa_release, tmp_path)
 
 
-def _people(project: Project) -> dict[str, auth.User]:
-    conn = project.connect()
-    try:
-        return {u.name: u for u in auth.users(conn)}
-    finally:
-        conn.close()
-
-
 def _save(project: Project, work_id: int, user: auth.User, **change: str) -> dict:
     conn = project.connect()
     try:
@@ -45,7 +37,7 @@ def _save(project: Project, work_id: int, user: auth.User, **change: str) -> dic
 
 
 def test_captions_export_equals_the_expected_csv(project: Project) -> None:
-    people = _people(project)
+    people = accounts(project)
     first = writers(project, UID0)
     assert len({name for _, name in first}) == 5  # five distinct writers
     for n, (work_id, name) in enumerate(first):
@@ -85,7 +77,7 @@ def _reviews(project: Project) -> dict[str, list[tuple[int, str]]]:
 
 
 def test_double_review_exports_a_valid_4d_qa_json_and_kappa(project: Project, capsys) -> None:
-    people = _people(project)
+    people = accounts(project)
     conn = project.connect()
     assert assign.assign(conn, "qa", 2, "ada") == 20  # each of the 20 items gets a second reviewer
     conn.close()
@@ -132,7 +124,7 @@ def test_double_review_exports_a_valid_4d_qa_json_and_kappa(project: Project, ca
 
 
 def test_human_baseline_answers_feed_the_predictions_backend(project: Project) -> None:
-    people = _people(project)
+    people = accounts(project)
     conn = project.connect()
     assign.assign(conn, "answer", 1, "ada")
     conn.close()
@@ -182,7 +174,7 @@ def test_a_malformed_queue_imports_its_good_lines_and_names_the_bad(project: Pro
 def test_an_item_withdrawn_under_review_keeps_the_work_and_leaves_the_export(
     project: Project,
 ) -> None:
-    people = _people(project)
+    people = accounts(project)
     key, [(work_id, name)] = next(iter(_reviews(project).items()))
     conn = project.connect()
     items.delete(conn, key, "ada")

@@ -13,7 +13,16 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from annotate_support import ADAPTERS, PASSWORD, make_project, query, sign_in, work_ids, writers
+from annotate_support import (
+    ADAPTERS,
+    PASSWORD,
+    accounts,
+    make_project,
+    query,
+    sign_in,
+    work_ids,
+    writers,
+)
 from vidbench.annotate import auth, exports, work
 from vidbench.annotate.project import Project
 from vidbench.annotate.web.app import create_app
@@ -42,14 +51,6 @@ def unchanged(qa_release: Path, tmp_path_factory: pytest.TempPathFactory) -> Pro
     return make_project(qa_release, tmp_path_factory.mktemp("annotate_rules"))
 
 
-def _people(project: Project) -> dict[str, auth.User]:
-    conn = project.connect()
-    try:
-        return {u.name: u for u in auth.users(conn)}
-    finally:
-        conn.close()
-
-
 def _client(project: Project, name: str) -> tuple[TestClient, dict[str, str]]:
     client = TestClient(create_app(project, ADAPTERS), base_url="http://127.0.0.1")
     return client, {"X-CSRF-Token": sign_in(client, name)}
@@ -57,7 +58,7 @@ def _client(project: Project, name: str) -> tuple[TestClient, dict[str, str]]:
 
 def test_only_written_work_can_be_reviewed(project: Project) -> None:
     (todo, _), (draft, draft_owner), (done, done_owner) = writers(project, UID0)[:3]
-    people = _people(project)
+    people = accounts(project)
     conn = project.connect()
     work.save(conn, draft, people[draft_owner], 0, "half a capt")
     work.save(conn, done, people[done_owner], 0, "A cube spins.", "submitted")
@@ -93,7 +94,7 @@ def test_only_written_work_can_be_reviewed(project: Project) -> None:
 
 
 def test_nothing_empty_is_submitted_or_exported(project: Project) -> None:
-    people = _people(project)
+    people = accounts(project)
     review = work_ids(project, "rita", "review")[0]
     conn = project.connect()
     with pytest.raises(DataError, match="choose accept, edit or reject"):
