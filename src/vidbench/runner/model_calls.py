@@ -19,7 +19,7 @@ import asyncio
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 from rich.console import Console
 
@@ -32,7 +32,19 @@ from vidbench.runner.keys import digest, prompt_fingerprint
 from vidbench.runner.store import Store
 from vidbench.scoring.model_call import CallResult, ModelCall
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing's own from Python 3.12
+
 DEFAULT_ATTEMPTS = 3
+
+
+class AskOptions(TypedDict, total=False):
+    """`ask_all`'s keyword options that `ask_model` passes on."""
+
+    max_attempts: int
+    concurrency: int
+    show_progress: bool
+    label: str
 
 
 def call_key(model: Model, call: ModelCall, attempt: int) -> str:
@@ -153,7 +165,7 @@ def ask_model(
     store: Store,
     *,
     allow_calls: bool = True,
-    **options: Any,
+    **options: Unpack[AskOptions],
 ) -> dict[str, CallResult]:
     """`ask_all` in an event loop of its own (`options`: ask_all's max_attempts, concurrency,
     show_progress, label), after the model's start check (server reachable, key accepted) and
