@@ -338,6 +338,55 @@ def tiny_idefics3(path: Path | None, seed: int = 0) -> Any:
     return finish(model, processor, path, ids["<end_of_utterance>"], ids["<pad>"])
 
 
+def tiny_smolvlm(path: Path | None, seed: int = 0) -> Any:
+    """SmolVLM(2): Idefics3's layout (a 1-layer vision tower, 28 px, pixel shuffle 2: 1 token per
+    image, no splitting) with SmolVLM's processor, whose video processor is the stand-in here
+    (video_stand_in.py); frames go in as images, the family's default."""
+    import torch
+    from transformers import (
+        SmolVLMConfig,
+        SmolVLMForConditionalGeneration,
+        SmolVLMImageProcessorPil,
+        SmolVLMProcessor,
+    )
+
+    specials = ("<|endoftext|>", "<pad>", "<fake_token_around_image>", "<image>")
+    specials += ("<end_of_utterance>", "<global-img>")
+    tokenizer = byte_tokenizer(specials, eos="<end_of_utterance>", pad="<pad>")
+    ids = {t: tokenizer.convert_tokens_to_ids(t) for t in specials}
+    side = 28
+    image_processor = SmolVLMImageProcessorPil(
+        size={"longest_edge": side},
+        max_image_size={"longest_edge": side},
+        do_image_splitting=False,
+    )
+    processor = SmolVLMProcessor(
+        image_processor=image_processor,
+        tokenizer=tokenizer,
+        video_processor=frames_video_processor(image_processor),
+        image_seq_len=1,
+        chat_template=chat_template("{role}:", "<end_of_utterance>\n", "Assistant:", "<image>"),
+    )
+    config = SmolVLMConfig(
+        vision_config={
+            "hidden_size": 32,
+            "intermediate_size": 64,
+            "num_hidden_layers": 1,
+            "num_attention_heads": 2,
+            "image_size": side,
+            "patch_size": 14,
+            "initializer_range": INIT_STD,
+        },
+        text_config=text_config("llama", len(tokenizer), ids, pad_token_id=ids["<pad>"]),
+        image_token_id=ids["<image>"],
+        scale_factor=2,
+        pad_token_id=ids["<pad>"],
+    )
+    torch.manual_seed(seed)
+    model = SmolVLMForConditionalGeneration(config)
+    return finish(model, processor, path, ids["<end_of_utterance>"], ids["<pad>"])
+
+
 def tiny_internvl(path: Path | None, seed: int = 0) -> Any:
     """InternVL (the transformers port): a 1-layer InternViT (28 px tiles, 14 px patches, pixel
     shuffle 0.5: 1 token per tile), a Qwen2 text model, ChatML prompts; images as
@@ -397,6 +446,7 @@ BUILDERS: dict[str, Callable[..., Any]] = {
     "blip-2": tiny_blip2,
     "gemma-3": tiny_gemma3,
     "idefics3": tiny_idefics3,
+    "smolvlm": tiny_smolvlm,
     "internvl": tiny_internvl,
 }
 

@@ -64,6 +64,10 @@ CASES = {
     "gemma-3": Case("gemma-3", "4dbench-qa", "images", None, "<image_soft_token>", 72),
     # Idefics3: 18 images, 1 token each (no splitting)
     "idefics3": Case("idefics3", "4dbench-qa", "images", None, "<image>", 18),
+    # SmolVLM(2): the same through SmolVLM's processor (it imports num2words: the hf extra
+    # installs it). Its video input is not tested: SmolVLM's video processor (frame sampling
+    # with timestamps) needs torchvision, which has no build for this CPU torch.
+    "smolvlm": Case("smolvlm", "4dbench-qa", "images", None, "<image>", 18),
 }
 
 

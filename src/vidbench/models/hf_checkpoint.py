@@ -145,6 +145,14 @@ def image_only_processor(base: type) -> type:
         def get_attributes(cls) -> list[str]:
             return [a for a in super().get_attributes() if a != "video_processor"]
 
+        def apply_chat_template(self, conversation: Any, *args: Any, **kwargs: Any) -> Any:
+            # A family's own apply_chat_template may fill in its video processor's settings
+            # (SmolVLM's num_frames and fps), which this processor does not have; with no video
+            # in the conversation, ProcessorMixin's renders the same prompt.
+            from transformers import ProcessorMixin
+
+            return ProcessorMixin.apply_chat_template(self, conversation, *args, **kwargs)
+
     if isinstance(getattr(base, "attributes", None), list):  # transformers 4.x declares them
         ImageOnly.attributes = [a for a in base.attributes if a != "video_processor"]
     ImageOnly.__name__ = ImageOnly.__qualname__ = base.__name__
