@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from vidbench.cli import main
 from vidbench.core.errors import ConfigError
 from vidbench.core.records import MediaRef
 from vidbench.media.spec import FrameSpec
@@ -228,3 +229,20 @@ def test_a_repeated_runs_folder_points_at_its_runs(tmp_path: Path) -> None:
     run = collect_run(tmp_path, None)
     assert run.results is not None and run.results.runs == 2 and run.records == []
     assert any("repeated runs: give" in m and "run-1" in m for m in run.messages)
+
+
+def test_view_of_nothing_is_an_error_not_an_empty_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A misspelt directory, or runs with neither results.json nor samples.jsonl, stop with the
+    reason (exit 2) instead of writing a report of 0 samples that looks like an empty run."""
+    report = tmp_path / "report"
+    assert main(["--no-progress", "view", str(tmp_path / "typo"), "--out", str(report)]) == 2
+    assert "no such results directory" in capsys.readouterr().err
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "results.json").write_text("[1, 2]")
+    assert main(["--no-progress", "view", str(broken), "--out", str(report)]) == 2
+    said = "".join(capsys.readouterr().err.split())  # the console wraps long lines anywhere
+    assert "noresultstoshow" in said and "results.json:notaJSONobject" in said
+    assert not report.exists()

@@ -29,8 +29,14 @@ def _cmd_view(args: argparse.Namespace) -> int:
         raise ConfigError("vidbench view: give results directories (or --serve a built report)")
     sock = bind(args.port) if args.serve else None  # a taken port fails before the build
     if args.results:
+        missing = [d for d in args.results if not Path(d).exists()]
+        if missing:
+            raise ConfigError(f"vidbench view: no such results directory: {', '.join(missing)}")
         folders, skipped = run_folders([Path(d) for d in args.results])
         runs = collect_runs(folders, args.task_of)
+        if not any(run.results or run.records for run in runs):
+            notes = "; ".join([*skipped, *(m for run in runs for m in run.messages)])
+            raise ConfigError(f"vidbench view: no results to show ({notes})")
         options = ViewOptions(
             folder,
             videos=args.videos,
