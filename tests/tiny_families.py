@@ -294,7 +294,6 @@ def tiny_gemma3(path: Path | None, seed: int = 0) -> Any:
 def tiny_idefics3(path: Path | None, seed: int = 0) -> Any:
     """Idefics3: a 1-layer vision tower (28 px, 14 px patches, pixel shuffle 2: 1 token per
     image, no image splitting), a Llama text model, `User:... Assistant:` prompts."""
-    import torch
     from transformers import (
         Idefics3Config,
         Idefics3ForConditionalGeneration,
@@ -302,47 +301,13 @@ def tiny_idefics3(path: Path | None, seed: int = 0) -> Any:
         Idefics3Processor,
     )
 
-    specials = ("<|endoftext|>", "<pad>", "<fake_token_around_image>", "<image>")
-    specials += ("<end_of_utterance>", "<global-img>")
-    tokenizer = byte_tokenizer(specials, eos="<end_of_utterance>", pad="<pad>")
-    ids = {t: tokenizer.convert_tokens_to_ids(t) for t in specials}
-    side = 28
-    image_processor = Idefics3ImageProcessorPil(
-        size={"longest_edge": side},
-        max_image_size={"longest_edge": side},
-        do_image_splitting=False,
-    )
-    processor = Idefics3Processor(
-        image_processor=image_processor,
-        tokenizer=tokenizer,
-        image_seq_len=1,
-        chat_template=chat_template("{role}:", "<end_of_utterance>\n", "Assistant:", "<image>"),
-    )
-    config = Idefics3Config(
-        vision_config={
-            "hidden_size": 32,
-            "intermediate_size": 64,
-            "num_hidden_layers": 1,
-            "num_attention_heads": 2,
-            "image_size": side,
-            "patch_size": 14,
-            "initializer_range": INIT_STD,
-        },
-        text_config=text_config("llama", len(tokenizer), ids, pad_token_id=ids["<pad>"]),
-        image_token_id=ids["<image>"],
-        scale_factor=2,
-        pad_token_id=ids["<pad>"],
-    )
-    torch.manual_seed(seed)
-    model = Idefics3ForConditionalGeneration(config)
-    return finish(model, processor, path, ids["<end_of_utterance>"], ids["<pad>"])
+    classes = (Idefics3Config, Idefics3ForConditionalGeneration, Idefics3Processor)
+    return _idefics3_layout(path, seed, Idefics3ImageProcessorPil, *classes)
 
 
 def tiny_smolvlm(path: Path | None, seed: int = 0) -> Any:
-    """SmolVLM(2): Idefics3's layout (a 1-layer vision tower, 28 px, pixel shuffle 2: 1 token per
-    image, no splitting) with SmolVLM's processor, whose video processor is the stand-in here
-    (video_stand_in.py); frames go in as images, the family's default."""
-    import torch
+    """SmolVLM(2): Idefics3's layout with SmolVLM's classes; its processor's video processor is
+    the stand-in (video_stand_in.py), and frames go in as images, the family's default."""
     from transformers import (
         SmolVLMConfig,
         SmolVLMForConditionalGeneration,
@@ -350,24 +315,41 @@ def tiny_smolvlm(path: Path | None, seed: int = 0) -> Any:
         SmolVLMProcessor,
     )
 
+    def processor(**kwargs: Any) -> Any:
+        video = frames_video_processor(kwargs["image_processor"])
+        return SmolVLMProcessor(video_processor=video, **kwargs)
+
+    classes = (SmolVLMConfig, SmolVLMForConditionalGeneration, processor)
+    return _idefics3_layout(path, seed, SmolVLMImageProcessorPil, *classes)
+
+
+def _idefics3_layout(
+    path: Path | None,
+    seed: int,
+    image_processor_class: Any,
+    config_class: Any,
+    model_class: Any,
+    processor_class: Callable[..., Any],
+) -> Any:
+    import torch
+
     specials = ("<|endoftext|>", "<pad>", "<fake_token_around_image>", "<image>")
     specials += ("<end_of_utterance>", "<global-img>")
     tokenizer = byte_tokenizer(specials, eos="<end_of_utterance>", pad="<pad>")
     ids = {t: tokenizer.convert_tokens_to_ids(t) for t in specials}
     side = 28
-    image_processor = SmolVLMImageProcessorPil(
+    image_processor = image_processor_class(
         size={"longest_edge": side},
         max_image_size={"longest_edge": side},
         do_image_splitting=False,
     )
-    processor = SmolVLMProcessor(
+    processor = processor_class(
         image_processor=image_processor,
         tokenizer=tokenizer,
-        video_processor=frames_video_processor(image_processor),
         image_seq_len=1,
         chat_template=chat_template("{role}:", "<end_of_utterance>\n", "Assistant:", "<image>"),
     )
-    config = SmolVLMConfig(
+    config = config_class(
         vision_config={
             "hidden_size": 32,
             "intermediate_size": 64,
@@ -383,7 +365,7 @@ def tiny_smolvlm(path: Path | None, seed: int = 0) -> Any:
         pad_token_id=ids["<pad>"],
     )
     torch.manual_seed(seed)
-    model = SmolVLMForConditionalGeneration(config)
+    model = model_class(config)
     return finish(model, processor, path, ids["<end_of_utterance>"], ids["<pad>"])
 
 
