@@ -17,7 +17,6 @@ from vidbench.testing import ChatServer
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 TESTS = Path(__file__).parent
-SHARED = TESTS.parent.parent / "shared"  # optional: the papers' texts, beside the repository
 # A part of the real AutoEval-Video data (rules file, sample predictions, 8 clips made smaller),
 # with its licence: tests/data/autoeval-video/NOTICE.
 AUTOEVAL = TESTS / "data" / "autoeval-video"

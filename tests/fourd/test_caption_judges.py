@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from conftest import SHARED
+from conftest import TESTS
 from vidbench.benchmarks.fourd.captions import gpt_prompts
 from vidbench.benchmarks.fourd.captions.gpt_judges import (
     draw_references,
@@ -26,13 +26,12 @@ from vidbench.benchmarks.fourd.score_captions import CaptionScoring, score_capti
 from vidbench.core.errors import ConfigError
 from vidbench.testing import ChatServer, request_text
 
-PAPER = next((SHARED / "papers").glob("001_*.txt"), None)
+# the paper's prompt templates, verbatim (tests/data/4d-bench-prompts/NOTICE)
+PAPER = TESTS / "data" / "4d-bench-prompts" / "gpt_metric_prompts.txt"
 
 
 def test_prompts_are_the_papers_text() -> None:
-    if PAPER is None:
-        pytest.skip("papers/001 is not in ../shared")
-    text = PAPER.read_text()
+    text = PAPER.read_text(encoding="utf-8")
     for paragraphs in (
         gpt_prompts.APPEARANCE_SYSTEM_PARAGRAPHS,
         gpt_prompts.APPEARANCE_USER_PARAGRAPHS,
