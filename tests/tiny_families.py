@@ -183,6 +183,8 @@ def tiny_blip(path: Path | None, kind: str, seed: int = 0) -> Any:
     image_processor = transformers.BlipImageProcessorPil(size={"height": side, "width": side})
     vision, qformer = blip_configs(side, len(qformer_tokenizer))
     text = text_config("llama", len(tokenizer), ids, pad_token_id=ids["<pad>"])
+    parts = {"vision_config": vision, "qformer_config": qformer, "text_config": text}
+    parts["num_query_tokens"] = 2
     if kind == "instructblip-video":
         processor = transformers.InstructBlipVideoProcessor(
             video_processor=frames_video_processor(image_processor, "pixel_values"),
@@ -190,35 +192,17 @@ def tiny_blip(path: Path | None, kind: str, seed: int = 0) -> Any:
             qformer_tokenizer=qformer_tokenizer,
             num_query_tokens=2,
         )
-        config = transformers.InstructBlipVideoConfig(
-            vision_config=vision,
-            qformer_config=qformer,
-            text_config=text,
-            num_query_tokens=2,
-            video_token_index=ids[token],
-        )
+        config = transformers.InstructBlipVideoConfig(**parts, video_token_index=ids[token])
         model_class = transformers.InstructBlipVideoForConditionalGeneration
     elif kind == "instructblip":
         processor = transformers.InstructBlipProcessor(
             image_processor, tokenizer, qformer_tokenizer, num_query_tokens=2
         )
-        config = transformers.InstructBlipConfig(
-            vision_config=vision,
-            qformer_config=qformer,
-            text_config=text,
-            num_query_tokens=2,
-            image_token_index=ids[token],
-        )
+        config = transformers.InstructBlipConfig(**parts, image_token_index=ids[token])
         model_class = transformers.InstructBlipForConditionalGeneration
     else:
         processor = transformers.Blip2Processor(image_processor, tokenizer, num_query_tokens=2)
-        config = transformers.Blip2Config(
-            vision_config=vision,
-            qformer_config={**qformer, "encoder_hidden_size": 32},
-            text_config=text,
-            num_query_tokens=2,
-            image_token_index=ids[token],
-        )
+        config = transformers.Blip2Config(**parts, image_token_index=ids[token])
         model_class = transformers.Blip2ForConditionalGeneration
     torch.manual_seed(seed)
     model = model_class(config)
