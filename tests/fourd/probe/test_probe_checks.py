@@ -173,7 +173,11 @@ def test_vidbench_figures_draws_each_swept_knob(tmp_path: Path, capsys) -> None:
     table = list(csv.DictReader((figures / "knob-occluders.csv").open()))
     rows = [json.loads(line) for line in (runs[1] / "samples.jsonl").open()]
     for value in (0, 1, 2):
-        mine = [r["correct"] for r in rows if r["probe"]["occluders"] == value]
+        mine = [
+            r["outcome"]["kind"] == "correct"
+            for r in rows
+            if r["details"]["probe"]["occluders"] == value
+        ]
         (row,) = [
             t
             for t in table
