@@ -46,7 +46,7 @@ def strip_key(media: MediaRef, spec: FrameSpec) -> str | None:
     for view in spec.views:
         path = media.videos.get(view)
         try:
-            stat = Path(path).stat() if path is not None else None
+            stat = path.stat() if path is not None else None
         except OSError:
             stat = None
         if stat is None:

@@ -27,9 +27,10 @@ from vidbench.benchmarks.autoeval_video import rules
 from vidbench.benchmarks.autoeval_video.calls import JudgePrompt
 from vidbench.benchmarks.autoeval_video.inputs import Label, read_labels
 from vidbench.core.errors import ConfigError, DataError
+from vidbench.models.registry import ModelChoice
 from vidbench.report.results import git_commit, versions
 from vidbench.report.results_dir import ResultsDir
-from vidbench.runner.model_calls import ModelChoice, ask_judge
+from vidbench.runner.model_calls import ask_judge
 from vidbench.runner.store import Store
 from vidbench.scoring.agreement import binary_agreement
 from vidbench.scoring.judge import no_verdict_message

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import JsonValue
 
@@ -66,7 +66,7 @@ class JudgeProtocol:
         if self.attempts < 1:
             raise ConfigError(f"judge attempts must be at least 1, got {self.attempts}")
 
-    def with_(self, **changes: str | int | None) -> JudgeProtocol:
+    def with_(self, **changes: Any) -> JudgeProtocol:  # Any: each setting has its own type
         """A copy with some settings changed (None: keep); the name records each change."""
         changes = {k: v for k, v in changes.items() if v is not None and getattr(self, k) != v}
         if not changes:

@@ -85,6 +85,8 @@ class AutoEvalVideo(SharedAnswersTask):
     ) -> None:
         super().__init__(name, frame_spec, generation, judge_protocol.name, answers_name)
         self.judge_protocol = judge_protocol
+        # asks per unreadable judge reply, as the protocol says (the judge stage reads it)
+        self.judge_attempts = judge_protocol.attempts
         self.prompt = prompt or JudgePrompt("rules", judge_protocol)
 
     def load(self, data: Path) -> Loaded[Sample]:
@@ -137,11 +139,6 @@ class AutoEvalVideo(SharedAnswersTask):
             "judge_protocol": self.judge_protocol.as_dict(),
             **rules.summary(scores),
         }
-
-    @property
-    def judge_attempts(self) -> int:
-        """Asks per unreadable judge reply, as the protocol says (the judge stage reads it)."""
-        return self.judge_protocol.attempts
 
 
 # frames-8/16, grid-1x8/4x4/2x4-square/4x4-square, and the judge protocol (robust by default, or

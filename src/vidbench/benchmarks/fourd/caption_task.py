@@ -230,7 +230,7 @@ class FourDCaption(SharedAnswersTask):
             details: dict[str, JsonValue] = {
                 CAPTION: row.caption,
                 REFERENCES: list(row.references),
-                "judge_references": sorted(row.judge_references),
+                "judge_references": list[JsonValue](sorted(row.judge_references)),
                 "judgments": dict(tally.as_dict()),
                 "judgments_by_kind": by_kind,
             }

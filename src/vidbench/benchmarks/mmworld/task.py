@@ -89,7 +89,7 @@ class MMWorld(SharedAnswersTask):
         self.options = options
         self.uses_judge = options.scoring != "rule"
         main = options.subset == "main"
-        groups = {"Table 3": TABLE3}
+        groups: dict[str, tuple[str, ...]] = {"Table 3": TABLE3}
         if main:
             groups |= {"Table 4": FACETS, "Annotation flags": tuple(FLAGS.values())}
         self.table = Table(
