@@ -84,7 +84,7 @@ class AnthropicMessages(ApiModel):
         import anthropic
 
         return stainless_client(
-            anthropic, anthropic.AsyncAnthropic, api_key, self.endpoint or "", self.settings
+            anthropic, anthropic.AsyncAnthropic, api_key, self.endpoint, self.settings
         )
 
     async def _close_client(self, client: Any) -> None:

@@ -96,8 +96,8 @@ async def _ask_one(
                     if not response.ok or response.text is None:
                         flight.failure = (response.error or response.status, response.status)
                 if flight.failure is not None:  # this call failed, or the one it waited for
-                    error, status = flight.failure
-                    store.put_failure(failure_plan(model), call.item, 0, key, error, status)
+                    error, failed_as = flight.failure
+                    store.put_failure(failure_plan(model), call.item, 0, key, error, failed_as)
                     return CallResult(
                         call.item, "error", reply=reply, attempts=attempt + 1, error=error,
                         asked=asked,

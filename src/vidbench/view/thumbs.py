@@ -51,7 +51,8 @@ def strip_key(media: MediaRef, spec: FrameSpec) -> str | None:
             stat = None
         if stat is None:
             return None
-        parts.append([view, str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns])
+        assert path is not None  # stat is None without one
+        parts.append([view, str(path.resolve()), stat.st_size, stat.st_mtime_ns])
     text = json.dumps(parts, sort_keys=True, default=str)
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
