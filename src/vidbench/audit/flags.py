@@ -13,8 +13,9 @@ from scipy.stats import binom, mannwhitneyu, norm
 
 from vidbench.audit.responses import Responses
 
-GOLD_FLAG = 0.3  # posterior that the gold is wrong from which it is flagged (a review queue
-# would rather show a few right golds than miss a wrong one: docs/audit.md has the trade-off)
+GOLD_FLAG = 0.2  # posterior that the gold is wrong from which it is flagged: a review queue
+# would rather show a few right golds than miss a wrong one (chosen on bench/audit_recovery.py's
+# seeds 0-2; docs/audit.md has the precision and recall at 0.2, 0.3 and 0.5)
 BLIND_TAIL = 0.1  # a blind share this likely by guessing or less is "well beyond chance"
 # (two blind runs both right on four options: 1/16, 4D-Bench's blind filter; one: 1/4, never)
 NEGATIVE_P = 0.05  # one-sided Mann-Whitney: right answers from weaker models
@@ -22,6 +23,8 @@ EM_ROUNDS = 8
 DIFFICULTY_GRID = np.linspace(-4.0, 4.0, 33)  # an item's difficulty, in log-odds
 DIFFICULTY_STEP = DIFFICULTY_GRID[1] - DIFFICULTY_GRID[0]
 DIFFICULTY_PRIOR = norm.logpdf(DIFFICULTY_GRID, 0.0, 1.5) + np.log(DIFFICULTY_STEP)
+SLOPE_GRID = np.array([0.5, 1.0, 2.0, 3.0])  # how strongly skill tells right from wrong
+GRID_PRIOR = np.tile(DIFFICULTY_PRIOR - np.log(len(SLOPE_GRID)), len(SLOPE_GRID))
 
 
 @dataclass(frozen=True)
@@ -46,19 +49,23 @@ def _pct(x: float) -> str:
 
 def _loglik(letters: np.ndarray, skill: np.ndarray, k: int) -> np.ndarray:
     """log P(the models' letters | option c is right) for items with `k` options: `letters`
-    items x models (option index, -1 none), `skill` the models' log-odds of being right on an
-    average item; items x k. The item's own difficulty is integrated out over DIFFICULTY_GRID
-    (normal prior); the wrong picks are Dirichlet-multinomial (alpha 1), so models that share
-    an attractive distractor are not taken for independent evidence."""
+    items x models (option index, -1 none), `skill` the models' log-odds of knowing an average
+    item; items x k. A model knows the item with log-odds slope * skill - difficulty, and
+    guesses among the k options when it does not; the item's slope and difficulty are
+    integrated out over SLOPE_GRID x DIFFICULTY_GRID; the wrong picks are Dirichlet-multinomial
+    (alpha 1), so models that share an attractive distractor are not taken for independent
+    evidence."""
     answered = letters >= 0
-    p = expit(skill[None, :, None] - DIFFICULTY_GRID[None, None, :])  # 1 x models x grid
+    logit = skill[:, None] * SLOPE_GRID[None, :]  # models x slopes
+    know = expit(logit[:, :, None] - DIFFICULTY_GRID[None, None, :]).reshape(1, len(skill), -1)
+    p = 1 / k + (1 - 1 / k) * know  # a model that does not know guesses
     counts = np.stack([(letters == c).sum(axis=1) for c in range(k)], axis=1)  # items x k
     n = answered.sum(axis=1)
     found = np.empty((len(letters), k))
     for c in range(k):
         hits = (letters == c)[:, :, None]
         per_model = np.where(hits, np.log(p), np.log1p(-p)) * answered[:, :, None]
-        right = logsumexp(per_model.sum(axis=1) + DIFFICULTY_PRIOR[None, :], axis=1)
+        right = logsumexp(per_model.sum(axis=1) + GRID_PRIOR[None, :], axis=1)
         wrong = n - counts[:, c]
         others = gammaln(1 + counts).sum(axis=1) - gammaln(1 + counts[:, c])
         found[:, c] = right + gammaln(k - 1) - gammaln(k - 1 + wrong) + others
@@ -69,13 +76,14 @@ def gold_posteriors(responses: Responses) -> tuple[np.ndarray, list[dict[str, fl
     """Per item, the posterior of each option being the right one, given the gold and every
     seeing model's letter; and each model's estimated accuracy.
 
-    The model: a model m answers an item right with log-odds skill_m - d (d: the item's
-    difficulty, integrated out), and otherwise picks among the other options by the item's own
-    (Dirichlet) distractor weights; the gold is right with prior 1 - eps. skill_m and eps are
-    fitted by EM over all items (Dawid and Skene's scheme, with an item difficulty as in
-    Whitehill et al.'s GLAD), so the models strong on the rest count most. Written here (about
-    40 lines) because cleanlab's multi-annotator scores need a classifier's probabilities for
-    every item, which an audit of runs does not have.
+    The model (see _loglik): a model knows an item by its skill and the item's slope and
+    difficulty (a 2PL with guessing, the item's parameters integrated out), and a wrong pick
+    follows the item's own distractor weights; the gold is right with prior 1 - eps. Each
+    model's skill (from its accuracy above guessing) and eps are fitted by EM over all items
+    (Dawid and Skene's scheme, with item parameters as in Whitehill et al.'s GLAD), so the
+    models strong on the rest count most. Written here (about 50 lines) because cleanlab's
+    multi-annotator scores need a classifier's probabilities for every item, which an audit of
+    runs does not have; measured in docs/audit.md.
     Returns each run's accuracy (NaN for blind runs) and per item {letter: posterior}."""
     runs = responses.seeing
     table: list[dict[str, float]] = [{} for _ in responses.items]
@@ -104,9 +112,10 @@ def gold_posteriors(responses: Responses) -> tuple[np.ndarray, list[dict[str, fl
             hits += np.where(picked >= 0, chosen, 0).sum(axis=0)
             given += (picked >= 0).sum(axis=0)
         accuracy = (hits + 1) / (given + 2)  # Laplace: never exactly 0 or 1
-        skill = np.log(accuracy / (1 - accuracy))
         for choices in groups:
             k = len(choices)
+            knows = np.clip((accuracy - 1 / k) / (1 - 1 / k), 0.01, 0.99)  # above guessing
+            skill = np.log(knows / (1 - knows))
             prior = np.full((len(gold[choices]), k), np.log(eps / (k - 1)))
             prior[np.arange(len(prior)), gold[choices]] = np.log(1 - eps)
             logp = prior + _loglik(letters[choices], skill, k)
