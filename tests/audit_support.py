@@ -1,7 +1,7 @@
 """A declared benchmark with known faults and the runs that reveal them, for `vidbench audit`:
 40 four-option questions (golds A, B, C, D in turn); six seeing models answering 40-90% right;
 items 3 and 7 with a wrong gold (every seeing model picks the same other option); item 12 every
-model right; item 13 every model wrong; items 20 and 21 answered by both blind runs; a model
+model right; item 13 only the weakest model right; items 20 and 21 answered by both blind runs; a model
 that always answers A."""
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ def seeing_answer(model: int, item: int) -> str:
         return LETTERS[(gold + WRONG_GOLD[item]) % 4]
     if item == EASY:
         return LETTERS[gold]
-    if item == HARD:
-        return LETTERS[(gold + 1 + model % 3) % 4]
+    if item == HARD:  # only the weakest model right, the others spread over the rest
+        return LETTERS[(gold + (0, 1, 2, 3, 1, 2)[model]) % 4]
     right = (item * 7 + model * 3) % 10 < 4 + model  # model m: about (40 + 10 m)% right
     return LETTERS[gold] if right else LETTERS[(gold + 1 + (item + model) % 3) % 4]
 

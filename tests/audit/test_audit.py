@@ -52,8 +52,12 @@ def test_a_wrong_gold_is_flagged_with_the_option_the_models_agree_on(
 ) -> None:
     gold = _flagged(audited[2], "gold")
     expected = {f"q{i:02d}": "ABCD"[(i % 4 + shift) % 4] for i, shift in WRONG_GOLD.items()}
-    assert {key: flag["suggested"] for key, flag in gold.items()} == expected
-    assert "6 of 7 chose B" in gold["q03"]["reason"]  # the seventh: always A
+    assert {key: gold[key]["suggested"] for key in expected} == expected
+    assert all(gold[key]["score"] > 0.9 for key in expected)
+    assert "6 of 7 chose B, 0 the gold D" in gold["q03"]["reason"]  # the seventh: always A
+    # the only other: q13, whose gold only the weakest model chose, far less sure
+    assert set(gold) - set(expected) <= {f"q{HARD:02d}"}
+    assert gold.get(f"q{HARD:02d}", {"score": 0})["score"] < 0.5
 
 
 def test_blind_runs_are_recognised_and_their_items_flagged(
@@ -88,10 +92,12 @@ def test_sizing_in_the_summary(audited: tuple[Path, list[Path], dict]) -> None:
 
 
 def test_the_page_and_the_view_link(audited: tuple[Path, list[Path], dict], tmp_path: Path) -> None:
-    root, runs, _ = audited
+    root, runs, document = audited
     page = (root / "audit" / "audit.html").read_text()
-    assert "Audit: custom:" in page and 'class="gold flag"' not in page
-    assert page.count('<tr class="gold') == 2 and "<script" not in page
+    assert "Audit: custom:" in page and "<script" not in page
+    assert page.count('<tr class="gold') == len(_flagged(document, "gold"))
+    flagged = sum(1 for item in document["items"] if item["flags"])
+    assert page.count("<tr class=") == flagged == document["summary"]["flagged_items"]
     for run in runs:
         assert json.loads((run / AUDITS_FILE).read_text())["audits"] == [
             str((root / "audit").resolve())

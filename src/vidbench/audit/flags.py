@@ -140,9 +140,9 @@ def gold_flag(item_gold: str, posterior: dict[str, float], answered: list[str]) 
         return None
     suggested = max((c for c in posterior if c != item_gold), key=posterior.__getitem__)
     reason = (
-        f"the models strong on the rest agree on {suggested}, not the gold {item_gold} "
-        f"({answered.count(suggested)} of {len(answered)} chose {suggested}; "
-        f"P(gold wrong) = {wrong:.2f})"
+        f"the models strong on the rest favour {suggested} over the gold {item_gold} "
+        f"({answered.count(suggested)} of {len(answered)} chose {suggested}, "
+        f"{answered.count(item_gold)} the gold {item_gold}; P(gold wrong) = {wrong:.2f})"
     )
     return Flag("gold", wrong, reason, suggested)
 
