@@ -12,6 +12,10 @@ against true difficulty and discrimination, the same for an oracle that knows ev
 ability and slope (the ceiling of any estimator at that many models), and the audit's seconds.
 
     python bench/audit_recovery.py [--models 5 10 20] [--items 1000] [--seed 0]
+        [--autoeval tests/data/autoeval-video]
+
+With --autoeval, the same for AutoEval-Video's open-ended instances with a judge's verdicts as
+the outcomes (`gold` does not apply).
 """
 
 from __future__ import annotations
@@ -240,12 +244,86 @@ def one_population(bench: Path, truth, n_models: int, work: Path, seed: int) -> 
     return result
 
 
+def autoeval_population(data: Path, n_models: int, work: Path, seed: int) -> dict:
+    """AutoEval-Video's 327 open-ended instances answered by `n_models` simulated models (the
+    release's sample prediction, or a wrong answer, by a 2PL with abilities spread like the
+    population above) and judged through `vidbench judge autoeval-video` by a judge on
+    127.0.0.1 whose verdict is 1 for the sample prediction: the verdicts are the outcomes."""
+    from vidbench.testing.chat_server import ChatServer
+
+    lines = (data / "prediction_sample.json").read_text(encoding="utf-8").splitlines()
+    sample = [json.loads(line) for line in lines if line.strip()]
+    rng = np.random.default_rng(seed)
+    b, a = rng.normal(0.0, 1.0, len(sample)), rng.lognormal(0.3, 0.4, len(sample))
+    ability = np.linspace(-1.1, 2.1, n_models)
+    knows = rng.random((n_models, len(sample))) < expit(a * (ability[:, None] - b))
+
+    def verdict(body: dict) -> str:
+        prompt = json.dumps(body.get("messages", []))
+        return "Judged.\n0" if "WRONG-ANSWER" in prompt else "Judged.\n1"
+
+    runs = []
+    work.mkdir(parents=True, exist_ok=True)
+    with ChatServer(reply=verdict) as server:
+        for m in range(n_models):
+            answers = work / f"model{m}.jsonl"
+            answers.write_text(
+                "".join(
+                    json.dumps(
+                        {
+                            "ID": row["ID"],
+                            "prediction": row["prediction"] if knows[m, i] else f"WRONG-ANSWER-{i}",
+                        }
+                    )
+                    + "\n"
+                    for i, row in enumerate(sample)
+                ),
+                encoding="utf-8",
+            )
+            out = work / f"model{m}"
+            judge = f"openai-compat:{server.base_url}#judge"
+            args = ["--no-progress", "judge", "autoeval-video", "--rules",
+                    str(data / "AUTO-EVAL-VIDEO.json"), "--predictions", str(answers),
+                    "--judge", judge, "--out", str(out)]  # fmt: skip
+            said = io.StringIO()
+            with contextlib.redirect_stdout(said), contextlib.redirect_stderr(said):
+                if vidbench(args) != 0:
+                    raise SystemExit(f"vidbench judge failed:\n{said.getvalue()}")
+            runs.append(out)
+    start = time.perf_counter()
+    if vidbench(["--no-progress", "audit", *map(str, runs), "--out", str(work / "audit")]) != 0:
+        raise SystemExit("vidbench audit failed")
+    seconds = time.perf_counter() - start
+    document = json.loads((work / "audit" / "audit.json").read_text())
+    fitted_b = np.array([np.nan if it["difficulty"] is None else it["difficulty"]
+                         for it in document["items"]])  # fmt: skip
+    ok = ~np.isnan(fitted_b)
+    return {
+        "audit_s": seconds,
+        "flags": document["summary"]["flags"],
+        "difficulty_rho": spearmanr(fitted_b[ok], b[ok])[0],
+        "sizing": document["summary"]["sizing"],
+        "duplicates": [
+            (item["id"], flag["reason"])
+            for item in document["items"]
+            for flag in item["flags"]
+            if flag["kind"] == "duplicate"
+        ],
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--models", type=int, nargs="+", default=[5, 10, 20])
     ap.add_argument("--items", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--keep", type=Path, help="write the benchmark and runs here (kept)")
+    ap.add_argument(
+        "--autoeval",
+        type=Path,
+        help="also audit 10 simulated models judged on this AutoEval-Video folder "
+        "(e.g. tests/data/autoeval-video)",
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = args.keep or Path(tmp)
@@ -270,6 +348,18 @@ def main() -> None:
                 f" points (observed disagreement {100 * s['discordance_observed']:.1f}%)"
             )
             print(f"  every flag: {r['flags']}")
+        if args.autoeval:
+            r = autoeval_population(args.autoeval, 10, root / "autoeval", args.seed)
+            print(f"\nAutoEval-Video, 10 judged models (audit {r['audit_s']:.1f} s):")
+            print(f"  every flag: {r['flags']}")
+            print(f"  rank correlation of fitted and true difficulty: {r['difficulty_rho']:.3f}")
+            print(f"  duplicates: {r['duplicates']}")
+            s = r["sizing"]
+            print(
+                f"  sizing: interval [{100 * s['ci95'][0]:.1f}, {100 * s['ci95'][1]:.1f}] at "
+                f"{100 * s['accuracy']:.1f}%; McNemar detects {100 * s['detectable_observed']:.1f}"
+                f" points"
+            )
 
 
 if __name__ == "__main__":

@@ -95,7 +95,7 @@ def test_the_page_and_the_view_link(audited: tuple[Path, list[Path], dict], tmp_
     root, runs, document = audited
     page = (root / "audit" / "audit.html").read_text()
     assert "Audit: custom:" in page and "<script" not in page
-    assert page.count('<tr class="gold') == len(_flagged(document, "gold"))
+    assert page.count('<tr class="k-gold') == len(_flagged(document, "gold"))
     flagged = sum(1 for item in document["items"] if item["flags"])
     assert page.count("<tr class=") == flagged == document["summary"]["flagged_items"]
     for run in runs:

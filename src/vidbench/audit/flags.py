@@ -13,7 +13,7 @@ from scipy.stats import binom, mannwhitneyu, norm
 
 from vidbench.audit.responses import Responses
 
-GOLD_FLAG = 0.2  # posterior that the gold is wrong from which it is flagged: a review queue
+GOLD_FLAG = 0.3  # posterior that the gold is wrong from which it is flagged: a review queue
 # would rather show a few right golds than miss a wrong one (chosen on bench/audit_recovery.py's
 # seeds 0-2; docs/audit.md has the precision and recall at 0.2, 0.3 and 0.5)
 BLIND_TAIL = 0.1  # a blind share this likely by guessing or less is "well beyond chance"
@@ -54,13 +54,17 @@ def _loglik(letters: np.ndarray, skill: np.ndarray, k: int) -> np.ndarray:
     guesses among the k options when it does not; the item's slope and difficulty are
     integrated out over SLOPE_GRID x DIFFICULTY_GRID; the wrong picks are Dirichlet-multinomial
     (alpha 1), so models that share an attractive distractor are not taken for independent
-    evidence."""
+    evidence (counted by how much each model knows: a guesser's picks are spread evenly)."""
     answered = letters >= 0
     logit = skill[:, None] * SLOPE_GRID[None, :]  # models x slopes
     know = expit(logit[:, :, None] - DIFFICULTY_GRID[None, None, :]).reshape(1, len(skill), -1)
     p = 1 / k + (1 - 1 / k) * know  # a model that does not know guesses
-    counts = np.stack([(letters == c).sum(axis=1) for c in range(k)], axis=1)  # items x k
-    n = answered.sum(axis=1)
+    # A wrong pick follows the distractors only as far as the model knows something: a
+    # guesser's picks are spread evenly (weight 1 - w), so chance-level runs say nothing.
+    weight = expit(skill)[None, :] * answered
+    counts = np.stack([(weight * (letters == c)).sum(axis=1) for c in range(k)], axis=1)
+    spread = np.stack([((1 - weight) * (letters == c)).sum(axis=1) for c in range(k)], axis=1)
+    n = counts.sum(axis=1)
     found = np.empty((len(letters), k))
     for c in range(k):
         hits = (letters == c)[:, :, None]
@@ -68,7 +72,8 @@ def _loglik(letters: np.ndarray, skill: np.ndarray, k: int) -> np.ndarray:
         right = logsumexp(per_model.sum(axis=1) + GRID_PRIOR[None, :], axis=1)
         wrong = n - counts[:, c]
         others = gammaln(1 + counts).sum(axis=1) - gammaln(1 + counts[:, c])
-        found[:, c] = right + gammaln(k - 1) - gammaln(k - 1 + wrong) + others
+        evenly = (spread.sum(axis=1) - spread[:, c]) * np.log(1 / (k - 1))
+        found[:, c] = right + gammaln(k - 1) - gammaln(k - 1 + wrong) + others + evenly
     return found
 
 

@@ -30,7 +30,7 @@ font-size:.85em}
 .negative{background:#c25e00}.duplicate{background:#1565c0}.bad{color:#b3261e;font-weight:600}
 .text{white-space:pre-wrap;color:#444;font-size:.9em;max-width:40em}
 .filters label{margin-right:1em;cursor:pointer}.filters input{margin-right:.3em}
-""" + "".join(f"#k-{k}:checked~table tbody tr:not(.{k}){{display:none}}" for k in KINDS)
+""" + "".join(f"#k-{k}:checked~table tbody tr:not(.k-{k}){{display:none}}" for k in KINDS)
 
 
 def _pct(value: float | None) -> str:
@@ -110,7 +110,7 @@ def _items(items: list[dict[str, Any]], texts: dict[str, str], counts: dict[str,
     for item in items:
         if not item["flags"]:
             continue
-        kinds = " ".join(dict.fromkeys(f["kind"] for f in item["flags"]))
+        kinds = " ".join(dict.fromkeys(f"k-{f['kind']}" for f in item["flags"]))
         flags = "<br>".join(
             f'<span class="flag {f["kind"]}">{f["kind"]}</span>{escape(f["reason"])}'
             for f in item["flags"]

@@ -89,7 +89,10 @@ def _item(sample: Sample, task: Task, rows: Sequence[SampleRow]) -> Item:
     choices = task.choices(sample) if sample.kind == "mcq" else ()
     golds = {row.gold for row in rows if row.gold is not None}
     gold = sorted(golds)[0] if golds else sample.answer
-    options = "\n".join(sample.options)
+    if len(choices) == len(sample.options):
+        options = "\n".join(f"{c}. {o}" for c, o in zip(choices, sample.options, strict=True))
+    else:
+        options = "\n".join(sample.options)
     text = f"{sample.question or ''}\n{options}".strip()
     return Item(sample.id, text, tuple(choices), gold if choices else None)
 
