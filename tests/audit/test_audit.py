@@ -156,3 +156,29 @@ def test_bad_input_is_refused(
     assert "no such results directory" in capsys.readouterr().err
     assert vidbench("audit", *runs) == 2
     assert vidbench("audit", "--plan", "100", runs[0]) == 2
+
+
+@pytest.mark.slow
+def test_near_duplicates_by_the_caption_metrics_sentence_model(tmp_path: Path) -> None:
+    from audit_support import ROWS, TOML
+    from custom_support import make_bench
+
+    rows = [dict(row) for row in ROWS]
+    for i, row in enumerate(rows):  # distinct questions, then one reworded copy
+        row["question"] = f"Which {THINGS[i % 8]} does person {chr(65 + i % 26)} move in scene {i}?"
+    rows[31]["question"] = "In this scene, " + rows[30]["question"].lower()
+    rows[31]["options"] = rows[30]["options"]
+    bench = make_bench(tmp_path / "bench", toml=TOML, rows=rows)
+    _, runs = make_runs(tmp_path, bench)
+    assert vidbench("audit", *runs[:3], "--out", tmp_path / "audit") == 0
+    document = json.loads((tmp_path / "audit" / "audit.json").read_text())
+    found = _flagged(document, "duplicate")
+    assert "near duplicate of q31" in found["q30"]["reason"]
+    assert "near duplicate of q30" in found["q31"]["reason"]
+    # the reworded copy is the closest pair; any other flag is a pair of these templated
+    # questions that differ in a name and a number
+    assert found["q30"]["score"] == max(flag["score"] for flag in found.values()) >= 0.93
+    assert len(found) <= 6
+
+
+THINGS = ["cup", "ladder", "kite", "bucket", "violin", "basket", "lamp", "rope"]
