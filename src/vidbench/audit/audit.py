@@ -52,7 +52,7 @@ def item_flags_of(
     responses: Responses, correct: np.ndarray, accuracy: np.ndarray
 ) -> list[list[Flag]]:
     seeing, blind = responses.seeing, responses.blind
-    _, posteriors = item_flags.gold_posteriors(responses)
+    posteriors = item_flags.gold_posteriors(responses)
     found: list[list[Flag]] = []
     for i, item in enumerate(responses.items):
         flags: list[Flag] = []

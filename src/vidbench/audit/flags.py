@@ -77,9 +77,9 @@ def _loglik(letters: np.ndarray, skill: np.ndarray, k: int) -> np.ndarray:
     return found
 
 
-def gold_posteriors(responses: Responses) -> tuple[np.ndarray, list[dict[str, float]]]:
+def gold_posteriors(responses: Responses) -> list[dict[str, float]]:
     """Per item, the posterior of each option being the right one, given the gold and every
-    seeing model's letter; and each model's estimated accuracy.
+    seeing model's letter ({} for items without options or gold).
 
     The model (see _loglik): a model knows an item by its skill and the item's slope and
     difficulty (a 2PL with guessing, the item's parameters integrated out), and a wrong pick
@@ -89,16 +89,15 @@ def gold_posteriors(responses: Responses) -> tuple[np.ndarray, list[dict[str, fl
     models strong on the rest count most. Written here (about 50 lines) because cleanlab's
     multi-annotator scores need a classifier's probabilities for every item, which an audit of
     runs does not have; measured in docs/audit.md.
-    Returns each run's accuracy (NaN for blind runs) and per item {letter: posterior}."""
+    """
     runs = responses.seeing
     table: list[dict[str, float]] = [{} for _ in responses.items]
-    q = np.full(len(responses.runs), np.nan)
     groups: dict[tuple[str, ...], list[int]] = {}
     for i, item in enumerate(responses.items):
         if item.choices and item.gold in item.choices and runs:
             groups.setdefault(item.choices, []).append(i)
     if not groups:
-        return q, table
+        return table
     letters, gold, posterior = {}, {}, {}
     for choices, members in groups.items():
         index = {c: n for n, c in enumerate(choices)}
@@ -129,11 +128,10 @@ def gold_posteriors(responses: Responses) -> tuple[np.ndarray, list[dict[str, fl
             [np.take_along_axis(posterior[c], gold[c][:, None], axis=1).ravel() for c in groups]
         )
         eps = float(np.clip(1 - right.mean(), 0.001, 0.5))
-    q[runs] = accuracy
     for choices, members in groups.items():
         for row, i in enumerate(members):
             table[i] = {c: float(v) for c, v in zip(choices, posterior[choices][row], strict=True)}
-    return q, table
+    return table
 
 
 def gold_flag(item_gold: str, posterior: dict[str, float], answered: list[str]) -> Flag | None:
