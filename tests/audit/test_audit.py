@@ -182,3 +182,18 @@ def test_near_duplicates_by_the_caption_metrics_sentence_model(tmp_path: Path) -
 
 
 THINGS = ["cup", "ladder", "kite", "bucket", "violin", "basket", "lamp", "rope"]
+
+
+def test_without_the_sentence_model_the_rest_is_audited(
+    audited: tuple[Path, list[Path], dict], tmp_path: Path
+) -> None:
+    _, runs, document = audited
+    missing = tmp_path / "no-such-model"
+    args = ["audit", *runs, "--out", tmp_path / "a", "--sbert-model", missing]
+    assert vidbench(*args) == 0
+    again = json.loads((tmp_path / "a" / "audit.json").read_text())
+    assert any(
+        note.startswith("the near-duplicate search was not run: SBERT model")
+        for note in again["summary"]["notes"]
+    )
+    assert again["items"] == document["items"]

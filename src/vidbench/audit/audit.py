@@ -19,6 +19,7 @@ from vidbench.audit.flags import Flag
 from vidbench.audit.irt import ItemFit, fit_2pl
 from vidbench.audit.responses import Responses
 from vidbench.audit.sizing import Sizing, detectable_difference, sizing, wilson
+from vidbench.core.errors import ConfigError
 
 KINDS = ("gold", "blind", "chance", "easy", "negative", "duplicate")
 
@@ -87,7 +88,12 @@ def audit(responses: Responses, options: AuditOptions | None = None) -> dict[str
     if options.duplicates:
         from vidbench.audit.duplicates import duplicate_flags
 
-        for i, extra in _by_index(responses, duplicate_flags(responses.items, options.sbert_model)):
+        try:  # the sentence model comes with the captions extra
+            found = duplicate_flags(responses.items, options.sbert_model)
+        except ConfigError as e:
+            notes.append(f"the near-duplicate search was not run: {e}")
+            found = {}
+        for i, extra in _by_index(responses, found):
             flags[i] += extra
     else:
         notes.append("the near-duplicate search was not run (--no-duplicates)")
