@@ -32,6 +32,7 @@ LAYERS = {
     "vidbench.export": 6,
     "vidbench.view": 7,
     "vidbench.analyze": 7,
+    "vidbench.audit": 7,
     "vidbench.benchmark": 7,
     "vidbench.benchmarks": 8,
     "vidbench.cli": 9,

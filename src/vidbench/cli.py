@@ -162,6 +162,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     analyze_commands.register(sub, _task_of)  # analyze errors, compare
 
+    from vidbench.audit import commands as audit_commands
+
+    audit_commands.register(sub, _task_of)  # audit RUN... --out DIR, audit --plan N
+
     from vidbench.export import commands as export_commands
 
     export_commands.register(sub, _export_sources)  # export DIR --to hf OUT
