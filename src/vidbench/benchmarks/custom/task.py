@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from vidbench.benchmarks.custom import loader
+from vidbench.benchmarks.custom import fields, loader
 from vidbench.benchmarks.custom import scoring as rules
 from vidbench.benchmarks.custom.spec import Spec
 from vidbench.benchmarks.custom.table import OVERALL, GroupedTable, column_values
@@ -19,7 +19,7 @@ from vidbench.media.spec import FrameSpec
 from vidbench.scoring.choices import option_letters
 from vidbench.scoring.judge import no_verdict_fields
 from vidbench.scoring.model_call import CallResult, ModelCall
-from vidbench.scoring.outcome import Outcome, graded, verdict_unparsed
+from vidbench.scoring.outcome import NO_GOLD, Outcome, graded, verdict_unparsed
 from vidbench.tasks.base import Task
 from vidbench.tasks.problems import Loaded
 
@@ -80,17 +80,29 @@ class DeclaredTask(Task):
 
     # ---------------------------------------------------------------------------- scoring
     def judge_calls(self, sample: Sample, reply: str) -> list[ModelCall]:
-        return [rules.judge_call(self.spec, sample, reply)] if self.uses_judge else []
+        if not self.uses_judge or not loader.has_gold(sample):
+            return []
+        return [rules.judge_call(self.spec, sample, reply)]
 
     def _groups(self, sample: Sample) -> dict[str, Any]:
-        values = {field: str(sample.metadata.get(field)) for field in self.spec.groups}
-        first = next(iter(values.values()), "")
-        return {"group": first, **values}
+        """Each group field's value (a list when the row has several: it counts in each)."""
+        values = fields.group_values(sample.metadata, self.spec.groups)
+        first = ", ".join(next(iter(values.values()), []))
+        return {"group": first, **{f: v[0] if len(v) == 1 else v for f, v in values.items()}}
 
     def score(
         self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]
     ) -> dict[str, Any]:
         record = self._groups(sample)
+        if not loader.has_gold(sample):  # asked, not scored: the gold is kept elsewhere
+            parsed = rules.parse_choice(reply, sample, self.parser) if sample.options else None
+            return record | {
+                "gold": None,
+                "parsed": parsed,
+                "correct": None,
+                "counted": False,
+                "outcome": NO_GOLD,
+            }
         if self.spec.multiple_choice:
             parsed = rules.parse_choice(reply, sample, self.parser)
             counted = parsed is not None or self.spec.unparsed == "wrong"
@@ -151,4 +163,7 @@ class DeclaredTask(Task):
                 for c in self.table.shown_columns(values)
             }
             extra["scoring"]["not_counted"] = sum(1 for r in records if not r.get("counted", True))
+        extra["scoring"]["no_gold"] = sum(
+            1 for r in records if r.get("outcome", {}).get("reason") == NO_GOLD.reason
+        )
         return extra
