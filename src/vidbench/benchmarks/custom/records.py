@@ -12,7 +12,6 @@ the same rows read alike.
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -35,13 +34,13 @@ class Record:
 
 
 def plain(value: Any) -> Any:
-    """A value as JSON holds it: Parquet's dates, decimals and bytes become text, NaN None."""
+    """A value as JSON holds it: Parquet's dates and decimals become text, bytes text decoded
+    as the rest (a NaN stays NaN: a window or a number that is not one is a problem, not a
+    missing value)."""
     if isinstance(value, dict):
         return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [plain(v) for v in value]
-    if isinstance(value, float) and math.isnan(value):
-        return None
     if isinstance(value, bytes):
         return value.decode("utf-8", "surrogateescape")
     if value is None or isinstance(value, str | int | float | bool):
