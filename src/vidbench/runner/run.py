@@ -310,11 +310,11 @@ class Run:
         unknown = set(stages) - set(STAGES)
         if unknown:
             raise ConfigError(f"unknown stages {sorted(unknown)}; choose from {', '.join(STAGES)}")
-        if {"infer", "judge", "score"} & set(stages):
-            self._check_data()
         if "judge" in stages:
             self._check_judge_given()  # before inference, not after it
             self._check_judge_reachable()
+        if {"infer", "judge", "score"} & set(stages):
+            self._check_data()
         if "score" in stages:
             self.task.preflight()  # the models scoring needs, before any model call
         outcome = RunOutcome()
