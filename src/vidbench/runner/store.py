@@ -10,8 +10,7 @@ calls:     every reply to a cached model call (an LLM judge's verdicts, a constr
 failures:  every failed attempt (unreadable media, a model error after retries), with the
     message. A failed sample is retried by the next run; its failures stay for the record.
 runs:      every invocation with its configuration.
-data_rows: the rows the folder's runs read, each with its fingerprint and data folder
-    (runner/data_identity.py: a run over other data stops before it writes).
+data_rows: the rows the runs read, with fingerprint and data folder (runner/data_identity.py).
 Each write commits at once, so a run killed at any moment loses at most the request in flight.
 """
 
@@ -61,9 +60,7 @@ CREATE TABLE IF NOT EXISTS failures (
 );
 CREATE INDEX IF NOT EXISTS failures_plan ON failures (plan, sample_id);
 CREATE TABLE IF NOT EXISTS data_rows (
-    sample_id TEXT PRIMARY KEY,
-    fingerprint TEXT NOT NULL,
-    folder TEXT NOT NULL
+    sample_id TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, folder TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS calls (
     key TEXT PRIMARY KEY,
@@ -358,16 +355,14 @@ class Store:
 
     def data_rows(self) -> dict[str, tuple[str, str]]:
         """sample id -> (fingerprint, data folder) of every row a run here read."""
-        if not _has_table(self._db, "data_rows"):  # a store no run of this version wrote
-            return {}
         rows = self._db.execute("SELECT sample_id, fingerprint, folder FROM data_rows")
         return {sample_id: (found, folder) for sample_id, found, folder in rows}
 
     def add_data_rows(self, rows: dict[str, str], folder: str) -> None:
         """Rows a run reads, in one transaction (rows already kept keep their first record)."""
-        values = [(sample_id, found, folder) for sample_id, found in rows.items()]
         self._write("BEGIN", ())
         try:
+            values = [(sample_id, found, folder) for sample_id, found in rows.items()]
             self._db.executemany("INSERT OR IGNORE INTO data_rows VALUES (?, ?, ?)", values)
         except sqlite3.OperationalError as e:
             self._db.execute("ROLLBACK")

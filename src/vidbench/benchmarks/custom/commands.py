@@ -10,16 +10,26 @@ from rich.markup import escape
 
 from vidbench.benchmark import CommandGroups
 from vidbench.console import err
+from vidbench.core.errors import ConfigError
 
 
 def _cmd_predictions(args: argparse.Namespace) -> int:
+    from vidbench.benchmarks.custom.declared import resolve_declared
+    from vidbench.benchmarks.custom.names import is_declared
     from vidbench.benchmarks.custom.predictions import write_predictions
-    from vidbench.benchmarks.registry import task_of
     from vidbench.runner.run_config import RunConfig
+    from vidbench.tasks.registry import build_task
 
     results = Path(args.results)
     config = RunConfig.load(results)
-    written = write_predictions(task_of(config), config.data, results, Path(args.out), args.format)
+    if not is_declared(config.task):
+        raise ConfigError(
+            f"{results} is a run of {config.task}: `vidbench predictions` writes a declared "
+            "benchmark's answers in its own file's format (custom:DIR)"
+        )
+    benchmark, name = resolve_declared(config.task)
+    task = build_task(benchmark.tasks, name)
+    written = write_predictions(task, config.data, results, Path(args.out), args.format)
     kind = {"index": "indexes", "letter": "letters", "text": "texts"}[written.answer_format]
     err.print(
         f"wrote {written.rows} answers ({kind}) to {escape(str(written.path))}",
