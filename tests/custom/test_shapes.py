@@ -168,7 +168,9 @@ def test_an_object_holding_the_question_list(tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------------------ joined answers, no gold
-def test_answers_joined_by_id_and_rows_without_gold(tmp_path: Path) -> None:
+def test_answers_joined_by_id_and_rows_without_gold(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     """EgoSchema's shape: questions with `option 0`..`option 4`, the answers of a subset in
     {q_uid: index}. The other rows are asked and counted unscored (no-gold)."""
     rows = [
@@ -189,6 +191,12 @@ def test_answers_joined_by_id_and_rows_without_gold(tmp_path: Path) -> None:
     found, problems = loaded(folder)
     assert problems == []
     assert {i: s.answer for i, s in found.items()} == {"u0": "D", "u1": None, "u2": "A", "u3": None}
+
+    assert vidbench("validate", "custom", folder) == 0
+    assert (
+        "note: 2 of 4 rows have no gold answer (field 'answer' and the answers file; e.g. u1): "
+        "they are asked and counted unscored (no-gold)"
+    ) in " ".join(capsys.readouterr().err.split())
 
     out = tmp_path / "run"
     replies = tmp_path / "replies.jsonl"
