@@ -42,6 +42,12 @@ def _cmd_predictions(args: argparse.Namespace) -> int:
             f"from its reply ({escape(shown)}); see {escape(str(results))}/samples.jsonl",
             highlight=False,
         )
+    if written.unloaded:
+        err.print(
+            f"[yellow]{written.unloaded} row(s) not loaded[/] (bad rows: vidbench validate "
+            f"custom DIR lists them): not in {escape(str(written.path))}",
+            highlight=False,
+        )
     return 0
 
 

@@ -39,6 +39,7 @@ class Written:
     rows: int
     empty: list[str]  # ids without an answer the model gave (no reply, or none read from it)
     answer_format: str
+    unloaded: int  # rows that could not be loaded (bad rows): not in the file
 
 
 def answer_format(spec: Spec, samples: Sequence[Sample], given: str | None) -> str:
@@ -104,7 +105,8 @@ def write_predictions(
     if out.suffix.lower() not in SUFFIXES:
         raise ConfigError(f"{out}: write predictions to a .json or a .csv file")
     spec = task.spec
-    samples = load_samples(task, data).items
+    loaded = load_samples(task, data)
+    samples = loaded.items
     form = answer_format(spec, samples, given) if spec.multiple_choice else "text"
     rows = {row.id: row for row in ResultsDir(results).read_samples()}
     answers = {s.id: _answer(s, rows.get(s.id), spec, form) for s in samples}
@@ -119,4 +121,4 @@ def write_predictions(
         text = buffer.getvalue()
     write_text(out, text)
     empty = [i for i, a in answers.items() if a is None]
-    return Written(out, len(answers), empty, form)
+    return Written(out, len(answers), empty, form, len(loaded.problems))
