@@ -73,6 +73,15 @@ def test_dropped_empty_options_keep_their_positions(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "p.json").read_text()) == {"q": 3}
 
 
+def test_an_id_template_is_written_under_id(tmp_path: Path) -> None:
+    rows = [{"video": "clip0", "qid": 6, "question": "Which?", "options": ["a", "b"], "answer": 1}]
+    toml = 'name = "t"\nrows = "q.jsonl"\nvideo = "videos/{video}.mp4"\nid = "{video}_{qid}"\n'
+    folder = make_bench(tmp_path / "t", toml, rows, "q.jsonl")
+    out = run(folder, tmp_path, {"clip0_6": "B"})
+    assert vidbench("predictions", out, "--out", tmp_path / "p.csv") == 0
+    assert (tmp_path / "p.csv").read_text() == "id,answer\nclip0_6,1\n"
+
+
 def test_without_any_gold_the_format_must_be_given(
     tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:

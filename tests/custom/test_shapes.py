@@ -329,3 +329,12 @@ def test_a_nested_question_names_its_path(tmp_path: Path) -> None:
         "no question: the field 'question' is missing or empty; it is in 'qa': name it "
         '"qa.question"' in problems[0]
     )
+
+
+def test_a_missing_id_in_a_question_list_names_explode(tmp_path: Path) -> None:
+    rows = [{"video": "clip0", "questions": [{**ROW, "qid": "a"}, {**ROW, "qid": "b"}]}]
+    _, problems = loaded(bench(tmp_path, rows, extra='id = "qid"\n'))
+    assert (
+        "no id: the field 'qid' is missing or empty; this row's field 'questions' holds a list "
+        "of 2 records with 'qid': explode = \"questions\" reads one row per element"
+    ) in problems[0]

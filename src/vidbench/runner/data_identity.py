@@ -14,6 +14,8 @@ the same data.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +30,6 @@ from vidbench.report.results_dir import (
     TIMING_FILE,
     USAGE_FILE,
 )
-from vidbench.runner.keys import digest
 from vidbench.runner.store import Store
 from vidbench.tasks.problems import Problem
 
@@ -43,14 +44,9 @@ def fingerprint(sample: Sample) -> str:
     """What the model is asked about a sample, whichever folder holds it (an export, a moved
     benchmark): the question, options, videos by file name, and the window."""
     media = sample.media
-    return digest(
-        {
-            "question": sample.question,
-            "options": list(sample.options),
-            "videos": {str(view): path.name for view, path in sorted(media.videos.items())},
-            "window": [media.start_s, media.end_s],
-        }
-    )[:16]
+    videos = [[view, path.name] for view, path in sorted(media.videos.items())]
+    parts = [sample.question, list(sample.options), videos, media.start_s, media.end_s]
+    return hashlib.blake2b(json.dumps(parts).encode(), digest_size=8).hexdigest()
 
 
 def identity_of(samples: Sequence[Sample], folder: Path | str) -> DataIdentity:

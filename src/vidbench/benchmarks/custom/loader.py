@@ -59,23 +59,6 @@ def _open_ended(spec: Spec, row: Mapping[str, Any]) -> tuple[tuple[str, ...], st
     return references, rubric if spec.scoring == "judge" else None
 
 
-def _hint(row: Mapping[str, Any], name: str) -> str:
-    """Where a field the row lacks may be, and the key that reads it from there."""
-    for key, value in row.items():
-        if key.startswith("_"):
-            continue
-        records = isinstance(value, list) and value and all(isinstance(v, dict) for v in value)
-        if records and any(name in v for v in value):
-            return (
-                f"; this row's field {key!r} holds a list of {len(value)} records with "
-                f'{name!r}: explode = "{key}" reads one row per element'
-            )
-        if isinstance(value, dict) and name in value:
-            return f'; it is in {key!r}: name it "{key}.{name}"'
-    shown = ", ".join(k for k in row if not k.startswith("_"))[:200]
-    return f" (this row's fields: {shown})"
-
-
 def sample_of(row: DeclaredRow, spec: Spec, data: Path) -> Sample:
     """One row as a Sample; DataError saying what is wrong with it. A row without a gold answer
     is a Sample too (answer None, no references): it is asked, and scored as `no-gold`."""
@@ -83,7 +66,7 @@ def sample_of(row: DeclaredRow, spec: Spec, data: Path) -> Sample:
     question = fields.value_of(values, spec.question)
     if not isinstance(question, str) or not question.strip():
         part = paths.missing_part(values, spec.question)
-        hint = _hint(values, spec.question) if question is None else ""
+        hint = paths.where_it_is(values, spec.question) if question is None else ""
         raise DataError(f"no question: {part} is missing or empty{hint}")
     start, end = fields.window_of(values, spec)
     media = MediaRef(fields.videos_of(values, row.source, data, spec.views), start, end)

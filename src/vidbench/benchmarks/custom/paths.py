@@ -74,6 +74,14 @@ def _walk(value: Any, steps: Sequence[str | int | None]) -> Any:
     return value
 
 
+def plain_name(text: str) -> bool:
+    """A single field name (not a path into the row, not a template)."""
+    try:
+        return "{" not in text and parse(text).plain
+    except ValueError:
+        return False
+
+
 def lookup(row: Mapping[str, Any], path: str | FieldPath) -> Any:
     """The value at `path` in the row, or MISSING."""
     if isinstance(path, str):
@@ -100,6 +108,23 @@ def missing_part(row: Mapping[str, Any], path: str) -> str:
                 return f"the field {steps[0]!r}"
             return f"{steps[n - 1]!r} in {_text(steps[: n - 1])!r}"
     return f"the field {path!r}"
+
+
+def where_it_is(row: Mapping[str, Any], name: str) -> str:
+    """Where a field the row lacks may be, and the key that reads it from there."""
+    for key, value in row.items():
+        if key.startswith("_"):
+            continue
+        records = isinstance(value, list) and value and all(isinstance(v, dict) for v in value)
+        if records and any(name in v for v in value):
+            return (
+                f"; this row's field {key!r} holds a list of {len(value)} records with "
+                f'{name!r}: explode = "{key}" reads one row per element'
+            )
+        if isinstance(value, dict) and name in value:
+            return f'; it is in {key!r}: name it "{key}.{name}"'
+    shown = ", ".join(k for k in row if not k.startswith("_"))[:200]
+    return f" (this row's fields: {shown})"
 
 
 def _text(steps: Sequence[str | int | None]) -> str:

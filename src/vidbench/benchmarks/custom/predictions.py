@@ -91,7 +91,7 @@ def _answer(sample: Sample, row: SampleRow | None, spec: Spec, form: str) -> Any
 
 
 def _column(path: str | None, default: str) -> str:
-    return path if path is not None and paths.parse(path).plain else default
+    return path if path is not None and paths.plain_name(path) else default
 
 
 def write_predictions(

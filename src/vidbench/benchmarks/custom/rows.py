@@ -132,8 +132,10 @@ def _rows_of(file: Path, source: RowSource, spec: Spec) -> Iterator[DeclaredRow 
                     yield Problem(where, file, f"no id: {e}")
                     continue
             if row_id is None or row_id.strip() == "":
-                part = paths.missing_part(fields, spec.id or "id")
-                yield Problem(where, file, f"no id: {part} is missing or empty")
+                name = spec.id or "id"
+                hint = paths.where_it_is(fields, name) if paths.plain_name(name) else ""
+                part = paths.missing_part(fields, name)
+                yield Problem(where, file, f"no id: {part} is missing or empty{hint}")
                 continue
             yield DeclaredRow(row_id, fields, where, file, source)
 
