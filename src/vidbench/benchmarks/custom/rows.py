@@ -85,10 +85,9 @@ def _elements(record: Record, spec: Spec) -> Iterator[tuple[str, dict[str, Any]]
         return
     items = paths.lookup(base, spec.explode)
     if not isinstance(items, list):
-        yield (
-            f"{paths.missing_part(base, spec.explode)} is not a list of records (explode = "
-            f"{spec.explode!r})"
-        )
+        part = paths.missing_part(base, spec.explode)
+        what = "is missing" if items is paths.MISSING else f"holds {items!r}"[:200]
+        yield f"{part} {what}, not a list of records (explode = {spec.explode!r})"
         return
     parent = {k: v for k, v in base.items() if k != spec.explode}
     for index, item in enumerate(items):
