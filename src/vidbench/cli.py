@@ -106,8 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
     from vidbench.view import commands as view_commands
 
     figures = [figure for b in benchmarks() for figure in b.figures]
-    groups = list(dict.fromkeys(field for b in benchmarks() for field in b.sample_groups))
-    runner_commands.register(sub, _task_of, view_commands.reporter(_task_of, figures, groups))
+    sample_groups = list(dict.fromkeys(f for b in benchmarks() for f in b.sample_groups))
+    reporter = view_commands.reporter(_task_of, figures, sample_groups)
+    runner_commands.register(sub, _task_of, reporter)
 
     p = sub.add_parser("validate", help="list every problem in a dataset")
     p.add_argument("benchmark", choices=benchmark_names(), help="which benchmark's layout")
@@ -137,7 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
     from vidbench.report import commands as report_commands
 
     report_commands.register(sub, figures)  # report, figures
-    view_commands.register(sub, _task_of, figures, groups)  # view
+    view_commands.register(sub, _task_of, figures, sample_groups)  # view
 
     p = sub.add_parser("tasks", help="list tasks and their variants")
     p.set_defaults(func=_cmd_tasks)

@@ -306,7 +306,8 @@ def test_list_valued_and_missing_group_values(tmp_path: Path) -> None:
         "tag (a row with several values counts in each)": ["(none)", "colour", "count"],
     }
     assert (
-        samples(out)["q1"]["tag"] == ["count", "colour"] and samples(out)["q3"]["tag"] == "(none)"
+        samples(out)["q1"]["groups"]["tag"] == ["count", "colour"]
+        and samples(out)["q3"]["groups"]["tag"] == "(none)"
     )
     table = (out / "table.md").read_text()
     assert "### tag (a row with several values counts in each)" in table

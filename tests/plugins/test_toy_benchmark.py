@@ -110,6 +110,59 @@ def test_validate_run_report_and_view_work_on_it(
     assert view.returncode == 0, view.stderr
     meta = (page / "data" / "meta.js").read_text()
     assert "cube" in meta and "ball" in meta  # samples grouped by the toy's own field
+    text = (page / "data" / "samples-000.js").read_text()
+    shown = {row["id"]: row for row in json.loads(text[text.index(",") + 1 : -3])}
+    assert {i: row["group"] for i, row in shown.items()} == {
+        "q0": "cube", "q1": "ball", "q2": "cube", "q3": "cone", "q-broken": "",
+    }  # fmt: skip
+    q1 = shown["q1"]["runs"][0]  # its score's typed fields: outcome, parsed, gold, details
+    assert (q1["outcome"], q1["parsed"], shown["q1"]["gold"]) == ("wrong", "A", "B")
+    assert q1["scores"] == {"letters": "3"}
+    assert shown["q-broken"]["runs"][0]["outcome"] == "no-answer"
+
+
+def test_a_scorer_that_returns_no_sample_score_is_refused(
+    plugin: Path, toy_data: Path, tmp_path: Path
+) -> None:
+    """A plugin task whose `score` returns a dict (the shape before SampleScore) stops the score
+    stage with an error naming the task; the answers it had are kept in the store."""
+    (plugin / "toydict").mkdir(exist_ok=True)
+    (plugin / "toydict" / "__init__.py").write_text(DICT_SCORER)
+    entry = plugin / "toybench-0.1.dist-info" / "entry_points.txt"
+    entry.write_text(ENTRY_POINTS + "toydict = toydict:BENCHMARK\n")
+    try:
+        out = tmp_path / "run"
+        args = ("run", "toydict-qa", "--data", str(toy_data), "--model", "constant:A")
+        run = vidbench(plugin, *args, "--out", str(out))
+        assert run.returncode == 2, run.stderr
+        said = " ".join(run.stderr.split())
+        assert (
+            "task toydict-qa (toydict.DictQA): score() returned a dict, not a SampleScore" in said
+        )
+        assert (out / "store.sqlite").is_file() and not (out / "samples.jsonl").exists()
+    finally:
+        entry.write_text(ENTRY_POINTS)
+
+
+DICT_SCORER = """
+import dataclasses
+from toybench import BENCHMARK, SPEC, ToyQA
+from vidbench.tasks.registry import TaskEntry
+
+
+class DictQA(ToyQA):
+    def score(self, sample, reply, verdicts):
+        return {"parsed": "A", "correct": True}
+
+
+BENCHMARK = dataclasses.replace(
+    BENCHMARK,
+    name="toydict",
+    tasks={"toydict-qa": TaskEntry(lambda r: DictQA(r.name, r.spec), SPEC, lambda s, m: None, ())},
+    commands=None,
+    review=None,
+)
+"""
 
 
 def test_a_broken_plugin_is_named_and_the_rest_works(plugin: Path, tmp_path: Path) -> None:

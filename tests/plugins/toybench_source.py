@@ -21,6 +21,7 @@ from vidbench.media.frame import Frame
 from vidbench.media.spec import FrameSpec
 from vidbench.scoring.choices import extract_choice
 from vidbench.scoring.model_call import CallResult
+from vidbench.scoring.outcome import SampleScore, graded
 from vidbench.tasks.base import Task
 from vidbench.tasks.problems import Loaded, Problem
 from vidbench.tasks.registry import TaskEntry, TaskRequest, no_other_modifiers
@@ -75,20 +76,19 @@ class ToyQA(Task):
     def choices(self, sample: Sample) -> tuple[str, ...]:
         return tuple("ABCD"[: len(sample.options)])
 
-    def score(
-        self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]
-    ) -> dict[str, Any]:
+    def score(self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]) -> SampleScore:
         parsed = extract_choice(reply)
-        return {
-            "shape": sample.metadata["shape"],
-            "gold": sample.answer,
-            "parsed": parsed,
-            "unparsed": parsed is None,
-            "correct": parsed == sample.answer,
-        }
+        return SampleScore(
+            outcome=graded(parsed == sample.answer, unparsed=parsed is None),
+            parsed=parsed,
+            gold=sample.answer,
+            unparsed=parsed is None,
+            groups={"shape": sample.metadata["shape"]},
+            details={"letters": len(sample.options)},
+        )
 
-    def column_values(self, records: Sequence[dict[str, Any]]) -> dict[str, list[float]]:
-        return {"Accuracy": [float(r["correct"]) for r in records]}
+    def column_values(self, scores: Sequence[SampleScore]) -> dict[str, list[float]]:
+        return {"Accuracy": [float(s.correct) for s in scores if s.correct is not None]}
 
 
 def _make(request: TaskRequest) -> Task:

@@ -15,8 +15,8 @@ from vidbench import cli_options as options
 from vidbench import cli_types as types
 from vidbench.console import err, out
 from vidbench.core.errors import ConfigError
-from vidbench.models.registry import parse_options
-from vidbench.runner.model_calls import DEFAULT_ATTEMPTS, ModelChoice
+from vidbench.models.registry import ModelChoice, parse_options
+from vidbench.runner.model_calls import DEFAULT_ATTEMPTS
 from vidbench.runner.run_config import RunConfig
 from vidbench.tasks.base import Task
 
@@ -75,7 +75,10 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: argparse._SubParsersAction, task_of: Callable[[RunConfig], Task]) -> None:
+def register(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+    task_of: Callable[[RunConfig], Task],
+) -> None:
     analyze = subparsers.add_parser("analyze", help="analyses of finished runs")
     kinds = analyze.add_subparsers(dest="analysis", required=True)
     p = kinds.add_parser(

@@ -94,7 +94,9 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: argparse._SubParsersAction, sources: Sources) -> None:
+def register(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], sources: Sources
+) -> None:
     p = subparsers.add_parser(
         "export",
         help="publish a benchmark's data as a Hugging Face dataset folder",

@@ -30,7 +30,10 @@ def _cmd_figures(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: argparse._SubParsersAction, figures: Sequence[FigureSpec] = ()) -> None:
+def register(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+    figures: Sequence[FigureSpec] = (),
+) -> None:
     """`report` and `figures`; `figures` are the benchmarks' own figure specs (cli.py hands
     them in from the registered Benchmark values)."""
     p = subparsers.add_parser("report", help="one table from several results directories")

@@ -13,8 +13,9 @@ RESULTS_DIR/
 
 Every file is written whole to a temporary name and then renamed, so a reader (or a run killed
 half-way) never sees half a file. run.json, samples.jsonl and results.json are read and written
-as the typed models of report/schema.py (files written before it are upgraded as they are read:
-report/upgrade.py); a file that does not fit them is a DataError naming the file, line and field.
+as the typed models of report/schema.py (run.json and results.json written before it are
+upgraded as they are read: report/upgrade.py); a file that does not fit them is a DataError
+naming the file, line and field.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from vidbench.core.errors import ConfigError, DataError
 from vidbench.core.files import json_lines, read_json, write_atomic, write_json, write_jsonl
 from vidbench.report.schema import SCHEMA_VERSION, Results, RunFile, SampleRow
 from vidbench.report.tables import to_csv, to_latex, to_markdown
-from vidbench.report.upgrade import upgrade_results, upgrade_run, upgrade_sample
+from vidbench.report.upgrade import refuse_unversioned_sample, upgrade_results, upgrade_run
 
 RUN_FILE = "run.json"
 SAMPLES_FILE = "samples.jsonl"
@@ -66,6 +67,8 @@ def typed(
         )
     try:
         return model.model_validate(upgrade(data))
+    except DataError as e:  # a file the upgrade refuses
+        raise DataError(f"{where}: {e}") from e
     except ValidationError as e:
         raise DataError(f"{where}: {_problem(e)}") from e
 
@@ -103,7 +106,7 @@ def read_sample_rows(path: Path) -> list[SampleRow]:
     for line in json_lines(path):
         if line.error is not None:
             raise DataError(f"{line.where(path)}: {line.error}")
-        rows.append(typed(SampleRow, line.value, upgrade_sample, line.where(path)))
+        rows.append(typed(SampleRow, line.value, refuse_unversioned_sample, line.where(path)))
     return rows
 
 

@@ -3,8 +3,8 @@ they hold, so results directories of older runs still load, show, compare and re
 
 - run.json: the same fields; the place settings some versions kept (`progress`, `ray`,
   `ray_workers`, `ray_rate`) are left out, as run.json leaves them out today.
-- samples.jsonl: each row gets the `outcome` its fields say (scoring/outcome.derive_outcome:
-  the report's sample browser read outcomes that way before tasks set them).
+- samples.jsonl: not upgraded (a row is a task's typed score now): the score stage writes it
+  again from the run's store.
 - results.json: the same fields; columns were rounded then, and where the file kept them
   unrounded (MMWorld's `columns_unrounded`) those exact values are the columns.
 
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from vidbench.core.errors import DataError
 from vidbench.report.schema import SCHEMA_VERSION
-from vidbench.scoring.outcome import derive_outcome
 
 # Where a run ran, kept in run.json by some older versions (no part of what it evaluated).
 OLD_PLACE_KEYS = ("progress", "ray", "ray_workers", "ray_rate")
@@ -29,11 +29,15 @@ def upgrade_run(data: dict[str, Any]) -> dict[str, Any]:
     return {"schema_version": SCHEMA_VERSION, **kept}
 
 
-def upgrade_sample(data: dict[str, Any]) -> dict[str, Any]:
-    if "schema_version" in data:
-        return data
-    outcome = derive_outcome(data).model_dump()
-    return {"schema_version": SCHEMA_VERSION, **data, "outcome": outcome}
+def refuse_unversioned_sample(data: dict[str, Any]) -> dict[str, Any]:
+    """A samples.jsonl row written before the typed schema cannot be read as a task's score:
+    DataError saying how to score the run again (its store keeps every answer)."""
+    if "schema_version" not in data:
+        raise DataError(
+            "a row written before the typed schema (no schema_version): score the run again "
+            "from its store with `vidbench run --out DIR --stage score`"
+        )
+    return data
 
 
 def upgrade_results(data: dict[str, Any]) -> dict[str, Any]:

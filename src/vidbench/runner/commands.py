@@ -98,7 +98,9 @@ def _run_request(args: argparse.Namespace) -> RunRequest:
     )
 
 
-def _add_run(subparsers: argparse._SubParsersAction, task_of: TaskOf) -> None:
+def _add_run(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], task_of: TaskOf
+) -> None:
     p = subparsers.add_parser(
         "run",
         help="evaluate a model on a task",
@@ -154,7 +156,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def register(
-    subparsers: argparse._SubParsersAction,
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     task_of: TaskOf,
     report: Callable[[Sequence[Path], Path], Path] | None = None,
 ) -> None:

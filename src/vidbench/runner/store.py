@@ -197,7 +197,8 @@ class Store:
             "INSERT INTO runs (created, plan, config) VALUES (?, ?, ?)",
             (time.time(), plan, json.dumps(config, sort_keys=True)),
         )
-        return int(cursor.lastrowid)
+        assert cursor.lastrowid is not None  # an INSERT sets it
+        return cursor.lastrowid
 
     def answered_keys(self, plan: str) -> set[str]:
         rows = self._db.execute("SELECT key FROM responses WHERE plan = ?", (plan,))
@@ -351,12 +352,12 @@ class Store:
         return {"requests": row[0], "input_tokens": row[1], "output_tokens": row[2]}
 
     def count_responses(self) -> int:
-        return self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+        count: int = self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+        return count
 
     def data_rows(self) -> dict[str, tuple[str, str]]:
         """sample id -> (fingerprint, data folder) of every row a run here read."""
-        rows = self._db.execute("SELECT sample_id, fingerprint, folder FROM data_rows")
-        return {sample_id: (found, folder) for sample_id, found, folder in rows}
+        return {r[0]: (r[1], r[2]) for r in self._db.execute("SELECT * FROM data_rows")}
 
     def add_data_rows(self, rows: dict[str, str], folder: str) -> None:
         """Rows a run reads, in one transaction (rows already kept keep their first record)."""

@@ -80,7 +80,7 @@ def reporter(
 
 
 def register(
-    subparsers: argparse._SubParsersAction,
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     task_of: Callable[[Any], Any] | None = None,
     figures: Sequence[FigureSpec] = (),
     groups: Sequence[str] = (),

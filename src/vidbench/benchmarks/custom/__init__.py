@@ -16,5 +16,5 @@ BENCHMARK = Benchmark(
         ":linspace|interval|keyframes, :extract|letter|videomme|option-text "
         "(docs/custom-benchmarks.md)",
     },
-    sample_groups=("group",),
+    # a declared benchmark's samples are grouped by its first `groups` field (each score's first)
 )
