@@ -112,10 +112,10 @@ def window_of(row: Mapping[str, Any], spec: Spec) -> tuple[float | None, float |
         match = _WINDOW.match(str(value)) if isinstance(value, str) else None
         if match is None:
             raise DataError(f'{spec.window} must be "start-end" in seconds, got {value!r}')
-        start = _seconds(match.group(1), f"{spec.window}'s start")
-        end = _seconds(match.group(2), f"{spec.window}'s end")
+        start: float | None = _seconds(match.group(1), f"{spec.window}'s start")
+        end: float | None = _seconds(match.group(2), f"{spec.window}'s end")
     else:
-        start = end = None
+        start, end = None, None
         if spec.start is not None and value_of(row, spec.start) not in (None, ""):
             start = _value_seconds(row, spec.start)
         if spec.end is not None and value_of(row, spec.end) not in (None, ""):

@@ -52,10 +52,10 @@ def bad_text(value: Any, path: str = "") -> str | None:
     """Where a value holds text that is not UTF-8 (a byte kept by surrogateescape, or a JSON
     "\\ud800" escape): "the field 'question' (byte 0xff)"; None when all of it is text."""
     if isinstance(value, str):
-        found = _SURROGATE.search(value)
-        if found is None:
+        surrogate = _SURROGATE.search(value)
+        if surrogate is None:
             return None
-        code = ord(found.group())
+        code = ord(surrogate.group())
         what = (
             f"byte 0x{code - 0xDC00:02x}"
             if 0xDC80 <= code <= 0xDCFF

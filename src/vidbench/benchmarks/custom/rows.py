@@ -102,13 +102,14 @@ def _rows_of(file: Path, source: RowSource, spec: Spec) -> Iterator[DeclaredRow 
     found = list(read_records(file))
     records = [r for r in found if isinstance(r, Record)]
     yield from (p for p in found if isinstance(p, Problem))
+    whole = {r.key: r.value for r in records if r.key is not None}  # a JSON object's records
     if (
         spec.explode is not None
         and len(records) > 1
-        and all(r.key is not None for r in records)
-        and paths.lookup({r.key: r.value for r in records}, spec.explode) is not paths.MISSING
+        and len(whole) == len(records)
+        and paths.lookup(whole, spec.explode) is not paths.MISSING
     ):  # an object holding the list itself: the whole object is one record
-        records = [Record("the file's object", {r.key: r.value for r in records})]
+        records = [Record("the file's object", whole)]
     own_ids = spec.id is None and all("id" in r.value for r in records if isinstance(r.value, dict))
     for n, record in enumerate(records, start=1):
         if not isinstance(record.value, dict):
