@@ -355,8 +355,7 @@ class Store:
 
     def data_rows(self) -> dict[str, tuple[str, str]]:
         """sample id -> (fingerprint, data folder) of every row a run here read."""
-        rows = self._db.execute("SELECT sample_id, fingerprint, folder FROM data_rows")
-        return {sample_id: (found, folder) for sample_id, found, folder in rows}
+        return {r[0]: (r[1], r[2]) for r in self._db.execute("SELECT * FROM data_rows")}
 
     def add_data_rows(self, rows: dict[str, str], folder: str) -> None:
         """Rows a run reads, in one transaction (rows already kept keep their first record)."""
