@@ -77,6 +77,32 @@ def test_trailing_empty_options_are_fewer_options(tmp_path: Path) -> None:
     assert samples["questions-1"].answer == "B"
 
 
+def test_no_options_or_too_many_are_problems_of_their_row(tmp_path: Path) -> None:
+    """A row with every option empty, or 27 options, once stopped the whole run (exit 2)."""
+    rows = [
+        {"video": "clip0", "question": "Empty?", "answer": 0, **{f"a{k}": "" for k in range(5)}},
+        {
+            "video": "clip0",
+            "question": "Fine?",
+            "answer": 1,
+            **{f"a{k}": f"o{k}" for k in range(5)},
+        },
+    ]
+    folder = make_bench(tmp_path / "bench", PER_OPTION, rows, "questions.csv")
+    samples, problems = load_folder(folder)
+    assert list(samples) == ["questions-2"]
+    assert problems == [
+        "questions-1: line 2: 0 option(s); a multiple-choice question needs 2 or more "
+        f"[{folder / 'questions.csv'}]"
+    ]
+    many = {"video": "clip0", "question": "Which?", "options": [str(n) for n in range(27)],
+            "answer": "A"}  # fmt: skip
+    folder = make_bench(tmp_path / "many", AUTO.format(suffix=".jsonl"), [many, ROW_OK])
+    samples, problems = load_folder(folder)
+    assert list(samples) == ["questions-2"] and "27 options; at most 26" in problems[0]
+
+
+ROW_OK = {"video": "clip0", "question": "Which?", "options": ["red", "blue"], "answer": "A"}
 AUTO = """name = "numbers"
 rows = "questions{suffix}"
 video = "videos/{{video}}.mp4"

@@ -339,3 +339,17 @@ def test_a_missing_id_in_a_question_list_names_explode(tmp_path: Path) -> None:
         "no id: the field 'qid' is missing or empty; this row's field 'questions' holds a list "
         "of 2 records with 'qid': explode = \"questions\" reads one row per element"
     ) in problems[0]
+
+
+def test_a_wildcard_is_the_files_not_the_rows(tmp_path: Path) -> None:
+    """`*` in the template matches folders; a `[` in a row's value is a name, with or without."""
+    folder = bench(tmp_path, [{**ROW, "video": "clip[0]"}], extra="")
+    (folder / "videos" / "clip0.mp4").rename(folder / "videos" / "clip[0].mp4")
+    found, problems = loaded(folder)
+    assert problems == [] and found["questions-1"].media.videos[0].name == "clip[0].mp4"
+    (folder / "videos" / "a").mkdir()
+    (folder / "videos" / "clip[0].mp4").rename(folder / "videos" / "a" / "clip[0].mp4")
+    toml = (folder / "benchmark.toml").read_text().replace("videos/{video}", "videos/*/{video}")
+    (folder / "benchmark.toml").write_text(toml)
+    found, problems = loaded(folder)
+    assert problems == [] and found["questions-1"].media.videos[0].parent.name == "a"

@@ -56,13 +56,16 @@ def _matches(pattern: str) -> tuple[Path, ...]:
     return tuple(sorted(Path(path.anchor).glob(str(path.relative_to(path.anchor)))))
 
 
-def _video_file(text: str, data: Path) -> Path:
+def _video_file(text: str, data: Path, pattern: bool) -> Path:
     path = Path(text) if Path(text).is_absolute() else data / text
-    if not any(c in text for c in "*?["):
+    if not pattern:
         if not path.is_file():
             raise DataError(f"missing video {path}")
         return path
-    found = [p for p in _matches(str(path)) if p.is_file()]
+    try:
+        found = [p for p in _matches(str(path)) if p.is_file()]
+    except ValueError as e:  # a pattern pathlib refuses ("**" inside a name)
+        raise DataError(f"the video {path} is not a pattern pathlib reads ({e})") from None
     if len(found) != 1:
         what = "no file" if not found else f"{len(found)} files ({found[0].name}, ...)"
         raise DataError(f"the video {path} matches {what}; it must match one")
@@ -73,8 +76,12 @@ def videos_of(row: Mapping[str, Any], source: RowSource, data: Path, views: int)
     """The row's videos by view (0, 1, ...), from the path templates (which may hold `*`
     wildcards matching one file) or the videos field, relative to the data folder; DataError
     when one is missing."""
+    patterns = [paths.is_glob(t) for t in source.video]
     if source.video:
-        texts = [paths.render(t, row, f"the video template {t!r}") for t in source.video]
+        texts = [
+            paths.render(t, row, f"the video template {t!r}", glob_values=pattern)
+            for t, pattern in zip(source.video, patterns, strict=True)
+        ]
     else:
         assert source.videos is not None
         value = decoded(value_of(row, source.videos), "videos")
@@ -87,7 +94,11 @@ def videos_of(row: Mapping[str, Any], source: RowSource, data: Path, views: int)
         ]
     if len(texts) != views:
         raise DataError(f"{len(texts)} video(s), the benchmark declares views = {views}")
-    return {view: _video_file(text, data) for view, text in enumerate(texts)}
+    patterns = patterns or [False] * len(texts)  # paths given in a field are never patterns
+    return {
+        view: _video_file(text, data, pattern)
+        for view, (text, pattern) in enumerate(zip(texts, patterns, strict=True))
+    }
 
 
 def _seconds(value: Any, name: str) -> float:

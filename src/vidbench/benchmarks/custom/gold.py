@@ -27,6 +27,7 @@ from vidbench.scoring.choices import option_letters
 _PREFIX = re.compile(r"^\s*\(?([A-Za-z])\s*[\.\):]\s*")
 _LABEL = re.compile(r"^\s*\(?([A-Za-z])\)?\s*[\.\):]?\s*$")
 READINGS = ("letter", "index", "text")
+MOST_OPTIONS = 26  # labelled A to Z
 
 
 @dataclass(frozen=True)
@@ -186,8 +187,9 @@ def choices_of(row: Mapping[str, Any], names: Sequence[str], empty: str) -> Choi
     written = _written(row, names)
     while written and not written[-1]:
         written.pop()
-    written = _without_prefixes(written)
-    option_letters(len(written))  # at most 26
+    if len(written) > MOST_OPTIONS:
+        raise DataError(f"{len(written)} options; at most {MOST_OPTIONS} are labelled (A to Z)")
+    written = _without_prefixes(written) if written else written
     gaps = [n for n, text in enumerate(written) if not text]
     if gaps and empty != "drop":
         where = names[gaps[0]] if len(names) > 1 else f"option {gaps[0] + 1}"

@@ -28,10 +28,13 @@ BENCHMARK = "custom"
 def options_block(spec: Spec, options: tuple[str, ...]) -> str:
     """The options as the prompt shows them, one `option_format` line each."""
     letters = option_letters(len(options))
-    return "\n".join(
-        spec.option_format.format(letter=letter, text=text, index=i)
-        for i, (letter, text) in enumerate(zip(letters, options, strict=True))
-    )
+    try:
+        return "\n".join(
+            spec.option_format.format(letter=letter, text=text, index=i)
+            for i, (letter, text) in enumerate(zip(letters, options, strict=True))
+        )
+    except (ValueError, TypeError) as e:  # a format spec the values do not take ({text:d})
+        raise DataError(f"option_format {spec.option_format!r} cannot show an option ({e})") from e
 
 
 def prompt_text(spec: Spec, sample: Sample) -> str:

@@ -17,10 +17,12 @@ the errors must name the part of the path that is missing in the row at hand.
 
 from __future__ import annotations
 
+import glob
 import re
 import string
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from vidbench.core.errors import DataError
@@ -140,7 +142,11 @@ def _text(steps: Sequence[str | int | None]) -> str:
 
 
 class _PathFormatter(string.Formatter):
-    """str.format with `{path}` read by `lookup` (a `{field}` that is missing: KeyError)."""
+    """str.format with `{path}` read by `lookup` (a `{field}` that is missing: KeyError), each
+    filled-in value passed through `escape`."""
+
+    def __init__(self, escape: Callable[[str], str] = str) -> None:
+        self.escape = escape
 
     def get_field(self, field_name: str, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
         value = lookup(kwargs, field_name)
@@ -148,8 +154,18 @@ class _PathFormatter(string.Formatter):
             raise KeyError(field_name)
         return value, field_name
 
+    def format_field(self, value: Any, format_spec: str) -> str:
+        return self.escape(super().format_field(value, format_spec))
+
 
 _FORMATTER = _PathFormatter()
+_GLOB_FORMATTER = _PathFormatter(glob.escape)  # values are names, never wildcards
+
+
+@cache
+def is_glob(template: str) -> bool:
+    """Whether a template's own text (not what fills it) holds wildcards: * ? ["""
+    return any(c in text for text, *_ in string.Formatter().parse(template) for c in "*?[")
 
 
 def fields_of(template: str) -> list[str]:
@@ -161,10 +177,11 @@ def fields_of(template: str) -> list[str]:
     return names
 
 
-def render(template: str, row: Mapping[str, Any], what: str) -> str:
-    """`template` with the row's `{path}`s filled in; DataError naming what is missing."""
+def render(template: str, row: Mapping[str, Any], what: str, glob_values: bool = False) -> str:
+    """`template` with the row's `{path}`s filled in (`glob_values`: escaped for a glob
+    pattern); DataError naming what is missing."""
     try:
-        return _FORMATTER.vformat(template, (), row)
+        return (_GLOB_FORMATTER if glob_values else _FORMATTER).vformat(template, (), row)
     except KeyError as e:
         part = missing_part(row, str(e.args[0]))
         raise DataError(f"{what} needs {part}, which this row lacks") from None

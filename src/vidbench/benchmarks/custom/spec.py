@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vidbench.benchmarks.custom import paths
 from vidbench.benchmarks.custom.spec_keys import Keys, check_path, check_template
 from vidbench.core.errors import ConfigError
 from vidbench.media.spec import CLIP_MAX_SIDE, ORIGINAL_SIZE, FrameSpec
@@ -200,6 +201,19 @@ def _judge_prompt(keys: Keys, folder: Path) -> str | None:
         raise keys.fail("judge_prompt", f"cannot read {path} ({e})") from e
 
 
+def _option_format(keys: Keys) -> str:
+    """How `{options}` shows an option: a template over {letter}, {text} and {index} only."""
+    template = check_template(
+        keys, "option_format", keys.text("option_format", "({letter}) {text}")
+    )
+    unknown = sorted(set(paths.fields_of(template)) - {"letter", "text", "index"})
+    if unknown:
+        raise keys.fail(
+            "option_format", f"{{{unknown[0]}}}: an option has {{letter}}, {{text}} and {{index}}"
+        )
+    return template
+
+
 def parse_spec(raw: dict[str, Any], file: Path) -> Spec:
     keys = Keys(raw, file)
     name = keys.text("name")
@@ -243,9 +257,7 @@ def parse_spec(raw: dict[str, Any], file: Path) -> Spec:
         groups=keys.paths("groups", ()),
         prompt=check_template(keys, "prompt", keys.text("prompt", DEFAULT_PROMPTS[kind])),
         system=keys.text("system", None),
-        option_format=check_template(
-            keys, "option_format", keys.text("option_format", "({letter}) {text}")
-        ),
+        option_format=_option_format(keys),
         frame_spec=_frames(keys, views),
         max_tokens=keys.integer("max_tokens", DEFAULT_MAX_TOKENS[kind], 1),
         temperature=keys.number("temperature", 0.0, 0.0),
