@@ -1,6 +1,6 @@
 """Two well-known video benchmarks' published row formats, written by the tests exactly as the
 benchmarks publish them (no download), and the benchmark.toml that points vidbench at each
-(docs/custom-benchmarks.md shows the same files).
+(docs/custom-gallery.md shows the same files; gallery.py runs them).
 
 Video-MME (lmms-lab/Video-MME on the Hugging Face Hub, videomme/test-00000-of-00001.parquet):
 one row per question with video_id, duration, domain, sub_category, url, videoID, question_id,

@@ -53,7 +53,7 @@ def test_exact_contains_regex(tmp_path: Path, scoring: str, right: set[str]) -> 
     model = predictions(tmp_path / "replies.jsonl", REPLIES)
     assert vidbench("run", f"custom:{folder}", "--model", model, "--out", out) == 0
     assert {i for i, r in samples(out).items() if r["outcome"]["kind"] == "correct"} == right
-    assert results(out)["scoring"] == {"method": scoring}
+    assert results(out)["scoring"] == {"method": scoring, "no_gold": 0}
 
 
 def _judge(body: dict) -> str:

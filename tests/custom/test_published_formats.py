@@ -1,5 +1,5 @@
 """Video-MME's and MVBench's published rows, run as declared benchmarks: their benchmark.toml
-(docs/custom-benchmarks.md) reads the files as published, builds the official prompts, and
+(docs/custom-gallery.md) reads the files as published, builds the official prompts, and
 scores as their evaluation code does."""
 
 from __future__ import annotations

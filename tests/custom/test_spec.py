@@ -58,6 +58,13 @@ BASE = 'name = "b"\nrows = "q.jsonl"\nvideo = "v/{id}.mp4"\n'
         (BASE + 'groups = ["correct"]\n', "key 'groups': 'correct' is a field of vidbench's"),
         (BASE + "views = 2\n", "key 'views': 2, but `video` gives [1] template(s)"),
         (BASE + "max_side = 4\n", "max_side 4 is too small"),
+        (BASE + 'option_format = "{foo} {text}"\n', "key 'option_format': {foo}: an option has"),
+        (BASE + 'question = "a..b"\n', "key 'question': 'a..b' is not a field path"),
+        (BASE + 'id = "{video"\n', "key 'id': not a template"),
+        (BASE + 'window = "ts"\nstart = "s"\n', "key 'window': give `window`"),
+        (BASE + 'empty_options = "skip"\n', "key 'empty_options': 'skip' is not one of"),
+        (BASE + 'answers = { file = "a.txt" }\n', "key 'answers.file': 'a.txt': answers are"),
+        (BASE + 'answers = { file = "a.json", kee = "x" }\n', "did you mean 'key'?"),
         ('name = "b"\nrows = "q.txt"\nvideo = "v.mp4"\n', "rows are read from .jsonl, .json"),
         ('name = "b"\nrows = "q.jsonl"\n', "give `video` (path templates) or `videos`"),
         (

@@ -202,3 +202,65 @@ def test_videos_outside_the_folder(tmp_path: Path, capsys: pytest.CaptureFixture
     results = tmp_path / "run"
     assert vidbench("run", f"custom:{out}", "--model", "random", "--out", results) == 0
     assert json.loads((results / "results.json").read_text())["n"] == 6
+
+
+NEXT_QA = """name = "nextqa-like"
+license = "mit"
+rows = "val.csv"
+video = "videos/{video}.mp4"
+id = "{video}_{qid}"
+options = ["a0", "a1", "a2", "a3", "a4"]
+answer = "answer"
+groups = ["type"]
+"""
+
+
+def test_the_source_columns_are_kept(tmp_path: Path) -> None:
+    """The gold as given beside the resolved letter, CSV numbers as numbers, each video once at
+    its path under the videos' folder (no videos/videos/), and a card that says how it is
+    scored and how to run it."""
+    rows = [
+        {"video": f"clip{n % 3}", "frame_count": 300 + n, "question": f"Q{n}?", "answer": n % 5,
+         "qid": n, "type": "CW", **{f"a{k}": f"option {k}" for k in range(5)}}
+        for n in range(4)
+    ]  # fmt: skip
+    bench = make_bench(tmp_path / "bench", NEXT_QA, rows, "val.csv")
+    out = tmp_path / "hf"
+    assert vidbench("export", bench, "--to", "hf", out) == 0
+    exported = check_rows_and_videos(out, "nextqa-like", 4, tmp_path / "cache")
+    first = exported[0]
+    assert (first["answer"], first["original_answer"]) == ("A", 0)  # the letter, and as given
+    assert exported[3]["original_answer"] == 3 and exported[3]["answer"] == "D"
+    assert first["frame_count"] == 300 and first["qid"] == 0  # numbers stay numbers
+    assert first["original_video"] == "clip0" and first["video"] == "videos/clip0.mp4"
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*.mp4")) == [
+        f"videos/clip{n}.mp4" for n in range(3)
+    ]
+    import pyarrow.parquet as pq
+
+    schema = pq.read_schema(out / "data" / "nextqa-like" / "test-00000-of-00001.parquet")
+    assert str(schema.field("frame_count").type) == "int64"
+    assert str(schema.field("original_answer").type) == "int64"
+
+    _, body = card(out)
+    assert "## How it is scored" in body
+    assert "The reply's option letter is read by the `extract` parser" in body
+    assert "resolved from the source's `answer`" in body and "per value of `type`" in body
+    assert "vidbench run custom:path/to/this/folder --model MODEL --out results" in body
+    assert "| `original_answer` | the source record's `answer` as given" in body
+
+
+def test_a_judged_benchmarks_card_names_the_judge(tmp_path: Path) -> None:
+    rows = [{"video_id": "clip0", "question": "What?", "answer": "a cat", "rule": "Any cat."}]
+    toml = (
+        'name = "judged"\nlicense = "mit"\nrows = "q.jsonl"\nvideo = "videos/{video_id}.mp4"\n'
+        'kind = "open-ended"\nscoring = "judge"\nrubric = "rule"\n'
+    )
+    bench = make_bench(tmp_path / "bench", toml, rows, "q.jsonl")
+    assert vidbench("export", bench, "--to", "hf", tmp_path / "hf") == 0
+    _, body = card(tmp_path / "hf")
+    assert "judged by an LLM in AutoEval-Video's rule style" in body
+    assert "give one with `--judge`" in body
+    assert (
+        "vidbench run custom:path/to/this/folder --model MODEL --judge JUDGE_MODEL --out results"
+    ) in body

@@ -10,6 +10,7 @@ import time
 from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
+from vidbench.export.request import ORIGINAL, ExportTask
 from vidbench.report.funnel import Funnel, funnel_markdown
 from vidbench.tasks.exported import ROW_COLUMNS, SPLIT
 
@@ -32,6 +33,16 @@ COLUMN_MEANINGS = {
     "end_s": "the window's end in the video, seconds",
     "metadata": "everything else vidbench's loader read, as JSON text",
 }
+
+
+def _source_column(name: str, as_json: bool) -> str:
+    field = name.removeprefix(ORIGINAL)
+    what = (
+        f"the source record's `{field}` as given (vidbench's own `{field}` is the column above)"
+        if name.startswith(ORIGINAL)
+        else "a field of the source record"
+    )
+    return what + (" as JSON text (its values have no common type)" if as_json else "")
 
 
 def _size_category(rows: int) -> str:
@@ -114,10 +125,28 @@ def _construction_section(exported: ExportedDataset) -> str:
     return "\n".join(parts)
 
 
-def _run_line(task: str) -> str:
-    if task == "custom":  # the folder holds the benchmark.toml
-        return "vidbench run custom:path/to/this/folder --model MODEL --out results"
-    return f"vidbench run {task} --data path/to/this/folder --model MODEL --out results"
+def _run_line(task: ExportTask) -> str:
+    judge = " --judge JUDGE_MODEL" if task.judged else ""
+    if task.task == "custom":  # the folder holds the benchmark.toml
+        return f"vidbench run custom:path/to/this/folder --model MODEL{judge} --out results"
+    return f"vidbench run {task.task} --data path/to/this/folder --model MODEL{judge} --out results"
+
+
+def _scoring_section(request: ExportRequest) -> str:
+    """How each config is scored, and the command that runs it."""
+    parts = []
+    for task in request.tasks:
+        how = request.scoring.get(task.config) or (
+            f"vidbench's `{task.task}` task, protocol `{task.protocol}` (the vidbench "
+            "documentation of the benchmark says what it reproduces)"
+        )
+        judge = (
+            " It is scored by an LLM judge: give one with `--judge` (any model spec)."
+            if task.judged
+            else ""
+        )
+        parts.append(f"**{task.config}**: {how}{judge}\n\n```console\n{_run_line(task)}\n```\n")
+    return "\n".join(parts)
 
 
 def card_text(request: ExportRequest, exported: ExportedDataset) -> str:
@@ -132,11 +161,11 @@ def card_text(request: ExportRequest, exported: ExportedDataset) -> str:
         f"| {name} | {SPLIT} | {c.rows} | {c.videos} | `{c.task}` |" for name, c in configs.items()
     )
     extra_columns = sorted({col for c in configs.values() for col in c.columns})
+    as_json = {col for c in configs.values() for col in c.json_columns}
     columns = "\n".join(f"| `{name}` | {COLUMN_MEANINGS[name]} |" for name in ROW_COLUMNS)
     if extra_columns:
         columns += "\n" + "\n".join(
-            f"| `{name}` | a field of the original record (also in `metadata`) |"
-            for name in extra_columns
+            f"| `{name}` | {_source_column(name, name in as_json)} |" for name in extra_columns
         )
     left_out = (
         "\n".join(f"- {p}" for p in exported.problems)
@@ -166,12 +195,11 @@ rows = load_dataset("path/to/this/folder", "{first}", split="{SPLIT}")  # or the
 ```
 
 The videos are files of this folder: each row's `video` and `videos` hold their paths relative
-to it. With vidbench (its docs/export.md):
+to it.
 
-```console
-{_run_line(configs[first].task)}
-```
+## How it is scored
 
+{_scoring_section(request)}
 ## Splits
 
 | config | split | rows | videos | vidbench task |

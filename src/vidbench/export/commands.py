@@ -31,7 +31,9 @@ def _with_data(source: ExportSource, folder: Path) -> tuple[list[ExportTask], li
         except DataError:  # not this task's data
             continue
         if loaded.items:
-            found.append(ExportTask(config, task.name.partition(":")[0], loaded))
+            judged = task.uses_judge and not task.judge_optional
+            name = task.name.partition(":")[0]
+            found.append(ExportTask(config, name, loaded, task.protocol, judged))
         else:
             problems += loaded.problems
     return found, problems
@@ -78,6 +80,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
         description=source.description,
         files=source.files,
         skip_bad=args.skip_bad,
+        scoring=source.scoring,
     )
     exported = export_hf(request)
     for problem in exported.problems:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
+import os
 import shutil
 import tempfile
 from collections.abc import Sequence
@@ -23,7 +25,13 @@ from vidbench.core.errors import ConfigError
 from vidbench.core.files import write_json, write_text
 from vidbench.core.records import Sample
 from vidbench.export.construction import find_construction
-from vidbench.export.request import ConfigSummary, ExportedDataset, ExportRequest, ExportTask
+from vidbench.export.request import (
+    ORIGINAL,
+    ConfigSummary,
+    ExportedDataset,
+    ExportRequest,
+    ExportTask,
+)
 from vidbench.extras import require
 from vidbench.tasks.exported import (
     FORMAT,
@@ -40,7 +48,8 @@ CONSTRUCTION = "construction"
 
 
 def _arrow_type(values: list[Any]) -> Any:
-    """The Arrow type of a metadata field whose values are all plain of one kind, else None."""
+    """The Arrow type of a metadata field's values (numbers stay numbers, lists and records
+    keep their shape); None when they have none in common (the field is then JSON text)."""
     import pyarrow as pa
 
     kinds = {type(v) for v in values if v is not None}
@@ -54,12 +63,18 @@ def _arrow_type(values: list[Any]) -> Any:
         return pa.int64()
     if kinds <= {int, float}:
         return pa.float64()
-    return None
+    try:
+        kind = pa.array(values).type
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+        return None
+    return None if pa.types.is_null(kind) else kind
 
 
-def _schema(samples: Sequence[Sample]) -> tuple[Any, dict[str, str]]:
-    """The rows' schema: ROW_COLUMNS, then a column per plain metadata field whose name is not
-    a row column's nor starts with "_" (all of them stay in `metadata`); and field -> column."""
+def _schema(samples: Sequence[Sample]) -> tuple[Any, dict[str, str], set[str]]:
+    """The rows' schema: ROW_COLUMNS, then a column per field of the source's records (a field
+    named like a row column as `original_<name>`: the gold as given beside the resolved letter;
+    fields whose name starts with "_" are vidbench's own and stay in `metadata` only); the
+    column of each field; and the columns written as JSON text (values of no common type)."""
     import pyarrow as pa
 
     base = {
@@ -71,31 +86,37 @@ def _schema(samples: Sequence[Sample]) -> tuple[Any, dict[str, str]]:
         "end_s": pa.float64(),
     }
     columns = [pa.field(name, base.get(name, pa.string())) for name in ROW_COLUMNS]
-    extra = {}
+    extra, as_json = {}, set()
     keys = dict.fromkeys(k for s in samples for k in s.metadata)
     for key in keys:
-        if key in ROW_COLUMNS or key.startswith("_"):
+        values = [s.metadata.get(key) for s in samples]
+        if key.startswith("_") or all(v is None for v in values):
             continue
-        kind = _arrow_type([s.metadata.get(key) for s in samples])
-        if kind is not None:
-            extra[key] = key
-            columns.append(pa.field(key, kind))
-    return pa.schema(columns), extra
+        name = ORIGINAL + key if key in ROW_COLUMNS else key
+        kind = _arrow_type(values)
+        if kind is None:
+            as_json.add(name)
+        extra[key] = name
+        columns.append(pa.field(name, kind or pa.string()))
+    return pa.schema(columns), extra, as_json
 
 
 class _Videos:
-    """Copies each video once into OUT/videos/, at its path under the source folder."""
+    """Copies each video once into OUT/videos/, at its path under the folder of the source that
+    holds them all (a benchmark's `videos/clip0.mp4` is OUT/videos/clip0.mp4)."""
 
-    def __init__(self, source: Path, out: Path) -> None:
-        self.source, self.out = source, out
+    def __init__(self, source: Path, out: Path, paths: Sequence[Path]) -> None:
+        self.source, self.out = source.absolute(), out
+        inside = [p.absolute().parent for p in paths if p.absolute().is_relative_to(self.source)]
+        self.root = Path(os.path.commonpath(inside)) if inside else self.source
         self.placed: dict[Path, str] = {}  # real file -> its path in OUT
 
     def place(self, path: Path) -> str:
         real = path.resolve()
         if real in self.placed:
             return self.placed[real]
-        try:  # the path as the data names it (links not followed), under the source folder
-            relative = path.absolute().relative_to(self.source.absolute()).as_posix()
+        try:  # the path as the data names it (links not followed), under the videos' folder
+            relative = path.absolute().relative_to(self.root).as_posix()
         except ValueError:  # outside the source folder: a folder per original place
             digest = hashlib.sha256(str(real).encode()).hexdigest()[:12]
             relative = f"_external/{digest}/{path.name}"
@@ -111,19 +132,23 @@ def _write_config(out: Path, task: ExportTask, videos: _Videos) -> ConfigSummary
     import pyarrow.parquet as pq
 
     samples = task.loaded.items
-    schema, extra = _schema(samples)
+    schema, extra, as_json = _schema(samples)
     rows: list[dict[str, Any]] = []
     shown: set[str] = set()
     for sample in samples:
         paths = {view: videos.place(path) for view, path in sample.media.videos.items()}
         shown.update(paths.values())
         row = sample_row(sample, paths)
-        row.update({name: sample.metadata.get(key) for key, name in extra.items()})
+        for key, name in extra.items():
+            value = sample.metadata.get(key)
+            row[name] = json.dumps(value, ensure_ascii=False) if name in as_json else value
         rows.append(row)
     relative = f"data/{task.config}/{SPLIT}-00000-of-00001.parquet"
     (out / relative).parent.mkdir(parents=True, exist_ok=True)
     pq.write_table(pa.Table.from_pylist(rows, schema=schema), out / relative)
-    return ConfigSummary(task.task, len(rows), len(shown), relative, list(extra.values()))
+    return ConfigSummary(
+        task.task, len(rows), len(shown), relative, list(extra.values()), sorted(as_json)
+    )
 
 
 def _with_videos(task: ExportTask) -> ExportTask:
@@ -136,7 +161,7 @@ def _with_videos(task: ExportTask) -> ExportTask:
             missing.append(Problem(sample.id, gone[0], "missing video"))
         else:
             kept.append(sample)
-    return ExportTask(task.config, task.task, Loaded(kept, [*task.loaded.problems, *missing]))
+    return dataclasses.replace(task, loaded=Loaded(kept, [*task.loaded.problems, *missing]))
 
 
 def _check_problems(request: ExportRequest) -> list[Problem]:
@@ -174,7 +199,8 @@ def export_hf(request: ExportRequest) -> ExportedDataset:
     problems = _check_problems(request)
     work = _new_folder(request.out)
     try:
-        videos = _Videos(request.source, work)
+        shown = [p for t in request.tasks for s in t.loaded.items for p in s.media.videos.values()]
+        videos = _Videos(request.source, work, shown)
         configs = {t.config: _write_config(work, t, videos) for t in request.tasks}
         construction = find_construction(request.source)
         for relative, path in construction.files.items():

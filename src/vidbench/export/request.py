@@ -11,12 +11,16 @@ from vidbench.core.records import Sample
 from vidbench.export.construction import Construction
 from vidbench.tasks.problems import Loaded, Problem
 
+ORIGINAL = "original_"  # the column of a source field named like one of vidbench's own
+
 
 @dataclass(frozen=True)
 class ExportTask:
     config: str  # its config name in the dataset (e.g. 4dbench-qa)
     task: str  # the task base name vidbench reads it back as (`--data OUT`)
     loaded: Loaded[Sample]
+    protocol: str = ""  # how vidbench scores it (the task's protocol)
+    judged: bool = False  # scored by an LLM judge: running it needs --judge
 
 
 @dataclass(frozen=True)
@@ -30,6 +34,7 @@ class ExportRequest:
     description: str = ""
     files: dict[str, Path] = field(default_factory=dict)  # also copied: OUT/NAME <- path
     skip_bad: bool = False
+    scoring: dict[str, str] = field(default_factory=dict)  # config -> how it is scored (card)
 
 
 @dataclass
@@ -38,7 +43,8 @@ class ConfigSummary:
     rows: int
     videos: int
     path: str  # the Parquet file, relative to OUT
-    columns: list[str]  # beyond ROW_COLUMNS: the metadata's plain fields
+    columns: list[str]  # beyond ROW_COLUMNS: the source's fields
+    json_columns: list[str] = field(default_factory=list)  # of those, written as JSON text
 
 
 @dataclass

@@ -17,3 +17,4 @@ class ExportSource:
     license: str | None = None  # the data's own (a declared benchmark's `license`)
     description: str = ""
     files: dict[str, Path] = field(default_factory=dict)  # copied to OUT/NAME as they are
+    scoring: dict[str, str] = field(default_factory=dict)  # config -> how it is scored (card)

@@ -94,6 +94,7 @@ def _run_request(args: argparse.Namespace) -> RunRequest:
         judge=args.judge,
         judge_options=judge_options,
         progress=not args.no_progress,
+        fresh=args.fresh,
     )
 
 
@@ -124,6 +125,12 @@ def _add_run(
         default="all",
         help="run one stage only (judge, score and report of a stored run need only --out)",
     )
+    p.add_argument(
+        "--fresh",
+        action="store_true",
+        help="start over in --out: delete its stored answers and results first (a results "
+        "folder holding a run over other data is otherwise refused)",
+    )
     options.add_run_place(p, "only the first N samples")
     options.add_frames(p)
     options.add_generation(p)
@@ -133,13 +140,19 @@ def _add_run(
 
 def _cmd_run(args: argparse.Namespace) -> int:
     request = _run_request(args)  # every option parsed and checked here, before any work
-    complete = launch(request, args.task_of, err, out)
-    if not complete:
+    outcome = launch(request, args.task_of, err, out)
+    if not outcome.complete:
+        then = (
+            "run the same command again to retry the failed calls"
+            if outcome.retry_helps
+            else "error_details in results.json names each sample left out and why (bad rows "
+            "and videos: vidbench validate); the same command again does not change them"
+        )
         err.print(
             f"[red]incomplete[/]: the results in {escape(args.out)} do not cover every "
-            f"sample (exit code {EXIT_INCOMPLETE}); run the same command again to retry"
+            f"sample (exit code {EXIT_INCOMPLETE}); {then}"
         )
-    return EXIT_OK if complete else EXIT_INCOMPLETE
+    return EXIT_OK if outcome.complete else EXIT_INCOMPLETE
 
 
 def register(

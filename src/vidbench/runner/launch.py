@@ -51,23 +51,28 @@ class RunRequest:
     judge: str | None = None
     judge_options: dict[str, str] = field(default_factory=dict)  # --judge-opt
     progress: bool = True
+    fresh: bool = False  # start over in --out (runner/data_identity.py)
 
     @property
     def stages(self) -> tuple[str, ...]:
         return STAGES if self.stage == "all" else (self.stage,)
 
 
-def launch(request: RunRequest, task_of: TaskOf, console: Console, print_to: Console) -> bool:
-    """Run what the request asks; True when every run's results are complete (every sample
-    scored), False when some are not (errors, answers without a verdict): the results are
-    written either way."""
+def launch(request: RunRequest, task_of: TaskOf, console: Console, print_to: Console) -> RunOutcome:
+    """Run what the request asks; what the runs left undone (nothing: every sample scored;
+    else errors, answers without a verdict): the results are written either way."""
+    if request.fresh and "infer" not in request.stages:
+        raise ConfigError("--fresh starts a new run in --out: it needs the infer stage")
     configs = _configs(request, task_of, console)
     runs = [Run(config, task_of(config), console) for config in configs]
     if request.runs > 1:  # OUT/run-1..N, then mean ± std in OUT
         outcomes = run_repeated(runs, Path(request.out), request.stages, print_to)
     else:
         outcomes = [runs[0].run(request.stages, print_to)]
-    return all(outcome.complete for outcome in outcomes)
+    return RunOutcome(
+        [line for outcome in outcomes for line in outcome.incomplete],
+        any(outcome.retry_helps for outcome in outcomes),
+    )
 
 
 def _configs(request: RunRequest, task_of: TaskOf, console: Console) -> list[RunConfig]:
@@ -97,6 +102,7 @@ def _configs(request: RunRequest, task_of: TaskOf, console: Console) -> list[Run
         model_options=dict(request.model_options),
         judge=request.judge,
         judge_options=dict(request.judge_options),
+        fresh=request.fresh,
     )
     return repeated_configs(config, request.runs) if request.runs > 1 else [config]
 

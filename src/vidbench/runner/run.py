@@ -25,6 +25,7 @@ from vidbench.report.results import build_results
 from vidbench.report.results_dir import RESULTS_FILE, TIMING_FILE, ResultsDir
 from vidbench.report.schema import Results, SampleRow
 from vidbench.report.tables import print_table
+from vidbench.runner import data_identity
 from vidbench.runner.infer import infer
 from vidbench.runner.keys import plan_key
 from vidbench.runner.lock import results_lock
@@ -40,6 +41,9 @@ from vidbench.tasks.data import data_folder, load_samples
 from vidbench.tasks.problems import Loaded, Problem
 
 STAGES = ("infer", "judge", "score", "report")
+# Sample statuses that running the same command again may clear: a failed model call (a timeout,
+# a server error) or judge call. Bad rows, missing videos and refusals need a change first.
+RETRY_HELPS = frozenset({"error", "judge"})
 
 
 @dataclass
@@ -48,6 +52,7 @@ class RunOutcome:
     sample answered, judged where the task needs it, and scored)."""
 
     incomplete: list[str] = field(default_factory=list)  # one line per kind of gap
+    retry_helps: bool = False  # some gap is a failed call (a timeout, a server error)
 
     @property
     def complete(self) -> bool:
@@ -286,7 +291,20 @@ class Run:
         """The stages, in order, holding the results directory for the whole time; what they
         left undone."""
         with results_lock(self.config.results_dir, f"vidbench run {self.config.task}"):
+            if self.config.fresh:
+                for path in data_identity.start_over(self.config.results_dir):
+                    self.console.print(f"--fresh: deleted {escape(str(path))}", highlight=False)
             return self._run(stages, print_to)
+
+    def _check_data(self) -> None:
+        """The rows this run reads must be the data the results folder holds, and there must be
+        some (runner/data_identity.py): otherwise it stops here, before writing anything."""
+        folder = data_folder(self.task, self.config.data)
+        identity = data_identity.identity_of(self.samples, folder)
+        results_dir = self.config.results_dir
+        stored = data_identity.stored_identity(results_dir)
+        data_identity.check_same_data(stored, identity, results_dir, self.problems)
+        data_identity.record(results_dir, identity)
 
     def _run(self, stages: tuple[str, ...], print_to: Console | None) -> RunOutcome:
         unknown = set(stages) - set(STAGES)
@@ -295,6 +313,8 @@ class Run:
         if "judge" in stages:
             self._check_judge_given()  # before inference, not after it
             self._check_judge_reachable()
+        if {"infer", "judge", "score"} & set(stages):
+            self._check_data()
         if "score" in stages:
             self.task.preflight()  # the models scoring needs, before any model call
         outcome = RunOutcome()
@@ -302,18 +322,33 @@ class Run:
             stats = self.infer()
             if stats.failed:
                 outcome.incomplete.append(f"{stats.failed} sample(s) without an answer")
+                outcome.retry_helps = bool(self._failed_statuses() & RETRY_HELPS)
         if "judge" in stages:
             absent = sum(1 for v in self.judge_stage().values() if v.absent)
             if absent:
                 outcome.incomplete.append(no_verdict_message(absent))
+                outcome.retry_helps = True
         if "score" in stages and "report" not in stages:
-            unscored = sum(1 for row in self.score() if row.status != "ok")
+            unscored = [row.status for row in self.score() if row.status != "ok"]
             if unscored:
-                outcome.incomplete.append(f"{unscored} sample(s) not scored")
+                outcome.incomplete.append(f"{len(unscored)} sample(s) not scored")
+                outcome.retry_helps = bool(set(unscored) & RETRY_HELPS)
         elif "score" in stages:
             self.score()
         if "report" in stages:
             results = self.report(print_to)
             if results.errors:
                 outcome.incomplete.append(f"{results.errors} of {results.n} not scored")
+                statuses = set(results.errors_by_status) | (
+                    {"judge"} if results.unjudged else set()
+                )
+                outcome.retry_helps = bool(statuses & RETRY_HELPS)
         return outcome
+
+    def _failed_statuses(self) -> set[str]:
+        """The statuses of this run's samples still without an answer."""
+        with Store(self.config.results_dir) as store:
+            answered = store.responses(self.plan)
+            failures = store.last_failures(self.plan)
+        wanted = {s.id for s in self.samples} - set(answered)
+        return {status for sample_id, (status, _) in failures.items() if sample_id in wanted}

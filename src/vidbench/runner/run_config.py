@@ -13,7 +13,7 @@ from vidbench.runner.model_calls import DEFAULT_ATTEMPTS
 
 # where and how a run ran, no part of what it evaluated: left out of run.json (the rest are
 # report/schema.RunFile's fields: tests/runner/test_results_schema.py checks they agree)
-RUN_PLACE = ("progress", "ray", "ray_workers", "ray_rate")
+RUN_PLACE = ("progress", "ray", "ray_workers", "ray_rate", "fresh")
 
 
 @dataclass
@@ -38,6 +38,7 @@ class RunConfig:
     ray: str | None = None
     ray_workers: int = 2
     ray_rate: float | None = None  # API models on Ray: calls started per second, all workers
+    fresh: bool = False  # start over in the results folder (`--fresh`: runner/data_identity.py)
     # What the answers and verdicts are keyed by, stored by the infer and judge stages so the
     # score and report stages need neither the model nor its key (None: ask the backend).
     model_identity: dict[str, Any] | None = None

@@ -10,6 +10,7 @@ calls:     every reply to a cached model call (an LLM judge's verdicts, a constr
 failures:  every failed attempt (unreadable media, a model error after retries), with the
     message. A failed sample is retried by the next run; its failures stay for the record.
 runs:      every invocation with its configuration.
+data_rows: the rows the runs read, with fingerprint and data folder (runner/data_identity.py).
 Each write commits at once, so a run killed at any moment loses at most the request in flight.
 """
 
@@ -58,6 +59,9 @@ CREATE TABLE IF NOT EXISTS failures (
     created REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS failures_plan ON failures (plan, sample_id);
+CREATE TABLE IF NOT EXISTS data_rows (
+    sample_id TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, folder TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS calls (
     key TEXT PRIMARY KEY,
     model TEXT NOT NULL,
@@ -350,6 +354,23 @@ class Store:
     def count_responses(self) -> int:
         count: int = self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
         return count
+
+    def data_rows(self) -> dict[str, tuple[str, str]]:
+        """sample id -> (fingerprint, data folder) of every row a run here read."""
+        return {r[0]: (r[1], r[2]) for r in self._db.execute("SELECT * FROM data_rows")}
+
+    def add_data_rows(self, rows: dict[str, str], folder: str) -> None:
+        """Rows a run reads, in one transaction (rows already kept keep their first record)."""
+        self._write("BEGIN", ())
+        try:
+            values = [(sample_id, found, folder) for sample_id, found in rows.items()]
+            self._db.executemany("INSERT OR IGNORE INTO data_rows VALUES (?, ?, ?)", values)
+        except sqlite3.OperationalError as e:
+            self._db.execute("ROLLBACK")
+            if _is_full(e, self.path.parent):
+                raise DiskFullError(self.path.parent) from e
+            raise StoreError(f"{self.path}: {e}") from e
+        self._write("COMMIT", ())
 
 
 def _has_table(db: sqlite3.Connection, name: str) -> bool:

@@ -13,7 +13,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 OutcomeKind = Literal["correct", "wrong", "unscored"]
-OutcomeReason = Literal["no-answer", "unparsed", "no-verdict", "verdict-unparsed", "not-graded"]
+OutcomeReason = Literal[
+    "no-answer", "unparsed", "no-verdict", "verdict-unparsed", "not-graded", "no-gold"
+]
 
 KINDS: dict[str, str] = {
     "correct": "counted right",
@@ -34,16 +36,26 @@ REASONS: dict[str, str] = {
     "(AutoEval-Video's `official`, MMWorld)",
     "not-graded": "unscored: the sample is scored, by numbers that are not right or wrong (a "
     "caption's metrics and judge scores)",
+    "no-gold": "unscored: the model answered, but the row has no gold answer to score it against "
+    "(a test split whose answers are kept apart or not public); `vidbench predictions` writes "
+    "the answers for the benchmark's own server",
 }
 # The reasons each kind may have (None: no reason given).
 ALLOWED: dict[str, tuple[str | None, ...]] = {
     "correct": (None,),
     "wrong": (None, "unparsed", "verdict-unparsed"),
-    "unscored": ("no-answer", "unparsed", "no-verdict", "verdict-unparsed", "not-graded"),
+    "unscored": (
+        "no-answer",
+        "unparsed",
+        "no-verdict",
+        "verdict-unparsed",
+        "not-graded",
+        "no-gold",
+    ),
 }
 # Every label an outcome can have (`Outcome.label`), in the order the report lists them.
 LABELS = ("correct", "wrong", "unparsed", "verdict-unparsed", "no-verdict", "no-answer",
-          "not-graded")  # fmt: skip
+          "not-graded", "no-gold")  # fmt: skip
 
 
 class Outcome(BaseModel):
@@ -56,8 +68,8 @@ class Outcome(BaseModel):
     )
     reason: OutcomeReason | None = Field(
         default=None,
-        description="why: no-answer, unparsed, no-verdict, verdict-unparsed, not-graded "
-        "(required for unscored, never on correct)",
+        description="why: no-answer, unparsed, no-verdict, verdict-unparsed, not-graded, "
+        "no-gold (required for unscored, never on correct)",
     )
 
     @model_validator(mode="after")
@@ -85,6 +97,7 @@ WRONG = Outcome(kind="wrong", reason=None)
 NO_ANSWER = Outcome(kind="unscored", reason="no-answer")
 NO_VERDICT = Outcome(kind="unscored", reason="no-verdict")
 NOT_GRADED = Outcome(kind="unscored", reason="not-graded")
+NO_GOLD = Outcome(kind="unscored", reason="no-gold")
 
 
 def graded(correct: bool, unparsed: bool = False) -> Outcome:
@@ -124,11 +137,11 @@ class SampleScore(BaseModel):
     judge_reply: str | None = Field(
         None, description="judged tasks: the judge's reply that decided the outcome"
     )
-    groups: dict[str, str] = Field(
+    groups: dict[str, str | list[str]] = Field(
         default_factory=dict,
         description="the groups the sample counts in, by the benchmark's group fields (4D-Bench "
-        "`subtask`, MMWorld `discipline`, a declared benchmark's `groups`); the HTML report "
-        "groups samples by them",
+        "`subtask`, MMWorld `discipline`, a declared benchmark's `groups`; a list: it counts in "
+        "each); the HTML report groups samples by them",
     )
     metrics: dict[str, float | None] = Field(
         default_factory=dict,

@@ -5,7 +5,8 @@ Outcomes the page filters by are the rows' typed outcomes (scoring/outcome.py), 
 label: correct, wrong, unparsed (wrong: no option recognised), verdict-unparsed (the judge's
 replies never gave a verdict), no-verdict (the judge's call failed or was not made), no-answer
 (media, model or data errors), not-graded (scores that are not right or wrong, e.g. a caption's
-metrics). With several runs, the samples they disagree on come first.
+metrics), no-gold (answered, but the row has no gold answer). With several runs, the samples
+they disagree on come first.
 """
 
 from __future__ import annotations
@@ -31,9 +32,11 @@ def _group(row: SampleRow, sample: Sample | None, fields: Sequence[str]) -> str:
     first group."""
     for name in fields:
         value = row.groups.get(name) or (sample.metadata.get(name) if sample else None)
+        value = ", ".join(value) if isinstance(value, list) else value  # counts in each
         if isinstance(value, str) and value:
             return value
-    return next(iter(row.groups.values()), "")
+    first = next(iter(row.groups.values()), "")
+    return ", ".join(first) if isinstance(first, list) else first
 
 
 def _scores(row: SampleRow, shown: Sequence[str]) -> dict[str, str]:

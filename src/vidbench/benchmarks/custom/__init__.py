@@ -10,6 +10,7 @@ BENCHMARK = Benchmark(
     title="Declared benchmark (benchmark.toml)",
     tasks={},  # each folder's task comes from its own file: custom:DIR
     validate=lazy("vidbench.benchmarks.custom.validate", "validate"),
+    commands=lazy("vidbench.benchmarks.custom.commands", "register"),
     variant_families={
         "custom:DIR": "the benchmark declared in DIR/benchmark.toml; variants :frames-N, "
         ":linspace|interval|keyframes, :extract|letter|videomme|option-text "

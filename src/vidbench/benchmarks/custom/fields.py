@@ -1,32 +1,32 @@
-"""What a declared benchmark's row holds, read field by field: its options, its answer, its
-videos, its window, its group values. Each reader raises DataError saying what is wrong with the
-row; the loader turns that into a Problem naming the row and its file.
+"""What a declared benchmark's row holds besides its options and gold letter (gold.py): its
+accepted answers, its videos, its window, its group values. Fields are named by paths (paths.py);
+each reader raises DataError saying what is wrong with the row, and the loader turns that into a
+Problem naming the row and its file.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping, Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
-from vidbench.benchmarks.custom.spec import RowSource
+from vidbench.benchmarks.custom import paths
+from vidbench.benchmarks.custom.gold import decoded, has_gold
+from vidbench.benchmarks.custom.spec import RowSource, Spec
 from vidbench.core.errors import DataError
-from vidbench.scoring.choices import option_letters
 
-_PREFIX = re.compile(r"^\s*\(?([A-Za-z])\s*[\.\):]\s*")
-_LABEL = re.compile(r"^\s*\(?([A-Za-z])\)?\s*[\.\):]?\s*$")
+NO_GROUP = "(none)"  # the group column of a row without a value for a group field
+_WINDOW = re.compile(r"^\s*([^\s-][^-]*?)\s*-\s*([^\s-].*?)\s*$")
 
 
-def render(template: str, row: Mapping[str, Any], what: str) -> str:
-    """`template` with the row's `{field}`s filled in."""
-    try:
-        return template.format_map(row)
-    except KeyError as e:
-        raise DataError(f"{what} needs the field {e.args[0]!r}, which this row lacks") from None
-    except (IndexError, AttributeError, ValueError, TypeError) as e:
-        raise DataError(f"{what} cannot be filled from this row ({e})") from None
+def value_of(row: Mapping[str, Any], path: str) -> Any:
+    """The value at `path`, None when the row has none."""
+    value = paths.lookup(row, path)
+    return None if value is paths.MISSING else value
 
 
 def _text(value: Any, what: str) -> str:
@@ -35,172 +35,137 @@ def _text(value: Any, what: str) -> str:
     return str(value).strip()
 
 
-def _decoded(value: Any) -> Any:
-    """A list or object written as JSON text (a CSV cell), decoded; anything else as it is."""
-    if isinstance(value, str) and value.strip()[:1] in ("[", "{"):
-        try:
-            return json.loads(value)
-        except json.JSONDecodeError as e:
-            raise DataError(f"options look like JSON but are not ({e.msg})") from None
-    return value
-
-
-def _keyed(options: Mapping[str, Any]) -> list[str]:
-    """{"A": ..., "B": ...} / {"a": ...} / {"1": ...} / {"option_a": ...}, in label order."""
-    slots = {}
-    for key, value in options.items():
-        label = re.sub(r"^(option|choice)[_ ]?", "", str(key).strip(), flags=re.IGNORECASE)
-        if label.isdigit():
-            slots[int(label)] = value
-        elif len(label) == 1 and label.isalpha():
-            slots[ord(label.upper()) - ord("A")] = value
-        else:
-            raise DataError(f"option key {key!r} is not a letter or a number")
-    return [_text(slots[k], f"option {k}") for k in sorted(slots)]
-
-
-def _without_prefixes(texts: list[str]) -> list[str]:
-    """["A. red", "B. blue"] -> ["red", "blue"]: prefixes are dropped only when every option
-    carries its own letter, in order."""
-    matches = [_PREFIX.match(t) for t in texts]
-    letters = "".join(m.group(1).upper() if m else "?" for m in matches)
-    if letters != option_letters(len(texts)):
-        return texts
-    return [t[m.end() :].strip() for t, m in zip(texts, matches, strict=True) if m]
-
-
-def options_of(row: Mapping[str, Any], fields: Sequence[str]) -> tuple[str, ...]:
-    """The row's option texts in label order: one field holding a list, an object keyed by
-    label or "A. ..." strings (or any of them as JSON text), or one field per option (empty
-    ones skipped)."""
-    if len(fields) > 1:
-        texts = [_text(row[f], f"option {f!r}") for f in fields if row.get(f) not in (None, "")]
-    else:
-        [name] = fields
-        if name not in row or row[name] in (None, ""):
-            raise DataError(f"no options: the field {name!r} is missing or empty")
-        value = _decoded(row[name])
-        if isinstance(value, dict):
-            texts = _keyed(value)
-        elif isinstance(value, list):
-            texts = [_text(v, f"an option of {name!r}") for v in value]
-        else:
-            raise DataError(f"options {name!r} must be a list or an object, got {value!r}")
-    texts = _without_prefixes(texts)
-    if len(texts) < 2:
-        raise DataError(f"{len(texts)} option(s); a multiple-choice question needs 2 or more")
-    if any(not t for t in texts):
-        raise DataError("an option is empty")
-    option_letters(len(texts))  # at most 26
-    return tuple(texts)
-
-
-def _as_index(value: Any, count: int, index_base: int) -> int | None:
-    text = str(value).strip()
-    if isinstance(value, bool) or not (isinstance(value, int) or text.isdigit()):
-        return None
-    index = int(text) - index_base
-    return index if 0 <= index < count else None
-
-
-def _as_text(text: str, options: Sequence[str], letters: str) -> int | None:
-    for same in (str.__eq__, lambda a, b: a.lower() == b.lower()):
-        found = [i for i, option in enumerate(options) if same(option, text)]
-        if len(found) == 1:
-            return found[0]
-    prefixed = _PREFIX.match(text)  # "B. its text"
-    if prefixed and prefixed.group(1).upper() in letters:
-        index = letters.index(prefixed.group(1).upper())
-        if options[index].lower() == text[prefixed.end() :].strip().lower():
-            return index
-    return None
-
-
-def answer_letter(value: Any, options: Sequence[str], index_base: int, form: str = "auto") -> str:
-    """The gold letter of an answer given as a letter ("B", "(b)"), an index (counted from
-    `index_base`), the option's text, or "B. its text". `form` says which (`auto`: a letter
-    first, then a JSON number as an index, then an option's text, then digits as an index, so
-    that the answer "4" among the options "3", "4", "5" is the option "4")."""
-    letters = option_letters(len(options))
-    if value is None or value == "" or isinstance(value, bool):
-        raise DataError(f"no answer (got {value!r})")
-    text = str(value).strip()
-    label = _LABEL.match(text)
-    if form in ("auto", "letter") and label and label.group(1).upper() in letters:
-        return label.group(1).upper()
-    readings = {
-        "index": lambda: _as_index(value, len(options), index_base),
-        "text": lambda: _as_text(text, options, letters),
-    }
-    order = {"auto": ("text", "index"), "index": ("index",), "text": ("text",), "letter": ()}
-    if form == "auto" and isinstance(value, int):
-        order["auto"] = ("index", "text")
-    for reading in order[form]:
-        index = readings[reading]()
-        if index is not None:
-            return letters[index]
-    last = len(options) - 1 + index_base
-    wanted = {
-        "auto": f"a letter {letters[0]}-{letters[-1]}, an index {index_base}-{last} "
-        f"(index_base = {index_base}) or the text of one option",
-        "letter": f"a letter {letters[0]}-{letters[-1]}",
-        "index": f"an index {index_base}-{last} (index_base = {index_base})",
-        "text": "the text of one option",
-    }
-    raise DataError(f"answer {value!r} is not {wanted[form]} (answer_format = {form!r})")
-
-
 def references_of(value: Any) -> tuple[str, ...]:
-    """An open-ended row's accepted answers: one text or a list of them."""
-    values = _decoded(value) if isinstance(value, str) and value.startswith("[") else value
-    if value is None or value == "":
+    """An open-ended row's accepted answers: one text or a list of them (none: no gold)."""
+    if not has_gold(value):
         return ()
+    values = value
+    if isinstance(value, str) and value.strip().startswith("["):  # a list as JSON text (a CSV
+        try:  # cell), or a regular expression such as "[Cc]at"
+            values = json.loads(value)
+        except json.JSONDecodeError:
+            values = value
     items = values if isinstance(values, list) else [values]
     return tuple(_text(v, "an answer") for v in items)
 
 
+@cache
+def _matches(pattern: str) -> tuple[Path, ...]:
+    """The files a video path with wildcards names (cached: many rows share a folder)."""
+    path = Path(pattern)
+    return tuple(sorted(Path(path.anchor).glob(str(path.relative_to(path.anchor)))))
+
+
+def _video_file(text: str, data: Path, pattern: bool) -> Path:
+    path = Path(text) if Path(text).is_absolute() else data / text
+    if not pattern:
+        if not path.is_file():
+            raise DataError(f"missing video {path}")
+        return path
+    try:
+        found = [p for p in _matches(str(path)) if p.is_file()]
+    except ValueError as e:  # a pattern pathlib refuses ("**" inside a name)
+        raise DataError(f"the video {path} is not a pattern pathlib reads ({e})") from None
+    if len(found) != 1:
+        what = "no file" if not found else f"{len(found)} files ({found[0].name}, ...)"
+        raise DataError(f"the video {path} matches {what}; it must match one")
+    return found[0]
+
+
 def videos_of(row: Mapping[str, Any], source: RowSource, data: Path, views: int) -> dict[int, Path]:
-    """The row's videos by view (0, 1, ...), from the path templates or the videos field,
-    relative to the data folder; DataError when one is missing."""
+    """The row's videos by view (0, 1, ...), from the path templates (which may hold `*`
+    wildcards matching one file) or the videos field, relative to the data folder; DataError
+    when one is missing."""
+    patterns = [paths.is_glob(t) for t in source.video]
     if source.video:
-        paths = [render(t, row, f"the video template {t!r}") for t in source.video]
+        texts = [
+            paths.render(t, row, f"the video template {t!r}", glob_values=pattern)
+            for t, pattern in zip(source.video, patterns, strict=True)
+        ]
     else:
-        value = _decoded(row.get(source.videos))
+        assert source.videos is not None
+        value = decoded(value_of(row, source.videos), "videos")
         if value in (None, "", []):
-            raise DataError(f"no video: the field {source.videos!r} is missing or empty")
-        paths = [
+            part = paths.missing_part(row, source.videos)
+            raise DataError(f"no video: {part} is missing or empty")
+        texts = [
             _text(v, f"a path in {source.videos!r}")
             for v in (value if isinstance(value, list) else [value])
         ]
-    if len(paths) != views:
-        raise DataError(f"{len(paths)} video(s), the benchmark declares views = {views}")
-    found = {}
-    for view, text in enumerate(paths):
-        path = Path(text) if Path(text).is_absolute() else data / text
-        if not path.is_file():
-            raise DataError(f"missing video {path}")
-        found[view] = path
-    return found
+    if len(texts) != views:
+        raise DataError(f"{len(texts)} video(s), the benchmark declares views = {views}")
+    patterns = patterns or [False] * len(texts)  # paths given in a field are never patterns
+    return {
+        view: _video_file(text, data, pattern)
+        for view, (text, pattern) in enumerate(zip(texts, patterns, strict=True))
+    }
 
 
-def seconds(row: Mapping[str, Any], name: str | None) -> float | None:
-    if name is None or row.get(name) in (None, ""):
-        return None
+def _seconds(value: Any, name: str) -> float:
     try:
-        value = float(row[name])
+        seconds = float(value)
     except (TypeError, ValueError):
-        raise DataError(f"{name} must be a number of seconds, got {row[name]!r}") from None
-    if value < 0:
-        raise DataError(f"{name} must not be negative, got {value}")
-    return value
+        raise DataError(f"{name} must be a number of seconds, got {value!r}") from None
+    if not math.isfinite(seconds):
+        raise DataError(f"{name} must be a finite number of seconds, got {value!r}")
+    if seconds < 0:
+        raise DataError(f"{name} must not be negative, got {seconds}")
+    return seconds
 
 
-def group_values(row: Mapping[str, Any], groups: Sequence[str]) -> dict[str, str]:
-    """The row's value of each group field (its table columns)."""
+def window_of(row: Mapping[str, Any], spec: Spec) -> tuple[float | None, float | None]:
+    """The row's window in seconds, from `start` and `end` or one "start-end" field; (None,
+    None) for the whole video. A window that ends before it starts is a DataError."""
+    if spec.window is not None:
+        value = value_of(row, spec.window)
+        if value in (None, ""):
+            return None, None
+        match = _WINDOW.match(str(value)) if isinstance(value, str) else None
+        if match is None:
+            raise DataError(f'{spec.window} must be "start-end" in seconds, got {value!r}')
+        start: float | None = _seconds(match.group(1), f"{spec.window}'s start")
+        end: float | None = _seconds(match.group(2), f"{spec.window}'s end")
+    else:
+        start, end = None, None
+        if spec.start is not None and value_of(row, spec.start) not in (None, ""):
+            start = _value_seconds(row, spec.start)
+        if spec.end is not None and value_of(row, spec.end) not in (None, ""):
+            end = _value_seconds(row, spec.end)
+    if start is not None and end is not None and end <= start:
+        raise DataError(f"the window ends ({end} s) before it starts ({start} s)")
+    return start, end
+
+
+def _value_seconds(row: Mapping[str, Any], name: str) -> float:
+    value = value_of(row, name)
+    if isinstance(value, str) and _WINDOW.match(value) and not _is_number(value):
+        raise DataError(
+            f'{name} holds {value!r}, a whole window: a window in one "start-end" field is '
+            f'read with window = "{name}"'
+        )
+    return _seconds(value, name)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def group_values(row: Mapping[str, Any], groups: Sequence[str]) -> dict[str, list[str]]:
+    """Each group field's values: one for a plain value, one per element of a list (the row
+    counts in each of those columns), NO_GROUP when the row has none."""
     values = {}
     for name in groups:
-        value = row.get(name)
-        if value in (None, "") or isinstance(value, dict | list):
-            raise DataError(f"no value for the group field {name!r} (got {value!r})")
-        values[name] = str(value)
+        value = decoded(value_of(row, name), f"the group field {name!r}")
+        items = value if isinstance(value, list) else [value]
+        texts = []
+        for item in items:
+            if isinstance(item, dict | list):
+                raise DataError(f"the group field {name!r} holds {item!r}, not a value")
+            if item not in (None, ""):
+                texts.append(str(item))
+        values[name] = list(dict.fromkeys(texts)) or [NO_GROUP]
     return values

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from vidbench.benchmarks.custom import fields
+from vidbench.benchmarks.custom import fields, gold, paths
 from vidbench.benchmarks.custom.rows import DeclaredRow, read_rows
 from vidbench.benchmarks.custom.spec import Spec
 from vidbench.core.errors import DataError
@@ -28,10 +28,13 @@ BENCHMARK = "custom"
 def options_block(spec: Spec, options: tuple[str, ...]) -> str:
     """The options as the prompt shows them, one `option_format` line each."""
     letters = option_letters(len(options))
-    return "\n".join(
-        spec.option_format.format(letter=letter, text=text, index=i)
-        for i, (letter, text) in enumerate(zip(letters, options, strict=True))
-    )
+    try:
+        return "\n".join(
+            spec.option_format.format(letter=letter, text=text, index=i)
+            for i, (letter, text) in enumerate(zip(letters, options, strict=True))
+        )
+    except (ValueError, TypeError) as e:  # a format spec the values do not take ({text:d})
+        raise DataError(f"option_format {spec.option_format!r} cannot show an option ({e})") from e
 
 
 def prompt_text(spec: Spec, sample: Sample) -> str:
@@ -41,47 +44,41 @@ def prompt_text(spec: Spec, sample: Sample) -> str:
     if sample.options:
         computed["options"] = options_block(spec, sample.options)
         computed["letters"] = ", ".join(option_letters(len(sample.options)))
-    return fields.render(spec.prompt, {**sample.metadata, **computed}, "the prompt template")
+    return paths.render(spec.prompt, {**sample.metadata, **computed}, "the prompt template")
 
 
 def _open_ended(spec: Spec, row: Mapping[str, Any]) -> tuple[tuple[str, ...], str | None]:
-    """(accepted answers, judging rule) of an open-ended row."""
-    references = fields.references_of(row.get(spec.answer)) if spec.answer else ()
-    rubric = row.get(spec.rubric) if spec.rubric else None
+    """(accepted answers, judging rule) of an open-ended row; none of either: no gold."""
+    references = fields.references_of(fields.value_of(row, spec.answer)) if spec.answer else ()
+    rubric = fields.value_of(row, spec.rubric) if spec.rubric else None
     if rubric is not None and (not isinstance(rubric, str) or not rubric.strip()):
         rubric = None
-    if spec.scoring == "judge":
-        if not references and rubric is None:
-            raise DataError("neither an answer nor a rubric for the judge")
-        return references, rubric
-    if not references:
-        raise DataError(f"no answer to compare with (field {spec.answer!r})")
     if spec.scoring == "regex":
         for pattern in references:
             try:
                 re.compile(pattern)
             except re.error as e:
                 raise DataError(f"answer {pattern!r} is not a regular expression ({e})") from None
-    return references, None
+    return references, rubric if spec.scoring == "judge" else None
 
 
 def sample_of(row: DeclaredRow, spec: Spec, data: Path) -> Sample:
-    """One row as a Sample; DataError saying what is wrong with it."""
+    """One row as a Sample; DataError saying what is wrong with it. A row without a gold answer
+    is a Sample too (answer None, no references): it is asked, and scored as `no-gold`."""
     values = row.fields
-    question = values.get(spec.question)
+    question = fields.value_of(values, spec.question)
     if not isinstance(question, str) or not question.strip():
-        raise DataError(f"no question: the field {spec.question!r} is missing or empty")
-    start, end = fields.seconds(values, spec.start), fields.seconds(values, spec.end)
-    if start is not None and end is not None and end <= start:
-        raise DataError(f"the window ends ({end} s) before it starts ({start} s)")
+        part = paths.missing_part(values, spec.question)
+        hint = paths.where_it_is(values, spec.question) if question is None else ""
+        raise DataError(f"no question: {part} is missing or empty{hint}")
+    start, end = fields.window_of(values, spec)
     media = MediaRef(fields.videos_of(values, row.source, data, spec.views), start, end)
     fields.group_values(values, spec.groups)
     if spec.multiple_choice:
-        options = fields.options_of(values, spec.options)
-        answer = fields.answer_letter(
-            values.get(spec.answer), options, spec.index_base, spec.answer_format
-        )
-        sample = Sample(row.id, BENCHMARK, "mcq", media, question.strip(), options, answer)
+        assert spec.answer is not None
+        choices = gold.choices_of(values, spec.options, spec.empty_options)
+        answer = gold.gold_letter(values, choices, spec.answer, spec.index_base, spec.answer_format)
+        sample = Sample(row.id, BENCHMARK, "mcq", media, question.strip(), choices.texts, answer)
     else:
         references, rubric = _open_ended(spec, values)
         sample = Sample(
@@ -90,6 +87,11 @@ def sample_of(row: DeclaredRow, spec: Spec, data: Path) -> Sample:
     sample = dataclasses.replace(sample, metadata=dict(values))
     prompt_text(spec, sample)  # a field the template needs and the row lacks: a problem now
     return sample
+
+
+def has_gold(sample: Sample) -> bool:
+    """Whether the sample can be scored: a gold letter, an accepted answer or a judging rule."""
+    return sample.answer is not None or bool(sample.references) or sample.rules is not None
 
 
 def load(spec: Spec, data: Path) -> Loaded[Sample]:

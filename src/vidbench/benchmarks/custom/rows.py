@@ -1,26 +1,37 @@
-"""The rows of a declared benchmark: every record of its rows files (.jsonl, .json, .csv,
-.parquet) as a plain dict, with its id and where it is, and a Problem for each bad one.
+"""The rows of a declared benchmark: every record of its rows files (records.py reads each file
+record by record) as a plain dict, with its id and where it is, and a Problem for each bad one.
 
-A row's fields are the record's, plus the `set` fields of its [[rows]] entry and `_file` (its
-file's name without the suffix). Its id is the `id` field the spec names; else the key of a JSON
-object of records; else the record's own `id` when every record of the file has one; else
-`<file>-<n>` (n counting records from 1).
+A row's fields are the record's, plus the `set` fields of its [[rows]] entry, `_file` (its file's
+name without the suffix) and, in a JSON object of records, `_key` (the record's key). With
+`explode = "questions"` a record holding a list of question records is one row per element: the
+element's fields, then the record's other fields (an element's field wins a clash; the record is
+`_parent`), and `_index` (the element's place in the list, from 0).
+
+A row's id is the field (or the `{field}` template) `id` names; else the key of a JSON object of
+records; else the record's own `id` when every record of the file has one; else `<file>-<n>` (n
+counting records from 1); an exploded row's default id is its record's, then `-<n>` (n from 1).
+Gold answers kept in a file of their own (`answers`) are joined to the rows by id.
 """
 
 from __future__ import annotations
 
-import json
-import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vidbench.benchmarks.custom.spec import FILE_FIELD, RowSource, Spec
+from vidbench.benchmarks.custom import paths
+from vidbench.benchmarks.custom.records import Record, plain, read_records
+from vidbench.benchmarks.custom.spec import (
+    FILE_FIELD,
+    INDEX_FIELD,
+    KEY_FIELD,
+    PARENT_FIELD,
+    AnswersFile,
+    RowSource,
+    Spec,
+)
 from vidbench.core.errors import DataError
-from vidbench.core.files import json_lines
-from vidbench.extras import require
-from vidbench.tasks.csv_records import read_csv_records
 from vidbench.tasks.problems import Loaded, Problem
 
 
@@ -28,82 +39,9 @@ from vidbench.tasks.problems import Loaded, Problem
 class DeclaredRow:
     id: str
     fields: dict[str, Any]
-    where: str  # "line 3", "record 2", "key 'q1'"
+    where: str  # "line 3", "record 2", "key 'q1'", "key 'v1', question 2"
     file: Path
     source: RowSource
-
-
-@dataclass(frozen=True)
-class _Record:
-    where: str
-    value: Any
-    key: str | None = None  # the key of a JSON object of records
-
-
-def plain(value: Any) -> Any:
-    """A value as JSON holds it: Parquet's dates, decimals and bytes become text, NaN None."""
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    return str(value)
-
-
-def _json_records(path: Path) -> tuple[list[_Record], list[Problem]]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as e:
-        raise DataError(f"cannot read ({e})") from e
-    except json.JSONDecodeError as e:
-        raise DataError(f"malformed JSON at line {e.lineno}, column {e.colno}: {e.msg}") from e
-    if isinstance(data, list):
-        return [_Record(f"record {i + 1}", v) for i, v in enumerate(data)], []
-    if isinstance(data, dict):
-        return [_Record(f"key {k!r}", v, str(k)) for k, v in data.items()], []
-    raise DataError("expected a JSON list of records or an object of records keyed by id")
-
-
-def _jsonl_records(path: Path) -> tuple[list[_Record], list[Problem]]:
-    records, problems = [], []
-    for line in json_lines(path):
-        if line.error is None:
-            records.append(_Record(f"line {line.number}", line.value))
-        else:
-            problems.append(Problem(f"line {line.number}", path, line.error))
-    return records, problems
-
-
-def _csv_records(path: Path) -> tuple[list[_Record], list[Problem]]:
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as e:
-        raise DataError(f"cannot read ({e})") from e
-    found, problems = read_csv_records(text, path, ())
-    return [_Record(f"line {r.line}", r.fields) for r in found], problems
-
-
-def _parquet_records(path: Path) -> tuple[list[_Record], list[Problem]]:
-    require("reading .parquet rows", ["pyarrow"], "export")
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    try:
-        rows = pq.read_table(path).to_pylist()
-    except (OSError, pa.ArrowException) as e:
-        raise DataError(f"not a readable Parquet file ({e})") from e
-    return [_Record(f"row {i + 1}", v) for i, v in enumerate(rows)], []
-
-
-_READERS = {
-    ".json": _json_records,
-    ".jsonl": _jsonl_records,
-    ".csv": _csv_records,
-    ".parquet": _parquet_records,
-}
 
 
 def source_files(source: RowSource, data: Path) -> list[Path]:
@@ -116,37 +54,158 @@ def source_files(source: RowSource, data: Path) -> list[Path]:
     return sorted(data.glob(source.path))
 
 
-def _rows_of(file: Path, source: RowSource, spec: Spec) -> Iterator[DeclaredRow | Problem]:
-    try:
-        records, problems = _READERS[file.suffix.lower()](file)
-    except DataError as e:
-        yield Problem("", file, str(e))
+def _record_shape(value: Any) -> str:
+    """What a record that is not an object of fields is, and the key that reads it."""
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        return (
+            f"not a record but a list of {len(value)} records; vidbench reads a list of "
+            "records, an object of records keyed by id, or an object holding a list of "
+            'records (explode = "FIELD")'
+        )
+    return f"not a record (an object of fields): {value!r}"[:300]
+
+
+def _id_of(fields: Mapping[str, Any], spec: Spec) -> str | None:
+    assert spec.id is not None
+    if "{" in spec.id:
+        return paths.render(spec.id, fields, f"the id template {spec.id!r}")
+    value = paths.lookup(fields, spec.id)
+    if value is paths.MISSING or value is None or isinstance(value, dict | list):
+        return None
+    return str(value)
+
+
+def _elements(record: Record, spec: Spec) -> Iterator[tuple[str, dict[str, Any]] | str]:
+    """(where, fields) of each row a record makes, or why one cannot be made."""
+    base = plain(record.value)
+    if record.key is not None:
+        base[KEY_FIELD] = record.key
+    if spec.explode is None:
+        yield record.where, base
         return
-    yield from problems
-    objects = [r for r in records if isinstance(r.value, dict)]
-    own_ids = spec.id is None and all("id" in r.value for r in objects)
+    items = paths.lookup(base, spec.explode)
+    if not isinstance(items, list):
+        part = paths.missing_part(base, spec.explode)
+        what = "is missing" if items is paths.MISSING else f"holds {items!r}"[:200]
+        yield f"{part} {what}, not a list of records (explode = {spec.explode!r})"
+        return
+    parent = {k: v for k, v in base.items() if k != spec.explode}
+    for index, item in enumerate(items):
+        where = f"{record.where}, {spec.explode}[{index}]"
+        if not isinstance(item, dict):
+            yield f"{where}: not a record (an object of fields): {item!r}"[:300]
+            continue
+        yield where, {**parent, **item, INDEX_FIELD: index, PARENT_FIELD: parent}
+
+
+def _rows_of(file: Path, source: RowSource, spec: Spec) -> Iterator[DeclaredRow | Problem]:
+    found = list(read_records(file))
+    records = [r for r in found if isinstance(r, Record)]
+    yield from (p for p in found if isinstance(p, Problem))
+    whole = {r.key: r.value for r in records if r.key is not None}  # a JSON object's records
+    if (
+        spec.explode is not None
+        and len(records) > 1
+        and len(whole) == len(records)
+        and paths.lookup(whole, spec.explode) is not paths.MISSING
+    ):  # an object holding the list itself: the whole object is one record
+        records = [Record("the file's object", whole)]
+    own_ids = spec.id is None and all("id" in r.value for r in records if isinstance(r.value, dict))
     for n, record in enumerate(records, start=1):
         if not isinstance(record.value, dict):
-            yield Problem(
-                record.where, file, f"not a record (an object of fields): {record.value!r}"
+            yield Problem(record.where, file, _record_shape(record.value))
+            continue
+        default = record.key or (str(record.value["id"]) if own_ids else f"{file.stem}-{n}")
+        for made in _elements(record, spec):
+            if isinstance(made, str):
+                yield Problem(record.where, file, made)
+                continue
+            where, values = made
+            fields = {**values, **source.set, FILE_FIELD: file.stem}
+            if spec.id is None:
+                index = fields.get(INDEX_FIELD)
+                row_id: str | None = default if index is None else f"{default}-{index + 1}"
+            else:
+                try:
+                    row_id = _id_of(fields, spec)
+                except DataError as e:
+                    yield Problem(where, file, f"no id: {e}")
+                    continue
+            if row_id is None or row_id.strip() == "":
+                name = spec.id or "id"
+                hint = paths.where_it_is(fields, name) if paths.plain_name(name) else ""
+                part = paths.missing_part(fields, name)
+                yield Problem(where, file, f"no id: {part} is missing or empty{hint}")
+                continue
+            yield DeclaredRow(row_id, fields, where, file, source)
+
+
+def _answers(answers: AnswersFile, spec: Spec, data: Path) -> tuple[dict[str, Any], Path, list]:
+    """Answer (or record) by row id from the answers file, and the problems reading it."""
+    path = Path(answers.path) if Path(answers.path).is_absolute() else data / answers.path
+    if not path.is_file():
+        return {}, path, [Problem("", path, f"no answers file here (answers = {answers.path!r})")]
+    found: dict[str, Any] = {}
+    problems: list[Problem] = []
+    for record in read_records(path):
+        if isinstance(record, Problem):
+            problems.append(record)
+            continue
+        value = plain(record.value)
+        if answers.key is not None:
+            key = paths.lookup(value, answers.key) if isinstance(value, dict) else paths.MISSING
+            if key is paths.MISSING or key in (None, ""):
+                part = f"the field {answers.key!r}"
+                problems.append(Problem(record.where, path, f"no row id: {part} is missing"))
+                continue
+        elif record.key is not None:
+            key = record.key
+        else:
+            problems.append(
+                Problem(
+                    record.where,
+                    path,
+                    "answers given as rows need the field that holds "
+                    'each row\'s id: answers = { file = ..., key = "FIELD" }',
+                )
             )
             continue
-        fields = {**plain(record.value), **source.set, FILE_FIELD: file.stem}
-        if spec.id is not None:
-            row_id = fields.get(spec.id)
-        elif record.key is not None:
-            row_id = record.key
-        else:
-            row_id = fields["id"] if own_ids else f"{file.stem}-{n}"
-        if row_id is None or str(row_id).strip() == "":
-            yield Problem(record.where, file, f"no id: the field {spec.id!r} is missing or empty")
-            continue
-        yield DeclaredRow(str(row_id), fields, record.where, file, source)
+        found[str(key)] = value
+    return found, path, problems
+
+
+def _with_answer(fields: dict[str, Any], given: Any, spec: Spec) -> dict[str, Any]:
+    assert spec.answer is not None
+    if isinstance(given, dict):
+        merged = {**given, **fields}  # the row's own fields win, but not its answer
+        value = paths.lookup(given, spec.answer)
+        if value is not paths.MISSING:
+            merged[spec.answer] = value
+        return merged
+    return {**fields, spec.answer: given}
+
+
+def _duplicate(found: DeclaredRow, earlier: DeclaredRow, spec: Spec) -> Problem:
+    hint = ""
+    if spec.id is not None and "{" not in spec.id:
+        fields = [name for t in found.source.video for name in paths.fields_of(t)]
+        other = fields[0] if fields else "video"
+        hint = (
+            f" (if {spec.id!r} is unique only within a video, make ids of several fields: "
+            f'id = "{{{other}}}_{{{spec.id}}}")'
+        )
+    return Problem(
+        found.id,
+        found.file,
+        f"{found.where}: duplicate id (first at {earlier.file.name} {earlier.where}); this row "
+        f"skipped{hint}",
+    )
 
 
 def read_rows(spec: Spec, data: Path) -> Loaded[DeclaredRow]:
-    """Every row of every rows file, and a Problem for each file or record that cannot be read
-    (a missing file, malformed JSON, a line of the wrong width, a repeated id)."""
+    """Every row of every rows file (answers joined), and a Problem for each file or record
+    that cannot be read (a missing file, malformed JSON, a line of the wrong width, a repeated
+    id, an answer for no row)."""
     rows: list[DeclaredRow] = []
     problems: list[Problem] = []
     first: dict[str, DeclaredRow] = {}
@@ -161,16 +220,28 @@ def read_rows(spec: Spec, data: Path) -> Loaded[DeclaredRow]:
                 if isinstance(found, Problem):
                     problems.append(found)
                 elif found.id in first:
-                    earlier = first[found.id]
-                    problems.append(
-                        Problem(
-                            found.id,
-                            file,
-                            f"{found.where}: duplicate id (first at {earlier.file.name} "
-                            f"{earlier.where}); this row skipped",
-                        )
-                    )
+                    problems.append(_duplicate(found, first[found.id], spec))
                 else:
                     first[found.id] = found
                     rows.append(found)
-    return Loaded(rows, problems)
+    if spec.answers is None:
+        return Loaded(rows, problems)
+    answers, path, unread = _answers(spec.answers, spec, data)
+    joined = [
+        DeclaredRow(r.id, _with_answer(r.fields, answers[r.id], spec), r.where, r.file, r.source)
+        if r.id in answers
+        else r
+        for r in rows
+    ]
+    unknown = sorted(set(answers) - set(first))
+    if unknown:
+        shown = ", ".join(repr(u) for u in unknown[:3]) + (", ..." if len(unknown) > 3 else "")
+        unread.append(
+            Problem(
+                "",
+                path,
+                f"{len(unknown)} answer(s) for ids no row has ({shown}); the "
+                "answers are matched with the rows' ids (the `id` key)",
+            )
+        )
+    return Loaded(joined, problems + unread)

@@ -2,20 +2,18 @@
 is the reference of every key). A bad file stops the command at once with a ConfigError naming
 the file and the key; nothing about the rows is read here.
 
-Checked by hand rather than by a schema library: the messages name the file, the key and what
-it may hold, and suggest the key meant when one is misspelt; pydantic's would not, and it is not
-a dependency of the core package.
+spec_keys.py reads the keys one by one.
 """
 
 from __future__ import annotations
 
-import difflib
-import string
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vidbench.benchmarks.custom import paths
+from vidbench.benchmarks.custom.spec_keys import Keys, check_path, check_template
 from vidbench.core.errors import ConfigError
 from vidbench.media.spec import CLIP_MAX_SIDE, ORIGINAL_SIZE, FrameSpec
 
@@ -25,10 +23,14 @@ PARSERS = ("extract", "letter", "videomme", "option-text")  # multiple-choice re
 SCORINGS = ("exact", "contains", "regex", "judge")  # open-ended replies
 UNPARSED = ("wrong", "drop")  # an unparsed multiple-choice reply: wrong, or left out
 ANSWER_FORMATS = ("auto", "letter", "index", "text")  # how `answer` names the gold option
+EMPTY_OPTIONS = ("problem", "drop")  # an empty option before a non-empty one
 SAMPLERS = ("linspace", "interval", "keyframes")
 ORDERS = ("view-first", "time-first")
 ROW_SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
 FILE_FIELD = "_file"  # every row's file name without its suffix, for templates and groups
+KEY_FIELD = "_key"  # the key of a JSON object of records
+INDEX_FIELD = "_index"  # an exploded row's position in its record's list (from 0)
+PARENT_FIELD = "_parent"  # an exploded row's record, without the list
 # Fields of the per-sample records (samples.jsonl) that a group field may not be named as.
 RECORD_FIELDS = frozenset(
     ("id", "status", "error", "status_detail", "gold", "parsed", "unparsed", "correct",
@@ -42,7 +44,6 @@ DEFAULT_PROMPTS = {
     "open-ended": "{question}",
 }
 DEFAULT_MAX_TOKENS = {"multiple-choice": 64, "open-ended": 512}
-_MISSING = object()
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,15 @@ class RowSource:
 
 
 @dataclass(frozen=True)
+class AnswersFile:
+    """Gold answers kept apart from the rows (`answers = { file = ..., key = ... }`): a JSON
+    object of id -> answer (or -> record), or rows whose `key` field holds the row's id."""
+
+    path: str  # relative to the data folder, or absolute
+    key: str | None  # the field of its rows holding the row id (None: an object keyed by id)
+
+
+@dataclass(frozen=True)
 class Spec:
     file: Path  # the benchmark.toml it was read from
     name: str
@@ -63,13 +73,17 @@ class Spec:
     description: str
     license: str | None
     sources: tuple[RowSource, ...]
-    id: str | None  # the field holding a row's id (default: "id" where every row has one)
+    id: str | None  # the field (or `{field}` template) of a row's id (default: see rows.py)
+    explode: str | None  # a field holding a list of records: one row per element
+    answers: AnswersFile | None  # gold answers in a file of their own, joined by row id
     views: int  # videos per row
     start: str | None  # fields holding a window's start / end in seconds
     end: str | None
+    window: str | None  # or: one field holding "start-end" (seconds)
     kind: str
     question: str
     options: tuple[str, ...]  # one field holding all options, or one field per option
+    empty_options: str  # an empty option before a non-empty one: a problem, or dropped
     answer: str | None
     answer_format: str  # how `answer` names the gold option (auto, letter, index, text)
     index_base: int  # an answer given as a number counts options from this
@@ -97,86 +111,34 @@ class Spec:
         return self.kind == "open-ended" and self.scoring == "judge"
 
 
-class _Keys:
-    """The keys of one TOML table, each read once; what is left over is an error."""
-
-    def __init__(self, raw: dict[str, Any], file: Path, table: str = "") -> None:
-        self.raw, self.file, self.table = dict(raw), file, table
-        self.read: set[str] = set()
-
-    def _where(self, key: str) -> str:
-        return f"{self.file}: key {self.table + key!r}"
-
-    def fail(self, key: str, what: str) -> ConfigError:
-        return ConfigError(f"{self._where(key)}: {what}")
-
-    def get(self, key: str, default: Any = _MISSING) -> Any:
-        self.read.add(key)
-        if key in self.raw:
-            return self.raw[key]
-        if default is _MISSING:
-            raise ConfigError(f"{self._where(key)} is missing")
-        return default
-
-    def text(self, key: str, default: Any = _MISSING, choices: tuple[str, ...] = ()) -> Any:
-        value = self.get(key, default)
-        if value is default and default is not _MISSING:
-            return value
-        if not isinstance(value, str) or not value.strip():
-            raise self.fail(key, f"expected a non-empty string, got {value!r}")
-        if choices and value not in choices:
-            raise self.fail(key, f"{value!r} is not one of {', '.join(choices)}")
-        return value
-
-    def texts(self, key: str, default: Any = _MISSING) -> Any:
-        """A string or a list of strings, as a tuple."""
-        value = self.get(key, default)
-        if value is default and default is not _MISSING:
-            return value
-        values = [value] if isinstance(value, str) else value
-        if not isinstance(values, list) or not values:
-            raise self.fail(key, f"expected a string or a list of strings, got {value!r}")
-        for item in values:
-            if not isinstance(item, str) or not item.strip():
-                raise self.fail(key, f"expected strings, got {item!r}")
-        return tuple(values)
-
-    def integer(self, key: str, default: Any, low: int) -> Any:
-        value = self.get(key, default)
-        if value is default:
-            return value
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise self.fail(key, f"expected a whole number >= {low}, got {value!r}")
-        return value
-
-    def number(self, key: str, default: float, low: float) -> float:
-        value = self.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, int | float) or value < low:
-            raise self.fail(key, f"expected a number >= {low}, got {value!r}")
-        return float(value)
-
-    def done(self) -> None:
-        unknown = sorted(set(self.raw) - self.read)
-        if unknown:
-            key = unknown[0]
-            close = difflib.get_close_matches(key, sorted(self.read), n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise ConfigError(
-                f"{self._where(key)}: unknown key{hint} (known: {', '.join(sorted(self.read))}; "
-                "docs/custom-benchmarks.md)"
-            )
+def _id(keys: Keys) -> str | None:
+    """A field path, or a template over several (`"{video}_{qid}"`)."""
+    value = keys.text("id", None)
+    if value is None:
+        return None
+    if "{" in value:
+        return check_template(keys, "id", value)
+    return check_path(keys, "id", value)
 
 
-def check_template(keys: _Keys, key: str, template: str) -> str:
-    """A `{field}` template that str.format can read (a stray brace is an error here)."""
-    try:
-        list(string.Formatter().parse(template))
-    except ValueError as e:
-        raise keys.fail(key, f"not a template ({e}; write a literal brace as {{{{ or }}}})") from e
-    return template
+def _answers(keys: Keys) -> AnswersFile | None:
+    raw = keys.get("answers", None)
+    if raw is None:
+        return None
+    if isinstance(raw, str):
+        raw = {"file": raw}
+    if not isinstance(raw, dict):
+        raise keys.fail("answers", f"expected {{ file = FILE, key = FIELD }}, got {raw!r}")
+    own = Keys(raw, keys.file, "answers.")
+    path = own.text("file")
+    if Path(path).suffix.lower() not in ROW_SUFFIXES:
+        raise own.fail("file", f"{path!r}: answers are read from {', '.join(ROW_SUFFIXES)}")
+    found = AnswersFile(path, own.path("key", None))
+    own.done()
+    return found
 
 
-def _sources(keys: _Keys) -> tuple[RowSource, ...]:
+def _sources(keys: Keys) -> tuple[RowSource, ...]:
     video = keys.texts("video", ())
     videos = keys.text("videos", None)
     raw = keys.get("rows")
@@ -187,7 +149,7 @@ def _sources(keys: _Keys) -> tuple[RowSource, ...]:
     for i, table in enumerate({"path": t} if isinstance(t, str) else t for t in tables):
         if not isinstance(table, dict):
             raise keys.fail("rows", f"entry {i + 1}: expected a file name or a table")
-        own = _Keys(table, keys.file, f"rows[{i + 1}].")
+        own = Keys(table, keys.file, f"rows[{i + 1}].")
         path = own.text("path")
         if Path(path).suffix.lower() not in ROW_SUFFIXES:
             raise own.fail("path", f"{path!r}: rows are read from {', '.join(ROW_SUFFIXES)}")
@@ -200,7 +162,7 @@ def _sources(keys: _Keys) -> tuple[RowSource, ...]:
         source = RowSource(
             path,
             tuple(check_template(own, "video", t) for t in own_video or ()),
-            own_videos,
+            own_videos and check_path(own, "videos", own_videos),
             dict(constants),
         )
         own.done()
@@ -214,7 +176,7 @@ def _sources(keys: _Keys) -> tuple[RowSource, ...]:
     return tuple(sources)
 
 
-def _frames(keys: _Keys, views: int) -> FrameSpec:
+def _frames(keys: Keys, views: int) -> FrameSpec:
     max_side = keys.integer("max_side", CLIP_MAX_SIDE, ORIGINAL_SIZE)
     try:
         return FrameSpec(
@@ -228,7 +190,7 @@ def _frames(keys: _Keys, views: int) -> FrameSpec:
         raise ConfigError(f"{keys.file}: {e}") from e
 
 
-def _judge_prompt(keys: _Keys, folder: Path) -> str | None:
+def _judge_prompt(keys: Keys, folder: Path) -> str | None:
     name = keys.text("judge_prompt", None)
     if name is None:
         return None
@@ -239,8 +201,21 @@ def _judge_prompt(keys: _Keys, folder: Path) -> str | None:
         raise keys.fail("judge_prompt", f"cannot read {path} ({e})") from e
 
 
+def _option_format(keys: Keys) -> str:
+    """How `{options}` shows an option: a template over {letter}, {text} and {index} only."""
+    template = check_template(
+        keys, "option_format", keys.text("option_format", "({letter}) {text}")
+    )
+    unknown = sorted(set(paths.fields_of(template)) - {"letter", "text", "index"})
+    if unknown:
+        raise keys.fail(
+            "option_format", f"{{{unknown[0]}}}: an option has {{letter}}, {{text}} and {{index}}"
+        )
+    return template
+
+
 def parse_spec(raw: dict[str, Any], file: Path) -> Spec:
-    keys = _Keys(raw, file)
+    keys = Keys(raw, file)
     name = keys.text("name")
     kind = keys.text("kind", "multiple-choice", KINDS)
     sources = _sources(keys)
@@ -254,10 +229,10 @@ def parse_spec(raw: dict[str, Any], file: Path) -> Spec:
     elif templates - {views}:
         raise keys.fail("views", f"{views}, but `video` gives {sorted(templates)} template(s)")
     multiple_choice = kind == "multiple-choice"
-    options = keys.texts("options", ("options",) if multiple_choice else ())
-    answer = keys.text("answer", "answer" if multiple_choice else None)
+    options = keys.paths("options", ("options",) if multiple_choice else ())
+    answer = keys.path("answer", "answer" if multiple_choice else None)
     scoring = keys.text("scoring", "exact", SCORINGS)
-    rubric = keys.text("rubric", None)
+    rubric = keys.path("rubric", None)
     spec = Spec(
         file=file,
         name=name,
@@ -265,22 +240,24 @@ def parse_spec(raw: dict[str, Any], file: Path) -> Spec:
         description=keys.text("description", ""),
         license=keys.text("license", None),
         sources=sources,
-        id=keys.text("id", None),
+        id=_id(keys),
+        explode=keys.path("explode", None),
+        answers=_answers(keys),
         views=views,
-        start=keys.text("start", None),
-        end=keys.text("end", None),
+        start=keys.path("start", None),
+        end=keys.path("end", None),
+        window=keys.path("window", None),
         kind=kind,
-        question=keys.text("question", "question"),
+        question=keys.path("question", "question"),
         options=options,
+        empty_options=keys.text("empty_options", "problem", EMPTY_OPTIONS),
         answer=answer,
         answer_format=keys.text("answer_format", "auto", ANSWER_FORMATS),
         index_base=keys.integer("index_base", 0, 0),
-        groups=keys.texts("groups", ()),
+        groups=keys.paths("groups", ()),
         prompt=check_template(keys, "prompt", keys.text("prompt", DEFAULT_PROMPTS[kind])),
         system=keys.text("system", None),
-        option_format=check_template(
-            keys, "option_format", keys.text("option_format", "({letter}) {text}")
-        ),
+        option_format=_option_format(keys),
         frame_spec=_frames(keys, views),
         max_tokens=keys.integer("max_tokens", DEFAULT_MAX_TOKENS[kind], 1),
         temperature=keys.number("temperature", 0.0, 0.0),
@@ -297,11 +274,15 @@ def parse_spec(raw: dict[str, Any], file: Path) -> Spec:
     return spec
 
 
-def _check_kind(keys: _Keys, spec: Spec) -> None:
+def _check_kind(keys: Keys, spec: Spec) -> None:
     clash = sorted(RECORD_FIELDS.intersection(spec.groups))
     if clash:
         raise keys.fail("groups", f"{clash[0]!r} is a field of vidbench's own sample records; "
                         "group by a field of another name")  # fmt: skip
+    if spec.window is not None and (spec.start is not None or spec.end is not None):
+        raise keys.fail("window", 'give `window` (one "start-end" field) or `start` and `end`')
+    if spec.answers is not None and spec.answer is None:
+        raise keys.fail("answers", "joined answers go to the field `answer` names; give `answer`")
     if spec.index_base not in (0, 1):
         raise keys.fail("index_base", f"0 or 1, got {spec.index_base}")
     if spec.multiple_choice:

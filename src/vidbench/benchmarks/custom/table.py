@@ -2,7 +2,9 @@
 
 The values are the data's, so the columns are known only from the scored records: `GroupedTable`
 reports every group column the records have values for (one field: the value is the column's
-name; several: "field: value", one titled part per field).
+name; several: "field: value", one titled part per field). A row whose group field holds a list
+counts in the column of each of its values, so such a field's columns add up to more than
+Overall; a row without a value is in the column "(none)".
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from vidbench.scoring.outcome import SampleScore
 from vidbench.tasks.table import Table
 
 OVERALL = "Overall"
+OVERLAP = " (a row with several values counts in each)"  # the title of such a field's part
 # a multiple-choice score's metric: the chance a random choice among its options is right
 CHANCE = "chance"
 
@@ -48,10 +51,17 @@ class GroupedTable(Table):
         return (*self.columns, *(c for cols in grouped.values() for c in cols))
 
     def shown_groups(self, values: Mapping[str, Sequence[float]]) -> dict[str, list[str]]:
-        if len(self.group_fields) < 2:
+        """One titled part per group field (a field whose rows count in several of its columns
+        says so in its title); none for a single field of plain values."""
+        grouped = self._field_columns(values) if self.group_fields else {}
+        overall = len(values.get(OVERALL, ()))
+        titles = {
+            field: field + OVERLAP if sum(len(values[c]) for c in cols) > overall else field
+            for field, cols in grouped.items()
+        }
+        if len(self.group_fields) < 2 and not any(OVERLAP in t for t in titles.values()):
             return {}
-        grouped = self._field_columns(values)
-        return {OVERALL: [OVERALL], **{field: cols for field, cols in grouped.items() if cols}}
+        return {OVERALL: [OVERALL], **{titles[f]: cols for f, cols in grouped.items() if cols}}
 
 
 def _correct(score: SampleScore) -> float | None:
@@ -73,7 +83,8 @@ def column_values(
             continue
         values[OVERALL].append(number)
         for field in groups:
-            if field in score.groups:
-                name = column_name(field, score.groups[field], groups)
-                values.setdefault(name, []).append(number)
+            found = score.groups.get(field)
+            for item in found if isinstance(found, list) else [found]:
+                if item is not None:  # a row with several values counts in each column
+                    values.setdefault(column_name(field, item, groups), []).append(number)
     return values

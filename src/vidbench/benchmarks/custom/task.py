@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pydantic import JsonValue
 
-from vidbench.benchmarks.custom import loader
+from vidbench.benchmarks.custom import fields, loader
 from vidbench.benchmarks.custom import scoring as rules
 from vidbench.benchmarks.custom.spec import Spec
 from vidbench.benchmarks.custom.table import CHANCE, OVERALL, GroupedTable, column_values
@@ -20,7 +20,7 @@ from vidbench.media.spec import FrameSpec
 from vidbench.scoring.choices import option_letters
 from vidbench.scoring.judge import no_verdict_fields
 from vidbench.scoring.model_call import CallResult, ModelCall
-from vidbench.scoring.outcome import Outcome, SampleScore, graded, verdict_unparsed
+from vidbench.scoring.outcome import NO_GOLD, Outcome, SampleScore, graded, verdict_unparsed
 from vidbench.scoring.rule_judge import Judgment
 from vidbench.tasks.base import Task
 from vidbench.tasks.problems import Loaded
@@ -82,13 +82,20 @@ class DeclaredTask(Task):
 
     # ---------------------------------------------------------------------------- scoring
     def judge_calls(self, sample: Sample, reply: str) -> list[ModelCall]:
-        return [rules.judge_call(self.spec, sample, reply)] if self.uses_judge else []
+        if not self.uses_judge or not loader.has_gold(sample):
+            return []
+        return [rules.judge_call(self.spec, sample, reply)]
 
-    def _groups(self, sample: Sample) -> dict[str, str]:
-        return {field: str(sample.metadata.get(field)) for field in self.spec.groups}
+    def _groups(self, sample: Sample) -> dict[str, str | list[str]]:
+        """Each group field's value (a list when the row has several: it counts in each)."""
+        values = fields.group_values(sample.metadata, self.spec.groups)
+        return {f: v[0] if len(v) == 1 else v for f, v in values.items()}
 
     def score(self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]) -> SampleScore:
         groups = self._groups(sample)
+        if not loader.has_gold(sample):  # asked, not scored: the gold is kept elsewhere
+            parsed = rules.parse_choice(reply, sample, self.parser) if sample.options else None
+            return SampleScore(outcome=NO_GOLD, parsed=parsed, groups=groups)
         if self.spec.multiple_choice:
             parsed = rules.parse_choice(reply, sample, self.parser)
             counted = parsed is not None or self.spec.unparsed == "wrong"
@@ -137,15 +144,17 @@ class DeclaredTask(Task):
         extra: dict[str, JsonValue] = {
             "benchmark": {"name": self.spec.name, "title": self.spec.title, "kind": self.spec.kind}
         }
+        no_gold = sum(1 for s in scores if s.outcome == NO_GOLD)
         if not self.spec.multiple_choice:
-            return extra | {"scoring": {"method": self.spec.scoring}}
+            return extra | {"scoring": {"method": self.spec.scoring, "no_gold": no_gold}}
         values = self.column_values(scores)
         chance = column_values(scores, self.spec.groups, value=lambda s: s.metrics.get(CHANCE))
         return extra | {
             "scoring": {
                 "parser": self.parser,
                 "unparsed": self.spec.unparsed,
-                "not_counted": sum(1 for s in scores if not s.outcome.graded),
+                "not_counted": sum(1 for s in scores if s.outcome == LEFT_OUT_UNPARSED),
+                "no_gold": no_gold,
             },
             "chance": {
                 c: round(100 * sum(chance[c]) / len(chance[c]), 2) if chance.get(c) else None

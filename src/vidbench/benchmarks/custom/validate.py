@@ -7,6 +7,9 @@ from functools import partial
 from pathlib import Path
 
 from vidbench.benchmarks.custom.declared import declared_benchmark
+from vidbench.benchmarks.custom.loader import has_gold
+from vidbench.benchmarks.custom.spec import read_spec as benchmark_spec
+from vidbench.console import err
 from vidbench.core.errors import DataError
 from vidbench.media.check import video_problem
 from vidbench.tasks.data import load_samples
@@ -34,6 +37,16 @@ def validate(root: Path, show_progress: bool = False, frames: int | None = None)
         loaded = load_samples(task, folder)
     except DataError as e:
         return [Problem("", folder, str(e))]
+    no_gold = [s.id for s in loaded.items if not has_gold(s)]
+    if no_gold:  # a test split, or a misnamed `answer` field: either way it is said
+        spec = benchmark_spec(folder)
+        err.print(
+            f"note: {len(no_gold)} of {len(loaded.items)} rows have no gold answer (field "
+            f"{spec.answer!r}{' and the answers file' if spec.answers else ''}; e.g. "
+            f"{no_gold[0]}): they are asked and counted unscored (no-gold)",
+            highlight=False,
+            markup=False,
+        )
     clips = {
         (path, s.media.start_s, s.media.end_s): s.id
         for s in loaded.items

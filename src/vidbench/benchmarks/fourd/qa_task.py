@@ -83,6 +83,6 @@ class FourDQA(Task):
         for score in scores:
             if score.correct is None:
                 continue
-            values[score.groups[SUBTASK]].append(float(score.correct))
+            values[str(score.groups[SUBTASK])].append(float(score.correct))  # one per question
             values[OVERALL].append(float(score.correct))
         return values

@@ -58,14 +58,15 @@ class ProbeRow:
 def _probe_row(row: SampleRow) -> ProbeRow | None:
     """The row's probe fields (its `probe` detail), when it is a graded probe question."""
     probe = row.details.get("probe")
-    if not isinstance(probe, dict) or row.correct is None or SUBTASK not in row.groups:
+    subtask = row.groups.get(SUBTASK)
+    if not isinstance(probe, dict) or row.correct is None or not isinstance(subtask, str):
         return None
     knobs = {
         k: float(v)
         for k, v in probe.items()
         if isinstance(v, int | float) and not isinstance(v, bool)
     }
-    return ProbeRow(knobs, row.groups[SUBTASK], row.correct)
+    return ProbeRow(knobs, subtask, row.correct)
 
 
 def probe_rows(results: Sequence[Path]) -> dict[str, list[ProbeRow]]:
