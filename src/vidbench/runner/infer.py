@@ -99,5 +99,17 @@ async def infer(
                 for prepared, response in zip(batch, responses, strict=True):
                     finish(prepared, response)
 
-        await asyncio.gather(produce(), *(work() for _ in range(workers)))
+        tasks = [
+            asyncio.create_task(produce()),
+            *(asyncio.create_task(work()) for _ in range(workers)),
+        ]
+        try:
+            await asyncio.gather(*tasks)
+        finally:
+            # One task's error (a full disk, a ConfigError from start) ends the stage: the others
+            # stop here and their own errors are collected, so none is left for asyncio.run's
+            # shutdown to report as a traceback.
+            for running in tasks:
+                running.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
     return recorder.stats
