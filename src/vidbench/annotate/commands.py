@@ -85,7 +85,13 @@ def _cmd_assign(args: argparse.Namespace) -> int:
     from vidbench.annotate import assign
 
     with closing(_open(args.project).connect()) as conn:
-        added = assign.assign(conn, args.kind, args.n, "cli")
+        planned = assign.plan(conn, args.kind, args.n, args.admins, args.per_item)
+        for line in planned.lines():
+            out.print(line, markup=False, highlight=False)
+        if args.dry_run:
+            out.print("dry run: nothing assigned")
+            return 0
+        added = assign.apply(conn, planned, "cli")
     out.print(f"{added} assignments added")
     return 0
 
@@ -167,7 +173,11 @@ def register(sub: argparse._SubParsersAction, adapters: Adapters) -> None:  # ty
     p.add_argument("project", help=PROJECT)
     p.set_defaults(func=_cmd_users_list)
 
-    p = cmds.add_parser("assign", help="give items to people (tops up, never takes away)")
+    p = cmds.add_parser(
+        "assign",
+        help="give items to people by role, an object's items together, balanced; prints the "
+        "plan first (tops up, never takes away)",
+    )
     p.add_argument("project", help=PROJECT)
     p.add_argument(
         "kind",
@@ -175,6 +185,15 @@ def register(sub: argparse._SubParsersAction, adapters: Adapters) -> None:  # ty
         help="which items: caption (to write), qa (to review), answer, rule (to red-team)",
     )
     p.add_argument("--n", type=types.positive, help="people per item (captions 5, QA review 1)")
+    p.add_argument(
+        "--admins", action="store_true", help="give admins work too (by default they get none)"
+    )
+    p.add_argument(
+        "--per-item",
+        action="store_true",
+        help="spread one object's (or video's) items over people (default: the same people)",
+    )
+    p.add_argument("--dry-run", action="store_true", help="print the plan, assign nothing")
     p.set_defaults(func=_cmd_assign)
 
     p = cmds.add_parser(
