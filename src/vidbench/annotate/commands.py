@@ -8,7 +8,9 @@ would end up in the shell history and the process list).
 from __future__ import annotations
 
 import argparse
+import errno
 import getpass
+import socket
 import sys
 from contextlib import closing
 from pathlib import Path
@@ -134,10 +136,33 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
         options = parse_options(args.judge_opt, "--judge-opt")
         judge = ModelChoice(args.judge, options, "--judge-opt", concurrency=4)
-    out.print(f"serving {project.path} on http://{args.host}:{args.port}/")
     app = create_app(project, args.adapters, judge)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    listening = _listen(args.host, args.port)  # bound before the address is printed
+    port = listening.getsockname()[1]
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    address = f"serving {project.path} on http://{host}:{port}/ (Ctrl-C stops it)"
+    out.print(address, markup=False, highlight=False, soft_wrap=True)
+    out.file.flush()  # a script waiting for the address reads it at once
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    try:
+        server.run(sockets=[listening])
+    finally:
+        listening.close()
     return 0
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket listening on host:port (0: a free port), or a ConfigError saying what to do."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        return socket.create_server((host, port), family=family, backlog=2048)
+    except OSError as e:
+        if e.errno == errno.EADDRINUSE:
+            raise ConfigError(
+                f"port {port} on {host} is in use (by another program, or another `annotate "
+                "serve`): choose another with --port N, or --port 0 for a free one"
+            ) from None
+        raise ConfigError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
 
 
 PROJECT = "the project folder"
@@ -222,7 +247,12 @@ def register(sub: argparse._SubParsersAction, adapters: Adapters) -> None:  # ty
 
     p = cmds.add_parser("serve", help="serve the app (127.0.0.1 by default)")
     p.add_argument("project", help=PROJECT)
-    p.add_argument("--port", type=types.port, default=8765, help="port (default 8765)")
+    p.add_argument(
+        "--port",
+        type=types.port_or_free,
+        default=8765,
+        help="port (default 8765; 0: a free one, printed with the address)",
+    )
     p.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
     options.add_judge(p, what="the red-team judge")
     p.set_defaults(func=_cmd_serve)
