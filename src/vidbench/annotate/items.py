@@ -91,7 +91,7 @@ class Flag:
 class Described:
     """An item as a person reads it in a list or a heading."""
 
-    title: str  # e.g. "object 098d12c5 · Motion", "video workshop", "instance 17"
+    title: str  # e.g. "object 098d12c5…9704 · Action", "video workshop", "instance 17"
     question: str  # the question's text, "" when the item has none
     thumbnail: str | None  # a video (relative to the data folder) to take a thumbnail from
     flag: Flag | None
@@ -112,7 +112,7 @@ def subject(data: dict[str, Any]) -> str | None:
 def _subject_name(data: dict[str, Any]) -> str | None:
     uid, video = data.get("uid"), data.get("video")
     if isinstance(uid, str) and uid:
-        return f"object {uid[:8] if HEX_NAME.fullmatch(uid) else uid}"  # a hash: its start
+        return f"object {f'{uid[:8]}…{uid[-4:]}' if HEX_NAME.fullmatch(uid) else uid}"  # a hash
     if isinstance(video, str) and video:
         return f"video {PurePosixPath(video).stem}"
     return None
