@@ -214,7 +214,7 @@ def test_qa_review_in_the_browser_exports_a_valid_4d_qa_json(
     videos = page.locator("video")
     expect(videos).to_have_count(3)  # the chosen views, under one control
     page.click("[data-play]")
-    expect(page.locator("[data-play]")).to_have_text("pause")
+    expect(page.locator("[data-play-label]")).to_have_text("pause")
     assert videos.evaluate_all("vs => vs.map(v => v.paused)") == [False] * 3
     page.click("[data-play]")
     times = videos.evaluate_all("vs => vs.map(v => v.paused ? v.currentTime : -1)")

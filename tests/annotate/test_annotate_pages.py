@@ -132,4 +132,4 @@ def test_the_home_page_groups_work_and_caption_review_shows_videos(
     expect(block.locator("video")).to_have_count(3)
     expect(block.locator("[data-caption-row]")).to_have_count(5)
     block.locator("[data-play]").click()
-    expect(block.locator("[data-play]")).to_have_text("pause")
+    expect(block.locator("[data-play-label]")).to_have_text("pause")

@@ -65,6 +65,7 @@ function setUpPlayer(player) {
   const play = player.querySelector("[data-play]");
   const seek = player.querySelector("[data-seek]");
   const time = player.querySelector("[data-time]");
+  const label = player.querySelector("[data-play-label]") || play;
   if (!all.length) { if (play) play.disabled = true; return; }
   const master = all[0];
   const shown = () => all.filter((v) => v.isConnected && !v.closest("details:not([open])"));
@@ -77,10 +78,10 @@ function setUpPlayer(player) {
   play.addEventListener("click", () => {
     if (master.paused) {
       shown().forEach((v) => { v.currentTime = master.currentTime; v.play().catch(() => {}); });
-      play.textContent = "pause";
+      label.textContent = "pause";
     } else {
       all.forEach((v) => v.pause());
-      play.textContent = "play";
+      label.textContent = "play";
     }
   });
   seek.addEventListener("input", () => {
@@ -96,7 +97,7 @@ function setUpPlayer(player) {
       }
     });
   });
-  master.addEventListener("ended", () => { all.forEach((v) => v.pause()); play.textContent = "play"; });
+  master.addEventListener("ended", () => { all.forEach((v) => v.pause()); label.textContent = "play"; });
   // click a view to enlarge it over the page (the same element: it stays in sync); click again,
   // or Esc (keys.js), to put it back
   all.forEach((v) => v.addEventListener("click", () => enlarge(v.closest("figure"))));

@@ -125,6 +125,7 @@ document.addEventListener("DOMContentLoaded", () => {
   if (show && keys) show.addEventListener("click", () => keys.showModal());
   const box = document.querySelector("[data-work]");
   if (box) box.addEventListener("vidbench:submitted", afterSubmit);
+  document.body.dataset.keysReady = "yes";  // for scripts that drive the page (tests, bench)
 });
 // once this page's own videos had their turn
 window.addEventListener("load", () => setTimeout(preload, 300));
