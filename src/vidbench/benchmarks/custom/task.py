@@ -9,6 +9,7 @@ from typing import Any
 
 from vidbench.benchmarks.custom import loader
 from vidbench.benchmarks.custom import scoring as rules
+from vidbench.benchmarks.custom.names import split_name
 from vidbench.benchmarks.custom.spec import Spec
 from vidbench.benchmarks.custom.table import OVERALL, GroupedTable, column_values
 from vidbench.core.messages import Message, Part, TextPart
@@ -35,6 +36,8 @@ class DeclaredTask(Task):
 
     def __init__(self, name: str, spec: Spec, folder: Path, frame_spec: FrameSpec, parser: str):
         self.name = name
+        variants = split_name(name).variants
+        self.title = f"{spec.title} ({variants})" if variants else spec.title
         self.spec = spec
         self.own_data = folder
         self.frame_spec = frame_spec
