@@ -415,3 +415,15 @@ def test_one_clock_and_a_retry_banner_that_counts_down(
     times = admin.locator("time[data-local-time]").all_inner_texts()
     assert times and all("GMT+9" in t and "Z" not in t for t in times), times[:3]
     shoot(admin, "admin")
+
+    # the admin previews an assignment's plan before applying it
+    admin.select_option("[data-admin-assign] select[name=kind]", "answer")
+    admin.check("[data-admin-assign] input[name=admins]")
+    admin.fill("[data-admin-assign] input[name=n]", "2")
+    admin.click("[data-admin-assign] button[name=dry_run]")
+    result = admin.locator("[data-admin-result]")
+    expect(result).to_contain_text("plan (nothing assigned yet): answer items to 2 each")
+    # one object each to the least loaded: ann5 and ada had none (admins only when asked)
+    expect(result).to_contain_text("ada (admin): +5 items (1 object or video), 0 -> 5")
+    expect(result).to_contain_text("ann5 (annotator): +5 items (1 object or video), 0 -> 5")
+    assert query(project, "SELECT COUNT(*) FROM work WHERE job = 'answer'")[0][0] == 20

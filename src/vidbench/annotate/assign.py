@@ -76,7 +76,9 @@ class Plan:
         out = [head + f"({together}): {self.added} assignments to add"]
         width = max((len(s.name) for s in self.shares), default=4)
         for s in self.shares:
-            what = f"+{s.items} items ({len(s.subjects)} objects or videos)" if s.items else "+0"
+            n = len(s.subjects)
+            objects = f"{n} object or video" if n == 1 else f"{n} objects or videos"
+            what = f"+{s.items} items ({objects})" if s.items else "+0"
             out.append(f"  {s.name:<{width}}  {s.role:<9}  {what}: {s.before} -> {s.after}")
         return out
 

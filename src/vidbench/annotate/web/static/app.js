@@ -156,8 +156,9 @@ function adminForm(selector, send, show) {
 function assignPlan(plan) {  // the plan as the command line prints it
   const lines = [(plan.dry_run ? "plan (nothing assigned yet): " : "assigned: ") +
     plan.kind + " items to " + plan.n + " each, " + plan.planned + " assignments"];
+  const subjects = (n) => n + (n === 1 ? " object or video" : " objects or videos");
   plan.people.forEach((p) => lines.push("  " + p.name + " (" + p.role + "): +" + p.added +
-    " items (" + p.subjects + " objects or videos), " + p.before + " -> " + p.after));
+    " items (" + subjects(p.subjects) + "), " + p.before + " -> " + p.after));
   return lines.join("\n");
 }
 
