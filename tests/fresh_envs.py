@@ -75,20 +75,25 @@ def _wanted(requirement: Requirement, extras: Iterable[str]) -> bool:
 
 class Installed:
     """This test environment's distributions (its site-packages), by canonical name, and which
-    of them own each path under site-packages."""
+    of them own each path under site-packages (purelib and platlib alike)."""
 
     def __init__(self) -> None:
-        self.site = Path(sysconfig.get_paths()["purelib"])
+        paths = sysconfig.get_paths()
+        self.sites = list(dict.fromkeys(Path(paths[k]) for k in ("purelib", "platlib")))
         self.dists: dict[str, metadata.Distribution] = {}
+        self.base: dict[str, Path] = {}  # the site-packages folder each distribution is in
         self.owners: dict[tuple[str, ...], set[str]] = defaultdict(set)
-        for dist in metadata.distributions(path=[str(self.site)]):
-            name = canonicalize_name(dist.metadata["Name"])
-            self.dists.setdefault(name, dist)
-            for file in dist.files or []:
-                parts = PurePosixPath(file).parts
-                if parts and parts[0] != "..":  # scripts and data outside site-packages
-                    for k in range(1, len(parts) + 1):
-                        self.owners[parts[:k]].add(name)
+        for site in self.sites:
+            for dist in metadata.distributions(path=[str(site)]):
+                name = canonicalize_name(dist.metadata["Name"])
+                if name in self.dists:
+                    continue
+                self.dists[name], self.base[name] = dist, site
+                for file in dist.files or []:
+                    parts = PurePosixPath(file).parts
+                    if parts and parts[0] != "..":  # scripts and data outside site-packages
+                        for k in range(1, len(parts) + 1):
+                            self.owners[parts[:k]].add(name)
 
     def closure(self, requirements: list[str], extras: frozenset[str]) -> set[str]:
         """The distributions `requirements` (vidbench's own, with `extras`) need, transitively."""
@@ -134,7 +139,7 @@ class Installed:
                     continue
                 done.add(prefix)
                 target = site.joinpath(*prefix)
-                source = self.site.joinpath(*prefix)
+                source = self.base[name].joinpath(*prefix)
                 if source.exists() and not target.exists():
                     target.parent.mkdir(parents=True, exist_ok=True)
                     target.symlink_to(source)
