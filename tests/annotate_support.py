@@ -16,11 +16,11 @@ from vidbench.benchmarks.registry import review_adapters
 ADAPTERS = review_adapters()  # the registered benchmarks' review adapters, as the CLI's
 
 PASSWORD = "correct horse battery"
-PEOPLE = {
+PEOPLE = {  # annotators first: the first objects' captions go to them (reviewers write too)
+    **{f"ann{i}": "annotator" for i in range(1, 7)},
     "ada": "admin",
     "rita": "reviewer",
     "rob": "reviewer",
-    **{f"ann{i}": "annotator" for i in range(1, 7)},
 }
 
 

@@ -95,6 +95,14 @@ def fake(shared_server: ChatServer) -> Callable[..., ChatServer]:
     return shared_server.reset
 
 
+@pytest.fixture(scope="session")
+def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sdist and the wheel built from this checkout, once per session (a user's install)."""
+    from examples_support import build_dist
+
+    return build_dist(tmp_path_factory.mktemp("dist") / "dist")
+
+
 def default_sigint() -> None:
     """For subprocesses a test interrupts with SIGINT: a shell without job control (a CI step, a
     script's `cmd &`) starts commands with SIGINT ignored, and Python then installs no Ctrl-C

@@ -3,8 +3,9 @@
 `example_folder` fills a working folder with what the examples name: `demo/data` (a small demo
 dataset), `clip.mp4` and `long.mp4` (two videos) and `autoeval-video/` (the AutoEval-Video data
 under tests/data). `run_blocks` runs blocks in order in one bash process there, with this
-environment's `vidbench` first on PATH, and then ends whatever the blocks left running in the
-background (a fake server started with `&`)."""
+environment's `vidbench` first on PATH (or a fresh environment's: fresh_envs.py), and then ends
+whatever the blocks left running in the background (a fake server started with `&`).
+`build_dist` makes the sdist and the wheel a user installs."""
 
 from __future__ import annotations
 
@@ -43,16 +44,40 @@ def example_folder(inputs: Path, folder: Path) -> Path:
     return folder
 
 
+def build_dist(out: Path) -> Path:
+    """`python -m build` of a copy of the sources (building writes beside them): the sdist and
+    the wheel in `out`."""
+    source = out.parent / "source"
+    source.mkdir(parents=True)
+    for name in ("pyproject.toml", "README.md", "CHANGELOG.md", "MANIFEST.in"):
+        shutil.copy(ROOT / name, source / name)
+    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", "*.pyc")
+    shutil.copytree(ROOT / "src", source / "src", ignore=ignore)
+    command = [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), "."]
+    done = subprocess.run(command, cwd=source, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, f"python -m build:\n{done.stdout[-3000:]}{done.stderr[-3000:]}"
+    return out
+
+
 def run_blocks(
-    named_blocks: Sequence[tuple[str, str]], cwd: Path, timeout: float = 600
+    named_blocks: Sequence[tuple[str, str]],
+    cwd: Path,
+    timeout: float = 600,
+    bin_dir: Path | None = None,
 ) -> tuple[int, str]:
     """Run the blocks in order in one `bash -euo pipefail`; (exit status, the output's tail).
+    `bin_dir`: a fresh environment's `bin` (fresh_envs.py) first on PATH instead of this
+    environment's, without this environment's PYTHONPATH.
 
     Each block is announced on the output (`=== NAME`), so a failure names its block. The
     output goes to a file, not a pipe: a server a block leaves in the background keeps its
     copy of a pipe open, and reading it would wait for that server."""
     script = "".join(f"echo '=== {name}'\n{block}\n" for name, block in named_blocks)
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    first = bin_dir or Path(sys.executable).parent
+    env = {**os.environ, "PATH": f"{first}{os.pathsep}{os.environ['PATH']}"}
+    if bin_dir is not None:  # the fresh environment's vidbench, not the sources under test
+        env.pop("PYTHONPATH", None)
+        env["VIRTUAL_ENV"] = str(bin_dir.parent)
     env["VIDBENCH_CACHE"] = str(cwd / ".cache")
     log = cwd / ".examples.log"
     with log.open("w") as output:

@@ -1,4 +1,5 @@
-"""The `vidbench` command. Thin: it parses arguments and calls the library."""
+"""The `vidbench` command. Thin: it parses arguments and calls the library; `vidbench --help`
+says what vidbench does and lists the commands by job (COMMAND_GROUPS)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from rich.markup import escape
 
 from vidbench import __version__
 from vidbench import cli_types as types
-from vidbench.console import err, out
+from vidbench.console import err, out, roomy
 from vidbench.core.errors import (
     EXIT_CONFIG,
     EXIT_ERROR,
@@ -66,12 +67,17 @@ def _cmd_frames(args: argparse.Namespace) -> int:
 
 
 def _cmd_tasks(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
     from vidbench.benchmarks.registry import all_tasks, variant_families
 
+    table = Table(title="Tasks: vidbench run TASK or TASK:VARIANT+VARIANT", title_justify="left")
+    table.add_column("task", no_wrap=True, style="bold")
+    table.add_column("what the model is given (the official input)")
+    table.add_column("variants")
     for name, entry in all_tasks().items():
-        out.print(f"[bold]{name}[/]  {entry.spec.as_dict()}", highlight=False)
-        if entry.variants:
-            out.print("  variants: " + ", ".join(f"{name}:{v}" for v in entry.variants))
+        table.add_row(name, entry.spec.describe(), ", ".join(entry.variants) or "-")
+    roomy(out).print(table)
     out.print("Variants combine with +, e.g. 4dbench-qa:views-5+frames-4. Placeholders:")
     for family, meaning in variant_families().items():
         out.print(f"  {family}: {meaning}", highlight=False)
@@ -88,6 +94,44 @@ def _cmd_serve_local_llm(args: argparse.Namespace) -> int:
     return serve(args.port, args.ctx, args.threads, say=say)
 
 
+DESCRIPTION = """\
+vidbench evaluates multimodal LLMs on video and 4D object understanding (4D-Bench, MMWorld,
+AutoEval-Video, and benchmarks you declare in a benchmark.toml) with the papers' protocols,
+resumably, against APIs or local models; and it builds such benchmarks from your own videos
+and 3D assets, with people reviewing the results in a web app.
+
+Start with `vidbench demo`; `vidbench COMMAND --help` tells more about a command."""
+
+# `vidbench --help` lists the commands by job, in this order; every command is in one group
+# (tests/cli/test_help_texts.py checks it)
+COMMAND_GROUPS = {
+    "evaluate models": (
+        "run", "sweep", "tasks", "validate", "frames", "judge", "score-captions", "demo",
+        "serve-local-llm",
+    ),
+    "look at results": ("report", "view", "figures", "compare", "analyze"),
+    "build benchmarks": ("synth", "curate", "rules", "judge-agreement", "export"),
+    "review with people": ("annotate",),
+}  # fmt: skip
+
+
+def _grouped_commands(sub: argparse._SubParsersAction) -> str:  # type: ignore[type-arg]
+    """The commands' one-line helps under their groups' titles (argparse lists subcommands in
+    one block: this is the help's epilog instead); a command in no group comes last."""
+    helps = {action.dest: action.help or "" for action in sub._choices_actions}
+    width = max(len(name) for name in helps) + 2
+    placed = {name for names in COMMAND_GROUPS.values() for name in names}
+    groups = {**COMMAND_GROUPS, "other commands": tuple(n for n in helps if n not in placed)}
+    lines = []
+    for title, names in groups.items():
+        present = [name for name in names if name in helps]
+        if present:
+            lines.append(f"{title}:")
+            lines += [f"  {name:<{width}}{helps[name]}" for name in present]
+            lines.append("")
+    return "\n".join(lines).rstrip()
+
+
 def benchmark_names() -> list[str]:
     from vidbench.benchmarks.registry import benchmarks
 
@@ -95,10 +139,18 @@ def benchmark_names() -> list[str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="vidbench", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="vidbench",
+        usage="%(prog)s [--no-progress] [--version] COMMAND ...",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    # the commands are listed by job in the epilog (_grouped_commands), not in one block
+    sub = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", help=argparse.SUPPRESS
+    )
 
     from vidbench.benchmark import CommandGroups
     from vidbench.benchmarks.registry import benchmarks
@@ -174,6 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
     from vidbench.benchmarks.registry import review_adapters
 
     annotate_commands.register(sub, review_adapters())  # annotate init/users/import/export/serve
+    parser.epilog = _grouped_commands(sub)
     return parser
 
 

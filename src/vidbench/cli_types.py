@@ -52,6 +52,7 @@ def number(low: float, high: float | None = None, low_open: bool = False) -> Cal
 positive = whole_number(1)
 non_negative = whole_number(0)
 port = whole_number(1, 65535)
+port_or_free = whole_number(0, 65535)  # 0: the system picks a free port
 
 
 def max_side(text: str) -> int:

@@ -1,7 +1,11 @@
-"""Progress bars with rate and ETA (rich)."""
+"""Progress bars with count, rate and ETA (rich). The numbers always keep their room: a long
+description (a long model spec, a custom benchmark's folder) is cut short with "…" to fit the
+console, never the count, the rate or the times."""
 
 from __future__ import annotations
 
+from rich import get_console
+from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -12,7 +16,13 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.table import Column
 from rich.text import Text
+
+# what the other columns take at most: "12345/12345", "999.9/s", "0:00:00" twice, "ETA", the gaps
+# between the columns, and a bar of at least 8 cells
+NUMBERS_WIDTH = 11 + 7 + 7 + 3 + 7 + 6 + 8
+MIN_DESCRIPTION = 8
 
 
 class RateColumn(ProgressColumn):
@@ -20,17 +30,44 @@ class RateColumn(ProgressColumn):
 
     def render(self, task: Task) -> Text:
         speed = task.finished_speed or task.speed
-        return Text("?/s" if speed is None else f"{speed:.1f}/s", style="progress.data.speed")
+        if speed is None:
+            shown = "?/s"
+        elif speed < 1000:
+            shown = f"{speed:.1f}/s"
+        else:  # at most 7 characters, as NUMBERS_WIDTH counts
+            shown = f"{speed / 1000:.1f}k/s" if speed < 99_950 else f"{speed / 1000:.0f}k/s"
+        return Text(shown, style="progress.data.speed")
 
 
-def progress_bar(disable: bool = False) -> Progress:
+class DescriptionColumn(ProgressColumn):
+    """The task's description, cut with "…" to what the console's width leaves after the
+    numbers."""
+
+    def __init__(self, console: Console) -> None:
+        super().__init__(table_column=Column(no_wrap=True))
+        self.console = console
+
+    def render(self, task: Task) -> Text:
+        text = Text(task.description, style="bold", no_wrap=True, overflow="ellipsis")
+        text.truncate(max(MIN_DESCRIPTION, self.console.width - NUMBERS_WIDTH), overflow="ellipsis")
+        return text
+
+
+def _fixed(min_width: int) -> Column:
+    return Column(no_wrap=True, min_width=min_width)
+
+
+def progress_bar(disable: bool = False, console: Console | None = None) -> Progress:
+    console = console or get_console()
     return Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        RateColumn(),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
+        DescriptionColumn(console),
+        BarColumn(bar_width=None, table_column=Column(ratio=1, min_width=8)),
+        MofNCompleteColumn(table_column=_fixed(5)),
+        RateColumn(table_column=_fixed(6)),
+        TimeElapsedColumn(table_column=_fixed(7)),
+        TextColumn("ETA", table_column=_fixed(3)),
+        TimeRemainingColumn(table_column=_fixed(7)),
+        console=console,
         disable=disable,
+        expand=True,  # the bar takes what the description and the numbers leave
     )

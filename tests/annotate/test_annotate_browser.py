@@ -8,6 +8,7 @@ text) exports a 4d_qa.json that `vidbench validate 4dbench` accepts."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -30,6 +31,18 @@ UID0 = "0" * 32
 def _content(project: Any, work_id: int) -> tuple[str, int]:
     row = query(project, "SELECT content, version FROM work WHERE id = ?", (work_id,))[0]
     return row[0], row[1]
+
+
+def _status(project: Any, work_id: int) -> str:
+    return str(query(project, "SELECT status FROM work WHERE id = ?", (work_id,))[0][0])
+
+
+def _submitted(page: Any, project: Any, work_id: int) -> None:
+    """After a click on submit: the work is submitted and the page moved on to the next item
+    not finished (waited for, so that the test's next page.goto does not race it)."""
+    _wait_for(lambda: _status(project, work_id) == "submitted", f"work {work_id} submitted")
+    expect(page).not_to_have_url(re.compile(rf"/work/{work_id}(\?|$)"))
+    page.wait_for_load_state()
 
 
 def _wait_for(check: Callable[[], bool], what: str, seconds: float = 10) -> None:
@@ -75,8 +88,8 @@ def test_two_writers_autosave_conflict_send_back_and_export(
     b.goto(f"{base}/work/{id_b}")
     assert "red" not in b.locator("main").inner_text()
     b.fill("#caption", "A cube turning.")
-    b.click("[data-submit]")
-    expect(b.locator("[data-status]")).to_have_text("submitted")
+    b.click("[data-submit]")  # submitted, then on to the next item not finished
+    _submitted(b, project, id_b)
 
     # a tab closed before the debounce fired still sends what was typed
     a.fill("#caption", "A red cube spins to the left, then stops.")
@@ -103,7 +116,7 @@ def test_two_writers_autosave_conflict_send_back_and_export(
     a2.click("[data-keep-mine]")  # a deliberate choice, recorded as a new version
     _wait_for(lambda: _content(project, id_a) == ("Tab two's caption.", 4), "keep mine")
     a2.click("[data-submit]")
-    expect(a2.locator("[data-status]")).to_have_text("submitted")
+    _submitted(a2, project, id_a)
 
     # the other three writers submit through the library; the reviewer sends A's back
     people = {u.name: u for u in auth.users(project.connect())}
@@ -125,7 +138,7 @@ def test_two_writers_autosave_conflict_send_back_and_export(
     assert a2.locator("[data-comment]").inner_text() == "say which way it turns <i>exactly</i>"
     a2.fill("#caption", "A red cube turns left, then stops.")
     a2.click("[data-submit]")
-    expect(a2.locator("[data-status]")).to_have_text("submitted")
+    _submitted(a2, project, id_a)
 
     # the admin exports the captions from the admin page
     admin = open_page()
@@ -183,7 +196,8 @@ def test_qa_review_in_the_browser_exports_a_valid_4d_qa_json(
     )
     by_item = {item: (work_id, name) for work_id, item, name in rows}
     gen_work, reviewer = by_item[f"qa:{UID0}_generated"]
-    edit_item, reject_item = sorted(k for k, (_, n) in by_item.items() if n == reviewer)[:2]
+    theirs = sorted(k for k, (_, n) in by_item.items() if n == reviewer)
+    edit_item, reject_item = [k for k in theirs if k != f"qa:{UID0}_generated"][:2]
     base = serve_app(create_app(project, ADAPTERS))
     page = open_page()
     sign_in_page(page, base, reviewer)
@@ -194,13 +208,13 @@ def test_qa_review_in_the_browser_exports_a_valid_4d_qa_json(
     assert page.locator(".options img").count() == 0
     page.check("input[name=decision][value=accept]")
     page.click("[data-submit]")
-    expect(page.locator("[data-status]")).to_have_text("submitted")
+    _submitted(page, project, gen_work)
 
     page.goto(f"{base}/work/{by_item[edit_item][0]}?views=0,5,17")
     videos = page.locator("video")
     expect(videos).to_have_count(3)  # the chosen views, under one control
     page.click("[data-play]")
-    expect(page.locator("[data-play]")).to_have_text("pause")
+    expect(page.locator("[data-play-label]")).to_have_text("pause")
     assert videos.evaluate_all("vs => vs.map(v => v.paused)") == [False] * 3
     page.click("[data-play]")
     times = videos.evaluate_all("vs => vs.map(v => v.paused ? v.currentTime : -1)")
@@ -209,7 +223,7 @@ def test_qa_review_in_the_browser_exports_a_valid_4d_qa_json(
     page.fill("textarea[name=Question]", "How many times does it turn?")
     page.select_option("select[name=AnswerIndex]", "3")
     page.click("[data-submit]")
-    expect(page.locator("[data-status]")).to_have_text("submitted")
+    _submitted(page, project, by_item[edit_item][0])
 
     page.goto(f"{base}/work/{by_item[reject_item][0]}?views=0")
     page.check("input[name=decision][value=reject]")
@@ -217,7 +231,7 @@ def test_qa_review_in_the_browser_exports_a_valid_4d_qa_json(
     expect(page.locator("#notice")).to_contain_text("a rejection needs a reason")
     page.fill("input[name=reason]", "two options are right")
     page.click("[data-submit]")
-    expect(page.locator("[data-status]")).to_have_text("submitted")
+    _submitted(page, project, by_item[reject_item][0])
 
     # the other reviews are accepted through the library
     people = {u.name: u for u in auth.users(project.connect())}

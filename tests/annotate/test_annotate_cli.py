@@ -6,11 +6,18 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
+import vidbench
 from annotate_support import ADAPTERS, PASSWORD, query, sign_in
 from mmworld_support import make_mmworld
 from vidbench.annotate import auth, progress, work
@@ -20,6 +27,7 @@ from vidbench.benchmarks.mmworld.loader import read_raters
 from vidbench.cli import main
 
 RATERS = ("r1", "r2", "r3")
+SRC = Path(vidbench.__file__).resolve().parents[1]  # the server runs the code under test
 
 
 def _add(monkeypatch: pytest.MonkeyPatch, project: Path, name: str, role: str) -> int:
@@ -81,3 +89,36 @@ def test_mmworld_raters_from_the_command_line(
     page = client.get("/admin").text
     # one row per rater, and the task row
     assert page.count("<td>answer</td>") == 4 and f"<td>{len(expected)}</td>" in page
+
+
+def _serve(project: Path, *args: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    command = [sys.executable, "-m", "vidbench.cli", "annotate", "serve", str(project), *args]
+    return subprocess.Popen(
+        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+
+
+def test_serve_binds_first_then_prints_the_address_it_listens_on(tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    Project.init(tmp_path / "project", tmp_path / "data")
+    server = _serve(tmp_path / "project", "--port", "0")  # 0: a free port, the real one printed
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        found = re.search(r"on http://127\.0\.0\.1:(\d+)/", line)
+        assert found and int(found.group(1)) > 0, line
+        # printed once bound: the address answers at once, with this app's sign-in page
+        page = urllib.request.urlopen(f"http://127.0.0.1:{found.group(1)}/login", timeout=10)
+        assert "vidbench annotate" in page.read().decode()
+
+        # the same port again: refused at once, saying so and what to do, with no address
+        second = _serve(tmp_path / "project", "--port", found.group(1))
+        out, err = second.communicate(timeout=60)
+        assert second.returncode == 2 and "serving" not in out
+        assert f"port {found.group(1)} on 127.0.0.1 is in use" in err
+        assert "--port N, or --port 0 for a free one" in err
+        assert "Traceback" not in err
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.communicate(timeout=30)

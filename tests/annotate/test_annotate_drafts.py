@@ -149,5 +149,6 @@ def test_writer_sees_the_draft_marked_and_starts_from_it(
     page.click("[data-submit]")
     expect(page.locator("#notice")).to_contain_text("machine draft word for word")
     page.fill("#caption", "A red cube turns around; a blue sphere appears beside it.")
-    page.click("[data-submit]")
-    expect(page.locator("[data-status]")).to_have_text("submitted")
+    page.click("[data-submit]")  # submitted, then on to the writer's next caption
+    expect(page).not_to_have_url(f"{base}/work/{work_id}")
+    assert query(project, "SELECT status FROM work WHERE id = ?", (work_id,))[0][0] == "submitted"

@@ -166,3 +166,24 @@ def test_the_videos_of_an_export_folder_play_through_its_link(
     record = json.loads((exported / "export.json").read_text())
     (exported / "export.json").write_text(json.dumps({**record, "videos_of": str(tmp_path)}))
     assert client.get(f"/media/{VIDEO_DIR}/{UID0}/view_16_rgb_white_bg.mp4").status_code == 400
+
+
+def test_thumbnails_are_checked_as_media_and_made_once(
+    client: TestClient, project: Project
+) -> None:
+    """A list's thumbnail: a JPEG of the video's middle frame, made once and kept; paths are
+    refused as the media route refuses them; signed-in people only."""
+    video = f"{QA_VIDEOS}/{UID0}/view_1_rgb_white_bg.mp4"
+    answer = client.get(f"/thumb/{video}")
+    assert answer.status_code == 200 and answer.headers["content-type"] == "image/jpeg"
+    assert answer.content[:3] == b"\xff\xd8\xff"  # JPEG
+    kept = list((project.path / "thumbnails").glob("*.jpg"))
+    assert len(kept) == 1
+    made = kept[0].stat().st_mtime_ns
+    assert client.get(f"/thumb/{video}").content == answer.content
+    assert kept[0].stat().st_mtime_ns == made  # not made again
+    assert client.get("/thumb/..%2Fproject%2Fannotate.sqlite").status_code == 400
+    assert client.get(f"/thumb/{QA_VIDEOS}/{UID0}/view_0%00.mp4").status_code == 400
+    assert client.get(f"/thumb/{QA_VIDEOS}/gone/view_1_rgb_white_bg.mp4").status_code == 404
+    anonymous = TestClient(create_app(project, ADAPTERS), base_url="http://127.0.0.1")
+    assert anonymous.get(f"/thumb/{video}").status_code == 401

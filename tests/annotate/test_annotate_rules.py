@@ -168,8 +168,11 @@ def test_the_admin_sees_the_numbers_per_task(unchanged: Project) -> None:
     page = client.get("/admin").text
     assert "built-in method" not in page
     row = page.split('<tr data-task="qa">')[1].split("</tr>")[0]
-    # 20 QA items, none withdrawn, all 20 assigned, none done
-    assert row == "<td>qa</td><td>20</td><td>0</td><td>0</td><td>20</td><td>0</td>"
+    # 20 QA items, none withdrawn, all 20 assigned, none done, and the bar of what is done
+    assert row == (
+        "<td>qa</td><td>20</td><td>0</td><td>0</td><td>20</td><td>0</td>\n"
+        '<td><progress max="20" value="0" aria-label="qa done"></progress> 0%</td>'
+    )
 
 
 def test_a_non_utf8_line_in_the_queue_is_named_and_skipped(tmp_path: Path, capsys) -> None:

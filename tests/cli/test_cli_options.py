@@ -196,4 +196,7 @@ def test_frame_names_and_task_listing(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "0.96 s into the window" in capsys.readouterr().out
     assert main(["tasks"]) == 0
     listing = capsys.readouterr().out
-    assert "4dbench-qa:views-K" in listing and "K = 1..24 views" in listing
+    # a table: a row per task with its official input and its variants, then the placeholders
+    row = next(line for line in listing.splitlines() if line.startswith("│ 4dbench-qa "))
+    assert "views 1, 8, 16 × 6 frames (interval)" in row and "views-K, frames-N" in row
+    assert "{'views'" not in listing and "K = 1..24 views" in listing

@@ -65,3 +65,36 @@ def test_a_zero_count_is_refused(argv: list[str], capsys: pytest.CaptureFixture[
         main(argv)
     assert stop.value.code == 2
     assert "must be a whole number >= 1, got '0'" in capsys.readouterr().err
+
+
+def test_the_help_says_what_vidbench_does_and_lists_the_commands_by_job(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["--help"])
+    assert stop.value.code == 0
+    text = capsys.readouterr().out
+    usage = text.splitlines()[0]
+    assert usage == "usage: vidbench [--no-progress] [--version] COMMAND ..."  # no {a,b,...}
+    assert "vidbench evaluates multimodal LLMs on video and 4D object understanding" in text
+    assert "Thin:" not in text
+    titles = ["evaluate models:", "look at results:", "build benchmarks:", "review with people:"]
+    at = [text.index(f"\n{title}\n") for title in titles]
+    assert at == sorted(at) and "other commands:" not in text
+    parser = build_parser()
+    [commands] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    listed = {
+        line.split()[0]
+        for line in text[at[0] :].splitlines()
+        if line.startswith("  ") and line.strip()
+    }
+    assert listed == set(commands.choices)  # every command once, each under its job
+
+
+def test_every_command_has_a_group() -> None:
+    from vidbench.cli import COMMAND_GROUPS
+
+    parser = build_parser()
+    [commands] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    grouped = [name for names in COMMAND_GROUPS.values() for name in names]
+    assert sorted(grouped) == sorted(commands.choices)  # a new command: add it to a group

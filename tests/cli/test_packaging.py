@@ -11,7 +11,6 @@ editable vidbench stays out of sight (the test checks which vidbench was importe
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import sysconfig
@@ -32,19 +31,6 @@ def _run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None) -> str
     )
     assert done.returncode == 0, f"{args}:\n{done.stdout[-3000:]}{done.stderr[-3000:]}"
     return done.stdout
-
-
-@pytest.fixture(scope="module")
-def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """sdist and wheel built from a copy of the sources (building writes beside them)."""
-    source = tmp_path_factory.mktemp("source")
-    for name in ("pyproject.toml", "README.md", "CHANGELOG.md", "MANIFEST.in"):
-        shutil.copy(ROOT / name, source / name)
-    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", "*.pyc")
-    shutil.copytree(ROOT / "src", source / "src", ignore=ignore)
-    out = source / "dist"
-    _run(sys.executable, "-m", "build", "--no-isolation", "--outdir", out, ".", cwd=source)
-    return out
 
 
 def test_build_gives_an_sdist_and_a_wheel_with_every_data_file(dist: Path) -> None:

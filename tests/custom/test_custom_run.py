@@ -14,6 +14,8 @@ import pytest
 from custom_support import ROWS, make_bench, predictions, results, samples, vidbench
 from vidbench.testing import ChatServer
 
+TITLE = "my-bench"  # ISSUE_TOML has no title: its name
+
 # gold A, B, C, D, A, B: this model is right on questions-1, -3, -5 and -6 (the last two garden)
 REPLIES = {f"questions-{n}": reply for n, reply in enumerate(["(A)", "C", "C", "(B)", "A", "B"], 1)}
 
@@ -29,6 +31,9 @@ def test_run_without_data_resume_and_report(
     monkeypatch.chdir(bench.parent)
     out = tmp_path / "run"
     assert vidbench("run", "custom:my-bench", "--model", "random", "--out", out) == 0
+    printed = capsys.readouterr().out
+    # the tables are titled with the benchmark's own title, not `custom:/tmp/... —  —`
+    assert printed.splitlines()[0].strip() == TITLE and "custom:" not in printed
     stored = json.loads((out / "run.json").read_text())
     assert stored["task"] == f"custom:{bench}" and stored["data"] == ""  # the folder's own rows
     found = results(out)
@@ -43,6 +48,7 @@ def test_run_without_data_resume_and_report(
 
     table = tmp_path / "table"
     assert vidbench("report", out, "--out", table) == 0
+    assert capsys.readouterr().out.splitlines()[0].strip() == TITLE
     header = (table / "table.md").read_text().splitlines()[0]
     assert "Overall" in header and "garden" in header and "kitchen" in header
 

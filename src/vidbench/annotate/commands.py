@@ -8,7 +8,9 @@ would end up in the shell history and the process list).
 from __future__ import annotations
 
 import argparse
+import errno
 import getpass
+import socket
 import sys
 from contextlib import closing
 from pathlib import Path
@@ -90,7 +92,13 @@ def _cmd_assign(args: argparse.Namespace) -> int:
     from vidbench.annotate import assign
 
     with closing(_open(args.project).connect()) as conn:
-        added = assign.assign(conn, args.kind, args.n, "cli")
+        planned = assign.plan(conn, args.kind, args.n, args.admins, args.per_item)
+        for line in planned.lines():
+            out.print(line, markup=False, highlight=False)
+        if args.dry_run:
+            out.print("dry run: nothing assigned")
+            return 0
+        added = assign.apply(conn, planned, "cli")
     out.print(f"{added} assignments added")
     return 0
 
@@ -133,10 +141,33 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
         options = parse_options(args.judge_opt, "--judge-opt")
         judge = ModelChoice(args.judge, options, "--judge-opt", concurrency=4)
-    out.print(f"serving {project.path} on http://{args.host}:{args.port}/")
     app = create_app(project, args.adapters, judge)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    listening = _listen(args.host, args.port)  # bound before the address is printed
+    port = listening.getsockname()[1]
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    address = f"serving {project.path} on http://{host}:{port}/ (Ctrl-C stops it)"
+    out.print(address, markup=False, highlight=False, soft_wrap=True)
+    out.file.flush()  # a script waiting for the address reads it at once
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    try:
+        server.run(sockets=[listening])
+    finally:
+        listening.close()
     return 0
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket listening on host:port (0: a free port), or a ConfigError saying what to do."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        return socket.create_server((host, port), family=family, backlog=2048)
+    except OSError as e:
+        if e.errno == errno.EADDRINUSE:
+            raise ConfigError(
+                f"port {port} on {host} is in use (by another program, or another `annotate "
+                "serve`): choose another with --port N, or --port 0 for a free one"
+            ) from None
+        raise ConfigError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
 
 
 PROJECT = "the project folder"
@@ -172,7 +203,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], adapters:
     p.add_argument("project", help=PROJECT)
     p.set_defaults(func=_cmd_users_list)
 
-    p = cmds.add_parser("assign", help="give items to people (tops up, never takes away)")
+    p = cmds.add_parser(
+        "assign",
+        help="give items to people by role, an object's items together, balanced; prints the "
+        "plan first (tops up, never takes away)",
+    )
     p.add_argument("project", help=PROJECT)
     p.add_argument(
         "kind",
@@ -180,6 +215,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], adapters:
         help="which items: caption (to write), qa (to review), answer, rule (to red-team)",
     )
     p.add_argument("--n", type=types.positive, help="people per item (captions 5, QA review 1)")
+    p.add_argument(
+        "--admins", action="store_true", help="give admins work too (by default they get none)"
+    )
+    p.add_argument(
+        "--per-item",
+        action="store_true",
+        help="spread one object's (or video's) items over people (default: the same people)",
+    )
+    p.add_argument("--dry-run", action="store_true", help="print the plan, assign nothing")
     p.set_defaults(func=_cmd_assign)
 
     p = cmds.add_parser(
@@ -208,7 +252,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], adapters:
 
     p = cmds.add_parser("serve", help="serve the app (127.0.0.1 by default)")
     p.add_argument("project", help=PROJECT)
-    p.add_argument("--port", type=types.port, default=8765, help="port (default 8765)")
+    p.add_argument(
+        "--port",
+        type=types.port_or_free,
+        default=8765,
+        help="port (default 8765; 0: a free one, printed with the address)",
+    )
     p.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
     options.add_judge(p, what="the red-team judge")
     p.set_defaults(func=_cmd_serve)

@@ -6,15 +6,25 @@ through `add`, reading JSON Lines through `checked_lines`.
 Every import reads record by record: a malformed line or record is reported with its file and
 line (or id) and skipped, the rest is imported. An id already in the project is never
 overwritten (what people did on it is kept); it is reported as skipped.
+
+What every page shows of an item comes from its data, whatever benchmark it came from
+(`describe`): the object or video it is about (`uid`, else `video`), its task (`Category`), its
+question (`Question`), a video for its thumbnail (the first of `first_views` in `views`, else
+`video`), and a flag when the item carries one. A flag is how another tool (an audit of a
+finished benchmark, say) sends an item to people with a question about it: the item's `flag`
+field, either a text (the reason) or an object `{"reason": TEXT, "suggested": ANY, "by": TEXT}`
+(`suggested`: e.g. the gold answer the tool proposes). The home list filters on it and the item's
+page shows it above the work.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 
 from vidbench.annotate import db
@@ -68,6 +78,78 @@ def checked_lines(
             yield line.number, check(line.value)
         except DataError as e:
             out.problems.append(f"{line.where(path)}: {e}")
+
+
+@dataclass(frozen=True)
+class Flag:
+    reason: str
+    suggested: Any = None  # what the flagging tool proposes instead (e.g. a gold answer)
+    by: str = ""  # who or what flagged it
+
+
+@dataclass(frozen=True)
+class Described:
+    """An item as a person reads it in a list or a heading."""
+
+    title: str  # e.g. "object 098d12c5…9704 · Action", "video workshop", "instance 17"
+    question: str  # the question's text, "" when the item has none
+    thumbnail: str | None  # a video (relative to the data folder) to take a thumbnail from
+    flag: Flag | None
+
+
+HEX_NAME = re.compile(r"[0-9a-f]{16,}")
+
+
+def subject(data: dict[str, Any]) -> str | None:
+    """The object or video an item is about (its `uid`, else its `video`), or None."""
+    for key in ("uid", "video"):
+        value = data.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _subject_name(data: dict[str, Any]) -> str | None:
+    uid, video = data.get("uid"), data.get("video")
+    if isinstance(uid, str) and uid:
+        return f"object {f'{uid[:8]}…{uid[-4:]}' if HEX_NAME.fullmatch(uid) else uid}"  # a hash
+    if isinstance(video, str) and video:
+        return f"video {PurePosixPath(video).stem}"
+    return None
+
+
+def thumbnail(data: dict[str, Any]) -> str | None:
+    """The video an item's thumbnail is taken from: its first official view, else its video."""
+    views = data.get("views")
+    if isinstance(views, list) and views:
+        first = data.get("first_views") or [0]
+        k = first[0] if isinstance(first[0], int) and 0 <= first[0] < len(views) else 0
+        return str(views[k])
+    video = data.get("video")
+    return video if isinstance(video, str) and video else None
+
+
+def flag(data: dict[str, Any]) -> Flag | None:
+    """The item's flag (see the module doc), or None."""
+    raw = data.get("flag")
+    if isinstance(raw, str) and raw.strip():
+        return Flag(raw.strip())
+    if isinstance(raw, dict) and (raw.get("reason") or raw.get("suggested") is not None):
+        return Flag(str(raw.get("reason") or ""), raw.get("suggested"), str(raw.get("by") or ""))
+    return None
+
+
+def describe(kind: str, data: dict[str, Any]) -> Described:
+    parts = [p for p in (_subject_name(data), data.get("Category")) if isinstance(p, str) and p]
+    if not parts and data.get("id") is not None:
+        parts = [f"{'instance' if kind == 'rule' else 'item'} {data['id']}"]
+    question = data.get("Question")
+    return Described(
+        " · ".join(parts) or kind,
+        question.strip() if isinstance(question, str) else "",
+        thumbnail(data),
+        flag(data),
+    )
 
 
 def delete(conn: sqlite3.Connection, key: str, author: str) -> None:

@@ -1,4 +1,5 @@
-"""Progress for the admin: per person and job, per task, and the latest logged writes.
+"""Progress for the admin: per person and job, per task, and the latest logged writes; and for
+reviewers, the captions waiting for review.
 
 Rows are dataclasses, not dicts: a template reading `row.items` of a dict gets the dict's
 `items` method, not the count (the admin page once showed `<built-in method items ...>`)."""
@@ -23,6 +24,14 @@ class PersonProgress:
     def total(self) -> int:
         return sum(self.by_status.values())
 
+    @property
+    def done(self) -> int:
+        return self.by_status["submitted"] + self.by_status["accepted"]
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.done / self.total) if self.total else 0
+
 
 @dataclass(frozen=True)
 class TaskProgress:
@@ -32,6 +41,27 @@ class TaskProgress:
     assigned: int  # pieces of work
     unassigned: int  # live items nobody was given
     done: int  # pieces of work submitted or accepted
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.done / self.assigned) if self.assigned else 0
+
+
+@dataclass(frozen=True)
+class CaptionReview:
+    """Written captions as a reviewer sees them: waiting (submitted), sent back, accepted."""
+
+    waiting: int
+    returned: int
+    accepted: int
+
+    @property
+    def written(self) -> int:
+        return self.waiting + self.returned + self.accepted
+
+    @property
+    def percent(self) -> int:  # reviewed: accepted or sent back
+        return round(100 * (self.returned + self.accepted) / self.written) if self.written else 0
 
 
 def per_person(conn: sqlite3.Connection) -> list[PersonProgress]:
@@ -66,6 +96,17 @@ def per_task(conn: sqlite3.Connection) -> list[TaskProgress]:
         )
         for r in rows
     ]
+
+
+def caption_review(conn: sqlite3.Connection) -> CaptionReview:
+    counts = dict.fromkeys(("submitted", "returned", "accepted"), 0)
+    for r in conn.execute(
+        "SELECT w.status, COUNT(*) AS n FROM work w JOIN items i ON i.id = w.item_id "
+        "WHERE w.job = 'write' AND i.deleted = 0 GROUP BY w.status"
+    ):
+        if r["status"] in counts:
+            counts[r["status"]] = r["n"]
+    return CaptionReview(counts["submitted"], counts["returned"], counts["accepted"])
 
 
 def recent_events(conn: sqlite3.Connection, n: int = 20) -> list[dict[str, Any]]:

@@ -28,7 +28,7 @@ from vidbench.annotate.drafts import draft_source
 from vidbench.core.errors import DataError
 
 MAX_TEXT = 5000
-ANSWERS = ("(A)", "(B)", "(C)", "(D)")
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"  # option letters: an answer is "(A)", "(B)", ...
 OWNER_STATUSES = ("draft", "submitted")
 REVIEW_STATUSES = ("returned", "accepted")
 REVIEWABLE = ("submitted", "accepted")  # written work; a reviewer acts on nothing else
@@ -79,33 +79,63 @@ def may_read(work: dict[str, Any], user: User) -> bool:
 
 
 def mine(conn: sqlite3.Connection, user: User, job: str | None = None) -> list[dict[str, Any]]:
-    """This person's live work, in item order."""
+    """This person's live work, in item order, each with its item's data (parsed)."""
     query = (
-        "SELECT w.id, w.item_id, w.job, w.status, w.version, w.comment, i.kind, i.ref "
-        "FROM work w JOIN items i ON i.id = w.item_id WHERE w.user_id = ? AND i.deleted = 0"
+        "SELECT w.id, w.item_id, w.job, w.status, w.version, w.comment, w.updated_at, i.kind, "
+        "i.ref, i.data FROM work w JOIN items i ON i.id = w.item_id "
+        "WHERE w.user_id = ? AND i.deleted = 0"
     )
     args: list[Any] = [user.id]
     if job:
         query += " AND w.job = ?"
         args.append(job)
-    return [dict(r) for r in conn.execute(query + " ORDER BY w.item_id", args)]
+    rows = [dict(r) for r in conn.execute(query + " ORDER BY w.item_id", args)]
+    for r in rows:
+        r["data"] = json.loads(r["data"])
+    return rows
 
 
 OPEN_STATUSES = ("todo", "draft", "returned")  # work that still needs its owner
 
 
-def next_open(conn: sqlite3.Connection, user: User, current: dict[str, Any]) -> int | None:
-    """The id of this person's next live work of the same job that still needs them: the first
-    after `current` in item order, else the first before it; None when none is left."""
+@dataclass(frozen=True)
+class Place:
+    """Where a piece of work stands in its owner's list of that job (item order)."""
+
+    position: int  # 1-based
+    total: int
+    previous: int | None  # work ids
+    next: int | None
+    next_open: int | None  # the next that still needs them (after this one, else before)
+    left: int  # how many of the job's items still need them, this one aside
+
+
+def place(conn: sqlite3.Connection, user: User, current: dict[str, Any]) -> Place:
+    """`current`'s place among this person's live work of the same job."""
     rows = conn.execute(
-        "SELECT w.id, w.item_id FROM work w JOIN items i ON i.id = w.item_id WHERE w.user_id = ? "
-        "AND w.job = ? AND i.deleted = 0 AND w.id != ? AND w.status IN (?, ?, ?) "
-        "ORDER BY w.item_id",
-        (user.id, current["job"], current["id"], *OPEN_STATUSES),
+        "SELECT w.id, w.status FROM work w JOIN items i ON i.id = w.item_id WHERE w.user_id = ? "
+        "AND w.job = ? AND i.deleted = 0 ORDER BY w.item_id",
+        (user.id, current["job"]),
     ).fetchall()
-    after = [r["id"] for r in rows if r["item_id"] > current["item_id"]]
-    before = [r["id"] for r in rows if r["item_id"] <= current["item_id"]]
-    return (after or before or [None])[0]
+    ids = [r["id"] for r in rows]
+    at = ids.index(current["id"]) if current["id"] in ids else len(ids)
+    waiting = [(k, r["id"]) for k, r in enumerate(rows) if r["status"] in OPEN_STATUSES and k != at]
+    after = [i for k, i in waiting if k > at]
+    return Place(
+        position=at + 1,
+        total=len(ids),
+        previous=ids[at - 1] if 0 < at <= len(ids) else None,
+        next=ids[at + 1] if at + 1 < len(ids) else None,
+        next_open=(after or [i for _, i in waiting] or [None])[0],
+        left=len(waiting),
+    )
+
+
+def answers(item: dict[str, Any]) -> list[str]:
+    """The answers a question takes: "(A)" to its last option's letter (four without options)."""
+    options = item.get("Options")
+    n = len(options) if isinstance(options, list) and options else 4
+    return [f"({letter})" for letter in LETTERS[: min(n, len(LETTERS))]]
 
 
 # (item data, edited record) -> the record as its benchmark keeps it; DataError when it is not one
@@ -124,8 +154,9 @@ def check_content(
     the item's benchmark checks an edited record, annotate/adapters.py)."""
     if len(content) > MAX_TEXT:
         raise DataError(f"too long: {len(content)} characters (at most {MAX_TEXT})")
-    if job == "answer" and content not in ("", *ANSWERS):
-        raise DataError(f"an answer is one of {', '.join(ANSWERS)}, got {content[:20]!r}")
+    if job == "answer" and content not in ("", *answers(item or {})):
+        choices = ", ".join(answers(item or {}))
+        raise DataError(f"an answer is one of {choices}, got {content[:20]!r}")
     if job == "answer" and status == "submitted" and not content:
         raise DataError("choose an answer before submitting")
     if job == "review" and status == "submitted" and not content:

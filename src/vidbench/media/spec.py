@@ -124,6 +124,26 @@ class FrameSpec:
                     f"{self.n_frames_sampled} frames"
                 )
 
+    def describe(self) -> str:
+        """What the model is given, as a person reads it: "views 1, 8, 16 × 6 frames
+        (interval), view by view, JPEG"."""
+        views = ", ".join(str(v) for v in self.views)
+        parts = [
+            f"{'views' if len(self.views) > 1 else 'view'} {views} × {self.frames} frames "
+            f"({self.sampler})",
+            "view by view" if self.order == "view-first" else "time step by time step",
+        ]
+        if self.timestamps:
+            parts.append("labelled with view and time")
+        if self.max_side is not None:
+            parts.append(f"longest side {self.max_side} px")
+        if self.grid:
+            parts.append(f"tiled {self.grid}")
+        if self.shuffle_seed is not None:
+            parts.append(f"shuffled (seed {self.shuffle_seed})")
+        parts.append(self.image_format.upper())
+        return ", ".join(parts)
+
     @property
     def n_frames_sampled(self) -> int:
         return len(self.views) * self.frames

@@ -29,11 +29,21 @@ def groups(results: Sequence[Results]) -> dict[tuple[str, str], list[Results]]:
     return grouped
 
 
+def _title(members: Sequence[Results]) -> str | None:
+    """The benchmark's own title when its runs carry one (a declared benchmark's), else None."""
+    titles = set()
+    for r in members:
+        benchmark = (r.model_extra or {}).get("benchmark")
+        titles.add(benchmark.get("title") if isinstance(benchmark, dict) else None)
+    return titles.pop() if len(titles) == 1 else None
+
+
 def combine(paths: Sequence[Path], out_dir: Path | None, console: Console) -> list[Results]:
     results = [load_results(p) for p in paths]
     grouped = groups(results)
     for (task, data), members in grouped.items():
-        print_table(members, f"{task} — {data}" if len(grouped) > 1 else task, console)
+        title = _title(members) or task
+        print_table(members, f"{title} — {data}" if len(grouped) > 1 else title, console)
     if out_dir is not None:
         if len(grouped) == 1:
             write_tables(out_dir, results)

@@ -12,7 +12,7 @@ from typing import Literal
 from rich.console import Console
 from rich.table import Table
 
-from vidbench.console import out
+from vidbench.console import out, roomy
 from vidbench.report.schema import Results
 
 CELL_DIGITS = 1  # decimals of a table cell
@@ -196,9 +196,7 @@ def to_latex(results: Sequence[Results]) -> str:
 
 
 def print_table(results: Sequence[Results], title: str, console: Console | None = None) -> None:
-    console = console or out
-    if not console.is_terminal:  # logs and pipes: room for the whole table, no wrapped cells
-        console = Console(file=console.file, width=max(console.width, 160))
+    console = roomy(console or out)  # logs and pipes: room for the whole table
     for group, columns in _groups(results):
         header, body = rows(results, columns)
         table = Table(title=f"{title} — {group}" if group else title)

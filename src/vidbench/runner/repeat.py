@@ -60,14 +60,16 @@ def run_repeated(
         run.console.print(f"[bold]run {i + 1}/{len(runs)}[/] (seed {config.seed}) -> {config.out}")
         outcomes.append(run.run(stages))
     if "report" in stages:
-        _combine(configs, out, print_to)
+        _combine(configs, out, runs[0].task.title, print_to)
     return outcomes
 
 
-def _combine(configs: list[RunConfig], out: Path, print_to: Console | None) -> None:
+def _combine(
+    configs: list[RunConfig], out: Path, title: str | None, print_to: Console | None
+) -> None:
     results = [ResultsDir(Path(c.out)).read_results() for c in configs]
     combined = aggregate(results, [c.out for c in configs])
     ResultsDir(out).write_results(combined)
     if print_to is not None:
-        title = f"{combined.task} — mean ± std over {len(configs)} runs"
-        print_table([combined], title, print_to)
+        heading = f"{title or combined.task} — mean ± std over {len(configs)} runs"
+        print_table([combined], heading, print_to)

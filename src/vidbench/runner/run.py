@@ -270,7 +270,8 @@ class Run:
         )
         directory.write_results(results)
         if print_to is not None:
-            print_table([results], f"{self.task.name} — {self.config.data}", print_to)
+            title, data = self.task.title or self.task.name, self.config.data
+            print_table([results], f"{title} — {data}" if data else title, print_to)
         for warning in results.warnings or []:
             self.console.print(f"[yellow]warning[/]: {escape(warning)}", highlight=False)
         if results.errors:

@@ -30,6 +30,8 @@ class Task(ABC):
     """
 
     name: str
+    # the title of its tables (a declared benchmark's own title); None: the name
+    title: str | None = None
     version: str
     protocol: str
     frame_spec: FrameSpec

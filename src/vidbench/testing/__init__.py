@@ -2,7 +2,7 @@
 
 `ChatServer` is a real HTTP server on 127.0.0.1 that speaks the OpenAI chat-completions,
 Anthropic messages and Gemini generateContent APIs, with settable latency, capacity and fault
-injection (chat_server.py; it needs the `dev` extra: fastapi, uvicorn). Synthetic datasets live
+injection (chat_server.py; it needs the `testing` extra: fastapi, uvicorn). Synthetic datasets live
 with their benchmark (e.g. benchmarks/fourd/synthetic).
 
 Names are imported on first use, so `python -m vidbench.testing.chat_server` runs cleanly.

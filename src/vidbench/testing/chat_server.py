@@ -41,14 +41,6 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-try:
-    from fastapi import FastAPI, Request
-    from fastapi.responses import JSONResponse, Response
-except ImportError as e:  # pragma: no cover - depends on the installed extras
-    raise ImportError(
-        "vidbench.testing.chat_server needs fastapi and uvicorn: pip install 'vidbench[dev]'"
-    ) from e
-
 from vidbench.testing.fake_apis import (
     FakeAnthropicMessages,
     FakeGeminiGenerate,
@@ -58,6 +50,15 @@ from vidbench.testing.fake_apis import (
     request_text,
 )
 from vidbench.testing.server_state import FaultPlan, ServerState, ServerStats, body_key
+
+try:
+    from fastapi import FastAPI, Request
+    from fastapi.responses import JSONResponse, Response
+except ImportError as e:  # pragma: no cover - depends on the installed extras
+    NEEDS = "the fake chat server needs fastapi and uvicorn: pip install 'vidbench[testing]'"
+    if __name__ == "__main__":  # `python -m vidbench.testing.chat_server`: a line, no traceback
+        raise SystemExit(f"error: {NEEDS} (not installed: {e.name})") from None
+    raise ImportError(NEEDS) from e
 
 __all__ = ["ChatServer", "FaultPlan", "Reply", "ServerStats", "request_text"]
 

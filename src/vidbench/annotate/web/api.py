@@ -77,12 +77,18 @@ def media(rel: str, request: Request, v: Signed) -> FileResponse:
 
 class AssignBody(BaseModel):
     kind: Literal["caption", "qa", "answer", "rule"]
-    n: int | None = None
+    n: int | None = Field(default=None, ge=1, le=100)
+    admins: bool = False  # admins get work too
+    per_item: bool = False  # one object's items may go to different people
+    dry_run: bool = False  # the plan only
 
 
 @router.post("/api/admin/assign")
 def assign_items(body: AssignBody, v: Admin) -> dict[str, Any]:
-    return {"added": assign.assign(v.conn, body.kind, body.n, v.user.name)}
+    """The plan (who gets how many), applied unless `dry_run`."""
+    planned = assign.plan(v.conn, body.kind, body.n, body.admins, body.per_item)
+    added = 0 if body.dry_run else assign.apply(v.conn, planned, v.user.name)
+    return {**planned.as_dict(), "added": added, "dry_run": body.dry_run}
 
 
 @router.post("/api/admin/items/{item_id:path}/delete")

@@ -4,6 +4,7 @@ templates (Jinja2 with autoescaping: every user and model text is shown as text)
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -33,7 +34,21 @@ def pretty_json(value: object) -> str:
     return json.dumps(value, indent=1, ensure_ascii=False)
 
 
+OPTION_LABEL = re.compile(r"\(([A-Z])\)\s*")
+
+
+def option_text(option: object, index: int) -> str:
+    """An option without the "(A) " label it may carry when that is its own letter: the page
+    shows each option's letter once, as a key to press."""
+    text = str(option)
+    found = OPTION_LABEL.match(text)
+    if found and found.group(1) == chr(ord("A") + index):
+        return text[found.end() :]
+    return text
+
+
 templates.env.filters["pretty_json"] = pretty_json
+templates.env.filters["option_text"] = option_text
 
 
 class NotSignedIn(Exception):

@@ -1,17 +1,19 @@
-"""The HTML pages: my work (grouped by task and status), one piece of work (by job: the
-question and the official views first, the other views one click away, a next-item link, texts
-kept from refused saves offered back), caption review (with the object's videos), admin.
-Signing in and out: signin.py."""
+"""The HTML pages: my work (progress per task, filters and search, each item with its title,
+question and thumbnail, grouped by task and status), one piece of work (by job: the question and
+the official views first at the width of the screen, the other views one click away, previous,
+next and submit-and-next, texts kept from refused saves offered back; the next unfinished item's
+videos are fetched ahead), caption review (with the object's videos), admin. Signing in and
+out: signin.py. Keys: static/keys.js."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
-from vidbench.annotate import conflicts, progress, work
+from vidbench.annotate import conflicts, items, progress, work
 from vidbench.annotate.web import deps
 from vidbench.annotate.web.deps import Admin, Reviewer, Signed, templates
 
@@ -22,6 +24,12 @@ TITLES = {
     "answer": "Answer",
     "redteam": "Red-team a rule",
 }
+TASKS = {  # the same jobs as the home page and the filter name them
+    "review": "QA review",
+    "write": "captions",
+    "answer": "answers",
+    "redteam": "red-team rules",
+}
 GROUPS = {  # the home page's groups per task, in this order (label, shown open)
     "returned": ("sent back to you", True),
     "todo": ("to do", True),
@@ -29,6 +37,11 @@ GROUPS = {  # the home page's groups per task, in this order (label, shown open)
     "submitted": ("submitted", False),
     "accepted": ("accepted", False),
 }
+STATUS_FILTERS = {  # the home page's status filter: its values and the statuses each shows
+    "open": ("not finished", work.OPEN_STATUSES),
+    **{status: (label, (status,)) for status, (label, _) in GROUPS.items()},
+}
+Filter = Annotated[str, Query(max_length=200)]
 
 
 def _page(request: Request, v: deps.Viewer, name: str, **context: Any) -> Response:
@@ -36,8 +49,86 @@ def _page(request: Request, v: deps.Viewer, name: str, **context: Any) -> Respon
 
 
 @router.get("/")
-def home(request: Request, v: Signed) -> Response:
-    return _page(request, v, "home.html", tasks=_grouped(work.mine(v.conn, v.user)))
+def home(
+    request: Request,
+    v: Signed,
+    task: Filter = "",
+    status: Filter = "",
+    flag: Filter = "",
+    q: Filter = "",
+) -> Response:
+    rows = [_listed(r) for r in work.mine(v.conn, v.user)]
+    shown = _filtered(rows, task, status, flag, q)
+    chosen = {"task": task, "status": status, "flag": flag, "q": q}
+    return _page(
+        request,
+        v,
+        "home.html",
+        title="My work",
+        progress=_progress(rows),
+        tasks=_grouped(shown),
+        shown=len(shown),
+        total=len(rows),
+        chosen=chosen,
+        filtering=any(chosen.values()),
+        task_choices={job: TASKS[job] for job in TASKS if any(r["job"] == job for r in rows)},
+        status_choices={k: label for k, (label, _) in STATUS_FILTERS.items()},
+        captions=progress.caption_review(v.conn) if v.user.reviews else None,
+    )
+
+
+def _listed(row: dict[str, Any]) -> dict[str, Any]:
+    """A home-page row: the work, and its item as a person reads it."""
+    described = items.describe(row["kind"], row["data"])
+    keys = ("id", "item_id", "job", "status", "comment", "updated_at")
+    return {**{k: row[k] for k in keys}, "item": described}
+
+
+def _filtered(
+    rows: list[dict[str, Any]], task: str, status: str, flag: str, q: str
+) -> list[dict[str, Any]]:
+    """The rows the filters keep: task (a job), status (or `open`), flag (`yes`/`no`) and every
+    word of `q` in the item's title, question, id or comment (any case)."""
+    statuses = STATUS_FILTERS.get(status, ("", ()))[1]
+    words = q.casefold().split()
+    out = []
+    for r in rows:
+        described: items.Described = r["item"]
+        if (task and r["job"] != task) or (statuses and r["status"] not in statuses):
+            continue
+        if flag and (described.flag is not None) != (flag == "yes"):
+            continue
+        text = " ".join(
+            (described.title, described.question, r["item_id"], r["comment"] or "")
+        ).casefold()
+        if all(word in text for word in words):
+            out.append(r)
+    return out
+
+
+def _progress(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per task: how many are done (submitted or accepted), sent back, and the first that still
+    needs this person (a link to start or go on)."""
+    out = []
+    for job, title in TASKS.items():
+        mine = [r for r in rows if r["job"] == job]
+        if not mine:
+            continue
+        done = sum(r["status"] in ("submitted", "accepted") for r in mine)
+        waiting = [r for r in mine if r["status"] in work.OPEN_STATUSES]
+        returned = sum(r["status"] == "returned" for r in mine)
+        out.append(
+            {
+                "job": job,
+                "title": title,
+                "total": len(mine),
+                "done": done,
+                "returned": returned,
+                "percent": round(100 * done / len(mine)),
+                "next": waiting[0]["id"] if waiting else None,
+            }
+        )
+    return out
 
 
 def _grouped(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -55,24 +146,27 @@ def _grouped(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _views(request: Request, data: dict[str, Any]) -> list[dict[str, Any]]:
+def _views(data: dict[str, Any], chosen: str = "") -> list[dict[str, Any]]:
     """The videos to show, each with whether it is one of the first shown (`main`) and whether
     the file exists (a missing video is named on the page instead of failing silently).
-    ?views=1,8,16 shows exactly those views; by default the views the item names first (its
-    benchmark's official input, e.g. 4D-Bench's 1, 8, 16) come first, larger, and the other
-    views are one click away."""
+    `chosen` ("1,8,16", the page's ?views=) shows exactly those views; by default the views the
+    item names first (its benchmark's official input, e.g. 4D-Bench's 1, 8, 16) come first, at
+    the width of the screen, and the other views are one click away."""
     paths = data.get("views") or ([data["video"]] if data.get("video") else [])
-    chosen = request.query_params.get("views", "")
     wanted = [int(k) for k in chosen.split(",") if k.strip().isdigit()] if chosen else None
     first = data.get("first_views")  # None: every view is shown alike
-    root = request.app.state.project.data
     out = []
     for k, path in enumerate(paths):
         if wanted is not None and first is not None and k not in wanted:
             continue
         main = first is None or wanted is not None or k in first
-        out.append({"view": k, "path": path, "exists": (root / path).is_file(), "main": main})
+        out.append({"view": k, "path": path, "main": main})
     return out
+
+
+def _checked_views(request: Request, data: dict[str, Any], chosen: str = "") -> list[dict]:
+    root = request.app.state.project.data
+    return [{**v, "exists": (root / v["path"]).is_file()} for v in _views(data, chosen)]
 
 
 @router.get("/work/{work_id}")
@@ -86,39 +180,63 @@ def work_page(request: Request, work_id: int, v: Signed) -> Response:
     else:
         extra = {}
     mine = found["user_id"] == v.user.id
+    where = work.place(v.conn, v.user, found) if mine else None
+    preload = []  # the next unfinished item's first videos, fetched while this one is worked on
+    if where is not None and where.next_open is not None:
+        following = work.row(v.conn, where.next_open)
+        if following is not None:
+            preload = [view["path"] for view in _views(following["data"]) if view["main"]]
+    described = items.describe(found["kind"], found["data"])
+    state = {"id": work_id, "version": found["version"], "job": found["job"]}
     return _page(
         request,
         v,
         f"{found['job']}.html",
         w=shown,
-        views=_views(request, found["data"]),
-        state=json.dumps({"id": work_id, "version": found["version"], "job": found["job"]}),
-        title=TITLES[found["job"]],
+        item=described,
+        views=_checked_views(request, found["data"], request.query_params.get("views", "")),
+        state=json.dumps(state),
+        title=f"{TITLES[found['job']]}: {described.title}",
+        job_title=TITLES[found["job"]],
+        task_title=TASKS[found["job"]],
         kept=conflicts.open_for(v.conn, work_id, v.user.id) if mine else [],
-        next_id=work.next_open(v.conn, v.user, found) if mine else None,
+        place=where,
+        preload_next=preload,
+        letters=work.LETTERS,
         **extra,
     )
 
 
 @router.get("/review/captions")
 def review_captions(request: Request, v: Reviewer) -> Response:
-    """Written captions per object, with the object's official views to check them against."""
+    """Written captions per object, with the object's official views to check them against
+    (at the width of the screen, as on the work pages); a reviewer's own captions are shown
+    without the buttons (nobody reviews their own work)."""
     rows = v.conn.execute(
-        "SELECT w.id, w.item_id, w.content, w.status, w.comment, w.version, w.updated_at, "
-        "i.data, u.name AS owner FROM work w JOIN items i ON i.id = w.item_id "
+        "SELECT w.id, w.item_id, w.user_id, w.content, w.status, w.comment, w.version, "
+        "w.updated_at, i.data, u.name AS owner FROM work w JOIN items i ON i.id = w.item_id "
         "JOIN users u ON u.id = w.user_id WHERE w.job = 'write' AND i.deleted = 0 "
         "AND w.status IN ('submitted', 'returned', 'accepted') ORDER BY w.item_id, w.slot"
     ).fetchall()
     objects: dict[str, dict[str, Any]] = {}
     for r in rows:
+        data = json.loads(r["data"])
         entry = objects.setdefault(r["item_id"], {"id": r["item_id"], "rows": []})
         if "views" not in entry:
-            views = _views(request, json.loads(r["data"]))
-            entry["views"] = [view for view in views if view["main"]]
+            entry["views"] = [view for view in _checked_views(request, data) if view["main"]]
+            entry["item"] = items.describe("caption", data)
         row = dict(r)
         del row["data"]
+        row["yours"] = r["user_id"] == v.user.id
         entry["rows"].append(row)
-    return _page(request, v, "review_captions.html", objects=list(objects.values()))
+    return _page(
+        request,
+        v,
+        "review_captions.html",
+        objects=list(objects.values()),
+        captions=progress.caption_review(v.conn),
+        title="Caption review",
+    )
 
 
 @router.get("/admin")
@@ -134,4 +252,5 @@ def admin_page(request: Request, v: Admin) -> Response:
         tasks=progress.per_task(v.conn),
         agreement=review_agreement(v.conn),
         events=progress.recent_events(v.conn),
+        title="Admin",
     )

@@ -10,6 +10,7 @@ from pydantic import JsonValue
 
 from vidbench.benchmarks.custom import fields, loader
 from vidbench.benchmarks.custom import scoring as rules
+from vidbench.benchmarks.custom.names import split_name
 from vidbench.benchmarks.custom.spec import Spec
 from vidbench.benchmarks.custom.table import CHANCE, OVERALL, GroupedTable, column_values
 from vidbench.core.messages import Message, Part, TextPart
@@ -37,6 +38,8 @@ class DeclaredTask(Task):
 
     def __init__(self, name: str, spec: Spec, folder: Path, frame_spec: FrameSpec, parser: str):
         self.name = name
+        variants = split_name(name).variants
+        self.title = f"{spec.title} ({variants})" if variants else spec.title
         self.spec = spec
         self.own_data = folder
         self.frame_spec = frame_spec

@@ -34,6 +34,23 @@ function notice(text, bad) {
   box.classList.toggle("bad", Boolean(bad));
 }
 
+// One clock: every time the server sends (UTC, ISO 8601) is shown in the reader's local time
+// with its zone, e.g. "14:03:22 CET" or "5 Mar 2025, 14:03:22 CET".
+function localTime(stamp, withDate) {
+  const when = new Date(stamp);
+  if (!stamp || Number.isNaN(when.getTime())) return String(stamp || "");
+  const parts = { hour: "2-digit", minute: "2-digit", second: "2-digit", timeZoneName: "short" };
+  if (withDate) Object.assign(parts, { year: "numeric", month: "short", day: "numeric" });
+  return when.toLocaleString([], parts);
+}
+
+function showLocalTimes(root) {
+  root.querySelectorAll("time[data-local-time]").forEach((el) => {
+    el.textContent = localTime(el.getAttribute("datetime"), true);
+    el.title = el.getAttribute("datetime");  // the stored UTC stamp, on hover
+  });
+}
+
 function errorText(data) {
   if (typeof data.error === "string") return data.error;
   if (Array.isArray(data.detail)) return data.detail.map((d) => d.msg).join("; ");
@@ -48,6 +65,7 @@ function setUpPlayer(player) {
   const play = player.querySelector("[data-play]");
   const seek = player.querySelector("[data-seek]");
   const time = player.querySelector("[data-time]");
+  const label = player.querySelector("[data-play-label]") || play;
   if (!all.length) { if (play) play.disabled = true; return; }
   const master = all[0];
   const shown = () => all.filter((v) => v.isConnected && !v.closest("details:not([open])"));
@@ -60,10 +78,10 @@ function setUpPlayer(player) {
   play.addEventListener("click", () => {
     if (master.paused) {
       shown().forEach((v) => { v.currentTime = master.currentTime; v.play().catch(() => {}); });
-      play.textContent = "pause";
+      label.textContent = "pause";
     } else {
       all.forEach((v) => v.pause());
-      play.textContent = "play";
+      label.textContent = "play";
     }
   });
   seek.addEventListener("input", () => {
@@ -79,7 +97,10 @@ function setUpPlayer(player) {
       }
     });
   });
-  master.addEventListener("ended", () => { all.forEach((v) => v.pause()); play.textContent = "play"; });
+  master.addEventListener("ended", () => { all.forEach((v) => v.pause()); label.textContent = "play"; });
+  // click a view to enlarge it over the page (the same element: it stays in sync); click again,
+  // or Esc (keys.js), to put it back
+  all.forEach((v) => v.addEventListener("click", () => enlarge(v.closest("figure"))));
   const more = player.querySelector("[data-more-views]");
   if (more) more.addEventListener("toggle", () => {
     if (!more.open) { more.querySelectorAll("video").forEach((v) => v.pause()); return; }
@@ -89,6 +110,13 @@ function setUpPlayer(player) {
       if (!master.paused) v.play().catch(() => {});
     });
   });
+}
+
+function enlarge(figure) {
+  const open = document.querySelector("figure.enlarged");
+  if (open) open.classList.remove("enlarged");
+  if (figure && figure !== open) figure.classList.add("enlarged");
+  document.body.classList.toggle("has-enlarged", Boolean(document.querySelector("figure.enlarged")));
 }
 
 // ------------------------------------------------------------------------- caption review
@@ -113,20 +141,32 @@ function setUpCaptionReview(row) {
 }
 
 // ---------------------------------------------------------------------------------- admin
-function adminForm(selector, send) {
+function adminForm(selector, send, show) {
   const form = document.querySelector(selector);
   if (!form) return;
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    const result = await send(new FormData(form));
-    document.querySelector("[data-admin-result]").textContent = JSON.stringify(result.data, null, 1);
+    const result = await send(new FormData(form), event.submitter);
+    const text = result.ok && show ? show(result.data) : JSON.stringify(result.data, null, 1);
+    document.querySelector("[data-admin-result]").textContent = text;
     notice(result.ok ? "done" : errorText(result.data), !result.ok);
   });
 }
 
+function assignPlan(plan) {  // the plan as the command line prints it
+  const lines = [(plan.dry_run ? "plan (nothing assigned yet): " : "assigned: ") +
+    plan.kind + " items to " + plan.n + " each, " + plan.planned + " assignments"];
+  const subjects = (n) => n + (n === 1 ? " object or video" : " objects or videos");
+  plan.people.forEach((p) => lines.push("  " + p.name + " (" + p.role + "): +" + p.added +
+    " items (" + subjects(p.subjects) + "), " + p.before + " -> " + p.after));
+  return lines.join("\n");
+}
+
 function setUpAdmin() {
-  adminForm("[data-admin-assign]", (f) => post("/api/admin/assign",
-    { kind: f.get("kind"), n: f.get("n") ? Number(f.get("n")) : null }));
+  adminForm("[data-admin-assign]", (f, submitter) => post("/api/admin/assign", {
+    kind: f.get("kind"), n: f.get("n") ? Number(f.get("n")) : null, admins: f.get("admins") === "on",
+    per_item: f.get("per_item") === "on", dry_run: Boolean(submitter && submitter.name === "dry_run"),
+  }), assignPlan);
   adminForm("[data-admin-export]", (f) => post("/api/admin/export",
     { kind: f.get("kind"), user: f.get("user") || null, benchmark: f.get("benchmark") }));
   adminForm("[data-admin-import]", (f) => post("/api/admin/import", f));
@@ -154,6 +194,10 @@ function setUpRedTeam(box) {
 }
 
 document.addEventListener("DOMContentLoaded", () => {
+  showLocalTimes(document);
+  document.querySelectorAll("img.thumb").forEach((img) => img.addEventListener("error", () => {
+    img.replaceWith(Object.assign(document.createElement("span"), { className: "thumb none" }));
+  }));
   document.querySelectorAll("[data-player]").forEach(setUpPlayer);
   document.querySelectorAll("[data-caption-row]").forEach(setUpCaptionReview);
   document.querySelectorAll("[data-redteam]").forEach(setUpRedTeam);

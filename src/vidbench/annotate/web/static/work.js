@@ -9,15 +9,15 @@
 //   when the tab was closed before it could show the conflict;
 // - leaving the page while a save is failing or refused asks first; otherwise a tab closed
 //   before the debounce fired still sends what was typed.
+// A submit that the server acknowledges is announced to the page as a `vidbench:submitted`
+// event on the work's box (keys.js then opens the next item not finished).
 // Every text from people or models is put in the page with textContent, never as HTML.
 "use strict";
 
 const RETRY_DELAYS_MS = [1000, 2000, 4000, 8000, 15000];
 
-function clockTime(stamp) {
-  const when = new Date(stamp);
-  if (Number.isNaN(when.getTime())) return String(stamp);
-  return when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+function clockTime(stamp) {  // app.js: the reader's local time, with its zone
+  return localTime(stamp, false);
 }
 
 function setUpWork(box) {
@@ -32,6 +32,7 @@ function setUpWork(box) {
   let resolves = [];       // texts kept on the server that the next save settles
   let conflicted = false, failing = false, refused = false;
   let timer = null, retryTimer = null, attempt = 0, queue = Promise.resolve(), inFlight = false;
+  let countdown = null;    // the retry banner's one-second tick
 
   // ---------------------------------------------------------------- the content, by job
   function content() {
@@ -123,7 +124,7 @@ function setUpWork(box) {
     const offer = box.querySelector("[data-local]");
     offer.hidden = false;
     offer.querySelector("[data-local-text]").textContent = describe(entry.content);
-    offer.querySelector("[data-local-at]").textContent = new Date(entry.at).toLocaleString();
+    offer.querySelector("[data-local-at]").textContent = localTime(entry.at, true);
     const done = () => { offer.hidden = true; try { localStorage.removeItem(offeredKey); } catch (e) { /* gone */ } };
     offer.querySelector("[data-local-restore]").addEventListener("click", () => {
       done(); setContent(entry.content); keepLocally(); save();
@@ -154,7 +155,11 @@ function setUpWork(box) {
     conflicted = true;
     const conflict = box.querySelector("[data-conflict]");
     conflict.hidden = false;
-    show("[data-conflict-message]", data.error + (data.kept ? " (your text is kept on the server)" : ""));
+    const current = data.current || {};
+    const who = current.updated_by || "someone";
+    const message = who + " saved this at " + localTime(current.updated_at, true) + " (version " +
+      current.version + ") since you loaded it";
+    show("[data-conflict-message]", "conflict: " + message + (data.kept ? " (your text is kept on the server)" : ""));
     show("[data-theirs]", describe(data.current.content));
     conflict.dataset.theirVersion = data.current.version;
     conflict.dataset.kept = data.kept || "";
@@ -166,8 +171,15 @@ function setUpWork(box) {
     const delay = RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)];
     attempt += 1;
     const what = wantStatus ? "not submitted" : "not saved";
-    showState("retrying", what + ", retrying in " + delay / 1000 + " s: " + why + " (kept in this browser)");
-    notice(what + ": " + why + "; retrying, your text is kept in this browser", true);
+    const due = Date.now() + delay;
+    const tell = () => {  // counts down to the retry, a second at a time
+      const left = Math.max(0, Math.ceil((due - Date.now()) / 1000));
+      showState("retrying", what + ", retrying in " + left + " s: " + why + " (kept in this browser)");
+      notice(what + ": " + why + "; retrying in " + left + " s, your text is kept in this browser", true);
+    };
+    tell();
+    clearInterval(countdown);
+    countdown = setInterval(tell, 1000);
     clearTimeout(retryTimer);
     retryTimer = setTimeout(() => save(), delay);
   }
@@ -181,6 +193,7 @@ function setUpWork(box) {
 
   async function saveNow(keepalive) {
     clearTimeout(retryTimer);
+    clearInterval(countdown);
     if (conflicted) return null;  // nothing is written over someone else's save silently
     const now = content();
     if (!unsaved()) { keepLocally(); return null; }
@@ -207,6 +220,10 @@ function setUpWork(box) {
       if (result.data.warning) notice(result.data.warning, true);
       else if (submitting) notice(submitting === "submitted" ? "submitted" : "saved");
       else if (wasFailing) notice("saved: the server is back");
+      if (submitting === "submitted") {
+        const detail = { retried: wasFailing, warning: result.data.warning || null };
+        box.dispatchEvent(new CustomEvent("vidbench:submitted", { detail: detail }));
+      }
     } else if (result.status === 409) {
       keepLocally();
       showConflict(result.data);
@@ -260,9 +277,6 @@ function setUpWork(box) {
   if (line.dataset.updatedAt) {
     line.textContent = "saved " + clockTime(line.dataset.updatedAt) + " by " + line.dataset.updatedBy;
   }
-  box.querySelectorAll("[data-kept-at]").forEach((el) => {
-    el.textContent = new Date(el.dataset.keptAt).toLocaleString();
-  });
   offerLocal(setUpServerKept());
   box.addEventListener("input", changed);
   box.addEventListener("change", changed);
