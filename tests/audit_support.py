@@ -1,8 +1,8 @@
 """A declared benchmark with known faults and the runs that reveal them, for `vidbench audit`:
 40 four-option questions (golds A, B, C, D in turn); six seeing models answering 40-90% right;
 items 3 and 7 with a wrong gold (every seeing model picks the same other option); item 12 every
-model right; item 13 only the weakest model right; items 20 and 21 answered by both blind runs; a model
-that always answers A."""
+model right; item 13 only the weakest model right; items 20 and 21 answered by both blind runs;
+a model that always answers A."""
 
 from __future__ import annotations
 
