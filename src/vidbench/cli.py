@@ -109,8 +109,8 @@ COMMAND_GROUPS = {
         "run", "sweep", "tasks", "validate", "frames", "judge", "score-captions", "demo",
         "serve-local-llm",
     ),
-    "look at results": ("report", "view", "figures", "compare", "analyze"),
-    "build benchmarks": ("synth", "curate", "rules", "judge-agreement", "export"),
+    "look at results": ("report", "view", "figures", "compare", "analyze", "predictions"),
+    "build benchmarks": ("synth", "curate", "rules", "judge-agreement", "audit", "export"),
     "review with people": ("annotate",),
 }  # fmt: skip
 

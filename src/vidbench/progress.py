@@ -1,6 +1,7 @@
 """Progress bars with count, rate and ETA (rich). The numbers always keep their room: a long
-description (a long model spec, a custom benchmark's folder) is cut short with "…" to fit the
-console, never the count, the rate or the times."""
+description (a long model spec, a custom benchmark's folder) is cut short with "…" in its middle
+to fit the console (the stage at its start and the model's name at its end stay readable), never
+the count, the rate or the times."""
 
 from __future__ import annotations
 
@@ -39,8 +40,17 @@ class RateColumn(ProgressColumn):
         return Text(shown, style="progress.data.speed")
 
 
+def cut_middle(text: str, width: int) -> str:
+    """`text` in at most `width` characters: its start and its end with "…" between."""
+    if len(text) <= width:
+        return text
+    head = (width - 1 + 1) // 2
+    tail = width - 1 - head
+    return text[:head] + "…" + (text[-tail:] if tail else "")
+
+
 class DescriptionColumn(ProgressColumn):
-    """The task's description, cut with "…" to what the console's width leaves after the
+    """The task's description, cut in its middle to what the console's width leaves after the
     numbers."""
 
     def __init__(self, console: Console) -> None:
@@ -48,8 +58,9 @@ class DescriptionColumn(ProgressColumn):
         self.console = console
 
     def render(self, task: Task) -> Text:
-        text = Text(task.description, style="bold", no_wrap=True, overflow="ellipsis")
-        text.truncate(max(MIN_DESCRIPTION, self.console.width - NUMBERS_WIDTH), overflow="ellipsis")
+        width = max(MIN_DESCRIPTION, self.console.width - NUMBERS_WIDTH)
+        text = Text(cut_middle(task.description, width), style="bold", no_wrap=True)
+        text.truncate(width, overflow="ellipsis")  # wide characters: cut by cells, not characters
         return text
 
 

@@ -1,5 +1,5 @@
 """Progress bars keep their numbers readable: a long description (a model spec, a custom
-benchmark's folder) is cut with "…", never the count, the rate or the ETA."""
+benchmark's folder) is cut with "…" in its middle, never the count, the rate or the ETA."""
 
 from __future__ import annotations
 
@@ -27,6 +27,8 @@ def test_a_long_description_is_cut_and_the_numbers_stay_whole(width: int) -> Non
     last = frames[-1].strip()
     assert len(last) <= width, last
     assert "…" in last and "310/751" in last
+    head, _, rest = last.partition("…")  # cut in its middle: the stage and the model's end stay
+    assert LONG.startswith(head) and LONG.endswith(rest.split()[0]) and len(head) >= 5
     assert re.search(r"(\d+\.\d|\d+k|\?)/s\s+0:00:\d\d ETA (\d:\d\d:\d\d|-:--:--)$", last), last
 
 
