@@ -21,11 +21,16 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
 from vidbench.core.errors import ConfigError
 from vidbench.extras import require
+
+if TYPE_CHECKING:
+    from transformers import BaseImageProcessor, CLIPVisionModel
 
 LABELS = ("high quality", "textureless", "low overall quality")
 KEEP = LABELS[0]
@@ -35,7 +40,7 @@ LABELS_FILE = "labels.json"
 MODEL_DIR = "model"  # OUT/model: what `train` writes and `predict --model` reads
 
 
-def vote(labels: Sequence[str], probabilities: Sequence[Sequence[float]] | None = None) -> str:
+def vote(labels: Sequence[str], probabilities: npt.ArrayLike | None = None) -> str:
     """Majority label of the per-view predictions. Ties go to the tied label with the highest
     summed probability over the views (when given), then to the lower-quality label (the later
     one in LABELS): a doubtful object is not kept."""
@@ -83,7 +88,7 @@ def _quiet() -> Iterator[None]:
             logging.enable_progress_bar()
 
 
-def _pretrained(weights: str | Path, what: str):  # type: ignore[no-untyped-def]
+def _pretrained(weights: str | Path, what: str) -> tuple[CLIPVisionModel, BaseImageProcessor]:
     """The CLIP vision encoder and its image processor from ``weights`` (a folder, or a name in
     the Hugging Face cache); a ConfigError saying where they were looked for and how to
     provide them when they cannot be loaded."""
