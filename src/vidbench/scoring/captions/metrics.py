@@ -36,6 +36,9 @@ PACKAGES = {
     "bert": ("bert_score", "transformers", "torch"),
     "sbert": ("sentence_transformers", "onnxruntime", "onnx"),
 }
+# Which references the LLM judges compare a caption with: one drawn per object (the official
+# protocol) or all of them.
+ReferenceMode = Literal["one", "all"]
 
 
 def check_installed(metrics: Sequence[str]) -> None:
@@ -97,7 +100,7 @@ class CaptionMetricSettings:
             )
 
     @property
-    def judge_references(self) -> str:
+    def judge_references(self) -> ReferenceMode:
         return "one" if self.protocol == "official" else "all"
 
     def as_dict(self) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Literal
+from typing import Any
 
 from vidbench.benchmarks.fourd.captions import gpt_prompts as prompts
 from vidbench.core.messages import Message, TextPart, user
@@ -34,7 +34,6 @@ from vidbench.scoring.model_call import CallResult, ModelCall
 
 KINDS = ("appearance", "action")
 STATUSES = ("ok", "unparsed", "error", "missing")
-ReferenceMode = Literal["one", "all"]
 OFFICIAL_SEED = 42
 _TEMPLATES = {
     "appearance": (prompts.APPEARANCE_SYSTEM, prompts.APPEARANCE_USER),
