@@ -32,6 +32,7 @@ from vidbench.runner.keys import digest
 
 AsrStatus = Literal["ok", "empty", "no-audio", "error"]
 CACHE_VERSION = "asr-v1"
+CACHE_LEAVES_OUT = ("video_id", "file", "text")  # a cached transcript: what was heard, not where
 
 
 @dataclass(frozen=True)
@@ -87,31 +88,36 @@ class Transcriber:
         return self.cache_dir / key[:2] / f"{key}.json"
 
     def transcript(self, video: VideoEntry) -> Transcript:
-        base = {"video_id": video.video_id, "file": str(video.path)}
+        video_id, file = video.video_id, str(video.path)
         try:
             if audio_stream_count(video.path) == 0:
-                return Transcript(**base, status="no-audio", reason="the file has no audio stream")
+                return Transcript(
+                    video_id, file, status="no-audio", reason="the file has no audio stream"
+                )
             file_hash = file_digest(video.path)
             cached = self._cache_file(file_hash)
             if cached.is_file():
                 stored = json.loads(cached.read_text())
                 stored["segments"] = tuple(stored["segments"])
-                return Transcript(**base, **stored, cached=True)
+                return Transcript(video_id, file, **stored, cached=True)
             found = self.whisper.transcribe(video.path)
         except (MediaError, av.FFmpegError, OSError, ValueError, RuntimeError) as e:
-            return Transcript(**base, status="error", reason=f"{video.path}: {e}")
-        result = {
-            "status": "ok" if found.segments else "empty",
-            "segments": tuple(s.as_dict() for s in found.segments),
-            "language": found.language,
-            "duration_s": round(found.duration_s, 3),
-            "reason": None if found.segments else "no speech recognised",
-            "file_digest": file_hash,
-            "model": self.whisper.identity,
-            "settings": self.settings.key_fields(),
-        }
-        write_atomic(cached, json.dumps(result).encode())
-        return Transcript(**base, **result)  # type: ignore[arg-type]
+            return Transcript(video_id, file, status="error", reason=f"{video.path}: {e}")
+        transcript = Transcript(
+            video_id,
+            file,
+            status="ok" if found.segments else "empty",
+            segments=tuple(s.as_dict() for s in found.segments),
+            language=found.language,
+            duration_s=round(found.duration_s, 3),
+            reason=None if found.segments else "no speech recognised",
+            file_digest=file_hash,
+            model=self.whisper.identity,
+            settings=self.settings.key_fields(),
+        )
+        kept = {k: v for k, v in transcript.to_json().items() if k not in CACHE_LEAVES_OUT}
+        write_atomic(cached, json.dumps(kept).encode())
+        return transcript
 
     def run(
         self,

@@ -70,7 +70,8 @@ def _from_folder(root: Path, default: str | None) -> Loaded[VideoEntry]:
     files = sorted(
         p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in VIDEO_EXTENSIONS
     )
-    entries, seen = [], set()
+    entries: list[VideoEntry] = []
+    seen: set[str] = set()
     for path in files:
         folders = path.relative_to(root).parts[:-1]
         try:
@@ -130,7 +131,9 @@ def _from_list(path: Path, default: str | None) -> Loaded[VideoEntry]:
         rows = _rows(path)
     except (OSError, UnicodeDecodeError, csv.Error) as e:
         raise DataError(f"{path}: cannot read the video list ({e})") from e
-    entries, problems, seen = [], [], set()
+    entries: list[VideoEntry] = []
+    problems: list[Problem] = []
+    seen: set[str] = set()
     for where, row in rows:
         try:
             entries.append(_entry(row, path.parent, default, seen))
