@@ -165,6 +165,7 @@ def videos_of(row: Mapping[str, Any], source: RowSource, data: Path, views: int)
     if source.video:
         paths = [render(t, row, f"the video template {t!r}") for t in source.video]
     else:
+        assert source.videos is not None  # spec.py gives each rows file `video` or `videos`
         value = _decoded(row.get(source.videos))
         if value in (None, "", []):
             raise DataError(f"no video: the field {source.videos!r} is missing or empty")

@@ -77,6 +77,7 @@ def sample_of(row: DeclaredRow, spec: Spec, data: Path) -> Sample:
     media = MediaRef(fields.videos_of(values, row.source, data, spec.views), start, end)
     fields.group_values(values, spec.groups)
     if spec.multiple_choice:
+        assert spec.answer is not None  # spec.py refuses a multiple-choice spec without one
         options = fields.options_of(values, spec.options)
         answer = fields.answer_letter(
             values.get(spec.answer), options, spec.index_base, spec.answer_format
