@@ -27,6 +27,7 @@ from vidbench.benchmarks.autoeval_video import rules
 from vidbench.benchmarks.autoeval_video.calls import JudgePrompt
 from vidbench.benchmarks.autoeval_video.inputs import Label, read_labels
 from vidbench.core.errors import ConfigError, DataError
+from vidbench.core.records import Sample
 from vidbench.models.registry import ModelChoice
 from vidbench.report.results import git_commit, versions
 from vidbench.report.results_dir import ResultsDir
@@ -93,13 +94,19 @@ def _groups(items: Sequence[dict[str, Any]], seed: int) -> dict[str, Any]:
     }
 
 
+# A label, its rule, and the call that asks the judge about it (None: an empty answer counted
+# wrong without asking).
+Asked = tuple[Label, Sample, ModelCall | None]
+
+
 def _calls(
     job: AgreementJob, labels: Sequence[Label], errors: list[dict[str, Any]]
-) -> tuple[list[ModelCall], dict[str, Any]]:
+) -> tuple[list[ModelCall], dict[str, Asked]]:
     loaded = autoeval_video.load(job.rules)
     samples = {s.id: s for s in loaded.items}
     bad_rules = {p.record: f" ({p})" for p in loaded.problems}
-    calls, asked = [], {}
+    calls: list[ModelCall] = []
+    asked: dict[str, Asked] = {}
     for label in labels:
         sample = samples.get(label.id)
         if sample is None:
