@@ -17,7 +17,7 @@ import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vidbench.core.errors import ConfigError
 from vidbench.models.hf_families import (
@@ -26,6 +26,9 @@ from vidbench.models.hf_families import (
     family_for,
     remote_family,
 )
+
+if TYPE_CHECKING:
+    from transformers import ProcessorMixin
 
 TRUST_OPTION = "trust_remote_code=true"
 # the Auto classes a checkpoint's own code may register its generating model under, in preference
@@ -134,13 +137,13 @@ def own_model_class(checkpoint: Checkpoint) -> Any:
 
 
 @functools.cache
-def image_only_processor(base: type) -> type:
+def image_only_processor(base: type[ProcessorMixin]) -> type[ProcessorMixin]:
     """`base` (a ProcessorMixin subclass) without its video processor, under the same name so
     that what it saves loads back with AutoProcessor."""
     if "video_processor" not in base.get_attributes():
         return base
 
-    class ImageOnly(base):  # type: ignore[misc, valid-type]
+    class ImageOnly(base):
         @classmethod
         def get_attributes(cls) -> list[str]:
             return [a for a in super().get_attributes() if a != "video_processor"]
