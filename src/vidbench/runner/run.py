@@ -185,7 +185,7 @@ class Run:
         finally:
             await self.model.aclose()
 
-    def _judge_calls(self, store: Store) -> list[ModelCall]:
+    def _judge_calls(self, store: Store) -> list[ModelCall[object]]:
         responses = store.responses(self.plan)
         return [
             call
@@ -198,7 +198,7 @@ class Run:
         if self.task.uses_judge and not self.task.judge_optional and self.judge is None:
             raise ConfigError(f"{self.task.name} needs an LLM judge: give --judge SPEC")
 
-    def _verdicts(self, store: Store, allow_calls: bool) -> dict[str, CallResult] | None:
+    def _verdicts(self, store: Store, allow_calls: bool) -> dict[str, CallResult[object]] | None:
         """Verdicts by judge-call item; None when this run has no judge."""
         judge = self.judge if allow_calls else self._judge_ref()
         if judge is None:
@@ -215,7 +215,7 @@ class Run:
             allow_calls=allow_calls,
         )
 
-    def judge_stage(self) -> dict[str, CallResult]:
+    def judge_stage(self) -> dict[str, CallResult[object]]:
         """Ask the judge about every stored answer that needs one (stored verdicts are reused)."""
         if self.judge is not None:
             self.config.judge_identity = self.judge.identity()

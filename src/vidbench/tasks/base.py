@@ -58,19 +58,22 @@ class Task(ABC):
         """Option labels a baseline may pick from (empty for open-ended tasks)."""
         return ()
 
-    def judge_calls(self, sample: Sample, reply: str) -> list[ModelCall]:
+    def judge_calls(self, sample: Sample, reply: str) -> Sequence[ModelCall[object]]:
         """What an LLM judge must be asked about this reply (none for rule-scored tasks)."""
-        return []
+        return ()
 
     @abstractmethod
-    def score(self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]) -> SampleScore:
-        """What this reply scores; `verdicts` holds this sample's judge_calls' verdicts. The
+    def score(
+        self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult[object]]
+    ) -> SampleScore:
+        """What this reply scores; `verdicts` holds this sample's judge_calls' verdicts (each
+        value read with `verdict.value_as(TYPE)`, the type the call's parser returns). The
         score's `outcome` says how it counts (correct, wrong or unscored, and why: the helpers of
         scoring/outcome.py make it); a task that cannot score the answer it has says so in its
         `status` and `status_detail`."""
 
     def score_all(
-        self, items: Sequence[tuple[Sample, str, Mapping[str, CallResult]]]
+        self, items: Sequence[tuple[Sample, str, Mapping[str, CallResult[object]]]]
     ) -> list[SampleScore]:
         """Every answered sample at once, for metrics that need the whole set (corpus statistics,
         batched models); by default sample by sample."""
