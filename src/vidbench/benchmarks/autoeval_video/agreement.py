@@ -37,6 +37,7 @@ from vidbench.scoring.agreement import binary_agreement
 from vidbench.scoring.judge import no_verdict_message
 from vidbench.scoring.model_call import ModelCall
 from vidbench.scoring.outcome import SampleScore
+from vidbench.scoring.rule_judge import Judgment
 
 
 @dataclass
@@ -96,16 +97,16 @@ def _groups(items: Sequence[dict[str, Any]], seed: int) -> dict[str, Any]:
 
 # A label, its rule, and the call that asks the judge about it (None: an empty answer counted
 # wrong without asking).
-Asked = tuple[Label, Sample, ModelCall | None]
+Asked = tuple[Label, Sample, ModelCall[Judgment] | None]
 
 
 def _calls(
     job: AgreementJob, labels: Sequence[Label], errors: list[dict[str, Any]]
-) -> tuple[list[ModelCall], dict[str, Asked]]:
+) -> tuple[list[ModelCall[Judgment]], dict[str, Asked]]:
     loaded = autoeval_video.load(job.rules)
     samples = {s.id: s for s in loaded.items}
     bad_rules = {p.record: f" ({p})" for p in loaded.problems}
-    calls: list[ModelCall] = []
+    calls: list[ModelCall[Judgment]] = []
     asked: dict[str, Asked] = {}
     for label in labels:
         sample = samples.get(label.id)

@@ -14,9 +14,10 @@ from vidbench.models.registry import ModelChoice
 from vidbench.runner.model_calls import ask_judge
 from vidbench.runner.store import Store
 from vidbench.scoring.model_call import CallResult
+from vidbench.scoring.rule_judge import Judgment
 
 
-def _result(attack: dict[str, Any], verdict: CallResult) -> dict[str, Any]:
+def _result(attack: dict[str, Any], verdict: CallResult[Judgment]) -> dict[str, Any]:
     value = verdict.value if verdict.ok else None
     return {
         "attack": attack["attack"],

@@ -19,6 +19,7 @@ from vidbench.core.errors import ConfigError, DataError
 from vidbench.core.files import json_lines
 from vidbench.core.messages import user
 from vidbench.scoring.model_call import ModelCall
+from vidbench.scoring.rule_judge import Judgment
 from vidbench.tasks.problems import Problem
 
 PROMPT_VERSION = "autoeval-unified-v1"
@@ -49,7 +50,7 @@ def assemble_unified(question: str, reference: str, answer: str) -> str:
 
 def unified_call(
     item: str, question: str, reference: str, answer: str, protocol: JudgeProtocol
-) -> ModelCall:
+) -> ModelCall[Judgment]:
     message = user(assemble_unified(question, reference, answer))
     return ModelCall(item, (message,), PROMPT_VERSION, protocol.parse, protocol.generation)
 

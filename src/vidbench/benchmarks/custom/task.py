@@ -81,13 +81,15 @@ class DeclaredTask(Task):
         }
 
     # ---------------------------------------------------------------------------- scoring
-    def judge_calls(self, sample: Sample, reply: str) -> list[ModelCall]:
+    def judge_calls(self, sample: Sample, reply: str) -> list[ModelCall[Judgment]]:
         return [rules.judge_call(self.spec, sample, reply)] if self.uses_judge else []
 
     def _groups(self, sample: Sample) -> dict[str, str]:
         return {field: str(sample.metadata.get(field)) for field in self.spec.groups}
 
-    def score(self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]) -> SampleScore:
+    def score(
+        self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult[object]]
+    ) -> SampleScore:
         groups = self._groups(sample)
         if self.spec.multiple_choice:
             parsed = rules.parse_choice(reply, sample, self.parser)
@@ -110,7 +112,8 @@ class DeclaredTask(Task):
         verdict = verdicts.get(item, CallResult(item, "missing"))
         if verdict.absent:
             return SampleScore(gold=gold, groups=groups, **no_verdict_fields(sample.id, verdict))
-        if not verdict.ok:  # no reply ended in 1 or 0: counted wrong, and shown as unparsed
+        judgment = verdict.value_as(Judgment)
+        if judgment is None:  # no reply ended in 1 or 0: counted wrong, and shown as unparsed
             return SampleScore(
                 outcome=verdict_unparsed(counted_wrong=True),
                 gold=gold,
@@ -119,7 +122,6 @@ class DeclaredTask(Task):
                 groups=groups,
                 details={"verdict": None},
             )
-        judgment: Judgment = verdict.value
         return SampleScore(
             outcome=graded(judgment.verdict == 1),
             gold=gold,

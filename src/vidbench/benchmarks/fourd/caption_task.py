@@ -202,7 +202,7 @@ class FourDCaption(SharedAnswersTask):
         judged = judge_references(refs, mode, drawn, exclude=held)
         return CaptionRow(HUMAN_PREFIX + sample.id, sample.id, caption, others, judged)
 
-    def judge_calls(self, sample: Sample, reply: str) -> list[ModelCall]:
+    def judge_calls(self, sample: Sample, reply: str) -> list[ModelCall[float]]:
         generation = (
             gpt_judges.OFFICIAL_GENERATION if self._official else gpt_judges.DEFAULT_GENERATION
         )
@@ -211,7 +211,7 @@ class FourDCaption(SharedAnswersTask):
         )
 
     def score_all(
-        self, items: Sequence[tuple[Sample, str, Mapping[str, CallResult]]]
+        self, items: Sequence[tuple[Sample, str, Mapping[str, CallResult[object]]]]
     ) -> list[SampleScore]:
         """Every answered sample at once: the metrics need the whole set (one Java start, one
         model load, batched embeddings, document frequencies of all the references)."""
@@ -257,7 +257,9 @@ class FourDCaption(SharedAnswersTask):
             )
         return scores
 
-    def score(self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]) -> SampleScore:
+    def score(
+        self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult[object]]
+    ) -> SampleScore:
         """One sample alone (CIDEr's document frequencies then come from its references only;
         the score stage calls `score_all`)."""
         return self.score_all([(sample, reply, verdicts)])[0]

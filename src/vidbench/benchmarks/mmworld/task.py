@@ -138,7 +138,7 @@ class MMWorld(SharedAnswersTask):
         mode = self.options.scoring
         return mode == "judge-all" or (mode == "judge-fallback" and parsed is None)
 
-    def judge_calls(self, sample: Sample, reply: str) -> list[ModelCall]:
+    def judge_calls(self, sample: Sample, reply: str) -> list[ModelCall[bool]]:
         if not self._judged(self._parse(sample, reply)):
             return []
         answer = strip_end_mark(reply)
@@ -155,7 +155,9 @@ class MMWorld(SharedAnswersTask):
             )
         ]
 
-    def score(self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]) -> SampleScore:
+    def score(
+        self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult[object]]
+    ) -> SampleScore:
         parsed = self._parse(sample, reply)
         meta = sample.metadata
         groups = {"discipline": meta["discipline"]}
@@ -180,7 +182,8 @@ class MMWorld(SharedAnswersTask):
         details["scored_by"] = "judge"
         item = f"{sample.id}:judge"
         verdict = verdicts.get(item, CallResult(item, "missing"))
-        if not verdict.ok:
+        said_right = verdict.value_as(bool)
+        if said_right is None:
             why = f"the judge's replies were not yes/no (last: {_short(verdict)})"
             return SampleScore(
                 parsed=parsed,
@@ -192,7 +195,7 @@ class MMWorld(SharedAnswersTask):
                 **no_verdict_fields(sample.id, verdict, why),
             )
         return SampleScore(
-            outcome=graded(bool(verdict.value), unparsed=unparsed),
+            outcome=graded(said_right, unparsed=unparsed),
             parsed=parsed,
             gold=sample.answer,
             unparsed=unparsed,
@@ -285,6 +288,6 @@ def difficulty_by_discipline(
     }
 
 
-def _short(verdict: CallResult) -> str:
+def _short(verdict: CallResult[object]) -> str:
     reply = verdict.reply or ""
     return repr(reply[:80] + ("..." if len(reply) > 80 else ""))
