@@ -18,6 +18,8 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from pydantic import JsonValue
+
 from vidbench.runner.keys import digest
 from vidbench.scoring.replies import find_json
 
@@ -92,7 +94,7 @@ def check_question(raw: Any) -> dict[str, Any]:
 
 def parse_generation(reply: str) -> SubsetReply | None:
     """The questions of a generator's reply; None when it holds no JSON at all."""
-    value = find_json(reply)
+    value: JsonValue = find_json(reply)
     if isinstance(value, dict) and "questions" in value:
         value = value["questions"]
     elif isinstance(value, dict) and "question" in value:

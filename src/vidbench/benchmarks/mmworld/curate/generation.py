@@ -48,7 +48,7 @@ def subdiscipline_note(video: VideoEntry) -> str:
 
 def _generation_call(
     subset: str, video: VideoEntry, count: int, images: Sequence[ImagePart], **inputs: object
-) -> ModelCall:
+) -> ModelCall[SubsetReply]:
     """The generator's call for one video and subset: the subset's prompt asking `count`
     questions in the video's discipline, its own `inputs` filled in, after `images`."""
     template = prompt(PROMPT_FILES[subset])
@@ -62,12 +62,12 @@ def _generation_call(
     return ModelCall(item, (user(*images, text),), template.version, parse_generation, GENERATION)
 
 
-def audio_call(video: VideoEntry, transcript: Transcript, count: int) -> ModelCall:
+def audio_call(video: VideoEntry, transcript: Transcript, count: int) -> ModelCall[SubsetReply]:
     text = fields.transcript(list(transcript.segments))
     return _generation_call("audio", video, count, (), transcript=text)
 
 
-def visual_call(video: VideoEntry, keyframes: Keyframes, count: int) -> ModelCall:
+def visual_call(video: VideoEntry, keyframes: Keyframes, count: int) -> ModelCall[SubsetReply]:
     frame_count = len(keyframes.frames)
     return _generation_call("visual", video, count, keyframes.images(), frame_count=frame_count)
 
@@ -95,7 +95,7 @@ def skip_reason(
 class GenerationPlan:
     """The calls to make and, per subset, the videos skipped with their reasons."""
 
-    calls: list[ModelCall] = field(default_factory=list)
+    calls: list[ModelCall[SubsetReply]] = field(default_factory=list)
     skipped: dict[str, Counter[str]] = field(
         default_factory=lambda: {s: Counter() for s in SUBSETS}
     )
@@ -126,7 +126,7 @@ def plan_generation(
 
 
 def collect(
-    plan: GenerationPlan, verdicts: Mapping[str, CallResult], seed: int
+    plan: GenerationPlan, verdicts: Mapping[str, CallResult[SubsetReply]], seed: int
 ) -> tuple[list[SubsetCandidate], dict[str, dict[str, Any]], list[dict[str, Any]]]:
     """Candidates from the generator's verdicts, the stage's counts per subset, and a line per
     video that gave nothing (skipped, unparsed reply, failed call) for the record."""
@@ -153,11 +153,11 @@ def collect(
         count = counts[subset]
         count["calls"] += 1
         count[verdict.status if verdict.status != "missing" else "error"] += 1
-        if not verdict.ok:
+        generated = verdict.value
+        if generated is None:
             detail = verdict.error or f"no JSON questions in the reply: {(verdict.reply or '')!r}"
             problems.append({"video_id": video_id, "subset": subset, verdict.status: detail[:300]})
             continue
-        generated: SubsetReply = verdict.value
         made, duplicates = candidates(subset, video_id, generated, seed)
         count["questions"] += len(generated.questions)
         count["malformed"] += len(generated.malformed)

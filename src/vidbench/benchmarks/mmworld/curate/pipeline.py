@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.console import Console
 from rich.markup import escape
@@ -56,6 +56,8 @@ from vidbench.report.funnel import Funnel, StageCount, funnel_table
 from vidbench.runner.model_calls import DEFAULT_ATTEMPTS, ask_in
 from vidbench.runner.store import Store
 from vidbench.scoring.model_call import CallResult, ModelCall
+
+Value = TypeVar("Value")  # what a stage's calls parse to
 
 
 @dataclass
@@ -117,7 +119,7 @@ class Curation:
     def _text_choice(self) -> ModelChoice | None:
         return self.config.text_model or self._filter_choice()
 
-    def _ask(self, model: Model, calls: list[ModelCall]) -> dict[str, CallResult]:
+    def _ask(self, model: Model, calls: list[ModelCall[Value]]) -> dict[str, CallResult[Value]]:
         return ask_in(self.out, model, calls, self.config)
 
     # ------------------------------------------------------------------------------ stages

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import JsonValue
+
 from vidbench.benchmarks.mmworld import fields
 from vidbench.benchmarks.mmworld.curate.funnel import queries_stage, usage_by_stage
 from vidbench.benchmarks.mmworld.curate.generation import LABEL, PACKAGE
@@ -76,7 +78,7 @@ def topics(disciplines: Sequence[str] = ()) -> list[tuple[str, str]]:
 
 
 def parse_queries(reply: str) -> list[str] | None:
-    value = find_json(reply)
+    value: JsonValue = find_json(reply)
     if isinstance(value, dict):
         value = value.get("queries")
     if not isinstance(value, list):
@@ -85,7 +87,7 @@ def parse_queries(reply: str) -> list[str] | None:
     return queries or None
 
 
-def query_call(discipline: str, subdiscipline: str, count: int) -> ModelCall:
+def query_call(discipline: str, subdiscipline: str, count: int) -> ModelCall[list[str]]:
     template = load_prompt(PACKAGE, PROMPT_FILE, LABEL)
     text = template.render(discipline=discipline, subdiscipline=subdiscipline, count=count)
     item = f"queries/{discipline}/{subdiscipline}"
@@ -93,7 +95,9 @@ def query_call(discipline: str, subdiscipline: str, count: int) -> ModelCall:
 
 
 def write_queries(
-    out: Path, calls: Sequence[tuple[str, str, ModelCall]], verdicts: Mapping[str, CallResult]
+    out: Path,
+    calls: Sequence[tuple[str, str, ModelCall[list[str]]]],
+    verdicts: Mapping[str, CallResult[list[str]]],
 ) -> dict[str, Any]:
     """Write the queries; the stage's counts (calls ok / unparsed / error, queries)."""
     rows, lines = [], []
@@ -101,14 +105,15 @@ def write_queries(
     failed = []
     for discipline, subdiscipline, call in calls:
         verdict = verdicts[call.item]
-        if not verdict.ok:
+        queries = verdict.value
+        if queries is None:
             counts["error" if verdict.status in ("error", "missing") else "unparsed"] += 1
             failed.append({"discipline": discipline, "subdiscipline": subdiscipline,
                            verdict.status: verdict.error or verdict.reply})  # fmt: skip
             continue
         counts["ok"] += 1
         lines.append(f"# {discipline} / {subdiscipline}")
-        for query in verdict.value:
+        for query in queries:
             rows.append({"discipline": discipline, "subdiscipline": subdiscipline, "query": query})
             lines.append(query)
         lines.append("")
