@@ -6,8 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from pydantic import JsonValue
-
+from vidbench.core.files import Json
 from vidbench.core.messages import Message
 from vidbench.core.records import Sample
 from vidbench.core.requests import GenerationConfig
@@ -87,11 +86,11 @@ class Task(ABC):
         scaled; no confidence interval), e.g. corpus BLEU."""
         return {}
 
-    def extra_results(self, scores: Sequence[SampleScore]) -> dict[str, JsonValue]:
+    def extra_results(self, scores: Sequence[SampleScore]) -> Mapping[str, Json]:
         """Task-specific fields for results.json (e.g. chance levels, column groups)."""
         return {}
 
-    def settings(self) -> dict[str, JsonValue]:
+    def settings(self) -> Mapping[str, Json]:
         """What identifies this task's prompts and scoring in the store and in results."""
         return {
             "task": self.name,
@@ -121,7 +120,7 @@ class SharedAnswersTask(Task):
         self.generation = generation
         self.protocol = protocol
 
-    def settings(self) -> dict[str, JsonValue]:
+    def settings(self) -> Mapping[str, Json]:
         answers = {k: v for k, v in super().settings().items() if k != "protocol"}
         answers["task"] = self.answers_name
         return answers
