@@ -21,9 +21,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypedDict, TypeVar
 
-from pydantic import JsonValue
 from rich.console import Console
 
+from vidbench.core.files import Json
 from vidbench.core.requests import Request
 from vidbench.models.base import Model
 from vidbench.models.registry import ModelChoice
@@ -229,7 +229,7 @@ def ask_judge(
     attempts: int,
     show_progress: bool = False,
     console: Console | None = None,
-) -> tuple[dict[str, CallResult[Value]], dict[str, JsonValue]]:
+) -> tuple[dict[str, CallResult[Value]], dict[str, Json]]:
     """Verdicts by item (stored answers reused, nothing asked twice) and the judge's identity;
     what was asked and what came from the store is printed to `console`."""
     model = judge.load()

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
 
 from vidbench.console import err
 from vidbench.core.errors import ConfigError
+from vidbench.core.files import Json
 from vidbench.core.records import Sample
 from vidbench.media.cache import FrameCache
 from vidbench.models.base import Model, ModelRef, check_reachable
@@ -99,7 +99,7 @@ class Run:
         return load_model(self.config.judge, options)
 
     @property
-    def model_identity(self) -> dict[str, Any]:
+    def model_identity(self) -> Mapping[str, Json]:
         return self.config.model_identity or self.model.identity()
 
     def _judge_ref(self) -> Model | None:
@@ -278,7 +278,7 @@ class Run:
             self.console.print(f"[red]{no_verdict_message(results.unjudged)}[/]")
         return results
 
-    def _judge_identity(self) -> dict[str, Any] | None:
+    def _judge_identity(self) -> Mapping[str, Json] | None:
         judge = self._judge_ref()
         return None if judge is None else judge.identity()
 

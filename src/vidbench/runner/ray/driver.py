@@ -19,11 +19,12 @@ are never asked again: a killed driver (kill -9) resumes from the store like a l
 from __future__ import annotations
 
 from collections import Counter, deque
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from vidbench.core.errors import ConfigError, VidbenchError
+from vidbench.core.files import Json
 from vidbench.core.records import Sample
 from vidbench.progress import progress_bar
 from vidbench.runner.ray.cluster import ray_cluster
@@ -74,7 +75,7 @@ class _Driver:
     """The scheduling loop: chunks out, outcomes in, dead workers replaced."""
 
     settings: RaySettings
-    identity: dict[str, Any]  # the model's identity in the driver: the plan's key
+    identity: Mapping[str, Json]  # the model's identity in the driver: the plan's key
     make_worker: Any  # (name) -> actor handle
     limiter: Any  # the LimiterActor of an API model, else None
     recorder: Recorder
@@ -289,7 +290,7 @@ def ray_infer(
     store: Store,
     run_id: int,
     settings: RaySettings,
-    identity: dict[str, Any],
+    identity: Mapping[str, Json],
     show_progress: bool = True,
 ) -> InferStats:
     """The infer stage of one run on a Ray cluster; the store is written here only."""

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from vidbench.core.errors import DataError
+from vidbench.core.files import Json
 from vidbench.core.records import Sample
 from vidbench.core.requests import Response
 from vidbench.media.cache import FrameCache
@@ -80,7 +81,7 @@ class InferWorker:
     def timing(self) -> dict[str, float | int] | None:
         return self.model.timing()
 
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> dict[str, Json]:
         """The model's identity where it runs (a GPU worker's device type, say)."""
         return self.model.identity()
 
