@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import JsonValue
+
 from vidbench.core.errors import ConfigError
 from vidbench.models.hf_families import (
     GENERIC_MODEL_CLASS,
@@ -48,7 +50,7 @@ class Checkpoint:
     auto_map: dict[str, str]
 
 
-def read_config(spec: str, source: str) -> dict[str, Any]:
+def read_config(spec: str, source: str) -> dict[str, JsonValue]:
     """config.json of a local directory or of a hub id (from the cache when offline)."""
     path = Path(source) / "config.json"
     if not path.is_file():
@@ -98,16 +100,18 @@ def inspect_checkpoint(spec: str, source: str, trust_remote_code: bool, flag: st
     family = remote_family(model_type) if own_code else family_for(model_type)
     if not own_code:
         check_architectures(spec, config.get("architectures"), family)
-    return Checkpoint(source, model_type, family, own_code, dict(auto_map))
+    classes = {str(name): str(where) for name, where in auto_map.items()}
+    return Checkpoint(source, model_type, family, own_code, classes)
 
 
-def check_architectures(spec: str, architectures: Any, family: Family) -> None:
+def check_architectures(spec: str, architectures: JsonValue, family: Family) -> None:
     """A checkpoint made for other code than the class that would load it (lmms-lab's LLaVA-Video
     says model_type "llava" but is `LlavaQwenForCausalLM` of the LLaVA-NeXT repository) would
     load with most weights missing and answer at random: stop instead."""
     import transformers
 
-    named = [a for a in architectures or [] if isinstance(a, str)]
+    listed = architectures if isinstance(architectures, list) else []
+    named = [a for a in listed if isinstance(a, str)]
     if not named:
         return
     if family.model_class == GENERIC_MODEL_CLASS:
