@@ -20,16 +20,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypedDict
 
-from pydantic import JsonValue
-
 from vidbench.analyze.taxonomy import BY_CODE, CODES, definitions_text, error_code
 from vidbench.core.errors import ConfigError, DataError
-from vidbench.core.files import write_json, write_jsonl
+from vidbench.core.files import Json, write_json, write_jsonl
 from vidbench.core.messages import Message, Part, TextPart
 from vidbench.core.records import Sample
 from vidbench.core.requests import GenerationConfig
@@ -93,7 +91,7 @@ class ErrorSummary(TypedDict):
     run: str
     task: str
     model: str
-    judge: dict[str, JsonValue]  # the judge's identity
+    judge: Mapping[str, Json]  # the judge's identity
     wrong: int
     tagged: int
     counts: dict[str, int]  # by error type code, every code listed
@@ -239,7 +237,7 @@ def tag_errors(
 
 
 def summarise(
-    run: RunInput, lines: list[ErrorLine], judge: dict[str, JsonValue], usage: dict[str, int]
+    run: RunInput, lines: list[ErrorLine], judge: Mapping[str, Json], usage: dict[str, int]
 ) -> ErrorSummary:
     statuses = Counter(line["status"] for line in lines)
     counts = Counter(code for line in lines if (code := line["error_type"]))

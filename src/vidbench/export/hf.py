@@ -17,10 +17,10 @@ import shutil
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from vidbench.core.errors import ConfigError
-from vidbench.core.files import write_json, write_text
+from vidbench.core.files import Json, write_json, write_text
 from vidbench.core.records import Sample
 from vidbench.export.construction import find_construction
 from vidbench.export.request import ConfigSummary, ExportedDataset, ExportRequest, ExportTask
@@ -31,15 +31,20 @@ from vidbench.tasks.exported import (
     MANIFEST,
     ROW_COLUMNS,
     SPLIT,
+    ExportedTask,
+    Manifest,
     sample_row,
 )
 from vidbench.tasks.problems import Loaded, Problem
+
+if TYPE_CHECKING:
+    import pyarrow as pa  # read untyped (pyproject: [tool.mypy])
 
 VIDEOS = "videos"
 CONSTRUCTION = "construction"
 
 
-def _arrow_type(values: list[Any]) -> Any:
+def _arrow_type(values: list[Json]) -> pa.DataType | None:
     """The Arrow type of a metadata field whose values are all plain of one kind, else None."""
     import pyarrow as pa
 
@@ -57,7 +62,7 @@ def _arrow_type(values: list[Any]) -> Any:
     return None
 
 
-def _schema(samples: Sequence[Sample]) -> tuple[Any, dict[str, str]]:
+def _schema(samples: Sequence[Sample]) -> tuple[pa.Schema, dict[str, str]]:
     """The rows' schema: ROW_COLUMNS, then a column per plain metadata field whose name is not
     a row column's nor starts with "_" (all of them stay in `metadata`); and field -> column."""
     import pyarrow as pa
@@ -112,7 +117,7 @@ def _write_config(out: Path, task: ExportTask, videos: _Videos) -> ConfigSummary
 
     samples = task.loaded.items
     schema, extra = _schema(samples)
-    rows: list[dict[str, Any]] = []
+    rows: list[dict[str, Json]] = []
     shown: set[str] = set()
     for sample in samples:
         paths = {view: videos.place(path) for view, path in sample.media.videos.items()}
@@ -184,16 +189,16 @@ def export_hf(request: ExportRequest) -> ExportedDataset:
             (work / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, work / name)
         exported = ExportedDataset(request.out, configs, len(videos.placed), problems, construction)
-        manifest = {
-            "format": FORMAT,
-            "version": FORMAT_VERSION,
-            "benchmark": request.benchmark,
-            "tasks": {
-                c.task: {"config": name, "split": SPLIT, "files": [c.path], "rows": c.rows}
+        manifest = Manifest(
+            format=FORMAT,
+            version=FORMAT_VERSION,
+            benchmark=request.benchmark,
+            tasks={
+                c.task: ExportedTask(config=name, split=SPLIT, files=[c.path], rows=c.rows)
                 for name, c in configs.items()
             },
-        }
-        write_json(work / MANIFEST, manifest)
+        )
+        write_json(work / MANIFEST, manifest.model_dump())
         write_text(work / "README.md", card_text(request, exported))
         if request.out.exists():
             request.out.rmdir()  # an empty folder, checked above
