@@ -36,10 +36,14 @@ import random
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
+
+from pydantic import JsonValue
+
+from vidbench.core.files import Json
 
 try:
     from fastapi import FastAPI, Request
@@ -61,7 +65,7 @@ from vidbench.testing.server_state import FaultPlan, ServerState, ServerStats, b
 
 __all__ = ["ChatServer", "FaultPlan", "Reply", "ServerStats", "request_text"]
 
-ReplyFn = Callable[[dict[str, Any]], "str | Reply"]
+ReplyFn = Callable[[dict[str, JsonValue]], "str | Reply"]
 
 
 class ChatServer:
@@ -124,7 +128,7 @@ class ChatServer:
             self._state.offset = self._state.received
 
     @property
-    def requests(self) -> list[dict[str, Any]]:
+    def requests(self) -> list[dict[str, JsonValue]]:
         """Every request body received, in arrival order (a copy)."""
         with self._state.lock:
             return list(self._state.requests)
@@ -264,7 +268,7 @@ class ChatServer:
         self._state.count("401")
         return JSONResponse(api.error(401, f"Incorrect API key provided: {sent}"), 401)
 
-    def _reply(self, body: dict[str, Any]) -> Reply:
+    def _reply(self, body: dict[str, JsonValue]) -> Reply:
         made = self.reply(body) if callable(self.reply) else self.reply
         return Reply(text=made) if isinstance(made, str) else made
 
@@ -278,7 +282,7 @@ class ChatServer:
 _MARK = "(fake answer text)"
 
 
-def _spoiled(ok: dict[str, Any], fault: str) -> bytes:
+def _spoiled(ok: Mapping[str, Json], fault: str) -> bytes:
     """A good reply body whose answer text is replaced: by invalid UTF-8 ("bad-utf8") or by a
     number ("non-text"); the rest of the body is well-formed JSON."""
     quoted = json.dumps(_MARK).encode()
@@ -302,7 +306,7 @@ class _BrokenResponse(Response):
         await send({"type": "http.response.body", "body": b'{"id": "cut', "more_body": True})
 
 
-def scripted_replies(path: str, default: str) -> Callable[[dict[str, Any]], str]:
+def scripted_replies(path: str, default: str) -> Callable[[dict[str, JsonValue]], str]:
     """A `reply` function from a JSON file: a list of `{"when": TEXT, "reply": ANSWER}`, tried in
     order; the first rule whose TEXT occurs in the request's text (request_text) gives ANSWER (a
     string as it is, any other JSON value as its JSON text), else `default`. TEXT may be a list
@@ -322,7 +326,7 @@ def scripted_replies(path: str, default: str) -> Callable[[dict[str, Any]], str]
         for r in rules
     ]
 
-    def reply(body: dict[str, Any]) -> str:
+    def reply(body: dict[str, JsonValue]) -> str:
         text = request_text(body)
         return next((answer for texts, answer in script if all(w in text for w in texts)), default)
 
