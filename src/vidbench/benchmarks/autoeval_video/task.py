@@ -112,7 +112,7 @@ class AutoEvalVideo(SharedAnswersTask):
     def score(
         self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult[object]]
     ) -> SampleScore:
-        groups = {rules.DIMENSION: sample.metadata[rules.DIMENSION]}
+        groups = {rules.DIMENSION: str(sample.metadata[rules.DIMENSION])}
         unaskable = self._unaskable(sample, reply)
         if unaskable is not None:
             return SampleScore(

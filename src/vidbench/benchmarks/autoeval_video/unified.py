@@ -74,8 +74,11 @@ def load_references(path: Path) -> tuple[dict[str, str], list[Problem]]:
                 raise DataError("no 'ID' field")
             key = instance_id(row["ID"])
             reference = row.get("reference")
-            if isinstance(reference, list) and all(isinstance(r, str) for r in reference):
-                reference = " / ".join(reference)
+            texts = (
+                [r for r in reference if isinstance(r, str)] if isinstance(reference, list) else []
+            )
+            if isinstance(reference, list) and len(texts) == len(reference):
+                reference = " / ".join(texts)
             if not isinstance(reference, str) or not reference.strip():
                 raise DataError("'reference' must be a non-empty string (or list of strings)")
         except DataError as e:
