@@ -23,9 +23,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from pydantic import JsonValue
+from pydantic import JsonValue, TypeAdapter
 
 from vidbench.benchmarks.fourd import loader as fourd_bench
 from vidbench.benchmarks.fourd.captions import gpt_judges
@@ -35,6 +34,7 @@ from vidbench.benchmarks.fourd.captions.human import held_out
 from vidbench.benchmarks.fourd.captions.rows import CaptionRow, judge_references
 from vidbench.benchmarks.fourd.prompt import TIMESTAMPS_SENTENCE, frames_sentence, image_parts
 from vidbench.core.errors import ConfigError
+from vidbench.core.files import Json, as_int
 from vidbench.core.messages import Message, TextPart
 from vidbench.core.records import Sample
 from vidbench.core.requests import GenerationConfig
@@ -100,14 +100,13 @@ def extract_caption(reply: str) -> tuple[str, bool]:
 
 
 def metric_settings_from_env(protocol: str) -> CaptionMetricSettings:
-    chosen: dict[str, Any] = {}
-    for variable, name in ENV_SETTINGS.items():
-        value = os.environ.get(variable)
-        if value:
-            chosen[name] = int(value) if name == "bert_layers" else value
-    return CaptionMetricSettings(
-        protocol=protocol, metrics=AUTOMATIC, set_by="environment", **chosen
-    )
+    chosen = {
+        name: value
+        for variable, name in ENV_SETTINGS.items()
+        if (value := os.environ.get(variable))
+    }
+    given = {"protocol": protocol, "metrics": AUTOMATIC, "set_by": "environment", **chosen}
+    return TypeAdapter(CaptionMetricSettings).validate_python(given)  # bert_layers: a number
 
 
 @dataclass(frozen=True)
@@ -191,9 +190,9 @@ class FourDCaption(SharedAnswersTask):
     def _row(self, sample: Sample, reply: str) -> CaptionRow:
         caption, _ = self._caption(reply)
         mode = self.metrics.judge_references
-        drawn = sample.metadata.get("judge_reference")
+        drawn = as_int(sample.metadata.get("judge_reference"))
         refs = sample.references
-        held = sample.metadata.get("held_out")
+        held = as_int(sample.metadata.get("held_out"))
         if held is None:
             return CaptionRow(
                 sample.id, sample.id, caption, refs, judge_references(refs, mode, drawn)
@@ -281,7 +280,7 @@ class FourDCaption(SharedAnswersTask):
         keep = [*caption_table.corpus_overrides(corpus), "GPT-Eval"]
         return {c: reported[c] for c in keep}
 
-    def extra_results(self, scores: Sequence[SampleScore]) -> dict[str, JsonValue]:
+    def extra_results(self, scores: Sequence[SampleScore]) -> dict[str, Json]:
         judgments: Counter[str] = Counter()
         tally = gpt_judges.JudgeTally()
         for score in scores:

@@ -16,6 +16,8 @@ import json
 from pathlib import Path
 from typing import Any, TypedDict
 
+from pydantic import JsonValue
+
 from vidbench.benchmarks.fourd.options import (
     LETTERS,
     find_options,
@@ -194,9 +196,9 @@ def load_qa(data: Path) -> Loaded[Sample]:
     return Loaded(samples, problems)
 
 
-def read_probe_fields(path: Path) -> tuple[dict[str, dict[str, Any]], list[Problem]]:
+def read_probe_fields(path: Path) -> tuple[dict[str, dict[str, JsonValue]], list[Problem]]:
     """Question id -> its probe fields; each unusable line a problem naming it."""
-    fields: dict[str, dict[str, Any]] = {}
+    fields: dict[str, dict[str, JsonValue]] = {}
     problems: list[Problem] = []
     try:
         lines = path.read_text(encoding="utf-8").splitlines()

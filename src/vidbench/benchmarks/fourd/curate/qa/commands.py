@@ -32,8 +32,9 @@ def _spec(args: argparse.Namespace) -> FrameSpec:
     overrides = frame_overrides(
         args.views, args.frames, args.sampler, args.order, args.timestamps, args.max_side
     )
-    if "views" in overrides:
-        overrides["views"] = tuple(overrides["views"])
+    views = overrides.get("views")
+    if isinstance(views, list):
+        overrides["views"] = tuple(views)
     return SPEC.with_(**overrides)
 
 
