@@ -12,6 +12,8 @@ import json
 import re
 from typing import Any
 
+from pydantic import JsonValue
+
 from vidbench.core.errors import DataError
 
 # Table 3 (and Table 5) columns in the paper's order; "Average" is the micro average over all
@@ -142,7 +144,7 @@ def label(value: Any) -> str:
     return text
 
 
-def options(record: dict[str, Any]) -> dict[str, str]:
+def options(record: dict[str, JsonValue]) -> dict[str, str]:
     """The options as {label: text} in file order, from `options` (an object, or that object as
     a JSON string, as CSV exports hold it) or from `option_a`.. / `a`.. fields of a row export."""
     raw = record.get("options")

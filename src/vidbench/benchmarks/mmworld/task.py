@@ -29,6 +29,7 @@ from pydantic import JsonValue
 from vidbench.benchmarks.mmworld import loader as mmworld
 from vidbench.benchmarks.mmworld.fields import AVERAGE, DISCIPLINES, FACETS, FLAGS
 from vidbench.benchmarks.mmworld.judge import judge_call
+from vidbench.benchmarks.mmworld.loader import meta
 from vidbench.benchmarks.mmworld.parse import official_post_processing, parse_answer, strip_end_mark
 from vidbench.benchmarks.mmworld.prompts import build_messages
 from vidbench.core.messages import Message
@@ -112,7 +113,7 @@ class MMWorld(SharedAnswersTask):
         return build_messages(sample, frames, self.options.prompt, self.options.subtitles)
 
     def choices(self, sample: Sample) -> tuple[str, ...]:
-        return tuple(sample.metadata["labels"])
+        return meta(sample)["labels"]
 
     def settings(self) -> dict[str, JsonValue]:
         """What decides the model's answers (the plan key): the scoring mode and the parsers do
@@ -132,7 +133,7 @@ class MMWorld(SharedAnswersTask):
 
     @staticmethod
     def _options(sample: Sample) -> dict[str, str]:
-        return dict(zip(sample.metadata["labels"], sample.options, strict=True))
+        return dict(zip(meta(sample)["labels"], sample.options, strict=True))
 
     def _judged(self, parsed: str | None) -> bool:
         mode = self.options.scoring
@@ -148,7 +149,7 @@ class MMWorld(SharedAnswersTask):
             judge_call(
                 f"{sample.id}:judge",
                 sample.question or "",
-                sample.metadata["options_in_file"],
+                meta(sample)["options_in_file"],
                 sample.answer or "",
                 answer,
                 self.options.verdict_parser,
@@ -159,15 +160,15 @@ class MMWorld(SharedAnswersTask):
         self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult[object]]
     ) -> SampleScore:
         parsed = self._parse(sample, reply)
-        meta = sample.metadata
-        groups = {"discipline": meta["discipline"]}
-        if meta["facet"] is not None:
-            groups["facet"] = meta["facet"]
-        if "raters" in meta:
-            groups["difficulty"] = difficulty(meta["raters"])
-        flags: list[JsonValue] = [c for flag, c in FLAGS.items() if meta["flags"].get(flag)]
-        details: dict[str, JsonValue] = {"video_id": meta["video_id"], FLAG_COLUMNS: flags}
-        metrics: dict[str, float | None] = {CHANCE: 1 / len(meta["labels"])}
+        fields = meta(sample)
+        groups = {"discipline": fields["discipline"]}
+        if fields["facet"] is not None:
+            groups["facet"] = fields["facet"]
+        if "raters" in fields:
+            groups["difficulty"] = difficulty(fields["raters"])
+        flags: list[JsonValue] = [c for flag, c in FLAGS.items() if fields["flags"].get(flag)]
+        details: dict[str, JsonValue] = {"video_id": fields["video_id"], FLAG_COLUMNS: flags}
+        metrics: dict[str, float | None] = {CHANCE: 1 / len(fields["labels"])}
         unparsed = parsed is None
         if not self._judged(parsed):
             return SampleScore(

@@ -18,9 +18,10 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import av
+from pydantic import JsonValue
 
 from vidbench.benchmarks.mmworld.curate.videos import VideoEntry
 from vidbench.benchmarks.mmworld.curate.whisper import AsrSettings, Whisper
@@ -40,20 +41,20 @@ class Transcript:
     video_id: str
     file: str
     status: AsrStatus
-    segments: tuple[dict[str, Any], ...] = ()
+    segments: tuple[dict[str, JsonValue], ...] = ()
     language: str | None = None
     duration_s: float | None = None
     reason: str | None = None
     file_digest: str | None = None
-    model: dict[str, Any] = field(default_factory=dict)
-    settings: dict[str, Any] = field(default_factory=dict)
+    model: dict[str, JsonValue] = field(default_factory=dict)
+    settings: dict[str, JsonValue] = field(default_factory=dict)
     cached: bool = False
 
     @property
     def text(self) -> str:
-        return " ".join(s["text"] for s in self.segments)
+        return " ".join(str(s["text"]) for s in self.segments)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JsonValue]:
         """Every field but `cached` (how this run got it, not what it is), and the text."""
         plain = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "cached"}
         return plain | {"segments": list(self.segments), "text": self.text}

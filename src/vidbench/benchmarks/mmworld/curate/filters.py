@@ -22,11 +22,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from vidbench.benchmarks.mmworld import fields
 from vidbench.benchmarks.mmworld.curate.asr import Transcript
 from vidbench.benchmarks.mmworld.curate.candidates import SubsetCandidate
+from vidbench.benchmarks.mmworld.curate.funnel import FilterCounts
 from vidbench.benchmarks.mmworld.curate.generation import LABEL, PACKAGE
 from vidbench.benchmarks.mmworld.curate.keyframes import Keyframes
 from vidbench.benchmarks.mmworld.parse import parse_answer
@@ -152,12 +152,12 @@ def plan_modality_checks(
 
 def filter_counts(
     candidates: Sequence[SubsetCandidate], decisions: Mapping[str, Decision], subsets: Sequence[str]
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, FilterCounts]:
     """Per subset: candidates checked, kept, dropped by reason, undecided."""
-    counts: dict[str, dict[str, Any]] = {}
+    counts: dict[str, FilterCounts] = {}
     for subset in subsets:
         mine = [decisions[c.id] for c in candidates if c.subset == subset]
-        dropped = Counter(d.reason for d in mine if d.status == "dropped")
+        dropped = Counter(d.reason for d in mine if d.status == "dropped" and d.reason)
         counts[subset] = {
             "checked": len(mine),
             "kept": sum(1 for d in mine if d.status == "kept"),

@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+
+from pydantic import JsonValue
 
 from vidbench.benchmarks.mmworld import fields
 from vidbench.benchmarks.mmworld.curate.asr import Transcript
@@ -24,6 +25,7 @@ from vidbench.benchmarks.mmworld.curate.candidates import (
     candidates,
     parse_generation,
 )
+from vidbench.benchmarks.mmworld.curate.funnel import GenerationCounts
 from vidbench.benchmarks.mmworld.curate.keyframes import Keyframes
 from vidbench.benchmarks.mmworld.curate.videos import VideoEntry
 from vidbench.core.messages import ImagePart, user
@@ -99,7 +101,7 @@ class GenerationPlan:
     skipped: dict[str, Counter[str]] = field(
         default_factory=lambda: {s: Counter() for s in SUBSETS}
     )
-    details: list[dict[str, str]] = field(default_factory=list)
+    details: list[dict[str, JsonValue]] = field(default_factory=list)
 
 
 def plan_generation(
@@ -127,11 +129,11 @@ def plan_generation(
 
 def collect(
     plan: GenerationPlan, verdicts: Mapping[str, CallResult[SubsetReply]], seed: int
-) -> tuple[list[SubsetCandidate], dict[str, dict[str, Any]], list[dict[str, Any]]]:
+) -> tuple[list[SubsetCandidate], dict[str, GenerationCounts], list[dict[str, JsonValue]]]:
     """Candidates from the generator's verdicts, the stage's counts per subset, and a line per
     video that gave nothing (skipped, unparsed reply, failed call) for the record."""
     found: list[SubsetCandidate] = []
-    counts: dict[str, dict[str, Any]] = {
+    counts: dict[str, GenerationCounts] = {
         s: {
             "skipped": dict(plan.skipped[s]),
             "calls": 0,
@@ -145,14 +147,19 @@ def collect(
         }
         for s in SUBSETS
     }
-    problems: list[dict[str, Any]] = list(plan.details)
+    problems: list[dict[str, JsonValue]] = list(plan.details)
     for call in plan.calls:
         subset, _, rest = call.item.partition("/")
         video_id = rest.rsplit(":", 1)[0]
         verdict = verdicts[call.item]
         count = counts[subset]
         count["calls"] += 1
-        count[verdict.status if verdict.status != "missing" else "error"] += 1
+        if verdict.status == "ok":
+            count["ok"] += 1
+        elif verdict.status == "unparsed":
+            count["unparsed"] += 1
+        else:  # failed, or not asked
+            count["error"] += 1
         generated = verdict.value
         if generated is None:
             detail = verdict.error or f"no JSON questions in the reply: {(verdict.reply or '')!r}"

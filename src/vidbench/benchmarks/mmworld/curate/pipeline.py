@@ -18,8 +18,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
+from pydantic import JsonValue
 from rich.console import Console
 from rich.markup import escape
 
@@ -48,7 +49,7 @@ from vidbench.benchmarks.mmworld.curate.whisper import AsrSettings
 from vidbench.benchmarks.mmworld.curate.writer import SETTINGS_FILE, write_subsets
 from vidbench.console import err
 from vidbench.core.errors import ConfigError
-from vidbench.core.files import write_json, write_jsonl
+from vidbench.core.files import Json, write_json, write_jsonl
 from vidbench.media.cache import FrameCache
 from vidbench.models.base import Model
 from vidbench.models.registry import ModelChoice, ModelOptions, load_model
@@ -160,7 +161,7 @@ class Curation:
         write_jsonl(self.out / "candidates.jsonl", [c.as_dict() for c in found])
         return found, transcripts, frames
 
-    def all(self) -> dict[str, Any]:
+    def all(self) -> dict[str, JsonValue]:
         """Every stage; the funnel (also in OUT/funnel.json)."""
         found, transcripts, frames = self.questions()
         decisions = self._filter(found, transcripts, frames)
@@ -175,11 +176,11 @@ class Curation:
         write_json(self.out / SETTINGS_FILE, self.settings(), indent=1)
         return self.finish()
 
-    def settings(self) -> dict[str, Any]:
+    def settings(self) -> dict[str, Json]:
         """What built OUT/mmworld.json (OUT/settings.json, for the dataset card of an export):
         the models, the prompt versions and every setting that decides the questions."""
 
-        def model(choice: ModelChoice | None) -> dict[str, Any] | None:
+        def model(choice: ModelChoice | None) -> dict[str, Json] | None:
             return None if choice is None else {"spec": choice.spec, "options": choice.options}
 
         config = self.config
@@ -236,7 +237,7 @@ class Curation:
         self.funnel.stages[name] = count
         self.funnel.stages = {s: self.funnel.stages[s] for s in STAGES if s in self.funnel.stages}
 
-    def finish(self) -> dict[str, Any]:
+    def finish(self) -> dict[str, JsonValue]:
         """Write and print the funnel; say what is incomplete."""
         if (self.out / Store.FILENAME).is_file():  # else no model was asked
             with Store(self.out) as store:

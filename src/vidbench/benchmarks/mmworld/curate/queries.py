@@ -17,12 +17,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from pydantic import JsonValue
 
 from vidbench.benchmarks.mmworld import fields
-from vidbench.benchmarks.mmworld.curate.funnel import queries_stage, usage_by_stage
+from vidbench.benchmarks.mmworld.curate.funnel import QueryCounts, queries_stage, usage_by_stage
 from vidbench.benchmarks.mmworld.curate.generation import LABEL, PACKAGE
 from vidbench.core.errors import ConfigError, DataError
 from vidbench.core.files import write_jsonl, write_text
@@ -98,18 +97,21 @@ def write_queries(
     out: Path,
     calls: Sequence[tuple[str, str, ModelCall[list[str]]]],
     verdicts: Mapping[str, CallResult[list[str]]],
-) -> dict[str, Any]:
+) -> QueryCounts:
     """Write the queries; the stage's counts (calls ok / unparsed / error, queries)."""
-    rows, lines = [], []
-    counts = {"calls": len(calls), "ok": 0, "unparsed": 0, "error": 0, "queries": 0}
-    failed = []
+    rows: list[dict[str, str]] = []
+    lines: list[str] = []
+    counts = QueryCounts(calls=len(calls), ok=0, unparsed=0, error=0, queries=0, failed=[])
     for discipline, subdiscipline, call in calls:
         verdict = verdicts[call.item]
         queries = verdict.value
         if queries is None:
-            counts["error" if verdict.status in ("error", "missing") else "unparsed"] += 1
-            failed.append({"discipline": discipline, "subdiscipline": subdiscipline,
-                           verdict.status: verdict.error or verdict.reply})  # fmt: skip
+            if verdict.status in ("error", "missing"):
+                counts["error"] += 1
+            else:
+                counts["unparsed"] += 1
+            counts["failed"].append({"discipline": discipline, "subdiscipline": subdiscipline,
+                                     verdict.status: verdict.error or verdict.reply})  # fmt: skip
             continue
         counts["ok"] += 1
         lines.append(f"# {discipline} / {subdiscipline}")
@@ -120,7 +122,7 @@ def write_queries(
     counts["queries"] = len(rows)
     write_jsonl(out / "queries.jsonl", rows)
     write_text(out / "queries.txt", "\n".join(lines))
-    return counts | {"failed": failed}
+    return counts
 
 
 @dataclass(frozen=True)
@@ -138,7 +140,7 @@ class QueriesConfig:
     progress: bool = False
 
 
-def generate_queries(config: QueriesConfig) -> dict[str, Any]:
+def generate_queries(config: QueriesConfig) -> QueryCounts:
     """Ask the model for `count` queries per subdiscipline; write them; the stage's counts
     (also in OUT/funnel.json, with the tokens spent)."""
     options = ModelOptions(0, config.concurrency, dict(config.model_options))

@@ -24,6 +24,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import JsonValue
+
 from vidbench.benchmarks.mmworld import fields
 from vidbench.benchmarks.mmworld.loader import VIDEO_EXTENSIONS
 from vidbench.core.errors import ConfigError, DataError
@@ -42,7 +44,7 @@ class VideoEntry:
     topic: str | None = None
     url: str | None = None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, JsonValue]:
         return asdict(self) | {"path": str(self.path)}
 
 
