@@ -15,7 +15,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from vidbench.core.errors import DataError
 from vidbench.core.files import Json
@@ -27,6 +27,9 @@ from vidbench.models.registry import ModelOptions, load_model
 from vidbench.runner.prepare import Prepared, build_request, sample_frames
 from vidbench.runner.recorder import Answer
 from vidbench.tasks.base import Task
+
+if TYPE_CHECKING:  # Ray is read untyped (pyproject: [tool.mypy]): these name its types
+    from ray.actor import ActorHandle
 
 
 @dataclass(frozen=True)
@@ -58,7 +61,11 @@ class InferWorker:
     imports without Ray. Its `answer` is async: Ray runs many calls at once on its loop."""
 
     def __init__(
-        self, setup: WorkerSetup, answered: set[str], limiter: Any = None, name: str = ""
+        self,
+        setup: WorkerSetup,
+        answered: set[str],
+        limiter: ActorHandle | None = None,
+        name: str = "",
     ) -> None:
         if os.path.isdir(setup.workdir):
             os.chdir(setup.workdir)
