@@ -39,7 +39,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import JsonValue
 
@@ -63,6 +63,10 @@ from vidbench.testing.fake_apis import (
 )
 from vidbench.testing.server_state import FaultPlan, ServerState, ServerStats, body_key
 
+if TYPE_CHECKING:
+    import uvicorn
+    from starlette.types import Receive, Scope, Send
+
 __all__ = ["ChatServer", "FaultPlan", "Reply", "ServerStats", "request_text"]
 
 ReplyFn = Callable[[dict[str, JsonValue]], "str | Reply"]
@@ -77,7 +81,7 @@ class ChatServer:
         self.reset(**settings)
         self._socket = socket.create_server((host, port), backlog=4096)
         self.port: int = self._socket.getsockname()[1]
-        self._server: Any = None
+        self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
 
     # ----------------------------------------------------------------- addresses and counters
@@ -139,7 +143,7 @@ class ChatServer:
             return dict(self._state.sends)
 
     # ----------------------------------------------------------------------------- lifecycle
-    def _uvicorn(self) -> Any:
+    def _uvicorn(self) -> uvicorn.Server:
         import uvicorn
 
         config = uvicorn.Config(
@@ -152,13 +156,13 @@ class ChatServer:
         return uvicorn.Server(config)
 
     def start(self) -> ChatServer:
-        self._server = self._uvicorn()
+        server = self._server = self._uvicorn()
         self._thread = threading.Thread(
-            target=self._server.run, kwargs={"sockets": [self._socket]}, daemon=True
+            target=server.run, kwargs={"sockets": [self._socket]}, daemon=True
         )
         self._thread.start()
         deadline = time.monotonic() + 10
-        while not self._server.started:
+        while not server.started:
             if not self._thread.is_alive() or time.monotonic() > deadline:
                 raise RuntimeError(f"the fake chat server on {self.root_url} did not start")
             time.sleep(0.005)
@@ -172,8 +176,8 @@ class ChatServer:
 
     def serve_forever(self) -> None:
         """Serve in this thread until interrupted (the command-line use)."""
-        self._server = self._uvicorn()
-        self._server.run(sockets=[self._socket])
+        server = self._server = self._uvicorn()
+        server.run(sockets=[self._socket])
 
     def __enter__(self) -> ChatServer:
         return self.start()
@@ -182,7 +186,7 @@ class ChatServer:
         self.stop()
 
     # ---------------------------------------------------------------------------- the app
-    def app(self) -> Any:
+    def app(self) -> FastAPI:
         app = FastAPI()
 
         @app.post("/v1/chat/completions")
@@ -300,7 +304,7 @@ async def _hold(request: Request, limit_s: float) -> None:
 class _BrokenResponse(Response):
     """Starts a 200 response, sends part of the body and stops: the connection breaks."""
 
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = [(b"content-type", b"application/json"), (b"content-length", b"1000")]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         await send({"type": "http.response.body", "body": b'{"id": "cut', "more_body": True})
@@ -333,7 +337,7 @@ def scripted_replies(path: str, default: str) -> Callable[[dict[str, JsonValue]]
     return reply
 
 
-def _is_rule(rule: Any) -> bool:
+def _is_rule(rule: JsonValue) -> bool:
     if not isinstance(rule, dict) or "reply" not in rule:
         return False
     when = rule.get("when")
