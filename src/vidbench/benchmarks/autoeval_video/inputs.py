@@ -33,7 +33,7 @@ def _rows(path: Path) -> Iterator[tuple[int, Any, str | None]]:
         yield line.number, line.value, line.error
 
 
-def _object_id(value: Any) -> str:
+def _object_id(value: object) -> str:
     if not isinstance(value, dict):
         raise DataError("not a JSON object")
     if "ID" not in value:
@@ -108,7 +108,7 @@ class Label:
     subset: str | None
 
 
-def _verdict(value: Any) -> int:
+def _verdict(value: object) -> int:
     if isinstance(value, bool):
         return int(value)
     if value in (0, 1):

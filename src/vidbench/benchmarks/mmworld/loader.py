@@ -177,7 +177,7 @@ def _group(path: Path) -> tuple[list[_Video], list[Problem]]:
     return list(videos.values()), problems
 
 
-def _int(value: Any) -> int | None:
+def _int(value: object) -> int | None:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     if isinstance(value, str) and value.strip().isdigit():

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import Any
 
 from pydantic import JsonValue
 
@@ -36,7 +35,7 @@ def object_record(data: Path, data_dir: Path, uid: str) -> dict[str, Json]:
     return {"views": views(data, data_dir, uid), "first_views": list(OFFICIAL_VIEWS)}
 
 
-def check_candidate(record: Any) -> dict[str, JsonValue]:
+def check_candidate(record: object) -> dict[str, JsonValue]:
     """A review-queue candidate in the official record shape; DataError says what is wrong."""
     if not isinstance(record, dict):
         raise DataError("not a JSON object")

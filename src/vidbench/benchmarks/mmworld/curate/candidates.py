@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import asdict, dataclass
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from pydantic import JsonValue
 
@@ -58,7 +58,7 @@ class SubsetCandidate:
         return asdict(self)
 
 
-def _options(raw: Any) -> dict[str, str]:
+def _options(raw: object) -> dict[str, str]:
     if isinstance(raw, list):
         texts = [_LIST_PREFIX.sub("", str(t)) if isinstance(t, str) else t for t in raw]
         raw = dict(zip(LABELS, texts, strict=False)) if len(texts) == 4 else {}
@@ -77,7 +77,7 @@ def _options(raw: Any) -> dict[str, str]:
     return found
 
 
-def _answer(raw: Any, options: dict[str, str]) -> str:
+def _answer(raw: object, options: dict[str, str]) -> str:
     text = str(raw or "").strip()
     label = text.strip("().: ").lower()
     if label in LABELS:

@@ -61,7 +61,7 @@ def _unique(video_id: str, seen: set[str]) -> str:
     return candidate
 
 
-def _discipline(value: Any) -> str | None:
+def _discipline(value: object) -> str | None:
     """A discipline in Table 3's spelling; None for an absent one; DataError for an unknown."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
