@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from vidbench.annotate.adapters import ReviewAdapter
 from vidbench.report.figures import FigureSpec
@@ -50,15 +49,43 @@ class CommandGroups:
 CommandAdder = Callable[[CommandGroups], None]
 
 
-def lazy(module: str, name: str) -> Callable[..., Any]:
-    """A function that imports `module` and calls its `name` only when called: a Benchmark
-    value names its validator and commands this way, so building it imports nothing heavy."""
+# A Benchmark value names its validator, commands and figures by module and name, imported only
+# when called, so building the value imports nothing heavy. One helper per kind: each keeps the
+# kind's signature, so what a benchmark names is checked where it is called.
 
-    def call(*args: Any, **kwargs: Any) -> Any:
-        return getattr(importlib.import_module(module), name)(*args, **kwargs)
 
-    call.__name__ = call.__qualname__ = f"{module}.{name}"
-    return call
+def lazy_validator(module: str, name: str = "validate") -> Validator:
+    """`module`'s `name` (a Validator), imported when first called."""
+
+    def validate(root: Path, show_progress: bool, frames: int | None) -> list[Problem]:
+        found: Validator = getattr(importlib.import_module(module), name)
+        return found(root, show_progress, frames)
+
+    validate.__name__ = validate.__qualname__ = f"{module}.{name}"
+    return validate
+
+
+def lazy_commands(module: str, name: str = "register") -> CommandAdder:
+    """`module`'s `name` (a CommandAdder), imported when first called."""
+
+    def register(groups: CommandGroups) -> None:
+        found: CommandAdder = getattr(importlib.import_module(module), name)
+        found(groups)
+
+    register.__name__ = register.__qualname__ = f"{module}.{name}"
+    return register
+
+
+def lazy_figure(module: str, name: str) -> Callable[[Sequence[Path], Path], list[Path]]:
+    """`module`'s `name` (a FigureSpec's `draw`), imported when first called."""
+
+    def draw(runs: Sequence[Path], folder: Path) -> list[Path]:
+        found: Callable[[Sequence[Path], Path], list[Path]]
+        found = getattr(importlib.import_module(module), name)
+        return found(runs, folder)
+
+    draw.__name__ = draw.__qualname__ = f"{module}.{name}"
+    return draw
 
 
 # the shared `curate` command's help (every benchmark that builds data adds itself under it)

@@ -115,7 +115,7 @@ COMMAND_GROUPS = {
 }  # fmt: skip
 
 
-def _grouped_commands(sub: argparse._SubParsersAction) -> str:  # type: ignore[type-arg]
+def _grouped_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> str:
     """The commands' one-line helps under their groups' titles (argparse lists subcommands in
     one block: this is the help's epilog instead); a command in no group comes last."""
     helps = {action.dest: action.help or "" for action in sub._choices_actions}

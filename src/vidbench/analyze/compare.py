@@ -12,8 +12,8 @@ import io
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any
 
+from pydantic import JsonValue
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -48,12 +48,12 @@ class Comparison:
     only_b: int
     columns: list[ColumnComparison]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, JsonValue]:
         plain = {f.name: getattr(self, f.name) for f in fields(self)}
         return plain | {"columns": {c.column: _row_dict(c) for c in self.columns}}
 
 
-def _row_dict(c: ColumnComparison) -> dict[str, Any] | None:
+def _row_dict(c: ColumnComparison) -> dict[str, JsonValue] | None:
     if c.result is None:
         return None
     r = asdict(c.result)

@@ -6,14 +6,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from vidbench.analyze.error_table import share
 from vidbench.analyze.taxonomy import CODES
 from vidbench.report.figures import new_figure, save_figure
 
+if TYPE_CHECKING:
+    from vidbench.analyze.errors import ErrorSummary
 
-def write_figure(summaries: Sequence[dict[str, Any]], stem: Path) -> list[Path]:
+
+def write_figure(summaries: Sequence[ErrorSummary], stem: Path) -> list[Path]:
     """`stem`.png and `stem`.svg; the paths written."""
     figure_width = max(6.0, 1.1 * len(CODES) + 0.4 * len(summaries))
     figure = new_figure(figure_width, 3.8, "the error figure")

@@ -10,27 +10,30 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
 
 from vidbench.analyze.taxonomy import CODES
 
+if TYPE_CHECKING:
+    from vidbench.analyze.errors import ErrorSummary
+
 HEADER = ["Model", "Task", *CODES, "tagged", "unparsed", "failed", "wrong"]
 
 
-def share(summary: dict[str, Any], code: str) -> float | None:
+def share(summary: ErrorSummary, code: str) -> float | None:
     """Percent of the row's tagged wrong answers with this type (None when none is tagged)."""
     tagged = summary["tagged"]
     return 100 * summary["counts"][code] / tagged if tagged else None
 
 
-def _failed(summary: dict[str, Any]) -> int:
+def _failed(summary: ErrorSummary) -> int:
     return summary["judge_errors"] + summary["media_errors"]
 
 
-def rows(summaries: Sequence[dict[str, Any]]) -> list[list[str]]:
+def rows(summaries: Sequence[ErrorSummary]) -> list[list[str]]:
     body = []
     for s in summaries:
         cells = []
@@ -42,13 +45,13 @@ def rows(summaries: Sequence[dict[str, Any]]) -> list[list[str]]:
     return body
 
 
-def to_markdown(summaries: Sequence[dict[str, Any]]) -> str:
+def to_markdown(summaries: Sequence[ErrorSummary]) -> str:
     lines = ["| " + " | ".join(HEADER) + " |", "|" + "|".join("---" for _ in HEADER) + "|"]
     lines += ["| " + " | ".join(row) + " |" for row in rows(summaries)]
     return "\n".join(lines) + "\n"
 
 
-def to_csv(summaries: Sequence[dict[str, Any]]) -> str:
+def to_csv(summaries: Sequence[ErrorSummary]) -> str:
     """Counts and percents in separate columns, for spreadsheets."""
     out = io.StringIO()
     writer = csv.writer(out)
@@ -66,7 +69,7 @@ def to_csv(summaries: Sequence[dict[str, Any]]) -> str:
     return out.getvalue()
 
 
-def print_errors(summaries: Sequence[dict[str, Any]], console: Console) -> None:
+def print_errors(summaries: Sequence[ErrorSummary], console: Console) -> None:
     table = Table(title="error types of wrong answers (MMWorld paper, Figure 5)")
     for i, name in enumerate(HEADER):
         table.add_column(name, justify="left" if i < 2 else "right")

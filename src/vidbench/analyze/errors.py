@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from vidbench.analyze.taxonomy import BY_CODE, CODES, definitions_text, error_code
 from vidbench.core.errors import ConfigError, DataError
-from vidbench.core.files import write_json, write_jsonl
+from vidbench.core.files import Json, write_json, write_jsonl
 from vidbench.core.messages import Message, Part, TextPart
 from vidbench.core.records import Sample
 from vidbench.core.requests import GenerationConfig
@@ -55,8 +55,9 @@ def parse_error_type(reply: str) -> tuple[str, str] | None:
     """(code, reason) from a judge reply: `{"error_type": ..., "reason": ...}` anywhere in it,
     else an "error type: X" line; None when no known type is named."""
     value = find_json(reply)
-    if isinstance(value, dict) and isinstance(value.get("error_type"), str):
-        code = error_code(value["error_type"])
+    named = value.get("error_type") if isinstance(value, dict) else None
+    if isinstance(value, dict) and isinstance(named, str):
+        code = error_code(named)
         if code is not None:
             return code, str(value.get("reason") or "").strip()
     for match in _NAMED.finditer(reply):
@@ -66,6 +67,40 @@ def parse_error_type(reply: str) -> tuple[str, str] | None:
             if code is not None:
                 return code, reply[match.end() :].strip(" .:-\n")
     return None
+
+
+class ErrorLine(TypedDict):
+    """One wrong answer in RUN/errors.jsonl: its error type (None: not tagged) and why."""
+
+    id: str
+    status: str  # the judgment's CallStatus, or "media" (its frames could not be read)
+    error_type: str | None  # a code of analyze/taxonomy.py
+    error_name: str | None
+    reason: str | None
+    gold: str | None
+    parsed: str | None
+    raw_output: str | None
+    judge_reply: str | None
+    attempts: int
+    error: str | None
+
+
+class ErrorSummary(TypedDict):
+    """RUN/errors.json: the counts of a run's error types."""
+
+    run: str
+    task: str
+    model: str
+    judge: Mapping[str, Json]  # the judge's identity
+    wrong: int
+    tagged: int
+    counts: dict[str, int]  # by error type code, every code listed
+    unparsed: int
+    judge_errors: int
+    media_errors: int
+    not_scored: int
+    missing_samples: list[str]
+    usage: dict[str, int]
 
 
 @dataclass
@@ -126,7 +161,7 @@ def error_prompt() -> PromptFile:
 
 def error_call(
     sample: Sample, row: SampleRow, task: Task, frames: tuple[Part, ...] = ()
-) -> ModelCall:
+) -> ModelCall[tuple[str, str]]:
     template = error_prompt()
     labels = task.choices(sample)
     options = "\n".join(f"({k}) {v}" for k, v in zip(labels, sample.options, strict=False))
@@ -146,8 +181,14 @@ def error_call(
     )
 
 
-def _line(sample: Sample, row: SampleRow, verdict: CallResult | None, error: str | None):
-    code, reason = verdict.value if verdict is not None and verdict.ok else (None, None)
+def _line(
+    sample: Sample,
+    row: SampleRow,
+    verdict: CallResult[tuple[str, str]] | None,
+    error: str | None,
+) -> ErrorLine:
+    tagged = verdict.value if verdict is not None else None
+    code, reason = tagged if tagged is not None else (None, None)
     return {
         "id": sample.id,
         "status": verdict.status if verdict is not None else "media",
@@ -170,10 +211,11 @@ def tag_errors(
     attempts: int = DEFAULT_ATTEMPTS,
     with_frames: bool = False,
     show_progress: bool = False,
-) -> dict[str, Any]:
+) -> ErrorSummary:
     """Tag the run's wrong answers; write RUN/errors.jsonl and RUN/errors.json; the summary."""
     cache = FrameCache(Path(run.config.cache_dir) if run.config.cache_dir else None)
-    calls, media_errors = [], {}
+    calls: list[ModelCall[tuple[str, str]]] = []
+    media_errors: dict[str, str] = {}
     for sample, row in run.wrong:
         try:
             frames = _frame_parts(sample, run.task, cache) if with_frames else ()
@@ -195,10 +237,10 @@ def tag_errors(
 
 
 def summarise(
-    run: RunInput, lines: list[dict[str, Any]], judge: dict[str, Any], usage: dict[str, int]
-) -> dict[str, Any]:
+    run: RunInput, lines: list[ErrorLine], judge: Mapping[str, Json], usage: dict[str, int]
+) -> ErrorSummary:
     statuses = Counter(line["status"] for line in lines)
-    counts = Counter(line["error_type"] for line in lines if line["error_type"])
+    counts = Counter(code for line in lines if (code := line["error_type"]))
     return {
         "run": str(run.path),
         "task": run.config.task,

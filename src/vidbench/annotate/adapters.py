@@ -11,15 +11,18 @@ and nothing in annotate/ imports a benchmark.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
+
+from pydantic import JsonValue
 
 from vidbench.annotate.exported import Exported
 from vidbench.annotate.items import Imported
 from vidbench.annotate.project import Project
 from vidbench.core.errors import ConfigError, DataError
+from vidbench.models.registry import ModelChoice
 
 # read(conn, project data folder, the file or folder to read, author) -> what was imported
 ImportFn = Callable[[sqlite3.Connection, Path, Path, str], Imported]
@@ -45,14 +48,19 @@ class Exporter:
     write: ExportFn
 
 
+# An instance's red-team history, a rule version, a round: JSON objects of the benchmark's own
+# shape (the app shows them and hands them back to the benchmark's RedTeam, never reads inside).
+RedTeamRecord = Mapping[str, object]
+
+
 class RuleWorkspace(Protocol):
     """A benchmark's red-team workspace for its judging rules (one JSON file in a folder)."""
 
     def add_attack(self, key: str, answer: str, expected: int, note: str) -> int: ...
 
-    def revise(self, key: str, rule: str, note: str) -> dict[str, Any]: ...
+    def revise(self, key: str, rule: str, note: str) -> RedTeamRecord: ...
 
-    def instance(self, key: str) -> dict[str, Any]: ...
+    def instance(self, key: str) -> RedTeamRecord: ...
 
 
 @dataclass(frozen=True)
@@ -62,10 +70,11 @@ class RedTeam:
     judge on every attack, and the rules file written back."""
 
     open: Callable[[Path, Path | None], RuleWorkspace]  # (folder, rules file when new)
-    status: Callable[[dict[str, Any]], str]  # an instance's status
-    current: Callable[[dict[str, Any]], dict[str, Any]]  # an instance's current rule version
-    check: Callable[[Any, str, Any], dict[str, Any]]  # (workspace, key, judge) -> the round
-    export: Callable[[Any, Path], int]  # (workspace, rules file to write) -> rules revised
+    status: Callable[[RedTeamRecord], str]  # an instance's status
+    current: Callable[[RedTeamRecord], RedTeamRecord]  # an instance's current rule version
+    # (workspace, key, judge) -> the round
+    check: Callable[[RuleWorkspace, str, ModelChoice], RedTeamRecord]
+    export: Callable[[RuleWorkspace, Path], int]  # (workspace, rules file to write) -> revised
     workspace_file: str  # the workspace's file name in its folder
 
 
@@ -122,7 +131,7 @@ class Adapters:
                 return target
         return None
 
-    def check_edit(self, item: dict[str, Any], edited: Any) -> Any:
+    def check_edit(self, item: dict[str, JsonValue], edited: Any) -> Any:
         """An edited record checked by the benchmark its item came from (`benchmark` in the
         item's data; items without one: the benchmark that checks edits)."""
         name = item.get("benchmark")

@@ -14,10 +14,14 @@ import secrets
 import sqlite3
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from vidbench.annotate import db
 from vidbench.annotate.paths import check_name
 from vidbench.core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from argon2 import PasswordHasher
 
 ROLES = ("annotator", "reviewer", "admin")
 SESSION_SECONDS = 12 * 3600
@@ -39,7 +43,7 @@ class User:
         return self.role == "admin"
 
 
-def _hasher():  # type: ignore[no-untyped-def]
+def _hasher() -> PasswordHasher:
     from vidbench.extras import require
 
     require("the annotation app", ["argon2"], "annotate")

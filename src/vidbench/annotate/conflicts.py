@@ -10,7 +10,8 @@ the same text resolves a row as well.
 from __future__ import annotations
 
 import sqlite3
-from typing import Any
+
+from pydantic import JsonValue
 
 from vidbench.annotate import db
 from vidbench.core.errors import DataError
@@ -44,7 +45,7 @@ def keep(
     return int(cur.lastrowid or 0)
 
 
-def open_for(conn: sqlite3.Connection, work_id: int, user_id: int) -> list[dict[str, Any]]:
+def open_for(conn: sqlite3.Connection, work_id: int, user_id: int) -> list[dict[str, JsonValue]]:
     """This person's unresolved refused saves on this work, oldest first."""
     rows = conn.execute(
         "SELECT id, base_version, content, status, at FROM conflicts WHERE work_id = ? "

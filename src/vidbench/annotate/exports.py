@@ -13,7 +13,9 @@ import json
 import sqlite3
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
+
+from pydantic import JsonValue
 
 from vidbench.annotate import db
 from vidbench.annotate.adapters import Adapters
@@ -21,13 +23,38 @@ from vidbench.annotate.exported import Exported
 from vidbench.annotate.paths import child, file_name
 from vidbench.annotate.project import Project
 from vidbench.core.errors import ConfigError, DataError
-from vidbench.core.files import write_jsonl
+from vidbench.core.files import Json, json_object, write_jsonl
 from vidbench.scoring.agreement import cohen_kappa
 
 DONE = ("submitted", "accepted")
 
 
-def live_work(conn: sqlite3.Connection, kind: str, job: str) -> dict[str, list[dict[str, Any]]]:
+class LiveWork(TypedDict):
+    """A row of `work` (db.py) on a live item, with the item's data (JSON text) and ref, and the
+    name of the person it was given to."""
+
+    id: int
+    item_id: str
+    user_id: int
+    job: str
+    slot: int
+    content: str
+    status: str
+    comment: str
+    version: int
+    updated_by: int | None
+    updated_at: str | None
+    data: str
+    ref: str
+    owner: str
+
+
+class Unassigned(TypedDict):
+    id: str
+    data: dict[str, JsonValue]
+
+
+def live_work(conn: sqlite3.Connection, kind: str, job: str) -> dict[str, list[LiveWork]]:
     """item id -> its work rows (slot order), for live items of a kind."""
     rows = conn.execute(
         "SELECT w.*, i.data, i.ref, u.name AS owner FROM work w JOIN items i ON i.id = w.item_id "
@@ -35,28 +62,48 @@ def live_work(conn: sqlite3.Connection, kind: str, job: str) -> dict[str, list[d
         "ORDER BY w.item_id, w.slot",
         (kind, job),
     )
-    out: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    out: dict[str, list[LiveWork]] = defaultdict(list)
     for r in rows:
-        out[r["item_id"]].append(dict(r))
+        out[r["item_id"]].append(
+            LiveWork(
+                id=r["id"],
+                item_id=r["item_id"],
+                user_id=r["user_id"],
+                job=r["job"],
+                slot=r["slot"],
+                content=r["content"],
+                status=r["status"],
+                comment=r["comment"],
+                version=r["version"],
+                updated_by=r["updated_by"],
+                updated_at=r["updated_at"],
+                data=r["data"],
+                ref=r["ref"],
+                owner=r["owner"],
+            )
+        )
     return out
 
 
-def unassigned(conn: sqlite3.Connection, kind: str, job: str) -> list[dict[str, Any]]:
+def unassigned(conn: sqlite3.Connection, kind: str, job: str) -> list[Unassigned]:
     """Live items of a kind that nobody was given for `job` (id and data): in no export yet."""
     rows = conn.execute(
         "SELECT i.id, i.data FROM items i WHERE i.kind = ? AND i.deleted = 0 AND NOT EXISTS "
         "(SELECT 1 FROM work w WHERE w.item_id = i.id AND w.job = ?) ORDER BY i.id",
         (kind, job),
     )
-    return [{"id": r["id"], "data": json.loads(r["data"])} for r in rows]
+    return [Unassigned(id=r["id"], data=json.loads(r["data"])) for r in rows]
 
 
-def not_assigned(items: list[dict[str, Any]]) -> list[str]:
+def not_assigned(items: list[Unassigned]) -> list[str]:
     return [f"{item['id']}: not assigned to anyone" for item in items]
 
 
-def review_of(work: dict[str, Any]) -> dict[str, Any]:
-    return json.loads(work["content"]) if work["content"] else {}
+def review_of(work: LiveWork) -> dict[str, JsonValue]:
+    """A reviewer's saved review (decision, edited record, note); empty before one is saved."""
+    return (
+        json_object(json.loads(work["content"]), f"review {work['id']}") if work["content"] else {}
+    )
 
 
 def export_answers(
@@ -69,16 +116,16 @@ def export_answers(
     lines = []
     for works in live_work(conn, "answer", "answer").values():
         for w in works:
-            item = json.loads(w["data"])
-            if w["user_id"] != found["id"] or item["benchmark"] != benchmark:
+            item = json_object(json.loads(w["data"]), f"item {w['item_id']}")
+            if w["user_id"] != found["id"] or item.get("benchmark") != benchmark:
                 continue
             if w["content"]:
-                lines.append({"id": item["id"], "answer": w["content"]})
+                lines.append({"id": item.get("id"), "answer": w["content"]})
             else:
-                out.left_out.append(f"{item['id']}: not answered")
-    for item in unassigned(conn, "answer", "answer"):
-        if item["data"].get("benchmark") == benchmark:
-            out.left_out.append(f"{item['data']['id']}: not assigned to anyone")
+                out.left_out.append(f"{item.get('id')}: not answered")
+    for left in unassigned(conn, "answer", "answer"):
+        if left["data"].get("benchmark") == benchmark:
+            out.left_out.append(f"{left['data'].get('id')}: not assigned to anyone")
     write_jsonl(path, lines)
     out.written = len(lines)
     with db.transaction(conn):
@@ -86,7 +133,7 @@ def export_answers(
     return out
 
 
-def review_agreement(conn: sqlite3.Connection) -> dict[str, Any]:
+def review_agreement(conn: sqlite3.Connection) -> dict[str, Json]:
     """Double review: items with two submitted reviews, agreement on keep (accept or edit)
     vs reject, with Cohen's kappa (scoring/agreement.py)."""
     pairs = []

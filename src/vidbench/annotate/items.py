@@ -22,14 +22,14 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 
 from vidbench.annotate import db
 from vidbench.core.errors import DataError
-from vidbench.core.files import json_lines
+from vidbench.core.files import Json, json_lines
 
 Checked = TypeVar("Checked")
 KINDS = ("qa", "caption", "answer", "rule")
@@ -52,7 +52,12 @@ def item_id(kind: str, ref: str) -> str:
 
 
 def add(
-    conn: sqlite3.Connection, kind: str, ref: str, data: dict[str, Any], source: str, out: Imported
+    conn: sqlite3.Connection,
+    kind: str,
+    ref: str,
+    data: Mapping[str, Json],
+    source: str,
+    out: Imported,
 ) -> None:
     key = item_id(kind, ref)
     if conn.execute("SELECT 1 FROM items WHERE id = ?", (key,)).fetchone():

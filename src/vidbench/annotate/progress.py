@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass, field
-from typing import Any
+
+from pydantic import JsonValue
 
 STATUSES = ("todo", "draft", "submitted", "returned", "accepted")
 
@@ -109,6 +110,6 @@ def caption_review(conn: sqlite3.Connection) -> CaptionReview:
     return CaptionReview(counts["submitted"], counts["returned"], counts["accepted"])
 
 
-def recent_events(conn: sqlite3.Connection, n: int = 20) -> list[dict[str, Any]]:
+def recent_events(conn: sqlite3.Connection, n: int = 20) -> list[dict[str, JsonValue]]:
     rows = conn.execute("SELECT * FROM events ORDER BY id DESC LIMIT ?", (n,)).fetchall()
     return [dict(r) for r in rows]

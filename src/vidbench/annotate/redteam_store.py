@@ -8,19 +8,20 @@ import sqlite3
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from vidbench.annotate import db
-from vidbench.annotate.adapters import RedTeam, RuleWorkspace
+from vidbench.annotate.adapters import RedTeam, RedTeamRecord, RuleWorkspace
 from vidbench.annotate.exported import Exported
 from vidbench.annotate.project import Project
 from vidbench.core.errors import ConfigError
+from vidbench.models.registry import ModelChoice
 
 LOCK = threading.Lock()  # the workspace is one JSON file: one change at a time
 T = TypeVar("T")
 
 
-def workspace(project: Project, engine: RedTeam | None, conn: sqlite3.Connection) -> Any:
+def workspace(project: Project, engine: RedTeam | None, conn: sqlite3.Connection) -> RuleWorkspace:
     """The project's workspace, made from the rules file its rule items came from."""
     if engine is None:
         raise ConfigError("no benchmark here red-teams rules")
@@ -77,7 +78,7 @@ def revise(
     rule: str,
     note: str,
     author: str,
-) -> dict[str, Any]:
+) -> RedTeamRecord:
     return _change(
         project,
         engine,
@@ -94,9 +95,9 @@ def check(
     engine: RedTeam | None,
     conn: sqlite3.Connection,
     key: str,
-    judge: Any,
+    judge: ModelChoice | None,
     author: str,
-) -> dict[str, Any]:
+) -> RedTeamRecord:
     """One round with the app's judge (a ModelChoice) on every attack of the instance."""
     if judge is None:
         raise ConfigError("no judge: start the app with `annotate serve ... --judge SPEC`")
@@ -106,12 +107,14 @@ def check(
         conn,
         author,
         "redteam.check",
-        lambda ws: engine.check(ws, key, judge),  # type: ignore[union-attr]  # workspace checked it
+        lambda ws: engine.check(ws, key, judge),  # type: ignore[union-attr]  # workspace() refuses None
         lambda round_: f"ID {key}: round {round_['round']} {round_['successful_attacks']}",
     )
 
 
-def history(project: Project, engine: RedTeam | None, key: str, conn: sqlite3.Connection) -> dict:
+def history(
+    project: Project, engine: RedTeam | None, key: str, conn: sqlite3.Connection
+) -> dict[str, object]:
     """An instance's versions, attacks and rounds, with its status and current rule."""
     with LOCK:
         instance = workspace(project, engine, conn).instance(key)

@@ -20,12 +20,15 @@ import json
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NotRequired, TypedDict
+
+from pydantic import JsonValue
 
 from vidbench.annotate import conflicts, db
 from vidbench.annotate.auth import User
 from vidbench.annotate.drafts import draft_source
 from vidbench.core.errors import DataError
+from vidbench.core.files import Json
 
 MAX_TEXT = 5000
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"  # option letters: an answer is "(A)", "(B)", ...
@@ -39,12 +42,57 @@ class NoSuchWork(DataError):
     """Not there, or not this person's: the same answer for both."""
 
 
+class Work(TypedDict):
+    """A row of `work` (db.py) with its item's kind, ref, data (decoded) and withdrawal, and the
+    names of its owner and of who saved it last."""
+
+    id: int
+    item_id: str
+    user_id: int
+    job: str
+    slot: int
+    content: str
+    status: str
+    comment: str
+    version: int
+    updated_by: int | None
+    updated_at: str | None
+    kind: str
+    ref: str
+    data: dict[str, JsonValue]
+    deleted: int
+    updated_by_name: str | None
+    owner: str
+
+
+class Saved(TypedDict):
+    """What a save answers: the work's new version and status, and a warning when its item
+    was withdrawn."""
+
+    id: int
+    version: int
+    status: str
+    updated_at: str
+    warning: NotRequired[str]
+
+
+@dataclass(frozen=True)
+class Written:
+    """A save as written: the work's id, its new version and status, when, and its text."""
+
+    id: int
+    version: int
+    status: str
+    at: str
+    content: str
+
+
 @dataclass
 class Conflict(Exception):
     """Someone saved since the version the caller started from; `kept` is the row id of the
     refused text in conflicts.py (None when the save carried no text)."""
 
-    current: dict[str, Any]
+    current: Work
     kept: int | None = None
 
     def __str__(self) -> str:
@@ -52,7 +100,7 @@ class Conflict(Exception):
         return f"{who} saved this at {at} (version {self.current['version']}) since you loaded it"
 
 
-def row(conn: sqlite3.Connection, work_id: int) -> dict[str, Any] | None:
+def row(conn: sqlite3.Connection, work_id: int) -> Work | None:
     found = conn.execute(
         "SELECT w.*, i.kind, i.ref, i.data, i.deleted, u.name AS updated_by_name, "
         "o.name AS owner FROM work w JOIN items i ON i.id = w.item_id "
@@ -62,30 +110,37 @@ def row(conn: sqlite3.Connection, work_id: int) -> dict[str, Any] | None:
     ).fetchone()
     if found is None:
         return None
-    out = dict(found)
-    out["data"] = json.loads(out["data"])
-    return out
+    return Work(
+        id=found["id"], item_id=found["item_id"], user_id=found["user_id"], job=found["job"],
+        slot=found["slot"], content=found["content"], status=found["status"],
+        comment=found["comment"], version=found["version"], updated_by=found["updated_by"],
+        updated_at=found["updated_at"], kind=found["kind"], ref=found["ref"],
+        data=json.loads(found["data"]), deleted=found["deleted"],
+        updated_by_name=found["updated_by_name"], owner=found["owner"],
+    )  # fmt: skip
 
 
-def get(conn: sqlite3.Connection, work_id: int, user: User) -> dict[str, Any]:
+def get(conn: sqlite3.Connection, work_id: int, user: User) -> Work:
     found = row(conn, work_id)
     if found is None or not may_read(found, user):
         raise NoSuchWork(f"no work {work_id} for {user.name}")
     return found
 
 
-def may_read(work: dict[str, Any], user: User) -> bool:
+def may_read(work: Work, user: User) -> bool:
     return work["user_id"] == user.id or (user.reviews and work["job"] == "write")
 
 
-def mine(conn: sqlite3.Connection, user: User, job: str | None = None) -> list[dict[str, Any]]:
+def mine(
+    conn: sqlite3.Connection, user: User, job: str | None = None
+) -> list[dict[str, JsonValue]]:
     """This person's live work, in item order, each with its item's data (parsed)."""
     query = (
         "SELECT w.id, w.item_id, w.job, w.status, w.version, w.comment, w.updated_at, i.kind, "
         "i.ref, i.data FROM work w JOIN items i ON i.id = w.item_id "
         "WHERE w.user_id = ? AND i.deleted = 0"
     )
-    args: list[Any] = [user.id]
+    args: list[JsonValue] = [user.id]
     if job:
         query += " AND w.job = ?"
         args.append(job)
@@ -110,7 +165,7 @@ class Place:
     left: int  # how many of the job's items still need them, this one aside
 
 
-def place(conn: sqlite3.Connection, user: User, current: dict[str, Any]) -> Place:
+def place(conn: sqlite3.Connection, user: User, current: Work) -> Place:
     """`current`'s place among this person's live work of the same job."""
     rows = conn.execute(
         "SELECT w.id, w.status FROM work w JOIN items i ON i.id = w.item_id WHERE w.user_id = ? "
@@ -131,7 +186,7 @@ def place(conn: sqlite3.Connection, user: User, current: dict[str, Any]) -> Plac
     )
 
 
-def answers(item: dict[str, Any]) -> list[str]:
+def answers(item: dict[str, JsonValue]) -> list[str]:
     """The answers a question takes: "(A)" to its last option's letter (four without options)."""
     options = item.get("Options")
     n = len(options) if isinstance(options, list) and options else 4
@@ -139,14 +194,14 @@ def answers(item: dict[str, Any]) -> list[str]:
 
 
 # (item data, edited record) -> the record as its benchmark keeps it; DataError when it is not one
-CheckEdit = Callable[[dict[str, Any], Any], Any]
+CheckEdit = Callable[[dict[str, JsonValue], Any], Any]
 
 
 def check_content(
     job: str,
     content: str,
     status: str,
-    item: dict[str, Any] | None = None,
+    item: dict[str, JsonValue] | None = None,
     check_edit: CheckEdit | None = None,
 ) -> None:
     """DataError naming what is wrong with a save's content for this job (`item`: the item's
@@ -194,7 +249,7 @@ def save(
     comment: str | None = None,
     resolves: tuple[int, ...] = (),
     check_edit: CheckEdit | None = None,
-) -> dict[str, Any]:
+) -> Saved:
     """Apply one save (owner: content and draft/submitted; reviewer: returned/accepted and a
     comment; `resolves`: kept conflicts this save settles; `check_edit`: how an edited record is
     checked). Raises NoSuchWork, DataError (bad content, not allowed) or Conflict (the owner's
@@ -212,13 +267,13 @@ def save(
                 _check_reviewable(work)
             saved = _write(conn, work, user, content, status, comment, check_edit)
             if owner:
-                conflicts.resolve_saved(conn, work_id, user.id, saved["content"], list(resolves))
+                conflicts.resolve_saved(conn, work_id, user.id, saved.content, list(resolves))
         elif owner and content is not None and content != work["content"]:
             check_content(work["job"], content, "draft", work["data"], check_edit)
             kept = conflicts.keep(conn, work_id, user.id, base_version, content, status)
     if saved is None:  # the kept text is committed with the transaction above
         raise Conflict(work, kept)
-    out = {k: saved[k] for k in ("id", "version", "status", "updated_at")}
+    out = Saved(id=saved.id, version=saved.version, status=saved.status, updated_at=saved.at)
     if work["deleted"]:
         out["warning"] = "this item was withdrawn: your work is kept but leaves the exports"
     return out
@@ -226,13 +281,13 @@ def save(
 
 def _write(
     conn: sqlite3.Connection,
-    work: dict[str, Any],
+    work: Work,
     user: User,
     content: str | None,
     status: str | None,
     comment: str | None,
     check_edit: CheckEdit | None = None,
-) -> dict[str, Any]:
+) -> Written:
     """The save itself, on the version it started from (inside the caller's transaction)."""
     owner = work["user_id"] == user.id
     new_content = work["content"] if content is None else content
@@ -252,13 +307,7 @@ def _write(
         "VALUES (?, ?, ?, ?, ?, ?, ?)",
         (work["id"], version, new_content, new_status, new_comment, user.id, at),
     )
-    return {
-        "id": work["id"],
-        "version": version,
-        "status": new_status,
-        "updated_at": at,
-        "content": new_content,
-    }
+    return Written(work["id"], version, new_status, at, new_content)
 
 
 def _check_review(content: str | None, status: str | None, comment: str | None) -> None:
@@ -269,22 +318,31 @@ def _check_review(content: str | None, status: str | None, comment: str | None) 
         raise DataError("say why when sending work back")
 
 
-def _check_reviewable(work: dict[str, Any]) -> None:
+def _check_reviewable(work: Work) -> None:
     """Only written work is reviewed: submitted (or accepted, to send it back), with a text."""
     if work["status"] not in REVIEWABLE or not work["content"].strip():
         state = "empty" if not work["content"].strip() else work["status"]
         raise DataError(f"only written work can be reviewed: this one is {state}")
 
 
-def public(work: dict[str, Any]) -> dict[str, Any]:
+def public(work: Work) -> dict[str, Json]:
     """What the page and API show: never the gold answer of a question to answer."""
     data = dict(work["data"])
     if work["job"] == "answer":
         data.pop("gold", None)
         data.pop("Answer index", None)
         data.pop("provenance", None)
-    keys = ("id", "item_id", "job", "content", "status", "comment", "version", "updated_at")
-    out = {k: work[k] for k in keys}
-    out.update(data=data, owner=work["owner"], deleted=bool(work["deleted"]))
-    out["updated_by"] = work["updated_by_name"]
-    return out
+    return {
+        "id": work["id"],
+        "item_id": work["item_id"],
+        "job": work["job"],
+        "content": work["content"],
+        "status": work["status"],
+        "comment": work["comment"],
+        "version": work["version"],
+        "updated_at": work["updated_at"],
+        "data": data,
+        "owner": work["owner"],
+        "deleted": bool(work["deleted"]),
+        "updated_by": work["updated_by_name"],
+    }

@@ -56,7 +56,7 @@ def item_flags_of(
     posteriors = item_flags.gold_posteriors(responses)
     found: list[list[Flag]] = []
     for i, item in enumerate(responses.items):
-        flags: list[Flag] = []
+        flags: list[Flag | None] = []
         if item.gold is not None:
             picked = [responses.answer(responses.runs[r], item) for r in seeing]
             answered = [a for a in picked if a is not None]

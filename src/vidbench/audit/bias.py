@@ -24,7 +24,7 @@ def gold_bias(responses: Responses) -> dict[str, object] | None:
     if not items:
         return None
     letters = sorted({c for it in items for c in it.choices})
-    counts = Counter(it.gold for it in items)
+    counts = Counter(it.gold for it in items if it.gold is not None)
     expected = [sum(1 / len(it.choices) for it in items if c in it.choices) for c in letters]
     p = float(chisquare([counts[c] for c in letters], expected).pvalue)
     return {
@@ -44,7 +44,11 @@ def model_bias(responses: Responses) -> list[dict[str, object]]:
     items = [it for it in responses.items if it.choices and it.gold in it.choices]
     letters = sorted({c for it in items for c in it.choices})
     for run in responses.runs:
-        picked = [(a, it.gold) for it in items if (a := responses.answer(run, it)) is not None]
+        picked = [
+            (a, it.gold)
+            for it in items
+            if (a := responses.answer(run, it)) is not None and it.gold is not None
+        ]
         if not picked:
             continue
         chosen = Counter(a for a, _ in picked)

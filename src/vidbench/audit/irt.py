@@ -46,6 +46,7 @@ def fit_2pl(correct: np.ndarray, runs: list[int]) -> ItemFit | None:
         return None
     try:
         import mirt
+        from mirt.models import TwoParameterLogistic
     except ImportError as e:
         raise ConfigError(
             "audit needs the mirt package for its item response model: "
@@ -60,9 +61,11 @@ def fit_2pl(correct: np.ndarray, runs: list[int]) -> ItemFit | None:
         warnings.simplefilter("ignore")
         fit = mirt.fit_mirt(data[:, seen], model="2PL", compute_standard_errors=False)
         scores = mirt.fscores(fit, data[:, seen])
-    slope = np.asarray(fit.model.discrimination, float).ravel()
-    location = np.asarray(fit.model.difficulty, float).ravel()
+    model = fit.model
+    assert isinstance(model, TwoParameterLogistic)  # asked for by model="2PL"
+    slope = np.asarray(model.discrimination, dtype=np.float64).ravel()
+    location = np.asarray(model.difficulty, dtype=np.float64).ravel()
     difficulty[seen] = slope * location  # = -intercept
     discrimination[seen] = slope
-    ability[runs] = np.asarray(scores.theta, float).ravel()
+    ability[runs] = np.asarray(scores.theta, dtype=np.float64).ravel()
     return ItemFit(difficulty, discrimination, ability)

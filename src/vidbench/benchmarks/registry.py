@@ -33,6 +33,7 @@ from vidbench.benchmarks.fourd import BENCHMARK as FOURD
 from vidbench.benchmarks.mmworld import BENCHMARK as MMWORLD
 from vidbench.console import err
 from vidbench.core.errors import ConfigError
+from vidbench.core.files import Json
 from vidbench.export.source import ExportSource
 from vidbench.runner.run import Run
 from vidbench.runner.run_config import RunConfig
@@ -122,7 +123,7 @@ def _entries(name: str) -> tuple[Mapping[str, TaskEntry], str]:
     return all_tasks(), name
 
 
-def get_task(name: str, generation: Mapping[str, Any] | None = None, **overrides: object) -> Task:
+def get_task(name: str, generation: Mapping[str, Json] | None = None, **overrides: object) -> Task:
     """The task a name denotes, with FrameSpec fields and generation settings overridden."""
     entries, local = _entries(name)
     return build_task(entries, local, dict(generation or {}), **overrides)

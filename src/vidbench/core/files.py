@@ -6,6 +6,11 @@ target, so a reader (or a command killed half-way) never sees half a file. Reade
 name the file and line of every bad line (not JSON, not UTF-8) and keep reading: one bad line
 never hides the rest. Hand-written rather than the `jsonlines` library because callers need the
 line numbers of the bad lines as well as the good records, and no library returns both.
+
+Two JSON types: what is read is pydantic's `JsonValue` (dicts and lists a reader narrows with
+isinstance); what is built to be written is `Json`, whose containers are read-only, so that a
+`dict[str, str]` or a `list[int]` is one (a `dict[str, JsonValue]` would not take them: dict is
+invariant). The writers take any value json.dumps takes: TypedDicts and dataclass dicts too.
 """
 
 from __future__ import annotations
@@ -13,12 +18,16 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypeAlias
+
+from pydantic import JsonValue
 
 from vidbench.core.errors import DataError, DiskFullError, is_disk_full
+
+Json: TypeAlias = Mapping[str, "Json"] | Sequence["Json"] | str | int | float | bool | None
 
 
 def write_atomic(path: Path, data: bytes) -> None:
@@ -46,25 +55,37 @@ def write_text(path: Path, text: str) -> None:
     write_atomic(path, text.encode("utf-8"))
 
 
-def json_text(data: Any, indent: int | None = 2) -> str:
+def json_text(data: object, indent: int | None = 2) -> str:
     """`data` as JSON text (UTF-8 kept as is, a final newline when indented)."""
     text = json.dumps(data, indent=indent, ensure_ascii=False)
     return text + "\n" if indent is not None else text
 
 
-def write_json(path: Path, data: Any, indent: int | None = 2) -> None:
+def write_json(path: Path, data: object, indent: int | None = 2) -> None:
     write_text(path, json_text(data, indent))
 
 
-def jsonl_text(records: Iterable[Any]) -> str:
+def jsonl_text(records: Iterable[object]) -> str:
     return "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
 
 
-def write_jsonl(path: Path, records: Iterable[Any]) -> None:
+def write_jsonl(path: Path, records: Iterable[object]) -> None:
     write_text(path, jsonl_text(records))
 
 
-def read_json(path: Path) -> Any:
+def json_object(value: JsonValue, where: str) -> dict[str, JsonValue]:
+    """`value` when it is a JSON object; DataError saying `where` it is not."""
+    if not isinstance(value, dict):
+        raise DataError(f"{where}: not a JSON object")
+    return value
+
+
+def as_int(value: object) -> int | None:
+    """`value` when it is a whole number (a bool is not one), else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def read_json(path: Path) -> JsonValue:
     """The JSON value in `path`; DataError naming the file when it is missing or unreadable."""
     try:
         return json.loads(path.read_text(encoding="utf-8"))
@@ -79,7 +100,7 @@ class JsonLine:
     """One non-blank line of a JSON Lines file: its value, or why it could not be read."""
 
     number: int  # 1-based
-    value: Any = None
+    value: JsonValue = None
     error: str | None = None  # "not UTF-8 text (...)" or "malformed JSON: ..."
 
     def where(self, path: Path) -> str:
@@ -114,7 +135,7 @@ def json_lines(path: Path) -> Iterator[JsonLine]:
                 yield JsonLine(number, value)
 
 
-def read_jsonl(path: Path) -> list[Any]:
+def read_jsonl(path: Path) -> list[JsonValue]:
     """Every record of a JSON Lines file vidbench wrote itself; DataError naming the file and
     line at the first bad line (files users bring are read with `json_lines`)."""
     records = []

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
+
+from vidbench.core.files import Json
 
 SampleKind = Literal["mcq", "caption", "open"]
 
@@ -34,7 +36,8 @@ class Sample:
 
     `answer` is the gold option letter ("A".."D") for mcq, `references` the gold captions or
     answers, `rules` a per-instance judging rule. `metadata` keeps everything else the loader read
-    (the subtask, the official prompt rendering, ...).
+    (the subtask, the official prompt rendering, ...): JSON values (samples.jsonl and exports
+    keep them), which the benchmark's task narrows where it reads them.
     """
 
     id: str
@@ -46,4 +49,4 @@ class Sample:
     answer: str | None = None
     references: tuple[str, ...] = ()
     rules: str | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)
+    metadata: dict[str, Json] = field(default_factory=dict)

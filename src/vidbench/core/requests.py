@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Literal
+
+from pydantic import JsonValue
 
 from vidbench.core.messages import Message
 
@@ -17,7 +19,7 @@ class GenerationConfig:
     max_tokens: int = 256
     seed: int | None = None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, JsonValue]:
         return asdict(self)
 
 

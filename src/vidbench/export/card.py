@@ -10,6 +10,8 @@ import time
 from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
+from pydantic import JsonValue
+
 from vidbench.export.request import ORIGINAL, ExportTask
 from vidbench.report.funnel import Funnel, funnel_markdown
 from vidbench.tasks.exported import ROW_COLUMNS, SPLIT
@@ -91,7 +93,7 @@ def _flat(counts: Any, prefix: str = "") -> str:
     return ", ".join(p for p in parts if p)
 
 
-def _funnel_section(funnels: dict[str, Any]) -> str:
+def _funnel_section(funnels: dict[str, JsonValue]) -> str:
     if not funnels:
         return "No curation funnel was found beside the data (no `funnel.json`).\n"
     parts = []
@@ -99,8 +101,9 @@ def _funnel_section(funnels: dict[str, Any]) -> str:
         try:
             table = funnel_markdown(Funnel.from_document(document))
         except ValueError:  # a funnel.json of an older shape: its stages as they are
-            stages = document.get("stages", {}) if isinstance(document, dict) else {}
-            rows = [f"| {stage} | {_flat(counts)} |" for stage, counts in stages.items()]
+            stages = document.get("stages") if isinstance(document, dict) else None
+            shown = stages.items() if isinstance(stages, dict) else []
+            rows = [f"| {stage} | {_flat(counts)} |" for stage, counts in shown]
             table = "| stage | counts |\n| --- | --- |\n" + "\n".join(rows) + "\n"
         parts.append(f"From `construction/{relative}`:\n\n{table}")
     return "\n".join(parts)

@@ -16,7 +16,8 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+from pydantic import JsonValue
 
 SETTINGS = "settings.json"
 RENDER = "render.json"
@@ -31,7 +32,7 @@ class Construction:
     files: dict[str, Path] = field(default_factory=dict)
     unreadable: list[str] = field(default_factory=list)  # "path: why"
 
-    def _read(self, name: str) -> dict[str, Any]:
+    def _read(self, name: str) -> dict[str, JsonValue]:
         found = {}
         for relative, path in sorted(self.files.items()):
             if Path(relative).name != name:
@@ -42,13 +43,13 @@ class Construction:
                 self.unreadable.append(f"{relative}: {e}")
         return found
 
-    def settings(self) -> dict[str, Any]:
+    def settings(self) -> dict[str, JsonValue]:
         return self._read(SETTINGS)
 
-    def funnels(self) -> dict[str, Any]:
+    def funnels(self) -> dict[str, JsonValue]:
         return self._read(FUNNEL)
 
-    def renders(self) -> list[dict[str, Any]]:
+    def renders(self) -> list[dict[str, JsonValue]]:
         """The distinct render settings, each with its objects' count by status."""
         groups: dict[str, Counter[str]] = {}
         for record in self._read(RENDER).values():

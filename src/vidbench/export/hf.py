@@ -19,10 +19,10 @@ import shutil
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from vidbench.core.errors import ConfigError
-from vidbench.core.files import write_json, write_text
+from vidbench.core.files import Json, write_json, write_text
 from vidbench.core.records import Sample
 from vidbench.export.construction import find_construction
 from vidbench.export.request import (
@@ -39,15 +39,20 @@ from vidbench.tasks.exported import (
     MANIFEST,
     ROW_COLUMNS,
     SPLIT,
+    ExportedTask,
+    Manifest,
     sample_row,
 )
 from vidbench.tasks.problems import Loaded, Problem
+
+if TYPE_CHECKING:
+    import pyarrow as pa  # read untyped (pyproject: [tool.mypy])
 
 VIDEOS = "videos"
 CONSTRUCTION = "construction"
 
 
-def _arrow_type(values: list[Any]) -> Any:
+def _arrow_type(values: list[Json]) -> pa.DataType | None:
     """The Arrow type of a metadata field's values (numbers stay numbers, lists and records
     keep their shape); None when they have none in common (the field is then JSON text)."""
     import pyarrow as pa
@@ -70,7 +75,7 @@ def _arrow_type(values: list[Any]) -> Any:
     return None if pa.types.is_null(kind) else kind
 
 
-def _schema(samples: Sequence[Sample]) -> tuple[Any, dict[str, str], set[str]]:
+def _schema(samples: Sequence[Sample]) -> tuple[pa.Schema, dict[str, str], set[str]]:
     """The rows' schema: ROW_COLUMNS, then a column per field of the source's records (a field
     named like a row column as `original_<name>`: the gold as given beside the resolved letter;
     fields whose name starts with "_" are vidbench's own and stay in `metadata` only); the
@@ -133,7 +138,7 @@ def _write_config(out: Path, task: ExportTask, videos: _Videos) -> ConfigSummary
 
     samples = task.loaded.items
     schema, extra, as_json = _schema(samples)
-    rows: list[dict[str, Any]] = []
+    rows: list[dict[str, Json]] = []
     shown: set[str] = set()
     for sample in samples:
         paths = {view: videos.place(path) for view, path in sample.media.videos.items()}
@@ -210,16 +215,16 @@ def export_hf(request: ExportRequest) -> ExportedDataset:
             (work / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, work / name)
         exported = ExportedDataset(request.out, configs, len(videos.placed), problems, construction)
-        manifest = {
-            "format": FORMAT,
-            "version": FORMAT_VERSION,
-            "benchmark": request.benchmark,
-            "tasks": {
-                c.task: {"config": name, "split": SPLIT, "files": [c.path], "rows": c.rows}
+        manifest = Manifest(
+            format=FORMAT,
+            version=FORMAT_VERSION,
+            benchmark=request.benchmark,
+            tasks={
+                c.task: ExportedTask(config=name, split=SPLIT, files=[c.path], rows=c.rows)
                 for name, c in configs.items()
             },
-        }
-        write_json(work / MANIFEST, manifest)
+        )
+        write_json(work / MANIFEST, manifest.model_dump())
         write_text(work / "README.md", card_text(request, exported))
         if request.out.exists():
             request.out.rmdir()  # an empty folder, checked above

@@ -83,7 +83,7 @@ def probe(path: Path) -> VideoInfo:
         entries.sort()
         pts = tuple(p for p, _ in entries)
         start = pts[0]
-        tb = float(stream.time_base)
+        tb = _time_base(path, stream)
         fps = float(stream.average_rate) if stream.average_rate else 0.0
         return VideoInfo(
             frame_count=len(pts),
@@ -98,6 +98,13 @@ def probe(path: Path) -> VideoInfo:
         raise MediaError(f"{path}: corrupt video ({e})") from e
     finally:
         container.close()
+
+
+def _time_base(path: Path, stream: av.video.stream.VideoStream) -> float:
+    """Seconds per tick of the stream's timestamps."""
+    if stream.time_base is None:
+        raise MediaError(f"{path}: the video stream has no time base")
+    return float(stream.time_base)
 
 
 def _check_complete(
@@ -121,7 +128,7 @@ def _check_complete(
     if not container.duration or not rate:
         return
     declared_s = container.duration / av.time_base
-    tb = float(stream.time_base)
+    tb = _time_base(path, stream)
     pts = sorted(p for p, _ in entries)
     covered_s = (pts[-1] - pts[0]) * tb + 1 / rate
     if covered_s < declared_s - max(2 / rate, 0.02 * declared_s):

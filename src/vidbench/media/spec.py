@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, Literal
 
+from pydantic import JsonValue, TypeAdapter
+
 from vidbench.core.errors import ConfigError
+from vidbench.core.files import Json
 
 Sampler = Literal["interval", "linspace", "keyframes"]
 Order = Literal["view-first", "time-first"]
@@ -165,7 +169,7 @@ class FrameSpec:
             kept["max_side"] = None
         return replace(self, **kept)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, JsonValue]:
         """Fields as plain data; optional fields left at None are omitted, so specs (and store
         keys) written before a field existed stay the same."""
         d = asdict(self)
@@ -173,8 +177,10 @@ class FrameSpec:
         return {k: v for k, v in d.items() if not (k in _OPTIONAL and v is None)}
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> FrameSpec:
-        return cls(**{**d, "views": tuple(d["views"])})
+    def from_dict(cls, d: Mapping[str, JsonValue]) -> FrameSpec:
+        """A spec from `as_dict`'s fields (pydantic checks their types; ConfigError for a bad
+        value, as the constructor raises)."""
+        return TypeAdapter(cls).validate_python(d)
 
     def digest(self) -> str:
         return hashlib.sha256(json.dumps(self.as_dict(), sort_keys=True).encode()).hexdigest()[:16]
@@ -187,9 +193,9 @@ def frame_overrides(
     order: str | None = None,
     timestamps: bool | None = None,
     max_side: int | None = None,
-) -> dict[str, Any]:
+) -> dict[str, Json]:
     """CLI frame options -> FrameSpec field overrides (absent options are left out)."""
-    chosen = {
+    chosen: dict[str, Json] = {
         "views": list(parse_views(views)) if views else None,
         "frames": frames,
         "sampler": sampler,

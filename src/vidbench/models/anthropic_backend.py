@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from vidbench.core.files import Json
 from vidbench.core.messages import Message, TextPart
 from vidbench.core.requests import Request, Response, Usage
 from vidbench.models.api_model import ApiModel
@@ -31,12 +32,12 @@ ANTHROPIC_URL = "https://api.anthropic.com"
 
 def anthropic_messages(
     messages: Sequence[Message], jpeg_quality: int | None = None
-) -> tuple[str | None, list[dict[str, Any]]]:
+) -> tuple[str | None, list[dict[str, Json]]]:
     """The one message protocol -> (system text, Messages API turns)."""
     system, rest = split_system(messages, "Anthropic takes no images in the system prompt")
-    turns: list[dict[str, Any]] = []
+    turns: list[dict[str, Json]] = []
     for message in rest:
-        blocks: list[dict[str, Any]] = []
+        blocks: list[dict[str, Json]] = []
         for part in message.content:
             if isinstance(part, TextPart):
                 if part.text:  # the API rejects empty text blocks
@@ -77,7 +78,7 @@ class AnthropicMessages(ApiModel):
         super().__init__(access)
         self.model = model
 
-    def answer_settings(self) -> dict[str, Any]:
+    def answer_settings(self) -> dict[str, Json]:
         return {"sampling": "provider-default"}
 
     def _make_client(self, api_key: str | None) -> Any:
@@ -90,9 +91,9 @@ class AnthropicMessages(ApiModel):
     async def _close_client(self, client: Any) -> None:
         await client.close()
 
-    def _payload(self, request: Request) -> dict[str, Any]:
+    def _payload(self, request: Request) -> dict[str, Json]:
         system, turns = anthropic_messages(request.messages, self.settings.jpeg_quality)
-        payload: dict[str, Any] = {
+        payload: dict[str, Json] = {
             "model": self.model,
             "messages": turns,
             "max_tokens": request.generation.max_tokens,
@@ -101,7 +102,7 @@ class AnthropicMessages(ApiModel):
             payload["system"] = system
         return payload
 
-    async def _send(self, client: Any, payload: dict[str, Any], request: Request) -> Response:
+    async def _send(self, client: Any, payload: dict[str, Json], request: Request) -> Response:
         return read_message(await client.messages.create(**payload), request.key)
 
     def _classify(self, exc: BaseException) -> Failure:

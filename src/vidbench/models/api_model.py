@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vidbench.core.errors import ConfigError
+from vidbench.core.files import Json
 from vidbench.core.requests import Request, Response
 from vidbench.models.api_options import ApiAccess
 from vidbench.models.base import Model
@@ -75,7 +76,7 @@ class ApiModel(Model):
         return f"{type(self).__name__}({self.spec!r})"
 
     # ------------------------------------------------------------------ backend hooks
-    def answer_settings(self) -> dict[str, Any]:
+    def answer_settings(self) -> dict[str, Json]:
         """Settings besides the spec that change answers (part of identity and store keys)."""
         return {}
 
@@ -101,7 +102,7 @@ class ApiModel(Model):
         """A cheap call (list models) that fails when the server is unreachable or the key bad."""
 
     # ------------------------------------------------------------------ the Model interface
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> dict[str, Json]:
         extra = self.answer_settings()
         if self.settings.jpeg_quality is not None:
             extra["jpeg_quality"] = self.settings.jpeg_quality

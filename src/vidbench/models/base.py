@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 from vidbench.core.errors import ConfigError
+from vidbench.core.files import Json
 from vidbench.core.requests import Request, Response
 
 
@@ -30,7 +30,7 @@ class Model(ABC):
     # False: the model answers without images (answers read from a file), so no frame is decoded.
     needs_frames: bool = True
 
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> dict[str, Json]:
         return {"spec": self.spec}
 
     async def start(self) -> None:  # noqa: B027 - optional hook; most backends need no check
@@ -67,11 +67,11 @@ class ModelRef(Model):
     (the score and report stages), without building the backend or reading its key. It answers
     nothing."""
 
-    def __init__(self, identity: dict[str, Any]) -> None:
+    def __init__(self, identity: Mapping[str, Json]) -> None:
         self.spec = str(identity["spec"])
         self._identity = dict(identity)
 
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> dict[str, Json]:
         return dict(self._identity)
 
     async def generate(self, requests: Sequence[Request]) -> list[Response]:

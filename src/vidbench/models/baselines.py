@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
 
+from vidbench.core.files import Json
 from vidbench.core.requests import Request, Response
 from vidbench.models.base import Model
 
@@ -21,7 +21,7 @@ class RandomChoice(Model):
         self.spec = "random"
         self.seed = seed
 
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> dict[str, Json]:
         return {"spec": self.spec, "seed": self.seed}
 
     async def generate(self, requests: Sequence[Request]) -> list[Response]:

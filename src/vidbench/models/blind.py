@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any
 
 from vidbench.core.errors import ConfigError
+from vidbench.core.files import Json
 from vidbench.core.messages import ImagePart, Message
 from vidbench.core.requests import Request, Response
 from vidbench.models.base import Model
@@ -35,7 +35,7 @@ class Blind(Model):
         self.batch_size = inner.batch_size
         self.start_when_needed = inner.start_when_needed
 
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> dict[str, Json]:
         return {"spec": self.spec, "blind": True, "model": self.inner.identity()}
 
     async def start(self) -> None:

@@ -10,8 +10,9 @@ text (recorded as empty); `--model-opt thinking_budget=N` bounds the thinking.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
+from vidbench.core.files import Json
 from vidbench.core.messages import Message, TextPart
 from vidbench.core.requests import Request, Response, Usage
 from vidbench.models.api_model import ApiModel
@@ -28,6 +29,18 @@ from vidbench.models.images_wire import image_bytes
 from vidbench.models.registry import ModelOptions
 from vidbench.models.retry import Failure, from_status
 from vidbench.models.system_text import split_system
+
+if TYPE_CHECKING:
+    from google.genai import types
+
+
+class GeminiPayload(TypedDict):
+    """generate_content's arguments for one request."""
+
+    model: str
+    contents: list[types.Content]
+    config: types.GenerateContentConfig
+
 
 GEMINI_URL = "https://generativelanguage.googleapis.com"
 GEMINI_OPTIONS = (*COMMON_OPTIONS, "thinking_budget")
@@ -47,12 +60,12 @@ BLOCKING_FINISH = frozenset(
 
 def gemini_contents(
     messages: Sequence[Message], jpeg_quality: int | None = None
-) -> tuple[str | None, list[Any]]:
+) -> tuple[str | None, list[types.Content]]:
     """The one message protocol -> (system instruction, google-genai Contents)."""
     from google.genai import types
 
     system, turns = split_system(messages, "Gemini takes no images in the system instruction")
-    contents: list[Any] = []
+    contents: list[types.Content] = []
     for message in turns:
         parts = []
         for part in message.content:
@@ -121,7 +134,7 @@ class GeminiGenerate(ApiModel):
         self.model = model
         self.thinking_budget = thinking_budget
 
-    def answer_settings(self) -> dict[str, Any]:
+    def answer_settings(self) -> dict[str, Json]:
         return {} if self.thinking_budget is None else {"thinking_budget": self.thinking_budget}
 
     def _make_client(self, api_key: str | None) -> Any:
@@ -143,7 +156,7 @@ class GeminiGenerate(ApiModel):
         await client.aio.aclose()
         client.close()
 
-    def _payload(self, request: Request) -> dict[str, Any]:
+    def _payload(self, request: Request) -> GeminiPayload:
         from google.genai import types
 
         g = request.generation
@@ -163,7 +176,7 @@ class GeminiGenerate(ApiModel):
         )
         return {"model": self.model, "contents": contents, "config": config}
 
-    async def _send(self, client: Any, payload: dict[str, Any], request: Request) -> Response:
+    async def _send(self, client: Any, payload: GeminiPayload, request: Request) -> Response:
         return read_generation(await client.aio.models.generate_content(**payload), request.key)
 
     def _classify(self, exc: BaseException) -> Failure:

@@ -36,6 +36,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from vidbench.core.errors import ConfigError
+from vidbench.core.files import Json
 from vidbench.core.requests import Request, Response
 from vidbench.extras import require
 from vidbench.models.batcher import DeviceBatcher
@@ -116,7 +117,7 @@ class HFModel(DeviceModel[HFSettings]):
         )
         self._per_thread = threading.local()  # each preparation thread's own processor
 
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> dict[str, Json]:
         """What decides the answers besides the request. On GPUs that includes how requests are
         batched (not bitwise batch-invariant), so batch size and padding are keys too."""
         return {

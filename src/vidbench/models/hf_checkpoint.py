@@ -17,7 +17,9 @@ import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from pydantic import JsonValue
 
 from vidbench.core.errors import ConfigError
 from vidbench.models.hf_families import (
@@ -26,6 +28,9 @@ from vidbench.models.hf_families import (
     family_for,
     remote_family,
 )
+
+if TYPE_CHECKING:
+    from transformers import ProcessorMixin
 
 TRUST_OPTION = "trust_remote_code=true"
 # the Auto classes a checkpoint's own code may register its generating model under, in preference
@@ -45,7 +50,7 @@ class Checkpoint:
     auto_map: dict[str, str]
 
 
-def read_config(spec: str, source: str) -> dict[str, Any]:
+def read_config(spec: str, source: str) -> dict[str, JsonValue]:
     """config.json of a local directory or of a hub id (from the cache when offline)."""
     path = Path(source) / "config.json"
     if not path.is_file():
@@ -95,16 +100,18 @@ def inspect_checkpoint(spec: str, source: str, trust_remote_code: bool, flag: st
     family = remote_family(model_type) if own_code else family_for(model_type)
     if not own_code:
         check_architectures(spec, config.get("architectures"), family)
-    return Checkpoint(source, model_type, family, own_code, dict(auto_map))
+    classes = {str(name): str(where) for name, where in auto_map.items()}
+    return Checkpoint(source, model_type, family, own_code, classes)
 
 
-def check_architectures(spec: str, architectures: Any, family: Family) -> None:
+def check_architectures(spec: str, architectures: JsonValue, family: Family) -> None:
     """A checkpoint made for other code than the class that would load it (lmms-lab's LLaVA-Video
     says model_type "llava" but is `LlavaQwenForCausalLM` of the LLaVA-NeXT repository) would
     load with most weights missing and answer at random: stop instead."""
     import transformers
 
-    named = [a for a in architectures or [] if isinstance(a, str)]
+    listed = architectures if isinstance(architectures, list) else []
+    named = [a for a in listed if isinstance(a, str)]
     if not named:
         return
     if family.model_class == GENERIC_MODEL_CLASS:
@@ -134,13 +141,13 @@ def own_model_class(checkpoint: Checkpoint) -> Any:
 
 
 @functools.cache
-def image_only_processor(base: type) -> type:
+def image_only_processor(base: type[ProcessorMixin]) -> type[ProcessorMixin]:
     """`base` (a ProcessorMixin subclass) without its video processor, under the same name so
     that what it saves loads back with AutoProcessor."""
     if "video_processor" not in base.get_attributes():
         return base
 
-    class ImageOnly(base):  # type: ignore[misc, valid-type]
+    class ImageOnly(base):
         @classmethod
         def get_attributes(cls) -> list[str]:
             return [a for a in super().get_attributes() if a != "video_processor"]

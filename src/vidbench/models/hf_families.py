@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from vidbench.core.errors import ConfigError
+from vidbench.core.files import Json
 
 GENERIC_MODEL_CLASS = "AutoModelForImageTextToText"
 FRAME_INPUTS = ("images", "video")
@@ -160,7 +161,7 @@ class FrameInput:
     kind: str  # "images" or "video"
     video_frames: int | None = None  # frames per clip the model takes, where fixed
 
-    def identity(self) -> dict[str, object]:
+    def identity(self) -> dict[str, Json]:
         return {"frame_input": self.kind, "video_frames": self.video_frames}
 
 

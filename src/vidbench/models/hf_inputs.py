@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from vidbench.core.files import Json
 from vidbench.core.messages import ImagePart, Message, TextPart
 from vidbench.media.images import decode_image
 from vidbench.models.hf_families import Family, FrameInput
@@ -24,7 +25,7 @@ class ChatInput:
     frames, in order: `images` in images mode, `clips` (runs of consecutive images) in video
     mode."""
 
-    conversation: list[dict[str, Any]]
+    conversation: list[dict[str, Json]]
     text: str
     images: list[ImagePart] = field(default_factory=list)
     clips: list[list[ImagePart]] = field(default_factory=list)
@@ -33,11 +34,11 @@ class ChatInput:
 def to_chat(messages: Sequence[Message], kind: str = "images") -> ChatInput:
     """Our messages -> the processor's input. Images mode: one `{"type": "image"}` entry per
     image, in place. Video mode: one `{"type": "video"}` entry per run of consecutive images."""
-    conversation: list[dict[str, Any]] = []
+    conversation: list[dict[str, Json]] = []
     images: list[ImagePart] = []
     clips: list[list[ImagePart]] = []
     for message in messages:
-        content: list[dict[str, Any]] = []
+        content: list[dict[str, Json]] = []
         in_clip = False
         for part in message.content:
             if isinstance(part, ImagePart) and kind == "video":
@@ -94,7 +95,7 @@ def prompt_text(processor: Any, family: Family, chat: ChatInput) -> str:
     )
 
 
-def clip_array(clip: Sequence[ImagePart]) -> Any:
+def clip_array(clip: Sequence[ImagePart]) -> np.ndarray:
     """A clip as the video processors take it: frames stacked, (T, H, W, 3) uint8."""
     frames = [np.asarray(decode_image(p.data)) for p in clip]
     sizes = {f.shape for f in frames}

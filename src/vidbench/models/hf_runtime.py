@@ -10,7 +10,7 @@ import copy
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vidbench.core.requests import GenerationConfig, Request, Response, Usage
 from vidbench.media.images import decode_image
@@ -22,6 +22,10 @@ from vidbench.models.hf_checkpoint import (
 )
 from vidbench.models.hf_families import IMAGES, Family, FrameInput, load_model_class
 from vidbench.models.hf_inputs import clip_array, media_problem, prompt_text, to_chat
+
+if TYPE_CHECKING:
+    import numpy as np
+    from PIL import Image
 
 
 @dataclass(frozen=True)
@@ -68,7 +72,8 @@ def load(
         model_class = load_model_class(checkpoint.family)
     torch_dtype = "auto" if dtype == "auto" else getattr(torch, dtype)
     target = pick_device(device)
-    kwargs: dict[str, Any] = {_dtype_keyword(): torch_dtype, "device_map": target}
+    # keywords of from_pretrained (untyped), one of whose names depends on the version
+    kwargs: dict[str, object] = {_dtype_keyword(): torch_dtype, "device_map": target}
     if attention != "default":
         kwargs["attn_implementation"] = attention
     if trust:
@@ -120,14 +125,15 @@ def encode_batch(loaded: LoadedModel, requests: Sequence[Request], processor: An
     tokenizer must not run in two threads at once: "Already borrowed"); default the loaded one."""
     processor = processor or loaded.processor
     prompts: list[str] = []
-    images: list[list[Any]] = []
-    clips: list[Any] = []
+    images: list[list[Image.Image]] = []
+    clips: list[np.ndarray] = []
     for request in requests:
         chat = to_chat(request.messages, loaded.frames.kind)
         prompts.append(prompt_text(processor, loaded.family, chat))
         images.append([decode_image(p.data) for p in chat.images])
         clips.extend(clip_array(clip) for clip in chat.clips)
-    kwargs: dict[str, Any] = {"text": prompts, "padding": True, "return_tensors": "pt"}
+    # the processor's keywords (untyped); the videos' keyword is the family's
+    kwargs: dict[str, object] = {"text": prompts, "padding": True, "return_tensors": "pt"}
     if any(images):
         kwargs["images"] = images
     if clips:

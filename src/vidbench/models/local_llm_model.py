@@ -14,9 +14,9 @@ from __future__ import annotations
 import asyncio
 import subprocess
 from collections.abc import Sequence
-from typing import Any
 
 from vidbench.core.errors import ConfigError
+from vidbench.core.files import Json
 from vidbench.core.requests import Request, Response
 from vidbench.models import local_llm
 from vidbench.models.base import Model
@@ -44,7 +44,7 @@ class LocalLLM(Model):
         self._client: Model | None = None
         self._died: str | None = None
 
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> dict[str, Json]:
         return {"spec": self.spec, "model": local_llm.MODEL_NAME, "ctx": self._ctx}
 
     async def start(self) -> None:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from vidbench.core.errors import ConfigError
+from vidbench.core.files import Json
 from vidbench.core.messages import Message, TextPart
 from vidbench.core.requests import Request, Response, Usage
 from vidbench.models.api_model import ApiModel
@@ -40,16 +41,16 @@ NO_KEY = "no-key"
 
 def chat_messages(
     messages: Sequence[Message], detail: str | None = None, jpeg_quality: int | None = None
-) -> list[dict[str, Any]]:
+) -> list[dict[str, Json]]:
     """The one message protocol -> chat-completions messages."""
-    converted: list[dict[str, Any]] = []
+    converted: list[dict[str, Json]] = []
     for message in messages:
         if not message.images:
             converted.append({"role": message.role, "content": message.text})
             continue
         if message.role != "user":
             raise ValueError(f"chat completions take images in user messages, not {message.role}")
-        parts: list[dict[str, Any]] = []
+        parts: list[dict[str, Json]] = []
         for part in message.content:
             if isinstance(part, TextPart):
                 parts.append({"type": "text", "text": part.text})
@@ -102,7 +103,7 @@ class OpenAIChat(ApiModel):
         self.detail = detail
         self.max_tokens_field = max_tokens_field
 
-    def answer_settings(self) -> dict[str, Any]:
+    def answer_settings(self) -> dict[str, Json]:
         return {"detail": self.detail} if self.detail is not None else {}
 
     def _make_client(self, api_key: str | None) -> Any:
@@ -114,9 +115,9 @@ class OpenAIChat(ApiModel):
     async def _close_client(self, client: Any) -> None:
         await client.close()
 
-    def _payload(self, request: Request) -> dict[str, Any]:
+    def _payload(self, request: Request) -> dict[str, Json]:
         g = request.generation
-        payload: dict[str, Any] = {
+        payload: dict[str, Json] = {
             "model": self.model,
             "messages": chat_messages(request.messages, self.detail, self.settings.jpeg_quality),
             "temperature": g.temperature,
@@ -127,7 +128,7 @@ class OpenAIChat(ApiModel):
             payload["seed"] = g.seed
         return payload
 
-    async def _send(self, client: Any, payload: dict[str, Any], request: Request) -> Response:
+    async def _send(self, client: Any, payload: dict[str, Json], request: Request) -> Response:
         # The client's documented low-level post (its "undocumented endpoints" path): the same
         # auth, errors and response model as chat.completions.create, without create()'s typed
         # walk over every message part, which costs ~9 ms of CPU for an 18-image request.

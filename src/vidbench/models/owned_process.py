@@ -28,11 +28,19 @@ import signal
 import sys
 import threading
 import time
-from typing import Any
+from typing import TypedDict
 
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 WATCH_S = 0.5
-OWNED_POPEN: dict[str, Any] = {"process_group": 0}  # Popen keywords: a process group of its own
+
+
+class PopenOptions(TypedDict):
+    """Popen keywords: a process group of its own."""
+
+    process_group: int
+
+
+OWNED_POPEN: PopenOptions = {"process_group": 0}
 
 
 def owned_command(command: list[str]) -> list[str]:

@@ -18,8 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import JsonValue
+
 from vidbench.core.errors import ConfigError, DataError
-from vidbench.core.files import json_lines
+from vidbench.core.files import Json, json_lines
 from vidbench.core.requests import Request, Response
 from vidbench.media.cache import file_digest
 from vidbench.models.base import Model
@@ -36,7 +38,7 @@ class PredictionLines:
     repeated: list[str] = field(default_factory=list)  # ids given more than once
 
 
-def _first(record: dict[str, Any], names: tuple[str, ...]) -> Any:
+def _first(record: dict[str, JsonValue], names: tuple[str, ...]) -> Any:
     return next((record[name] for name in names if name in record), None)
 
 
@@ -76,7 +78,7 @@ class PredictionsFile(Model):
         self.lines = read_prediction_lines(path)
         self.digest = file_digest(path)
 
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> dict[str, Json]:
         return {"spec": self.spec, "digest": self.digest}
 
     def _missing(self, sample_id: str) -> str:

@@ -15,12 +15,30 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from vidbench.core.errors import ConfigError
 
 PRICES_ENV = "VIDBENCH_PRICES"
+
+
+class Cost(TypedDict):
+    """What a usage cost in US dollars (`total` None: the table has no price for the model)."""
+
+    currency: str
+    total: float | None
+    table: str  # the price table's path
+    note: NotRequired[str]
+    input: NotRequired[float]
+    output: NotRequired[float]
+    per_mtok: NotRequired[dict[str, float]]
+
+
+def _tokens(usage: Mapping[str, object], key: str) -> int:
+    count = usage.get(key, 0)
+    return count if isinstance(count, int) else 0
 
 
 def load_prices(path: Path) -> dict[str, tuple[float, float]]:
@@ -42,7 +60,7 @@ def load_prices(path: Path) -> dict[str, tuple[float, float]]:
     return prices
 
 
-def cost_of(spec: str, usage: dict[str, Any]) -> dict[str, Any] | None:
+def cost_of(spec: str, usage: Mapping[str, object]) -> Cost | None:
     """The cost of a run's usage ({input_tokens, output_tokens}), or None without a table."""
     location = os.environ.get(PRICES_ENV)
     if not location:
@@ -59,8 +77,8 @@ def cost_of(spec: str, usage: dict[str, Any]) -> dict[str, Any] | None:
             "table": str(path),
             "note": f"no price for {priced}",
         }
-    spent_in = usage.get("input_tokens", 0) * price[0] / 1e6
-    spent_out = usage.get("output_tokens", 0) * price[1] / 1e6
+    spent_in = _tokens(usage, "input_tokens") * price[0] / 1e6
+    spent_out = _tokens(usage, "output_tokens") * price[1] / 1e6
     return {
         "currency": "USD",
         "input": round(spent_in, 6),

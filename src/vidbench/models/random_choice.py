@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
 
 from vidbench.core.errors import ConfigError
+from vidbench.core.files import Json
 from vidbench.core.requests import Request, Response
 from vidbench.models.base import Model
 from vidbench.models.registry import ModelOptions, reject_extra
@@ -26,7 +26,7 @@ class ShuffledFirstChoice(Model):
         self.spec = "random-choice"
         self.seed = seed
 
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> dict[str, Json]:
         return {"spec": self.spec, "seed": self.seed}
 
     def pick(self, request: Request) -> str:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from vidbench.core.errors import ConfigError
+from vidbench.core.files import Json
 from vidbench.core.requests import Request, Response, Usage
 from vidbench.extras import require
 from vidbench.models.batcher import DeviceBatcher
@@ -110,9 +111,9 @@ def parse_settings(spec: str, options: ModelOptions) -> VLLMSettings:
 
 def engine_arguments(
     source: str, settings: VLLMSettings, media: int, seed: int, modality: str = "image"
-) -> dict[str, Any]:
+) -> dict[str, Json]:
     """vLLM's LLM(...) arguments: room for `media` items of `modality` per prompt."""
-    arguments: dict[str, Any] = {
+    arguments: dict[str, Json] = {
         "model": source,
         "tensor_parallel_size": settings.tensor_parallel_size,
         "dtype": settings.dtype,
@@ -160,7 +161,7 @@ class VLLMModel(DeviceModel[VLLMSettings]):
         # vLLM takes per-request sampling settings: any requests may share a batch
         self._batcher = DeviceBatcher(self._run_batch, settings.batch_size, lambda r: None)
 
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> dict[str, Json]:
         return {
             "spec": self.spec,
             "dtype": self.settings.dtype,

@@ -12,7 +12,9 @@ thing. Everything here runs without vLLM or a GPU; what vLLM then computes is vL
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
+
+from pydantic import JsonValue
 
 from vidbench.core.requests import Request
 from vidbench.media.images import decode_image
@@ -20,6 +22,18 @@ from vidbench.models.hf_families import Family, FrameInput
 from vidbench.models.hf_inputs import ChatInput, clip_array, media_problem, prompt_text, to_chat
 
 MODALITY = {"images": "image", "video": "video"}  # vidbench frame input -> vLLM's modality key
+
+
+if TYPE_CHECKING:
+    import numpy as np
+    from PIL import Image
+
+
+class PromptInputs(TypedDict):
+    """One prompt as vLLM's generate takes it: its text and its frames, by modality."""
+
+    prompt: str
+    multi_modal_data: NotRequired[dict[str, list[np.ndarray] | list[Image.Image]]]
 
 
 @dataclass(frozen=True)
@@ -45,10 +59,10 @@ class PromptBuilder:
     def problem(self, request: Request) -> str | None:
         return media_problem(self.family, self.frames, self.chat(request))
 
-    def build(self, request: Request) -> dict[str, Any]:
+    def build(self, request: Request) -> PromptInputs:
         """{"prompt": ..., "multi_modal_data": {modality: [...]}} (no media: the prompt alone)."""
         chat = self.chat(request)
-        inputs: dict[str, Any] = {"prompt": prompt_text(self.processor, self.family, chat)}
+        inputs: PromptInputs = {"prompt": prompt_text(self.processor, self.family, chat)}
         if self.frames.kind == "video" and chat.clips:
             inputs["multi_modal_data"] = {"video": [clip_array(clip) for clip in chat.clips]}
         elif chat.images:
@@ -56,7 +70,7 @@ class PromptBuilder:
         return inputs
 
 
-def sampling_arguments(request: Request) -> dict[str, Any]:
+def sampling_arguments(request: Request) -> dict[str, JsonValue]:
     """vLLM's SamplingParams for a request: exactly its generation settings (GenerationConfig's
     fields are SamplingParams' names)."""
     return request.generation.as_dict()

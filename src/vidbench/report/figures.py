@@ -131,7 +131,10 @@ def sweep_axis(results: Sequence[Results]) -> str | None:
 
 def _count(result: Results, axis: str) -> int:
     spec = result.frame_spec or {}
-    return len(spec.get("views", [])) if axis == "views" else int(spec.get("frames", 0))
+    views, frames = spec.get("views"), spec.get("frames")
+    if axis == "views":
+        return len(views) if isinstance(views, list) else 0
+    return frames if isinstance(frames, int) else 0
 
 
 def curve_figure(results: Sequence[Results], out: Path, column: str | None) -> list[Path]:

@@ -10,11 +10,11 @@ when it ends (`record_stage`), so stages run by separate commands into one folde
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
+from pydantic import JsonValue, TypeAdapter
 from rich.table import Table
 
 from vidbench.core.errors import ConfigError, DataError
@@ -36,7 +36,7 @@ class StageCount:
     entered: int = 0
     kept: int = 0
     dropped: dict[str, int] = field(default_factory=dict)
-    problems: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[dict[str, JsonValue]] = field(default_factory=list)
     unit: str = "objects"
     uncounted: dict[str, int] = field(default_factory=dict)
     pending: int = 0
@@ -61,24 +61,21 @@ class StageCount:
         total.dropped = dict(sorted(total.dropped.items()))
         return total
 
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> StageCount:
-        parts = {k: cls.from_dict(v) for k, v in (data.get("parts") or {}).items()}
-        known = {k: v for k, v in data.items() if k in _FIELDS and k != "parts"}
-        return cls(**known, parts=parts)
 
-
-_FIELDS = {f for f in StageCount.__dataclass_fields__}
+# A stage's counts read back from funnel.json (pydantic checks each field's type; fields this
+# vidbench does not know are left out).
+STAGE = TypeAdapter(StageCount)
 
 
 @dataclass
 class Funnel:
     stages: dict[str, StageCount] = field(default_factory=dict)
-    usage: dict[str, dict[str, Any]] = field(default_factory=dict)  # stage -> calls, tokens
-    problems: list[dict[str, Any]] = field(default_factory=list)  # records not stage-specific
-    details: dict[str, Any] = field(default_factory=dict)  # what only one pipeline reports
+    # stage -> calls, tokens (and cost), as the pipeline counts them
+    usage: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
+    problems: list[dict[str, JsonValue]] = field(default_factory=list)  # records not stage-specific
+    details: dict[str, object] = field(default_factory=dict)  # what only one pipeline reports
 
-    def document(self) -> dict[str, Any]:
+    def document(self) -> dict[str, JsonValue]:
         return {"schema_version": SCHEMA_VERSION, **asdict(self)}
 
     def write(self, folder: Path) -> Path:
@@ -98,20 +95,18 @@ class Funnel:
             raise ConfigError(f"{path}: not a funnel file ({e})") from None
 
     @classmethod
-    def from_document(cls, data: Any) -> Funnel:
+    def from_document(cls, data: JsonValue) -> Funnel:
         """A funnel.json's content; ValueError when it is not one (or of a newer vidbench)."""
-        try:
-            version = data.get("schema_version", 0)
-            if version > SCHEMA_VERSION:
-                raise ValueError(f"written by a newer vidbench (schema {version})")
-            return cls(
-                {name: StageCount.from_dict(s) for name, s in data["stages"].items()},
-                dict(data.get("usage") or {}),
-                list(data.get("problems") or []),
-                dict(data.get("details") or {}),
-            )
-        except (AttributeError, KeyError, TypeError) as e:
-            raise ValueError(f"not a funnel ({type(e).__name__}: {e})") from None
+        if not isinstance(data, dict) or not isinstance(data.get("stages"), dict):
+            raise ValueError("not a funnel (no stages)")
+        version = data.get("schema_version", 0)
+        if not isinstance(version, int) or version > SCHEMA_VERSION:
+            raise ValueError(f"written by a newer vidbench (schema {version})")
+        known = {k: v for k, v in data.items() if k in ("stages", "usage", "problems", "details")}
+        return FUNNEL.validate_python({k: v for k, v in known.items() if v is not None})
+
+
+FUNNEL = TypeAdapter(Funnel)
 
 
 def record_stage(folder: Path, name: str, count: StageCount, order: Sequence[str] = ()) -> Path:

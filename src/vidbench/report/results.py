@@ -7,13 +7,13 @@ import platform
 import subprocess
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
+from vidbench.core.files import Json
 from vidbench.report.schema import SCHEMA_VERSION, Results, SampleRow
 from vidbench.scoring.stats import bootstrap_ci, mean_percent
 from vidbench.tasks.base import Task
@@ -49,9 +49,9 @@ def git_commit() -> str | None:
 
 def build_results(
     task: Task,
-    model: dict[str, Any],
+    model: Mapping[str, Json],
     rows: Sequence[SampleRow],
-    extra: dict[str, Any] | None = None,
+    extra: Mapping[str, object] | None = None,  # more Results fields (validated with the rest)
     seed: int = 0,
 ) -> Results:
     """The results of scored rows, every number at full precision (tables round them)."""

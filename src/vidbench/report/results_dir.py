@@ -20,15 +20,23 @@ naming the file, line and field.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, JsonValue, ValidationError
 
 from vidbench.core.errors import ConfigError, DataError
-from vidbench.core.files import json_lines, read_json, write_atomic, write_json, write_jsonl
+from vidbench.core.files import (
+    Json,
+    json_lines,
+    json_object,
+    read_json,
+    write_atomic,
+    write_json,
+    write_jsonl,
+)
 from vidbench.report.schema import SCHEMA_VERSION, Results, RunFile, SampleRow
 from vidbench.report.tables import to_csv, to_latex, to_markdown
 from vidbench.report.upgrade import refuse_unversioned_sample, upgrade_results, upgrade_run
@@ -53,12 +61,14 @@ def _problem(error: ValidationError) -> str:
 
 
 def typed(
-    model: type[Model], data: Any, upgrade: Callable[[dict[str, Any]], dict[str, Any]], where: str
+    model: type[Model],
+    value: JsonValue,
+    upgrade: Callable[[dict[str, JsonValue]], dict[str, JsonValue]],
+    where: str,
 ) -> Model:
-    """`data` as `model`, upgraded first when it has no schema_version; DataError saying
+    """`value` as `model`, upgraded first when it has no schema_version; DataError saying
     `where` and what does not fit."""
-    if not isinstance(data, dict):
-        raise DataError(f"{where}: not a JSON object")
+    data = json_object(value, where)
     version = data.get("schema_version", SCHEMA_VERSION)
     if not isinstance(version, int) or version > SCHEMA_VERSION:
         raise DataError(
@@ -73,7 +83,7 @@ def typed(
         raise DataError(f"{where}: {_problem(e)}") from e
 
 
-def read_required_json(path: Path, missing: str) -> Any:
+def read_required_json(path: Path, missing: str) -> JsonValue:
     """A JSON file a command needs; ConfigError when it is missing (`missing`: what makes it) or
     unreadable."""
     if not path.is_file():
@@ -85,7 +95,10 @@ def read_required_json(path: Path, missing: str) -> Any:
 
 
 def read_required(
-    path: Path, model: type[Model], upgrade: Callable[..., dict[str, Any]], missing: str
+    path: Path,
+    model: type[Model],
+    upgrade: Callable[[dict[str, JsonValue]], dict[str, JsonValue]],
+    missing: str,
 ) -> Model:
     """`read_required_json` as `model` (see `typed`); ConfigError when it does not fit."""
     data = read_required_json(path, missing)
@@ -134,7 +147,7 @@ class ResultsDir:
         return read_required(self.file(RUN_FILE), RunFile, upgrade_run, "run the infer stage first")
 
     # samples.jsonl and usage.json: the score stage
-    def write_scored(self, rows: Sequence[SampleRow], usage: dict[str, Any]) -> None:
+    def write_scored(self, rows: Sequence[SampleRow], usage: Mapping[str, Json]) -> None:
         write_jsonl(self.file(SAMPLES_FILE), (row.record() for row in rows))
         write_json(self.file(USAGE_FILE), usage)
 
@@ -144,8 +157,12 @@ class ResultsDir:
             raise ConfigError(f"{path} is missing; run the score stage first")
         return read_sample_rows(path)
 
-    def read_usage(self) -> dict[str, Any]:
-        return read_required_json(self.file(USAGE_FILE), "run the score stage first")
+    def read_usage(self) -> dict[str, JsonValue]:
+        path = self.file(USAGE_FILE)
+        try:
+            return json_object(read_required_json(path, "run the score stage first"), str(path))
+        except DataError as e:
+            raise ConfigError(str(e)) from e
 
     # results.json and the tables: the report stage
     def write_results(self, results: Results) -> None:
@@ -155,15 +172,15 @@ class ResultsDir:
     def read_results(self) -> Results:
         return read_results_file(self.file(RESULTS_FILE))
 
-    def read_optional(self, name: str, key: str) -> dict[str, Any]:
+    def read_optional(self, name: str, key: str) -> dict[str, JsonValue]:
         """`{key: the file's content}`, or nothing when the file is not there."""
         if not self.file(name).is_file():
             return {}
         return {key: read_required_json(self.file(name), "")}
 
     # a command's own records
-    def write_records(self, name: str, records: Iterable[dict[str, Any]]) -> None:
+    def write_records(self, name: str, records: Iterable[Mapping[str, object]]) -> None:
         write_jsonl(self.file(name), records)
 
-    def write_json(self, name: str, data: Any) -> None:
+    def write_json(self, name: str, data: object) -> None:
         write_json(self.file(name), data)

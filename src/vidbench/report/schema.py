@@ -15,7 +15,7 @@ docs/results-schema.md is generated from these models (report/schema_doc.py).
 
 from __future__ import annotations
 
-from typing import Any, NotRequired, TypedDict
+from typing import Annotated, NotRequired, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
@@ -46,12 +46,13 @@ class AnsweredFields(TypedDict):
     raw_output_cut: NotRequired[str]
 
 
-def _version() -> Any:
-    return Field(
-        default=SCHEMA_VERSION,
+SchemaVersion = Annotated[
+    int,
+    Field(
         description="version of this file's schema (absent: written before schemas, read "
-        "through report/upgrade.py)",
-    )
+        "through report/upgrade.py)"
+    ),
+]
 
 
 class RunFile(BaseModel):
@@ -60,7 +61,7 @@ class RunFile(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    schema_version: int = _version()
+    schema_version: SchemaVersion = SCHEMA_VERSION
     task: str = Field(description="the task's full name, with its variants")
     data: str = Field(description="the data folder, as given")
     model: str = Field(description="the model spec")
@@ -68,10 +69,10 @@ class RunFile(BaseModel):
     seed: int = Field(0, description="the run's seed (bootstrap intervals, random baselines)")
     limit: int | None = Field(None, description="only the first N samples")
     concurrency: int = Field(16, description="requests in flight")
-    frames: dict[str, Any] = Field(
+    frames: dict[str, JsonValue] = Field(
         default_factory=dict, description="FrameSpec fields overridden on the command line"
     )
-    generation: dict[str, Any] = Field(
+    generation: dict[str, JsonValue] = Field(
         default_factory=dict, description="generation settings overridden (temperature, ...)"
     )
     model_options: dict[str, str] = Field(
@@ -83,10 +84,10 @@ class RunFile(BaseModel):
     )
     judge_attempts: int = Field(3, description="asks per judge reply that does not parse")
     cache_dir: str | None = Field(None, description="the frame cache")
-    model_identity: dict[str, Any] | None = Field(
+    model_identity: dict[str, JsonValue] | None = Field(
         None, description="what keys the model's answers (spec and answer-changing settings)"
     )
-    judge_identity: dict[str, Any] | None = Field(
+    judge_identity: dict[str, JsonValue] | None = Field(
         None, description="what keys the judge's verdicts"
     )
 
@@ -104,7 +105,7 @@ class SampleRow(SampleScore):
 
     model_config = ConfigDict(frozen=True, extra="forbid", coerce_numbers_to_str=True)
 
-    schema_version: int = _version()
+    schema_version: SchemaVersion = SCHEMA_VERSION
     id: str = Field(description="the sample's id (a bad record: the record's name)")
     status: str = Field(
         SCORED,
@@ -177,13 +178,17 @@ class Results(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    schema_version: int = _version()
+    schema_version: SchemaVersion = SCHEMA_VERSION
     task: str = Field(description="the task's full name, with its variants")
     model: str | None = Field(description="the model spec")
-    model_identity: dict[str, Any] | None = Field(None, description="what keys the model's answers")
+    model_identity: dict[str, JsonValue] | None = Field(
+        None, description="what keys the model's answers"
+    )
     protocol: str | None = Field(None, description="the scoring protocol")
-    frame_spec: dict[str, Any] | None = Field(None, description="the frames every request had")
-    generation: dict[str, Any] | None = Field(None, description="the generation settings")
+    frame_spec: dict[str, JsonValue] | None = Field(
+        None, description="the frames every request had"
+    )
+    generation: dict[str, JsonValue] | None = Field(None, description="the generation settings")
     n: int = Field(description="samples (and bad records); repeated runs: the total")
     n_scored: int | None = Field(None, description="samples scored")
     errors: int = Field(description="samples not scored (no answer, no usable verdict, bad data)")
@@ -221,10 +226,12 @@ class Results(BaseModel):
     data: str | None = Field(None, description="the data folder")
     seed: int | None = Field(None, description="the run's seed")
     plan: str | None = Field(None, description="the plan key of the stored answers")
-    judge: dict[str, Any] | None = Field(None, description="the judge's identity")
-    usage: dict[str, Any] | None = Field(None, description="requests, input and output tokens")
-    cost: dict[str, Any] | None = Field(None, description="US dollars, with a price table")
-    timing: dict[str, Any] | None = Field(None, description="local models: device seconds")
+    judge: dict[str, JsonValue] | None = Field(None, description="the judge's identity")
+    usage: dict[str, JsonValue] | None = Field(
+        None, description="requests, input and output tokens"
+    )
+    cost: dict[str, JsonValue] | None = Field(None, description="US dollars, with a price table")
+    timing: dict[str, JsonValue] | None = Field(None, description="local models: device seconds")
     versions: dict[str, str] | None = Field(None, description="Python and package versions")
     git_commit: str | None = Field(None, description="the vidbench checkout's commit")
     created: str | None = Field(None, description="when (UTC)")
@@ -235,6 +242,6 @@ class Results(BaseModel):
     )
     per_run: list[PerRun] | None = Field(None, description="repeated runs: each run's row")
 
-    def document(self) -> dict[str, Any]:
+    def document(self) -> dict[str, JsonValue]:
         """The results as the file holds them (JSON types; fields never set are left out)."""
         return self.model_dump(mode="json", exclude_unset=True)

@@ -13,7 +13,7 @@ A file with a `schema_version` is returned as it is.
 
 from __future__ import annotations
 
-from typing import Any
+from pydantic import JsonValue
 
 from vidbench.core.errors import DataError
 from vidbench.report.schema import SCHEMA_VERSION
@@ -22,14 +22,14 @@ from vidbench.report.schema import SCHEMA_VERSION
 OLD_PLACE_KEYS = ("progress", "ray", "ray_workers", "ray_rate")
 
 
-def upgrade_run(data: dict[str, Any]) -> dict[str, Any]:
+def upgrade_run(data: dict[str, JsonValue]) -> dict[str, JsonValue]:
     if "schema_version" in data:
         return data
     kept = {k: v for k, v in data.items() if k not in OLD_PLACE_KEYS}
     return {"schema_version": SCHEMA_VERSION, **kept}
 
 
-def refuse_unversioned_sample(data: dict[str, Any]) -> dict[str, Any]:
+def refuse_unversioned_sample(data: dict[str, JsonValue]) -> dict[str, JsonValue]:
     """A samples.jsonl row written before the typed schema cannot be read as a task's score:
     DataError saying how to score the run again (its store keeps every answer)."""
     if "schema_version" not in data:
@@ -40,7 +40,7 @@ def refuse_unversioned_sample(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def upgrade_results(data: dict[str, Any]) -> dict[str, Any]:
+def upgrade_results(data: dict[str, JsonValue]) -> dict[str, JsonValue]:
     if "schema_version" in data:
         return data
     exact = data.get("columns_unrounded") or {}

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
 
+from pydantic import JsonValue
+
+from vidbench.core.files import Json
 from vidbench.core.messages import Message, TextPart
 
 
-def digest(obj: Any) -> str:
+def digest(obj: object) -> str:
+    """The SHA-256 of `obj` as canonical JSON (keys sorted; what JSON cannot hold, as text)."""
     return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def prompt_fingerprint(messages: Sequence[Message]) -> list[Any]:
+def prompt_fingerprint(messages: Sequence[Message]) -> list[JsonValue]:
     """Text parts verbatim, images by their provenance label (which view and frame)."""
     return [
         [m.role, [p.text if isinstance(p, TextPart) else ["image", p.label] for p in m.content]]
@@ -26,7 +29,7 @@ def prompt_hash(messages: Sequence[Message]) -> str:
     return digest(prompt_fingerprint(messages))[:16]
 
 
-def plan_key(task_settings: dict[str, Any], model_identity: dict[str, Any]) -> str:
+def plan_key(task_settings: Mapping[str, Json], model_identity: Mapping[str, Json]) -> str:
     """Everything that decides the answers of a whole run, sample by sample."""
     return digest({"task": task_settings, "model": model_identity})[:24]
 

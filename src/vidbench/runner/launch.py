@@ -13,11 +13,11 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 
 from vidbench.core.errors import ConfigError
+from vidbench.core.files import Json
 from vidbench.runner.repeat import repeated_configs, run_dir, run_repeated
 from vidbench.runner.run import STAGES, Run, RunOutcome
 from vidbench.runner.run_config import RunConfig
@@ -45,8 +45,8 @@ class RunRequest:
     ray: str | None = None
     ray_workers: int = 2
     ray_rate: float | None = None
-    frames: dict[str, Any] = field(default_factory=dict)  # FrameSpec overrides (media/spec.py)
-    generation: dict[str, Any] = field(default_factory=dict)  # temperature, top_p, ... given
+    frames: dict[str, Json] = field(default_factory=dict)  # FrameSpec overrides (media/spec.py)
+    generation: dict[str, Json] = field(default_factory=dict)  # temperature, top_p, ... given
     model_options: dict[str, str] = field(default_factory=dict)  # --model-opt, api_key_env
     judge: str | None = None
     judge_options: dict[str, str] = field(default_factory=dict)  # --judge-opt

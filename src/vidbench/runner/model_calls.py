@@ -19,10 +19,11 @@ import asyncio
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypedDict
+from typing import TYPE_CHECKING, Protocol, TypedDict, TypeVar
 
 from rich.console import Console
 
+from vidbench.core.files import Json
 from vidbench.core.requests import Request
 from vidbench.models.base import Model
 from vidbench.models.registry import ModelChoice
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack  # typing's own from Python 3.12
 
 DEFAULT_ATTEMPTS = 3
+Value = TypeVar("Value")  # what the calls' parser makes of a reply
 
 
 class AskOptions(TypedDict, total=False):
@@ -47,7 +49,7 @@ class AskOptions(TypedDict, total=False):
     label: str
 
 
-def call_key(model: Model, call: ModelCall, attempt: int) -> str:
+def call_key(model: Model, call: ModelCall[object], attempt: int) -> str:
     return digest(
         {
             "judge": model.identity(),  # the key's field names are kept: stored replies match
@@ -67,13 +69,13 @@ def failure_plan(model: Model) -> str:
 
 async def _ask_one(
     model: Model,
-    call: ModelCall,
+    call: ModelCall[Value],
     store: Store,
     max_attempts: int,
     allow_calls: bool,
     slots: asyncio.Semaphore,
     merged: SingleFlight | None = None,
-) -> CallResult:
+) -> CallResult[Value]:
     reply: str | None = None
     asked = 0
     merged = merged or SingleFlight()
@@ -115,7 +117,7 @@ async def _ask_one(
     return CallResult(call.item, "unparsed", reply=reply, attempts=max_attempts, asked=asked)
 
 
-def describe_verdicts(verdicts: Iterable[CallResult]) -> str:
+def describe_verdicts(verdicts: Iterable[CallResult[object]]) -> str:
     """What a judge stage did, e.g. "judge: 3 asked now, 27 reused from the store; 29 ok,
     1 failed": never "30 ok" for verdicts that were only read back."""
     verdicts = list(verdicts)
@@ -130,7 +132,7 @@ def describe_verdicts(verdicts: Iterable[CallResult]) -> str:
 
 async def ask_all(
     model: Model,
-    calls: Sequence[ModelCall],
+    calls: Sequence[ModelCall[Value]],
     store: Store,
     *,
     max_attempts: int = DEFAULT_ATTEMPTS,
@@ -138,7 +140,7 @@ async def ask_all(
     allow_calls: bool = True,
     show_progress: bool = False,
     label: str = "judge",
-) -> dict[str, CallResult]:
+) -> dict[str, CallResult[Value]]:
     """Results by item. Items must be unique. `label` names the work on the progress bar
     (judge, generate, validate, ...)."""
     items = [c.item for c in calls]
@@ -146,11 +148,11 @@ async def ask_all(
         raise ValueError("model calls must have unique items")
     slots = asyncio.Semaphore(max(1, concurrency))
     merged = SingleFlight()  # identical calls at once: one is sent
-    results: dict[str, CallResult] = {}
+    results: dict[str, CallResult[Value]] = {}
     with progress_bar(disable=not show_progress) as progress:
         bar = progress.add_task(f"{label} · {model.spec}", total=len(calls))
 
-        async def one(call: ModelCall) -> None:
+        async def one(call: ModelCall[Value]) -> None:
             results[call.item] = await _ask_one(
                 model, call, store, max_attempts, allow_calls, slots, merged
             )
@@ -162,18 +164,18 @@ async def ask_all(
 
 def ask_model(
     model: Model,
-    calls: Sequence[ModelCall],
+    calls: Sequence[ModelCall[Value]],
     store: Store,
     *,
     allow_calls: bool = True,
     **options: Unpack[AskOptions],
-) -> dict[str, CallResult]:
+) -> dict[str, CallResult[Value]]:
     """`ask_all` in an event loop of its own (`options`: ask_all's max_attempts, concurrency,
     show_progress, label), after the model's start check (server reachable, key accepted) and
     with the model closed after it. No calls: nothing starts. `allow_calls=False` (the score
     stage): stored results only, the model is never started."""
 
-    async def go() -> dict[str, CallResult]:
+    async def go() -> dict[str, CallResult[Value]]:
         if not calls:
             return {}
         if allow_calls:
@@ -188,20 +190,25 @@ def ask_model(
 
 class CallSettings(Protocol):
     """What a command's config says about its model calls (`--attempts`, `--concurrency`, and
-    whether a progress bar shows)."""
+    whether a progress bar shows); read only, so a frozen dataclass is one."""
 
-    attempts: int
-    concurrency: int
-    progress: bool
+    @property
+    def attempts(self) -> int: ...
+
+    @property
+    def concurrency(self) -> int: ...
+
+    @property
+    def progress(self) -> bool: ...
 
 
 def ask_in(
     folder: Path,
     model: Model,
-    calls: Sequence[ModelCall],
+    calls: Sequence[ModelCall[Value]],
     settings: CallSettings,
     label: str = "judge",
-) -> dict[str, CallResult]:
+) -> dict[str, CallResult[Value]]:
     """`ask_model` with the store of `folder` (FOLDER/store.sqlite) and a command's settings."""
     with Store(folder) as store:
         return ask_model(
@@ -217,12 +224,12 @@ def ask_in(
 
 def ask_judge(
     judge: ModelChoice,
-    calls: Sequence[ModelCall],
+    calls: Sequence[ModelCall[Value]],
     store: Store,
     attempts: int,
     show_progress: bool = False,
     console: Console | None = None,
-) -> tuple[dict[str, CallResult], dict[str, Any]]:
+) -> tuple[dict[str, CallResult[Value]], dict[str, Json]]:
     """Verdicts by item (stored answers reused, nothing asked twice) and the judge's identity;
     what was asked and what came from the store is printed to `console`."""
     model = judge.load()

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from vidbench.core.records import Sample
 from vidbench.core.requests import Request
@@ -16,6 +15,7 @@ from vidbench.media.cache import FrameCache
 from vidbench.media.frame import Frame
 from vidbench.media.frames import load_frames
 from vidbench.runner.keys import prompt_hash, request_key
+from vidbench.runner.store import RequestRecord
 from vidbench.tasks.base import Task
 
 
@@ -25,14 +25,14 @@ class Prepared:
 
     sample_id: str
     request: Request
-    record: dict[str, Any]
+    record: RequestRecord
 
     @property
     def prompt_hash(self) -> str:
         return prompt_hash(self.request.messages)
 
 
-def describe(frames: Sequence[Frame], request: Request) -> dict[str, Any]:
+def describe(frames: Sequence[Frame], request: Request) -> RequestRecord:
     """What the store keeps about a request: its frames and its prompt text."""
     return {
         "frames": [f.describe() for f in frames],

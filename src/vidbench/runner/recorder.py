@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from vidbench.core.requests import Response, Usage
-from vidbench.runner.store import Store
+from vidbench.runner.store import RequestRecord, Store
 
 
 @dataclass
@@ -33,7 +32,7 @@ class Answer:
 
     sample_id: str
     prompt_hash: str
-    record: dict[str, Any]
+    record: RequestRecord
     response: Response
 
 

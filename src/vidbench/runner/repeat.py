@@ -32,8 +32,9 @@ def repeated_configs(config: RunConfig, runs: int) -> list[RunConfig]:
     configs = []
     for i in range(runs):
         generation = dict(config.generation)
-        if generation.get("seed") is not None:
-            generation["seed"] = int(generation["seed"]) + i
+        seed = generation.get("seed")
+        if isinstance(seed, int):
+            generation["seed"] = seed + i
         configs.append(
             dataclasses.replace(
                 config,

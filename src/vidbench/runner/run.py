@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
 
 from vidbench.console import err
 from vidbench.core.errors import ConfigError
+from vidbench.core.files import Json
 from vidbench.core.records import Sample
 from vidbench.media.cache import FrameCache
 from vidbench.models.base import Model, ModelRef, check_reachable
@@ -104,7 +104,7 @@ class Run:
         return load_model(self.config.judge, options)
 
     @property
-    def model_identity(self) -> dict[str, Any]:
+    def model_identity(self) -> Mapping[str, Json]:
         return self.config.model_identity or self.model.identity()
 
     def _judge_ref(self) -> Model | None:
@@ -190,7 +190,7 @@ class Run:
         finally:
             await self.model.aclose()
 
-    def _judge_calls(self, store: Store) -> list[ModelCall]:
+    def _judge_calls(self, store: Store) -> list[ModelCall[object]]:
         responses = store.responses(self.plan)
         return [
             call
@@ -203,7 +203,7 @@ class Run:
         if self.task.uses_judge and not self.task.judge_optional and self.judge is None:
             raise ConfigError(f"{self.task.name} needs an LLM judge: give --judge SPEC")
 
-    def _verdicts(self, store: Store, allow_calls: bool) -> dict[str, CallResult] | None:
+    def _verdicts(self, store: Store, allow_calls: bool) -> dict[str, CallResult[object]] | None:
         """Verdicts by judge-call item; None when this run has no judge."""
         judge = self.judge if allow_calls else self._judge_ref()
         if judge is None:
@@ -220,7 +220,7 @@ class Run:
             allow_calls=allow_calls,
         )
 
-    def judge_stage(self) -> dict[str, CallResult]:
+    def judge_stage(self) -> dict[str, CallResult[object]]:
         """Ask the judge about every stored answer that needs one (stored verdicts are reused)."""
         if self.judge is not None:
             self.config.judge_identity = self.judge.identity()
@@ -284,7 +284,7 @@ class Run:
             self.console.print(f"[red]{no_verdict_message(results.unjudged)}[/]")
         return results
 
-    def _judge_identity(self) -> dict[str, Any] | None:
+    def _judge_identity(self) -> Mapping[str, Json] | None:
         judge = self._judge_ref()
         return None if judge is None else judge.identity()
 

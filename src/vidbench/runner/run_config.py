@@ -3,10 +3,11 @@ and report stages of a stored run need nothing else."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
+from vidbench.core.files import Json
 from vidbench.report.results_dir import ResultsDir
 from vidbench.report.schema import RunFile
 from vidbench.runner.model_calls import DEFAULT_ATTEMPTS
@@ -25,8 +26,8 @@ class RunConfig:
     seed: int = 0
     limit: int | None = None
     concurrency: int = 16
-    frames: dict[str, Any] = field(default_factory=dict)  # FrameSpec overrides from the CLI
-    generation: dict[str, Any] = field(default_factory=dict)  # temperature, top_p, max_tokens, seed
+    frames: dict[str, Json] = field(default_factory=dict)  # FrameSpec overrides from the CLI
+    generation: dict[str, Json] = field(default_factory=dict)  # temperature, top_p, max_tokens
     model_options: dict[str, str] = field(default_factory=dict)  # backend-specific --model-opt
     judge: str | None = None  # model spec of the LLM judge, for tasks that need one
     judge_options: dict[str, str] = field(default_factory=dict)
@@ -41,8 +42,8 @@ class RunConfig:
     fresh: bool = False  # start over in the results folder (`--fresh`: runner/data_identity.py)
     # What the answers and verdicts are keyed by, stored by the infer and judge stages so the
     # score and report stages need neither the model nor its key (None: ask the backend).
-    model_identity: dict[str, Any] | None = None
-    judge_identity: dict[str, Any] | None = None
+    model_identity: Mapping[str, Json] | None = None
+    judge_identity: Mapping[str, Json] | None = None
 
     @property
     def results_dir(self) -> Path:
@@ -52,11 +53,12 @@ class RunConfig:
         saved = {k: v for k, v in asdict(self).items() if k not in RUN_PLACE}
         ResultsDir(self.results_dir).write_config(RunFile.model_validate(saved))
 
-    def frame_overrides(self) -> dict[str, Any]:
+    def frame_overrides(self) -> dict[str, Json]:
         """The FrameSpec fields this run overrides (views as a tuple, as FrameSpec keeps them)."""
         overrides = dict(self.frames)
-        if "views" in overrides:
-            overrides["views"] = tuple(overrides["views"])
+        views = overrides.get("views")
+        if isinstance(views, Sequence):
+            overrides["views"] = tuple(views)
         return overrides
 
     @classmethod

@@ -25,7 +25,7 @@ def score_samples(
     problems: Sequence[Problem],
     store: Store,
     plan: str,
-    verdicts: Mapping[str, CallResult] | None = None,
+    verdicts: Mapping[str, CallResult[object]] | None = None,
 ) -> list[SampleRow]:
     """One row per planned sample and per unloadable record.
 
@@ -89,8 +89,8 @@ def _cut_note(text: str, key: str) -> str:
 
 
 def _of_sample(
-    task: Task, sample: Sample, reply: str, verdicts: Mapping[str, CallResult] | None
-) -> dict[str, CallResult]:
+    task: Task, sample: Sample, reply: str, verdicts: Mapping[str, CallResult[object]] | None
+) -> dict[str, CallResult[object]]:
     """This sample's verdicts (`missing` for calls nobody judged), or none at all when the run
     has no judge (a task whose judge columns are optional then leaves them empty)."""
     if verdicts is None:

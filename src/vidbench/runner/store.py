@@ -22,10 +22,13 @@ import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
+
+from pydantic import JsonValue
 
 from vidbench.core.errors import ConfigError, DiskFullError, VidbenchError
 from vidbench.core.requests import Response
+from vidbench.media.frame import FrameRecord
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -84,12 +87,19 @@ class StoreError(VidbenchError):
     """A write to the store failed for another reason than a full disk (named with the file)."""
 
 
+class RequestRecord(TypedDict):
+    """What the store keeps about a request (no image bytes): its frames and its prompt text."""
+
+    frames: list[FrameRecord]
+    prompt: list[str]
+
+
 @dataclass(frozen=True)
 class StoredResponse:
     key: str
     sample_id: str
     prompt_hash: str
-    request: dict[str, Any]
+    request: RequestRecord
     text: str
     input_tokens: int
     output_tokens: int
@@ -157,7 +167,7 @@ class Store:
     def close(self) -> None:
         self._db.close()
 
-    def _write(self, sql: str, params: tuple[Any, ...]) -> sqlite3.Cursor:
+    def _write(self, sql: str, params: tuple[object, ...]) -> sqlite3.Cursor:
         """One write, committed at once; a full disk is a DiskFullError naming the folder (the
         failed write is rolled back, every earlier one is kept)."""
         try:
@@ -192,7 +202,7 @@ class Store:
         rows = self._db.execute("SELECT prompt_hash, request FROM responses")
         return {h: list(json.loads(request).get("prompt", [])) for h, request in rows}
 
-    def start_run(self, plan: str, config: dict[str, Any]) -> int:
+    def start_run(self, plan: str, config: dict[str, JsonValue]) -> int:
         cursor = self._write(
             "INSERT INTO runs (created, plan, config) VALUES (?, ?, ?)",
             (time.time(), plan, json.dumps(config, sort_keys=True)),
@@ -215,7 +225,7 @@ class Store:
         sample_id: str,
         run_id: int,
         prompt_hash: str,
-        request: dict[str, Any],
+        request: RequestRecord,
         response: Response,
     ) -> None:
         """Record an answer; a key already answered is left as it was."""

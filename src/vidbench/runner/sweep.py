@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, ValidationError
 from rich.console import Console
 
 from vidbench.core.errors import ConfigError
@@ -80,37 +81,62 @@ def load_sweep(path: Path, base: RunConfig) -> Sweep:
     and run settings (seed, limit, concurrency, cache_dir, ray, ray_workers, ray_rate), per-model
     options in [model_options."SPEC"]."""
     try:
-        raw: dict[str, Any] = tomllib.loads(path.read_text())
+        raw: dict[str, object] = tomllib.loads(path.read_text())
     except (OSError, ValueError) as e:  # unreadable, not UTF-8, not TOML
         raise ConfigError(f"{path}: not a readable sweep file ({e})") from e
-    settings = (
-        "seed",
-        "limit",
-        "concurrency",
-        "cache_dir",
-        "progress",
-        "ray",
-        "ray_workers",
-        "ray_rate",
-    )
+    settings = set(SweepSettings.model_fields)
     sweep_keys = {"tasks", "models", "out", "data", "variants", "model_options", "parallel"}
-    unknown = set(raw) - sweep_keys - set(settings)
+    unknown = set(raw) - sweep_keys - settings
     if unknown:
         raise ConfigError(f"{path}: unknown keys {sorted(unknown)}")
     for key in ("tasks", "models", "out", "data"):
         if key not in raw:
             raise ConfigError(f"{path}: give {key!r}")
-    data = raw["data"] if isinstance(raw["data"], dict) else {"*": str(raw["data"])}
+    data = raw["data"] if isinstance(raw["data"], dict) else {"*": raw["data"]}
+    options = raw.get("model_options", {})
+    if not isinstance(options, dict) or not all(isinstance(o, dict) for o in options.values()):
+        raise ConfigError(f"{path}: model_options must be tables of options by model spec")
+    parallel = raw.get("parallel", 1)
+    if not isinstance(parallel, int):
+        raise ConfigError(f"{path}: parallel must be a whole number, got {parallel!r}")
+    try:
+        given = SweepSettings.model_validate({k: v for k, v in raw.items() if k in settings})
+    except ValidationError as e:
+        raise ConfigError(f"{path}: {e}") from None
     return Sweep(
-        tasks=tuple(raw["tasks"]),
-        models=tuple(raw["models"]),
+        tasks=_names(path, raw, "tasks"),
+        models=_names(path, raw, "models"),
         out=str(raw["out"]),
-        data={k: str(v) for k, v in data.items()},
-        variants=tuple(raw.get("variants", ())),
-        base=replace(base, **{k: raw[k] for k in settings if k in raw}),
-        model_options={m: dict(o) for m, o in raw.get("model_options", {}).items()},
-        parallel=int(raw.get("parallel", 1)),
+        data={str(k): str(v) for k, v in data.items()},
+        variants=_names(path, raw, "variants"),
+        base=replace(base, **given.model_dump(exclude_unset=True)),
+        model_options={str(m): {str(k): str(v) for k, v in o.items()} for m, o in options.items()},
+        parallel=parallel,
     )
+
+
+class SweepSettings(BaseModel):
+    """The run settings a sweep file may give, each of RunConfig's type (only those given
+    replace the base run's: the defaults here are never used)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    seed: int | None = None
+    limit: int | None = None
+    concurrency: int | None = None
+    cache_dir: str | None = None
+    progress: bool | None = None
+    ray: str | None = None
+    ray_workers: int | None = None
+    ray_rate: float | None = None
+
+
+def _names(path: Path, raw: Mapping[str, object], key: str) -> tuple[str, ...]:
+    """A list of names (tasks, models, variants); none when the key is absent."""
+    value = raw.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{path}: {key} must be a list of names, got {value!r}")
+    return tuple(value)
 
 
 def run_sweep(

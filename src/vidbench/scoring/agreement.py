@@ -4,7 +4,7 @@ Cohen's kappa (the statistics of AutoEval-Video paper Table 3, for any yes/no ju
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TypedDict
 
 from vidbench.scoring.stats import bootstrap_ci, mean_percent
 
@@ -24,7 +24,18 @@ def cohen_kappa(pairs: Sequence[tuple[int, int]]) -> float | None:
     return None if chance == 1 else (observed - chance) / (1 - chance)
 
 
-def binary_agreement(pairs: Sequence[tuple[int, int]], seed: int = 0) -> dict[str, Any]:
+class Agreement(TypedDict):
+    """How often a judge agrees with people: n pairs, percent (None: no pairs), its 95% interval,
+    the confusion matrix ("human=1" -> "judge=0" -> n) and Cohen's kappa."""
+
+    n: int
+    agreement: float | None
+    ci95: list[float] | None
+    confusion: dict[str, dict[str, int]]
+    kappa: float | None
+
+
+def binary_agreement(pairs: Sequence[tuple[int, int]], seed: int = 0) -> Agreement:
     """(human, judge) verdict pairs, 1 = correct -> agreement in percent with its 95% bootstrap
     interval, the confusion matrix (rows: human, columns: judge) and Cohen's kappa."""
     agree = [float(human == judge) for human, judge in pairs]

@@ -27,7 +27,7 @@ class NoVerdictFields(TypedDict):
 
 
 def no_verdict_fields(
-    sample_id: str, verdict: CallResult, unparsed_why: str = ""
+    sample_id: str, verdict: CallResult[object], unparsed_why: str = ""
 ) -> NoVerdictFields:
     """The score fields of an answer the judge gave no usable verdict on: an error of status
     `judge` (never counted right or wrong), saying why; `verdict_absent` marks those a new judge

@@ -6,13 +6,18 @@ types), and a construction pipeline's generated questions, checks and captions. 
 the call (its prompt, prompt version and reply parser); runner/model_calls.py sends calls
 concurrently, stores every reply in the store's `calls` table and never asks the same thing
 twice. A judge's `CallResult` is its verdict.
+
+Both are generic in the value the parser returns: `ModelCall[Judgment]` gives
+`CallResult[Judgment]` through runner/model_calls.py. A task's scorer receives its verdicts as
+`CallResult[object]` (a task's calls may parse to different types) and reads each value with
+`value_as(TYPE)`, which checks it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Generic, Literal, TypeVar
 
 from vidbench.core.messages import Message
 from vidbench.core.requests import GenerationConfig
@@ -21,9 +26,12 @@ from vidbench.core.requests import GenerationConfig
 # error: the call itself failed (after the backend's retries). missing: not asked yet.
 CallStatus = Literal["ok", "unparsed", "error", "missing"]
 
+Value = TypeVar("Value", covariant=True)  # what a call's parser makes of a reply
+Wanted = TypeVar("Wanted")
+
 
 @dataclass(frozen=True)
-class ModelCall:
+class ModelCall(Generic[Value]):
     """One question to a model whose reply is parsed and kept.
 
     `item` names what is asked about (unique within a batch, e.g. "<uid>:appearance"). `parse`
@@ -35,17 +43,17 @@ class ModelCall:
     item: str
     messages: tuple[Message, ...]
     prompt_version: str
-    parse: Callable[[str], Any] = field(compare=False, repr=False)
+    parse: Callable[[str], Value | None] = field(compare=False, repr=False)
     generation: GenerationConfig = field(
         default_factory=lambda: GenerationConfig(temperature=0.0, max_tokens=1024)
     )
 
 
 @dataclass(frozen=True)
-class CallResult:
+class CallResult(Generic[Value]):
     item: str
     status: CallStatus
-    value: Any = None
+    value: Value | None = None  # the parsed reply (status ok), else None
     reply: str | None = None  # the last reply read (the one parsed, when status is ok)
     attempts: int = 0
     error: str | None = None
@@ -54,6 +62,18 @@ class CallResult:
     @property
     def ok(self) -> bool:
         return self.status == "ok"
+
+    def value_as(self, kind: type[Wanted]) -> Wanted | None:
+        """The parsed value as the `kind` the call's parser makes (None when there is none);
+        TypeError when it is of another type (a verdict read by the wrong task)."""
+        if self.value is None:
+            return None
+        if not isinstance(self.value, kind):
+            raise TypeError(
+                f"{self.item}: the call's value is a {type(self.value).__name__}, "
+                f"not a {kind.__name__}"
+            )
+        return self.value
 
     @property
     def absent(self) -> bool:

@@ -165,6 +165,14 @@ class SampleScore(BaseModel):
         None, description="judged tasks: the verdict's call failed or was not made yet"
     )
 
+    def group(self, field: str) -> str | None:
+        """The one group this sample has for `field` (a benchmark whose group fields hold one
+        value each reads them so); None when it has none; ValueError when it has several."""
+        value = self.groups.get(field)
+        if isinstance(value, list):
+            raise ValueError(f"the sample counts in several {field!r} groups: {value}")
+        return value
+
     @property
     def correct(self) -> bool | None:
         """Right (True) or wrong (False) when the sample counts so; None when it is unscored."""

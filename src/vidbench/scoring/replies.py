@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+
+from pydantic import JsonValue
 
 _FENCE = re.compile(r"```(?:json)?")
 
 
-def find_json(reply: str) -> dict[str, Any] | list[Any] | None:
+def find_json(reply: str) -> dict[str, JsonValue] | list[JsonValue] | None:
     """The first JSON object or list in a reply (code fences and prose around it are
     tolerated), or None when there is none."""
     text = _FENCE.sub("", reply)
@@ -19,6 +20,8 @@ def find_json(reply: str) -> dict[str, Any] | list[Any] | None:
             value, _ = decoder.raw_decode(text, match.start())
         except json.JSONDecodeError:
             continue
-        if isinstance(value, dict | list):
+        if isinstance(value, dict):
+            return {str(k): v for k, v in value.items()}
+        if isinstance(value, list):
             return value
     return None

@@ -6,8 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from pydantic import JsonValue
-
+from vidbench.core.files import Json
 from vidbench.core.messages import Message
 from vidbench.core.records import Sample
 from vidbench.core.requests import GenerationConfig
@@ -60,19 +59,22 @@ class Task(ABC):
         """Option labels a baseline may pick from (empty for open-ended tasks)."""
         return ()
 
-    def judge_calls(self, sample: Sample, reply: str) -> list[ModelCall]:
+    def judge_calls(self, sample: Sample, reply: str) -> Sequence[ModelCall[object]]:
         """What an LLM judge must be asked about this reply (none for rule-scored tasks)."""
-        return []
+        return ()
 
     @abstractmethod
-    def score(self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]) -> SampleScore:
-        """What this reply scores; `verdicts` holds this sample's judge_calls' verdicts. The
+    def score(
+        self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult[object]]
+    ) -> SampleScore:
+        """What this reply scores; `verdicts` holds this sample's judge_calls' verdicts (each
+        value read with `verdict.value_as(TYPE)`, the type the call's parser returns). The
         score's `outcome` says how it counts (correct, wrong or unscored, and why: the helpers of
         scoring/outcome.py make it); a task that cannot score the answer it has says so in its
         `status` and `status_detail`."""
 
     def score_all(
-        self, items: Sequence[tuple[Sample, str, Mapping[str, CallResult]]]
+        self, items: Sequence[tuple[Sample, str, Mapping[str, CallResult[object]]]]
     ) -> list[SampleScore]:
         """Every answered sample at once, for metrics that need the whole set (corpus statistics,
         batched models); by default sample by sample."""
@@ -86,11 +88,11 @@ class Task(ABC):
         scaled; no confidence interval), e.g. corpus BLEU."""
         return {}
 
-    def extra_results(self, scores: Sequence[SampleScore]) -> dict[str, JsonValue]:
+    def extra_results(self, scores: Sequence[SampleScore]) -> Mapping[str, Json]:
         """Task-specific fields for results.json (e.g. chance levels, column groups)."""
         return {}
 
-    def settings(self) -> dict[str, JsonValue]:
+    def settings(self) -> Mapping[str, Json]:
         """What identifies this task's prompts and scoring in the store and in results."""
         return {
             "task": self.name,
@@ -120,7 +122,7 @@ class SharedAnswersTask(Task):
         self.generation = generation
         self.protocol = protocol
 
-    def settings(self) -> dict[str, JsonValue]:
+    def settings(self) -> Mapping[str, Json]:
         answers = {k: v for k, v in super().settings().items() if k != "protocol"}
         answers["task"] = self.answers_name
         return answers

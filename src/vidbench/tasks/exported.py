@@ -19,10 +19,12 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+
+from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
 
 from vidbench.core.errors import DataError
-from vidbench.core.records import MediaRef, Sample
+from vidbench.core.files import Json
+from vidbench.core.records import MediaRef, Sample, SampleKind
 from vidbench.extras import require
 from vidbench.tasks.problems import Loaded, Problem
 
@@ -53,7 +55,28 @@ def is_export(folder: Path) -> bool:
     return (Path(folder) / MANIFEST).is_file()
 
 
-def sample_row(sample: Sample, video_paths: Mapping[int, str]) -> dict[str, Any]:
+class ExportedRow(BaseModel):
+    """The ROW_COLUMNS of an exported row, of the types sample_row writes (its other columns,
+    the metadata's plain fields, are read from `metadata`)."""
+
+    model_config = ConfigDict(extra="ignore", coerce_numbers_to_str=True)
+
+    id: str
+    benchmark: str
+    kind: SampleKind
+    question: str | None
+    options: list[str] | None
+    answer: str | None
+    references: list[str] | None
+    rules: str | None
+    views: list[int] | None
+    videos: list[str] | None
+    start_s: float | None
+    end_s: float | None
+    metadata: str | None
+
+
+def sample_row(sample: Sample, video_paths: Mapping[int, str]) -> dict[str, Json]:
     """A Sample as an exported row; `video_paths`: its videos by view, relative to OUT."""
     views = sorted(video_paths)
     return {
@@ -74,39 +97,64 @@ def sample_row(sample: Sample, video_paths: Mapping[int, str]) -> dict[str, Any]
     }
 
 
-def row_sample(row: Mapping[str, Any], root: Path) -> Sample:
+def row_sample(columns: Mapping[str, object], root: Path) -> Sample:
     """An exported row as the Sample it was made from; DataError saying what is wrong."""
-    missing = [c for c in ROW_COLUMNS if c not in row]
+    missing = [c for c in ROW_COLUMNS if c not in columns]
     if missing:
         raise DataError(f"the row lacks the columns {missing}")
     try:
-        metadata = json.loads(row["metadata"] or "{}")
-    except (TypeError, json.JSONDecodeError) as e:
+        row = ExportedRow.model_validate(columns)
+    except ValidationError as e:
+        raise DataError(f"a column is not what an export writes ({e.errors()[0]['msg']})") from None
+    try:
+        metadata = json.loads(row.metadata or "{}")
+    except json.JSONDecodeError as e:
         raise DataError(f"its metadata is not JSON ({e})") from None
-    if len(row["views"] or ()) != len(row["videos"] or ()) or not row["videos"]:
+    if not isinstance(metadata, dict):
+        raise DataError("its metadata is not a JSON object")
+    views, files = row.views or [], row.videos or []
+    if len(views) != len(files) or not files:
         raise DataError("its views and videos do not pair up")
-    videos = {int(v): root / p for v, p in zip(row["views"], row["videos"], strict=True)}
+    videos = {v: root / p for v, p in zip(views, files, strict=True)}
     for path in videos.values():
         if not path.is_file():
             raise DataError(f"missing video {path}")
     return Sample(
-        id=str(row["id"]),
-        benchmark=row["benchmark"],
-        kind=row["kind"],
-        media=MediaRef(videos, row["start_s"], row["end_s"]),
-        question=row["question"],
-        options=tuple(row["options"] or ()),
-        answer=row["answer"],
-        references=tuple(row["references"] or ()),
-        rules=row["rules"],
+        id=row.id,
+        benchmark=row.benchmark,
+        kind=row.kind,
+        media=MediaRef(videos, row.start_s, row.end_s),
+        question=row.question,
+        options=tuple(row.options or ()),
+        answer=row.answer,
+        references=tuple(row.references or ()),
+        rules=row.rules,
         metadata=metadata,
     )
 
 
-def read_manifest(folder: Path) -> dict[str, Any]:
+class ExportedTask(BaseModel):
+    """A task of an export: its dataset config, split, Parquet files and rows."""
+
+    config: str
+    split: str
+    files: list[str]
+    rows: int
+
+
+class Manifest(BaseModel):
+    """OUT/vidbench.json."""
+
+    format: str
+    version: int
+    benchmark: str
+    tasks: dict[str, ExportedTask]
+
+
+def read_manifest(folder: Path) -> Manifest:
     path = Path(folder) / MANIFEST
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
+        manifest: JsonValue = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise DataError(f"{path}: not a readable export manifest ({e})") from e
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
@@ -116,7 +164,10 @@ def read_manifest(folder: Path) -> dict[str, Any]:
             f"{path}: export format version {manifest.get('version')!r}; this vidbench reads "
             f"version {FORMAT_VERSION}"
         )
-    return manifest
+    try:
+        return Manifest.model_validate(manifest)
+    except ValidationError as e:
+        raise DataError(f"{path}: not a vidbench export manifest ({e})") from None
 
 
 def read_export(folder: Path, task: str) -> Loaded[Sample]:
@@ -128,14 +179,14 @@ def read_export(folder: Path, task: str) -> Loaded[Sample]:
 
     folder = Path(folder)
     manifest = read_manifest(folder)
-    tasks = manifest.get("tasks", {})
+    tasks = manifest.tasks
     if task not in tasks:
         raise DataError(
-            f"{folder}: an export of {manifest.get('benchmark')} holding "
+            f"{folder}: an export of {manifest.benchmark} holding "
             f"{', '.join(tasks) or 'no task'}; not {task}"
         )
     samples, problems = [], []
-    for name in tasks[task]["files"]:
+    for name in tasks[task].files:
         path = folder / name
         try:
             rows = pq.read_table(path).to_pylist()

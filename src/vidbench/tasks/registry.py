@@ -11,9 +11,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
 
 from vidbench.core.errors import ConfigError
+from vidbench.core.files import Json
+from vidbench.core.requests import GenerationConfig
 from vidbench.media.spec import FrameSpec
 from vidbench.tasks.base import Task
 
@@ -75,7 +78,7 @@ def resolve(name: str, entries: Mapping[str, TaskEntry]) -> TaskRequest:
 def build_task(
     entries: Mapping[str, TaskEntry],
     name: str,
-    generation: dict[str, Any] | None = None,
+    generation: Mapping[str, Json] | None = None,
     **overrides: object,
 ) -> Task:
     """The task a name denotes, with FrameSpec fields and generation settings overridden
@@ -87,6 +90,9 @@ def build_task(
         unknown = set(generation) - set(task.generation.as_dict())
         if unknown:
             raise ConfigError(f"unknown generation settings {sorted(unknown)}")
-        changes = {k: v for k, v in generation.items() if v is not None}
-        task.generation = dataclasses.replace(task.generation, **changes)
+        changed = task.generation.as_dict() | {k: v for k, v in generation.items() if v is not None}
+        try:
+            task.generation = TypeAdapter(GenerationConfig).validate_python(changed)
+        except ValidationError as e:
+            raise ConfigError(f"generation settings: {e}") from None
     return task

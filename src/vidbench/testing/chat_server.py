@@ -36,11 +36,14 @@ import random
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from pydantic import JsonValue
+
+from vidbench.core.files import Json
 from vidbench.testing.fake_apis import (
     FakeAnthropicMessages,
     FakeGeminiGenerate,
@@ -59,10 +62,13 @@ except ImportError as e:  # pragma: no cover - depends on the installed extras
     if __name__ == "__main__":  # `python -m vidbench.testing.chat_server`: a line, no traceback
         raise SystemExit(f"error: {NEEDS} (not installed: {e.name})") from None
     raise ImportError(NEEDS) from e
+if TYPE_CHECKING:
+    import uvicorn
+    from starlette.types import Receive, Scope, Send
 
 __all__ = ["ChatServer", "FaultPlan", "Reply", "ServerStats", "request_text"]
 
-ReplyFn = Callable[[dict[str, Any]], "str | Reply"]
+ReplyFn = Callable[[dict[str, JsonValue]], "str | Reply"]
 
 
 class ChatServer:
@@ -74,7 +80,7 @@ class ChatServer:
         self.reset(**settings)
         self._socket = socket.create_server((host, port), backlog=4096)
         self.port: int = self._socket.getsockname()[1]
-        self._server: Any = None
+        self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
 
     # ----------------------------------------------------------------- addresses and counters
@@ -125,7 +131,7 @@ class ChatServer:
             self._state.offset = self._state.received
 
     @property
-    def requests(self) -> list[dict[str, Any]]:
+    def requests(self) -> list[dict[str, JsonValue]]:
         """Every request body received, in arrival order (a copy)."""
         with self._state.lock:
             return list(self._state.requests)
@@ -136,7 +142,7 @@ class ChatServer:
             return dict(self._state.sends)
 
     # ----------------------------------------------------------------------------- lifecycle
-    def _uvicorn(self) -> Any:
+    def _uvicorn(self) -> uvicorn.Server:
         import uvicorn
 
         config = uvicorn.Config(
@@ -149,13 +155,13 @@ class ChatServer:
         return uvicorn.Server(config)
 
     def start(self) -> ChatServer:
-        self._server = self._uvicorn()
+        server = self._server = self._uvicorn()
         self._thread = threading.Thread(
-            target=self._server.run, kwargs={"sockets": [self._socket]}, daemon=True
+            target=server.run, kwargs={"sockets": [self._socket]}, daemon=True
         )
         self._thread.start()
         deadline = time.monotonic() + 10
-        while not self._server.started:
+        while not server.started:
             if not self._thread.is_alive() or time.monotonic() > deadline:
                 raise RuntimeError(f"the fake chat server on {self.root_url} did not start")
             time.sleep(0.005)
@@ -169,8 +175,8 @@ class ChatServer:
 
     def serve_forever(self) -> None:
         """Serve in this thread until interrupted (the command-line use)."""
-        self._server = self._uvicorn()
-        self._server.run(sockets=[self._socket])
+        server = self._server = self._uvicorn()
+        server.run(sockets=[self._socket])
 
     def __enter__(self) -> ChatServer:
         return self.start()
@@ -179,7 +185,7 @@ class ChatServer:
         self.stop()
 
     # ---------------------------------------------------------------------------- the app
-    def app(self) -> Any:
+    def app(self) -> FastAPI:
         app = FastAPI()
 
         @app.post("/v1/chat/completions")
@@ -265,7 +271,7 @@ class ChatServer:
         self._state.count("401")
         return JSONResponse(api.error(401, f"Incorrect API key provided: {sent}"), 401)
 
-    def _reply(self, body: dict[str, Any]) -> Reply:
+    def _reply(self, body: dict[str, JsonValue]) -> Reply:
         made = self.reply(body) if callable(self.reply) else self.reply
         return Reply(text=made) if isinstance(made, str) else made
 
@@ -279,7 +285,7 @@ class ChatServer:
 _MARK = "(fake answer text)"
 
 
-def _spoiled(ok: dict[str, Any], fault: str) -> bytes:
+def _spoiled(ok: Mapping[str, Json], fault: str) -> bytes:
     """A good reply body whose answer text is replaced: by invalid UTF-8 ("bad-utf8") or by a
     number ("non-text"); the rest of the body is well-formed JSON."""
     quoted = json.dumps(_MARK).encode()
@@ -297,13 +303,13 @@ async def _hold(request: Request, limit_s: float) -> None:
 class _BrokenResponse(Response):
     """Starts a 200 response, sends part of the body and stops: the connection breaks."""
 
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = [(b"content-type", b"application/json"), (b"content-length", b"1000")]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         await send({"type": "http.response.body", "body": b'{"id": "cut', "more_body": True})
 
 
-def scripted_replies(path: str, default: str) -> Callable[[dict[str, Any]], str]:
+def scripted_replies(path: str, default: str) -> Callable[[dict[str, JsonValue]], str]:
     """A `reply` function from a JSON file: a list of `{"when": TEXT, "reply": ANSWER}`, tried in
     order; the first rule whose TEXT occurs in the request's text (request_text) gives ANSWER (a
     string as it is, any other JSON value as its JSON text), else `default`. TEXT may be a list
@@ -323,14 +329,14 @@ def scripted_replies(path: str, default: str) -> Callable[[dict[str, Any]], str]
         for r in rules
     ]
 
-    def reply(body: dict[str, Any]) -> str:
+    def reply(body: dict[str, JsonValue]) -> str:
         text = request_text(body)
         return next((answer for texts, answer in script if all(w in text for w in texts)), default)
 
     return reply
 
 
-def _is_rule(rule: Any) -> bool:
+def _is_rule(rule: JsonValue) -> bool:
     if not isinstance(rule, dict) or "reply" not in rule:
         return False
     when = rule.get("when")

@@ -4,7 +4,11 @@ generateContent. Each renders a scripted `Reply` (or an error) as that API's JSO
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
+
+from pydantic import JsonValue
+
+from vidbench.core.files import Json
 
 BlockKind = Literal["prompt", "output"]
 
@@ -28,40 +32,45 @@ class Reply:
     error: str = "scripted error"
 
 
-def _parts_text(content: Any) -> list[str]:
+def _objects(value: JsonValue) -> list[dict[str, JsonValue]]:
+    """The JSON objects of a list (none when `value` is not a list)."""
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def _parts_text(content: JsonValue) -> list[str]:
     if isinstance(content, str):
         return [content]
-    if not isinstance(content, list):
-        return []
-    return [p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
+    return [text for p in _objects(content) if isinstance(text := p.get("text"), str)]
 
 
-def request_text(body: dict[str, Any]) -> str:
+def request_text(body: dict[str, JsonValue]) -> str:
     """Every text of a request body of any of the three APIs, joined by newlines (to script
     replies on the prompt, e.g. a judge's)."""
     texts: list[str] = []
     if "system" in body:  # Anthropic
         texts += _parts_text(body["system"])
-    for message in body.get("messages", []):  # OpenAI, Anthropic
+    for message in _objects(body.get("messages")):  # OpenAI, Anthropic
         texts += _parts_text(message.get("content"))
     system = body.get("systemInstruction") or body.get("system_instruction")
-    for content in ([system] if system else []) + list(body.get("contents", [])):  # Gemini
+    for content in _objects([system]) + _objects(body.get("contents")):  # Gemini
         texts += _parts_text(content.get("parts"))
     return "\n".join(texts)
 
 
-def count_images(body: dict[str, Any]) -> int:
+def count_images(body: dict[str, JsonValue]) -> int:
     n = 0
-    for message in body.get("messages", []):
-        content = message.get("content")
-        if isinstance(content, list):
-            n += sum(1 for p in content if p.get("type") in ("image_url", "image"))
-    for content in body.get("contents", []):
-        n += sum(1 for p in content.get("parts", []) if "inlineData" in p or "inline_data" in p)
+    for message in _objects(body.get("messages")):
+        n += sum(
+            1 for p in _objects(message.get("content")) if p.get("type") in ("image_url", "image")
+        )
+    for content in _objects(body.get("contents")):
+        n += sum(
+            1 for p in _objects(content.get("parts")) if "inlineData" in p or "inline_data" in p
+        )
     return n
 
 
-def tokens(body: dict[str, Any], reply_text: str | None) -> tuple[int, int]:
+def tokens(body: dict[str, JsonValue], reply_text: str | None) -> tuple[int, int]:
     """A deterministic stand-in for token counts: 4 characters a token, 85 per image."""
     prompt = len(request_text(body)) // 4 + 85 * count_images(body) + 1
     return prompt, len(reply_text or "") // 4 + 1
@@ -75,16 +84,16 @@ class WireApi:
     malformed: bytes
 
     @staticmethod
-    def model(body: dict[str, Any], path_model: str | None) -> str:
+    def model(body: dict[str, JsonValue], path_model: str | None) -> str:
         """The model asked for: the body's "model" (OpenAI, Anthropic)."""
         return str(body.get("model", ""))
 
     @staticmethod
-    def ok(reply: Reply, body: dict[str, Any], model: str, n: int) -> dict[str, Any]:
+    def ok(reply: Reply, body: dict[str, JsonValue], model: str, n: int) -> dict[str, Json]:
         raise NotImplementedError
 
     @staticmethod
-    def error(status: int, message: str) -> dict[str, Any]:
+    def error(status: int, message: str) -> dict[str, Json]:
         raise NotImplementedError
 
 
@@ -93,7 +102,7 @@ class FakeOpenAIChat(WireApi):
     malformed = b'{"id": "chatcmpl-broken", "object": "chat.completion", "choices": ['
 
     @staticmethod
-    def ok(reply: Reply, body: dict[str, Any], model: str, n: int) -> dict[str, Any]:
+    def ok(reply: Reply, body: dict[str, JsonValue], model: str, n: int) -> dict[str, Json]:
         text = None if reply.blocked or reply.refusal else reply.text
         prompt, completion = tokens(body, text)
         message = {"role": "assistant", "content": text, "refusal": reply.refusal}
@@ -118,7 +127,7 @@ class FakeOpenAIChat(WireApi):
         }
 
     @staticmethod
-    def error(status: int, message: str) -> dict[str, Any]:
+    def error(status: int, message: str) -> dict[str, Json]:
         return {"error": {"message": message, "type": "fake_error", "code": str(status)}}
 
 
@@ -127,7 +136,7 @@ class FakeAnthropicMessages(WireApi):
     malformed = b'{"id": "msg_broken", "type": "message", "content": [{"type": "te'
 
     @staticmethod
-    def ok(reply: Reply, body: dict[str, Any], model: str, n: int) -> dict[str, Any]:
+    def ok(reply: Reply, body: dict[str, JsonValue], model: str, n: int) -> dict[str, Json]:
         text = reply.refusal if reply.refusal else None if reply.blocked else reply.text
         prompt, completion = tokens(body, text)
         refused = reply.refusal is not None or reply.blocked is not None
@@ -143,7 +152,7 @@ class FakeAnthropicMessages(WireApi):
         }
 
     @staticmethod
-    def error(status: int, message: str) -> dict[str, Any]:
+    def error(status: int, message: str) -> dict[str, Json]:
         kind = {429: "rate_limit_error", 400: "invalid_request_error"}.get(status, "api_error")
         return {"type": "error", "error": {"type": kind, "message": message}}
 
@@ -153,11 +162,11 @@ class FakeGeminiGenerate(WireApi):
     malformed = b'{"candidates": [{"content": {"parts": [{"text": "(A'
 
     @staticmethod
-    def model(body: dict[str, Any], path_model: str | None) -> str:
+    def model(body: dict[str, JsonValue], path_model: str | None) -> str:
         return path_model or ""  # named in the path: /v1beta/models/MODEL:generateContent
 
     @staticmethod
-    def ok(reply: Reply, body: dict[str, Any], model: str, n: int) -> dict[str, Any]:
+    def ok(reply: Reply, body: dict[str, JsonValue], model: str, n: int) -> dict[str, Json]:
         text = reply.refusal or (None if reply.blocked else reply.text)
         prompt, completion = tokens(body, text)
         usage = {
@@ -167,7 +176,7 @@ class FakeGeminiGenerate(WireApi):
         }
         if reply.blocked == "prompt":
             return {"promptFeedback": {"blockReason": "SAFETY"}, "usageMetadata": usage}
-        candidate = {
+        candidate: dict[str, Json] = {
             "content": {"role": "model", "parts": [] if text is None else [{"text": text}]},
             "finishReason": "SAFETY" if reply.blocked else "STOP",
             "index": 0,
@@ -175,7 +184,7 @@ class FakeGeminiGenerate(WireApi):
         return {"candidates": [candidate], "usageMetadata": usage, "modelVersion": model}
 
     @staticmethod
-    def error(status: int, message: str) -> dict[str, Any]:
+    def error(status: int, message: str) -> dict[str, Json]:
         name = {429: "RESOURCE_EXHAUSTED", 400: "INVALID_ARGUMENT", 500: "INTERNAL"}.get(
             status, "UNKNOWN"
         )

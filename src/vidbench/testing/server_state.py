@@ -11,7 +11,8 @@ import random
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+
+from pydantic import JsonValue
 
 FAULT_KINDS = (
     "429", "500", "timeout", "malformed", "disconnect", "400", "bad-utf8", "non-text"
@@ -56,7 +57,7 @@ class ServerState:
     faults: FaultPlan
     record: bool
     lock: threading.Lock = field(default_factory=threading.Lock)
-    requests: list[dict[str, Any]] = field(default_factory=list)
+    requests: list[dict[str, JsonValue]] = field(default_factory=list)
     sends: Counter[str] = field(default_factory=Counter)
     answered: Counter[str] = field(default_factory=Counter)
     fault_counts: Counter[str] = field(default_factory=Counter)
@@ -72,7 +73,7 @@ class ServerState:
     def __post_init__(self) -> None:
         self.rng = random.Random(self.faults.seed)
 
-    def arrive(self, body: dict[str, Any], key: str) -> tuple[int, str]:
+    def arrive(self, body: dict[str, JsonValue], key: str) -> tuple[int, str]:
         with self.lock:
             n = self.received
             self.received += 1

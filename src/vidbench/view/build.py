@@ -23,10 +23,9 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 from vidbench.core.errors import ConfigError, VidbenchError
-from vidbench.core.files import write_atomic
+from vidbench.core.files import Json, write_atomic
 from vidbench.core.records import MediaRef
 from vidbench.media.cache import FrameCache
 from vidbench.media.spec import FrameSpec
@@ -34,7 +33,7 @@ from vidbench.progress import progress_bar
 from vidbench.report.figures import FigureSpec
 from vidbench.report.schema import Results
 from vidbench.view.collect import RunData
-from vidbench.view.samples import OUTCOMES, sample_rows
+from vidbench.view.samples import OUTCOMES, SampleMedia, SampleView, sample_rows
 from vidbench.view.tables import table_data
 from vidbench.view.thumbs import StripIndex, Thumbnailer
 from vidbench.view.videos import VideoMode, VideoPlacer
@@ -70,7 +69,7 @@ class Built:
     strips_reused: int = 0  # samples' frames the report folder had from before
 
 
-def _script(call: str, *args: Any) -> bytes:
+def _script(call: str, *args: object) -> bytes:
     """`call(arg, ...);` with each argument as JSON: a JavaScript literal, so the data are
     never evaluated as anything else."""
     text = ",".join(json.dumps(a, ensure_ascii=False, separators=(",", ":")) for a in args)
@@ -78,7 +77,7 @@ def _script(call: str, *args: Any) -> bytes:
 
 
 # what a sample's frames and videos depend on: samples (and runs) that share it share them
-MediaKey = tuple[Any, ...]
+MediaKey = tuple[tuple[tuple[int, str], ...], float | None, float | None, FrameSpec, str]
 
 
 def _media_key(media: MediaRef, spec: FrameSpec, cache: FrameCache) -> MediaKey:
@@ -88,7 +87,7 @@ def _media_key(media: MediaRef, spec: FrameSpec, cache: FrameCache) -> MediaKey:
 
 def _media(
     runs: Sequence[RunData], options: ViewOptions, index: StripIndex | None
-) -> dict[tuple[int, str], dict[str, Any]]:
+) -> dict[tuple[int, str], SampleMedia]:
     """Frames and videos of every sample of every run whose task and data are there: made once
     for the samples that share them (4D-Bench's five questions about one object; the same
     sample in several runs), in a thread pool (decoding and image work release the GIL), and
@@ -113,14 +112,14 @@ def _media(
             wanted[(number, sample_id)] = key
             work.setdefault(key, (sample.media, spec, thumbs))
 
-    def one(job: tuple[MediaRef, FrameSpec, Thumbnailer | None]) -> dict[str, Any]:
+    def one(job: tuple[MediaRef, FrameSpec, Thumbnailer | None]) -> SampleMedia:
         media, spec, thumbs = job
-        found: dict[str, Any] = {"videos": placer.videos(media, spec)}
+        found: SampleMedia = {"videos": placer.videos(media, spec)}
         if thumbs is not None:
             found["frames"] = thumbs.strip(media, spec)
         return found
 
-    made: dict[MediaKey, dict[str, Any]] = {}
+    made: dict[MediaKey, SampleMedia] = {}
     what = "thumbnails and videos" if index is not None else "videos"
     with (
         progress_bar(disable=not options.progress or not work) as bar,
@@ -153,14 +152,14 @@ def _figures(
     return [f"{FIGURES_DIR}/{p.name}" for p in written if p.suffix == ".png"]
 
 
-def _audits(runs: Sequence[RunData], out: Path) -> list[dict[str, Any]]:
+def _audits(runs: Sequence[RunData], out: Path) -> list[dict[str, Json]]:
     """The audit pages recorded in the runs (audit/link.py), copied into AUDITS_DIR: each opens
     alone, so the report keeps them wherever it is moved or served."""
     from vidbench.audit.link import audit_pages, audited_runs
 
     for stale in (out / AUDITS_DIR).glob("audit-*.html"):
         stale.unlink()
-    found = []
+    found: list[dict[str, Json]] = []
     for k, page in enumerate(audit_pages([run.path for run in runs])):
         write_atomic(out / AUDITS_DIR / f"audit-{k}.html", page.read_bytes())
         href = f"{AUDITS_DIR}/audit-{k}.html"
@@ -191,7 +190,7 @@ def write_report(runs: Sequence[RunData], options: ViewOptions) -> Built:
     index = StripIndex.load(out) if options.thumbnails else None
     media = _media(runs, options, index)
     rows = sample_rows(
-        runs, lambda index, sample: media.get((index, sample.id), {}), options.groups
+        runs, lambda index, sample: media.get((index, sample.id), SampleMedia()), options.groups
     )
     results = [r.results for r in runs if r.results]
     data = out / DATA_DIR
@@ -233,6 +232,6 @@ def _task(run: RunData) -> str | None:
     return run.config.task if run.config else None
 
 
-def _outcome(row: dict[str, Any], index: int) -> str | None:
+def _outcome(row: SampleView, index: int) -> str | None:
     entry = row["runs"][index]
     return None if entry is None else entry["outcome"]

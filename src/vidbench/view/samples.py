@@ -13,17 +13,71 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from vidbench.core.records import Sample
 from vidbench.report.schema import SampleRow
 from vidbench.scoring.outcome import LABELS
 from vidbench.view.collect import RunData
+from vidbench.view.thumbs import Strip
+from vidbench.view.videos import PlacedVideo
 
 OUTCOMES = LABELS
 
+
+class SampleMedia(TypedDict, total=False):
+    """A sample's videos and (with thumbnails) frames as the page shows them (none when they
+    were not made)."""
+
+    videos: list[PlacedVideo]
+    frames: Strip
+
+
 # (run index, sample) -> the sample's frames / videos as the page describes them
-MediaOf = Callable[[int, Sample], dict[str, Any]]
+MediaOf = Callable[[int, Sample], SampleMedia]
+
+
+class JudgeAttempt(TypedDict):
+    """One judge call about a sample: its prompt and reply, or its error."""
+
+    item: str
+    judge: NotRequired[str]
+    version: NotRequired[str]
+    attempt: NotRequired[int]
+    prompt: NotRequired[str]
+    reply: NotRequired[str]
+    error: NotRequired[str]
+
+
+class RunEntry(TypedDict):
+    """What one run made of a sample."""
+
+    outcome: str
+    status: str
+    output: str | None
+    parsed: str | None
+    error: str | None
+    verdict_reply: str | None
+    scores: dict[str, str]
+    judge: list[JudgeAttempt]
+    prompt: list[str]
+    videos: NotRequired[list[PlacedVideo]]
+    frames: NotRequired[Strip]
+    media_error: NotRequired[str]
+
+
+class SampleView(TypedDict):
+    """A row of the sample browser: a sample and what every run made of it."""
+
+    id: str
+    group: str
+    question: str | None
+    options: list[str]
+    gold: str | None
+    references: list[str]
+    rules: str | None
+    runs: list[RunEntry | None]
+    disagree: bool
 
 
 def _group(row: SampleRow, sample: Sample | None, fields: Sequence[str]) -> str:
@@ -50,8 +104,8 @@ def _text(value: object) -> str:
     return json.dumps(value) if isinstance(value, dict | list) else str(value)
 
 
-def _judge(run: RunData, sample_id: str) -> list[dict[str, Any]]:
-    attempts = [
+def _judge(run: RunData, sample_id: str) -> list[JudgeAttempt]:
+    attempts: list[JudgeAttempt] = [
         {
             "item": j.item,
             "judge": j.model,
@@ -62,7 +116,7 @@ def _judge(run: RunData, sample_id: str) -> list[dict[str, Any]]:
         }
         for j in run.judgments.get(sample_id, [])
     ]
-    failed = [
+    failed: list[JudgeAttempt] = [
         {"item": f.sample_id, "error": f"{f.status}: {f.error}"}
         for f in run.judge_failures.get(sample_id, [])
     ]
@@ -71,9 +125,9 @@ def _judge(run: RunData, sample_id: str) -> list[dict[str, Any]]:
 
 def run_entry(
     run: RunData, index: int, row: SampleRow, media: MediaOf, groups: Sequence[str] = ()
-) -> dict[str, Any]:
+) -> RunEntry:
     sample = run.samples.get(row.id)
-    entry: dict[str, Any] = {
+    entry: RunEntry = {
         "outcome": row.outcome.label,
         "status": row.status,
         "output": row.raw_output,
@@ -85,7 +139,11 @@ def run_entry(
         "prompt": run.prompts.get(str(row.prompt_hash), []),
     }
     if sample is not None:
-        entry.update(media(index, sample))
+        shown = media(index, sample)
+        if "videos" in shown:
+            entry["videos"] = shown["videos"]
+        if "frames" in shown:
+            entry["frames"] = shown["frames"]
     elif row.status != "data":
         entry["media_error"] = "the sample's data is not available (see the messages above)"
     return entry
@@ -93,7 +151,7 @@ def run_entry(
 
 def sample_rows(
     runs: Sequence[RunData], media: MediaOf, groups: Sequence[str] = ()
-) -> list[dict[str, Any]]:
+) -> list[SampleView]:
     """One row per sample id over all runs (in the first run's order, then new ids), each with
     one entry per run (None where a run has no such sample), grouped by the first of `groups`
     each holds; disagreements first."""
@@ -103,7 +161,7 @@ def sample_rows(
         records = {row.id: row for row in run.records}
         order.extend(records)
         by_run.append(records)
-    rows = []
+    rows: list[SampleView] = []
     for sample_id in dict.fromkeys(order):
         sample = next((r.samples[sample_id] for r in runs if sample_id in r.samples), None)
         entries = [
@@ -128,7 +186,7 @@ def sample_rows(
     return rows
 
 
-def disagree(entries: Sequence[dict[str, Any] | None]) -> bool:
+def disagree(entries: Sequence[RunEntry | None]) -> bool:
     """The runs that have the sample differ in outcome or parsed answer (a sample only one
     run has, e.g. of another task, is no disagreement)."""
     seen = {(e["outcome"], e["parsed"]) for e in entries if e is not None}

@@ -20,12 +20,12 @@ import json
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from PIL import Image
 
 from vidbench.core.errors import VidbenchError
-from vidbench.core.files import write_atomic
+from vidbench.core.files import Json, write_atomic
 from vidbench.core.records import MediaRef
 from vidbench.media.cache import FrameCache
 from vidbench.media.frame import Frame
@@ -41,7 +41,7 @@ STRIP_VERSION = 1  # of the strips' shape and thumbnails: another version makes 
 def strip_key(media: MediaRef, spec: FrameSpec) -> str | None:
     """What a sample's strip depends on: its videos (resolved path, size, modification time),
     its window and the FrameSpec; None when a video is not there (nothing to keep)."""
-    parts: list[Any] = [STRIP_VERSION, FRAME_SIDE, GRID_SIDE, spec.as_dict()]
+    parts: list[Json] = [STRIP_VERSION, FRAME_SIDE, GRID_SIDE, spec.as_dict()]
     parts += [media.start_s, media.end_s]
     for view in spec.views:
         path = media.videos.get(view)
@@ -57,12 +57,31 @@ def strip_key(media: MediaRef, spec: FrameSpec) -> str | None:
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
+class StripFrame(TypedDict):
+    """One thumbnail of a strip: the frame it shows, and its path or why it has none."""
+
+    view: int
+    index: int
+    t: float
+    src: NotRequired[str]
+    error: NotRequired[str]
+    tiles: NotRequired[list[str]]  # a grid image: the frames it tiles
+
+
+class Strip(TypedDict):
+    """A sample's frames on the page: "views" (a row per view) or "grid" (the one image)."""
+
+    layout: str
+    frames: list[StripFrame]
+    error: NotRequired[str]
+
+
 @dataclass
 class StripIndex:
     """The strips a report folder holds (REPORT_DIR/thumbs/strips.json), by `strip_key`."""
 
     out: Path
-    strips: dict[str, dict[str, Any]] = field(default_factory=dict)
+    strips: dict[str, Strip] = field(default_factory=dict)
     reused: int = 0  # strips this build took from the index
     made: int = 0  # strips this build made (and put in the index when complete)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -75,7 +94,7 @@ class StripIndex:
             strips = {}  # none yet, or unreadable: everything is made again
         return cls(out, strips if isinstance(strips, dict) else {})
 
-    def get(self, key: str) -> dict[str, Any] | None:
+    def get(self, key: str) -> Strip | None:
         """The strip kept under `key` when every one of its thumbnails is still there."""
         with self._lock:
             strip = self.strips.get(key)
@@ -88,7 +107,7 @@ class StripIndex:
             self.reused += 1
         return strip
 
-    def put(self, key: str | None, strip: dict[str, Any], complete: bool) -> None:
+    def put(self, key: str | None, strip: Strip, complete: bool) -> None:
         with self._lock:
             self.made += 1
             if key is not None and complete:
@@ -109,7 +128,7 @@ class Thumbnailer:
     cache: FrameCache | None
     index: StripIndex | None = None
 
-    def strip(self, media: MediaRef, spec: FrameSpec) -> dict[str, Any]:
+    def strip(self, media: MediaRef, spec: FrameSpec) -> Strip:
         """The page's description of a sample's frames: `layout` ("views": one row per view,
         one column per time step; "grid": the one grid image), `frames` (view, index, time,
         thumbnail path) or `error` when they cannot be made."""
@@ -123,16 +142,20 @@ class Thumbnailer:
             self.index.put(key, made, complete)
         return made
 
-    def _make(self, media: MediaRef, spec: FrameSpec) -> dict[str, Any]:
+    def _make(self, media: MediaRef, spec: FrameSpec) -> Strip:
         layout = "grid" if spec.grid else "views"
         try:
             frames = _frames(media, spec, self.cache)
         except (VidbenchError, OSError) as e:
             return {"layout": layout, "frames": [], "error": f"frames not available: {e}"}
         side = GRID_SIDE if spec.grid else FRAME_SIDE
-        shown = []
+        shown: list[StripFrame] = []
         for frame in frames:
-            record: dict[str, Any] = {"view": frame.view, "index": frame.index, "t": frame.time_s}
+            record: StripFrame = {
+                "view": frame.view,
+                "index": frame.index,
+                "t": frame.time_s,
+            }
             try:
                 record["src"] = self._write(frame.image.data, side)
             except OSError as e:

@@ -13,7 +13,7 @@ import shutil
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal, NotRequired, TypedDict
 
 from vidbench.core.records import MediaRef
 from vidbench.media.spec import FrameSpec
@@ -24,18 +24,26 @@ VIDEOS_DIR = "videos"
 PLAYABLE = {".mp4": ".mp4", ".m4v": ".mp4", ".webm": ".webm", ".mov": ".mov", ".ogv": ".ogv"}
 
 
+class PlacedVideo(TypedDict):
+    """A view's video on the page: its path in the report, or why it is not there."""
+
+    view: int
+    src: NotRequired[str]
+    error: NotRequired[str]
+
+
 @dataclass(frozen=True)
 class VideoPlacer:
     out: Path
     mode: VideoMode
 
-    def videos(self, media: MediaRef, spec: FrameSpec) -> list[dict[str, Any]]:
+    def videos(self, media: MediaRef, spec: FrameSpec) -> list[PlacedVideo]:
         """The videos of the views the model saw (all of them, started together, for 4D-Bench),
         each with the report's own path (`src`, cut to the sample's window with a media
         fragment) or an `error` saying why it is not there."""
         if self.mode == "none":
             return []
-        placed = []
+        placed: list[PlacedVideo] = []
         for view in spec.views:
             source = media.videos.get(view)
             if source is None:

@@ -41,7 +41,7 @@ def read_work(work_id: int, v: Signed) -> dict[str, Any]:
 
 
 @router.post("/api/work/{work_id}")
-def save_work(work_id: int, body: SaveBody, v: Signed, request: Request) -> dict[str, Any]:
+def save_work(work_id: int, body: SaveBody, v: Signed, request: Request) -> work.Saved:
     return work.save(
         v.conn,
         work_id,

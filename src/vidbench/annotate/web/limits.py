@@ -19,20 +19,16 @@ spooled beyond it.
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Callable
 from http.cookies import CookieError, SimpleCookie
-from typing import Any
 
 from starlette.concurrency import run_in_threadpool
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from vidbench.annotate import auth
 from vidbench.annotate.web.deps import SESSION_COOKIE
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
 
 KIB = 1024
 MAX_UPLOAD = 50 * KIB * KIB  # an uploaded review_queue.jsonl
@@ -78,7 +74,7 @@ class CheckFirst:
     """ASGI middleware: the session before the body (see the module doc). `check_session(token,
     csrf)` answers None when both are good, else (status, message)."""
 
-    def __init__(self, app: Any, check_session: SessionCheck) -> None:
+    def __init__(self, app: ASGIApp, check_session: SessionCheck) -> None:
         self.app = app
         self.check_session = check_session
 
@@ -99,7 +95,7 @@ class CheckFirst:
         await self.app(scope, receive, send)
 
 
-def session_checker(connect: Callable[[], Any]) -> SessionCheck:
+def session_checker(connect: Callable[[], sqlite3.Connection]) -> SessionCheck:
     """The check CheckFirst runs (in a worker thread): a live session and its CSRF token. Each
     worker thread keeps its own read connection (opening one costs about a millisecond of CPU,
     more than the query)."""

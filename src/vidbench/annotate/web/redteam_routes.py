@@ -3,25 +3,26 @@ every attack (a round), revise the rule. Only the person the rule was given to m
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from fastapi import APIRouter, HTTPException, Request
 from pydantic import BaseModel
 
 from vidbench.annotate import redteam_store, work
+from vidbench.annotate.adapters import Adapters, RedTeam, RedTeamRecord
 from vidbench.annotate.web.deps import Signed
 
 router = APIRouter()
 
 
-def _mine(work_id: int, v: Signed) -> dict[str, Any]:
+def _mine(work_id: int, v: Signed) -> work.Work:
     found = work.get(v.conn, work_id, v.user)
     if found["job"] != "redteam" or found["user_id"] != v.user.id:
         raise work.NoSuchWork(f"no red-team work {work_id} for {v.user.name}")
     return found
 
 
-def history(request: Request, found: dict[str, Any]) -> dict[str, Any]:
+def history(request: Request, found: work.Work) -> dict[str, object]:
     """The instance's versions, attacks and rounds, with its status and current rule."""
     project = request.app.state.project
     conn = project.connect()
@@ -31,9 +32,10 @@ def history(request: Request, found: dict[str, Any]) -> dict[str, Any]:
         conn.close()
 
 
-def _engine(request: Request) -> Any:
+def _engine(request: Request) -> RedTeam | None:
     """The red-team engine of the benchmark whose rules the project holds."""
-    return request.app.state.adapters.red_team
+    adapters: Adapters = request.app.state.adapters
+    return adapters.red_team
 
 
 class AttackBody(BaseModel):
@@ -47,7 +49,7 @@ class ReviseBody(BaseModel):
 
 
 @router.post("/api/redteam/{work_id}/attack")
-def attack(work_id: int, body: AttackBody, v: Signed, request: Request) -> dict[str, Any]:
+def attack(work_id: int, body: AttackBody, v: Signed, request: Request) -> dict[str, int]:
     found = _mine(work_id, v)
     project = request.app.state.project
     number = redteam_store.attack(
@@ -57,7 +59,7 @@ def attack(work_id: int, body: AttackBody, v: Signed, request: Request) -> dict[
 
 
 @router.post("/api/redteam/{work_id}/check")
-def check(work_id: int, v: Signed, request: Request) -> dict[str, Any]:
+def check(work_id: int, v: Signed, request: Request) -> RedTeamRecord:
     found = _mine(work_id, v)
     judge = request.app.state.judge
     if judge is None:
@@ -67,7 +69,7 @@ def check(work_id: int, v: Signed, request: Request) -> dict[str, Any]:
 
 
 @router.post("/api/redteam/{work_id}/revise")
-def revise(work_id: int, body: ReviseBody, v: Signed, request: Request) -> dict[str, Any]:
+def revise(work_id: int, body: ReviseBody, v: Signed, request: Request) -> RedTeamRecord:
     found = _mine(work_id, v)
     project = request.app.state.project
     return redteam_store.revise(

@@ -13,11 +13,12 @@ judge as saying 0. A failed judge call leaves the label out and is listed.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
+from pydantic import JsonValue
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -27,15 +28,18 @@ from vidbench.benchmarks.autoeval_video import rules
 from vidbench.benchmarks.autoeval_video.calls import JudgePrompt
 from vidbench.benchmarks.autoeval_video.inputs import Label, read_labels
 from vidbench.core.errors import ConfigError, DataError
+from vidbench.core.files import Json, as_int
+from vidbench.core.records import Sample
 from vidbench.models.registry import ModelChoice
 from vidbench.report.results import git_commit, versions
 from vidbench.report.results_dir import ResultsDir
 from vidbench.runner.model_calls import ask_judge
 from vidbench.runner.store import Store
-from vidbench.scoring.agreement import binary_agreement
+from vidbench.scoring.agreement import Agreement, binary_agreement
 from vidbench.scoring.judge import no_verdict_message
 from vidbench.scoring.model_call import ModelCall
 from vidbench.scoring.outcome import SampleScore
+from vidbench.scoring.rule_judge import Judgment
 
 
 @dataclass
@@ -49,9 +53,53 @@ class AgreementJob:
     progress: bool = True
 
 
-def _item(label: Label, dimension: str | None, score: SampleScore) -> dict[str, Any]:
+class AgreementItem(TypedDict):
+    """One label of agreement_items.jsonl: the human's and the judge's verdicts."""
+
+    item: str
+    id: str
+    dimension: str | None
+    subset: str | None
+    answer: str
+    human: int
+    judge: int | None
+    agree: bool | None  # None: not counted
+    judge_status: JsonValue
+    reason: JsonValue
+    judge_reply: str | None
+    attempts: JsonValue
+    counted: bool
+
+
+class AgreementError(TypedDict):
+    item: str
+    error: str
+
+
+class AgreementReport(TypedDict):
+    """agreement.json."""
+
+    labels_file: str
+    rules_file: str
+    judge: Mapping[str, Json]
+    judge_prompt: str
+    judge_protocol: Mapping[str, Json]
+    n_labels: int
+    n_counted: int
+    n_dropped: int
+    n_unparsed: int
+    errors: list[AgreementError]
+    overall: Agreement
+    by_subset: dict[str, Agreement]
+    by_dimension: dict[str, Agreement]
+    seed: int
+    versions: dict[str, str]
+    git_commit: str | None
+
+
+def _item(label: Label, dimension: str | None, score: SampleScore) -> AgreementItem:
     counted = score.outcome.graded
-    judge = score.details["verdict"]
+    judge = as_int(score.details["verdict"])
     if judge is None and counted:  # an unparsed verdict under the `wrong` policy
         judge = 0
     return {
@@ -71,35 +119,42 @@ def _item(label: Label, dimension: str | None, score: SampleScore) -> dict[str, 
     }
 
 
-def _groups(items: Sequence[dict[str, Any]], seed: int) -> dict[str, Any]:
-    counted = [i for i in items if i["counted"]]
-    by: dict[str, dict[str, list[tuple[int, int]]]] = {
-        "subset": defaultdict(list),
-        "dimension": defaultdict(list),
-    }
-    for item in counted:
-        pair = (item["human"], item["judge"])
-        for field in ("subset", "dimension"):
-            if item[field] is not None:
-                by[field][item[field]].append(pair)
-    return {
-        "overall": binary_agreement([(i["human"], i["judge"]) for i in counted], seed),
-        "by_subset": {k: binary_agreement(v, seed) for k, v in sorted(by["subset"].items())},
-        "by_dimension": {
-            d: binary_agreement(by["dimension"][d], seed)
+def _groups(
+    items: Sequence[AgreementItem], seed: int
+) -> tuple[Agreement, dict[str, Agreement], dict[str, Agreement]]:
+    """Agreement overall, by subset and by dimension (counted labels only)."""
+    pairs = [(i, (i["human"], i["judge"] or 0)) for i in items if i["counted"]]
+    subsets: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    dimensions: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    for item, pair in pairs:
+        if item["subset"] is not None:
+            subsets[item["subset"]].append(pair)
+        if item["dimension"] is not None:
+            dimensions[item["dimension"]].append(pair)
+    return (
+        binary_agreement([pair for _, pair in pairs], seed),
+        {k: binary_agreement(v, seed) for k, v in sorted(subsets.items())},
+        {
+            d: binary_agreement(dimensions[d], seed)
             for d in autoeval_video.DIMENSIONS
-            if d in by["dimension"]
+            if d in dimensions
         },
-    }
+    )
+
+
+# A label, its rule, and the call that asks the judge about it (None: an empty answer counted
+# wrong without asking).
+Asked = tuple[Label, Sample, ModelCall[Judgment] | None]
 
 
 def _calls(
-    job: AgreementJob, labels: Sequence[Label], errors: list[dict[str, Any]]
-) -> tuple[list[ModelCall], dict[str, Any]]:
+    job: AgreementJob, labels: Sequence[Label], errors: list[AgreementError]
+) -> tuple[list[ModelCall[Judgment]], dict[str, Asked]]:
     loaded = autoeval_video.load(job.rules)
     samples = {s.id: s for s in loaded.items}
     bad_rules = {p.record: f" ({p})" for p in loaded.problems}
-    calls, asked = [], {}
+    calls: list[ModelCall[Judgment]] = []
+    asked: dict[str, Asked] = {}
     for label in labels:
         sample = samples.get(label.id)
         if sample is None:
@@ -118,15 +173,15 @@ def _calls(
     return calls, asked
 
 
-def judge_agreement(job: AgreementJob, console: Console) -> dict[str, Any]:
+def judge_agreement(job: AgreementJob, console: Console) -> AgreementReport:
     labels, problems = read_labels(job.labels)
-    errors = [{"item": p.record, "error": str(p)} for p in problems]
+    errors = [AgreementError(item=p.record, error=str(p)) for p in problems]
     calls, asked = _calls(job, labels, errors)
     with Store(job.out) as store:
         verdicts, identity = ask_judge(
             job.judge, calls, store, job.prompt.protocol.attempts, job.progress, console
         )
-    items = []
+    items: list[AgreementItem] = []
     for label, sample, call in asked.values():
         if call is None:
             score = rules.empty_outcome()
@@ -135,13 +190,15 @@ def judge_agreement(job: AgreementJob, console: Console) -> dict[str, Any]:
             if verdict.status == "error":
                 errors.append({"item": label.item, "error": f"judge failed: {verdict.error}"})
             score = rules.outcome(verdict, job.prompt.protocol)
-        items.append(_item(label, sample.metadata["dimension"], score))
+        dimension = sample.metadata.get("dimension")
+        items.append(_item(label, None if dimension is None else str(dimension), score))
     for error in errors:
         console.print(f"[yellow]left out[/]: {escape(error['error'])}", highlight=False)
     unjudged = sum(1 for v in verdicts.values() if v.absent)
     if unjudged:
         console.print(f"[red]{no_verdict_message(unjudged)}[/]")
-    report = {
+    overall, by_subset, by_dimension = _groups(items, job.seed)
+    report: AgreementReport = {
         "labels_file": str(job.labels),
         "rules_file": str(job.rules),
         "judge": identity,
@@ -152,7 +209,9 @@ def judge_agreement(job: AgreementJob, console: Console) -> dict[str, Any]:
         "n_dropped": sum(1 for i in items if i["judge_status"] == "unparsed" and not i["counted"]),
         "n_unparsed": sum(1 for i in items if i["judge_status"] == "unparsed"),
         "errors": errors,
-        **_groups(items, job.seed),
+        "overall": overall,
+        "by_subset": by_subset,
+        "by_dimension": by_dimension,
         "seed": job.seed,
         "versions": versions(),
         "git_commit": git_commit(),
@@ -165,12 +224,12 @@ def judge_agreement(job: AgreementJob, console: Console) -> dict[str, Any]:
     return report
 
 
-def print_agreement(console: Console, report: dict[str, Any]) -> None:
+def print_agreement(console: Console, report: AgreementReport) -> None:
     table = Table(title=f"judge agreement with humans — {report['judge_prompt']} prompt")
     columns = ("group", "n", "agreement %", "95% CI", "kappa", "H1 J1", "H1 J0", "H0 J1", "H0 J0")
     for column in columns:
         table.add_column(column, justify="left" if column == "group" else "right")
-    groups = [("overall", report["overall"])]
+    groups: list[tuple[str, Agreement]] = [("overall", report["overall"])]
     groups += [(f"subset {k}", v) for k, v in report["by_subset"].items()]
     groups += list(report["by_dimension"].items())
     for name, stats in groups:
@@ -181,7 +240,7 @@ def print_agreement(console: Console, report: dict[str, Any]) -> None:
             str(stats["n"]),
             "—" if stats["agreement"] is None else f"{stats['agreement']:.1f}",
             "—" if ci is None else f"{ci[0]:.1f}–{ci[1]:.1f}",
-            "—" if stats.get("kappa") is None else f"{stats['kappa']:.3f}",
+            "—" if stats["kappa"] is None else f"{stats['kappa']:.3f}",
             str(c["human=1"]["judge=1"]),
             str(c["human=1"]["judge=0"]),
             str(c["human=0"]["judge=1"]),

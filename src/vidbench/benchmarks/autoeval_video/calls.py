@@ -11,6 +11,7 @@ from vidbench.benchmarks.autoeval_video.unified import load_references, unified_
 from vidbench.core.errors import ConfigError, DataError
 from vidbench.core.records import Sample
 from vidbench.scoring.model_call import ModelCall
+from vidbench.scoring.rule_judge import Judgment
 from vidbench.tasks.problems import Problem
 
 JudgePromptKind = Literal["rules", "unified"]
@@ -42,7 +43,7 @@ class JudgePrompt:
             raise ConfigError("--references is for --judge-prompt unified only")
         return cls("rules", protocol)
 
-    def call(self, item: str, sample: Sample, answer: str) -> ModelCall:
+    def call(self, item: str, sample: Sample, answer: str) -> ModelCall[Judgment]:
         """The call for one answer; DataError when the instance lacks what the prompt needs."""
         if self.kind == "rules":
             return rules_call(item, sample.rules or "", answer, self.protocol)

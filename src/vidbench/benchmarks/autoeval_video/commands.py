@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from vidbench import cli_options as options
 from vidbench import cli_types as types
@@ -73,7 +73,18 @@ def _prompt(args: argparse.Namespace) -> JudgePrompt:
     return JudgePrompt.make(args.judge_prompt, _protocol(args), refs)
 
 
-def _judging(args: argparse.Namespace) -> dict[str, Any]:
+class Judging(TypedDict):
+    """What judging predictions and measuring the judge's agreement take alike."""
+
+    rules: Path
+    out: Path
+    judge: ModelChoice
+    prompt: JudgePrompt
+    seed: int
+    progress: bool
+
+
+def _judging(args: argparse.Namespace) -> Judging:
     """What judging predictions and measuring the judge's agreement take alike."""
     return {
         "rules": Path(args.rules),

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from pydantic import JsonValue
+
 from vidbench.benchmarks.autoeval_video.loader import instance_id
 from vidbench.core.errors import ConfigError, DataError
 from vidbench.core.files import json_lines
@@ -31,7 +33,7 @@ def _rows(path: Path) -> Iterator[tuple[int, Any, str | None]]:
         yield line.number, line.value, line.error
 
 
-def _object_id(value: Any) -> str:
+def _object_id(value: object) -> str:
     if not isinstance(value, dict):
         raise DataError("not a JSON object")
     if "ID" not in value:
@@ -44,7 +46,7 @@ def _problem(path: Path, number: int, message: str) -> Problem:
 
 
 def _checked(
-    path: Path, check: Callable[[int, str, dict[str, Any]], T], problems: list[Problem]
+    path: Path, check: Callable[[int, str, dict[str, JsonValue]], T], problems: list[Problem]
 ) -> Iterator[tuple[int, str, T]]:
     """(line number, ID, what `check` made of the line) for each JSON object with an ID that
     `check` accepts; any other line (check raised DataError) is added to `problems`."""
@@ -68,7 +70,7 @@ class Predictions:
     problems: list[Problem]
 
 
-def _prediction(number: int, key: str, row: dict[str, Any]) -> str:
+def _prediction(number: int, key: str, row: dict[str, JsonValue]) -> str:
     if "prediction" not in row:
         raise DataError(f"ID {key}: no 'prediction' field")
     text = row["prediction"]
@@ -106,7 +108,7 @@ class Label:
     subset: str | None
 
 
-def _verdict(value: Any) -> int:
+def _verdict(value: object) -> int:
     if isinstance(value, bool):
         return int(value)
     if value in (0, 1):
@@ -116,14 +118,15 @@ def _verdict(value: Any) -> int:
     raise DataError(f"'human' must be 0 or 1 (or true/false), got {value!r}")
 
 
-def _label(number: int, key: str, row: dict[str, Any]) -> Label:
+def _label(number: int, key: str, row: dict[str, JsonValue]) -> Label:
     answer = row.get("answer")
     if not isinstance(answer, str):
         raise DataError(f"ID {key}: 'answer' must be a string")
     if "human" not in row:
         raise DataError(f"ID {key}: no 'human' verdict")
     subset = row.get("subset")
-    return Label(f"{key}@{number}", key, answer, _verdict(row["human"]), subset and str(subset))
+    shown = None if subset is None else str(subset)
+    return Label(f"{key}@{number}", key, answer, _verdict(row["human"]), shown)
 
 
 def read_labels(path: Path) -> tuple[list[Label], list[Problem]]:

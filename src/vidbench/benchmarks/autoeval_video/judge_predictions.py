@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import JsonValue
 from rich.console import Console
 from rich.markup import escape
 
@@ -80,7 +81,7 @@ def _warn(console: Console, job: JudgeJob, samples: Sequence[Any], answers: dict
         console.print(f"[yellow]{len(empty)} empty answer(s)[/] sent to the judge as they are")
 
 
-def judge_predictions(job: JudgeJob, console: Console) -> dict[str, Any]:
+def judge_predictions(job: JudgeJob, console: Console) -> dict[str, JsonValue]:
     """Judge every prediction that has a rule; write OUT/ and return results.json's content."""
     protocol = job.prompt.protocol
     loaded = autoeval_video.load(job.rules)

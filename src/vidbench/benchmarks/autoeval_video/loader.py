@@ -56,7 +56,7 @@ _REQUIRED = ("ID", "Question", "Rule", "Dimension", "Start time", "End time")
 _TIME = re.compile(r"^(?:(\d+):)?(?:(\d+):)?(\d+(?:\.\d+)?)$")
 
 
-def parse_time(value: Any) -> float:
+def parse_time(value: object) -> float:
     """Seconds from "H:MM:SS", "M:SS" or "SS" (fractions allowed) or a number of seconds."""
     if isinstance(value, bool):
         raise DataError(f"time {value!r} is not a time")
@@ -76,7 +76,7 @@ def parse_time(value: Any) -> float:
     return total
 
 
-def youtube_id(url: Any) -> str | None:
+def youtube_id(url: object) -> str | None:
     """The video id of a YouTube URL (watch?v=, youtu.be/, /shorts/, /embed/), or None."""
     if not isinstance(url, str) or not url.strip():
         return None
@@ -127,7 +127,7 @@ def read_rows(path: Path) -> tuple[list[RulesLine], list[Problem]]:
     return rows, problems
 
 
-def instance_id(value: Any) -> str:
+def instance_id(value: object) -> str:
     """An ID as the canonical string ("17"): integers or integer strings (as the official script's
     `int(data.get('ID'))`)."""
     if isinstance(value, bool) or not isinstance(value, int | str):

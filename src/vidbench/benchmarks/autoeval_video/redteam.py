@@ -29,7 +29,10 @@ import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
+
+from pydantic import JsonValue, TypeAdapter, ValidationError
+from typing_extensions import TypedDict  # pydantic validates it only from here before 3.12
 
 from vidbench.benchmarks.autoeval_video import loader as autoeval_video
 from vidbench.benchmarks.autoeval_video.loader import MARKER, instance_id
@@ -39,6 +42,65 @@ from vidbench.core.files import write_json, write_jsonl
 FORMAT = 1
 FILENAME = "redteam.json"
 Status = Literal["unchecked", "open", "broken", "holds"]
+
+
+class RuleVersion(TypedDict):
+    version: int
+    round: int  # the round it answers (0: the rule as the rules file has it)
+    rule: str
+    note: str
+    created: str
+
+
+class Attack(TypedDict):
+    attack: int
+    answer: str
+    expected: int  # the verdict a human expects: 0 or 1
+    note: str
+    created: str
+
+
+class AttackResult(TypedDict):
+    """What the judge made of one attack in a round."""
+
+    attack: int
+    expected: int
+    verdict: int | None  # None: no verdict
+    status: str  # the judge call's status
+    reason: str | None
+    reply: str | None
+    attempts: int
+    broke: bool  # the judge disagreed with the human, or gave no verdict
+
+
+class Round(TypedDict):
+    round: int
+    version: int
+    judge: str
+    protocol: str
+    created: str
+    results: list[AttackResult]
+    successful_attacks: list[int]
+
+
+class History(TypedDict):
+    """One instance: its question, its rule's versions, the attacks and the rounds."""
+
+    question: str | None
+    versions: list[RuleVersion]
+    attacks: list[Attack]
+    rounds: list[Round]
+
+
+class WorkspaceData(TypedDict):
+    format: int
+    rules_file: str
+    rules_sha256: str
+    instances: dict[str, History]
+
+
+WORKSPACE = TypeAdapter(WorkspaceData)
+HISTORY = TypeAdapter(History)
 
 
 def _now() -> str:
@@ -57,7 +119,7 @@ def check_rule_text(rule: str, where: str) -> None:
 @dataclass
 class Workspace:
     path: Path
-    data: dict[str, Any]
+    data: WorkspaceData
 
     # ------------------------------------------------------------------ creating and saving
     @classmethod
@@ -65,7 +127,7 @@ class Workspace:
         file = autoeval_video.resolve_rules(rules_file).resolve()
         if (path / FILENAME).exists():
             raise ConfigError(f"{path / FILENAME} exists already; use that workspace")
-        data = {
+        data: WorkspaceData = {
             "format": FORMAT,
             "rules_file": str(file),
             "rules_sha256": hashlib.sha256(file.read_bytes()).hexdigest(),
@@ -80,10 +142,14 @@ class Workspace:
         file = path / FILENAME
         if not file.is_file():
             raise ConfigError(f"{path}: no {FILENAME}; start with `vidbench rules init {path}`")
-        data = json.loads(file.read_text(encoding="utf-8"))
-        if data.get("format") != FORMAT:
-            raise ConfigError(f"{file}: unknown workspace format {data.get('format')!r}")
-        return cls(path, data)
+        found: JsonValue = json.loads(file.read_text(encoding="utf-8"))
+        if not isinstance(found, dict) or found.get("format") != FORMAT:
+            known = found.get("format") if isinstance(found, dict) else None
+            raise ConfigError(f"{file}: unknown workspace format {known!r}")
+        try:
+            return cls(path, WORKSPACE.validate_python(found))
+        except ValidationError as e:
+            raise ConfigError(f"{file}: not a red-team workspace ({e})") from None
 
     def save(self) -> None:
         write_json(self.path / FILENAME, self.data, indent=1)
@@ -98,7 +164,7 @@ class Workspace:
         return digest != self.data["rules_sha256"]
 
     # ------------------------------------------------------------------------- instances
-    def instance(self, key: Any) -> dict[str, Any]:
+    def instance(self, key: object) -> History:
         """An instance's history, started from the rules file on first use."""
         key = instance_id(key)
         instances = self.data["instances"]
@@ -109,10 +175,10 @@ class Workspace:
                 bad = [str(p) for p in loaded.problems if p.record == key]
                 reason = f": {bad[0]}" if bad else ""
                 raise ConfigError(f"ID {key}: no usable rule in {self.rules_file}{reason}")
-            version = {
+            version: RuleVersion = {
                 "version": 0,
                 "round": 0,
-                "rule": sample.rules,
+                "rule": sample.rules or "",
                 "note": "",
                 "created": _now(),
             }
@@ -127,26 +193,28 @@ class Workspace:
     def ids(self) -> list[str]:
         return sorted(self.data["instances"], key=int)
 
-    def add_attack(self, key: Any, answer: str, expected: int, note: str = "") -> int:
+    def add_attack(self, key: object, answer: str, expected: int, note: str = "") -> int:
         if expected not in (0, 1):
             raise ConfigError(f"--expect must be 0 or 1, got {expected!r}")
         if not answer.strip():
             raise ConfigError("an attack needs a non-empty answer")
         attacks = self.instance(key)["attacks"]
         number = len(attacks) + 1
-        record = {"attack": number, "answer": answer, "expected": expected, "note": note}
-        attacks.append({**record, "created": _now()})
+        attacks.append(
+            {"attack": number, "answer": answer, "expected": expected, "note": note,
+             "created": _now()}
+        )  # fmt: skip
         self.save()
         return number
 
-    def revise(self, key: Any, rule: str, note: str = "") -> dict[str, Any]:
+    def revise(self, key: object, rule: str, note: str = "") -> RuleVersion:
         """A new version of the rule, answering the latest round."""
         check_rule_text(rule, f"ID {instance_id(key)}: the revised rule")
         history = self.instance(key)
         if rule == current(history)["rule"]:
             raise ConfigError(f"ID {instance_id(key)}: the revised rule is the current rule")
         round_ = history["rounds"][-1]["round"] if history["rounds"] else 0
-        version = {
+        version: RuleVersion = {
             "version": len(history["versions"]),
             "round": round_,
             "rule": rule,
@@ -158,10 +226,10 @@ class Workspace:
         return version
 
     def record_round(
-        self, key: Any, version: int, judge: str, protocol: str, results: list[dict[str, Any]]
-    ) -> dict[str, Any]:
+        self, key: object, version: int, judge: str, protocol: str, results: list[AttackResult]
+    ) -> Round:
         history = self.instance(key)
-        round_ = {
+        round_: Round = {
             "round": len(history["rounds"]) + 1,
             "version": version,
             "judge": judge,
@@ -175,11 +243,11 @@ class Workspace:
         return round_
 
     # ---------------------------------------------------------------------------- export
-    def updated_rows(self, initial: bool = False) -> list[dict[str, Any]]:
+    def updated_rows(self, initial: bool = False) -> list[JsonValue]:
         """The rules file's rows with each revised instance's latest rule (or, with `initial`,
         the rule each instance started from: the "without adversarial annotation" rules)."""
         rows, _ = autoeval_video.read_rows(self.rules_file)
-        out = []
+        out: list[JsonValue] = []
         for row in rows:
             value = row.value
             history = self.data["instances"].get(row.name.strip())
@@ -190,11 +258,11 @@ class Workspace:
         return out
 
 
-def current(history: dict[str, Any]) -> dict[str, Any]:
+def current(history: History) -> RuleVersion:
     return history["versions"][-1]
 
 
-def status(history: dict[str, Any]) -> Status:
+def status(history: History) -> Status:
     """unchecked: never checked; open: the current rule or some attack is not checked yet;
     broken: the last check of the current rule found successful attacks; holds: it found none."""
     if not history["rounds"]:

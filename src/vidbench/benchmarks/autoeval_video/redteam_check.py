@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.console import Console
 
 from vidbench.benchmarks.autoeval_video.loader import instance_id
-from vidbench.benchmarks.autoeval_video.redteam import Workspace, current
+from vidbench.benchmarks.autoeval_video.redteam import (
+    Attack,
+    AttackResult,
+    Round,
+    Workspace,
+    current,
+)
 from vidbench.benchmarks.autoeval_video.rules import JudgeProtocol, rules_call
 from vidbench.core.errors import ConfigError, VidbenchError
 from vidbench.models.registry import ModelChoice
 from vidbench.runner.model_calls import ask_judge
 from vidbench.runner.store import Store
 from vidbench.scoring.model_call import CallResult
+from vidbench.scoring.rule_judge import Judgment
 
 
-def _result(attack: dict[str, Any], verdict: CallResult) -> dict[str, Any]:
+def _result(attack: Attack, verdict: CallResult[Judgment]) -> AttackResult:
     value = verdict.value if verdict.ok else None
     return {
         "attack": attack["attack"],
@@ -33,12 +38,12 @@ def _result(attack: dict[str, Any], verdict: CallResult) -> dict[str, Any]:
 
 def check(
     workspace: Workspace,
-    key: Any,
+    key: object,
     judge: ModelChoice,
     protocol: JudgeProtocol,
     show_progress: bool = False,
     console: Console | None = None,
-) -> dict[str, Any]:
+) -> Round:
     """Judge every attack of an instance with its current rule and record the round.
 
     A failed judge call records nothing (the round would be incomplete): it raises, and the

@@ -3,22 +3,18 @@ instance's history, the workspace overview."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from vidbench.benchmarks.autoeval_video.redteam import Workspace, current, status
+from vidbench.benchmarks.autoeval_video.redteam import History, Round, Workspace, current, status
 
 
 def _verdict(value: int | None) -> str:
     return "no verdict" if value is None else str(value)
 
 
-def print_round(
-    console: Console, key: str, history: dict[str, Any], round_: dict[str, Any]
-) -> None:
+def print_round(console: Console, key: str, history: History, round_: Round) -> None:
     broken = [r for r in round_["results"] if r["broke"]]
     attacks = {a["attack"]: a for a in history["attacks"]}
     console.print(
@@ -42,8 +38,8 @@ def print_round(
         console.print(f"[green]the rule holds[/]: no attack breaks rule v{round_['version']}")
 
 
-def print_history(console: Console, key: str, history: dict[str, Any]) -> None:
-    console.print(f"[bold]ID {key}[/]: {escape(history['question'])} — {status(history)}")
+def print_history(console: Console, key: str, history: History) -> None:
+    console.print(f"[bold]ID {key}[/]: {escape(history['question'] or '')} — {status(history)}")
     for version in history["versions"]:
         after = f"after round {version['round']}" if version["version"] else "from the rules file"
         note = f" — {escape(version['note'])}" if version["note"] else ""

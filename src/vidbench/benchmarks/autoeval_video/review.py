@@ -6,16 +6,23 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import Any
 
 from vidbench.annotate import db, redteam_store
-from vidbench.annotate.adapters import Exporter, Importer, RedTeam, ReviewAdapter
+from vidbench.annotate.adapters import (
+    Exporter,
+    Importer,
+    RedTeam,
+    RedTeamRecord,
+    ReviewAdapter,
+    RuleWorkspace,
+)
 from vidbench.annotate.exported import Exported
 from vidbench.annotate.items import Imported, add
 from vidbench.annotate.project import Project
 from vidbench.benchmarks.autoeval_video import redteam
 from vidbench.benchmarks.autoeval_video.loader import RULES_FILE
 from vidbench.core.errors import ConfigError
+from vidbench.models.registry import ModelChoice
 
 
 def import_rules(conn: sqlite3.Connection, data: Path, rules_file: Path, author: str) -> Imported:
@@ -37,7 +44,7 @@ def _finds(data: Path) -> list[Path]:
     return [data / RULES_FILE] if (data / RULES_FILE).is_file() else []
 
 
-def _open(folder: Path, rules_file: Path | None) -> redteam.Workspace:
+def _open(folder: Path, rules_file: Path | None) -> RuleWorkspace:
     if (folder / redteam.FILENAME).is_file():
         return redteam.Workspace.open(folder)
     if rules_file is None:
@@ -45,19 +52,38 @@ def _open(folder: Path, rules_file: Path | None) -> redteam.Workspace:
     return redteam.Workspace.init(folder, rules_file)
 
 
-def _check(workspace: Any, key: str, judge: Any) -> dict[str, Any]:
+def _ours(workspace: RuleWorkspace) -> redteam.Workspace:
+    """The workspace `_open` gave the app, handed back."""
+    if not isinstance(workspace, redteam.Workspace):
+        raise TypeError(f"not an AutoEval-Video red-team workspace: {workspace!r}")
+    return workspace
+
+
+def _check(workspace: RuleWorkspace, key: str, judge: ModelChoice) -> RedTeamRecord:
     from vidbench.benchmarks.autoeval_video import rules
     from vidbench.benchmarks.autoeval_video.redteam_check import check
 
-    return check(workspace, key, judge, rules.get_protocol(rules.DEFAULT_PROTOCOL))
+    return check(_ours(workspace), key, judge, rules.get_protocol(rules.DEFAULT_PROTOCOL))
+
+
+def _status(instance: RedTeamRecord) -> str:
+    return redteam.status(redteam.HISTORY.validate_python(instance))
+
+
+def _current(instance: RedTeamRecord) -> RedTeamRecord:
+    return redteam.current(redteam.HISTORY.validate_python(instance))
+
+
+def _export_rules(workspace: RuleWorkspace, out: Path) -> int:
+    return redteam.export_rules(_ours(workspace), out)
 
 
 RED_TEAM = RedTeam(
     open=_open,
-    status=redteam.status,
-    current=redteam.current,
+    status=_status,
+    current=_current,
     check=_check,
-    export=redteam.export_rules,
+    export=_export_rules,
     workspace_file=redteam.FILENAME,
 )
 

@@ -107,7 +107,7 @@ def get_protocol(name: str) -> JudgeProtocol:
     return PROTOCOLS[name]
 
 
-def rules_call(item: str, rule: str, answer: str, protocol: JudgeProtocol) -> ModelCall:
+def rules_call(item: str, rule: str, answer: str, protocol: JudgeProtocol) -> ModelCall[Judgment]:
     """The judge call for one answer under an instance's rule."""
     if MARKER not in rule:
         raise ConfigError(f"{item}: the rule has no {MARKER!r} marker")
@@ -134,7 +134,7 @@ def empty_outcome(groups: Mapping[str, str] | None = None) -> SampleScore:
 
 
 def outcome(
-    verdict: CallResult,
+    verdict: CallResult[object],
     protocol: JudgeProtocol,
     groups: Mapping[str, str] | None = None,
     empty_answer: bool = False,
@@ -148,7 +148,7 @@ def outcome(
     """
     judged = verdict.ok
     unparsed = verdict.status == "unparsed"
-    value: Judgment | None = verdict.value if judged else None
+    value = verdict.value_as(Judgment) if judged else None
     details: dict[str, JsonValue] = {
         "verdict": value.verdict if value else None,
         "reason": value.reason if value else None,
@@ -181,8 +181,9 @@ def column_values(scores: Sequence[SampleScore]) -> dict[str, list[float]]:
     """Overall and per-dimension correctness of the counted instances (micro accuracy)."""
     values: dict[str, list[float]] = {c: [] for c in COLUMNS}
     for score in scores:
-        if score.correct is not None:
-            values[score.groups[DIMENSION]].append(float(score.correct))
+        dimension = score.group(DIMENSION)
+        if score.correct is not None and dimension is not None:
+            values[dimension].append(float(score.correct))
             values[OVERALL].append(float(score.correct))
     return values
 

@@ -27,6 +27,7 @@ from vidbench.media.frame import Frame
 from vidbench.media.spec import CLIP_MAX_SIDE, FrameSpec, grid_cell_side
 from vidbench.scoring.model_call import CallResult, ModelCall
 from vidbench.scoring.outcome import NO_ANSWER, SampleScore
+from vidbench.scoring.rule_judge import Judgment
 from vidbench.tasks.base import SharedAnswersTask, Task
 from vidbench.tasks.problems import Loaded
 from vidbench.tasks.registry import TaskEntry, TaskRequest
@@ -100,7 +101,7 @@ class AutoEvalVideo(SharedAnswersTask):
     def _asks_judge(self, reply: str) -> bool:
         return not (rules.is_empty(reply) and self.judge_protocol.empty == "wrong")
 
-    def judge_calls(self, sample: Sample, reply: str) -> list[ModelCall]:
+    def judge_calls(self, sample: Sample, reply: str) -> list[ModelCall[Judgment]]:
         if not self._asks_judge(reply):
             return []
         try:
@@ -108,8 +109,10 @@ class AutoEvalVideo(SharedAnswersTask):
         except DataError:  # the prompt cannot be made (no reference): `score` names it
             return []
 
-    def score(self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]) -> SampleScore:
-        groups = {rules.DIMENSION: sample.metadata[rules.DIMENSION]}
+    def score(
+        self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult[object]]
+    ) -> SampleScore:
+        groups = {rules.DIMENSION: str(sample.metadata[rules.DIMENSION])}
         unaskable = self._unaskable(sample, reply)
         if unaskable is not None:
             return SampleScore(

@@ -19,6 +19,7 @@ from vidbench.core.errors import ConfigError, DataError
 from vidbench.core.files import json_lines
 from vidbench.core.messages import user
 from vidbench.scoring.model_call import ModelCall
+from vidbench.scoring.rule_judge import Judgment
 from vidbench.tasks.problems import Problem
 
 PROMPT_VERSION = "autoeval-unified-v1"
@@ -49,7 +50,7 @@ def assemble_unified(question: str, reference: str, answer: str) -> str:
 
 def unified_call(
     item: str, question: str, reference: str, answer: str, protocol: JudgeProtocol
-) -> ModelCall:
+) -> ModelCall[Judgment]:
     message = user(assemble_unified(question, reference, answer))
     return ModelCall(item, (message,), PROMPT_VERSION, protocol.parse, protocol.generation)
 
@@ -73,8 +74,11 @@ def load_references(path: Path) -> tuple[dict[str, str], list[Problem]]:
                 raise DataError("no 'ID' field")
             key = instance_id(row["ID"])
             reference = row.get("reference")
-            if isinstance(reference, list) and all(isinstance(r, str) for r in reference):
-                reference = " / ".join(reference)
+            texts = (
+                [r for r in reference if isinstance(r, str)] if isinstance(reference, list) else []
+            )
+            if isinstance(reference, list) and len(texts) == len(reference):
+                reference = " / ".join(texts)
             if not isinstance(reference, str) or not reference.strip():
                 raise DataError("'reference' must be a non-empty string (or list of strings)")
         except DataError as e:

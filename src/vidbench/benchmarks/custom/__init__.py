@@ -3,14 +3,14 @@
 it; each folder's `Benchmark` value is built from its file (declared.py). README.md holds the
 facts the parsers and the examples cite."""
 
-from vidbench.benchmark import Benchmark, lazy
+from vidbench.benchmark import Benchmark, lazy_commands, lazy_validator
 
 BENCHMARK = Benchmark(
     name="custom",
     title="Declared benchmark (benchmark.toml)",
     tasks={},  # each folder's task comes from its own file: custom:DIR
-    validate=lazy("vidbench.benchmarks.custom.validate", "validate"),
-    commands=lazy("vidbench.benchmarks.custom.commands", "register"),
+    validate=lazy_validator("vidbench.benchmarks.custom.validate"),
+    commands=lazy_commands("vidbench.benchmarks.custom.commands"),
     variant_families={
         "custom:DIR": "the benchmark declared in DIR/benchmark.toml; variants :frames-N, "
         ":linspace|interval|keyframes, :extract|letter|videomme|option-text "

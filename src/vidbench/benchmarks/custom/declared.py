@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from vidbench.benchmark import Benchmark, lazy
+from vidbench.benchmark import Benchmark, lazy_validator
 from vidbench.benchmarks.custom.names import DeclaredName, split_name
 from vidbench.benchmarks.custom.spec import PARSERS, SAMPLERS, SPEC_FILE, Spec, read_spec
 from vidbench.core.errors import ConfigError
@@ -62,7 +62,7 @@ def declared_benchmark(folder: Path) -> Benchmark:
         name=f"custom:{spec.name}",
         title=spec.title,
         tasks={spec.name: entry},
-        validate=lazy("vidbench.benchmarks.custom.validate", "validate"),
+        validate=lazy_validator("vidbench.benchmarks.custom.validate"),
         sample_groups=spec.groups,
     )
     _CACHE[folder] = (stamp, value)

@@ -75,7 +75,7 @@ def sample_of(row: DeclaredRow, spec: Spec, data: Path) -> Sample:
     media = MediaRef(fields.videos_of(values, row.source, data, spec.views), start, end)
     fields.group_values(values, spec.groups)
     if spec.multiple_choice:
-        assert spec.answer is not None
+        assert spec.answer is not None  # spec.py refuses a multiple-choice spec without one
         choices = gold.choices_of(values, spec.options, spec.empty_options)
         answer = gold.gold_letter(values, choices, spec.answer, spec.index_base, spec.answer_format)
         sample = Sample(row.id, BENCHMARK, "mcq", media, question.strip(), choices.texts, answer)

@@ -34,7 +34,7 @@ from vidbench.scoring.choices import extract_choice, option_letters, strict_lett
 from vidbench.scoring.model_call import ModelCall
 from vidbench.scoring.option_text import letter_or_text, normalize
 from vidbench.scoring.prompt_files import load_prompt
-from vidbench.scoring.rule_judge import ANSWER_MARKER, assemble_prompt, parse_robust
+from vidbench.scoring.rule_judge import ANSWER_MARKER, Judgment, assemble_prompt, parse_robust
 
 JUDGE_GENERATION = GenerationConfig(temperature=0.0, max_tokens=1024)
 NO_RUBRIC = "The answer is correct when it agrees with the reference answer."
@@ -101,7 +101,7 @@ def judge_prompt(spec: Spec, sample: Sample, reply: str) -> tuple[str, str]:
     return prompt.render(**fields), prompt.version
 
 
-def judge_call(spec: Spec, sample: Sample, reply: str) -> ModelCall:
+def judge_call(spec: Spec, sample: Sample, reply: str) -> ModelCall[Judgment]:
     text, version = judge_prompt(spec, sample, reply)
     return ModelCall(judge_item(sample), (user(text),), version, parse_robust, JUDGE_GENERATION)
 

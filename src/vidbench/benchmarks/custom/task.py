@@ -84,7 +84,7 @@ class DeclaredTask(Task):
         }
 
     # ---------------------------------------------------------------------------- scoring
-    def judge_calls(self, sample: Sample, reply: str) -> list[ModelCall]:
+    def judge_calls(self, sample: Sample, reply: str) -> list[ModelCall[Judgment]]:
         if not self.uses_judge or not loader.has_gold(sample):
             return []
         return [rules.judge_call(self.spec, sample, reply)]
@@ -94,7 +94,9 @@ class DeclaredTask(Task):
         values = fields.group_values(sample.metadata, self.spec.groups)
         return {f: v[0] if len(v) == 1 else v for f, v in values.items()}
 
-    def score(self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]) -> SampleScore:
+    def score(
+        self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult[object]]
+    ) -> SampleScore:
         groups = self._groups(sample)
         if not loader.has_gold(sample):  # asked, not scored: the gold is kept elsewhere
             parsed = rules.parse_choice(reply, sample, self.parser) if sample.options else None
@@ -120,7 +122,8 @@ class DeclaredTask(Task):
         verdict = verdicts.get(item, CallResult(item, "missing"))
         if verdict.absent:
             return SampleScore(gold=gold, groups=groups, **no_verdict_fields(sample.id, verdict))
-        if not verdict.ok:  # no reply ended in 1 or 0: counted wrong, and shown as unparsed
+        judgment = verdict.value_as(Judgment)
+        if judgment is None:  # no reply ended in 1 or 0: counted wrong, and shown as unparsed
             return SampleScore(
                 outcome=verdict_unparsed(counted_wrong=True),
                 gold=gold,
@@ -129,7 +132,6 @@ class DeclaredTask(Task):
                 groups=groups,
                 details={"verdict": None},
             )
-        judgment: Judgment = verdict.value
         return SampleScore(
             outcome=graded(judgment.verdict == 1),
             gold=gold,

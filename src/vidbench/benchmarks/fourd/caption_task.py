@@ -23,9 +23,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from pydantic import JsonValue
+from pydantic import JsonValue, TypeAdapter
 
 from vidbench.benchmarks.fourd import loader as fourd_bench
 from vidbench.benchmarks.fourd.captions import gpt_judges
@@ -35,6 +34,7 @@ from vidbench.benchmarks.fourd.captions.human import held_out
 from vidbench.benchmarks.fourd.captions.rows import CaptionRow, judge_references
 from vidbench.benchmarks.fourd.prompt import TIMESTAMPS_SENTENCE, frames_sentence, image_parts
 from vidbench.core.errors import ConfigError
+from vidbench.core.files import Json, as_int
 from vidbench.core.messages import Message, TextPart
 from vidbench.core.records import Sample
 from vidbench.core.requests import GenerationConfig
@@ -100,14 +100,13 @@ def extract_caption(reply: str) -> tuple[str, bool]:
 
 
 def metric_settings_from_env(protocol: str) -> CaptionMetricSettings:
-    chosen: dict[str, Any] = {}
-    for variable, name in ENV_SETTINGS.items():
-        value = os.environ.get(variable)
-        if value:
-            chosen[name] = int(value) if name == "bert_layers" else value
-    return CaptionMetricSettings(
-        protocol=protocol, metrics=AUTOMATIC, set_by="environment", **chosen
-    )
+    chosen = {
+        name: value
+        for variable, name in ENV_SETTINGS.items()
+        if (value := os.environ.get(variable))
+    }
+    given = {"protocol": protocol, "metrics": AUTOMATIC, "set_by": "environment", **chosen}
+    return TypeAdapter(CaptionMetricSettings).validate_python(given)  # bert_layers: a number
 
 
 @dataclass(frozen=True)
@@ -191,9 +190,9 @@ class FourDCaption(SharedAnswersTask):
     def _row(self, sample: Sample, reply: str) -> CaptionRow:
         caption, _ = self._caption(reply)
         mode = self.metrics.judge_references
-        drawn = sample.metadata.get("judge_reference")
+        drawn = as_int(sample.metadata.get("judge_reference"))
         refs = sample.references
-        held = sample.metadata.get("held_out")
+        held = as_int(sample.metadata.get("held_out"))
         if held is None:
             return CaptionRow(
                 sample.id, sample.id, caption, refs, judge_references(refs, mode, drawn)
@@ -202,7 +201,7 @@ class FourDCaption(SharedAnswersTask):
         judged = judge_references(refs, mode, drawn, exclude=held)
         return CaptionRow(HUMAN_PREFIX + sample.id, sample.id, caption, others, judged)
 
-    def judge_calls(self, sample: Sample, reply: str) -> list[ModelCall]:
+    def judge_calls(self, sample: Sample, reply: str) -> list[ModelCall[float]]:
         generation = (
             gpt_judges.OFFICIAL_GENERATION if self._official else gpt_judges.DEFAULT_GENERATION
         )
@@ -211,7 +210,7 @@ class FourDCaption(SharedAnswersTask):
         )
 
     def score_all(
-        self, items: Sequence[tuple[Sample, str, Mapping[str, CallResult]]]
+        self, items: Sequence[tuple[Sample, str, Mapping[str, CallResult[object]]]]
     ) -> list[SampleScore]:
         """Every answered sample at once: the metrics need the whole set (one Java start, one
         model load, batched embeddings, document frequencies of all the references)."""
@@ -257,7 +256,9 @@ class FourDCaption(SharedAnswersTask):
             )
         return scores
 
-    def score(self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]) -> SampleScore:
+    def score(
+        self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult[object]]
+    ) -> SampleScore:
         """One sample alone (CIDEr's document frequencies then come from its references only;
         the score stage calls `score_all`)."""
         return self.score_all([(sample, reply, verdicts)])[0]
@@ -279,7 +280,7 @@ class FourDCaption(SharedAnswersTask):
         keep = [*caption_table.corpus_overrides(corpus), "GPT-Eval"]
         return {c: reported[c] for c in keep}
 
-    def extra_results(self, scores: Sequence[SampleScore]) -> dict[str, JsonValue]:
+    def extra_results(self, scores: Sequence[SampleScore]) -> dict[str, Json]:
         judgments: Counter[str] = Counter()
         tally = gpt_judges.JudgeTally()
         for score in scores:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from vidbench import console as consoles
 from vidbench.benchmarks.fourd import loader as fourd_bench
 from vidbench.benchmarks.fourd.variants import TASKS
 from vidbench.report.combine import combine
@@ -19,9 +20,8 @@ BASELINES = ("random", "constant:A")
 
 
 def run_demo(
-    out: Path, objects: int = 200, show_progress: bool = True, console: Console | None = None
+    out: Path, objects: int = 200, show_progress: bool = True, console: Console = consoles.out
 ) -> None:
-    console = console or out
     data = out / "data"
     if not (
         data / fourd_bench.RELEASE_FOLDERS[fourd_bench.QA_FILE] / fourd_bench.QA_FILE

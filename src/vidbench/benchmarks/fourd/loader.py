@@ -14,7 +14,9 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
+
+from pydantic import JsonValue
 
 from vidbench.benchmarks.fourd.options import (
     LETTERS,
@@ -34,6 +36,11 @@ PROBE_FILE = "probe.jsonl"
 CAPTION_FILE = "human_annotations.csv"
 VIDEO_DIR = "4d_object_multi_view_videos"
 RENDER_FILE = "render.json"  # <uid>/render.json: what `curate 4d render` or the probe rendered
+# One question of 4d_qa.json as the release writes it (and vidbench's generators do): its options
+# are "(A) ..." to "(D) ...", its answer index 1..4.
+QARecord = TypedDict(
+    "QARecord", {"Question": str, "Options": list[str], "Answer index": int, "Category": str}
+)
 RELEASE_FOLDERS = {
     QA_FILE: "4D_Object_Question_Answering/data",
     CAPTION_FILE: "4D_Object_Captioning/data",
@@ -189,9 +196,9 @@ def load_qa(data: Path) -> Loaded[Sample]:
     return Loaded(samples, problems)
 
 
-def read_probe_fields(path: Path) -> tuple[dict[str, dict[str, Any]], list[Problem]]:
+def read_probe_fields(path: Path) -> tuple[dict[str, dict[str, JsonValue]], list[Problem]]:
     """Question id -> its probe fields; each unusable line a problem naming it."""
-    fields: dict[str, dict[str, Any]] = {}
+    fields: dict[str, dict[str, JsonValue]] = {}
     problems: list[Problem] = []
     try:
         lines = path.read_text(encoding="utf-8").splitlines()

@@ -9,7 +9,8 @@ prefixes. When nothing is recognisable we return None and the official rendering
 from __future__ import annotations
 
 import re
-from typing import Any
+
+from pydantic import JsonValue
 
 LETTERS = ("A", "B", "C", "D")
 _OPTION_LIST_KEYS = ("options", "choices", "option", "choice", "answers", "candidates")
@@ -30,27 +31,28 @@ def _position(label: str) -> int | None:
     return int(c) - 1 if c.isdigit() else LETTERS.index(c)
 
 
-def find_question(rest: dict[str, Any]) -> str | None:
+def find_question(rest: dict[str, JsonValue]) -> str | None:
     for key, value in rest.items():
         if "question" in key.lower() and isinstance(value, str) and value.strip():
             return value.strip()
     return None
 
 
-def find_options(rest: dict[str, Any]) -> tuple[str, ...] | None:
+def find_options(rest: dict[str, JsonValue]) -> tuple[str, ...] | None:
     """Four option texts in A..D order, or None when they are not recognisable."""
     for key, value in rest.items():
         if key.strip().lower() not in _OPTION_LIST_KEYS:
             continue
-        if isinstance(value, list) and all(isinstance(v, str) for v in value):
-            options = tuple(strip_option_prefix(v) for v in value)
+        texts = [v for v in value if isinstance(v, str)] if isinstance(value, list) else None
+        if isinstance(value, list) and texts is not None and len(texts) == len(value):
+            options = tuple(strip_option_prefix(v) for v in texts)
             return options if len(options) == 4 else None
         if isinstance(value, dict):
             return _from_keyed(value)
     return _from_keyed(rest)
 
 
-def _from_keyed(mapping: dict[str, Any]) -> tuple[str, ...] | None:
+def _from_keyed(mapping: dict[str, JsonValue]) -> tuple[str, ...] | None:
     slots: dict[int, str] = {}
     for key, value in mapping.items():
         position = _position(str(key))
@@ -61,7 +63,7 @@ def _from_keyed(mapping: dict[str, Any]) -> tuple[str, ...] | None:
     return None
 
 
-def missing_options(rest: dict[str, Any], question: str | None) -> str | None:
+def missing_options(rest: dict[str, JsonValue], question: str | None) -> str | None:
     """Why a record whose options `find_options` does not recognise cannot be a four-option
     question, or None when some other field may hold them (the official prompt pastes the whole
     record, so unknown field names still work)."""

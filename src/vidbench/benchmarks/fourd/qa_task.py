@@ -66,7 +66,9 @@ class FourDQA(Task):
     def choices(self, sample: Sample) -> tuple[str, ...]:
         return LETTERS
 
-    def score(self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]) -> SampleScore:
+    def score(
+        self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult[object]]
+    ) -> SampleScore:
         parsed = extract_choice(reply, protocol=self.protocol)
         probe = sample.metadata.get("probe")  # the probe's knob fields (loader.PROBE_FILE)
         return SampleScore(

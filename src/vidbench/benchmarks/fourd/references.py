@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Generic, TypeVar
 
 from vidbench.core.errors import DataError
 from vidbench.tasks.csv_records import read_csv_records
@@ -31,9 +31,12 @@ class Issue:
         return str(self.problem)
 
 
+Item = TypeVar("Item")  # what a file holds per object: its references, or a caption
+
+
 @dataclass
-class Read:
-    items: dict[str, Any] = field(default_factory=dict)  # uid -> caption, or -> references
+class Read(Generic[Item]):
+    items: dict[str, Item] = field(default_factory=dict)  # uid -> caption, or -> references
     issues: list[Issue] = field(default_factory=list)
 
     def add_issue(self, kind: str, record: str, path: Path, message: str) -> None:
@@ -51,7 +54,7 @@ def bad_byte(text: str) -> str | None:
     return None
 
 
-def read_references(path: Path) -> Read:
+def read_references(path: Path) -> Read[tuple[str, ...]]:
     """uid -> tuple of the five references; an Issue for every unusable row. A folder_name that
     appears twice keeps its last row, as the official evaluation's dict does."""
     path = Path(path)
@@ -60,7 +63,7 @@ def read_references(path: Path) -> Read:
     except OSError as e:
         raise DataError(f"{path}: cannot read references ({e})") from e
     records, malformed = read_csv_records(text, path, REF_COLUMNS)
-    out = Read()
+    out: Read[tuple[str, ...]] = Read()
     for problem in malformed:
         out.issues.append(Issue("malformed", problem))
     lines: dict[str, list[int]] = {}

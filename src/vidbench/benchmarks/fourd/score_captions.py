@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from pydantic import JsonValue
 from rich.console import Console
@@ -34,7 +34,7 @@ from vidbench.benchmarks.fourd.captions.human import HUMAN_SEED, held_out
 from vidbench.benchmarks.fourd.captions.inputs import Read, read_predictions, read_references
 from vidbench.benchmarks.fourd.variants import SPEC
 from vidbench.core.errors import ConfigError
-from vidbench.core.files import write_json, write_jsonl
+from vidbench.core.files import Json, write_json, write_jsonl
 from vidbench.core.requests import GenerationConfig
 from vidbench.report.results_dir import ResultsDir
 from vidbench.report.schema import Results, SampleRow
@@ -79,7 +79,7 @@ def _metrics(text: str | None, judge: str | None) -> tuple[str, ...]:
     return chosen
 
 
-def _cross_check(preds: Read, refs: Read, refs_path: Path) -> None:
+def _cross_check(preds: Read[str], refs: Read[tuple[str, ...]], refs_path: Path) -> None:
     """Predictions whose uid has no usable references become issues (and are dropped)."""
     unusable = {i.problem.record: i for i in refs.issues}
     for uid in [u for u in preds.items if u not in refs.items]:
@@ -91,7 +91,7 @@ def _cross_check(preds: Read, refs: Read, refs_path: Path) -> None:
             preds.add_issue("unknown_uid", uid, refs_path, "uid not in the references; not scored")
 
 
-def _judge_info(settings: CaptionMetricSettings, options: CaptionScoring) -> dict[str, Any]:
+def _judge_info(settings: CaptionMetricSettings, options: CaptionScoring) -> dict[str, Json]:
     official = settings.protocol == "official"
     generation = gpt_judges.OFFICIAL_GENERATION if official else gpt_judges.DEFAULT_GENERATION
     return {
@@ -109,6 +109,23 @@ def _judge_info(settings: CaptionMetricSettings, options: CaptionScoring) -> dic
     }
 
 
+class RowScores(TypedDict):
+    """A row of SCORES.json (the model's captions, or the held-out human ones)."""
+
+    columns: dict[str, float | None]
+    n_objects: int | None
+    errors: int
+    errors_by_status: dict[str, int]
+    error_details: JsonValue
+    unjudged: int
+    metric_info: dict[str, JsonValue]
+    per_object: list[dict[str, Json]]
+    judgments: NotRequired[dict[str, JsonValue]]
+    warnings: NotRequired[list[str]]
+    judged_objects: NotRequired[dict[str, int]]
+    results_dir: NotRequired[str]
+
+
 @dataclass(frozen=True)
 class RowInput:
     name: str  # "model" or "human"
@@ -117,7 +134,7 @@ class RowInput:
     problems: list[Problem]  # predictions that could not be read, by record
 
 
-def _rows(options: CaptionScoring, refs: Read, preds: Read) -> list[RowInput]:
+def _rows(options: CaptionScoring, refs: Read[tuple[str, ...]], preds: Read[str]) -> list[RowInput]:
     rows = []
     if options.pred:
         problems = [
@@ -139,7 +156,7 @@ def _run_row(
     options: CaptionScoring,
     settings: CaptionMetricSettings,
     console: Console,
-) -> dict[str, Any]:
+) -> RowScores:
     """One row through the run's stages, in OUT_DIR/<row>/; its results and records."""
     out = options.out.parent / row.name
     answers = out / "captions.jsonl"
@@ -161,12 +178,12 @@ def _run_row(
     )
     Run(config, task, console, row.problems).run()
     directory = ResultsDir(out)
-    return _row_summary(directory.read_results(), directory.read_samples()) | {
-        "results_dir": str(out)
-    }
+    scores = _row_summary(directory.read_results(), directory.read_samples())
+    scores["results_dir"] = str(out)
+    return scores
 
 
-def _per_object(row: SampleRow) -> dict[str, JsonValue]:
+def _per_object(row: SampleRow) -> dict[str, Json]:
     """An object's scores as SCORES.json lists them: its caption, metrics and judgments."""
     absent = {"status_detail": row.status_detail, "verdict_absent": row.verdict_absent}
     return {
@@ -178,12 +195,13 @@ def _per_object(row: SampleRow) -> dict[str, JsonValue]:
     }
 
 
-def _row_summary(results: Results, rows: list[SampleRow]) -> dict[str, Any]:
+def _row_summary(results: Results, rows: list[SampleRow]) -> RowScores:
     """A row of SCORES.json from its run's results and samples."""
     per_object = [_per_object(row) for row in rows if CAPTION in row.details]
     document = results.document()
-    scoring = document.get("caption_scoring", {})
-    row: dict[str, Any] = {
+    found = document.get("caption_scoring")
+    scoring = found if isinstance(found, dict) else {}
+    row: RowScores = {
         "columns": results.columns,
         "n_objects": results.n_scored,
         "errors": results.errors,
@@ -194,7 +212,8 @@ def _row_summary(results: Results, rows: list[SampleRow]) -> dict[str, Any]:
         "per_object": per_object,
     }
     if results.judge:
-        judgments = scoring.get("judgments", {})
+        counted = scoring.get("judgments")
+        judgments = counted if isinstance(counted, dict) else {}
         row["judgments"] = {s: judgments.get(s, 0) for s in gpt_judges.STATUSES}
         row["warnings"] = results.warnings or []
         row["judged_objects"] = {
@@ -204,7 +223,21 @@ def _row_summary(results: Results, rows: list[SampleRow]) -> dict[str, Any]:
     return row
 
 
-def score_caption_files(options: CaptionScoring, console: Console) -> dict[str, Any]:
+class Scores(TypedDict):
+    """SCORES.json: the model's row (else the human one) up front, every row under `rows`."""
+
+    columns: dict[str, float | None]
+    column_order: list[str]
+    scale: str
+    protocol: str
+    settings: dict[str, JsonValue]
+    judge: dict[str, Json]
+    inputs: dict[str, Json]
+    human_seed: int | None
+    rows: dict[str, RowScores]
+
+
+def score_caption_files(options: CaptionScoring, console: Console) -> Scores:
     if not options.pred and not options.human:
         raise ConfigError("score-captions: give --pred PRED.jsonl, --human, or both")
     metrics = _metrics(options.metrics, options.judge)
@@ -220,18 +253,18 @@ def score_caption_files(options: CaptionScoring, console: Console) -> dict[str, 
     )
     check_models(settings)  # every metric model and the device, before any work
     refs = read_references(options.refs)
-    preds = read_predictions(options.pred) if options.pred else Read()
+    preds = read_predictions(options.pred) if options.pred else Read[str]()
     if options.pred:
         _cross_check(preds, refs, options.refs)
-    rows_out: dict[str, Any] = {}
+    rows_out: dict[str, RowScores] = {}
     for row in _rows(options, refs, preds):
         rows_out[row.name] = _run_row(row, options, settings, console)
-    judge_info: dict[str, Any] = {"used": False, "why": "no --judge given: GPT columns empty"}
+    judge_info: dict[str, Json] = {"used": False, "why": "no --judge given: GPT columns empty"}
     if "gpt" in metrics:
         judge_info = {"used": True, "model": _judge_identity(options)}
         judge_info |= _judge_info(settings, options)
     main = rows_out.get("model") or rows_out["human"]
-    result = {
+    result: Scores = {
         "columns": main["columns"],
         "column_order": list(table.COLUMNS),
         "scale": "CIDEr..SBERT: mean x100; GPT-*: mean of 0..5 scores; GPT-Eval: their mean",
@@ -258,7 +291,7 @@ def score_caption_files(options: CaptionScoring, console: Console) -> dict[str, 
     return result
 
 
-def _judge_identity(options: CaptionScoring) -> dict[str, Any] | None:
+def _judge_identity(options: CaptionScoring) -> dict[str, JsonValue] | None:
     for name in ROWS:
         path = options.out.parent / name
         if (path / "results.json").is_file():
@@ -266,7 +299,7 @@ def _judge_identity(options: CaptionScoring) -> dict[str, Any] | None:
     return None
 
 
-def print_scores(rows_out: dict[str, Any], console: Console) -> None:
+def print_scores(rows_out: dict[str, RowScores], console: Console) -> None:
     grid = Table(title="4D-Bench captioning (Table 2)")
     grid.add_column("")
     for column in (*table.COLUMNS, "n"):

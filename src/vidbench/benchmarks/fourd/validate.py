@@ -68,7 +68,7 @@ def validate(root: Path, show_progress: bool = False, frames: int | None = None)
             rendered = _rendered(paths[0].parent) if paths else None
             for path in paths:
                 if rendered is None or path.name in rendered:
-                    views[path.resolve()] = sample.metadata["uid"]
+                    views[path.resolve()] = str(sample.metadata["uid"])
     if not found:
         problems.append(Problem("", root, "no 4d_qa.json or human_annotations.csv found"))
     return problems + check_all(list(views.items()), check, "checking views", show_progress)

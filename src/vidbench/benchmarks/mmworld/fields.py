@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+
+from pydantic import JsonValue
 
 from vidbench.core.errors import DataError
 
@@ -92,21 +93,21 @@ _SUBSET_ALIASES = {
 }
 
 
-def discipline(value: Any) -> str:
+def discipline(value: object) -> str:
     name = _DISCIPLINE_ALIASES.get(_key(value)) if isinstance(value, str) else None
     if name is None:
         raise DataError(f"unknown discipline {value!r} (expected one of {', '.join(DISCIPLINES)})")
     return name
 
 
-def facet(value: Any) -> str:
+def facet(value: object) -> str:
     name = _FACET_ALIASES.get(_key(value)) if isinstance(value, str) else None
     if name is None:
         raise DataError(f"unknown question type {value!r} (expected one of {', '.join(FACETS)})")
     return name
 
 
-def subset(value: Any) -> str:
+def subset(value: object) -> str:
     """`subset` field -> main | audio | visual (an absent field is the main set)."""
     if value is None or value == "":
         return "main"
@@ -120,7 +121,7 @@ _TRUE = {"true", "yes", "1", "y", "t"}
 _FALSE = {"false", "no", "0", "n", "f", ""}
 
 
-def flag(name: str, value: Any) -> bool | None:
+def flag(name: str, value: object) -> bool | None:
     """A boolean annotation; CSV text and 0/1 are accepted, None means not annotated."""
     if value is None or isinstance(value, bool):
         return value
@@ -134,7 +135,7 @@ def flag(name: str, value: Any) -> bool | None:
 _LABEL = re.compile(r"^[a-z]$")
 
 
-def label(value: Any) -> str:
+def label(value: object) -> str:
     """'a', 'A', '(a)', 'a.' -> 'a'."""
     text = value.strip().strip("().: ").lower() if isinstance(value, str) else ""
     if not _LABEL.match(text):
@@ -142,7 +143,7 @@ def label(value: Any) -> str:
     return text
 
 
-def options(record: dict[str, Any]) -> dict[str, str]:
+def options(record: dict[str, JsonValue]) -> dict[str, str]:
     """The options as {label: text} in file order, from `options` (an object, or that object as
     a JSON string, as CSV exports hold it) or from `option_a`.. / `a`.. fields of a row export."""
     raw = record.get("options")
@@ -174,7 +175,7 @@ def _is_option_field(key: str) -> bool:
     return bool(re.fullmatch(r"option_[a-zA-Z]", key))
 
 
-def transcript(value: Any) -> str | None:
+def transcript(value: object) -> str | None:
     """A transcript as text: a string, a list of strings, or segments {start, end, text}
     (rendered one per line as "[12.0s-15.5s] text")."""
     if value is None or value == "":
@@ -196,5 +197,5 @@ def transcript(value: Any) -> str | None:
     raise DataError(f"transcript must be text or a list of segments, got {type(value).__name__}")
 
 
-def _numbers(*values: Any) -> bool:
+def _numbers(*values: object) -> bool:
     return all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)

@@ -75,7 +75,7 @@ def judge_call(
     gold_label: str,
     answer: str,
     parser: str,
-) -> ModelCall:
+) -> ModelCall[bool]:
     prompt = judge_prompt(question, options, gold_label, answer)
     messages = (
         Message("system", (TextPart(SYSTEM),)),

@@ -21,7 +21,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import (
+    Any,
+    NotRequired,  # pydantic reads these before 3.12
+)
+
+from pydantic import JsonValue, TypeAdapter, ValidationError
+from typing_extensions import TypedDict
 
 from vidbench.benchmarks.mmworld import fields
 from vidbench.core.errors import DataError
@@ -37,10 +43,38 @@ _ANNOTATION_SUFFIXES = (".json", ".jsonl", ".csv")
 _VIDEO_FIELDS = ("video_id", "discipline", "subdiscipline", "subset", "transcript")
 
 
+class Meta(TypedDict):
+    """What an MMWorld Sample's metadata holds (`_sample` writes it all; `meta` reads it back,
+    requiring what scoring reads)."""
+
+    video_id: str
+    discipline: str
+    facet: str | None
+    flags: dict[str, bool | None]  # annotation flag -> set (None: not annotated)
+    labels: tuple[str, ...]  # the option labels, sorted
+    subdiscipline: NotRequired[str | None]
+    subset: NotRequired[str]
+    transcript: NotRequired[str | None]
+    options_in_file: NotRequired[dict[str, str]]  # label -> text, in the file's order
+    answer_text: NotRequired[JsonValue]
+    raters: NotRequired[tuple[bool, bool, bool]]  # human raters who answered correctly
+
+
+META = TypeAdapter(Meta)
+
+
+def meta(sample: Sample) -> Meta:
+    """The sample's MMWorld metadata, checked; DataError for a sample not loaded by `load`."""
+    try:
+        return META.validate_python(sample.metadata)
+    except ValidationError as e:
+        raise DataError(f"{sample.id}: not an MMWorld sample's metadata ({e})") from None
+
+
 @dataclass
 class _Video:
     video_id: str
-    info: dict[str, Any]  # the video-level fields
+    info: dict[str, JsonValue]  # the video-level fields
     where: str  # "record 3", "line 7": where the video first appears
     questions: list[tuple[int, Any]] = field(default_factory=list)
     empty: bool = False  # a video record whose questions list is missing or empty
@@ -143,7 +177,7 @@ def _group(path: Path) -> tuple[list[_Video], list[Problem]]:
     return list(videos.values()), problems
 
 
-def _int(value: Any) -> int | None:
+def _int(value: object) -> int | None:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     if isinstance(value, str) and value.strip().isdigit():

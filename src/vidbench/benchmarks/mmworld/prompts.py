@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from vidbench.benchmarks.mmworld.loader import meta
 from vidbench.core.messages import Message, Part, TextPart
 from vidbench.core.records import Sample
 from vidbench.media.frame import Frame
@@ -40,9 +41,8 @@ SUBTITLES = "Subtitles of the video:\n{transcript}\n\n"
 
 def prompt_text(sample: Sample, style: str, subtitles: bool) -> str:
     template = OPEN_PROMPT if style == "open" else API_PROMPT
-    text = template.format(
-        question=sample.question, options=str(dict(sample.metadata["options_in_file"]))
-    )
+    options = meta(sample)["options_in_file"]
+    text = template.format(question=sample.question, options=str(options))
     transcript = sample.metadata.get("transcript")
     if subtitles and transcript:
         text = SUBTITLES.format(transcript=transcript) + text

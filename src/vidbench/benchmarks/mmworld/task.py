@@ -29,6 +29,7 @@ from pydantic import JsonValue
 from vidbench.benchmarks.mmworld import loader as mmworld
 from vidbench.benchmarks.mmworld.fields import AVERAGE, DISCIPLINES, FACETS, FLAGS
 from vidbench.benchmarks.mmworld.judge import judge_call
+from vidbench.benchmarks.mmworld.loader import meta
 from vidbench.benchmarks.mmworld.parse import official_post_processing, parse_answer, strip_end_mark
 from vidbench.benchmarks.mmworld.prompts import build_messages
 from vidbench.core.messages import Message
@@ -112,7 +113,7 @@ class MMWorld(SharedAnswersTask):
         return build_messages(sample, frames, self.options.prompt, self.options.subtitles)
 
     def choices(self, sample: Sample) -> tuple[str, ...]:
-        return tuple(sample.metadata["labels"])
+        return meta(sample)["labels"]
 
     def settings(self) -> dict[str, JsonValue]:
         """What decides the model's answers (the plan key): the scoring mode and the parsers do
@@ -132,13 +133,13 @@ class MMWorld(SharedAnswersTask):
 
     @staticmethod
     def _options(sample: Sample) -> dict[str, str]:
-        return dict(zip(sample.metadata["labels"], sample.options, strict=True))
+        return dict(zip(meta(sample)["labels"], sample.options, strict=True))
 
     def _judged(self, parsed: str | None) -> bool:
         mode = self.options.scoring
         return mode == "judge-all" or (mode == "judge-fallback" and parsed is None)
 
-    def judge_calls(self, sample: Sample, reply: str) -> list[ModelCall]:
+    def judge_calls(self, sample: Sample, reply: str) -> list[ModelCall[bool]]:
         if not self._judged(self._parse(sample, reply)):
             return []
         answer = strip_end_mark(reply)
@@ -148,24 +149,26 @@ class MMWorld(SharedAnswersTask):
             judge_call(
                 f"{sample.id}:judge",
                 sample.question or "",
-                sample.metadata["options_in_file"],
+                meta(sample)["options_in_file"],
                 sample.answer or "",
                 answer,
                 self.options.verdict_parser,
             )
         ]
 
-    def score(self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]) -> SampleScore:
+    def score(
+        self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult[object]]
+    ) -> SampleScore:
         parsed = self._parse(sample, reply)
-        meta = sample.metadata
-        groups = {"discipline": meta["discipline"]}
-        if meta["facet"] is not None:
-            groups["facet"] = meta["facet"]
-        if "raters" in meta:
-            groups["difficulty"] = difficulty(meta["raters"])
-        flags: list[JsonValue] = [c for flag, c in FLAGS.items() if meta["flags"].get(flag)]
-        details: dict[str, JsonValue] = {"video_id": meta["video_id"], FLAG_COLUMNS: flags}
-        metrics: dict[str, float | None] = {CHANCE: 1 / len(meta["labels"])}
+        fields = meta(sample)
+        groups = {"discipline": fields["discipline"]}
+        if fields["facet"] is not None:
+            groups["facet"] = fields["facet"]
+        if "raters" in fields:
+            groups["difficulty"] = difficulty(fields["raters"])
+        flags: list[JsonValue] = [c for flag, c in FLAGS.items() if fields["flags"].get(flag)]
+        details: dict[str, JsonValue] = {"video_id": fields["video_id"], FLAG_COLUMNS: flags}
+        metrics: dict[str, float | None] = {CHANCE: 1 / len(fields["labels"])}
         unparsed = parsed is None
         if not self._judged(parsed):
             return SampleScore(
@@ -180,7 +183,8 @@ class MMWorld(SharedAnswersTask):
         details["scored_by"] = "judge"
         item = f"{sample.id}:judge"
         verdict = verdicts.get(item, CallResult(item, "missing"))
-        if not verdict.ok:
+        said_right = verdict.value_as(bool)
+        if said_right is None:
             why = f"the judge's replies were not yes/no (last: {_short(verdict)})"
             return SampleScore(
                 parsed=parsed,
@@ -192,7 +196,7 @@ class MMWorld(SharedAnswersTask):
                 **no_verdict_fields(sample.id, verdict, why),
             )
         return SampleScore(
-            outcome=graded(bool(verdict.value), unparsed=unparsed),
+            outcome=graded(said_right, unparsed=unparsed),
             parsed=parsed,
             gold=sample.answer,
             unparsed=unparsed,
@@ -268,12 +272,14 @@ def difficulty_by_discipline(
     questions that have rater results (empty when none do)."""
     cells: dict[str, dict[str, list[float]]] = {}
     for score in scores:
-        level, correct = score.groups.get("difficulty"), score.correct
-        if level is None or correct is None:
-            continue
-        cells.setdefault(score.groups["discipline"], {}).setdefault(level, []).append(
-            float(correct)
+        level, discipline, correct = (
+            score.group("difficulty"),
+            score.group("discipline"),
+            score.correct,
         )
+        if level is None or discipline is None or correct is None:
+            continue
+        cells.setdefault(discipline, {}).setdefault(level, []).append(float(correct))
     return {
         discipline: {
             level: {"accuracy": 100 * sum(v) / len(v), "n": len(v)}
@@ -285,6 +291,6 @@ def difficulty_by_discipline(
     }
 
 
-def _short(verdict: CallResult) -> str:
+def _short(verdict: CallResult[object]) -> str:
     reply = verdict.reply or ""
     return repr(reply[:80] + ("..." if len(reply) > 80 else ""))

@@ -11,6 +11,7 @@ from functools import partial
 from pathlib import Path
 
 from vidbench.benchmarks.mmworld import loader as mmworld
+from vidbench.benchmarks.mmworld.loader import meta
 from vidbench.core.errors import DataError
 from vidbench.core.records import Sample
 from vidbench.media.check import video_problem
@@ -24,15 +25,15 @@ def _unusable(video: tuple[Path, str], frames: int) -> Problem | None:
 
 
 def _answer_mismatch(sample: Sample, path: Path) -> Problem | None:
-    text = sample.metadata.get("answer_text")
-    gold = sample.metadata["options_in_file"][sample.answer]
+    fields = meta(sample)
+    text = fields.get("answer_text")
+    gold = fields["options_in_file"][sample.answer or ""]
     if text is None or " ".join(str(text).split()) == " ".join(gold.split()):
         return None
     return Problem(
         sample.id,
         path,
-        f"video {sample.metadata['video_id']}: answer {text!r} is not option "
-        f"{sample.answer} ({gold!r})",
+        f"video {fields['video_id']}: answer {text!r} is not option {sample.answer} ({gold!r})",
     )
 
 

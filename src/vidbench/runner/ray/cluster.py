@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 from vidbench.extras import require
 from vidbench.models.registry import ModelOptions
@@ -28,7 +27,7 @@ def gpus_per_worker(model_spec: str, options: ModelOptions) -> float:
     return float(options.extra.get("tensor_parallel_size", "1")) if prefix == "vllm" else 1.0
 
 
-def worker_env() -> dict[str, Any] | None:
+def worker_env() -> dict[str, dict[str, str]] | None:
     """The driver's PYTHONPATH (made absolute) for its workers: they import the same code."""
     path = os.environ.get("PYTHONPATH")
     if not path:

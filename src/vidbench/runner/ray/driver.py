@@ -19,11 +19,12 @@ are never asked again: a killed driver (kill -9) resumes from the store like a l
 from __future__ import annotations
 
 from collections import Counter, deque
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from vidbench.core.errors import ConfigError, VidbenchError
+from vidbench.core.files import Json
 from vidbench.core.records import Sample
 from vidbench.progress import progress_bar
 from vidbench.runner.ray.cluster import ray_cluster
@@ -31,6 +32,11 @@ from vidbench.runner.ray.worker import InferWorker, RequestOutcome, WorkerSetup
 from vidbench.runner.recorder import InferStats, Recorder
 from vidbench.runner.store import Store
 from vidbench.tasks.base import Task
+
+if TYPE_CHECKING:  # Ray is read untyped (pyproject: [tool.mypy]): these name its types
+    from ray import ObjectRef
+    from ray.actor import ActorHandle
+    from ray.exceptions import RayActorError
 
 SUSPECT_GROUP = 4  # samples of a dead worker sent again together, to one idle worker
 START_DEATHS = 3  # a slot whose workers die this many times while starting stays empty
@@ -53,12 +59,18 @@ class _Slot:
     """A place for one worker; `generation` counts the workers it has had."""
 
     index: int
-    handle: Any = None
+    handle: ActorHandle | None = None
     generation: int = 0
     inflight: int = 0
     exclusive: bool = False  # running suspects (a group, or one sample alone), nothing else
     ready: bool = False  # started: chunks go only to started workers
     start_deaths: int = 0  # workers of this slot that died while starting (killed, not failed)
+
+    @property
+    def worker(self) -> ActorHandle:
+        """The slot's worker (every slot gets one before it is asked anything)."""
+        assert self.handle is not None, f"slot {self.index} has no worker yet"
+        return self.handle
 
 
 @dataclass(frozen=True)
@@ -74,16 +86,16 @@ class _Driver:
     """The scheduling loop: chunks out, outcomes in, dead workers replaced."""
 
     settings: RaySettings
-    identity: dict[str, Any]  # the model's identity in the driver: the plan's key
-    make_worker: Any  # (name) -> actor handle
-    limiter: Any  # the LimiterActor of an API model, else None
+    identity: Mapping[str, Json]  # the model's identity in the driver: the plan's key
+    make_worker: Callable[[str], ActorHandle]  # (name) -> a new worker
+    limiter: ActorHandle | None  # the LimiterActor of an API model
     recorder: Recorder
     pending: deque[list[Sample]]
     suspects: deque[Sample] = field(default_factory=deque)  # in flight at one death: in groups
     isolated: deque[Sample] = field(default_factory=deque)  # in flight at two: alone
     deaths: Counter[str] = field(default_factory=Counter)
-    flights: dict[Any, _InFlight] = field(default_factory=dict)
-    starting: dict[Any, tuple[_Slot, int]] = field(default_factory=dict)  # readiness refs
+    flights: dict[ObjectRef, _InFlight] = field(default_factory=dict)
+    starting: dict[ObjectRef, tuple[_Slot, int]] = field(default_factory=dict)  # readiness refs
     slots: list[_Slot] = field(default_factory=list)
     replaced: int = 0
 
@@ -122,7 +134,7 @@ class _Driver:
 
         timings = []
         lost = self.replaced
-        for ref in [slot.handle.timing.remote() for slot in self.slots if slot.ready]:
+        for ref in [slot.worker.timing.remote() for slot in self.slots if slot.ready]:
             try:
                 timing = ray.get(ref)
             except RayActorError:  # died idle at the end: its seconds are missing, not the run
@@ -140,9 +152,9 @@ class _Driver:
         for resources, e.g. a GPU of a lost node, gets none meanwhile)."""
         slot.handle = self.make_worker(f"{slot.index}.{slot.generation}")
         slot.ready = False
-        self.starting[slot.handle.pid.remote()] = (slot, slot.generation)
+        self.starting[slot.worker.pid.remote()] = (slot, slot.generation)
 
-    def _started(self, ref: Any, slot: _Slot, generation: int) -> None:
+    def _started(self, ref: ObjectRef, slot: _Slot, generation: int) -> None:
         import ray
         from ray.exceptions import RayActorError
 
@@ -154,7 +166,7 @@ class _Driver:
             return
         slot.ready = slot.generation == generation
 
-    def _restartable(self, slot: _Slot, error: Any) -> bool:
+    def _restartable(self, slot: _Slot, error: RayActorError) -> bool:
         """Whether a worker that died before it started gets a successor: yes when its process
         died (killed, a lost node), a few times; no when its constructor failed."""
         if error.actor_init_failed or slot.start_deaths >= START_DEATHS:
@@ -171,7 +183,7 @@ class _Driver:
         here = self.identity
         while True:
             try:
-                there = ray.get(slot.handle.identity.remote())
+                there = ray.get(slot.worker.identity.remote())
                 break
             except RayActorError as e:  # its constructor failed: every worker's would
                 if self._restartable(slot, e):  # it was killed while starting
@@ -193,7 +205,7 @@ class _Driver:
             )
 
     def _send(self, slot: _Slot, samples: list[Sample], exclusive: bool = False) -> None:
-        ref = slot.handle.answer.remote(samples)
+        ref = slot.worker.answer.remote(samples)
         self.flights[ref] = _InFlight(slot, slot.generation, samples, exclusive)
         slot.inflight += 1
         slot.exclusive = exclusive
@@ -212,7 +224,7 @@ class _Driver:
             while slot.inflight < self.settings.inflight and self.pending:
                 self._send(slot, self.pending.popleft())
 
-    def _receive(self, ref: Any, flight: _InFlight) -> None:
+    def _receive(self, ref: ObjectRef, flight: _InFlight) -> None:
         import ray
         from ray.exceptions import RayActorError, RayTaskError
 
@@ -289,7 +301,7 @@ def ray_infer(
     store: Store,
     run_id: int,
     settings: RaySettings,
-    identity: dict[str, Any],
+    identity: Mapping[str, Json],
     show_progress: bool = True,
 ) -> InferStats:
     """The infer stage of one run on a Ray cluster; the store is written here only."""
@@ -317,7 +329,7 @@ def ray_infer(
                 num_cpus=settings.cpus_per_worker, num_gpus=settings.gpus_per_worker
             )(InferWorker)
 
-            def make_worker(name: str) -> Any:
+            def make_worker(name: str) -> ActorHandle:
                 return actor.remote(setup, answered, limiter, name)
 
             chunk = max(1, settings.chunk)

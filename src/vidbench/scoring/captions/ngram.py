@@ -13,7 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # nltk is read untyped (pyproject: [tool.mypy])
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+    from nltk.stem.api import StemmerI
 
 
 def _as_coco(
@@ -47,14 +51,14 @@ def rouge_l(cands: Sequence[str], refs: Sequence[Sequence[str]]) -> list[float]:
 
 
 class _MemoStemmer:
-    def __init__(self, stemmer: Any) -> None:
+    def __init__(self, stemmer: StemmerI) -> None:
         self.stem = lru_cache(maxsize=None)(stemmer.stem)
 
 
 class _MemoWordNet:
     """The only WordNet call nltk's METEOR makes, memoised."""
 
-    def __init__(self, reader: Any) -> None:
+    def __init__(self, reader: WordNetCorpusReader) -> None:
         self.synsets = lru_cache(maxsize=None)(reader.synsets)
 
 

@@ -34,7 +34,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -42,6 +42,12 @@ from vidbench.core.errors import ConfigError
 from vidbench.core.files import write_atomic
 from vidbench.media.cache import cache_root
 from vidbench.scoring.captions.embed_cache import model_key
+
+if TYPE_CHECKING:  # libraries read untyped (pyproject: [tool.mypy]): these name them
+    import torch
+    from onnxruntime import InferenceSession
+    from sentence_transformers import SentenceTransformer
+    from transformers import PreTrainedModel
 
 EXPORT_SAMPLE = ("a cat", "two dogs run")
 # Other lengths and another batch size than the export's sample, for the export check.
@@ -57,7 +63,7 @@ IN_FLIGHT_PER_WORKER = 2  # batches waiting or running per worker (more was no f
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
-def _graph(auto_model: Any, names: Sequence[str]) -> Any:
+def _graph(auto_model: PreTrainedModel, names: Sequence[str]) -> torch.nn.Module:
     """The Transformer module's model as a function of the tokenizer's tensors, for export."""
     import torch
 
@@ -73,7 +79,7 @@ def _graph(auto_model: Any, names: Sequence[str]) -> Any:
     return TokenEmbeddings().eval()
 
 
-def _input_names(model: Any) -> list[str]:
+def _input_names(model: SentenceTransformer) -> list[str]:
     features = model.preprocess(["a"])
     names = [n for n in INPUTS if n in features]
     if "input_ids" not in names or "attention_mask" not in names:
@@ -88,7 +94,7 @@ def export_path(model_path: str) -> Path:
     return cache_root() / "onnx" / folder / "transformer.onnx"
 
 
-def _session(model: Path | bytes) -> Any:
+def _session(model: Path | bytes) -> InferenceSession:
     """An ONNX Runtime session over a saved graph (a path) or one in memory (its bytes)."""
     import onnxruntime as ort
 
@@ -99,12 +105,14 @@ def _session(model: Path | bytes) -> Any:
     return ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
 
 
-def _token_embeddings(session: Any, names: Sequence[str], features: dict[str, Any]) -> np.ndarray:
+def _token_embeddings(
+    session: InferenceSession, names: Sequence[str], features: dict[str, torch.Tensor]
+) -> np.ndarray:
     embeddings: np.ndarray = session.run(None, {n: features[n].cpu().numpy() for n in names})[0]
     return embeddings
 
 
-def _check(model: Any, names: Sequence[str], graph: bytes, model_path: str) -> None:
+def _check(model: torch.nn.Module, names: Sequence[str], graph: bytes, model_path: str) -> None:
     """Stop unless the ONNX `graph` gives the PyTorch forward's token embeddings."""
     import torch
 
@@ -121,7 +129,7 @@ def _check(model: Any, names: Sequence[str], graph: bytes, model_path: str) -> N
         )
 
 
-def export(model: Any, names: Sequence[str], model_path: str) -> Path:
+def export(model: SentenceTransformer, names: Sequence[str], model_path: str) -> Path:
     """The model's Transformer module as ONNX (inputs `names`): exported in memory and checked
     on first use, then kept (only a checked export is ever written)."""
     import torch
@@ -176,7 +184,9 @@ class OnnxSentenceEncoder:
     """`encode(sentences)` = `SentenceTransformer.encode(sentences)` with the Transformer
     module run by ONNX Runtime (float32, CPU), `workers` batches at a time."""
 
-    def __init__(self, model: Any, model_path: str, workers: int | None = None) -> None:
+    def __init__(
+        self, model: SentenceTransformer, model_path: str, workers: int | None = None
+    ) -> None:
         import torch
 
         self.model = model
@@ -198,7 +208,7 @@ class OnnxSentenceEncoder:
         out = np.zeros((len(sentences), self.model.get_embedding_dimension()), np.float32)
         order = sorted(range(len(sentences)), key=lambda i: -len(sentences[i]))
         batches = [order[s : s + batch_size] for s in range(0, len(order), batch_size)]
-        pending: deque[tuple[list[int], dict[str, Any], Future[np.ndarray]]] = deque()
+        pending: deque[tuple[list[int], dict[str, torch.Tensor], Future[np.ndarray]]] = deque()
 
         def finish_oldest() -> None:
             rows, features, job = pending.popleft()

@@ -16,10 +16,13 @@ import tempfile
 import warnings
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from vidbench.core.errors import ConfigError
 from vidbench.media.cache import cache_root
+
+if TYPE_CHECKING:  # nltk is read untyped (pyproject: [tool.mypy])
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
 DEBIAN_WORDNET = Path("/usr/share/wordnet")
 _DATABASE_FILES = (
@@ -83,7 +86,7 @@ def prepare_dict(source: Path = DEBIAN_WORDNET, target: Path | None = None) -> P
 
 
 @lru_cache(maxsize=1)
-def wordnet_reader() -> Any:
+def wordnet_reader() -> WordNetCorpusReader:
     """nltk's WordNetCorpusReader over the offline WordNet 3.0 (English only, no OMW)."""
     import nltk
     from nltk.corpus.reader.wordnet import WordNetCorpusReader

@@ -25,7 +25,6 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Literal
 
 from vidbench.benchmarks.fourd.captions import gpt_prompts as prompts
 from vidbench.core.messages import Message, TextPart, user
@@ -34,7 +33,6 @@ from vidbench.scoring.model_call import CallResult, ModelCall
 
 KINDS = ("appearance", "action")
 STATUSES = ("ok", "unparsed", "error", "missing")
-ReferenceMode = Literal["one", "all"]
 OFFICIAL_SEED = 42
 _TEMPLATES = {
     "appearance": (prompts.APPEARANCE_SYSTEM, prompts.APPEARANCE_USER),
@@ -108,7 +106,7 @@ def item_name(key: str, kind: str, index: int) -> str:
 
 def judge_calls(
     target: JudgeTarget, lenient: bool, generation: GenerationConfig
-) -> list[ModelCall]:
+) -> list[ModelCall[float]]:
     return [
         ModelCall(
             item=item_name(target.key, kind, index),
@@ -128,7 +126,7 @@ class JudgeTally:
 
     counts: Counter[tuple[str, str]] = field(default_factory=Counter)  # (kind, status) -> n
 
-    def add(self, kind: str, verdict: CallResult) -> None:
+    def add(self, kind: str, verdict: CallResult[object]) -> None:
         self.counts[(kind, verdict.status)] += 1
 
     def update(self, other: JudgeTally) -> None:
@@ -156,7 +154,9 @@ class JudgeTally:
         return lines
 
 
-def absent_verdict(target: JudgeTarget, verdicts: Mapping[str, CallResult]) -> CallResult | None:
+def absent_verdict(
+    target: JudgeTarget, verdicts: Mapping[str, CallResult[object]]
+) -> CallResult[object] | None:
     """The first of the object's judgments that has no verdict (failed or not asked yet), or
     None when every judgment came back. Only meaningful when the run has a judge."""
     for kind in KINDS:
@@ -169,11 +169,13 @@ def absent_verdict(target: JudgeTarget, verdicts: Mapping[str, CallResult]) -> C
 
 
 def object_scores(
-    target: JudgeTarget, verdicts: Mapping[str, CallResult], tally: JudgeTally | None = None
+    target: JudgeTarget,
+    verdicts: Mapping[str, CallResult[object]],
+    tally: JudgeTally | None = None,
 ) -> dict[str, float | None]:
     """{"gpt_appearance", "gpt_action"}: the mean of the parsed scores of each kind (None when
     none parsed), plus "gpt_eval", their mean when both exist."""
-    out: dict[str, Any] = {}
+    out: dict[str, float | None] = {}
     for kind in KINDS:
         values = []
         for index in sorted(target.references):
@@ -181,9 +183,10 @@ def object_scores(
             verdict = verdicts.get(item, CallResult(item, "missing"))
             if tally is not None:
                 tally.add(kind, verdict)
-            if verdict.ok:
-                values.append(float(verdict.value))
+            score = verdict.value_as(float) if verdict.ok else None
+            if score is not None:
+                values.append(score)
         out[f"gpt_{kind}"] = sum(values) / len(values) if values else None
-    both = [out["gpt_appearance"], out["gpt_action"]]
-    out["gpt_eval"] = None if None in both else (both[0] + both[1]) / 2
+    appearance, action = out["gpt_appearance"], out["gpt_action"]
+    out["gpt_eval"] = None if appearance is None or action is None else (appearance + action) / 2
     return out

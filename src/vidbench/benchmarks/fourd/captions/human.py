@@ -11,8 +11,9 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 
-from vidbench.benchmarks.fourd.captions.gpt_judges import ReferenceMode, draw_references
+from vidbench.benchmarks.fourd.captions.gpt_judges import draw_references
 from vidbench.benchmarks.fourd.captions.rows import CaptionRow, judge_references
+from vidbench.scoring.captions.metrics import ReferenceMode
 
 HUMAN_SEED = 42
 PREFIX = "human:"

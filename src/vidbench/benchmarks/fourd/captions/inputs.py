@@ -18,14 +18,14 @@ from vidbench.core.errors import DataError
 __all__ = ["Issue", "Read", "read_predictions", "read_references"]
 
 
-def read_predictions(path: Path) -> Read:
+def read_predictions(path: Path) -> Read[str]:
     """uid -> caption (str), and an Issue for every line that cannot be scored."""
     path = Path(path)
     try:
         raw = path.read_bytes()
     except OSError as e:
         raise DataError(f"{path}: cannot read predictions ({e})") from e
-    out = Read()
+    out: Read[str] = Read()
     for number, line in enumerate(raw.split(b"\n"), start=1):
         where = f"line {number}"
         if not line.strip():

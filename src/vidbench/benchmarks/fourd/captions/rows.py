@@ -6,11 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from vidbench.benchmarks.fourd.captions.gpt_judges import (
-    JudgeTarget,
-    ReferenceMode,
-    draw_references,
-)
+from vidbench.benchmarks.fourd.captions.gpt_judges import JudgeTarget, draw_references
+from vidbench.scoring.captions.metrics import ReferenceMode
 
 
 @dataclass(frozen=True)

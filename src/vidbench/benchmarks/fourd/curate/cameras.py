@@ -67,8 +67,8 @@ def ring(uid: str, views: int, seed: int, jitter: float = 1.0) -> list[Camera]:
             height = _towards_middle(height, HEIGHT, jitter)
         angle = view_angle(k, views) + offset
         radius, height = round(radius, 6), round(height, 6)
-        position = (radius * math.sin(angle), -radius * math.cos(angle), height)
-        cameras.append(Camera(k, angle, radius, height, tuple(round(p, 6) for p in position)))
+        x, y = round(radius * math.sin(angle), 6), round(-radius * math.cos(angle), 6)
+        cameras.append(Camera(k, angle, radius, height, (x, y, round(height, 6))))
     return cameras
 
 

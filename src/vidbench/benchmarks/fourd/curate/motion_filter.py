@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import JsonValue
+
 from vidbench.benchmarks.fourd.curate import funnel
 from vidbench.benchmarks.fourd.curate.manifest import AssetProblem
 from vidbench.benchmarks.fourd.curate.motion import MotionSettings, video_motion
@@ -57,7 +59,7 @@ def filter_motion(
     found = object_videos(videos, view)
     kept: list[MotionResult] = []
     dropped: list[AssetProblem] = []
-    lines = []
+    lines: list[dict[str, JsonValue]] = []
     with progress_bar(disable=not progress) as bar:
         task = bar.add_task("motion", total=len(found))
         for uid, path in found.items():

@@ -21,11 +21,19 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
 from vidbench.core.errors import ConfigError
 from vidbench.extras import require
+
+if TYPE_CHECKING:  # read untyped (pyproject: [tool.mypy]): these name them
+    from types import ModuleType
+
+    import torch
+    from transformers import BaseImageProcessor, CLIPVisionConfig, CLIPVisionModel
 
 LABELS = ("high quality", "textureless", "low overall quality")
 KEEP = LABELS[0]
@@ -35,7 +43,7 @@ LABELS_FILE = "labels.json"
 MODEL_DIR = "model"  # OUT/model: what `train` writes and `predict --model` reads
 
 
-def vote(labels: Sequence[str], probabilities: Sequence[Sequence[float]] | None = None) -> str:
+def vote(labels: Sequence[str], probabilities: npt.ArrayLike | None = None) -> str:
     """Majority label of the per-view predictions. Ties go to the tied label with the highest
     summed probability over the views (when given), then to the lower-quality label (the later
     one in LABELS): a doubtful object is not kept."""
@@ -53,14 +61,14 @@ def vote(labels: Sequence[str], probabilities: Sequence[Sequence[float]] | None 
     return tied[-1]
 
 
-def _torch():
+def _torch() -> ModuleType:
     require("curate 4d quality", ["torch", "transformers"], "hf")
     import torch
 
     return torch
 
 
-def _processor_class():
+def _processor_class() -> type[BaseImageProcessor]:
     """transformers' PIL image processor for CLIP: `CLIPImageProcessor` asks for torchvision
     (see above) and warns on every load without it; transformers before 5 has only that one."""
     import transformers
@@ -83,7 +91,7 @@ def _quiet() -> Iterator[None]:
             logging.enable_progress_bar()
 
 
-def _pretrained(weights: str | Path, what: str):  # type: ignore[no-untyped-def]
+def _pretrained(weights: str | Path, what: str) -> tuple[CLIPVisionModel, BaseImageProcessor]:
     """The CLIP vision encoder and its image processor from ``weights`` (a folder, or a name in
     the Hugging Face cache); a ConfigError saying where they were looked for and how to
     provide them when they cannot be loaded."""
@@ -103,11 +111,15 @@ def _pretrained(weights: str | Path, what: str):  # type: ignore[no-untyped-def]
 class Classifier:
     """CLIP vision encoder + linear head over its pooled output; images in, class scores out."""
 
-    def __init__(self, encoder, processor, head) -> None:
+    def __init__(
+        self, encoder: CLIPVisionModel, processor: BaseImageProcessor, head: torch.nn.Linear
+    ) -> None:
         self.encoder, self.processor, self.head = encoder, processor, head
 
     @classmethod
-    def new(cls, weights: str | Path | None = None, config=None) -> Classifier:
+    def new(
+        cls, weights: str | Path | None = None, config: CLIPVisionConfig | None = None
+    ) -> Classifier:
         """From pretrained ``weights`` (a folder, or a name in the Hugging Face cache: offline),
         or randomly initialised from a CLIPVisionConfig ``config`` (tests)."""
         torch = _torch()
@@ -152,10 +164,10 @@ class Classifier:
         torch.save(self.head.state_dict(), folder / HEAD_FILE)
         (folder / LABELS_FILE).write_text(json.dumps(list(LABELS)) + "\n", encoding="utf-8")
 
-    def pixels(self, images: Sequence[np.ndarray]):
+    def pixels(self, images: Sequence[np.ndarray]) -> torch.Tensor:
         return self.processor(images=list(images), return_tensors="pt")["pixel_values"]
 
-    def features(self, pixels):
+    def features(self, pixels: torch.Tensor) -> torch.Tensor:
         return self.encoder(pixel_values=pixels).pooler_output
 
     def probabilities(self, images: Sequence[np.ndarray], batch: int = 32) -> np.ndarray:

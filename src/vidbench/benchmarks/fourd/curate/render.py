@@ -74,11 +74,9 @@ def completed(folder: Path, identity: dict, views: int) -> dict | None:
     if record.get("status") == "dropped":
         return record
     videos = record.get("videos")
-    complete = isinstance(videos, list) and len(videos) == views
-    rendered = complete and record.get("status") == "rendered"
-    if rendered and all((folder / v).is_file() for v in videos):
-        return record
-    return None
+    if not isinstance(videos, list) or len(videos) != views or record.get("status") != "rendered":
+        return None
+    return record if all((folder / v).is_file() for v in videos) else None
 
 
 def _outcome(job: RenderJob, folder: Path, returncode: int) -> dict | AssetProblem:

@@ -90,16 +90,15 @@ def render_object(
     count.expect((last - first + 1) * settings.views)  # at most: motion may be shorter
     record["animation_range"] = list(animation)
     record["normalisation"] = blender.normalise(range(first, last + 1))
-    record["bounding_radius"] = round(blender.bounding_radius(range(first, last + 1)), 6)
+    radius = record["bounding_radius"] = round(blender.bounding_radius(range(first, last + 1)), 6)
     blender.setup(settings)
-    radius = record["bounding_radius"]
     cameras = framed(ring(uid, settings.views, settings.seed), radius, settings.fill)
     record["cameras"] = [c.to_json() for c in cameras]
     blender.place_camera(cameras[0].position, cameras[0].fov)
     frames = list(count.counted(blender.render_frames(range(first, last + 1))))
     motion = detect(frames, settings.motion)
     record["motion"] = motion.to_json()
-    if not motion.moving:
+    if motion.start is None or motion.end is None:  # not moving
         return {**record, "status": "dropped", "reason": "no motion"}
     start, end = first + motion.start, first + motion.end
     count.expect(len(frames) + (end - start + 1) * (settings.views - 1))

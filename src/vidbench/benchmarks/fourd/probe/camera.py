@@ -13,6 +13,7 @@ sensor behind a 50 mm lens (its defaults, which the worker sets).
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,6 +27,12 @@ TAN_HALF_FOV = SENSOR_MM / 2 / LENS_MM
 RING_VIEWS = 24
 
 Vec3 = tuple[float, float, float]
+
+
+def vec3(values: Iterable[float]) -> Vec3:
+    """Three coordinates as a point (a ValueError when there are not three)."""
+    x, y, z = values
+    return float(x), float(y), float(z)
 
 
 def to_blender(pos: Vec3) -> np.ndarray:
@@ -55,7 +62,7 @@ class ProbeCamera:
     def _rows(self) -> tuple[Vec3, Vec3, Vec3]:
         """The axes as plain tuples (projecting one point with numpy costs more than this)."""
         right, up, back = self.axes
-        return tuple(map(float, right)), tuple(map(float, up)), tuple(map(float, back))
+        return vec3(right), vec3(up), vec3(back)
 
     def ndc(self, pos: Vec3) -> tuple[float, float, float]:
         """(x, y) of a scene point on the image, -1..1 from edge to edge (x right, y up), and
@@ -82,7 +89,7 @@ class ProbeCamera:
 def probe_ring(uid: str, seed: int, jitter: float) -> list[ProbeCamera]:
     """The 24 cameras of object ``uid``: curate's ring for (uid, seed, jitter), scaled."""
     return [
-        ProbeCamera(c.view, tuple(round(SCALE * p, 6) for p in c.position))
+        ProbeCamera(c.view, vec3(round(SCALE * p, 6) for p in c.position))
         for c in ring(uid, RING_VIEWS, seed, jitter)
     ]
 

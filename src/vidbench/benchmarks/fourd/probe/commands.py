@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
@@ -14,6 +15,9 @@ from vidbench import cli_types as types
 from vidbench.benchmarks.fourd.curate.commands import add_blender_options
 from vidbench.benchmarks.fourd.probe.knobs import ObjectKnobs
 from vidbench.core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from vidbench.benchmarks.fourd.probe.plan import ProbeSettings
 
 err = Console(stderr=True)
 ALL_VIEWS = 24
@@ -100,7 +104,7 @@ def check_procedural(args: argparse.Namespace) -> None:
         raise ConfigError(f"synth 4d: {names} need --renderer blender")
 
 
-def settings(args: argparse.Namespace):  # -> ProbeSettings (imported on use: numpy, scenes)
+def settings(args: argparse.Namespace) -> ProbeSettings:  # imported on use: numpy, scenes
     """The typed settings of `synth 4d --renderer blender`."""
     from vidbench.benchmarks.fourd.probe.knobs import Knobs
     from vidbench.benchmarks.fourd.probe.plan import ProbeSettings

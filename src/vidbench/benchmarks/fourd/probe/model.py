@@ -23,12 +23,12 @@ import io
 import random
 import re
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 from PIL import Image
 
 from vidbench.benchmarks.fourd.synthetic.scene import COLOURS
+from vidbench.core.files import Json
 from vidbench.core.messages import ImagePart
 from vidbench.core.requests import Request, Response
 from vidbench.models.base import Model
@@ -89,7 +89,7 @@ class ColourCounter(Model):
 
     spec = "python:vidbench.benchmarks.fourd.probe.model:ColourCounter"
 
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> dict[str, Json]:
         return {"spec": self.spec, "version": 1}
 
     async def generate(self, requests: Sequence[Request]) -> list[Response]:

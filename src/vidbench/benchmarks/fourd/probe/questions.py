@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vidbench.benchmarks.fourd.loader import QARecord
 from vidbench.benchmarks.fourd.probe.scenes import ProbeObject
 from vidbench.benchmarks.fourd.synthetic.drafting import Draft, Generator, NoQuestion
 from vidbench.benchmarks.fourd.synthetic.evidence import seen
@@ -37,7 +38,7 @@ class ProbeQuestion:
 
     key: str  # <uid>_<suffix>
     subtask: str  # its Category
-    record: dict[str, object]  # the 4d_qa.json entry
+    record: QARecord  # the 4d_qa.json entry
     draft: Draft
 
 
@@ -86,7 +87,7 @@ def probe_questions(
         except (NoQuestion, ValueError) as e:
             missing[category] = str(e)
             continue
-        record = {
+        record: QARecord = {
             "Question": draft.question,
             "Options": options,
             "Answer index": position,

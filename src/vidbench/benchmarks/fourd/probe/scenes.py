@@ -24,7 +24,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from vidbench.benchmarks.fourd.probe.camera import TAN_HALF_FOV, ProbeCamera, probe_ring, towards
+from vidbench.benchmarks.fourd.probe.camera import (
+    TAN_HALF_FOV,
+    ProbeCamera,
+    probe_ring,
+    towards,
+    vec3,
+)
 from vidbench.benchmarks.fourd.probe.knobs import MAX_COUNTED, ObjectKnobs
 from vidbench.benchmarks.fourd.synthetic.sample import behaviour_variants, event_slots, separated
 from vidbench.benchmarks.fourd.synthetic.scene import (
@@ -265,7 +271,7 @@ def _occluders(
         others = [p for p in placed + out if p is not target]
         for view in views[id(target)]:
             centre = np.asarray(target.pos) + gap * towards(cameras[view], target.pos)
-            pos = tuple(round(float(v), 4) for v in centre)
+            pos = vec3(round(float(v), 4) for v in centre)
             part = Part(shape, colour, pos, radius)
             if separated(pos, radius, others) and fits(part, rendered):
                 views[id(target)].remove(view)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from vidbench.benchmarks.fourd.curate.settings import RenderSettings
 from vidbench.benchmarks.fourd.curate.worker import FrameCount, run_job
-from vidbench.benchmarks.fourd.probe.camera import LENS_MM, SENSOR_MM
+from vidbench.benchmarks.fourd.probe.camera import LENS_MM, SENSOR_MM, vec3
 from vidbench.benchmarks.fourd.synthetic.writer import video_name
 from vidbench.core.files import write_json
 from vidbench.media.encode import write_mp4
@@ -31,7 +31,7 @@ def _point_camera(position: list[float]) -> None:
 
     from vidbench.benchmarks.fourd.curate import blender_scene as blender
 
-    blender.place_camera(tuple(position))
+    blender.place_camera(vec3(position))
     data = bpy.context.scene.camera.data
     data.lens, data.sensor_width, data.sensor_fit = LENS_MM, SENSOR_MM, "AUTO"
     bpy.context.view_layer.update()

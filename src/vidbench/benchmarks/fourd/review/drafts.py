@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
-from typing import Any
 
 from vidbench.annotate import db
 from vidbench.annotate.items import Imported, add, checked_lines, item_id
@@ -23,7 +22,7 @@ DRAFTS_FILE = "caption_drafts.jsonl"
 MAX_DRAFT = 5000
 
 
-def check_draft(record: Any) -> dict[str, str]:
+def check_draft(record: object) -> dict[str, str]:
     """{uid, caption, model} of one line; DataError says what is wrong."""
     if not isinstance(record, dict):
         raise DataError("not a JSON object")

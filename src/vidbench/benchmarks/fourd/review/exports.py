@@ -17,7 +17,8 @@ import json
 import os
 import sqlite3
 from pathlib import Path
-from typing import Any
+
+from pydantic import JsonValue
 
 from vidbench.annotate import db
 from vidbench.annotate.drafts import draft_source
@@ -28,16 +29,17 @@ from vidbench.benchmarks.fourd import loader as fourd
 from vidbench.benchmarks.fourd.references import N_REFS, REF_COLUMNS
 from vidbench.benchmarks.fourd.review.items import has_qa
 from vidbench.benchmarks.fourd.review.links import EXPORT_RECORD, export_record
-from vidbench.core.files import write_json, write_text
+from vidbench.core.files import json_object, write_json, write_text
 
 QA_FOLDER = "4dbench-qa"
 CAPTIONS_FILE = "human_annotations.csv"
 
 
-def accepted_qa(conn: sqlite3.Connection) -> tuple[dict[str, dict[str, Any]], list[str]]:
-    records, left_out = {}, []
+def accepted_qa(conn: sqlite3.Connection) -> tuple[dict[str, dict[str, JsonValue]], list[str]]:
+    records: dict[str, dict[str, JsonValue]] = {}
+    left_out: list[str] = []
     for key, works in live_work(conn, "qa", "review").items():
-        item = json.loads(works[0]["data"])
+        item = json_object(json.loads(works[0]["data"]), key)
         reviews = [review_of(w) for w in works]
         pending = [
             w["owner"]
@@ -49,14 +51,10 @@ def accepted_qa(conn: sqlite3.Connection) -> tuple[dict[str, dict[str, Any]], li
         elif any(r["decision"] == "reject" for r in reviews):
             left_out.append(f"{key}: rejected")
         else:
-            edits = [r["edited"] for r in reviews if r["decision"] == "edit"]
-            record = edits[-1] if edits else item
-            records[item["id"]] = {
-                "Question": record["Question"],
-                "Options": record["Options"],
-                "Answer index": record["Answer index"],
-                "Category": record["Category"],
-            }
+            edits = [r.get("edited") for r in reviews if r["decision"] == "edit"]
+            record = json_object(edits[-1], f"{key}: the edited record") if edits else item
+            fields = ("Question", "Options", "Answer index", "Category")
+            records[str(item["id"])] = {name: record.get(name) for name in fields}
     return records, left_out + not_assigned(unassigned(conn, "qa", "review"))
 
 
@@ -82,7 +80,7 @@ def export_captions(conn: sqlite3.Connection, path: Path, author: str) -> Export
     out.left_out += not_assigned(unassigned(conn, "caption", "write"))
     rows = []
     for key, works in live_work(conn, "caption", "write").items():
-        item = json.loads(works[0]["data"])
+        item = json_object(json.loads(works[0]["data"]), key)
         done = []
         for w in (w for w in works if w["status"] in DONE):
             if not w["content"].strip():  # saves refuse this; a database from before did not

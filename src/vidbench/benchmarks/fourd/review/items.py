@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import Any
+
+from pydantic import JsonValue
 
 from vidbench.annotate import db
 from vidbench.annotate.items import Imported, add, checked_lines
@@ -15,6 +16,7 @@ from vidbench.annotate.paths import is_name
 from vidbench.benchmarks.fourd import loader as fourd
 from vidbench.benchmarks.fourd.variants import OFFICIAL_VIEWS
 from vidbench.core.errors import DataError
+from vidbench.core.files import Json
 from vidbench.core.records import Sample
 
 QUEUE_FILE = "review_queue.jsonl"
@@ -28,12 +30,12 @@ def views(data: Path, data_dir: Path, uid: str) -> list[str]:
     ]
 
 
-def object_record(data: Path, data_dir: Path, uid: str) -> dict[str, Any]:
+def object_record(data: Path, data_dir: Path, uid: str) -> dict[str, Json]:
     """What every 4D-Bench item carries about its object: its views, the official ones first."""
     return {"views": views(data, data_dir, uid), "first_views": list(OFFICIAL_VIEWS)}
 
 
-def check_candidate(record: Any) -> dict[str, Any]:
+def check_candidate(record: object) -> dict[str, JsonValue]:
     """A review-queue candidate in the official record shape; DataError says what is wrong."""
     if not isinstance(record, dict):
         raise DataError("not a JSON object")
@@ -73,8 +75,8 @@ def import_queue(conn: sqlite3.Connection, data: Path, path: Path, author: str) 
     data_dir = fourd.resolve_data_dir(data, fourd.QA_FILE) if has_qa(data) else data
     with db.transaction(conn):
         for number, record in checked_lines(path, check_candidate, out):
-            record.update(object_record(data, data_dir, record["uid"]))
-            add(conn, "qa", record["id"], record, f"{path.name}:{number}", out)
+            item = {**record, **object_record(data, data_dir, str(record["uid"]))}
+            add(conn, "qa", str(record["id"]), item, f"{path.name}:{number}", out)
         db.log_event(conn, author, "import.queue", f"{path}: {out.added} added")
     return out
 
@@ -87,7 +89,7 @@ def has_qa(data: Path) -> bool:
     return True
 
 
-def _qa_record(sample: Sample) -> dict[str, Any]:
+def _qa_record(sample: Sample) -> dict[str, Json]:
     return {
         "id": sample.id,
         "uid": sample.metadata["uid"],
@@ -113,8 +115,8 @@ def import_release(conn: sqlite3.Connection, data: Path, source: Path, author: s
             loaded = fourd.load_qa(data)
             out.problems += [str(p) for p in loaded.problems]
             for sample in loaded.items:
-                record = _qa_record(sample)
-                record.update(object_record(data, data_dir, record["uid"]))
+                uid = str(sample.metadata["uid"])
+                record = _qa_record(sample) | object_record(data, data_dir, uid)
                 add(conn, "qa", sample.id, record, fourd.QA_FILE, out)
                 question = {**record, "benchmark": "4dbench", "gold": sample.answer}
                 add(conn, "answer", f"4dbench/{sample.id}", question, fourd.QA_FILE, out)

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+
+from pydantic import JsonValue
 
 from vidbench.benchmarks.fourd import loader as fourd
 from vidbench.core.errors import ConfigError
@@ -22,7 +23,7 @@ EXPORT_RECORD = "export.json"  # written beside the link by `annotate export qa`
 CURATE_SETTINGS = "settings.json"  # benchmarks/fourd/curate/qa/output.SETTINGS_FILE
 
 
-def _record(path: Path) -> dict[str, Any] | None:
+def _record(path: Path) -> dict[str, JsonValue] | None:
     try:
         found = json.loads(path.read_text("utf-8"))
     except (OSError, ValueError):
@@ -35,10 +36,11 @@ def _curate_target(folder: Path) -> Path | None:
     from vidbench.benchmarks.fourd.curate.qa.objects import video_root
 
     settings = _record(folder / CURATE_SETTINGS)
-    if settings is None or not isinstance(settings.get("data"), str) or "generator" not in settings:
+    data = settings.get("data") if settings is not None else None
+    if settings is None or not isinstance(data, str) or "generator" not in settings:
         return None
     try:
-        return video_root(Path(settings["data"]))[0].resolve()
+        return video_root(Path(data))[0].resolve()
     except (ConfigError, OSError, RuntimeError):
         return None
 
@@ -46,10 +48,11 @@ def _curate_target(folder: Path) -> Path | None:
 def _export_target(folder: Path) -> Path | None:
     """Where `annotate export qa` linked its videos: the video folder of its recorded source."""
     record = _record(folder / EXPORT_RECORD)
-    if record is None or not isinstance(record.get("videos_of"), str):
+    videos_of = record.get("videos_of") if record is not None else None
+    if not isinstance(videos_of, str):
         return None
     try:
-        return (Path(record["videos_of"]) / fourd.VIDEO_DIR).resolve()
+        return (Path(videos_of) / fourd.VIDEO_DIR).resolve()
     except (OSError, RuntimeError):
         return None
 

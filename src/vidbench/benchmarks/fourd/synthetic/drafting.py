@@ -66,7 +66,7 @@ def choose_template(
 def fake_labels(scene: Scene, rng: np.random.Generator, k: int) -> list[str]:
     """Labels of parts the scene does not contain ("the pink cone")."""
     taken = {(p.colour, p.shape) for p in scene.parts}
-    taken |= {(p.behaviour.new_colour, p.shape) for p in scene.parts}
+    taken |= {(c, p.shape) for p in scene.parts if (c := p.behaviour.new_colour) is not None}
     pool = [f"the {c} {s}" for c in COLOURS for s in SHAPES if (c, s) not in taken]
     return [str(x) for x in pick(rng, pool, k=k)]
 

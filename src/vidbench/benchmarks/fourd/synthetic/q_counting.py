@@ -55,7 +55,7 @@ def counting_question(scene: Scene, rng: np.random.Generator) -> Draft:
         shapes = sorted({p.shape for p in parts})
         weights = [
             1.0
-            + 2.0 * _count(parts, lambda p, s=s: p.shape == s)
+            + 2.0 * sum(1 for p in parts if p.shape == s)
             + 3.0 * sum(1 for p in pops if p.shape == s)
             for s in shapes
         ]

@@ -129,7 +129,7 @@ def spatial_question(scene: Scene, rng: np.random.Generator) -> Draft:
 
     def extreme() -> Draft:
         tracks = [front_track(p, view) for p in parts]
-        found = []
+        extremes = []
         for moment, idx in MOMENTS.items():
             for key, direction in DIRECTIONS.items():
                 axis, sign = direction.axis, direction.sign
@@ -147,10 +147,10 @@ def spatial_question(scene: Scene, rng: np.random.Generator) -> Draft:
                         ):
                             ok = False
                     if ok:
-                        found.append((moment, key, g))
-        if not found:
+                        extremes.append((moment, key, g))
+        if not extremes:
             raise NoQuestion("no clear extreme")
-        ((moment, key, g),) = pick(rng, found)
+        ((moment, key, g),) = pick(rng, extremes)
         gold, wrong = part_options(scene, rng, g, parts)
         q = f"As seen in the first video, which shape is {DIRECTIONS[key].extreme} {moment}?"
         found = (seen(g, "subject", WINDOWS[moment], first_view=True),)
@@ -168,8 +168,12 @@ def spatial_question(scene: Scene, rng: np.random.Generator) -> Draft:
             t = float(t)
             if not (present(hid, t) and present(occ, t)):
                 raise NoQuestion("hidden part absent")
-            for q in parts:
-                if q is not occ and present(q, t) and (q is hid) != covered(occ, q, t):
+            for other in parts:
+                if (
+                    other is not occ
+                    and present(other, t)
+                    and (other is hid) != covered(occ, other, t)
+                ):
                     raise NoQuestion("occlusion not as built")
         gold, wrong = part_options(scene, rng, hid, parts)
         q = f"In the first video, which shape is completely hidden behind {label(occ)} {moment}?"

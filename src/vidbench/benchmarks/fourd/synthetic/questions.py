@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from vidbench.benchmarks.fourd.loader import QARecord
 from vidbench.benchmarks.fourd.synthetic.drafting import Draft, Generator
 from vidbench.benchmarks.fourd.synthetic.phrases import cap
 from vidbench.benchmarks.fourd.synthetic.q_action import action_question
@@ -68,7 +69,7 @@ def layout(draft: Draft, position: int, rng: np.random.Generator) -> list[str]:
 
 def build_questions(
     scene: Scene, rng: np.random.Generator, positions: list[int]
-) -> dict[str, dict[str, object]]:
+) -> dict[str, QARecord]:
     """One question per subtask for ``scene``, keyed "<uid>_<suffix>", the gold answer of each
     at its position in ``positions`` (1..4, SUBTASKS order). Raises NoQuestion."""
     makers: dict[str, Generator] = {
@@ -79,7 +80,7 @@ def build_questions(
         "appearance": appearance_question,
     }
     drafts = [makers[suffix](scene, rng) for suffix, _ in SUBTASKS]
-    out: dict[str, dict[str, object]] = {}
+    out: dict[str, QARecord] = {}
     for (suffix, category), draft, pos in zip(SUBTASKS, drafts, positions, strict=True):
         out[f"{scene.uid}_{suffix}"] = {
             "Question": draft.question,

@@ -145,8 +145,8 @@ def _try_scene(rng: np.random.Generator, uid: str) -> Scene | None:
                 if positions[i] is not None:
                     return None
                 continue
-            parts[i] = cands[int(rng.integers(len(cands)))]
-            placed.append(parts[i])
+            part = parts[i] = cands[int(rng.integers(len(cands)))]
+            placed.append(part)
             break
         else:
             return None

@@ -127,6 +127,8 @@ class ScreenProjection(Protocol):
 
     def screen(self, pos: tuple[float, float, float]) -> tuple[float, float, float]: ...
 
+    def __hash__(self) -> int: ...
+
 
 @dataclass(frozen=True)
 class Scene:

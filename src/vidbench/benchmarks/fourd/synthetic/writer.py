@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from vidbench.benchmarks.fourd.loader import QARecord
 from vidbench.benchmarks.fourd.synthetic.captions import captions
 from vidbench.benchmarks.fourd.synthetic.drafting import NoQuestion
 from vidbench.benchmarks.fourd.synthetic.questions import build_questions, gold_positions
@@ -34,7 +35,7 @@ def video_name(view: int) -> str:
     return f"view_{view}_rgb_white_bg.mp4"
 
 
-def build_object(seed: int, index: int) -> tuple[Scene, dict[str, dict[str, object]], list[str]]:
+def build_object(seed: int, index: int) -> tuple[Scene, dict[str, QARecord], list[str]]:
     """Scene, questions and captions of object ``index`` (redraws scenes that lack a question)."""
     positions = gold_positions(seed, index)
     for attempt in range(MAX_ATTEMPTS):
@@ -117,7 +118,7 @@ def generate(
                 bar.advance(task)
 
     qa_data.mkdir(parents=True, exist_ok=True)
-    qa: dict[str, dict[str, object]] = {}
+    qa: dict[str, QARecord] = {}
     for _, entries, _ in built:
         qa.update(entries)
     write_json(qa_data / QA_FILE, qa)

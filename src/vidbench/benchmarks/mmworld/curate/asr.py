@@ -18,9 +18,10 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import av
+from pydantic import JsonValue
 
 from vidbench.benchmarks.mmworld.curate.videos import VideoEntry
 from vidbench.benchmarks.mmworld.curate.whisper import AsrSettings, Whisper
@@ -32,6 +33,7 @@ from vidbench.runner.keys import digest
 
 AsrStatus = Literal["ok", "empty", "no-audio", "error"]
 CACHE_VERSION = "asr-v1"
+CACHE_LEAVES_OUT = ("video_id", "file", "text")  # a cached transcript: what was heard, not where
 
 
 @dataclass(frozen=True)
@@ -39,20 +41,20 @@ class Transcript:
     video_id: str
     file: str
     status: AsrStatus
-    segments: tuple[dict[str, Any], ...] = ()
+    segments: tuple[dict[str, JsonValue], ...] = ()
     language: str | None = None
     duration_s: float | None = None
     reason: str | None = None
     file_digest: str | None = None
-    model: dict[str, Any] = field(default_factory=dict)
-    settings: dict[str, Any] = field(default_factory=dict)
+    model: dict[str, JsonValue] = field(default_factory=dict)
+    settings: dict[str, JsonValue] = field(default_factory=dict)
     cached: bool = False
 
     @property
     def text(self) -> str:
-        return " ".join(s["text"] for s in self.segments)
+        return " ".join(str(s["text"]) for s in self.segments)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JsonValue]:
         """Every field but `cached` (how this run got it, not what it is), and the text."""
         plain = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "cached"}
         return plain | {"segments": list(self.segments), "text": self.text}
@@ -87,31 +89,36 @@ class Transcriber:
         return self.cache_dir / key[:2] / f"{key}.json"
 
     def transcript(self, video: VideoEntry) -> Transcript:
-        base = {"video_id": video.video_id, "file": str(video.path)}
+        video_id, file = video.video_id, str(video.path)
         try:
             if audio_stream_count(video.path) == 0:
-                return Transcript(**base, status="no-audio", reason="the file has no audio stream")
+                return Transcript(
+                    video_id, file, status="no-audio", reason="the file has no audio stream"
+                )
             file_hash = file_digest(video.path)
             cached = self._cache_file(file_hash)
             if cached.is_file():
                 stored = json.loads(cached.read_text())
                 stored["segments"] = tuple(stored["segments"])
-                return Transcript(**base, **stored, cached=True)
+                return Transcript(video_id, file, **stored, cached=True)
             found = self.whisper.transcribe(video.path)
         except (MediaError, av.FFmpegError, OSError, ValueError, RuntimeError) as e:
-            return Transcript(**base, status="error", reason=f"{video.path}: {e}")
-        result = {
-            "status": "ok" if found.segments else "empty",
-            "segments": tuple(s.as_dict() for s in found.segments),
-            "language": found.language,
-            "duration_s": round(found.duration_s, 3),
-            "reason": None if found.segments else "no speech recognised",
-            "file_digest": file_hash,
-            "model": self.whisper.identity,
-            "settings": self.settings.key_fields(),
-        }
-        write_atomic(cached, json.dumps(result).encode())
-        return Transcript(**base, **result)  # type: ignore[arg-type]
+            return Transcript(video_id, file, status="error", reason=f"{video.path}: {e}")
+        transcript = Transcript(
+            video_id,
+            file,
+            status="ok" if found.segments else "empty",
+            segments=tuple(s.as_dict() for s in found.segments),
+            language=found.language,
+            duration_s=round(found.duration_s, 3),
+            reason=None if found.segments else "no speech recognised",
+            file_digest=file_hash,
+            model=self.whisper.identity,
+            settings=self.settings.key_fields(),
+        )
+        kept = {k: v for k, v in transcript.to_json().items() if k not in CACHE_LEAVES_OUT}
+        write_atomic(cached, json.dumps(kept).encode())
+        return transcript
 
     def run(
         self,

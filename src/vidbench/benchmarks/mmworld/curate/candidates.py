@@ -16,7 +16,9 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TypedDict
+
+from pydantic import JsonValue
 
 from vidbench.runner.keys import digest
 from vidbench.scoring.replies import find_json
@@ -25,11 +27,19 @@ LABELS = ("a", "b", "c", "d")
 _LIST_PREFIX = re.compile(r"^\s*\(?[a-dA-D][\).:]\s+")
 
 
+class Question(TypedDict):
+    """A generated question that passed the checks: options a..d -> text, the gold label."""
+
+    question: str
+    options: dict[str, str]
+    answer: str
+
+
 @dataclass(frozen=True)
 class SubsetReply:
     """What one generation reply held: the question objects and why others were dropped."""
 
-    questions: tuple[dict[str, Any], ...]
+    questions: tuple[Question, ...]
     malformed: tuple[str, ...]
 
 
@@ -44,11 +54,11 @@ class SubsetCandidate:
     options: dict[str, str]  # a..d -> text
     answer: str  # the gold label
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, JsonValue]:
         return asdict(self)
 
 
-def _options(raw: Any) -> dict[str, str]:
+def _options(raw: object) -> dict[str, str]:
     if isinstance(raw, list):
         texts = [_LIST_PREFIX.sub("", str(t)) if isinstance(t, str) else t for t in raw]
         raw = dict(zip(LABELS, texts, strict=False)) if len(texts) == 4 else {}
@@ -67,7 +77,7 @@ def _options(raw: Any) -> dict[str, str]:
     return found
 
 
-def _answer(raw: Any, options: dict[str, str]) -> str:
+def _answer(raw: object, options: dict[str, str]) -> str:
     text = str(raw or "").strip()
     label = text.strip("().: ").lower()
     if label in LABELS:
@@ -78,7 +88,7 @@ def _answer(raw: Any, options: dict[str, str]) -> str:
     raise ValueError(f"answer {raw!r} is not one of the options")
 
 
-def check_question(raw: Any) -> dict[str, Any]:
+def check_question(raw: JsonValue) -> Question:
     """A question object as {question, options, answer}; ValueError says what is wrong."""
     if not isinstance(raw, dict):
         raise ValueError("not a question object")
@@ -92,14 +102,15 @@ def check_question(raw: Any) -> dict[str, Any]:
 
 def parse_generation(reply: str) -> SubsetReply | None:
     """The questions of a generator's reply; None when it holds no JSON at all."""
-    value = find_json(reply)
+    value: JsonValue = find_json(reply)
     if isinstance(value, dict) and "questions" in value:
         value = value["questions"]
     elif isinstance(value, dict) and "question" in value:
         value = [value]
     if not isinstance(value, list):
         return None
-    good, bad = [], []
+    good: list[Question] = []
+    bad: list[str] = []
     for i, raw in enumerate(value):
         try:
             good.append(check_question(raw))
@@ -108,7 +119,7 @@ def parse_generation(reply: str) -> SubsetReply | None:
     return SubsetReply(tuple(good), tuple(bad))
 
 
-def shuffled(question: dict[str, Any], seed: int) -> dict[str, Any]:
+def shuffled(question: Question, seed: int) -> Question:
     """The question with its options in a seeded order decided by the question itself."""
     rng = random.Random(digest([seed, question["question"], question["options"]]))
     order = list(LABELS)

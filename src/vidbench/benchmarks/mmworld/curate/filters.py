@@ -22,11 +22,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from vidbench.benchmarks.mmworld import fields
 from vidbench.benchmarks.mmworld.curate.asr import Transcript
 from vidbench.benchmarks.mmworld.curate.candidates import SubsetCandidate
+from vidbench.benchmarks.mmworld.curate.funnel import FilterCounts
 from vidbench.benchmarks.mmworld.curate.generation import LABEL, PACKAGE
 from vidbench.benchmarks.mmworld.curate.keyframes import Keyframes
 from vidbench.benchmarks.mmworld.parse import parse_answer
@@ -46,7 +46,9 @@ OTHER = {"audio": "keyframes", "visual": "transcript"}
 OWN = {"audio": "transcript", "visual": "keyframes"}
 
 
-def check_call(candidate: SubsetCandidate, source: str, evidence: Sequence[Part] = ()) -> ModelCall:
+def check_call(
+    candidate: SubsetCandidate, source: str, evidence: Sequence[Part] = ()
+) -> ModelCall[str]:
     """Ask for the answer of `candidate` from one source: blind, transcript or keyframes."""
     template = load_prompt(PACKAGE, PROMPT_FILE, LABEL)
     text = template.render(
@@ -77,7 +79,7 @@ class Decision:
     answers: dict[str, str | None] = field(default_factory=dict)  # source -> label given
 
 
-def _failed(verdict: CallResult) -> Decision | None:
+def _failed(verdict: CallResult[str]) -> Decision | None:
     if verdict.status in ("error", "missing"):
         return Decision("undecided", f"filter call failed: {verdict.error or verdict.status}")
     if verdict.status == "unparsed":
@@ -85,7 +87,7 @@ def _failed(verdict: CallResult) -> Decision | None:
     return None
 
 
-def decide_blind(candidate: SubsetCandidate, verdict: CallResult) -> Decision | None:
+def decide_blind(candidate: SubsetCandidate, verdict: CallResult[str]) -> Decision | None:
     """The outcome when the blind check settles it, else None (go on checking)."""
     failed = _failed(verdict)
     if failed is not None:
@@ -97,8 +99,8 @@ def decide_blind(candidate: SubsetCandidate, verdict: CallResult) -> Decision | 
 
 def decide(
     candidate: SubsetCandidate,
-    own: CallResult,
-    other: CallResult | None,
+    own: CallResult[str],
+    other: CallResult[str] | None,
     answers: dict[str, str | None],
 ) -> Decision:
     """The outcome of the modality checks (`other` None: nothing to answer from)."""
@@ -120,8 +122,8 @@ def decide(
 class FilterPlan:
     """The modality checks for the candidates that passed the blind check."""
 
-    text_calls: list[ModelCall] = field(default_factory=list)  # transcript checks
-    vision_calls: list[ModelCall] = field(default_factory=list)  # keyframe checks
+    text_calls: list[ModelCall[str]] = field(default_factory=list)  # transcript checks
+    vision_calls: list[ModelCall[str]] = field(default_factory=list)  # keyframe checks
     decided: dict[str, Decision] = field(default_factory=dict)  # settled without these calls
 
 
@@ -150,12 +152,12 @@ def plan_modality_checks(
 
 def filter_counts(
     candidates: Sequence[SubsetCandidate], decisions: Mapping[str, Decision], subsets: Sequence[str]
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, FilterCounts]:
     """Per subset: candidates checked, kept, dropped by reason, undecided."""
-    counts: dict[str, dict[str, Any]] = {}
+    counts: dict[str, FilterCounts] = {}
     for subset in subsets:
         mine = [decisions[c.id] for c in candidates if c.subset == subset]
-        dropped = Counter(d.reason for d in mine if d.status == "dropped")
+        dropped = Counter(d.reason for d in mine if d.status == "dropped" and d.reason)
         counts[subset] = {
             "checked": len(mine),
             "kept": sum(1 for d in mine if d.status == "kept"),

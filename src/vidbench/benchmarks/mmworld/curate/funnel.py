@@ -7,7 +7,9 @@ OUT/funnel.json and printed as a table at the end of a run, so nothing dropped g
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TypedDict
+
+from pydantic import JsonValue
 
 from vidbench.benchmarks.mmworld.curate.asr import Transcript
 from vidbench.report.funnel import StageCount
@@ -61,7 +63,43 @@ def keyframes_stage(ok: int, failed: int) -> StageCount:
     return StageCount(ok + failed, ok, _nonzero({"unreadable": failed}), unit="videos")
 
 
-def generation_stage(counts: Mapping[str, Mapping[str, Any]]) -> StageCount:
+class GenerationCounts(TypedDict):
+    """One subset's generation (generation.collect): videos skipped by why, calls by status,
+    questions read, malformed and repeated, candidates kept."""
+
+    skipped: dict[str, int]
+    calls: int
+    ok: int
+    unparsed: int
+    error: int
+    questions: int
+    malformed: int
+    duplicates: int
+    candidates: int
+
+
+class QueryCounts(TypedDict):
+    """`curate mmworld queries`: calls made, answered, unreadable, failed; queries written; the
+    subdisciplines left without queries."""
+
+    calls: int
+    ok: int
+    unparsed: int
+    error: int
+    queries: int
+    failed: list[dict[str, JsonValue]]
+
+
+class FilterCounts(TypedDict):
+    """One subset's checks (filters.filter_counts): checked, kept, dropped by why, undecided."""
+
+    checked: int
+    kept: int
+    dropped: dict[str, int]
+    undecided: int
+
+
+def generation_stage(counts: Mapping[str, GenerationCounts]) -> StageCount:
     """Per subset (generation.collect's counts): questions generated (well-formed or not), kept
     as candidates, dropped as malformed or duplicate; replies with no readable questions, failed
     calls and videos the subset skipped hold no question to count."""
@@ -80,7 +118,7 @@ def generation_stage(counts: Mapping[str, Mapping[str, Any]]) -> StageCount:
     return StageCount.summed(parts, "questions")
 
 
-def filter_stage(counts: Mapping[str, Mapping[str, Any]]) -> StageCount:
+def filter_stage(counts: Mapping[str, FilterCounts]) -> StageCount:
     """Per subset (filters.filter_counts'): checked, kept, dropped by reason, undecided."""
     parts = {
         subset: StageCount(
@@ -105,7 +143,7 @@ def output_stage(written: Mapping[str, Mapping[str, int]]) -> StageCount:
     return StageCount.summed(parts, "questions")
 
 
-def queries_stage(counts: Mapping[str, int]) -> StageCount:
+def queries_stage(counts: QueryCounts) -> StageCount:
     """Subdisciplines asked, those with queries; unreadable replies dropped, failed calls asked
     again by the next run."""
     return StageCount(

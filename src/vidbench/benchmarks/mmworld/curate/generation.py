@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+
+from pydantic import JsonValue
 
 from vidbench.benchmarks.mmworld import fields
 from vidbench.benchmarks.mmworld.curate.asr import Transcript
@@ -24,6 +25,7 @@ from vidbench.benchmarks.mmworld.curate.candidates import (
     candidates,
     parse_generation,
 )
+from vidbench.benchmarks.mmworld.curate.funnel import GenerationCounts
 from vidbench.benchmarks.mmworld.curate.keyframes import Keyframes
 from vidbench.benchmarks.mmworld.curate.videos import VideoEntry
 from vidbench.core.messages import ImagePart, user
@@ -48,7 +50,7 @@ def subdiscipline_note(video: VideoEntry) -> str:
 
 def _generation_call(
     subset: str, video: VideoEntry, count: int, images: Sequence[ImagePart], **inputs: object
-) -> ModelCall:
+) -> ModelCall[SubsetReply]:
     """The generator's call for one video and subset: the subset's prompt asking `count`
     questions in the video's discipline, its own `inputs` filled in, after `images`."""
     template = prompt(PROMPT_FILES[subset])
@@ -62,12 +64,12 @@ def _generation_call(
     return ModelCall(item, (user(*images, text),), template.version, parse_generation, GENERATION)
 
 
-def audio_call(video: VideoEntry, transcript: Transcript, count: int) -> ModelCall:
+def audio_call(video: VideoEntry, transcript: Transcript, count: int) -> ModelCall[SubsetReply]:
     text = fields.transcript(list(transcript.segments))
     return _generation_call("audio", video, count, (), transcript=text)
 
 
-def visual_call(video: VideoEntry, keyframes: Keyframes, count: int) -> ModelCall:
+def visual_call(video: VideoEntry, keyframes: Keyframes, count: int) -> ModelCall[SubsetReply]:
     frame_count = len(keyframes.frames)
     return _generation_call("visual", video, count, keyframes.images(), frame_count=frame_count)
 
@@ -95,11 +97,11 @@ def skip_reason(
 class GenerationPlan:
     """The calls to make and, per subset, the videos skipped with their reasons."""
 
-    calls: list[ModelCall] = field(default_factory=list)
+    calls: list[ModelCall[SubsetReply]] = field(default_factory=list)
     skipped: dict[str, Counter[str]] = field(
         default_factory=lambda: {s: Counter() for s in SUBSETS}
     )
-    details: list[dict[str, str]] = field(default_factory=list)
+    details: list[dict[str, JsonValue]] = field(default_factory=list)
 
 
 def plan_generation(
@@ -126,12 +128,12 @@ def plan_generation(
 
 
 def collect(
-    plan: GenerationPlan, verdicts: Mapping[str, CallResult], seed: int
-) -> tuple[list[SubsetCandidate], dict[str, dict[str, Any]], list[dict[str, Any]]]:
+    plan: GenerationPlan, verdicts: Mapping[str, CallResult[SubsetReply]], seed: int
+) -> tuple[list[SubsetCandidate], dict[str, GenerationCounts], list[dict[str, JsonValue]]]:
     """Candidates from the generator's verdicts, the stage's counts per subset, and a line per
     video that gave nothing (skipped, unparsed reply, failed call) for the record."""
     found: list[SubsetCandidate] = []
-    counts: dict[str, dict[str, Any]] = {
+    counts: dict[str, GenerationCounts] = {
         s: {
             "skipped": dict(plan.skipped[s]),
             "calls": 0,
@@ -145,19 +147,24 @@ def collect(
         }
         for s in SUBSETS
     }
-    problems: list[dict[str, Any]] = list(plan.details)
+    problems: list[dict[str, JsonValue]] = list(plan.details)
     for call in plan.calls:
         subset, _, rest = call.item.partition("/")
         video_id = rest.rsplit(":", 1)[0]
         verdict = verdicts[call.item]
         count = counts[subset]
         count["calls"] += 1
-        count[verdict.status if verdict.status != "missing" else "error"] += 1
-        if not verdict.ok:
+        if verdict.status == "ok":
+            count["ok"] += 1
+        elif verdict.status == "unparsed":
+            count["unparsed"] += 1
+        else:  # failed, or not asked
+            count["error"] += 1
+        generated = verdict.value
+        if generated is None:
             detail = verdict.error or f"no JSON questions in the reply: {(verdict.reply or '')!r}"
             problems.append({"video_id": video_id, "subset": subset, verdict.status: detail[:300]})
             continue
-        generated: SubsetReply = verdict.value
         made, duplicates = candidates(subset, video_id, generated, seed)
         count["questions"] += len(generated.questions)
         count["malformed"] += len(generated.malformed)

@@ -44,7 +44,9 @@ class Keyframes:
         return tuple(f.image for f in self.frames)
 
 
-def keyframe_spec(count: int = DEFAULT_KEYFRAMES, max_side: int | None = DEFAULT_MAX_SIDE):
+def keyframe_spec(
+    count: int = DEFAULT_KEYFRAMES, max_side: int | None = DEFAULT_MAX_SIDE
+) -> FrameSpec:
     return FrameSpec(views=(0,), frames=count, sampler="keyframes", max_side=max_side)
 
 

@@ -18,8 +18,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
+from pydantic import JsonValue
 from rich.console import Console
 from rich.markup import escape
 
@@ -48,7 +49,7 @@ from vidbench.benchmarks.mmworld.curate.whisper import AsrSettings
 from vidbench.benchmarks.mmworld.curate.writer import SETTINGS_FILE, write_subsets
 from vidbench.console import err
 from vidbench.core.errors import ConfigError
-from vidbench.core.files import write_json, write_jsonl
+from vidbench.core.files import Json, write_json, write_jsonl
 from vidbench.media.cache import FrameCache
 from vidbench.models.base import Model
 from vidbench.models.registry import ModelChoice, ModelOptions, load_model
@@ -56,6 +57,8 @@ from vidbench.report.funnel import Funnel, StageCount, funnel_table
 from vidbench.runner.model_calls import DEFAULT_ATTEMPTS, ask_in
 from vidbench.runner.store import Store
 from vidbench.scoring.model_call import CallResult, ModelCall
+
+Value = TypeVar("Value")  # what a stage's calls parse to
 
 
 @dataclass
@@ -117,7 +120,7 @@ class Curation:
     def _text_choice(self) -> ModelChoice | None:
         return self.config.text_model or self._filter_choice()
 
-    def _ask(self, model: Model, calls: list[ModelCall]) -> dict[str, CallResult]:
+    def _ask(self, model: Model, calls: list[ModelCall[Value]]) -> dict[str, CallResult[Value]]:
         return ask_in(self.out, model, calls, self.config)
 
     # ------------------------------------------------------------------------------ stages
@@ -158,7 +161,7 @@ class Curation:
         write_jsonl(self.out / "candidates.jsonl", [c.as_dict() for c in found])
         return found, transcripts, frames
 
-    def all(self) -> dict[str, Any]:
+    def all(self) -> dict[str, JsonValue]:
         """Every stage; the funnel (also in OUT/funnel.json)."""
         found, transcripts, frames = self.questions()
         decisions = self._filter(found, transcripts, frames)
@@ -173,11 +176,11 @@ class Curation:
         write_json(self.out / SETTINGS_FILE, self.settings(), indent=1)
         return self.finish()
 
-    def settings(self) -> dict[str, Any]:
+    def settings(self) -> dict[str, Json]:
         """What built OUT/mmworld.json (OUT/settings.json, for the dataset card of an export):
         the models, the prompt versions and every setting that decides the questions."""
 
-        def model(choice: ModelChoice | None) -> dict[str, Any] | None:
+        def model(choice: ModelChoice | None) -> dict[str, Json] | None:
             return None if choice is None else {"spec": choice.spec, "options": choice.options}
 
         config = self.config
@@ -234,7 +237,7 @@ class Curation:
         self.funnel.stages[name] = count
         self.funnel.stages = {s: self.funnel.stages[s] for s in STAGES if s in self.funnel.stages}
 
-    def finish(self) -> dict[str, Any]:
+    def finish(self) -> dict[str, JsonValue]:
         """Write and print the funnel; say what is incomplete."""
         if (self.out / Store.FILENAME).is_file():  # else no model was asked
             with Store(self.out) as store:

@@ -17,10 +17,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+from pydantic import JsonValue
 
 from vidbench.benchmarks.mmworld import fields
-from vidbench.benchmarks.mmworld.curate.funnel import queries_stage, usage_by_stage
+from vidbench.benchmarks.mmworld.curate.funnel import QueryCounts, queries_stage, usage_by_stage
 from vidbench.benchmarks.mmworld.curate.generation import LABEL, PACKAGE
 from vidbench.core.errors import ConfigError, DataError
 from vidbench.core.files import write_jsonl, write_text
@@ -76,7 +77,7 @@ def topics(disciplines: Sequence[str] = ()) -> list[tuple[str, str]]:
 
 
 def parse_queries(reply: str) -> list[str] | None:
-    value = find_json(reply)
+    value: JsonValue = find_json(reply)
     if isinstance(value, dict):
         value = value.get("queries")
     if not isinstance(value, list):
@@ -85,7 +86,7 @@ def parse_queries(reply: str) -> list[str] | None:
     return queries or None
 
 
-def query_call(discipline: str, subdiscipline: str, count: int) -> ModelCall:
+def query_call(discipline: str, subdiscipline: str, count: int) -> ModelCall[list[str]]:
     template = load_prompt(PACKAGE, PROMPT_FILE, LABEL)
     text = template.render(discipline=discipline, subdiscipline=subdiscipline, count=count)
     item = f"queries/{discipline}/{subdiscipline}"
@@ -93,29 +94,35 @@ def query_call(discipline: str, subdiscipline: str, count: int) -> ModelCall:
 
 
 def write_queries(
-    out: Path, calls: Sequence[tuple[str, str, ModelCall]], verdicts: Mapping[str, CallResult]
-) -> dict[str, Any]:
+    out: Path,
+    calls: Sequence[tuple[str, str, ModelCall[list[str]]]],
+    verdicts: Mapping[str, CallResult[list[str]]],
+) -> QueryCounts:
     """Write the queries; the stage's counts (calls ok / unparsed / error, queries)."""
-    rows, lines = [], []
-    counts = {"calls": len(calls), "ok": 0, "unparsed": 0, "error": 0, "queries": 0}
-    failed = []
+    rows: list[dict[str, str]] = []
+    lines: list[str] = []
+    counts = QueryCounts(calls=len(calls), ok=0, unparsed=0, error=0, queries=0, failed=[])
     for discipline, subdiscipline, call in calls:
         verdict = verdicts[call.item]
-        if not verdict.ok:
-            counts["error" if verdict.status in ("error", "missing") else "unparsed"] += 1
-            failed.append({"discipline": discipline, "subdiscipline": subdiscipline,
-                           verdict.status: verdict.error or verdict.reply})  # fmt: skip
+        queries = verdict.value
+        if queries is None:
+            if verdict.status in ("error", "missing"):
+                counts["error"] += 1
+            else:
+                counts["unparsed"] += 1
+            counts["failed"].append({"discipline": discipline, "subdiscipline": subdiscipline,
+                                     verdict.status: verdict.error or verdict.reply})  # fmt: skip
             continue
         counts["ok"] += 1
         lines.append(f"# {discipline} / {subdiscipline}")
-        for query in verdict.value:
+        for query in queries:
             rows.append({"discipline": discipline, "subdiscipline": subdiscipline, "query": query})
             lines.append(query)
         lines.append("")
     counts["queries"] = len(rows)
     write_jsonl(out / "queries.jsonl", rows)
     write_text(out / "queries.txt", "\n".join(lines))
-    return counts | {"failed": failed}
+    return counts
 
 
 @dataclass(frozen=True)
@@ -133,7 +140,7 @@ class QueriesConfig:
     progress: bool = False
 
 
-def generate_queries(config: QueriesConfig) -> dict[str, Any]:
+def generate_queries(config: QueriesConfig) -> QueryCounts:
     """Ask the model for `count` queries per subdiscipline; write them; the stage's counts
     (also in OUT/funnel.json, with the tokens spent)."""
     options = ModelOptions(0, config.concurrency, dict(config.model_options))

@@ -24,6 +24,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import JsonValue
+
 from vidbench.benchmarks.mmworld import fields
 from vidbench.benchmarks.mmworld.loader import VIDEO_EXTENSIONS
 from vidbench.core.errors import ConfigError, DataError
@@ -42,7 +44,7 @@ class VideoEntry:
     topic: str | None = None
     url: str | None = None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, JsonValue]:
         return asdict(self) | {"path": str(self.path)}
 
 
@@ -59,7 +61,7 @@ def _unique(video_id: str, seen: set[str]) -> str:
     return candidate
 
 
-def _discipline(value: Any) -> str | None:
+def _discipline(value: object) -> str | None:
     """A discipline in Table 3's spelling; None for an absent one; DataError for an unknown."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
@@ -70,7 +72,8 @@ def _from_folder(root: Path, default: str | None) -> Loaded[VideoEntry]:
     files = sorted(
         p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in VIDEO_EXTENSIONS
     )
-    entries, seen = [], set()
+    entries: list[VideoEntry] = []
+    seen: set[str] = set()
     for path in files:
         folders = path.relative_to(root).parts[:-1]
         try:
@@ -130,7 +133,9 @@ def _from_list(path: Path, default: str | None) -> Loaded[VideoEntry]:
         rows = _rows(path)
     except (OSError, UnicodeDecodeError, csv.Error) as e:
         raise DataError(f"{path}: cannot read the video list ({e})") from e
-    entries, problems, seen = [], [], set()
+    entries: list[VideoEntry] = []
+    problems: list[Problem] = []
+    seen: set[str] = set()
     for where, row in rows:
         try:
             entries.append(_entry(row, path.parent, default, seen))

@@ -21,6 +21,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from pydantic import JsonValue
+
 from vidbench.core.errors import ConfigError
 from vidbench.extras import require
 from vidbench.media.cache import file_digest
@@ -43,7 +45,7 @@ class AsrSettings:
     device: str = "auto"  # cpu | cuda | auto; not part of the key
     threads: int = 0  # CPU threads (0: CTranslate2's default); not part of the key
 
-    def key_fields(self) -> dict[str, Any]:
+    def key_fields(self) -> dict[str, JsonValue]:
         return {k: v for k, v in asdict(self).items() if k not in ("model", "device", "threads")}
 
 
@@ -65,10 +67,10 @@ def model_folder(model: str | None) -> Path:
     return folder
 
 
-def model_identity(folder: Path, shipped: bool) -> dict[str, Any]:
+def model_identity(folder: Path, shipped: bool) -> dict[str, JsonValue]:
     """What names the model in cache keys: its config and tokenizer files' hashes and the size
     of its weights (hashing gigabytes of weights on every run would cost more than it saves)."""
-    identity: dict[str, Any] = {
+    identity: dict[str, JsonValue] = {
         "config": file_digest(folder / "config.json"),
         "weights_bytes": (folder / "model.bin").stat().st_size,
     }
@@ -88,7 +90,7 @@ class Segment:
     end: float
     text: str
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, JsonValue]:
         return {"start": round(self.start, 2), "end": round(self.end, 2), "text": self.text}
 
 

@@ -17,12 +17,13 @@ import os
 import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+
+from pydantic import JsonValue
 
 from vidbench.benchmarks.mmworld.curate.asr import Transcript
 from vidbench.benchmarks.mmworld.curate.candidates import SubsetCandidate
 from vidbench.benchmarks.mmworld.curate.videos import VideoEntry
-from vidbench.core.files import write_json
+from vidbench.core.files import Json, write_json
 
 ANNOTATIONS = "mmworld.json"
 SETTINGS_FILE = "settings.json"  # the curation's settings (pipeline.Curation.settings)
@@ -39,7 +40,7 @@ def link_video(source: Path, target: Path) -> None:
         shutil.copy2(source, target)
 
 
-def question_record(candidate: SubsetCandidate) -> dict[str, Any]:
+def question_record(candidate: SubsetCandidate) -> dict[str, JsonValue]:
     return {
         "question": candidate.question,
         "options": dict(candidate.options),
@@ -53,8 +54,11 @@ def question_record(candidate: SubsetCandidate) -> dict[str, Any]:
 
 
 def video_record(
-    subset: str, video: VideoEntry, transcript: Transcript | None, questions: list[dict]
-) -> dict[str, Any]:
+    subset: str,
+    video: VideoEntry,
+    transcript: Transcript | None,
+    questions: list[dict[str, JsonValue]],
+) -> dict[str, Json]:
     return {
         "video_id": f"{subset}/{video.video_id}",
         "video_url": video.url or "",
@@ -76,7 +80,7 @@ def write_subsets(
     transcripts: Mapping[str, Transcript],
 ) -> dict[str, dict[str, int]]:
     """Write OUT/mmworld.json and link the videos; videos and questions per subset."""
-    grouped: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    grouped: dict[tuple[str, str], list[dict[str, JsonValue]]] = {}
     for candidate in kept:
         grouped.setdefault((candidate.subset, candidate.video_id), []).append(
             question_record(candidate)

@@ -14,11 +14,12 @@ objects whose frames share a view and time must not share a label.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from vidbench.benchmarks.fourd.curate.qa.candidates import (
     SUBTASKS,
     Candidate,
+    Generated,
+    Validation,
     parse_generation,
 )
 from vidbench.benchmarks.fourd.curate.qa.objects import QAObject
@@ -71,7 +72,7 @@ def options_text(options: dict[str, str]) -> str:
 
 def generate_call(
     obj: QAObject, subtask: str, images: tuple[Part, ...], spec: FrameSpec, count: int
-) -> ModelCall:
+) -> ModelCall[Generated]:
     template, rules = prompt("generate"), guidelines(subtask)
     text = template.render(
         frames_sentence=frames_sentence(spec),
@@ -86,7 +87,7 @@ def generate_call(
     return ModelCall(item, (message,), version, parse_generation, GENERATE_SETTINGS)
 
 
-def parse_validation(reply: str) -> dict[str, Any] | None:
+def parse_validation(reply: str) -> Validation | None:
     """{"accept": bool, "reason": str, "explanation": str}, or None when unreadable. A reject
     whose reason is not on the list counts as "other"."""
     value = find_json(reply)
@@ -102,7 +103,9 @@ def parse_validation(reply: str) -> dict[str, Any] | None:
     return {"accept": verdict == "accept", "reason": reason, "explanation": explanation}
 
 
-def validate_call(candidate: Candidate, images: tuple[Part, ...], spec: FrameSpec) -> ModelCall:
+def validate_call(
+    candidate: Candidate, images: tuple[Part, ...], spec: FrameSpec
+) -> ModelCall[Validation]:
     template, rules = prompt("validate"), guidelines(candidate.subtask)
     text = template.render(
         frames_sentence=frames_sentence(spec),
@@ -125,7 +128,7 @@ def parse_blind(reply: str) -> str:
     return extract_choice(reply) or ""
 
 
-def blind_call(candidate: Candidate) -> ModelCall:
+def blind_call(candidate: Candidate) -> ModelCall[str]:
     template = prompt("blind")
     text = template.render(question=candidate.question, options=options_text(candidate.options))
     item = f"blind/{candidate.id}"

@@ -13,7 +13,9 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import NotRequired, TypedDict
+
+from pydantic import JsonValue
 
 from vidbench.runner.keys import digest
 from vidbench.scoring.replies import find_json
@@ -46,12 +48,49 @@ class Rejected(ValueError):
         self.detail = detail
 
 
+class Question(TypedDict):
+    """A generated question that passed the checks: options A..D -> text, the gold letter."""
+
+    question: str
+    options: dict[str, str]
+    answer: str
+
+
+class RejectedQuestion(TypedDict):
+    """A generated question that failed a check: the reason (one of those above), what was wrong
+    and the question as the reply held it."""
+
+    reason: str
+    detail: str
+    raw: JsonValue
+
+
+class Validation(TypedDict, total=False):
+    """The validator's verdict on a candidate (accept, reason, explanation), or the end of its
+    reply when no verdict could be read from it (reply); empty before it is asked."""
+
+    accept: bool
+    reason: str
+    explanation: str
+    reply: str
+
+
+class BlindAnswer(TypedDict):
+    """What one blind model (no frames) answered to a candidate."""
+
+    model: str
+    letter: str | None
+    text: str | None
+    correct: bool
+    error: NotRequired[str | None]  # its call failed (asked again by the next run)
+
+
 @dataclass(frozen=True)
 class Generated:
     """What one generation reply held: the checked questions and the rejected ones."""
 
-    questions: tuple[dict[str, Any], ...]
-    rejected: tuple[dict[str, Any], ...]  # {"reason", "detail", "raw"}
+    questions: tuple[Question, ...]
+    rejected: tuple[RejectedQuestion, ...]
 
 
 @dataclass
@@ -66,10 +105,10 @@ class Candidate:
     answer: str  # the gold letter in that order
     status: str = "candidate"  # kept | rejected | blind-dropped | undecided
     reason: str | None = None
-    validation: dict[str, Any] = field(default_factory=dict)
-    blind: dict[str, Any] = field(default_factory=dict)  # blind spec -> {letter, text, correct}
+    validation: Validation = field(default_factory=lambda: Validation())
+    blind: dict[str, BlindAnswer] = field(default_factory=dict)  # "blind 1", "blind 2"
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, JsonValue]:
         return asdict(self)
 
 
@@ -77,7 +116,7 @@ def _norm(text: str) -> str:
     return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
 
 
-def _options(raw: Any) -> dict[str, str]:
+def _options(raw: JsonValue) -> dict[str, str]:
     if not isinstance(raw, dict) or sorted(str(k).strip().upper() for k in raw) != list(LETTERS):
         raise Rejected(NOT_FOUR_OPTIONS, f"got {raw!r}"[:200])
     options = {}
@@ -104,7 +143,7 @@ def leaks(question: str, options: dict[str, str], answer: str) -> bool:
     return inside(options[answer]) and not any(inside(t) for t in others)
 
 
-def check_question(raw: Any) -> dict[str, Any]:
+def check_question(raw: JsonValue) -> Question:
     """A question object as {question, options, answer}; Rejected says what is wrong."""
     if not isinstance(raw, dict):
         raise Rejected(NOT_A_QUESTION, "not a JSON object")
@@ -124,12 +163,13 @@ def check_question(raw: Any) -> dict[str, Any]:
 def parse_generation(reply: str) -> Generated | None:
     """The questions of a generator's reply; None when it holds no such JSON block."""
     value = find_json(reply)
-    if not isinstance(value, dict) or not isinstance(value.get("questions"), list):
+    questions = value.get("questions") if isinstance(value, dict) else None
+    if not isinstance(questions, list):
         return None
-    good: list[dict[str, Any]] = []
-    bad: list[dict[str, Any]] = []
+    good: list[Question] = []
+    bad: list[RejectedQuestion] = []
     seen: set[str] = set()
-    for raw in value["questions"]:
+    for raw in questions:
         try:
             checked = check_question(raw)
             if _norm(checked["question"]) in seen:
@@ -142,7 +182,7 @@ def parse_generation(reply: str) -> Generated | None:
     return Generated(tuple(good), tuple(bad))
 
 
-def shuffled(question: dict[str, Any], seed: int) -> dict[str, Any]:
+def shuffled(question: Question, seed: int) -> Question:
     """The options in an order decided by the seed and the question itself (generators favour
     putting the answer first; the filters must not see that)."""
     rng = random.Random(digest([seed, question["question"], question["options"]]))

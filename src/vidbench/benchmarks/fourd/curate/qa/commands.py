@@ -32,8 +32,9 @@ def _spec(args: argparse.Namespace) -> FrameSpec:
     overrides = frame_overrides(
         args.views, args.frames, args.sampler, args.order, args.timestamps, args.max_side
     )
-    if "views" in overrides:
-        overrides["views"] = tuple(overrides["views"])
+    views = overrides.get("views")
+    if isinstance(views, list):
+        overrides["views"] = tuple(views)
     return SPEC.with_(**overrides)
 
 
@@ -83,14 +84,26 @@ def _subtasks(text: str | None) -> tuple[str, ...]:
 class _Blind(argparse.Action):
     """--blind SPEC: one more blind model, with the --blind-opt options given after it."""
 
-    def __call__(self, parser, namespace, value, option_string=None):  # type: ignore[no-untyped-def]
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        value: object,
+        option_string: str | None = None,
+    ) -> None:
         namespace.blind = [*(namespace.blind or []), (value, [])]
 
 
 class _BlindOpt(argparse.Action):
     """--blind-opt KEY=VALUE: a backend setting of the --blind model given just before it."""
 
-    def __call__(self, parser, namespace, value, option_string=None):  # type: ignore[no-untyped-def]
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        value: object,
+        option_string: str | None = None,
+    ) -> None:
         if not namespace.blind:
             parser.error("--blind-opt goes after the --blind it belongs to")
         namespace.blind[-1][1].append(value)

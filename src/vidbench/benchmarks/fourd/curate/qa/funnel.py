@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Literal, NotRequired, TypedDict
+
+from pydantic import JsonValue
 
 from vidbench.benchmarks.fourd.curate.funnel import STAGES as PART_ONE
 from vidbench.benchmarks.fourd.curate.qa.candidates import SUBTASKS
@@ -23,8 +25,81 @@ from vidbench.runner.store import Store
 
 STAGES = ("generate", "validate", "blind", "caption")
 
+# One subtask's counts, named as funnel.json and funnel.md show them (see subtask_counts).
+SubtaskCounts = TypedDict(
+    "SubtaskCounts",
+    {
+        "objects": int,
+        "call errors": int,
+        "replies unparsed": int,
+        "generated": int,
+        "parse rejects": Counter[str],
+        "candidates": int,
+        "validator accepted": int,
+        "validator rejects": Counter[str],
+        "blind-dropped": int,
+        "undecided": int,
+        "kept": int,
+    },
+)
+CountKey = Literal[
+    "objects", "call errors", "replies unparsed", "generated", "candidates",
+    "validator accepted", "blind-dropped", "undecided", "kept",
+]  # fmt: skip
+COUNT_KEYS: tuple[CountKey, ...] = (
+    "objects", "call errors", "replies unparsed", "generated", "candidates",
+    "validator accepted", "blind-dropped", "undecided", "kept",
+)  # fmt: skip
+ReasonKey = Literal["parse rejects", "validator rejects"]
+REASON_KEYS: tuple[ReasonKey, ...] = ("parse rejects", "validator rejects")
+UNCOUNTED: tuple[CountKey, ...] = ("replies unparsed", "call errors")  # no questions to count
+TokenKey = Literal["requests", "input_tokens", "output_tokens"]
+TOKEN_KEYS: tuple[TokenKey, ...] = ("requests", "input_tokens", "output_tokens")
 
-def subtask_counts() -> dict[str, Any]:
+
+class ObjectCounts(TypedDict, total=False):
+    """The objects found and used, and those skipped by reason (empty before the first stage)."""
+
+    layout: str
+    found: int
+    used: int
+    skipped: dict[str, int]
+
+
+class ModelUsage(TypedDict):
+    requests: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: NotRequired[float | None]  # None: no price table, or no price for the model
+
+
+class StageUsage(TypedDict):
+    """A stage's calls, tokens and cost, in all and per model spec."""
+
+    requests: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None
+    models: dict[str, ModelUsage]
+
+
+# What the funnel holds (`QAFunnel.as_dict`), with `incomplete` (failed calls) after a run.
+FunnelData = TypedDict(
+    "FunnelData",
+    {
+        "objects": ObjectCounts,
+        "subtasks": dict[str, SubtaskCounts],
+        "total": SubtaskCounts,
+        "letter balance": dict[str, dict[str, int]],
+        "calls this run": dict[str, int],
+        "usage": dict[str, StageUsage],
+        "problems": list[dict[str, JsonValue]],
+        "incomplete": NotRequired[int],
+    },
+)
+
+
+def subtask_counts() -> SubtaskCounts:
     return {
         "objects": 0,  # objects asked for questions of this subtask
         "call errors": 0,  # generation calls that failed (asked again by the next run)
@@ -42,15 +117,15 @@ def subtask_counts() -> dict[str, Any]:
 
 @dataclass
 class QAFunnel:
-    objects: dict[str, Any] = field(default_factory=dict)
-    subtasks: dict[str, dict[str, Any]] = field(
+    objects: ObjectCounts = field(default_factory=lambda: ObjectCounts())
+    subtasks: dict[str, SubtaskCounts] = field(
         default_factory=lambda: {s: subtask_counts() for s in SUBTASKS}
     )
     asked_now: Counter[str] = field(default_factory=Counter)  # stage -> calls sent this run
     letters: dict[str, dict[str, int]] = field(default_factory=dict)
-    problems: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[dict[str, JsonValue]] = field(default_factory=list)
 
-    def as_dict(self, usage: dict[str, Any]) -> dict[str, Any]:
+    def as_dict(self, usage: dict[str, StageUsage]) -> FunnelData:
         subtasks = {s: _plain(c) for s, c in self.subtasks.items()}
         total = _plain(_sum(list(self.subtasks.values())))
         # every subtask asks about the same objects: the total is how many, not their sum
@@ -65,23 +140,25 @@ class QAFunnel:
             "problems": self.problems,
         }
 
-    def write(self, out: Path, store: Store) -> dict[str, Any]:
+    def write(self, out: Path, store: Store) -> FunnelData:
         """OUT/funnel.json and OUT/funnel.md; the counts as funnel.md shows them."""
         data = self.as_dict(usage_by_stage(store))
         qa = StageCount.summed({s: _stage(c) for s, c in data["subtasks"].items()}, "questions")
         funnel = Funnel(
             {**part_one_stages(out), "qa": qa},
-            data["usage"],
+            {stage: dict(usage) for stage, usage in data["usage"].items()},
             data["problems"],
-            {k: data[k] for k in DETAILS},
+            {
+                "objects": dict(data["objects"]),
+                "subtasks": {s: dict(c) for s, c in data["subtasks"].items()},
+                "total": dict(data["total"]),
+                "letter balance": dict(data["letter balance"]),
+                "calls this run": dict(data["calls this run"]),
+            },
         )
         funnel.write(out)
         write_text(out / "funnel.md", markdown(data))
         return data
-
-
-# what funnel.json keeps under "details": the paper's per-subtask table and what goes with it
-DETAILS = ("objects", "subtasks", "total", "letter balance", "calls this run")
 
 
 def part_one_stages(out: Path) -> dict[str, StageCount]:
@@ -94,13 +171,13 @@ def part_one_stages(out: Path) -> dict[str, StageCount]:
     return {name: stages[name] for name in PART_ONE if name in stages and name != "qa"}
 
 
-def _stage(counts: dict[str, Any]) -> StageCount:
+def _stage(counts: SubtaskCounts) -> StageCount:
     """One subtask's questions: generated, kept, dropped by reason (strict parsing, the
     validator, the blind filter); a reply no question was read from, or a failed call, holds no
     questions to count; an undecided one waits for the next run."""
     dropped = Counter(counts["parse rejects"]) + Counter(counts["validator rejects"])
     dropped["blind-dropped"] += counts["blind-dropped"]
-    uncounted = {k: counts[k] for k in ("replies unparsed", "call errors") if counts[k]}
+    uncounted: dict[str, int] = {k: n for k in UNCOUNTED if (n := counts[k])}
     return StageCount(
         counts["generated"],
         counts["kept"],
@@ -111,16 +188,22 @@ def _stage(counts: dict[str, Any]) -> StageCount:
     )
 
 
-def _sum(parts: list[dict[str, Any]]) -> dict[str, Any]:
+def _sum(parts: list[SubtaskCounts]) -> SubtaskCounts:
     total = subtask_counts()
     for part in parts:
-        for key, value in part.items():
-            total[key] += value  # Counter + Counter, int + int
+        for key in COUNT_KEYS:
+            total[key] += part[key]
+        for reasons in REASON_KEYS:
+            total[reasons] += part[reasons]
     return total
 
 
-def _plain(counts: dict[str, Any]) -> dict[str, Any]:
-    return {k: dict(sorted(v.items())) if isinstance(v, Counter) else v for k, v in counts.items()}
+def _plain(counts: SubtaskCounts) -> SubtaskCounts:
+    """The counts with each reason count in name order (as funnel.json lists them)."""
+    plain = counts.copy()
+    for reasons in REASON_KEYS:
+        plain[reasons] = Counter(dict(sorted(counts[reasons].items())))
+    return plain
 
 
 def stage_of(version: str) -> str:
@@ -128,10 +211,10 @@ def stage_of(version: str) -> str:
     return version.split("+")[0].rpartition("/")[2].split(".v")[0]
 
 
-def usage_by_stage(store: Store) -> dict[str, Any]:
+def usage_by_stage(store: Store) -> dict[str, StageUsage]:
     """Calls, tokens and cost (VIDBENCH_PRICES; null without a table) per stage and model, over
     every run stored in this folder: what building this set cost."""
-    stages: dict[str, Any] = {}
+    stages: dict[str, StageUsage] = {}
     for version, judge, usage in store.call_usage_by_version_and_model():
         stage = stage_of(version)
         models = stages.setdefault(
@@ -141,22 +224,25 @@ def usage_by_stage(store: Store) -> dict[str, Any]:
         entry = models["models"].setdefault(
             judge, {"requests": 0, "input_tokens": 0, "output_tokens": 0}
         )
-        for key in ("requests", "input_tokens", "output_tokens"):
+        for key in TOKEN_KEYS:
             entry[key] += usage[key]
             models[key] += usage[key]
-    for stage in stages.values():
-        for judge, usage in stage["models"].items():
-            cost = cost_of(judge, usage)
-            usage["cost_usd"] = None if cost is None else cost["total"]
-            if stage["cost_usd"] is not None:
-                stage["cost_usd"] = (
-                    None if usage["cost_usd"] is None else (stage["cost_usd"] + usage["cost_usd"])
-                )
+    for totals in stages.values():
+        for spec, used in totals["models"].items():
+            cost = cost_of(spec, used)
+            spent = used["cost_usd"] = None if cost is None else cost["total"]
+            if totals["cost_usd"] is not None:
+                totals["cost_usd"] = None if spent is None else totals["cost_usd"] + spent
     order = [*STAGES, *sorted(set(stages) - set(STAGES))]  # pipeline order
     return {stage: stages[stage] for stage in order if stage in stages}
 
 
-ROWS = (
+# A flat Literal: mypy 2.4 reads a union of Literal aliases as a plain str TypedDict key.
+Row = Literal[
+    "objects", "call errors", "replies unparsed", "generated", "parse rejects", "candidates",
+    "validator accepted", "validator rejects", "blind-dropped", "undecided", "kept",
+]  # fmt: skip
+ROWS: tuple[Row, ...] = (
     "objects",
     "call errors",
     "replies unparsed",
@@ -171,20 +257,21 @@ ROWS = (
 )
 
 
-def _cell(value: Any) -> str:
+def _cell(value: int | dict[str, int]) -> str:
     if isinstance(value, dict):
         return "; ".join(f"{k} {v}" for k, v in value.items()) or "0"
     return str(value)
 
 
-def markdown(data: dict[str, Any]) -> str:
+def markdown(data: FunnelData) -> str:
     """funnel.md: one column per subtask and a total, then letters, usage and skipped objects."""
     columns = [*data["subtasks"], "Total"]
-    counts = [*data["subtasks"].values(), data["total"]]
+    counts: list[SubtaskCounts] = [*data["subtasks"].values(), data["total"]]
     lines = ["# 4D-Bench QA curation funnel", "", "| | " + " | ".join(columns) + " |"]
     lines.append("|---" * (len(columns) + 1) + "|")
     for row in ROWS:
-        lines.append(f"| {row} | " + " | ".join(_cell(c[row]) for c in counts) + " |")
+        cells = [_cell(c[row]) for c in counts]
+        lines.append(f"| {row} | " + " | ".join(cells) + " |")
     kept, generated = data["total"]["kept"], data["total"]["generated"]
     retention = f"{kept / generated:.1%}" if generated else "n/a"
     lines += ["", f"Retention: {kept} kept of {generated} generated ({retention}).", ""]

@@ -13,9 +13,16 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import TypedDict
 
-from vidbench.benchmarks.fourd.curate.qa.candidates import LETTERS, SUBTASKS, Candidate
+from vidbench.benchmarks.fourd.curate.qa.candidates import (
+    LETTERS,
+    SUBTASKS,
+    BlindAnswer,
+    Candidate,
+    Validation,
+)
+from vidbench.benchmarks.fourd.loader import QARecord
 
 
 def gold_cycle(seed: int) -> list[str]:
@@ -33,10 +40,10 @@ def placed(candidate: Candidate, gold: str) -> list[str]:
     return texts
 
 
-def qa_records(kept: Sequence[Candidate], seed: int) -> dict[str, dict[str, Any]]:
+def qa_records(kept: Sequence[Candidate], seed: int) -> dict[str, QARecord]:
     """id -> the official record (Question, Options "(A) ...", Answer index 1..4, Category),
     subtasks in Table 1's order, ids sorted within each."""
-    records: dict[str, dict[str, Any]] = {}
+    records: dict[str, QARecord] = {}
     cycle = gold_cycle(seed)
     ordered = sorted(kept, key=lambda c: (list(SUBTASKS).index(c.subtask), c.id))
     for n, candidate in enumerate(ordered):
@@ -51,7 +58,7 @@ def qa_records(kept: Sequence[Candidate], seed: int) -> dict[str, dict[str, Any]
     return records
 
 
-def letter_balance(records: dict[str, dict[str, Any]]) -> dict[str, dict[str, int]]:
+def letter_balance(records: dict[str, QARecord]) -> dict[str, dict[str, int]]:
     """Gold letters per subtask and overall: {"Overall": {"A": 3, ...}, subtask: {...}}."""
     balance: dict[str, Counter[str]] = {"Overall": Counter()}
     for record in records.values():
@@ -61,9 +68,36 @@ def letter_balance(records: dict[str, dict[str, Any]]) -> dict[str, dict[str, in
     return {name: {x: counts[x] for x in LETTERS} for name, counts in balance.items()}
 
 
-def queue_record(
-    candidate: Candidate, record: dict[str, Any], provenance: dict[str, Any]
-) -> dict[str, Any]:
+class Provenance(TypedDict):
+    """Where a queued question came from: the models, the validator's verdict, the blind
+    answers."""
+
+    machine_generated: bool
+    generator: str
+    validator: str
+    validation: Validation
+    blind: dict[str, BlindAnswer]
+
+
+# One line of review_queue.jsonl: the question's id and object, its record, its provenance.
+QueueRecord = TypedDict(
+    "QueueRecord",
+    {
+        "id": str, "uid": str, "Question": str, "Options": list[str], "Answer index": int,
+        "Category": str, "provenance": Provenance,
+    },
+)  # fmt: skip
+
+
+def queue_record(candidate: Candidate, record: QARecord, provenance: Provenance) -> QueueRecord:
     """One line of review_queue.jsonl, as `vidbench annotate import queue` reads it
     (benchmarks/fourd/review/items.check_candidate)."""
-    return {"id": candidate.id, "uid": candidate.uid, **record, "provenance": provenance}
+    return {
+        "id": candidate.id,
+        "uid": candidate.uid,
+        "Question": record["Question"],
+        "Options": record["Options"],
+        "Answer index": record["Answer index"],
+        "Category": record["Category"],
+        "provenance": provenance,
+    }

@@ -75,10 +75,10 @@ def _quality_labels(folder: Path) -> dict[str, str]:
         return {}
     labels = {}
     for line in json_lines(path):
-        try:
-            labels[str(line.value["uid"])] = str(line.value["label"])
-        except (KeyError, TypeError):
-            continue  # quality.jsonl is written by part 1 atomically; a bad line names no uid
+        record = line.value
+        # quality.jsonl is written by part 1 atomically; a bad line names no uid
+        if isinstance(record, dict) and "uid" in record and "label" in record:
+            labels[str(record["uid"])] = str(record["label"])
     return labels
 
 

@@ -15,14 +15,13 @@ from __future__ import annotations
 import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 from vidbench.benchmarks.fourd import loader as fourd
 from vidbench.benchmarks.fourd.curate.qa import calls
 from vidbench.benchmarks.fourd.curate.qa.candidates import SUBTASKS, Candidate
 from vidbench.benchmarks.fourd.curate.qa.config import QAConfig
 from vidbench.benchmarks.fourd.curate.qa.layout import letter_balance, qa_records, queue_record
-from vidbench.core.files import write_json, write_jsonl
+from vidbench.core.files import Json, write_json, write_jsonl
 from vidbench.models.registry import ModelChoice
 
 QUEUE_FILE = "review_queue.jsonl"  # the name annotate/items.py looks for
@@ -41,11 +40,11 @@ def prompt_versions(subtasks: tuple[str, ...]) -> list[str]:
     return [calls.prompt(n).version for n in names]
 
 
-def _model(choice: ModelChoice) -> dict[str, Any]:
+def _model(choice: ModelChoice) -> dict[str, Json]:
     return {"spec": choice.spec, "options": choice.options}
 
 
-def settings(config: QAConfig) -> dict[str, Any]:
+def settings(config: QAConfig) -> dict[str, Json]:
     return {
         "data": str(config.data),
         "generator": _model(config.generator),
@@ -79,16 +78,17 @@ def write_all(out: Path, found: list[Candidate], video_root: Path, config: QACon
     write_json(out / fourd.QA_FILE, records, indent=1)
     link_videos(out, video_root)
     by_id = {c.id: c for c in kept}
-    base = {
-        "machine_generated": True,
-        "generator": config.generator.spec,
-        "validator": config.validator.spec,
-    }
     queue = [
         queue_record(
             by_id[key],
             record,
-            {**base, "validation": by_id[key].validation, "blind": by_id[key].blind},
+            {
+                "machine_generated": True,
+                "generator": config.generator.spec,
+                "validator": config.validator.spec,
+                "validation": by_id[key].validation,
+                "blind": by_id[key].blind,
+            },
         )
         for key, record in records.items()
     ]

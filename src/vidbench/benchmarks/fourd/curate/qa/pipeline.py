@@ -20,15 +20,20 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 from rich.console import Console
 from rich.markup import escape
 
 from vidbench.benchmarks.fourd.curate.qa import calls, output
-from vidbench.benchmarks.fourd.curate.qa.candidates import SUBTASKS, Candidate, make_candidates
+from vidbench.benchmarks.fourd.curate.qa.candidates import (
+    SUBTASKS,
+    BlindAnswer,
+    Candidate,
+    make_candidates,
+)
 from vidbench.benchmarks.fourd.curate.qa.config import QAConfig
-from vidbench.benchmarks.fourd.curate.qa.funnel import QAFunnel
+from vidbench.benchmarks.fourd.curate.qa.funnel import FunnelData, QAFunnel
 from vidbench.benchmarks.fourd.curate.qa.objects import (
     QAObject,
     Skipped,
@@ -46,6 +51,8 @@ from vidbench.runner.model_calls import ask_in
 from vidbench.runner.store import Store
 from vidbench.scoring.model_call import CallResult, ModelCall
 
+Value = TypeVar("Value")  # what a stage's calls parse to
+
 
 class QACuration:
     def __init__(self, config: QAConfig, console: Console | None = None) -> None:
@@ -60,8 +67,8 @@ class QACuration:
         self.funnel = QAFunnel()
 
     def _ask(
-        self, stage: str, choice: ModelChoice, batch: Sequence[ModelCall]
-    ) -> dict[str, CallResult]:
+        self, stage: str, choice: ModelChoice, batch: Sequence[ModelCall[Value]]
+    ) -> dict[str, CallResult[Value]]:
         c = self.config
         model = load_model(
             choice.spec, ModelOptions(c.seed, c.concurrency, dict(choice.options), choice.flag)
@@ -119,12 +126,12 @@ class QACuration:
                     counts["call errors"] += 1
                     self.funnel.problems.append({**where, "error": verdict.error or "missing"})
                     continue
-                if not verdict.ok:
+                generated = verdict.value
+                if generated is None:
                     counts["replies unparsed"] += 1
                     reply = (verdict.reply or "")[-300:]
                     self.funnel.problems.append({**where, "unparsed reply": reply})
                     continue
-                generated = verdict.value
                 counts["generated"] += len(generated.questions) + len(generated.rejected)
                 for bad in generated.rejected:
                     counts["parse rejects"][bad["reason"]] += 1
@@ -146,15 +153,15 @@ class QACuration:
                 c.status, c.reason = "undecided", f"validator call failed: {verdict.error}"
                 counts["undecided"] += 1
                 continue
-            if not verdict.ok:
+            if verdict.value is None:
                 c.status, c.reason = "rejected", "validator reply unparsed"
                 c.validation = {"reply": (verdict.reply or "")[-500:]}
             else:
                 c.validation = verdict.value
-                if verdict.value["accept"]:
+                if verdict.value.get("accept"):
                     counts["validator accepted"] += 1
                     continue
-                c.status, c.reason = "rejected", verdict.value["reason"] or "no reason given"
+                c.status, c.reason = "rejected", verdict.value.get("reason") or "no reason given"
             counts["validator rejects"][c.reason] += 1
 
     def blind(self, found: list[Candidate]) -> None:
@@ -165,14 +172,16 @@ class QACuration:
             counts = self.funnel.subtasks[c.subtask]
             verdicts = [a[f"blind/{c.id}"] for a in answers]
             for n, (choice, verdict) in enumerate(zip(self.config.blind, verdicts, strict=True)):
-                letter = verdict.value if verdict.ok else None
-                c.blind[f"blind {n + 1}"] = {
+                letter = verdict.value or None
+                answer: BlindAnswer = {
                     "model": choice.spec,
-                    "letter": letter or None,
+                    "letter": letter,
                     "text": c.options.get(letter) if letter else None,
                     "correct": letter == c.answer,
-                    **({"error": verdict.error} if verdict.absent else {}),
                 }
+                if verdict.absent:
+                    answer["error"] = verdict.error
+                c.blind[f"blind {n + 1}"] = answer
             if any(v.absent for v in verdicts):
                 c.status, c.reason = "undecided", "blind call failed"
                 counts["undecided"] += 1
@@ -183,7 +192,7 @@ class QACuration:
                 c.status = "kept"
                 counts["kept"] += 1
 
-    def run(self) -> dict[str, Any]:
+    def run(self) -> FunnelData:
         """Every stage and the output; the funnel's data with `incomplete` (failed calls)."""
         if video_root(self.config.data)[0].resolve() == self.out.resolve():
             raise ConfigError(

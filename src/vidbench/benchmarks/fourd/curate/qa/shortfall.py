@@ -4,8 +4,8 @@ holds its cases, for the terminal (funnel.md has every count; this says where to
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
+from vidbench.benchmarks.fourd.curate.qa.funnel import FunnelData
 from vidbench.benchmarks.fourd.curate.qa.output import CANDIDATES_FILE
 
 FUNNEL_JSON = "funnel.json"
@@ -13,7 +13,7 @@ FEW = 0.5  # kept below this share of the questions asked for: the reasons are p
 SHOWN = 3  # reasons printed, the largest first
 
 
-def reasons(data: dict[str, Any], out: Path) -> list[tuple[int, str]]:
+def reasons(data: FunnelData, out: Path) -> list[tuple[int, str]]:
     """(count, what happened and where to see it) for every loss in the funnel's data; `out`
     holds the files."""
     total = data["total"]
@@ -42,7 +42,7 @@ def reasons(data: dict[str, Any], out: Path) -> list[tuple[int, str]]:
     return sorted((item for item in found if item[0]), key=lambda item: -item[0])
 
 
-def shortfall(data: dict[str, Any], asked: int, out: Path) -> list[str]:
+def shortfall(data: FunnelData, asked: int, out: Path) -> list[str]:
     """Lines for the terminal when fewer than FEW of the ``asked`` questions were kept (none
     otherwise): the main reasons, largest first."""
     kept = data["total"]["kept"]
