@@ -9,11 +9,11 @@ import sqlite3
 from pathlib import Path
 
 from vidbench.annotate import assign, auth
+from vidbench.annotate.adapters import registered_adapters
 from vidbench.annotate.folder import import_folder
 from vidbench.annotate.project import Project
-from vidbench.benchmarks.registry import review_adapters
 
-ADAPTERS = review_adapters()  # the registered benchmarks' review adapters, as the CLI's
+ADAPTERS = registered_adapters()  # the registered benchmarks' review adapters, as the CLI's
 
 PASSWORD = "correct horse battery"
 PEOPLE = {

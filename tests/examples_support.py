@@ -25,6 +25,20 @@ from vidbench.media.encode import write_mp4
 TESTS = Path(__file__).parent
 ROOT = TESTS.parent
 AUTOEVAL = TESTS / "data" / "autoeval-video"
+EXAMPLES = ROOT / "docs" / "examples"
+
+
+def install_example(name: str, site: Path) -> Path:
+    """Install the example package docs/examples/NAME (its pyproject.toml, entry points
+    included) into the folder `site`, as `pip install` would into site-packages, offline and
+    leaving the source tree as it is; returns `site`, to put on PYTHONPATH."""
+    source = site.parent / f"{name}-source"
+    shutil.copytree(EXAMPLES / name, source)
+    pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index"]
+    pip += ["--no-build-isolation", "--target", str(site), str(source)]
+    installed = subprocess.run(pip, capture_output=True, text=True, timeout=300)
+    assert installed.returncode == 0, f"pip install of {name} failed:\n{installed.stderr}"
+    return site
 
 
 def make_inputs(folder: Path) -> Path:

@@ -75,7 +75,7 @@ def test_a_judge_with_a_rubric_per_row(
     out = tmp_path / "run"
     model = predictions(tmp_path / "replies.jsonl", REPLIES)
     assert vidbench("run", f"custom:{folder}", "--model", model, "--out", out) == 2
-    assert "needs an LLM judge: give --judge SPEC" in capsys.readouterr().err.replace("\n", "")
+    assert "needs an LLM judge: give --judge SPEC" in " ".join(capsys.readouterr().err.split())
 
     server = fake(reply=_judge)
     judge = ["--judge", f"openai-compat:{server.base_url}#judge", "--judge-opt", "backoff=0.01"]

@@ -11,8 +11,9 @@ import pytest
 
 from conftest import write_object_views
 from vidbench.benchmarks.fourd.caption_task import extract_caption
-from vidbench.benchmarks.registry import get_task, open_run
 from vidbench.core.errors import ConfigError
+from vidbench.registry import get_task
+from vidbench.runner.run import Run
 from vidbench.runner.run_config import RunConfig
 from vidbench.testing import ChatServer, request_text
 from vidbench.testing.tiny_bert import tiny_bert
@@ -94,7 +95,7 @@ def test_run_end_to_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setenv("VIDBENCH_BERT_LAYERS", "2")
     out = tmp_path / "run"
     with ChatServer(reply=_reply) as server:
-        open_run(_config(root, out, server.base_url, "4dbench-caption", judge=True)).run()
+        Run(_config(root, out, server.base_url, "4dbench-caption", judge=True)).run()
         results = json.loads((out / "results.json").read_text())
         captions = [b for b in server.requests if "fluent caption" in request_text(b)]
         assert len(captions) == 3 and "18 images, with every six" in request_text(captions[0])
@@ -123,7 +124,7 @@ def test_run_end_to_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
 
         # Another scoring protocol reuses the stored captions; no judge: GPT columns empty.
         sent = len(captions)
-        official = open_run(_config(root, out, server.base_url, "4dbench-caption:official", False))
+        official = Run(_config(root, out, server.base_url, "4dbench-caption:official", False))
         official.run()
         again = [b for b in server.requests if "fluent caption" in request_text(b)]
         assert len(again) == sent

@@ -14,7 +14,6 @@ from rich.console import Console
 
 from conftest import make_qa_dataset, vary_question_lengths
 from tiny_models import tiny_llava_onevision, tiny_qwen2_vl
-from vidbench.benchmarks.registry import open_run
 from vidbench.cli import main
 from vidbench.core.errors import ConfigError
 from vidbench.core.files import read_jsonl
@@ -65,7 +64,7 @@ def configure(
         progress=False,
         limit=limit,
     )
-    return open_run(config, Console(file=io.StringIO()))
+    return Run(config, console=Console(file=io.StringIO()))
 
 
 class Spy:

@@ -15,9 +15,9 @@ from pydantic import ValidationError
 
 from vidbench.benchmarks.autoeval_video import rules
 from vidbench.benchmarks.mmworld.task import MMWorld, MMWorldOptions
-from vidbench.benchmarks.registry import get_task
 from vidbench.core.errors import ConfigError, DataError
 from vidbench.core.records import MediaRef, Sample
+from vidbench.registry import get_task
 from vidbench.report.results import build_results
 from vidbench.report.results_dir import ResultsDir, read_sample_rows
 from vidbench.report.schema import (

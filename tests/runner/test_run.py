@@ -10,11 +10,12 @@ import pytest
 
 from conftest import SUBTASK_SUFFIXES, solid_frames
 from vidbench.benchmarks.fourd import loader as fourd_bench
-from vidbench.benchmarks.registry import get_task, open_run
 from vidbench.cli import main
 from vidbench.core.errors import EXIT_INCOMPLETE
 from vidbench.core.messages import ImagePart, TextPart
 from vidbench.media.encode import write_mp4
+from vidbench.registry import get_task
+from vidbench.runner.run import Run
 from vidbench.runner.run_config import RunConfig
 from vidbench.runner.store import Store
 
@@ -149,7 +150,7 @@ def test_timestamps_label_each_image(qa_release: Path, tmp_path: Path) -> None:
         progress=False,
         cache_dir=str(tmp_path / "c"),
     )
-    r = open_run(config)
+    r = Run(config)
     sample = r.samples[0]
     from vidbench.media.frames import load_frames
 

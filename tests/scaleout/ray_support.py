@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from conftest import TESTS
-from vidbench.benchmarks.registry import open_run
 from vidbench.core.errors import ConfigError
 from vidbench.core.requests import Request, Response
 from vidbench.models.base import Model
+from vidbench.runner.run import Run
 from vidbench.runner.run_config import RunConfig
 from vidbench.testing import ChatServer, request_text
 
@@ -52,7 +52,7 @@ def config(release: Path, out: Path, cache: Path, model: str, **fields: Any) -> 
 
 
 def run(cfg: RunConfig) -> dict[str, Any]:
-    open_run(cfg).run()
+    Run(cfg).run()
     return json.loads((Path(cfg.out) / "results.json").read_text())
 
 

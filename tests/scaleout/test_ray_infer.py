@@ -257,12 +257,12 @@ def test_gpu_workers_on_a_cluster_without_gpus_stop_at_once(
     cluster: str, release: Path, tmp_path: Path
 ) -> None:
     """A worker asking for a GPU the cluster lacks would wait for ever: the run stops instead."""
-    from vidbench.benchmarks.registry import open_run
     from vidbench.runner.ray.driver import RaySettings, ray_infer
     from vidbench.runner.ray.worker import WorkerSetup
+    from vidbench.runner.run import Run
     from vidbench.runner.store import Store
 
-    run_ = open_run(config(release, tmp_path / "out", tmp_path / "cache", Poison.spec))
+    run_ = Run(config(release, tmp_path / "out", tmp_path / "cache", Poison.spec))
     setup = WorkerSetup(run_.task, Poison.spec, ModelOptions(), run_.plan, None, os.getcwd())
     settings = RaySettings(workers=1, gpus_per_worker=1.0)
     store = Store(tmp_path / "out")

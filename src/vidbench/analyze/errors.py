@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -80,13 +79,13 @@ class RunInput:
     missing: list[str] = field(default_factory=list)  # wrong answers whose sample is gone
 
 
-def read_run(path: Path, task_of: Callable[[RunConfig], Task]) -> RunInput:
-    """The run's config, task (`task_of` builds it from the config) and wrong answers;
-    ConfigError for what is not a finished multiple-choice run."""
+def read_run(path: Path) -> RunInput:
+    """The run's config, task (built from the config) and wrong answers; ConfigError for what
+    is not a finished multiple-choice run."""
     config = RunConfig.load(path)
     directory = ResultsDir(path)
     rows = directory.read_samples()
-    task = task_of(config)
+    task = config.open_task()
     model = directory.read_results().model if directory.file(RESULTS_FILE).is_file() else None
     run = RunInput(path, config, task, model or config.model)
     loaded = load_samples(task, config.data)

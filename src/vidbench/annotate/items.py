@@ -41,9 +41,11 @@ def item_id(kind: str, ref: str) -> str:
     return f"{kind}:{ref}"
 
 
-def add(
+def add_item(
     conn: sqlite3.Connection, kind: str, ref: str, data: dict[str, Any], source: str, out: Imported
 ) -> None:
+    """One item of KIND (qa, caption, answer, rule) for the app, named REF, holding `data`, read
+    from `source`; an item already there is kept as it is (counted in `out.skipped`)."""
     key = item_id(kind, ref)
     if conn.execute("SELECT 1 FROM items WHERE id = ?", (key,)).fetchone():
         out.skipped.append(key)

@@ -1,9 +1,11 @@
 """AutoEval-Video (AutoEval-Video paper): open-ended video QA judged by an LLM following
 per-instance rules. README.md holds the protocol facts the code cites."""
 
-from vidbench.benchmark import Benchmark, lazy
+from vidbench.benchmark import Benchmark
 from vidbench.benchmarks.autoeval_video.review import REVIEW
 from vidbench.benchmarks.autoeval_video.task import TASKS, VARIANT_FAMILIES
+from vidbench.cli_options import Commands
+from vidbench.extras import lazy
 
 BENCHMARK = Benchmark(
     name="autoeval-video",
@@ -11,7 +13,6 @@ BENCHMARK = Benchmark(
     tasks=TASKS,
     validate=lazy("vidbench.benchmarks.autoeval_video.validate", "validate"),
     variant_families=VARIANT_FAMILIES,
-    review=REVIEW,
-    commands=lazy("vidbench.benchmarks.autoeval_video.commands", "register"),
     sample_groups=("dimension", "category"),
+    parts=(REVIEW, Commands(lazy("vidbench.benchmarks.autoeval_video.commands", "register"))),
 )

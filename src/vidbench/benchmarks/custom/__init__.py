@@ -3,7 +3,9 @@
 it; each folder's `Benchmark` value is built from its file (declared.py). README.md holds the
 facts the parsers and the examples cite."""
 
-from vidbench.benchmark import Benchmark, lazy
+from vidbench.benchmark import Benchmark
+from vidbench.export.source import FolderExport
+from vidbench.extras import lazy
 
 BENCHMARK = Benchmark(
     name="custom",
@@ -16,4 +18,11 @@ BENCHMARK = Benchmark(
         "(docs/custom-benchmarks.md)",
     },
     sample_groups=("group",),
+    declared=lazy("vidbench.benchmarks.custom.declared", "resolve_declared"),
+    parts=(
+        FolderExport(
+            declares=lazy("vidbench.benchmarks.custom.export", "declares"),
+            source=lazy("vidbench.benchmarks.custom.export", "export_source"),
+        ),
+    ),
 )

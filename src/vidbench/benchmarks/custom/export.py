@@ -12,6 +12,10 @@ from vidbench.export.source import ExportSource
 from vidbench.tasks.registry import build_task
 
 
+def declares(folder: Path) -> bool:
+    return (folder / SPEC_FILE).is_file()
+
+
 def export_source(folder: Path) -> ExportSource:
     folder = Path(folder).expanduser().resolve()
     spec = read_spec(folder)

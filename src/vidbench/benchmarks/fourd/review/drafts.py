@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from vidbench.annotate import db
-from vidbench.annotate.items import Imported, add, checked_lines, item_id
+from vidbench.annotate.items import Imported, add_item, checked_lines, item_id
 from vidbench.annotate.paths import is_name
 from vidbench.benchmarks.fourd import loader as fourd
 from vidbench.benchmarks.fourd.review.items import object_record
@@ -62,7 +62,7 @@ def _attach(
     if found is None:
         uid = draft["uid"]
         record = {"uid": uid, **object_record(data, _object_root(data, uid), uid)}
-        add(conn, "caption", draft["uid"], {**record, "drafts": [shown]}, source, out)
+        add_item(conn, "caption", draft["uid"], {**record, "drafts": [shown]}, source, out)
         return
     record = json.loads(found["data"])
     if shown in record.get("drafts", []):

@@ -1,0 +1,76 @@
+"""The example plugins of docs/examples (the benchmark `toybench`, the model backend
+`pickmodel`) installed as pip installs them, toy data for them, and `vidbench` run with them on
+the path."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from examples_support import install_example
+from vidbench.media.encode import write_mp4
+
+
+@pytest.fixture(scope="session")
+def toybench(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return install_example("toybench", tmp_path_factory.mktemp("toybench") / "site")
+
+
+@pytest.fixture(scope="session")
+def pickmodel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return install_example("pickmodel", tmp_path_factory.mktemp("pickmodel") / "site")
+
+
+def fake_plugin(site: Path, name: str, entry_points: str, modules: dict[str, str]) -> Path:
+    """A package in `site` as pip would leave it: its modules and its entry points."""
+    info = site / f"{name}-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(entry_points)
+    for module, text in modules.items():
+        (site / f"{module}.py").write_text(text)
+    return site
+
+
+@pytest.fixture(scope="session")
+def toy_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Four clips of the toy benchmark (gold A, B, C, A) and a row whose video is missing."""
+    data = tmp_path_factory.mktemp("toy")
+    rows = []
+    for i, shape in enumerate(["cube", "ball", "cube", "cone"]):
+        frames = [np.full((16, 16, 3), 40 * i + 10 * t, np.uint8) for t in range(4)]
+        write_mp4(data / "videos" / f"clip{i}.mp4", frames)
+        rows.append(
+            {
+                "id": f"q{i}",
+                "question": f"What shape is clip {i}?",
+                "options": ["cube", "ball", "cone"],
+                "answer": "ABCA"[i],
+                "shape": shape,
+                "video": f"videos/clip{i}.mp4",
+            }
+        )
+    rows.append({**rows[0], "id": "q-broken", "video": "videos/missing.mp4"})
+    (data / "toy_questions.json").write_text(json.dumps(rows))
+    return data
+
+
+def run_vidbench(
+    sites: list[Path], *argv: str, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`vidbench ARGV` with the packages in `sites` installed (on the path)."""
+    path = [str(site) for site in sites] + [os.environ.get("PYTHONPATH", "")]
+    return subprocess.run(
+        [sys.executable, "-m", "vidbench.cli", "--no-progress", *argv],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(path)},
+        timeout=300,
+    )
