@@ -1,10 +1,13 @@
 """Running the shell examples of the README, the benchmark READMEs and docs/ as written.
 
 `example_folder` fills a working folder with what the examples name: `demo/data` (a small demo
-dataset), `clip.mp4` and `long.mp4` (two videos) and `autoeval-video/` (the AutoEval-Video data
-under tests/data). `run_blocks` runs blocks in order in one bash process there, with this
-environment's `vidbench` first on PATH, and then ends whatever the blocks left running in the
-background (a fake server started with `&`)."""
+dataset), `clip.mp4` and `long.mp4` (two videos), `autoeval-video/` (the AutoEval-Video data
+under tests/data) and a copy of each example package of docs/examples (`toy-benchmark/`,
+`pick-backend/`). `run_blocks` runs blocks in order in one bash process there, with this
+environment's `vidbench` first on PATH (or, for blocks that install a package, a virtual
+environment of their own over this one), and then ends whatever the blocks left running in the
+background (a fake server started with `&`). `install_example` installs an example package as
+pip does, for the tests that use it."""
 
 from __future__ import annotations
 
@@ -14,6 +17,8 @@ import shutil
 import signal
 import subprocess
 import sys
+import sysconfig
+import venv
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -51,10 +56,38 @@ def make_inputs(folder: Path) -> Path:
 
 
 def example_folder(inputs: Path, folder: Path) -> Path:
-    """A fresh working folder holding a copy of `inputs` and a link to the AutoEval-Video data."""
+    """A fresh working folder holding a copy of `inputs`, a link to the AutoEval-Video data and
+    a copy of each example package."""
     shutil.copytree(inputs, folder)
     (folder / "autoeval-video").symlink_to(AUTOEVAL, target_is_directory=True)
+    for package in (p for p in EXAMPLES.iterdir() if (p / "pyproject.toml").is_file()):
+        shutil.copytree(package, folder / package.name)
     return folder
+
+
+def own_environment(folder: Path) -> dict[str, str]:
+    """A virtual environment at FOLDER over this one, for blocks that `pip install` a package:
+    it sees every package installed here (its .pth file adds this environment's site-packages,
+    their .pth files included), and what the blocks install goes into it, never into this
+    environment. Its `vidbench` and `pip` run its python; pip installs offline, building with
+    the setuptools installed here. Returns the environment variables that select it."""
+    venv.EnvBuilder(symlinks=True).create(folder)  # without pip: this environment's pip runs
+    [site] = folder.glob("lib/python*/site-packages")
+    here = sysconfig.get_paths()["purelib"]
+    (site / "_this_environment.pth").write_text(f"import site; site.addsitedir({here!r})\n")
+    scripts = folder / "bin"
+    for name, module in (("vidbench", "vidbench.cli"), ("pip", "pip._internal.cli.main")):
+        script = scripts / name
+        python = scripts / "python"
+        script.write_text(f"#!{python}\nimport sys\nfrom {module} import main\nsys.exit(main())\n")
+        script.chmod(0o755)
+    return {
+        "PATH": f"{scripts}{os.pathsep}{os.environ['PATH']}",
+        "VIRTUAL_ENV": str(folder),
+        "PIP_NO_INDEX": "1",
+        "PIP_NO_BUILD_ISOLATION": "0",  # pip reads "0" as: no build isolation
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    }
 
 
 def run_blocks(
@@ -64,9 +97,12 @@ def run_blocks(
 
     Each block is announced on the output (`=== NAME`), so a failure names its block. The
     output goes to a file, not a pipe: a server a block leaves in the background keeps its
-    copy of a pipe open, and reading it would wait for that server."""
+    copy of a pipe open, and reading it would wait for that server. Blocks that `pip install`
+    run in an environment of their own (`own_environment`)."""
     script = "".join(f"echo '=== {name}'\n{block}\n" for name, block in named_blocks)
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    if any("pip install" in block for _, block in named_blocks):
+        env |= own_environment(cwd / ".venv")
     env["VIDBENCH_CACHE"] = str(cwd / ".cache")
     log = cwd / ".examples.log"
     with log.open("w") as output:

@@ -52,7 +52,6 @@ _EXPORTS = {
     "extract_choice": "vidbench.scoring.choices",
     "ModelCall": "vidbench.scoring.model_call",
     "CallResult": "vidbench.scoring.model_call",
-    "outcome": "vidbench.scoring.outcome",  # a module: outcome.graded, outcome.unscored, ...
     # model backends
     "Model": "vidbench.models.base",
     "Request": "vidbench.core.requests",
@@ -72,15 +71,19 @@ _EXPORTS = {
     "ResultsDir": "vidbench.report.results_dir",
 }
 
-__all__ = ["__version__", *_EXPORTS]
+# modules exported whole: outcome.graded, outcome.unscored, ...
+_MODULES = {"outcome": "vidbench.scoring.outcome"}
+
+__all__ = ["__version__", *_EXPORTS, *_MODULES]
 
 
 def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
+    if name in _MODULES:
+        value = importlib.import_module(_MODULES[name])
+    elif name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+    else:
         raise AttributeError(f"module 'vidbench' has no attribute {name!r}")
-    imported = importlib.import_module(module)
-    value = imported if module.rpartition(".")[2] == name else getattr(imported, name)
     globals()[name] = value  # once: later uses do not come back here
     return value
 

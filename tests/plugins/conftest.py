@@ -4,27 +4,24 @@ the path."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from examples_support import install_example
-from vidbench.media.encode import write_mp4
+from examples_support import EXAMPLES, install_example
 
 
 @pytest.fixture(scope="session")
 def toybench(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return install_example("toybench", tmp_path_factory.mktemp("toybench") / "site")
+    return install_example("toy-benchmark", tmp_path_factory.mktemp("toybench") / "site")
 
 
 @pytest.fixture(scope="session")
 def pickmodel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return install_example("pickmodel", tmp_path_factory.mktemp("pickmodel") / "site")
+    return install_example("pick-backend", tmp_path_factory.mktemp("pickmodel") / "site")
 
 
 def fake_plugin(site: Path, name: str, entry_points: str, modules: dict[str, str]) -> Path:
@@ -40,24 +37,10 @@ def fake_plugin(site: Path, name: str, entry_points: str, modules: dict[str, str
 
 @pytest.fixture(scope="session")
 def toy_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Four clips of the toy benchmark (gold A, B, C, A) and a row whose video is missing."""
+    """The tutorial's toy data (four clips, gold A, B, C, A) and a row whose video is missing."""
     data = tmp_path_factory.mktemp("toy")
-    rows = []
-    for i, shape in enumerate(["cube", "ball", "cube", "cone"]):
-        frames = [np.full((16, 16, 3), 40 * i + 10 * t, np.uint8) for t in range(4)]
-        write_mp4(data / "videos" / f"clip{i}.mp4", frames)
-        rows.append(
-            {
-                "id": f"q{i}",
-                "question": f"What shape is clip {i}?",
-                "options": ["cube", "ball", "cone"],
-                "answer": "ABCA"[i],
-                "shape": shape,
-                "video": f"videos/clip{i}.mp4",
-            }
-        )
-    rows.append({**rows[0], "id": "q-broken", "video": "videos/missing.mp4"})
-    (data / "toy_questions.json").write_text(json.dumps(rows))
+    script = EXAMPLES / "toy-benchmark" / "make_toy_data.py"
+    subprocess.run([sys.executable, str(script), str(data), "--broken"], check=True, timeout=120)
     return data
 
 

@@ -1,4 +1,4 @@
-"""A model backend from a package of its own (docs/examples/pickmodel, the model-backend page's),
+"""A model backend from a package of its own (docs/examples/pick-backend, the model-backend page's),
 installed by pip with its one registration (a `vidbench.models` entry point whose name is the
 spec prefix): `--model pick:first` runs like a built-in backend. A plugin whose prefix is taken
 is refused with both sources named."""

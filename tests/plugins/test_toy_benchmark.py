@@ -1,4 +1,4 @@
-"""A benchmark from a package of its own (docs/examples/toybench, the Python-benchmark
+"""A benchmark from a package of its own (docs/examples/toy-benchmark, the Python-benchmark
 tutorial's), installed by pip with its one registration (an entry point): every framework
 command works on it with nothing in vidbench changed: its own command, validate, run, report,
 view, and the review app's init, export and media. A plugin that does not load, or that claims a
