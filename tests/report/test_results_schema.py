@@ -1,5 +1,5 @@
 """The typed results files (report/schema.py): every task's scorer sets the shared outcome, and it
-is the one the older files' fields give (report/upgrade.py); rows keep a task's own fields;
+is the one the record's fields give (scoring/outcome.derive_outcome); rows keep a task's own fields;
 files that do not fit say where; run.json's model is RunConfig's; results.json keeps full
 precision and the tables round."""
 
@@ -30,7 +30,6 @@ from vidbench.report.schema import (
 )
 from vidbench.report.schema_doc import render
 from vidbench.report.tables import to_csv, to_markdown
-from vidbench.report.upgrade import upgrade_results, upgrade_run, upgrade_sample
 from vidbench.runner.run_config import RUN_PLACE, RunConfig
 from vidbench.scoring.judge import no_verdict_fields
 from vidbench.scoring.model_call import CallResult
@@ -89,8 +88,8 @@ def _sample(answer: str, options: tuple[str, ...], metadata: dict[str, Any]) -> 
 
 def test_each_task_sets_the_outcome_its_fields_say() -> None:
     """4D-Bench QA, MMWorld (rule and judge), AutoEval-Video's rules judge and the judged
-    tasks' missing verdicts: the outcome a task sets is the one report/upgrade.py derives from
-    the same record without it, so old and new files read alike."""
+    tasks' missing verdicts: the outcome a task sets is the one scoring/outcome.derive_outcome
+    derives from the same record without it."""
     qa = get_task("4dbench-qa")
     options = ("red ball", "blue cube", "green cone", "pink star")
     sample = _sample("B", options, {"subtask": "Action"})
@@ -147,15 +146,13 @@ def test_rows_keep_a_tasks_own_fields_and_say_what_does_not_fit(tmp_path: Path) 
     assert record["discipline"] == "Game" and "raw_output" not in record  # never set: not written
     assert SampleRow.model_validate(json.loads(json.dumps(record))) == row
     path = tmp_path / "samples.jsonl"
-    old = {"id": "a", "status": "ok", "error": None, "correct": False, "unparsed": True}
-    bad = {**old, "id": "b", "schema_version": 1, "outcome": {"kind": "right"}}
-    path.write_text("\n".join(json.dumps(r) for r in (old, bad)) + "\n")
+    bad = {**record, "id": "b", "outcome": {"kind": "right"}}
+    path.write_text("\n".join(json.dumps(r) for r in (record, bad)) + "\n")
     with pytest.raises(DataError, match=r"samples.jsonl line 2: outcome.kind: Input should be"):
         read_sample_rows(path)
-    path.write_text(json.dumps(old) + "\n")
-    [upgraded] = read_sample_rows(path)
-    assert upgraded.outcome == _outcome("wrong", "unparsed") and upgraded.unparsed
-    assert upgrade_sample(row.record()) == row.record()  # a row of this version is kept as is
+    unversioned = {k: v for k, v in record.items() if k != "schema_version"}
+    path.write_text(json.dumps(unversioned) + "\n")
+    assert read_sample_rows(path) == [row]  # a file without a version is of this version
 
 
 def test_a_newer_schema_version_is_refused_by_name(tmp_path: Path) -> None:
@@ -176,9 +173,6 @@ def test_run_json_holds_what_run_config_saves(tmp_path: Path) -> None:
     written = json.loads((tmp_path / "run.json").read_text())
     assert written["schema_version"] == SCHEMA_VERSION and "progress" not in written
     assert RunConfig.load(tmp_path) == config
-    old = {k: v for k, v in written.items() if k != "schema_version"} | {"ray_rate": 2.0}
-    (tmp_path / "run.json").write_text(json.dumps(old))  # an older run.json kept ray_rate
-    assert RunConfig.load(tmp_path) == config and upgrade_run(old)["schema_version"] == 1
     (tmp_path / "run.json").write_text(json.dumps(written | {"colour": "red"}))
     with pytest.raises(ConfigError, match="run.json: colour: Extra inputs are not permitted"):
         RunConfig.load(tmp_path)
@@ -214,9 +208,6 @@ def test_results_keep_full_precision_and_tables_round(tmp_path: Path) -> None:
     assert "| m | — | — | 42.9 | — | — | 42.9 | 8 | 1 | 1 |" in to_markdown([results])
     assert "m,—,—,42.9,—,—,42.9,8,1,1" in to_csv([results])
     assert (tmp_path / "table.md").read_text() == to_markdown([results])
-    old = {**written, "columns": {"Overall": 42.86}, "columns_unrounded": {"Overall": 3 / 7 * 100}}
-    del old["schema_version"]
-    assert upgrade_results(old)["columns"]["Overall"] == 100 * 3 / 7  # the exact value it kept
 
 
 def test_the_schema_page_is_the_models_own() -> None:

@@ -13,13 +13,13 @@ RESULTS_DIR/
 
 Every file is written whole to a temporary name and then renamed, so a reader (or a run killed
 half-way) never sees half a file. run.json, samples.jsonl and results.json are read and written
-as the typed models of report/schema.py (files written before it are upgraded as they are read:
-report/upgrade.py); a file that does not fit them is a DataError naming the file, line and field.
+as the typed models of report/schema.py; a file that does not fit them is a DataError naming the
+file, line and field.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -30,7 +30,6 @@ from vidbench.core.errors import ConfigError, DataError
 from vidbench.core.files import json_lines, read_json, write_atomic, write_json, write_jsonl
 from vidbench.report.schema import SCHEMA_VERSION, Results, RunFile, SampleRow
 from vidbench.report.tables import to_csv, to_latex, to_markdown
-from vidbench.report.upgrade import upgrade_results, upgrade_run, upgrade_sample
 
 RUN_FILE = "run.json"
 SAMPLES_FILE = "samples.jsonl"
@@ -51,11 +50,8 @@ def _problem(error: ValidationError) -> str:
     return f"{where or 'the value'}: {first['msg']}{more}"
 
 
-def typed(
-    model: type[Model], data: Any, upgrade: Callable[[dict[str, Any]], dict[str, Any]], where: str
-) -> Model:
-    """`data` as `model`, upgraded first when it has no schema_version; DataError saying
-    `where` and what does not fit."""
+def typed(model: type[Model], data: Any, where: str) -> Model:
+    """`data` as `model`; DataError saying `where` and what does not fit."""
     if not isinstance(data, dict):
         raise DataError(f"{where}: not a JSON object")
     version = data.get("schema_version", SCHEMA_VERSION)
@@ -65,7 +61,7 @@ def typed(
             f"{SCHEMA_VERSION}); use the vidbench that wrote it, or a newer one"
         )
     try:
-        return model.model_validate(upgrade(data))
+        return model.model_validate(data)
     except ValidationError as e:
         raise DataError(f"{where}: {_problem(e)}") from e
 
@@ -81,20 +77,18 @@ def read_required_json(path: Path, missing: str) -> Any:
         raise ConfigError(str(e)) from e
 
 
-def read_required(
-    path: Path, model: type[Model], upgrade: Callable[..., dict[str, Any]], missing: str
-) -> Model:
+def read_required(path: Path, model: type[Model], missing: str) -> Model:
     """`read_required_json` as `model` (see `typed`); ConfigError when it does not fit."""
     data = read_required_json(path, missing)
     try:
-        return typed(model, data, upgrade, str(path))
+        return typed(model, data, str(path))
     except DataError as e:
         raise ConfigError(str(e)) from e
 
 
 def read_results_file(path: Path) -> Results:
     """A results.json wherever it is (a results directory's, or a file given by its path)."""
-    return read_required(path, Results, upgrade_results, "run the report stage first")
+    return read_required(path, Results, "run the report stage first")
 
 
 def read_sample_rows(path: Path) -> list[SampleRow]:
@@ -103,7 +97,7 @@ def read_sample_rows(path: Path) -> list[SampleRow]:
     for line in json_lines(path):
         if line.error is not None:
             raise DataError(f"{line.where(path)}: {line.error}")
-        rows.append(typed(SampleRow, line.value, upgrade_sample, line.where(path)))
+        rows.append(typed(SampleRow, line.value, line.where(path)))
     return rows
 
 
@@ -128,7 +122,7 @@ class ResultsDir:
     def read_config(self) -> RunFile:
         if not self.file(RUN_FILE).is_file():
             raise ConfigError(f"{self.path}: no run.json; run the infer stage first")
-        return read_required(self.file(RUN_FILE), RunFile, upgrade_run, "run the infer stage first")
+        return read_required(self.file(RUN_FILE), RunFile, "run the infer stage first")
 
     # samples.jsonl and usage.json: the score stage
     def write_scored(self, rows: Sequence[SampleRow], usage: dict[str, Any]) -> None:

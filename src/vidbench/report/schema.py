@@ -5,8 +5,7 @@
 
 The fields every benchmark shares are typed; a task's own fields (a caption's metrics, MMWorld's
 discipline, AutoEval-Video's verdict, ...) are kept as they are, beside them. Each file carries
-`schema_version`; files written before it existed are read through report/upgrade.py.
-Numbers are kept at full precision: rounding happens only where a table is shown.
+`schema_version`. Numbers are kept at full precision: rounding happens only where a table is shown.
 
 docs/results-schema.md is generated from these models (report/schema_doc.py).
 """
@@ -27,8 +26,7 @@ __all__ = ["SCHEMA_VERSION", "ErrorDetail", "Outcome", "PerRun", "Results", "Run
 def _version() -> Any:
     return Field(
         default=SCHEMA_VERSION,
-        description="version of this file's schema (absent: written before schemas, read "
-        "through report/upgrade.py)",
+        description="version of this file's schema",
     )
 
 
