@@ -144,3 +144,20 @@ def test_a_benchmark_imports_no_other_benchmark() -> None:
 def test_every_module_is_small() -> None:
     lines = {m: len(p.read_text(encoding="utf-8").splitlines()) for m, p in MODULES.items()}
     assert {m: n for m, n in lines.items() if n > MOST_LINES} == {}
+
+
+def test_every_name_given_as_a_string_exists() -> None:
+    """What vidbench imports by name, not by an import statement, is there: each
+    `lazy(module, name)` and each built-in benchmark registry.BUILT_IN lists."""
+    import importlib
+
+    from vidbench.registry import BUILT_IN
+
+    named = [tuple(value.split(":")) for value in BUILT_IN]
+    for path in MODULES.values():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "lazy":
+                named.append(tuple(arg.value for arg in node.args))  # type: ignore[attr-defined]
+    assert len(named) > 20
+    missing = [f"{m}:{n}" for m, n in named if not hasattr(importlib.import_module(m), n)]
+    assert missing == []

@@ -45,7 +45,6 @@ from vidbench.tasks.data import load_samples
 
 PROMPT_FILE = "error_type.v1.txt"
 ERROR_GENERATION = GenerationConfig(temperature=0.0, max_tokens=512)
-RESULTS = ("errors.jsonl", "errors.json")
 _NAMED = re.compile(r"error[ _]?type\W+([A-Za-z][A-Za-z -]+)", re.IGNORECASE)
 
 

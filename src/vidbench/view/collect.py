@@ -23,6 +23,7 @@ from vidbench.core.records import Sample
 from vidbench.report.results_dir import RESULTS_FILE, RUN_FILE, SAMPLES_FILE, ResultsDir
 from vidbench.report.schema import Results, SampleRow
 from vidbench.report.tables import row_labels
+from vidbench.runner.model_calls import CALL_PLAN
 from vidbench.runner.run_config import RunConfig
 from vidbench.runner.store import Store, StoredCall, StoredFailure
 from vidbench.tasks.base import Task
@@ -74,7 +75,7 @@ def _read_store(run: RunData) -> None:
                 if owner is not None:
                     run.judgments.setdefault(owner, []).append(judgment)
             for failure in store.all_failures():
-                judged = failure.plan.startswith("judge:")
+                judged = failure.plan.startswith(CALL_PLAN)
                 owner = owner_of(failure.sample_id, ids) if judged else None
                 if owner is not None:
                     run.judge_failures.setdefault(owner, []).append(failure)

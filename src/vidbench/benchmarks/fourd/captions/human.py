@@ -3,16 +3,14 @@
 Per object one of its captions (chosen by a seeded `random.Random(seed)` stream over the uids in
 sorted order, `randint(1, n)` as the official human_caption_exp.py does, which leaves it
 unseeded) plays the prediction; the metrics compare it with the other captions, the judges with
-one of the others ("one" mode, drawn as gpt_judges.draw_references does) or all of them.
+one of the others ("one" mode, drawn as gpt_judges.draw_references does) or all of them
+(caption_task.py makes the rows).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
-
-from vidbench.benchmarks.fourd.captions.gpt_judges import ReferenceMode, draw_references
-from vidbench.benchmarks.fourd.captions.rows import CaptionRow, judge_references
+from collections.abc import Sequence
 
 HUMAN_SEED = 42
 PREFIX = "human:"
@@ -24,25 +22,3 @@ def held_out(uids: Sequence[str], n_refs: int = 5, seed: int = HUMAN_SEED) -> di
     return {uid: rng.randint(1, n_refs) for uid in sorted(uids)}
 
 
-def human_rows(
-    references: Mapping[str, Sequence[str]], mode: ReferenceMode, seed: int = HUMAN_SEED
-) -> list[CaptionRow]:
-    sizes = {len(r) for r in references.values()}
-    if len(sizes) > 1 or min(sizes, default=2) < 2:
-        raise ValueError("the human baseline needs the same number (>= 2) of captions per object")
-    n = sizes.pop() if sizes else 5
-    out = held_out(list(references), n, seed)
-    drawn = draw_references(references, n, held_out=out) if mode == "one" else {}
-    rows = []
-    for uid in sorted(references):
-        refs, k = list(references[uid]), out[uid]
-        rows.append(
-            CaptionRow(
-                PREFIX + uid,
-                uid,
-                refs[k - 1],
-                tuple(r for i, r in enumerate(refs, start=1) if i != k),
-                judge_references(refs, mode, drawn.get(uid), exclude=k),
-            )
-        )
-    return rows
