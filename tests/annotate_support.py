@@ -6,7 +6,9 @@ from __future__ import annotations
 import re
 import shutil
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from vidbench.annotate import assign, auth
 from vidbench.annotate.adapters import registered_adapters
@@ -22,6 +24,23 @@ PEOPLE = {
     "rob": "reviewer",
     **{f"ann{i}": "annotator" for i in range(1, 7)},
 }
+
+
+COLOURS = ("(A) red", "(B) blue", "(C) green", "(D) white")
+
+
+def qa_candidate(
+    uid: str,
+    suffix: str,
+    question: str = "What colour is it?",
+    options: Sequence[str] = COLOURS,
+    answer: int = 1,
+    category: str = "Appearance",
+    **more: Any,
+) -> dict[str, Any]:
+    """A 4D-Bench QA candidate as a review queue holds it (id `UID_SUFFIX`)."""
+    return {"id": f"{uid}_{suffix}", "uid": uid, "Category": category, "Question": question,
+            "Options": list(options), "Answer index": answer, **more}  # fmt: skip
 
 
 def make_project(release: Path, tmp: Path) -> Project:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import signal
@@ -61,6 +62,20 @@ def make_qa_dataset(root: Path, n_objects: int = 4, frames: int = 12) -> Path:
                 "Category": category,
             }
     (data_dir / "4d_qa.json").write_text(json.dumps(qa, indent=1))
+    return root
+
+
+def make_caption_dataset(root: Path, uids: list[str], frames: int = 8) -> Path:
+    """A release root with the captioning data of `uids`: their views and five human captions
+    each ("a shape number I spins, take K")."""
+    data = root / "4D_Object_Captioning" / "data"
+    for uid in uids:
+        write_object_views(data, uid, frames=frames)
+    with (data / "human_annotations.csv").open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["folder_name", *(f"caption_{k}" for k in range(1, 6))])
+        for i, uid in enumerate(uids):
+            writer.writerow([uid, *(f"a shape number {i} spins, take {k}" for k in range(5))])
     return root
 
 

@@ -257,24 +257,6 @@ def test_to_chat_keeps_parts_in_order() -> None:
     ]
 
 
-@pytest.mark.parametrize(
-    ("spec", "extra", "message"),
-    [
-        ("hf:/no/such/dir", {}, "no model directory at /no/such/dir"),
-        ("hf:./missing-ckpt", {}, "no model directory at missing-ckpt"),
-        ("hf:nobody/not-cached-model", {}, "not in the Hugging Face cache"),
-        ("hf:", {}, "name a model"),
-        ("hf:x/y", {"device": "gpu"}, "device='gpu'"),
-        ("hf:x/y", {"dtype": "fp8"}, "dtype='fp8'"),
-        ("hf:x/y", {"batch_size": "0"}, "batch_size='0'"),
-        ("hf:x/y", {"colour": "red"}, "does not take --model-opt colour"),
-    ],
-)
-def test_bad_specs_fail_early(spec: str, extra: dict[str, str], message: str) -> None:
-    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(".", r"\.")):
-        load_model(spec, ModelOptions(extra=extra))
-
-
 def test_directory_without_config_is_named(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="has no config.json"):
         load_model(f"hf:{tmp_path}")

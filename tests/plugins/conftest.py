@@ -57,3 +57,8 @@ def run_vidbench(
         env={**os.environ, "PYTHONPATH": os.pathsep.join(path)},
         timeout=300,
     )
+
+
+def refused(said: str) -> list[str]:
+    """The lines of a command's messages that say a plugin was skipped."""
+    return [line for line in said.splitlines() if line.startswith("skipped")]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import fake_plugin, run_vidbench
+from conftest import fake_plugin, refused, run_vidbench
 
 
 def accuracy(out: Path) -> float:
@@ -60,8 +60,7 @@ def test_a_backend_plugin_whose_prefix_is_taken_is_refused_naming_both(
     site = fake_plugin(tmp_path, "taken", entry_points, {})
     listed = run_vidbench([pickmodel, site], "run", "4dbench-qa", "--data", str(tmp_path),
                           "--model", "nosuch", "--out", str(tmp_path / "out"))  # fmt: skip
-    refused = [line for line in listed.stderr.splitlines() if line.startswith("skipped")]
-    assert refused == [
+    assert refused(listed.stderr) == [
         "skipped model backend plugin openai (taken:build): the prefix 'openai' is the "
         "built-in backend vidbench.models.openai_backend.build_openai's",
         "skipped model backend plugin pick (taken:build): the prefix 'pick' is plugin pick "

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import fake_plugin, run_vidbench
+from conftest import fake_plugin, refused, run_vidbench
 from vidbench.annotate import auth, work
 from vidbench.annotate.project import Project
 
@@ -94,8 +94,7 @@ def test_a_plugin_claiming_a_name_another_benchmark_holds_is_refused_naming_both
     site = fake_plugin(tmp_path, "clashing", entry_points, {"clashing": CLASHING})
     tasks = run_vidbench([toybench, site], "tasks")
     assert tasks.returncode == 0, tasks.stderr
-    refused = [line for line in tasks.stderr.splitlines() if line.startswith("skipped")]
-    assert refused == [
+    assert refused(tasks.stderr) == [
         "skipped benchmark plugin task (clashing:TASK): its task name 'mmworld' is MMWorld's "
         "(vidbench.benchmarks.mmworld:BENCHMARK)",
         "skipped benchmark plugin name (clashing:NAME): its benchmark name '4dbench' is "

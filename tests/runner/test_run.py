@@ -35,18 +35,9 @@ def run(*args: str) -> int:
 
 def test_results_files_and_fields(qa_release: Path, tmp_path: Path) -> None:
     out = tmp_path / "res"
+    cache = ["--cache-dir", str(tmp_path / "cache")]
     assert (
-        run(
-            "4dbench-qa",
-            "--data",
-            str(qa_release),
-            "--model",
-            "random",
-            "--out",
-            str(out),
-            "--cache-dir",
-            str(tmp_path / "cache"),
-        )
+        run("4dbench-qa", "--data", str(qa_release), "--model", "random", "--out", str(out), *cache)
         == 0
     )
     results = json.loads((out / "results.json").read_text())
@@ -264,26 +255,18 @@ def test_bad_media_is_recorded_and_the_run_completes(
 
 def test_demo_layout_run_via_release_root_and_limit(qa_release: Path, tmp_path: Path) -> None:
     out = tmp_path / "res"
-    assert (
-        run(
-            "4dbench-qa",
-            "--data",
-            str(qa_release),
-            "--model",
-            "constant:(A)",
-            "--out",
-            str(out),
-            "--limit",
-            "7",
-            "--views",
-            "2",
-            "--frames",
-            "3",
-            "--cache-dir",
-            str(tmp_path / "cache"),
-        )
-        == 0
-    )
+    data, model = ["--data", str(qa_release)], ["--model", "constant:(A)", "--out", str(out)]
+    frames = [
+        "--limit",
+        "7",
+        "--views",
+        "2",
+        "--frames",
+        "3",
+        "--cache-dir",
+        str(tmp_path / "cache"),
+    ]
+    assert run("4dbench-qa", *data, *model, *frames) == 0
     results = json.loads((out / "results.json").read_text())
     assert results["n"] == 7
     assert results["frame_spec"]["views"] == [0, 12] and results["frame_spec"]["frames"] == 3
