@@ -6,6 +6,7 @@ import csv
 import json
 import os
 import signal
+import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -115,3 +116,30 @@ def default_sigint() -> None:
     script's `cmd &`) starts commands with SIGINT ignored, and Python then installs no Ctrl-C
     handler; the child gets the default back, as a terminal's Ctrl-C would find it."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+# The example plugins of docs/examples (the benchmark `toybench`, the model backend `pickmodel`),
+# installed as pip installs them, and toy data for them (tests/plugins, the tutorials' code).
+@pytest.fixture(scope="session")
+def toybench(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from examples_support import install_example
+
+    return install_example("toy-benchmark", tmp_path_factory.mktemp("toybench") / "site")
+
+
+@pytest.fixture(scope="session")
+def pickmodel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from examples_support import install_example
+
+    return install_example("pick-backend", tmp_path_factory.mktemp("pickmodel") / "site")
+
+
+@pytest.fixture(scope="session")
+def toy_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tutorial's toy data (four clips, gold A, B, C, A) and a row whose video is missing."""
+    from examples_support import EXAMPLES
+
+    data = tmp_path_factory.mktemp("toy")
+    script = EXAMPLES / "toy-benchmark" / "make_toy_data.py"
+    subprocess.run([sys.executable, str(script), str(data), "--broken"], check=True, timeout=120)
+    return data

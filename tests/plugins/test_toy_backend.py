@@ -9,8 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-
-from conftest import fake_plugin, refused, run_vidbench
+from plugin_support import fake_plugin, refused, run_vidbench
 
 
 def accuracy(out: Path) -> float:

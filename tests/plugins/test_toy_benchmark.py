@@ -11,8 +11,8 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from plugin_support import fake_plugin, refused, run_vidbench
 
-from conftest import fake_plugin, refused, run_vidbench
 from vidbench.annotate import auth, work
 from vidbench.annotate.project import Project
 

@@ -1,6 +1,5 @@
-"""The example plugins of docs/examples (the benchmark `toybench`, the model backend
-`pickmodel`) installed as pip installs them, toy data for them, and `vidbench` run with them on
-the path."""
+"""Running `vidbench` with plugins installed, and plugins made on the spot (tests/conftest.py
+installs the example packages of docs/examples as fixtures)."""
 
 from __future__ import annotations
 
@@ -8,20 +7,6 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
-
-from examples_support import EXAMPLES, install_example
-
-
-@pytest.fixture(scope="session")
-def toybench(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return install_example("toy-benchmark", tmp_path_factory.mktemp("toybench") / "site")
-
-
-@pytest.fixture(scope="session")
-def pickmodel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return install_example("pick-backend", tmp_path_factory.mktemp("pickmodel") / "site")
 
 
 def fake_plugin(site: Path, name: str, entry_points: str, modules: dict[str, str]) -> Path:
@@ -33,15 +18,6 @@ def fake_plugin(site: Path, name: str, entry_points: str, modules: dict[str, str
     for module, text in modules.items():
         (site / f"{module}.py").write_text(text)
     return site
-
-
-@pytest.fixture(scope="session")
-def toy_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The tutorial's toy data (four clips, gold A, B, C, A) and a row whose video is missing."""
-    data = tmp_path_factory.mktemp("toy")
-    script = EXAMPLES / "toy-benchmark" / "make_toy_data.py"
-    subprocess.run([sys.executable, str(script), str(data), "--broken"], check=True, timeout=120)
-    return data
 
 
 def run_vidbench(
