@@ -67,6 +67,7 @@ def test_released_dimension_counts() -> None:
     assert set(DIMENSIONS) == set(counts) and ("Overall", *DIMENSIONS) == COLUMNS
 
 
+@pytest.mark.slow
 def test_official_protocol_prompts_parsing_and_drop(
     tmp_path: Path, expected_prompts: dict[str, int]
 ) -> None:

@@ -47,6 +47,7 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_build_gives_an_sdist_and_a_wheel_with_every_data_file(dist: Path) -> None:
     version = vidbench.__version__
     [wheel] = dist.glob("*.whl")

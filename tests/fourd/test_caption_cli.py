@@ -50,6 +50,7 @@ def _write(tmp_path: Path) -> tuple[Path, Path]:
     return pred, refs
 
 
+@pytest.mark.slow
 def test_score_captions_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pred, refs = _write(tmp_path)
     bert = tiny_bert(

@@ -75,6 +75,7 @@ def _config(root: Path, out: Path, url: str, task: str, judge: bool) -> RunConfi
     )
 
 
+@pytest.mark.slow
 def test_run_end_to_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = make_caption_dataset(tmp_path / "release", UIDS)
     bert = tiny_bert(tmp_path / "bert", ["a", "shape", "spins", "number", "take"])

@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from vidbench.cli import main
 from vidbench.registry import get_task
 
 
+@pytest.mark.slow
 def test_demo_end_to_end(tmp_path: Path, capsys) -> None:
     out = tmp_path / "demo"
     assert main(["--no-progress", "demo", "--out", str(out), "--objects", "4"]) == 0

@@ -84,6 +84,7 @@ def test_openai_spec_reads_key_and_base_url_from_the_environment(fake, monkeypat
     assert model.identity() == {"spec": "openai:gpt-test"}
 
 
+@pytest.mark.slow
 def test_anthropic_wire_format(fake) -> None:
     server = fake()
     model = backend("anthropic", server)

@@ -47,6 +47,7 @@ def results_of(out: Path) -> dict:
     return json.loads((out / "results.json").read_text())
 
 
+@pytest.mark.slow
 def test_751_requests_with_20_percent_faults_complete_and_nothing_is_sent_twice(
     fake, tmp_path: Path
 ) -> None:

@@ -128,6 +128,7 @@ def stored(out: Path) -> dict[str, dict[str, Any]]:
     return {r["id"]: r for r in read_jsonl(out / "samples.jsonl")}
 
 
+@pytest.mark.slow
 def test_qwen2_vl_end_to_end_batched_equals_unbatched(
     tiny_qwen: Path, qa_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -204,6 +205,7 @@ def test_batch_size_and_padding_are_part_of_the_store_key(tiny_qwen: Path) -> No
     assert len(keys) == 4
 
 
+@pytest.mark.slow
 def test_llava_onevision_multi_image(tmp_path: Path) -> None:
     model_dir = tiny_llava_onevision(tmp_path / "tiny-llava-ov")
     model = load_model(f"hf:{model_dir}", ModelOptions(extra={"device": "cpu", "batch_size": "4"}))

@@ -16,6 +16,7 @@ def accuracy(out: Path) -> float:
     return float(json.loads((out / "results.json").read_text())["columns"]["Accuracy"])
 
 
+@pytest.mark.slow
 def test_the_backend_answers_by_its_prefix(
     pickmodel: Path, toybench: Path, toy_data: Path, tmp_path: Path
 ) -> None:
@@ -35,6 +36,7 @@ def test_the_backend_answers_by_its_prefix(
     assert run["model_identity"] == {"spec": "pick:last", "answer_format": "{letter}"}
 
 
+@pytest.mark.slow
 def test_its_options_and_arguments_are_checked(
     pickmodel: Path, toybench: Path, toy_data: Path, tmp_path: Path
 ) -> None:
@@ -52,6 +54,7 @@ def test_its_options_and_arguments_are_checked(
     assert code == 2 and "known prefixes:" in said and "pick" in said
 
 
+@pytest.mark.slow
 def test_a_backend_plugin_whose_prefix_is_taken_is_refused_naming_both(
     pickmodel: Path, tmp_path: Path
 ) -> None:

@@ -17,6 +17,7 @@ from vidbench.annotate import auth, work
 from vidbench.annotate.project import Project
 
 
+@pytest.mark.slow
 def test_the_toy_benchmark_is_registered_with_its_tasks_and_command(
     toybench: Path, toy_data: Path
 ) -> None:
@@ -29,6 +30,7 @@ def test_the_toy_benchmark_is_registered_with_its_tasks_and_command(
     assert counted.stdout.strip() == "4 toy questions"
 
 
+@pytest.mark.slow
 def test_validate_run_report_and_view_work_on_it(
     toybench: Path, toy_data: Path, tmp_path: Path
 ) -> None:
@@ -84,6 +86,7 @@ FINE = replace(TOY, name="fine", tasks={"fine-qa": TOY.tasks["toy-qa"]}, parts=(
 """
 
 
+@pytest.mark.slow
 def test_a_plugin_claiming_a_name_another_benchmark_holds_is_refused_naming_both(
     toybench: Path, tmp_path: Path
 ) -> None:
@@ -110,6 +113,7 @@ def test_a_plugin_claiming_a_name_another_benchmark_holds_is_refused_naming_both
     assert "N >= 1 frames per view" in tasks.stdout and "whole clip" not in tasks.stdout
 
 
+@pytest.mark.slow
 def test_the_review_app_takes_its_items_and_gives_its_answers_back(
     toybench: Path, toy_data: Path, tmp_path: Path
 ) -> None:

@@ -54,6 +54,7 @@ def test_fourd_answers_from_a_file_scored_without_videos(tmp_path: Path, qa_rele
     assert ResultsDir(out).read_results().errors == 2  # a changed file is read again
 
 
+@pytest.mark.slow
 def test_autoeval_predictions_run_agrees_with_judge_command(tmp_path: Path) -> None:
     def reply(body: dict) -> str:
         text = body["messages"][0]["content"]

@@ -162,6 +162,7 @@ def test_official_protocol_one_call_equals_the_per_object_loop(tmp_path: Path) -
         assert row == pytest.approx(alone, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_coco_protocol_is_pycocoevalcap_on_ptb_tokens() -> None:
     cands, refs = _data(10)
     settings = CaptionMetricSettings(protocol="coco", metrics=("bleu", "rouge", "cider", "meteor"))

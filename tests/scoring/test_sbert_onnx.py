@@ -38,6 +38,7 @@ def load(path: str | Path):  # type: ignore[no-untyped-def]
     return SentenceTransformer(str(path), device="cpu")
 
 
+@pytest.mark.slow
 def test_minilm_on_onnx_runtime_equals_sentence_transformers() -> None:
     path = default_sbert_path()
     model = load(path)

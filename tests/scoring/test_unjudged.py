@@ -84,6 +84,7 @@ def test_run_counts_failed_and_missing_verdicts_as_judge_errors(
         assert "judge: 2 asked now, 6 reused from the store" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_judge_predictions_lists_answers_without_verdict(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -42,6 +42,7 @@ def _image(label: int, rng: np.random.Generator) -> np.ndarray:
     return img
 
 
+@pytest.mark.slow
 def test_tiny_classifier_beats_chance(tmp_path, capfd) -> None:
     import torch
     from transformers import CLIPVisionConfig
