@@ -54,6 +54,7 @@ def test_bleu_and_rouge_equal_per_object_pycocoevalcap() -> None:
     assert bleu[0][3] == pytest.approx(1.0) and rouge[0] == pytest.approx(1.0)
 
 
+@pytest.mark.slow
 def test_meteor_equals_nltk() -> None:
     from nltk.translate.meteor_score import meteor_score
 
