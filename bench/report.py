@@ -30,6 +30,7 @@ from vidbench.core.requests import Response, Usage
 from vidbench.report.results_dir import ResultsDir
 from vidbench.report.schema import SampleRow
 from vidbench.runner.store import Store
+from vidbench.scoring.outcome import SampleScore, graded
 from vidbench.view.build import ViewOptions, write_report
 from vidbench.view.collect import collect_runs
 
@@ -57,13 +58,13 @@ CHROMIUM = "/usr/bin/chromium"
 def synthetic_run(out: Path, n: int, seed: int) -> Path:
     rng = random.Random(seed)
     store = Store(out)
-    records = []
+    rows: list[SampleRow] = []
     for i in range(n):
         sample_id = f"{i // 5:032x}_{SUBTASKS[i % 5].lower().replace(' ', '_')}"
         gold = "ABCD"[rng.randrange(4)]
         roll = rng.random()
         if roll < 0.02:
-            records.append({"id": sample_id, "status": "error", "error": "HTTP 500 after retries"})
+            rows.append(SampleRow.unanswered(sample_id, "error", "HTTP 500 after retries"))
             continue
         parsed = None if roll < 0.05 else "ABCD"[rng.randrange(4)]
         text = " ".join(rng.choices(WORDS, k=rng.randrange(4, 70)))
@@ -73,20 +74,21 @@ def synthetic_run(out: Path, n: int, seed: int) -> Path:
         request = {"frames": [], "prompt": [prompt]}
         response = Response(key=f"k{i}", text=output, usage=Usage(900, 20))
         store.put_response("plan", sample_id, 1, prompt_hash, request, response)
-        records.append({"id": sample_id, "prompt_hash": prompt_hash, "frames": [],
-                        "raw_output": output, "status": "ok", "error": None,
-                        "subtask": SUBTASKS[i % 5], "gold": gold, "parsed": parsed,
-                        "unparsed": parsed is None, "correct": parsed == gold})  # fmt: skip
+        score = SampleScore(outcome=graded(parsed == gold, unparsed=parsed is None),
+                            parsed=parsed, gold=gold, unparsed=parsed is None,
+                            groups={"subtask": SUBTASKS[i % 5]})  # fmt: skip
+        answer = {"id": sample_id, "prompt_hash": prompt_hash, "frames": [], "raw_output": output}
+        rows.append(SampleRow.scored(answer, score))  # type: ignore[arg-type]
     store.close()
-    ResultsDir(out).write_scored([SampleRow.of(r) for r in records], {"requests": n})
-    scored = [r for r in records if r["status"] == "ok"]
+    ResultsDir(out).write_scored(rows, {"requests": n})
+    scored = [r for r in rows if not r.failed]
     columns = {}
     for name in [*SUBTASKS, "Overall"]:
-        values = [r["correct"] for r in scored if name in (r["subtask"], "Overall")]
+        values = [bool(r.correct) for r in scored if name in (r.groups["subtask"], "Overall")]
         columns[name] = 100 * sum(values) / len(values)
     write_json(out / "results.json", {
         "task": "4dbench-qa", "model": f"synthetic-{seed}", "n": n, "n_scored": len(scored),
-        "errors": n - len(scored), "unparsed": sum(1 for r in scored if r["unparsed"]),
+        "errors": n - len(scored), "unparsed": sum(1 for r in scored if r.unparsed),
         "columns": columns, "ci95": {c: [v - 1.5, v + 1.5] for c, v in columns.items()},
         "column_n": {c: len(scored) // (1 if c == "Overall" else 5) for c in columns},
     })  # fmt: skip

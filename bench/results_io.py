@@ -1,6 +1,6 @@
 """What the typed results files cost: writing and reading --samples (10,000) sample rows of a
 4D-Bench-QA-shaped run through ResultsDir (report/schema.py models), next to the same lines
-as plain JSON (core/files.py), and reading rows written before the schema (upgraded on read).
+as plain JSON (core/files.py).
 
     python bench/results_io.py [--samples 10000] [--repeat 3]
 
@@ -15,28 +15,33 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from vidbench.core.files import read_jsonl, write_jsonl
+from vidbench.media.frame import FrameRecord
 from vidbench.report.results_dir import ResultsDir
-from vidbench.report.schema import SampleRow
+from vidbench.report.schema import AnsweredFields, SampleRow
+from vidbench.scoring.outcome import SampleScore, graded
 
 SUBTASKS = ("Object Counting", "Temporal Relationship", "Action", "Spatial Relationship",
             "Appearance")  # fmt: skip
 
 
-def records(n: int) -> list[dict[str, Any]]:
-    """Rows as the score stage makes them for 4D-Bench QA (18 frames each, a short reply)."""
+def scored(n: int) -> list[tuple[AnsweredFields, SampleScore]]:
+    """What the score stage has for 4D-Bench QA (18 frames each, a short reply): the run's
+    fields and the task's score of each sample."""
     rng = random.Random(0)
-    frames = [{"view": v, "index": i, "time_s": i / 24} for v in (1, 8, 16) for i in range(6)]
-    rows = []
+    frames: list[FrameRecord] = [
+        {"view": v, "index": i, "time_s": i / 24} for v in (1, 8, 16) for i in range(6)
+    ]
+    out = []
     for k in range(n):
         gold, parsed = "ABCD"[rng.randrange(4)], "ABCD"[rng.randrange(4)]
-        rows.append({"id": f"{k // 5:032x}_{k % 5}", "prompt_hash": f"{k:016x}", "frames": frames,
-                     "raw_output": f"({parsed})", "status": "ok", "error": None,
-                     "subtask": SUBTASKS[k % 5], "gold": gold, "parsed": parsed,
-                     "unparsed": False, "correct": parsed == gold})  # fmt: skip
-    return rows
+        answer: AnsweredFields = {"id": f"{k // 5:032x}_{k % 5}", "prompt_hash": f"{k:016x}",
+                                  "frames": frames, "raw_output": f"({parsed})"}  # fmt: skip
+        score = SampleScore(outcome=graded(parsed == gold), parsed=parsed, gold=gold,
+                            unparsed=False, groups={"subtask": SUBTASKS[k % 5]})  # fmt: skip
+        out.append((answer, score))
+    return out
 
 
 def best(repeat: int, action: Callable[[], object]) -> float:
@@ -53,16 +58,17 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    plain = records(args.samples)
+    parts = scored(args.samples)
     with tempfile.TemporaryDirectory() as tmp:
-        typed_dir, old_dir = ResultsDir(Path(tmp) / "typed"), ResultsDir(Path(tmp) / "old")
-        rows = [SampleRow.of(r) for r in plain]
+        typed_dir, plain_dir = ResultsDir(Path(tmp) / "typed"), ResultsDir(Path(tmp) / "plain")
+        rows = [SampleRow.scored(*part) for part in parts]
+        plain = [row.record() for row in rows]
         timings = {
-            "make typed rows (SampleRow.of)": best(
-                args.repeat, lambda: [SampleRow.of(r) for r in plain]
+            "make typed rows (SampleRow.scored)": best(
+                args.repeat, lambda: [SampleRow.scored(*part) for part in parts]
             ),
             "write plain JSON lines": best(
-                args.repeat, lambda: write_jsonl(old_dir.file("samples.jsonl"), plain)
+                args.repeat, lambda: write_jsonl(plain_dir.file("samples.jsonl"), plain)
             ),
             "write typed rows": best(
                 args.repeat, lambda: typed_dir.write_scored(rows, {"requests": len(rows)})
@@ -71,8 +77,7 @@ def main() -> None:
                 args.repeat, lambda: read_jsonl(typed_dir.file("samples.jsonl"))
             ),
             "read typed rows": best(args.repeat, typed_dir.read_samples),
-            "read rows written before the schema": best(args.repeat, old_dir.read_samples),
-            "rows back to records (task input)": best(
+            "rows back to records (file lines)": best(
                 args.repeat, lambda: [row.record() for row in rows]
             ),
         }

@@ -34,6 +34,7 @@ LAYERS = {
     "vidbench.export": 6,
     "vidbench.view": 7,
     "vidbench.analyze": 7,
+    "vidbench.audit": 7,
     "vidbench.benchmarks": 8,
     "vidbench.cli": 9,
     "vidbench": 7,  # the package itself: its version and the public names, from every layer

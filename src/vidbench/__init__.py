@@ -52,6 +52,7 @@ _EXPORTS = {
     "extract_choice": "vidbench.scoring.choices",
     "ModelCall": "vidbench.scoring.model_call",
     "CallResult": "vidbench.scoring.model_call",
+    "SampleScore": "vidbench.scoring.outcome",
     # model backends
     "Model": "vidbench.models.base",
     "Request": "vidbench.core.requests",
@@ -112,6 +113,7 @@ if TYPE_CHECKING:  # what a type checker and an editor see; at run time __getatt
     from vidbench.scoring import outcome
     from vidbench.scoring.choices import extract_choice
     from vidbench.scoring.model_call import CallResult, ModelCall
+    from vidbench.scoring.outcome import SampleScore
     from vidbench.tasks.base import Task
     from vidbench.tasks.problems import Loaded, Problem
     from vidbench.tasks.registry import TaskEntry, TaskRequest, no_other_modifiers

@@ -154,6 +154,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     analyze_commands.register(sub)  # analyze errors, compare
 
+    from vidbench.audit import commands as audit_commands
+
+    audit_commands.register(sub)  # audit RUN... --out DIR, audit --plan N
+
     from vidbench.export import commands as export_commands
 
     export_commands.register(sub)  # export DIR --to hf OUT

@@ -160,11 +160,11 @@ class CommandGroups:
     """Where a benchmark adds its commands: `vidbench COMMAND ...` (`top`), or under a command
     that several benchmarks share, e.g. `vidbench curate 4d ...` (`group("curate", ...)`)."""
 
-    def __init__(self, top: argparse._SubParsersAction) -> None:
+    def __init__(self, top: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         self.top = top
-        self._groups: dict[str, argparse._SubParsersAction] = {}
+        self._groups: dict[str, argparse._SubParsersAction[argparse.ArgumentParser]] = {}
 
-    def group(self, name: str, help: str) -> argparse._SubParsersAction:
+    def group(self, name: str, help: str) -> argparse._SubParsersAction[argparse.ArgumentParser]:
         """The subcommands of `vidbench NAME` (made by the first benchmark that asks)."""
         if name not in self._groups:
             parser = self.top.add_parser(name, help=help)

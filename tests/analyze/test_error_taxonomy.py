@@ -74,7 +74,7 @@ def test_mmworld_run_errors_tagged_and_stored(tmp_path: Path, fake) -> None:
     data = make_mmworld(tmp_path / "mmworld")
     run = _run("mmworld:rule", data, tmp_path / "run", "constant:a")
     samples = read_jsonl(run / "samples.jsonl")
-    wrong = {s["id"] for s in samples if s["correct"] is False}
+    wrong = {s["id"] for s in samples if s["outcome"]["kind"] == "wrong"}
     # gold labels cycle over the options; "a" is right for questions 0, 4, 8, 10 (README's), 12
     assert sorted(_number(i, data) for i in wrong) == [1, 2, 3, 5, 6, 7, 9, 11, 13]
     judge = ScriptedJudge()
@@ -134,7 +134,9 @@ def test_several_runs_and_another_task(tmp_path: Path, fake, qa_release: Path) -
     out = tmp_path / "table"
     args = ["--no-progress", "analyze", "errors", str(fourd), str(mmworld), "--judge", spec]
     assert main([*args, "--out", str(out), "--with-frames"]) == 0
-    fourd_wrong = [s for s in read_jsonl(fourd / "samples.jsonl") if s["correct"] is False]
+    fourd_wrong = [
+        s for s in read_jsonl(fourd / "samples.jsonl") if s["outcome"]["kind"] == "wrong"
+    ]
     assert len(fourd_wrong) == 15  # 20 questions, gold cycles A..D, the model always says A
     prompts = [request_text(r) for r in server.requests]
     assert sum("Question 0 about object 1" in p for p in prompts) == 1

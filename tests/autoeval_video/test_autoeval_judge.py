@@ -109,8 +109,10 @@ def test_official_protocol_prompts_parsing_and_drop(
         records = {r["id"]: r for r in read_jsonl(out / "samples.jsonl")}
         assert len(records) == 327
         first = records[str(judged[0])]
-        assert first["reason"] and first["judge_reply"].endswith(str(first["verdict"]))
-        assert records[str(never[0])]["dropped"] and records[str(never[0])]["attempts"] == 11
+        verdict = first["details"]
+        assert verdict["reason"] and first["judge_reply"].endswith(str(verdict["verdict"]))
+        dropped = records[str(never[0])]["details"]
+        assert dropped["dropped"] and dropped["attempts"] == 11
 
         # Robust parsing with `wrong` over the same store: same prompts, same settings, so every
         # reply is read from the store and not one request is sent.
@@ -153,7 +155,8 @@ def test_rerun_asks_nothing_and_retries_stop_when_a_reply_parses(tmp_path: Path)
     assert results["columns"]["Overall"] == 100.0 and results["n_judged"] == 40
     # the 287 predictions without a rule in this file are named, not judged
     assert results["errors_by_status"] == {"unknown-id": 287}
-    assert {r["attempts"] for r in read_jsonl(out / "samples.jsonl") if not r["error"]} == {3}
+    written = read_jsonl(out / "samples.jsonl")
+    assert {r["details"]["attempts"] for r in written if not r["error"]} == {3}
 
 
 def test_bad_input_is_named_counted_and_the_rest_judged(

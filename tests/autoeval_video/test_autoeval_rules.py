@@ -16,6 +16,7 @@ from vidbench.benchmarks.autoeval_video.unified import (
 )
 from vidbench.core.errors import ConfigError
 from vidbench.scoring.model_call import CallResult
+from vidbench.scoring.outcome import SampleScore
 
 # reply -> (official verdict, robust verdict); None = the parser cannot read it
 REPLIES = {
@@ -83,7 +84,7 @@ def test_protocols_are_named_and_record_their_changes() -> None:
         rules.get_protocol("gpt")
 
 
-def _records(policy: str) -> list[dict]:
+def _records(policy: str) -> list[SampleScore]:
     """Six instances of two dimensions: 3 correct, 1 wrong, 1 never parsed, 1 judge error."""
     protocol = rules.get_protocol("official").with_(unparsed=policy)
     verdicts = [
@@ -94,10 +95,7 @@ def _records(policy: str) -> list[dict]:
         ("Predictive Reasoning", CallResult("5", "ok", rules.Judgment(1, "r"), "r\n1", 1)),
         ("Predictive Reasoning", CallResult("6", "error", error="HTTP 500", attempts=1)),
     ]
-    return [
-        {"id": v.item, "error": None, "dimension": d, **rules.outcome(v, protocol)}
-        for d, v in verdicts
-    ]
+    return [rules.outcome(v, protocol, {"dimension": d}) for d, v in verdicts]
 
 
 def test_drop_and_wrong_policies_counts_and_denominators() -> None:
@@ -119,7 +117,7 @@ def test_drop_and_wrong_policies_counts_and_denominators() -> None:
     assert summary["n_judge_errors"] == 1  # never counted, under either policy
 
     empty = rules.empty_outcome()
-    assert empty["counted"] and not empty["correct"] and empty["verdict"] == 0
+    assert empty.outcome.graded and empty.correct is False and empty.details["verdict"] == 0
 
 
 def test_unified_prompt_and_references(tmp_path: Path) -> None:

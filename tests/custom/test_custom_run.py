@@ -58,9 +58,8 @@ def test_scores_per_group_value(bench: Path, tmp_path: Path) -> None:
         "raw_output": None,
         "gold": "B",
         "parsed": "C",
-        "correct": False,
-        "group": "kitchen",
-        "domain": "kitchen",
+        "outcome": {"kind": "wrong", "reason": None},
+        "groups": {"domain": "kitchen"},
     }
 
 

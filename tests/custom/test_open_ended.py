@@ -52,7 +52,7 @@ def test_exact_contains_regex(tmp_path: Path, scoring: str, right: set[str]) -> 
     out = tmp_path / "run"
     model = predictions(tmp_path / "replies.jsonl", REPLIES)
     assert vidbench("run", f"custom:{folder}", "--model", model, "--out", out) == 0
-    assert {i for i, r in samples(out).items() if r["correct"]} == right
+    assert {i for i, r in samples(out).items() if r["outcome"]["kind"] == "correct"} == right
     assert results(out)["scoring"] == {"method": scoring}
 
 
@@ -89,13 +89,13 @@ def test_a_judge_with_a_rubric_per_row(
     autoeval_style = "[Question]: What animal is on the sofa?\n[Answer to be judged]: garbage\n"
     assert sum(p.startswith(autoeval_style) for p in prompts) == 3
     rows = samples(out)
-    assert {i: r["correct"] for i, r in rows.items()} == {
+    assert {i: r["outcome"]["kind"] == "correct" for i, r in rows.items()} == {
         "q1": True,
         "q2": True,
         "q3": False,
         "q4": False,
     }
-    assert rows["q4"]["unparsed"] is True and rows["q1"]["verdict"] == 1
+    assert rows["q4"]["unparsed"] is True and rows["q1"]["details"]["verdict"] == 1
     found = results(out)
     assert found["columns"] == {"Overall": 50.0, "hall": 100.0, "kitchen": 0.0}
     assert found["unparsed"] == 1

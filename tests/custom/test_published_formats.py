@@ -65,7 +65,7 @@ def test_videomme_scores_as_its_evaluation_script(videomme: Path, tmp_path: Path
     }
     assert found["column_groups"]["duration"] == ["duration: medium", "duration: short"]
     assert samples(out)["002-1"]["parsed"] == "A"
-    assert samples(out)["001-1"]["duration"] == "short"
+    assert samples(out)["001-1"]["groups"]["duration"] == "short"
 
     # another parser re-scores the stored answers: no model call
     assert vidbench("run", f"custom:{videomme}:option-text", "--out", out, "--stage", "score") == 0

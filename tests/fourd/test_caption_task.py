@@ -107,7 +107,10 @@ def test_run_end_to_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
         assert scoring["judge_references"] == "all" and scoring["judgments"]["ok"] == 30
         assert scoring["bert"]["model"] == str(bert) and scoring["gpt_columns"] == "judged"
         samples = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
-        assert sorted(s["caption"] for s in samples) == ["A shape spins.", *["a shape spins"] * 2]
+        assert sorted(s["details"]["caption"] for s in samples) == [
+            "A shape spins.",
+            *["a shape spins"] * 2,
+        ]
         assert results["unparsed"] == 1  # no "caption:": scored whole, flagged
 
         # Another scoring protocol reuses the stored captions; no judge: GPT columns empty.

@@ -50,7 +50,7 @@ def test_mean_over_seeds_converges_to_the_expectation(dataset: Path) -> None:
     assert 100 * sum(average) / len(average) == pytest.approx(expected["Average"], abs=0.8)
     # every option is picked equally often (the shuffle puts each option first with 1/k)
     three = next(i for i, s in enumerate(samples) if len(s.metadata["labels"]) == 3)
-    picks = [records[three]["parsed"] for records in per_seed]
+    picks = [scores[three].parsed for scores in per_seed]
     assert {label: picks.count(label) / SEEDS for label in "abc"} == pytest.approx(
         {"a": 1 / 3, "b": 1 / 3, "c": 1 / 3}, abs=0.03
     )

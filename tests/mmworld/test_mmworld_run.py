@@ -55,11 +55,11 @@ def test_rule_run_columns_chance_and_records(dataset: Path, tmp_path: Path) -> N
     assert res["chance"][AVERAGE] == pytest.approx(100 * (13 / 4 + 1 / 3) / 14)
     assert res["chance"]["Game"] == 25.0
     recs = samples(out)
-    correct = sum(r["correct"] for r in recs.values())
+    correct = sum(r["outcome"]["kind"] == "correct" for r in recs.values())
     assert res["columns"][AVERAGE] == pytest.approx(100 * correct / 14)
     first = recs["eng_vid1#0"]
-    assert first["discipline"] == "Tech & Engineering" and first["facet"] == "Explanation"
-    assert first["flags"] == ["Requires Visual"]
+    assert first["groups"] == {"discipline": "Tech & Engineering", "facet": "Explanation"}
+    assert first["details"]["flags"] == ["Requires Visual"]
     assert [f["index"] for f in first["frames"]] == [0, 5, 11, 16, 22, 27, 33, 39]
     table = (out / "table.md").read_text()
     assert "### Table 3" in table and "### Table 4" in table
@@ -78,7 +78,7 @@ def test_human_raters_give_difficulty_columns(tmp_path: Path) -> None:
     assert list(res["columns"])[-4:] == levels
     assert [res["column_n"][level] for level in levels] == [1, 1, 1, 1]
     assert res["column_groups"]["Difficulty (human raters)"] == levels
-    assert samples(out)["vid1#0"]["difficulty"] == "Hard"
+    assert samples(out)["vid1#0"]["groups"]["difficulty"] == "Hard"
     by_discipline = res["difficulty_by_discipline"]  # Figure 4b
     rows = samples(out)
     for qid, level in (
@@ -87,8 +87,9 @@ def test_human_raters_give_difficulty_columns(tmp_path: Path) -> None:
         ("vid1#0", "Hard"),
         ("vid1#1", "Expert"),
     ):
-        cell = by_discipline[rows[qid]["discipline"]][level]
-        assert cell == {"accuracy": 100.0 * rows[qid]["correct"], "n": 1}
+        cell = by_discipline[rows[qid]["groups"]["discipline"]][level]
+        right = rows[qid]["outcome"]["kind"] == "correct"
+        assert cell == {"accuracy": 100.0 * right, "n": 1}
     assert sum(c["n"] for d in by_discipline.values() for c in d.values()) == 4
 
 
@@ -184,8 +185,14 @@ def test_scoring_modes_with_scripted_judge(
     # re-asks the empty one; the fallback modes need nothing new
     assert sends == [0, 0, 16, 17, 17, 17]
     recs = samples(out)
-    assert recs["vid2#0"]["scored_by"] == "judge" and recs["vid2#0"]["verdict"] == "no"
-    assert recs["vid3#0"]["scored_by"] == "rule" and recs["vid3#0"]["correct"] is False
+    assert recs["vid2#0"]["details"] | {"video_id": "vid2"} == {
+        "video_id": "vid2",
+        "flags": recs["vid2#0"]["details"]["flags"],
+        "scored_by": "judge",
+        "verdict": "no",
+    }
+    assert recs["vid3#0"]["details"]["scored_by"] == "rule"
+    assert recs["vid3#0"]["outcome"]["kind"] == "wrong"
     # judging again asks nothing already answered; only the failed (empty) call is retried
     assert run("mmworld:judge-all", *common, "--judge", judge) == EXIT_INCOMPLETE
     assert _judge_sends(server) == 18

@@ -57,6 +57,49 @@ def test_validate_run_report_and_view_work_on_it(
     assert view.returncode == 0, view.stderr
     meta = (page / "data" / "meta.js").read_text()
     assert "cube" in meta and "ball" in meta  # samples grouped by the toy's own field
+    text = (page / "data" / "samples-000.js").read_text()
+    shown = {row["id"]: row for row in json.loads(text[text.index(",") + 1 : -3])}
+    assert {i: row["group"] for i, row in shown.items()} == {
+        "q0": "cube", "q1": "ball", "q2": "cube", "q3": "cone", "q-broken": "",
+    }  # fmt: skip
+    q1 = shown["q1"]["runs"][0]  # its score's typed fields: outcome, parsed, gold, details
+    assert (q1["outcome"], q1["parsed"], shown["q1"]["gold"]) == ("wrong", "A", "B")
+    assert q1["scores"] == {"options": "3"}
+    assert shown["q-broken"]["runs"][0]["outcome"] == "no-answer"
+
+
+def test_a_scorer_that_returns_no_sample_score_is_refused(
+    toybench: Path, toy_data: Path, tmp_path: Path
+) -> None:
+    """A plugin task whose `score` returns a dict (the shape before SampleScore) stops the score
+    stage with an error naming the task; the answers it had are kept in the store."""
+    entry_points = "[vidbench.benchmarks]\ntoydict = toydict:BENCHMARK\n"
+    site = fake_plugin(tmp_path / "site", "toydict", entry_points, {"toydict": DICT_SCORER})
+    out = tmp_path / "run"
+    args = ("run", "toydict-qa", "--data", str(toy_data), "--model", "constant:A")
+    run = run_vidbench([toybench, site], *args, "--out", str(out))
+    assert run.returncode == 2, run.stderr
+    said = " ".join(run.stderr.split())
+    assert "task toydict-qa (toydict.DictQA): score() returned a dict, not a SampleScore" in said
+    assert (out / "store.sqlite").is_file() and not (out / "samples.jsonl").exists()
+
+
+DICT_SCORER = """
+import dataclasses
+
+from toybench import BENCHMARK
+from toybench.task import SPEC, ToyQA, frame_modifier
+from vidbench import TaskEntry
+
+
+class DictQA(ToyQA):
+    def score(self, sample, reply, verdicts):
+        return {"parsed": "A", "correct": True}
+
+
+entry = TaskEntry(lambda r: DictQA(r.name, r.spec), SPEC, frame_modifier, ())
+BENCHMARK = dataclasses.replace(BENCHMARK, name="toydict", tasks={"toydict-qa": entry}, parts=())
+"""
 
 
 def test_a_broken_plugin_is_named_and_the_rest_works(tmp_path: Path) -> None:

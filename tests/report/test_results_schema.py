@@ -1,7 +1,6 @@
-"""The typed results files (report/schema.py): every task's scorer sets the shared outcome, and it
-is the one the record's fields give (scoring/outcome.derive_outcome); rows keep a task's own fields;
-files that do not fit say where; run.json's model is RunConfig's; results.json keeps full
-precision and the tables round."""
+"""The typed results files (report/schema.py): every task's scorer returns a SampleScore with the
+shared outcome; rows keep a task's own fields in their typed places; files that do not fit say
+where; run.json's model is RunConfig's; results.json keeps full precision and the tables round."""
 
 from __future__ import annotations
 
@@ -33,12 +32,12 @@ from vidbench.report.tables import to_csv, to_markdown
 from vidbench.runner.run_config import RUN_PLACE, RunConfig
 from vidbench.scoring.judge import no_verdict_fields
 from vidbench.scoring.model_call import CallResult
-from vidbench.scoring.outcome import NOT_GRADED, Outcome, derive_outcome
+from vidbench.scoring.outcome import NOT_GRADED, Outcome, SampleScore, graded
 
 
-def _old(record: dict[str, Any]) -> dict[str, Any]:
-    """The record as files before schema_version held it: no outcome."""
-    return {k: v for k, v in record.items() if k not in ("outcome", "schema_version")}
+def _row(sample_id: str, score: SampleScore) -> SampleRow:
+    answer = {"id": sample_id, "prompt_hash": "h", "frames": [], "raw_output": "(A)"}
+    return SampleRow.scored(answer, score)  # type: ignore[arg-type]  # a plain dict for brevity
 
 
 def _outcome(kind: str, reason: str | None = None) -> Outcome:
@@ -55,46 +54,22 @@ def test_an_outcome_reason_must_fit_its_kind() -> None:
             _outcome(kind, reason)
 
 
-def test_older_records_get_the_outcome_their_fields_say() -> None:
-    cases = [
-        ({"status": "ok", "error": None, "correct": True}, ("correct", None)),
-        ({"status": "ok", "error": None, "correct": False}, ("wrong", None)),
-        ({"status": "ok", "correct": False, "unparsed": True}, ("wrong", "unparsed")),
-        ({"status": "ok", "correct": True, "unparsed": True}, ("correct", None)),  # judge: yes
-        ({"status": "media", "error": "gone"}, ("unscored", "no-answer")),
-        ({"status": "data", "error": "bad record"}, ("unscored", "no-answer")),
-        ({"status": "judge", "error": None, "verdict_absent": True}, ("unscored", "no-verdict")),
-        ({"status": "judge", "verdict_absent": False}, ("unscored", "verdict-unparsed")),
-        ({"status": "ok", "correct": None}, ("unscored", "no-verdict")),
-        ({"status": "ok", "judge_status": "missing", "correct": False}, ("unscored", "no-verdict")),
-        (
-            {"status": "ok", "judge_status": "unparsed", "counted": True, "correct": False},
-            ("wrong", "verdict-unparsed"),
-        ),
-        (
-            {"status": "ok", "judge_status": "unparsed", "counted": False, "correct": False},
-            ("unscored", "verdict-unparsed"),
-        ),
-        ({"status": "ok", "bleu": 0.3}, ("unscored", "not-graded")),
-    ]
-    for record, (kind, reason) in cases:
-        assert derive_outcome(record) == _outcome(kind, reason), record
-
-
 def _sample(answer: str, options: tuple[str, ...], metadata: dict[str, Any]) -> Sample:
     return Sample("u_motion", "b", "mcq", MediaRef.single(Path("v.mp4")), "What moves?",
                   options, answer, metadata=metadata)  # fmt: skip
 
 
-def test_each_task_sets_the_outcome_its_fields_say() -> None:
+def test_each_task_sets_the_outcome_of_its_score() -> None:
     """4D-Bench QA, MMWorld (rule and judge), AutoEval-Video's rules judge and the judged
-    tasks' missing verdicts: the outcome a task sets is the one scoring/outcome.derive_outcome
-    derives from the same record without it."""
+    tasks' missing verdicts: each score's typed outcome, and `correct` (what right/wrong
+    columns count) follows from it."""
     qa = get_task("4dbench-qa")
     options = ("red ball", "blue cube", "green cone", "pink star")
     sample = _sample("B", options, {"subtask": "Action"})
     records = [qa.score(sample, reply, {}) for reply in ("(B)", "(C)", "It is hard to say.")]
-    assert [r["outcome"].label for r in records] == ["correct", "wrong", "unparsed"]
+    assert [r.outcome.label for r in records] == ["correct", "wrong", "unparsed"]
+    assert [r.correct for r in records] == [True, False, False]
+    assert records[0].groups == {"subtask": "Action"} and records[0].parsed == "B"
 
     meta = {"video_id": "v", "discipline": "Game", "facet": "Explanation", "flags": {},
             "labels": ["a", "b", "c", "d"]}  # fmt: skip
@@ -108,7 +83,7 @@ def test_each_task_sets_the_outcome_its_fields_say() -> None:
     unreadable = "It is hard to say."
     records += [rule.score(sample, "(b)", {}), rule.score(sample, unreadable, {})]
     records += [judged.score(sample, unreadable, {item: v}) for v in verdicts]
-    labels = [r["outcome"].label for r in records[3:]]
+    labels = [r.outcome.label for r in records[3:]]
     assert labels == ["correct", "unparsed", "correct", "unparsed", "verdict-unparsed",
                       "no-verdict"]  # fmt: skip
 
@@ -121,7 +96,7 @@ def test_each_task_sets_the_outcome_its_fields_say() -> None:
                         CallResult("7", "missing")):  # fmt: skip
             records.append(rules.outcome(verdict, protocol))
     records.append(rules.empty_outcome())
-    labels = [(r["outcome"].kind, r["outcome"].label) for r in records[9:]]
+    labels = [(r.outcome.kind, r.outcome.label) for r in records[9:]]
     assert labels == [
         ("correct", "correct"), ("wrong", "wrong"), ("wrong", "verdict-unparsed"),
         ("unscored", "no-verdict"),  # robust: an unreadable verdict counts as wrong
@@ -129,26 +104,45 @@ def test_each_task_sets_the_outcome_its_fields_say() -> None:
         ("unscored", "no-verdict"),  # official: it is dropped
         ("wrong", "wrong"),  # an empty answer under `robust`: wrong, never asked
     ]  # fmt: skip
-    caption = {"caption": "x", "bleu": 0.2, "unparsed": True, "outcome": NOT_GRADED}
-    absent = caption | no_verdict_fields("u", CallResult("u:appearance:1", "error", error="x"))
-    records += [caption, absent]
-    assert absent["outcome"].label == "no-verdict"
-    for record in records:
-        assert derive_outcome(_old(record)) == record["outcome"], record
+    assert [r.correct for r in records[9:13]] == [True, False, False, None]
+    assert records[15].correct is None  # official: a dropped verdict counts neither way
+    absent = no_verdict_fields("u", CallResult("u:appearance:1", "error", error="x"))
+    caption = SampleScore(outcome=NOT_GRADED, unparsed=True, metrics={"bleu": 0.2})
+    assert SampleScore(metrics={"bleu": 0.2}, **absent).outcome.label == "no-verdict"
+    assert caption.correct is None and not caption.outcome.graded
+
+
+def test_a_score_is_typed_and_takes_no_loose_field() -> None:
+    with pytest.raises(ValidationError, match="correct"):
+        SampleScore(outcome=graded(True), correct=True)  # type: ignore[call-arg]
+    with pytest.raises(ValidationError, match="groups.subtask"):
+        SampleScore(outcome=graded(True), groups={"subtask": 3})  # type: ignore[dict-item]
+    score = SampleScore(outcome=graded(True), details={"probe": {"parts": 3, "seed": [1, 2]}})
+    with pytest.raises(ValidationError, match="frozen"):
+        score.parsed = "A"  # type: ignore[misc]
+    assert SampleScore.model_validate(score.model_dump(mode="json")) == score
 
 
 def test_rows_keep_a_tasks_own_fields_and_say_what_does_not_fit(tmp_path: Path) -> None:
-    row = SampleRow.of({"id": 7, "status": "ok", "error": None, "discipline": "Game",
-                        "correct": True, "parsed": "a"})  # fmt: skip
+    score = SampleScore(outcome=graded(True), parsed="a", groups={"discipline": "Game"},
+                        details={"flags": ["Counterfactual"]})  # fmt: skip
+    row = SampleRow.scored({"id": "7", "prompt_hash": "h", "frames": [], "raw_output": "a"}, score)
     record = row.record()
+    assert list(record)[:3] == ["schema_version", "id", "status"]  # the run's fields first
     assert record["id"] == "7" and record["schema_version"] == SCHEMA_VERSION
-    assert record["outcome"] == {"kind": "correct", "reason": None}  # derived: none was set
-    assert record["discipline"] == "Game" and "raw_output" not in record  # never set: not written
+    assert record["outcome"] == {"kind": "correct", "reason": None}
+    assert record["groups"] == {"discipline": "Game"} and "judge_reply" not in record  # never set
+    assert record["details"] == {"flags": ["Counterfactual"]}
     assert SampleRow.model_validate(json.loads(json.dumps(record))) == row
+    assert row.correct is True and not row.failed
     path = tmp_path / "samples.jsonl"
     bad = {**record, "id": "b", "outcome": {"kind": "right"}}
+    loose = {**record, "id": "c", "discipline": "Game"}  # a field outside the typed places
     path.write_text("\n".join(json.dumps(r) for r in (record, bad)) + "\n")
     with pytest.raises(DataError, match=r"samples.jsonl line 2: outcome.kind: Input should be"):
+        read_sample_rows(path)
+    path.write_text("\n".join(json.dumps(r) for r in (record, loose)) + "\n")
+    with pytest.raises(DataError, match=r"line 2: discipline: Extra inputs are not permitted"):
         read_sample_rows(path)
     unversioned = {k: v for k, v in record.items() if k != "schema_version"}
     path.write_text(json.dumps(unversioned) + "\n")
@@ -181,19 +175,17 @@ def test_run_json_holds_what_run_config_saves(tmp_path: Path) -> None:
 def test_results_keep_full_precision_and_tables_round(tmp_path: Path) -> None:
     task = get_task("4dbench-qa")
     rows = [
-        SampleRow.of(
-            {
-                "id": f"s{i}",
-                "status": "ok",
-                "error": None,
-                "subtask": "Action",
-                "correct": i < 3,
-                "unparsed": i == 6,
-            }
+        _row(
+            f"s{i}",
+            SampleScore(
+                outcome=graded(i < 3, unparsed=i == 6),
+                unparsed=i == 6,
+                groups={"subtask": "Action"},
+            ),
         )
         for i in range(7)
     ]
-    rows.append(SampleRow.of({"id": "bad", "status": "data", "error": "bad record"}))
+    rows.append(SampleRow.unanswered("bad", "data", "bad record"))
     results = build_results(task, {"spec": "m"}, rows, seed=0)
     ResultsDir(tmp_path).write_results(results)
     written = json.loads((tmp_path / "results.json").read_text())
@@ -215,7 +207,7 @@ def test_the_schema_page_is_the_models_own() -> None:
     every shared field has a meaning there."""
     page = Path(__file__).parents[2] / "docs" / "results-schema.md"
     assert page.read_text() == render(), "run: python -m vidbench.report.schema_doc " + str(page)
-    for model in (RunFile, SampleRow, Outcome, Results, ErrorDetail, PerRun):
+    for model in (RunFile, SampleRow, SampleScore, Outcome, Results, ErrorDetail, PerRun):
         for name, field in model.model_fields.items():
             assert field.description, f"{model.__name__}.{name} says nothing"
             assert f"| `{name}` |" in page.read_text()

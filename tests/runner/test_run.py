@@ -54,7 +54,7 @@ def test_results_files_and_fields(qa_release: Path, tmp_path: Path) -> None:
     records = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
     assert len(records) == 20
     first = records[0]
-    assert {"prompt_hash", "frames", "raw_output", "parsed", "correct"} <= set(first)
+    assert {"prompt_hash", "frames", "raw_output", "parsed", "outcome", "groups"} <= set(first)
     assert [(f["view"], f["index"]) for f in first["frames"][:7]] == [
         (1, 0),
         (1, 2),
@@ -64,7 +64,7 @@ def test_results_files_and_fields(qa_release: Path, tmp_path: Path) -> None:
         (1, 10),
         (8, 0),
     ]
-    correct = sum(r["correct"] for r in records)
+    correct = sum(r["outcome"]["kind"] == "correct" for r in records)
     assert results["columns"]["Overall"] == pytest.approx(100 * correct / 20)
     table = (out / "table.md").read_text()
     assert "| Model | Object Counting | Temporal Relationship |" in table

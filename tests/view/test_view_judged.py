@@ -59,6 +59,7 @@ def test_judged_run_shows_every_attempt(tmp_path: Path, open_page: Callable[...,
     card.locator("summary", has_text="Judging rule").click()
     assert "[Answer to be judged]" in card.locator("pre.rules").inner_text()  # the rule itself
     set_filter(page, "#f-outcome", "")
-    dimension = scored[0]["dimension"]
+    dimension = scored[0]["groups"]["dimension"]
     set_filter(page, "#f-group", dimension)
-    assert matching(page) == sum(1 for r in scored if r.get("dimension") == dimension)
+    in_group = [r for r in scored if r.get("groups", {}).get("dimension") == dimension]
+    assert matching(page) == len(in_group)

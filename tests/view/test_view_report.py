@@ -65,7 +65,7 @@ def test_report_opens_from_file_and_filters(
     page.wait_for_function("() => document.querySelector('#figures img').naturalWidth > 0")
     assert page.locator("#samples .missing, #samples .error-text").count() == 0
 
-    correct = sum(1 for r in scored if r["correct"])
+    correct = sum(1 for r in scored if r["outcome"]["kind"] == "correct")
     set_filter(page, "#f-outcome", "correct")
     assert matching(page) == correct == page.locator("article.sample").count()
     set_filter(page, "#f-outcome", "wrong")

@@ -54,7 +54,8 @@ def test_two_runs_side_by_side_disagreements_first(
     page.uncheck("#f-disagree")
     set_filter(page, "#f-run", "1")  # constant:A right exactly where gold is A
     set_filter(page, "#f-outcome", "correct")
-    assert matching(page) == sum(1 for r in records(two_runs[1]) if r["correct"]) == 5
+    right = [r for r in records(two_runs[1]) if r["outcome"]["kind"] == "correct"]
+    assert matching(page) == len(right) == 5
     assert "videos" not in {p.name for p in report.iterdir()}  # --videos none
 
 

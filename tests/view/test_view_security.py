@@ -14,6 +14,7 @@ import pytest
 from conftest import make_qa_dataset
 from vidbench.cli import main
 from vidbench.core.requests import Response, Usage
+from vidbench.report.schema import SampleRow
 from vidbench.runner.store import Store
 from view_support import matching, open_report, records, run_model
 
@@ -45,9 +46,9 @@ def _hostile_run(root: Path) -> Path:
         store.put_call(f"j{attempt}", "fake-judge", f"{first}:judge", "v1", attempt,
                            f"judge prompt {EVIL}", reply)  # fmt: skip
     store.close()
-    hostile = {"id": f"id-{EVIL}", "status": "media", "error": f"cannot read {EVIL}"}
+    hostile = SampleRow.unanswered(f"id-{EVIL}", "media", f"cannot read {EVIL}")
     with (run / "samples.jsonl").open("a") as f:
-        f.write(json.dumps(hostile) + "\n")
+        f.write(json.dumps(hostile.record()) + "\n")
     return run
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,7 +15,7 @@ from vidbench.core.errors import ConfigError
 from vidbench.core.records import MediaRef
 from vidbench.media.spec import FrameSpec
 from vidbench.report.schema import Results, SampleRow
-from vidbench.scoring.outcome import LABELS, NOT_GRADED, graded
+from vidbench.scoring.outcome import LABELS, NO_VERDICT, NOT_GRADED, SampleScore, graded
 from vidbench.view.build import ViewOptions, write_report
 from vidbench.view.collect import RunData, owner_of, run_folders
 from vidbench.view.samples import OUTCOMES, disagree, sample_rows
@@ -22,23 +23,27 @@ from vidbench.view.tables import table_data
 from vidbench.view.videos import VideoPlacer
 
 
-def _row(**fields: object) -> SampleRow:
-    return SampleRow.of({"status": "ok", **fields})
+def _row(sample_id: str, **score: Any) -> SampleRow:
+    answer = {"id": sample_id, "prompt_hash": "h", "frames": [], "raw_output": "(A)"}
+    return SampleRow.scored(answer, SampleScore(**score))  # type: ignore[arg-type]
 
 
 def test_the_page_shows_each_rows_typed_outcome() -> None:
     assert OUTCOMES == LABELS  # the filter offers every label an outcome can have
     run = RunData(Path("r1"))
     run.records = [
-        _row(id="a", outcome=graded(True), correct=False),  # the task's outcome, not `correct`
-        _row(id="b", outcome=graded(False, unparsed=True)),
-        _row(id="c", outcome=NOT_GRADED, bleu=0.3),
-        _row(id="d", status="media", error="gone"),  # set by the score stage: no answer
+        _row("a", outcome=graded(True), groups={"shape": "cube", "size": "big"}),
+        _row("b", outcome=graded(False, unparsed=True), judge_reply="no"),
+        _row("c", outcome=NOT_GRADED, metrics={"bleu": 0.3}, details={"caption": "x"}),
+        SampleRow.unanswered("d", "media", "gone"),  # set by the score stage: no answer
     ]
-    rows = sample_rows([run], lambda index, sample: {})
+    rows = sample_rows([run], lambda index, sample: {}, groups=("shape",))
     assert [r["runs"][0]["outcome"] for r in rows] == ["correct", "unparsed", "not-graded",
                                                         "no-answer"]  # fmt: skip
-    assert rows[2]["runs"][0]["scores"] == {"bleu": "0.3"}
+    assert rows[0]["group"] == "cube" and rows[0]["runs"][0]["scores"] == {"size": "big"}
+    assert rows[1]["runs"][0]["verdict_reply"] == "no"
+    assert rows[2]["runs"][0]["scores"] == {"bleu": "0.3", "caption": "x"}
+    assert rows[3]["runs"][0]["error"] == "gone" and rows[3]["group"] == ""
 
 
 def test_run_folders_expand_folders_of_runs_and_skip_files(tmp_path: Path) -> None:
@@ -72,8 +77,8 @@ def test_judge_items_belong_to_their_samples() -> None:
 def test_disagreements_come_first() -> None:
     same = {"outcome": "correct", "parsed": "A"}
     runs = [RunData(Path("r1")), RunData(Path("r2"))]
-    runs[0].records = [_row(id=i, outcome=graded(True), parsed="A") for i in "xyz"]
-    runs[1].records = [_row(id=i, outcome=graded(i != "z"), parsed="A" if i != "z" else "B")
+    runs[0].records = [_row(i, outcome=graded(True), parsed="A") for i in "xyz"]
+    runs[1].records = [_row(i, outcome=graded(i != "z"), parsed="A" if i != "z" else "B")
                        for i in "xyz"]  # fmt: skip
     rows = sample_rows(runs, lambda index, sample: {})
     assert [r["id"] for r in rows] == ["z", "x", "y"]
@@ -134,7 +139,7 @@ def test_videos_are_linked_relatively_or_copied(tmp_path: Path) -> None:
 
 def test_data_are_chunked_scripts(tmp_path: Path) -> None:
     run = RunData(tmp_path / "run", label="m")
-    run.records = [_row(id=f"s{i}", outcome=graded(i % 2 == 0)) for i in range(1201)]
+    run.records = [_row(f"s{i}", outcome=graded(i % 2 == 0)) for i in range(1201)]
     built = write_report([run], ViewOptions(tmp_path / "report", chunk_size=500))
     assert built.samples == 1201
     data = tmp_path / "report" / "data"
@@ -193,7 +198,6 @@ def test_thumbnails_of_a_grid_and_of_views(tmp_path: Path) -> None:
 def test_the_store_is_read_without_writing(tmp_path: Path) -> None:
     from vidbench.core.files import write_jsonl
     from vidbench.core.requests import Response, Usage
-    from vidbench.report.schema import SampleRow
     from vidbench.runner.store import Store, StoreError
     from vidbench.view.collect import collect_run
 
@@ -203,8 +207,7 @@ def test_the_store_is_read_without_writing(tmp_path: Path) -> None:
     reply = Response(key="k2", text="yes", usage=Usage(1, 1))
     store.put_call("k2", "judge-model", "s1:judge", "v1", 0, "is it right?", reply)
     store.close()
-    row = SampleRow.of({"id": "s1", "status": "ok", "correct": None, "verdict_absent": True})
-    write_jsonl(tmp_path / "samples.jsonl", [row.record()])
+    write_jsonl(tmp_path / "samples.jsonl", [_row("s1", outcome=NO_VERDICT).record()])
     before = (tmp_path / "store.sqlite").stat().st_mtime_ns
     run = collect_run(tmp_path, with_samples=False)
     assert (tmp_path / "store.sqlite").stat().st_mtime_ns == before

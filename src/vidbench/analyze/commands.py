@@ -14,8 +14,8 @@ from vidbench import cli_options as options
 from vidbench import cli_types as types
 from vidbench.console import err, out
 from vidbench.core.errors import ConfigError
-from vidbench.models.registry import parse_options
-from vidbench.runner.model_calls import DEFAULT_ATTEMPTS, ModelChoice
+from vidbench.models.registry import ModelChoice, parse_options
+from vidbench.runner.model_calls import DEFAULT_ATTEMPTS
 
 STEM = "error_types"
 
@@ -72,7 +72,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     analyze = subparsers.add_parser("analyze", help="analyses of finished runs")
     kinds = analyze.add_subparsers(dest="analysis", required=True)
     p = kinds.add_parser(

@@ -88,7 +88,7 @@ def compare_runs(a: Path, b: Path, n_resamples: int = 10_000, seed: int = 0) -> 
     scored_a, scored_b = _scored(a), _scored(b)
     both = sorted(set(scored_a) & set(scored_b))
     columns = []
-    shown = task.table.shown_columns(task.column_values([scored_a[i].record() for i in both]))
+    shown = task.table.shown_columns(task.column_values([scored_a[i] for i in both]))
     for column in shown:  # the table's columns, and those its data has (group values)
         pairs = _pairs(task, column, [scored_a[i] for i in both], [scored_b[i] for i in both])
         result = paired(*pairs, n_resamples=n_resamples, seed=seed) if pairs[0] else None
@@ -111,8 +111,8 @@ def _pairs(
     (a sample's value: what the task's column_values takes from its record alone)."""
     xs, ys = [], []
     for row_a, row_b in zip(a, b, strict=True):
-        va = task.column_values([row_a.record()]).get(column, [])
-        vb = task.column_values([row_b.record()]).get(column, [])
+        va = task.column_values([row_a]).get(column, [])
+        vb = task.column_values([row_b]).get(column, [])
         if len(va) == 1 and len(vb) == 1:
             xs.append(float(va[0]))
             ys.append(float(vb[0]))

@@ -32,9 +32,10 @@ from vidbench.core.records import Sample
 from vidbench.core.requests import GenerationConfig
 from vidbench.media.cache import FrameCache
 from vidbench.media.frames import load_frames
+from vidbench.models.registry import ModelChoice
 from vidbench.report.results_dir import RESULTS_FILE, ResultsDir
 from vidbench.report.schema import SampleRow
-from vidbench.runner.model_calls import DEFAULT_ATTEMPTS, ModelChoice, ask_judge
+from vidbench.runner.model_calls import DEFAULT_ATTEMPTS, ask_judge
 from vidbench.runner.run_config import RunConfig
 from vidbench.runner.store import Store
 from vidbench.scoring.model_call import CallResult, ModelCall

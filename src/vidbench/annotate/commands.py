@@ -12,6 +12,7 @@ import getpass
 import sys
 from contextlib import closing
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
 
@@ -21,6 +22,10 @@ from vidbench.annotate.adapters import registered_adapters
 from vidbench.console import err, out
 from vidbench.core.errors import ConfigError
 
+if TYPE_CHECKING:  # the app's modules load when a command runs
+    from vidbench.annotate.items import Imported
+    from vidbench.annotate.project import Project
+
 
 def _require() -> None:
     from vidbench.extras import require
@@ -28,13 +33,13 @@ def _require() -> None:
     require("vidbench annotate", ["fastapi", "uvicorn", "jinja2", "argon2"], "annotate")
 
 
-def _open(path: str):  # type: ignore[no-untyped-def]
+def _open(path: str) -> Project:
     from vidbench.annotate.project import Project
 
     return Project.open(Path(path))
 
 
-def _print_import(done) -> None:  # type: ignore[no-untyped-def]
+def _print_import(done: Imported) -> None:
     out.print(f"{done.added} items added, {len(done.skipped)} already there")
     for problem in done.problems:
         err.print(f"[yellow]skipped[/]: {escape(problem)}", highlight=False)
@@ -137,7 +142,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 PROJECT = "the project folder"
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `annotate` and its subcommands to the CLI; the registered benchmarks' review
     adapters' importers and exports are the choices."""
     adapters = registered_adapters()

@@ -93,7 +93,8 @@ def review_agreement(conn: sqlite3.Connection) -> dict[str, Any]:
     for works in live_work(conn, "qa", "review").values():
         done = [review_of(w) for w in works if w["status"] == "submitted"]
         if len(done) >= 2:
-            pairs.append(tuple(int(r["decision"] != "reject") for r in done[:2]))
+            first, second = (int(r["decision"] != "reject") for r in done[:2])
+            pairs.append((first, second))
     agree = sum(1 for a, b in pairs if a == b)
     kappa = cohen_kappa(pairs)
     return {

@@ -104,7 +104,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "export",
         help="publish a benchmark's data as a Hugging Face dataset folder",

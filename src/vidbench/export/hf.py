@@ -112,7 +112,8 @@ def _write_config(out: Path, task: ExportTask, videos: _Videos) -> ConfigSummary
 
     samples = task.loaded.items
     schema, extra = _schema(samples)
-    rows, shown = [], set()
+    rows: list[dict[str, Any]] = []
+    shown: set[str] = set()
     for sample in samples:
         paths = {view: videos.place(path) for view, path in sample.media.videos.items()}
         shown.update(paths.values())

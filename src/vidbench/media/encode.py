@@ -57,6 +57,7 @@ def write_mp4(
             elif arr.shape != shape:
                 raise ValueError(f"{path}: frame {count} has shape {arr.shape}, expected {shape}")
             vf = av.VideoFrame.from_ndarray(np.ascontiguousarray(_even(arr)), format="rgb24")
+            assert stream is not None  # made by the first frame
             container.mux(stream.encode(vf))
         if stream is None:
             raise ValueError(f"{path}: no frames to write")

@@ -34,7 +34,7 @@ from vidbench.core.errors import ConfigError
 from vidbench.core.requests import Request, Response
 from vidbench.models.api_options import ApiAccess
 from vidbench.models.base import Model
-from vidbench.models.limiter import AdaptiveLimiter
+from vidbench.models.limiter import AdaptiveLimiter, CallLimiter
 from vidbench.models.retry import CallFailed, Failure, RetryPolicy
 
 log = logging.getLogger("vidbench.models")
@@ -67,7 +67,7 @@ class ApiModel(Model):
         self.endpoint = access.endpoint  # the base URL, for messages
         self._api_key = access.api_key
         self.policy = RetryPolicy(settings.max_retries, settings.backoff, settings.max_backoff)
-        self.limiter = AdaptiveLimiter(settings.concurrency)
+        self.limiter: CallLimiter = AdaptiveLimiter(settings.concurrency)
         self.stats = CallStats()
         self._session: _Session | None = None
 

@@ -12,7 +12,19 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Protocol
+
+
+class CallLimiter(Protocol):
+    """What an API model asks of its limiter: this one, or a cluster's shared one
+    (runner/ray/limiter.SharedLimiter)."""
+
+    def slot(self) -> AbstractAsyncContextManager[int]: ...
+
+    def succeeded(self) -> None: ...
+
+    def rate_limited(self, epoch: int) -> None: ...
 
 
 class AdaptiveLimiter:

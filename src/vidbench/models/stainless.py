@@ -13,7 +13,7 @@ from vidbench.models.retry import Failure, from_status
 
 
 def stainless_client(
-    sdk: ModuleType, client_class: Any, api_key: str, endpoint: str, settings: ApiSettings
+    sdk: ModuleType, client_class: Any, api_key: str | None, endpoint: str, settings: ApiSettings
 ) -> Any:
     """An async client of `sdk` with its own retries off (api_model.py retries), `timeout` for
     each request and a connection pool of `concurrency`."""

@@ -29,7 +29,7 @@ def _cmd_figures(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """`report` and `figures` (with the registered benchmarks' own figures)."""
     p = subparsers.add_parser("report", help="one table from several results directories")
     p.add_argument("results", nargs="+", help="results directories (or results.json files)")

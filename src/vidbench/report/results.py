@@ -55,7 +55,7 @@ def build_results(
     seed: int = 0,
 ) -> Results:
     """The results of scored rows, every number at full precision (tables round them)."""
-    scored = [row.record() for row in rows if not row.failed]
+    scored = [row for row in rows if not row.failed]
     failed = [row for row in rows if row.failed]
     values = task.column_values(scored)
     table = task.table

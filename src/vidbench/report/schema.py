@@ -3,24 +3,45 @@
 (results.json). `ResultsDir` reads and writes every one of them through these models, so
 `view`, `analyze`, `compare`, `report` and `figures` read one shape.
 
-The fields every benchmark shares are typed; a task's own fields (a caption's metrics, MMWorld's
-discipline, AutoEval-Video's verdict, ...) are kept as they are, beside them. Each file carries
-`schema_version`. Numbers are kept at full precision: rounding happens only where a table is shown.
+Every field of a sample row is typed: a task's own (a caption's metrics, MMWorld's discipline,
+AutoEval-Video's verdict, ...) are in its SampleScore's groups, metrics and details; results.json
+keeps a task's own fields beside the shared ones. Each file carries `schema_version`. Numbers are
+kept at full precision: rounding happens only where a table is shown.
 
 docs/results-schema.md is generated from these models (report/schema_doc.py).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from vidbench.scoring.outcome import Outcome, derive_outcome
+from vidbench.media.frame import FrameRecord
+from vidbench.scoring.outcome import NO_ANSWER, SCORED, Outcome, SampleScore
 
 SCHEMA_VERSION = 1
 
-__all__ = ["SCHEMA_VERSION", "ErrorDetail", "Outcome", "PerRun", "Results", "RunFile", "SampleRow"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "ErrorDetail",
+    "Outcome",
+    "PerRun",
+    "Results",
+    "RunFile",
+    "SampleRow",
+    "SampleScore",
+]
+
+
+class AnsweredFields(TypedDict):
+    """What the run knows of an answered sample (runner/score.py), before the task's score."""
+
+    id: str
+    prompt_hash: str
+    frames: list[FrameRecord]
+    raw_output: str
+    raw_output_cut: NotRequired[str]
 
 
 def _version() -> Any:
@@ -67,60 +88,60 @@ class RunFile(BaseModel):
     )
 
 
-class SampleRow(BaseModel):
-    """One line of samples.jsonl: one sample (or one record that could not be loaded) as the
-    score stage left it. The task's own score fields follow the shared ones."""
+# What a samples.jsonl row holds besides the task's SampleScore, in the order the file has it.
+ROW_FIELDS = ("schema_version", "id", "status", "error", "prompt_hash", "frames", "raw_output",
+              "raw_output_cut")  # fmt: skip
 
-    model_config = ConfigDict(extra="allow", coerce_numbers_to_str=True)
+
+class SampleRow(SampleScore):
+    """One line of samples.jsonl: one sample (or one record that could not be loaded) as the
+    score stage left it: what the run knows of it (its answer, prompt, frames, or why it has
+    none), then the task's `SampleScore` (scoring/outcome.py) of it. A row without an answer
+    holds the outcome `no-answer` and no other score field."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", coerce_numbers_to_str=True)
 
     schema_version: int = _version()
     id: str = Field(description="the sample's id (a bad record: the record's name)")
     status: str = Field(
-        "ok",
+        SCORED,
         description="ok, or why the sample is not scored: data (bad record), media, error, "
         "empty, refused, blocked, missing (no answer), judge (no usable verdict), or a "
         "benchmark's own",
     )
     error: str | None = Field(None, description="the message when there is no answer")
-    status_detail: str | None = Field(
-        None, description="why a task could not score an answer it has (e.g. no verdict)"
-    )
-    verdict_absent: bool | None = Field(
-        None, description="judged tasks: the verdict's call failed or was not made yet"
-    )
-    outcome: Outcome = Field(description="how the sample counts, and why")
     prompt_hash: str | None = Field(None, description="digest of the exact prompt sent")
-    frames: list[dict[str, Any]] | None = Field(
+    frames: list[FrameRecord] | None = Field(
         None, description="the images sent, in order: view, index, time_s (a grid: tiles)"
     )
     raw_output: str | None = Field(None, description="the model's reply")
     raw_output_cut: str | None = Field(
         None, description="set when raw_output was cut short: where the whole reply is"
     )
-    gold: str | None = Field(None, description="the right answer, for tasks that have one")
-    parsed: str | None = Field(None, description="the answer read from the reply")
-    unparsed: bool | None = Field(
-        None,
-        description="the task could not read the reply (an option, a caption marker) or, "
-        "AutoEval-Video, the judge's verdict",
-    )
 
     @property
     def failed(self) -> bool:
         """Not scored: no answer (`error`), or an answer the task could not score (`status`);
         these are results.json's `errors`."""
-        return self.error is not None or self.status != "ok"
+        return self.error is not None or self.status != SCORED
 
-    def record(self) -> dict[str, Any]:
-        """The row as the file holds it (JSON types; fields never set are left out)."""
-        return self.model_dump(mode="json", exclude_unset=True)
+    def record(self) -> dict[str, JsonValue]:
+        """The row as the file holds it (JSON types; fields never set are left out): what the
+        run knows first, then the task's score."""
+        data: dict[str, JsonValue] = self.model_dump(mode="json", exclude_unset=True)
+        data["schema_version"] = self.schema_version
+        return {k: data[k] for k in ROW_FIELDS if k in data} | data
 
     @classmethod
-    def of(cls, fields: dict[str, Any]) -> SampleRow:
-        """A row of this version from the score stage's fields (`outcome` set by the task, or
-        derived from its fields when it sets none)."""
-        outcome = fields.get("outcome") or derive_outcome(fields)
-        return cls.model_validate({**fields, "schema_version": SCHEMA_VERSION, "outcome": outcome})
+    def scored(cls, answered: AnsweredFields, score: SampleScore) -> SampleRow:
+        """The row of an answered sample: what the run knows, then the task's score."""
+        run = {**answered, "status": SCORED, "error": None}
+        return cls.model_validate({**run, **score.model_dump(exclude_unset=True)})
+
+    @classmethod
+    def unanswered(cls, sample_id: str, status: str, error: str) -> SampleRow:
+        """The row of a sample without an answer, or of a record that could not be loaded."""
+        return cls(id=sample_id, status=status, error=error, outcome=NO_ANSWER)
 
 
 class ErrorDetail(BaseModel):

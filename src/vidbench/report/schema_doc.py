@@ -14,11 +14,13 @@ from pathlib import Path
 from types import UnionType
 from typing import Any, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel
+from pydantic import BaseModel, JsonValue
 from pydantic_core import PydanticUndefined
+from typing_extensions import is_typeddict
 
 from vidbench.core.files import write_text
 from vidbench.report.schema import (
+    ROW_FIELDS,
     SCHEMA_VERSION,
     ErrorDetail,
     Outcome,
@@ -26,6 +28,7 @@ from vidbench.report.schema import (
     Results,
     RunFile,
     SampleRow,
+    SampleScore,
 )
 from vidbench.scoring.outcome import ALLOWED, KINDS, REASONS
 
@@ -37,18 +40,22 @@ src/vidbench/report/schema.py; edit the models' descriptions there, not this pag
 
 The files of a results directory that every command reads (`vidbench report`, `view`, `compare`,
 `figures`, `analyze errors`) have one typed shape, version {SCHEMA_VERSION}: `run.json`, each line
-of `samples.jsonl`, and `results.json`. Each carries `schema_version`. The fields below are the
-ones every benchmark shares; a task adds its own beside them (a caption's metrics, MMWorld's
-`discipline`, AutoEval-Video's `verdict`, ...), which its benchmark's page lists.
+of `samples.jsonl`, and `results.json`. Each carries `schema_version`. A sample's row holds what
+the run knows of it and the task's `SampleScore` of it, each field typed: a benchmark's own
+fields (a caption's metrics, MMWorld's annotation flags, AutoEval-Video's verdict, ...) are in
+its score's `groups`, `metrics` and `details`, which its benchmark's page lists; results.json
+adds a task's own fields after the shared ones.
 
 Numbers are kept at full precision: `results.json` holds every column, interval and mean as
 computed; the tables (terminal, Markdown, CSV, LaTeX, the HTML report) round them where they are
 shown (one decimal in a cell, two in a percent interval, three in an interval of another scale).
 
-Files written before `schema_version` existed are read as this version: each sample row gets the
-outcome its fields say, results keep their numbers (MMWorld's `columns_unrounded`, where
-present, become the columns), and the place settings an older `run.json` kept (`progress`,
-`ray`, `ray_workers`, `ray_rate`) are left out. A file of a newer version is refused by name.
+`run.json` and `results.json` written before `schema_version` existed are read as this version:
+results keep their numbers (MMWorld's `columns_unrounded`, where present, become the columns),
+and the place settings an older `run.json` kept (`progress`, `ray`, `ray_workers`, `ray_rate`)
+are left out. A `samples.jsonl` row of that time is refused, naming the file and line: `vidbench
+run --out DIR --stage score` writes the rows again from the run's store. A file of a newer
+version is refused by name.
 """
 
 
@@ -62,6 +69,10 @@ def _type(annotation: Any) -> str:
         return _JSON[annotation]
     if annotation is Any:
         return "any"
+    if annotation is JsonValue:
+        return "JSON value"
+    if is_typeddict(annotation):
+        return f"{annotation.__name__} (object)"
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return f"{annotation.__name__} (object)"
     if origin in (Union, UnionType):
@@ -83,19 +94,23 @@ def _default(field: Any) -> str:
     return f"`{json.dumps(field.default)}`"
 
 
-def _fields(model: type[BaseModel]) -> list[str]:
+def _fields(model: type[BaseModel], own: bool = False) -> list[str]:
+    """A table of the model's fields (`own`: a sample row's ROW_FIELDS, in the file's order)."""
     lines = ["| field | type | default | meaning |", "| --- | --- | --- | --- |"]
-    for name, field in model.model_fields.items():
+    for name in ROW_FIELDS if own else model.model_fields:
+        field = model.model_fields[name]
         meaning = (field.description or "").replace("|", "&#124;")
         lines.append(f"| `{name}` | {_type(field.annotation)} | {_default(field)} | {meaning} |")
     extra = model.model_config.get("extra")
     note = "A task's own fields follow these." if extra == "allow" else "No other field."
+    if own:
+        note = "Then the task's score's fields (below)."
     return [*lines, "", note]
 
 
-def _section(title: str, model: type[BaseModel]) -> list[str]:
+def _section(title: str, model: type[BaseModel], own: bool = False) -> list[str]:
     doc = " ".join((model.__doc__ or "").split())
-    return [f"## {title}", "", doc, "", *_fields(model), ""]
+    return [f"## {title}", "", doc, "", *_fields(model, own), ""]
 
 
 def _outcome() -> list[str]:
@@ -112,10 +127,33 @@ def _outcome() -> list[str]:
     return [*lines, ""]
 
 
+CONTRACT = """\
+### The per-sample contract: `SampleScore`
+
+A task's `score(sample, reply, verdicts)` returns one `SampleScore`
+(`vidbench.scoring.outcome.SampleScore`) per answered sample, and `score_all` one per item; a
+scorer that returns anything else (a dict, say) stops the score stage with an error naming the
+task. The score stage writes each score into the sample's row, beside the fields above, and
+`column_values`, `corpus_columns` and `extra_results` get the scores back (the rows, read from
+`samples.jsonl`). `view`, `report`, `analyze`, `compare`, `export` and `figures` read only these
+typed fields: `outcome` decides how a sample counts (a right/wrong column's value is 1 for
+`correct`, 0 for `wrong`, and the sample is left out when `unscored`), `parsed` and `gold` are
+shown and compared, `groups` name the groups a sample counts in (the HTML report groups samples by
+the first of them), and `metrics` and `details` are shown as they are.
+"""
+
+
+def _score_fields() -> list[str]:
+    """The SampleScore fields, as the row's table lists them."""
+    lines = _fields(SampleScore)[:-2]
+    return [CONTRACT, *lines, "", "No other field.", ""]
+
+
 def render() -> str:
     parts = [INTRO]
     parts += _section("`run.json`", RunFile)
-    parts += _section("`samples.jsonl`: one line", SampleRow)
+    parts += _section("`samples.jsonl`: one line", SampleRow, own=True)
+    parts += _score_fields()
     parts += _outcome()
     parts += _section("`results.json`", Results)
     parts += ["### `error_details` items", "", *_fields(ErrorDetail), ""]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Sequence
+from typing import Literal
 
 from rich.console import Console
 from rich.table import Table
@@ -83,10 +84,10 @@ def _differences(results: Sequence[Results]) -> list[list[str]]:
                 note.append(value if key != "protocol" else f"protocol {value}")
     specs = [r.frame_spec or {} for r in results]
     for field in sorted({k for spec in specs for k in spec}):
-        values = [spec.get(field) for spec in specs]
-        if len({repr(v) for v in values}) > 1:
-            for note, value in zip(notes, values, strict=True):
-                note.append(f"{field}={value}")
+        settings = [spec.get(field) for spec in specs]
+        if len({repr(v) for v in settings}) > 1:
+            for note, setting in zip(notes, settings, strict=True):
+                note.append(f"{field}={setting}")
     return notes
 
 
@@ -203,7 +204,7 @@ def print_table(results: Sequence[Results], title: str, console: Console | None 
         table = Table(title=f"{title} — {group}" if group else title)
         for i, name in enumerate(header):
             widest_word = max(len(word) for word in name.split())
-            justify = "left" if i == 0 else "right"
+            justify: Literal["left", "right"] = "left" if i == 0 else "right"
             # a cell too long for its column wraps (fold): never cut to "openai-compat:http…"
             table.add_column(name, justify=justify, min_width=widest_word, overflow="fold")
         for row in body:

@@ -97,7 +97,7 @@ def _run_request(args: argparse.Namespace) -> RunRequest:
     )
 
 
-def _add_run(subparsers: argparse._SubParsersAction) -> None:
+def _add_run(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "run",
         help="evaluate a model on a task",
@@ -141,7 +141,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def register(
-    subparsers: argparse._SubParsersAction,
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     report: Callable[[Sequence[Path], Path], Path] | None = None,
 ) -> None:
     """`run` and `sweep`; `report(run dirs, folder)` writes the HTML report of a finished sweep

@@ -30,7 +30,7 @@ from vidbench.progress import progress_bar
 from vidbench.runner.inflight import SingleFlight
 from vidbench.runner.keys import digest, prompt_fingerprint
 from vidbench.runner.store import Store
-from vidbench.scoring.model_call import CallResult, ModelCall
+from vidbench.scoring.model_call import CallResult, CallStatus, ModelCall
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack  # typing's own from Python 3.12
@@ -85,7 +85,7 @@ async def _ask_one(
             if stored is None:
                 if not allow_calls:  # the score stage: what the last judge stage left
                     failed = store.failure_of(key)
-                    status = "missing" if failed is None else "error"
+                    status: CallStatus = "missing" if failed is None else "error"
                     return CallResult(
                         call.item, status, reply=reply, attempts=attempt, error=failed
                     )
@@ -97,8 +97,8 @@ async def _ask_one(
                     if not response.ok or response.text is None:
                         flight.failure = (response.error or response.status, response.status)
                 if flight.failure is not None:  # this call failed, or the one it waited for
-                    error, status = flight.failure
-                    store.put_failure(failure_plan(model), call.item, 0, key, error, status)
+                    error, failed_as = flight.failure
+                    store.put_failure(failure_plan(model), call.item, 0, key, error, failed_as)
                     return CallResult(
                         call.item, "error", reply=reply, attempts=attempt + 1, error=error,
                         asked=asked,
@@ -109,6 +109,7 @@ async def _ask_one(
                 )
                 stored = response.text
         reply = stored
+        assert reply is not None  # a reply without text is a failure, returned above
         value = call.parse(reply)
         if value is not None:
             return CallResult(call.item, "ok", value, reply, attempt + 1, asked=asked)
@@ -120,7 +121,7 @@ def describe_verdicts(verdicts: Iterable[CallResult]) -> str:
     1 failed": never "30 ok" for verdicts that were only read back."""
     verdicts = list(verdicts)
     asked = sum(1 for v in verdicts if v.asked)
-    outcomes = Counter(v.status for v in verdicts)
+    outcomes: Counter[str] = Counter(v.status for v in verdicts)
     words = {"ok": "ok", "unparsed": "unparsed", "error": "failed", "missing": "not judged yet"}
     told = ", ".join(f"{outcomes[s]} {w}" for s, w in words.items() if outcomes[s])
     return f"judge: {asked} asked now, {len(verdicts) - asked} reused from the store" + (

@@ -240,7 +240,7 @@ class Run:
             records = score_samples(
                 self.task, self.samples, self.problems, store, self.plan, verdicts
             )
-            usage = store.usage(self.plan)
+            usage: dict[str, int | dict[str, int]] = {**store.usage(self.plan)}
             if self.config.judge:
                 usage["judge"] = store.call_usage(self.config.judge)
         ResultsDir(self.config.results_dir).write_scored(records, usage)

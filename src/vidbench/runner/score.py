@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
+from vidbench.core.errors import ConfigError
 from vidbench.core.records import Sample
-from vidbench.report.schema import SampleRow
+from vidbench.report.schema import AnsweredFields, SampleRow
 from vidbench.runner.store import Store
 from vidbench.scoring.model_call import CallResult
-from vidbench.scoring.outcome import NO_ANSWER
+from vidbench.scoring.outcome import SampleScore
 from vidbench.tasks.base import Task
 from vidbench.tasks.problems import Problem
 
@@ -30,55 +30,62 @@ def score_samples(
     """One row per planned sample and per unloadable record.
 
     A scored row holds the prompt hash, the frames used, the raw output (at most RAW_OUTPUT_CAP
-    characters of it: `raw_output_cut` says where the rest is) and the task's score fields, with
-    the `outcome` the task set; a sample without an answer (or a record that could not be
-    loaded) holds `error`, a `status` saying why (data: bad record; media, error, empty,
-    refused, blocked, missing) and the outcome `no-answer`.
+    characters of it: `raw_output_cut` says where the rest is) and the task's `SampleScore`; a
+    sample without an answer (or a record that could not be loaded) holds `error`, a `status`
+    saying why (data: bad record; media, error, empty, refused, blocked, missing) and the
+    outcome `no-answer`. A task whose scorer returns anything but SampleScores is refused
+    (ConfigError naming the task and what it returned).
     """
     responses = store.responses(plan)
     failures = store.last_failures(plan)
     answered = [(s, responses[s.id].text) for s in samples if s.id in responses]
     items = [(s, text, _of_sample(task, s, text, verdicts)) for s, text in answered]
-    fields = iter(task.score_all(items))
-    records: list[dict[str, Any]] = []
+    scored = iter(_checked(task, task.score_all(items), len(items)))
+    rows: list[SampleRow] = []
     for sample in samples:
         stored = responses.get(sample.id)
         if stored is None:
             status, error = failures.get(
                 sample.id, ("missing", f"{sample.id}: no answer yet (run the infer stage)")
             )
-            no_answer = {"id": sample.id, "status": status, "error": error, "outcome": NO_ANSWER}
-            records.append(no_answer)
+            rows.append(SampleRow.unanswered(sample.id, status, error))
             continue
-        records.append(
-            {
-                "id": sample.id,
-                "prompt_hash": stored.prompt_hash,
-                "frames": stored.request.get("frames", []),
-                **_raw_output(stored.text, stored.key),
-                "status": "ok",
-                "error": None,
-                **next(fields),  # a task may mark an answer it cannot score (status, error)
-            }
+        answer: AnsweredFields = {
+            "id": sample.id,
+            "prompt_hash": stored.prompt_hash,
+            "frames": stored.request.get("frames", []),
+            "raw_output": stored.text[:RAW_OUTPUT_CAP],
+        }
+        if len(stored.text) > RAW_OUTPUT_CAP:
+            answer["raw_output_cut"] = _cut_note(stored.text, stored.key)
+        # a task may mark an answer it cannot score (the score's status and status_detail)
+        rows.append(SampleRow.scored(answer, next(scored)))
+    rows.extend(SampleRow.unanswered(p.record, p.status, str(p)) for p in problems)
+    return rows
+
+
+def _checked(task: Task, scores: Sequence[object], n: int) -> Sequence[SampleScore]:
+    """The task's scores, when they are one SampleScore per answer; ConfigError naming the task
+    otherwise (a plugin's scorer that returns a dict, say)."""
+    where = f"task {task.name} ({type(task).__module__}.{type(task).__qualname__})"
+    wrong = next((s for s in scores if not isinstance(s, SampleScore)), None)
+    if wrong is not None:
+        raise ConfigError(
+            f"{where}: score() returned a {type(wrong).__name__}, not a SampleScore "
+            "(vidbench.scoring.outcome.SampleScore: its outcome, parsed answer, gold, groups "
+            "and details; docs/results-schema.md describes it)"
         )
-    records.extend(
-        {"id": p.record, "status": p.status, "error": str(p), "outcome": NO_ANSWER}
-        for p in problems
+    if len(scores) != n:
+        raise ConfigError(f"{where}: score_all() returned {len(scores)} scores for {n} answers")
+    return [s for s in scores if isinstance(s, SampleScore)]
+
+
+def _cut_note(text: str, key: str) -> str:
+    """Where a reply cut to RAW_OUTPUT_CAP characters for samples.jsonl is kept whole."""
+    return (
+        f"the first {RAW_OUTPUT_CAP:,} of {len(text):,} characters; the whole reply is in "
+        f"store.sqlite (table responses, key {key})"
     )
-    return [SampleRow.of(record) for record in records]
-
-
-def _raw_output(text: str, key: str) -> dict[str, str]:
-    """The reply as samples.jsonl keeps it: whole, or cut to RAW_OUTPUT_CAP with a note."""
-    if len(text) <= RAW_OUTPUT_CAP:
-        return {"raw_output": text}
-    return {
-        "raw_output": text[:RAW_OUTPUT_CAP],
-        "raw_output_cut": (
-            f"the first {RAW_OUTPUT_CAP:,} of {len(text):,} characters; the whole reply is in "
-            f"store.sqlite (table responses, key {key})"
-        ),
-    }
 
 
 def _of_sample(

@@ -186,7 +186,8 @@ class Store:
             "INSERT INTO runs (created, plan, config) VALUES (?, ?, ?)",
             (time.time(), plan, json.dumps(config, sort_keys=True)),
         )
-        return int(cursor.lastrowid)
+        assert cursor.lastrowid is not None  # an INSERT sets it
+        return cursor.lastrowid
 
     def answered_keys(self, plan: str) -> set[str]:
         rows = self._db.execute("SELECT key FROM responses WHERE plan = ?", (plan,))
@@ -334,7 +335,8 @@ class Store:
         return {"requests": row[0], "input_tokens": row[1], "output_tokens": row[2]}
 
     def count_responses(self) -> int:
-        return self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+        count: int = self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+        return count
 
 
 def _is_full(error: sqlite3.OperationalError, folder: Path) -> bool:

@@ -20,6 +20,7 @@ from typing import Any
 from rich.console import Console
 
 from vidbench.core.errors import ConfigError
+from vidbench.report.schema import Results
 from vidbench.runner.run import Run
 from vidbench.runner.run_config import RunConfig
 
@@ -109,9 +110,7 @@ def load_sweep(path: Path, base: RunConfig) -> Sweep:
     )
 
 
-def run_sweep(
-    sweep: Sweep, console: Console, print_to: Console | None = None
-) -> list[dict[str, Any]]:
+def run_sweep(sweep: Sweep, console: Console, print_to: Console | None = None) -> list[Results]:
     """Every run of the grid through all stages, then the combined tables in OUT."""
     from vidbench.report.combine import combine
 

@@ -48,7 +48,7 @@ def extract_choice(
     if text is None:
         return None
     for pattern in _official_patterns(letters):
-        matches = pattern.findall(text)
+        matches: list[str] = pattern.findall(text)
         if matches:
             return matches[0]
     return None

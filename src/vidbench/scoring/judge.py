@@ -7,20 +7,29 @@ judged benchmark reports it the same way.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from vidbench.scoring.model_call import CallResult
 from vidbench.scoring.outcome import NO_VERDICT as NO_VERDICT_OUTCOME
-from vidbench.scoring.outcome import verdict_unparsed
+from vidbench.scoring.outcome import Outcome, verdict_unparsed
 
 # The status of an answer left without a verdict, in samples.jsonl and results' errors.
 NO_VERDICT = "judge"
 
 
+class NoVerdictFields(TypedDict):
+    """The SampleScore fields of an answer left without a usable verdict (SampleScore(**them))."""
+
+    status: str
+    status_detail: str
+    verdict_absent: bool
+    outcome: Outcome
+
+
 def no_verdict_fields(
     sample_id: str, verdict: CallResult, unparsed_why: str = ""
-) -> dict[str, Any]:
-    """Record fields of an answer the judge gave no usable verdict on: an error of status
+) -> NoVerdictFields:
+    """The score fields of an answer the judge gave no usable verdict on: an error of status
     `judge` (never counted right or wrong), saying why; `verdict_absent` marks those a new judge
     stage can still decide (a failed or missing call, not replies that never parsed), and the
     outcome is `no-verdict` for those, `verdict-unparsed` for the others."""

@@ -1,16 +1,16 @@
-"""How one sample counts: the `outcome` every sample row carries (samples.jsonl), set by the
-task's scorer, read alike by `view`, `analyze errors`, `compare` and `report`.
+"""How one sample counts: the `SampleScore` a task's scorer returns for each answered sample
+(`Task.score`), with its `outcome`; every row of samples.jsonl holds one (report/schema.SampleRow)
+and `view`, `analyze`, `compare`, `report` and `export` read only its typed fields.
 
-`kind` is how the sample counts in a right/wrong column, `reason` why, from a closed set; both
-are listed with their meaning in KINDS and REASONS (docs/results-schema.md shows them).
+An outcome's `kind` is how the sample counts in a right/wrong column, `reason` why, from a closed
+set; both are listed with their meaning in KINDS and REASONS (docs/results-schema.md shows them).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 OutcomeKind = Literal["correct", "wrong", "unscored"]
 OutcomeReason = Literal["no-answer", "unparsed", "no-verdict", "verdict-unparsed", "not-graded"]
@@ -99,25 +99,60 @@ def verdict_unparsed(counted_wrong: bool) -> Outcome:
     return Outcome(kind="wrong" if counted_wrong else "unscored", reason="verdict-unparsed")
 
 
-def derive_outcome(record: Mapping[str, Any]) -> Outcome:
-    """The outcome of a record that carries none (samples.jsonl written before outcomes were,
-    or a task that sets none), from the fields every benchmark's records had: `status` and
-    `error`, `verdict_absent`, `correct`, `unparsed`, and AutoEval-Video's `judge_status` and
-    `counted` (the report's sample browser read outcomes this way before)."""
-    if record.get("error") is not None or record.get("status", "ok") != "ok":
-        if record.get("verdict_absent"):
-            return NO_VERDICT
-        if record.get("status") == "judge":  # scoring/judge.NO_VERDICT: replies never parsed
-            return verdict_unparsed(counted_wrong=False)
-        return NO_ANSWER
-    judge_status = record.get("judge_status")
-    if judge_status in ("error", "missing"):
-        return NO_VERDICT
-    if judge_status == "unparsed":
-        return verdict_unparsed(counted_wrong=bool(record.get("counted")))
-    correct = record.get("correct")
-    if isinstance(correct, bool):
-        return graded(correct, unparsed=bool(record.get("unparsed")))
-    if "correct" in record:  # right/wrong, but not decided
-        return NO_VERDICT
-    return NOT_GRADED
+# The status of a scored sample whose answer the task could score.
+SCORED = "ok"
+
+
+class SampleScore(BaseModel):
+    """What a task makes of one answered sample (`Task.score` returns it): how it counts, the
+    answer read from the reply and the right one, the groups it counts in, its numbers, and the
+    benchmark's own fields, each in one typed place. samples.jsonl's rows hold it beside what the
+    run knows (report/schema.SampleRow), and `column_values` reads it back."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    outcome: Outcome = Field(description="how the sample counts, and why")
+    parsed: str | None = Field(
+        None, description="the answer read from the reply (an option label, a text), if any"
+    )
+    gold: str | None = Field(None, description="the right answer, for tasks that have one")
+    unparsed: bool | None = Field(
+        None,
+        description="the task could not read the reply (an option, a caption marker) or, "
+        "AutoEval-Video, the judge's verdict",
+    )
+    judge_reply: str | None = Field(
+        None, description="judged tasks: the judge's reply that decided the outcome"
+    )
+    groups: dict[str, str] = Field(
+        default_factory=dict,
+        description="the groups the sample counts in, by the benchmark's group fields (4D-Bench "
+        "`subtask`, MMWorld `discipline`, a declared benchmark's `groups`); the HTML report "
+        "groups samples by them",
+    )
+    metrics: dict[str, float | None] = Field(
+        default_factory=dict,
+        description="the sample's numbers the task's columns average (a caption's CIDEr, a "
+        "judge's 0..5 score, the chance a random choice is right); None: not measured",
+    )
+    details: dict[str, JsonValue] = Field(
+        default_factory=dict,
+        description="the benchmark's own fields (JSON values): a caption and its references, "
+        "a judge's verdict and reason, MMWorld's annotation flags, ...",
+    )
+    status: str = Field(
+        SCORED,
+        description="ok, or why the task could not score the answer it has: judge (no usable "
+        "verdict), data (the sample cannot be judged)",
+    )
+    status_detail: str | None = Field(
+        None, description="why a task could not score an answer it has (e.g. no verdict)"
+    )
+    verdict_absent: bool | None = Field(
+        None, description="judged tasks: the verdict's call failed or was not made yet"
+    )
+
+    @property
+    def correct(self) -> bool | None:
+        """Right (True) or wrong (False) when the sample counts so; None when it is unscored."""
+        return self.outcome.kind == "correct" if self.outcome.graded else None

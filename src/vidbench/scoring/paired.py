@@ -31,7 +31,10 @@ def mcnemar_exact(a_only: int, b_only: int) -> float:
 
 def _bootstrap(diffs: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
-    return diffs[rng.integers(0, len(diffs), size=(n_resamples, len(diffs)))].mean(axis=1)
+    means: np.ndarray = diffs[rng.integers(0, len(diffs), size=(n_resamples, len(diffs)))].mean(
+        axis=1
+    )
+    return means
 
 
 def paired(

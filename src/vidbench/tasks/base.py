@@ -5,7 +5,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+
+from pydantic import JsonValue
 
 from vidbench.core.messages import Message
 from vidbench.core.records import Sample
@@ -13,6 +14,7 @@ from vidbench.core.requests import GenerationConfig
 from vidbench.media.frame import Frame
 from vidbench.media.spec import FrameSpec
 from vidbench.scoring.model_call import CallResult, ModelCall
+from vidbench.scoring.outcome import SampleScore
 from vidbench.tasks.problems import Loaded
 from vidbench.tasks.table import Table
 
@@ -21,9 +23,10 @@ class Task(ABC):
     """A benchmark protocol with its settings fixed (a named variant of it).
 
     `judge_calls` says what an LLM judge must be asked about a reply (the `judge` stage asks,
-    the store keeps the verdicts); `score` turns one reply and its verdicts into a flat dict of
-    per-sample fields; `column_values` maps each column of the paper's table (`table`) to the
-    per-sample values whose mean (scaled as the table says) it reports.
+    the store keeps the verdicts); `score` turns one reply and its verdicts into a `SampleScore`
+    (scoring/outcome.py: its outcome, parsed answer, gold, groups, numbers and the benchmark's own
+    fields); `column_values` maps each column of the paper's table (`table`) to the per-sample
+    values whose mean (scaled as the table says) it reports, read from those scores.
     """
 
     name: str
@@ -60,34 +63,32 @@ class Task(ABC):
         return []
 
     @abstractmethod
-    def score(
-        self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]
-    ) -> dict[str, Any]:
-        """Per-sample score fields; `verdicts` holds this sample's judge_calls' verdicts. The
-        fields include `outcome` (scoring/outcome.py: correct, wrong or unscored, and why; the
-        helpers there make it); a task that sets none gets the one its `correct`, `unparsed`,
-        `status` fields say (scoring/outcome.derive_outcome)."""
+    def score(self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]) -> SampleScore:
+        """What this reply scores; `verdicts` holds this sample's judge_calls' verdicts. The
+        score's `outcome` says how it counts (correct, wrong or unscored, and why: the helpers of
+        scoring/outcome.py make it); a task that cannot score the answer it has says so in its
+        `status` and `status_detail`."""
 
     def score_all(
         self, items: Sequence[tuple[Sample, str, Mapping[str, CallResult]]]
-    ) -> list[dict[str, Any]]:
+    ) -> list[SampleScore]:
         """Every answered sample at once, for metrics that need the whole set (corpus statistics,
         batched models); by default sample by sample."""
         return [self.score(*item) for item in items]
 
     @abstractmethod
-    def column_values(self, records: Sequence[dict[str, Any]]) -> dict[str, list[float]]: ...
+    def column_values(self, scores: Sequence[SampleScore]) -> dict[str, list[float]]: ...
 
-    def corpus_columns(self, records: Sequence[dict[str, Any]]) -> dict[str, float | None]:
+    def corpus_columns(self, scores: Sequence[SampleScore]) -> dict[str, float | None]:
         """Columns reported as one number that is not a mean of per-sample values (already
         scaled; no confidence interval), e.g. corpus BLEU."""
         return {}
 
-    def extra_results(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    def extra_results(self, scores: Sequence[SampleScore]) -> dict[str, JsonValue]:
         """Task-specific fields for results.json (e.g. chance levels, column groups)."""
         return {}
 
-    def settings(self) -> dict[str, Any]:
+    def settings(self) -> dict[str, JsonValue]:
         """What identifies this task's prompts and scoring in the store and in results."""
         return {
             "task": self.name,
@@ -117,7 +118,7 @@ class SharedAnswersTask(Task):
         self.generation = generation
         self.protocol = protocol
 
-    def settings(self) -> dict[str, Any]:
+    def settings(self) -> dict[str, JsonValue]:
         answers = {k: v for k, v in super().settings().items() if k != "protocol"}
         answers["task"] = self.answers_name
         return answers

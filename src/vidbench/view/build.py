@@ -7,6 +7,7 @@ REPORT_DIR/
   thumbs/                       the frames the models saw, as small JPEGs
   videos/                       the source videos (links or copies; `--videos`)
   figures/                      report/figures.py's bar and curve figures, when they apply
+  audits/                       the pages of `vidbench audit` run on these runs (copied)
 
 Browsers refuse fetch() of local files from a file:// page, so the data are JavaScript files
 that hand their rows to the page's `vidbenchView` object, loaded by <script> tags; the page
@@ -42,6 +43,7 @@ STATIC_FILES = ("index.html", "app.js", "app.css")
 DATA_DIR = "data"
 CHUNK_SIZE = 500
 FIGURES_DIR = "figures"
+AUDITS_DIR = "audits"
 
 
 @dataclass(frozen=True)
@@ -151,6 +153,21 @@ def _figures(
     return [f"{FIGURES_DIR}/{p.name}" for p in written if p.suffix == ".png"]
 
 
+def _audits(runs: Sequence[RunData], out: Path) -> list[dict[str, Any]]:
+    """The audit pages recorded in the runs (audit/link.py), copied into AUDITS_DIR: each opens
+    alone, so the report keeps them wherever it is moved or served."""
+    from vidbench.audit.link import audit_pages, audited_runs
+
+    for stale in (out / AUDITS_DIR).glob("audit-*.html"):
+        stale.unlink()
+    found = []
+    for k, page in enumerate(audit_pages([run.path for run in runs])):
+        write_atomic(out / AUDITS_DIR / f"audit-{k}.html", page.read_bytes())
+        href = f"{AUDITS_DIR}/audit-{k}.html"
+        found.append({"href": href, "folder": str(page.parent), "runs": audited_runs(page)})
+    return found
+
+
 def _copy_static(out: Path) -> None:
     static = resources.files("vidbench.view") / "static"
     for name in STATIC_FILES:
@@ -197,6 +214,7 @@ def write_report(runs: Sequence[RunData], options: ViewOptions) -> Built:
         ],
         "tables": table_data(results),
         "figures": _figures(results, [r.path for r in runs], options, messages),
+        "audits": _audits(runs, out),
         "messages": messages,
         "groups": sorted({str(r["group"]) for r in rows if r["group"]}),
         "outcomes": list(OUTCOMES),

@@ -73,7 +73,7 @@ def write_sweep_report(runs: Sequence[Path], folder: Path) -> Path:
     return write_report(collect_runs(list(runs)), options).index
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """`view`."""
     p = subparsers.add_parser(
         "view", help="an HTML report (tables, figures, every sample) that opens offline"

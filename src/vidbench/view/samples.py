@@ -10,6 +10,7 @@ metrics). With several runs, the samples they disagree on come first.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -19,30 +20,31 @@ from vidbench.scoring.outcome import LABELS
 from vidbench.view.collect import RunData
 
 OUTCOMES = LABELS
-# Record fields shown elsewhere on the page (not repeated among the other scores), besides the
-# group fields.
-_SHOWN = {"schema_version", "id", "status", "error", "outcome", "raw_output", "parsed", "correct",
-          "gold", "prompt_hash", "frames", "unparsed", "judge_reply", "verdict_absent",
-          "status_detail"}  # fmt: skip
 
 # (run index, sample) -> the sample's frames / videos as the page describes them
 MediaOf = Callable[[int, Sample], dict[str, Any]]
 
 
-def _group(record: dict[str, Any], sample: Sample | None, fields: Sequence[str]) -> str:
-    """The first of the benchmarks' group fields (Benchmark.sample_groups) the record or its
-    sample's metadata holds, e.g. 4D-Bench's subtask or MMWorld's discipline."""
+def _group(row: SampleRow, sample: Sample | None, fields: Sequence[str]) -> str:
+    """The first of the benchmarks' group fields (Benchmark.sample_groups) the row's groups or
+    its sample's metadata hold, e.g. 4D-Bench's subtask or MMWorld's discipline; else the row's
+    first group."""
     for name in fields:
-        value = record.get(name) or (sample.metadata.get(name) if sample else None)
+        value = row.groups.get(name) or (sample.metadata.get(name) if sample else None)
         if isinstance(value, str) and value:
             return value
-    return ""
+    return next(iter(row.groups.values()), "")
 
 
-def _scores(record: dict[str, Any], groups: Sequence[str]) -> dict[str, str]:
-    """The record's other fields (a caption's metrics, a judge's score, flags), as text."""
-    shown = _SHOWN.union(groups)
-    return {k: str(v) for k, v in record.items() if k not in shown and v is not None}
+def _scores(row: SampleRow, shown: Sequence[str]) -> dict[str, str]:
+    """The row's groups (but the `shown` group fields), numbers and own fields (a caption's
+    metrics, a judge's verdict, flags), as text."""
+    fields: dict[str, object] = {**row.groups, **row.metrics, **row.details}
+    return {k: _text(v) for k, v in fields.items() if v is not None and k not in shown}
+
+
+def _text(value: object) -> str:
+    return json.dumps(value) if isinstance(value, dict | list) else str(value)
 
 
 def _judge(run: RunData, sample_id: str) -> list[dict[str, Any]]:
@@ -68,15 +70,14 @@ def run_entry(
     run: RunData, index: int, row: SampleRow, media: MediaOf, groups: Sequence[str] = ()
 ) -> dict[str, Any]:
     sample = run.samples.get(row.id)
-    record = row.record()
     entry: dict[str, Any] = {
         "outcome": row.outcome.label,
         "status": row.status,
         "output": row.raw_output,
         "parsed": row.parsed,
         "error": row.error or row.status_detail,
-        "verdict_reply": record.get("judge_reply"),
-        "scores": _scores(record, groups),
+        "verdict_reply": row.judge_reply,
+        "scores": _scores(row, groups),
         "judge": _judge(run, row.id),
         "prompt": run.prompts.get(str(row.prompt_hash), []),
     }
@@ -110,7 +111,7 @@ def sample_rows(
         rows.append(
             {
                 "id": sample_id,
-                "group": _group(first.record(), sample, groups),
+                "group": _group(first, sample, groups),
                 "question": sample.question if sample else None,
                 "options": list(sample.options) if sample else [],
                 "gold": sample.answer if sample else first.gold,

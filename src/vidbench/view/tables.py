@@ -30,7 +30,9 @@ def _part(results: Sequence[Results], title: str, columns: list[str]) -> dict[st
     header, body = rows(results, columns)
     chance = [row for row in body if row[0] == CHANCE_LABEL]
     models = body[len(chance) :]
-    table_rows = [{"label": row[0], "cells": [{"text": t} for t in row[1:]]} for row in chance]
+    table_rows: list[dict[str, Any]] = [
+        {"label": row[0], "cells": [{"text": t} for t in row[1:]]} for row in chance
+    ]
     for result, row in zip(results, models, strict=True):
         cells = [_cell(result, c, text) for c, text in zip(columns, row[1:], strict=False)]
         cells += [{"text": t} for t in row[1 + len(columns) :]]

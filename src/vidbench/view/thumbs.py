@@ -46,12 +46,13 @@ def strip_key(media: MediaRef, spec: FrameSpec) -> str | None:
     for view in spec.views:
         path = media.videos.get(view)
         try:
-            stat = Path(path).stat() if path is not None else None
+            stat = path.stat() if path is not None else None
         except OSError:
             stat = None
         if stat is None:
             return None
-        parts.append([view, str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns])
+        assert path is not None  # stat is None without one
+        parts.append([view, str(path.resolve()), stat.st_size, stat.st_mtime_ns])
     text = json.dumps(parts, sort_keys=True, default=str)
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 

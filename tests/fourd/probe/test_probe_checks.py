@@ -103,8 +103,8 @@ def test_probe_fields_reach_samples_but_not_the_prompt(tmp_path: Path) -> None:
     # the two bad probe lines are data problems of the run: its results say so, and its exit code
     assert main([*args, "--out", str(out)]) == EXIT_INCOMPLETE
     rows = {json.loads(line)["id"]: json.loads(line) for line in (out / "samples.jsonl").open()}
-    assert rows[keys[1]]["probe"] == {"occluders": 1, "count": 1}
-    assert "probe" not in rows[keys[-1]]
+    assert rows[keys[1]]["details"]["probe"] == {"occluders": 1, "count": 1}
+    assert "probe" not in rows[keys[-1]].get("details", {})
     assert rows[f"line {len(keys)}"]["status"] == "data"  # the bad line is named, not lost
 
 
@@ -173,7 +173,11 @@ def test_vidbench_figures_draws_each_swept_knob(tmp_path: Path, capsys) -> None:
     table = list(csv.DictReader((figures / "knob-occluders.csv").open()))
     rows = [json.loads(line) for line in (runs[1] / "samples.jsonl").open()]
     for value in (0, 1, 2):
-        mine = [r["correct"] for r in rows if r["probe"]["occluders"] == value]
+        mine = [
+            r["outcome"]["kind"] == "correct"
+            for r in rows
+            if r["details"]["probe"]["occluders"] == value
+        ]
         (row,) = [
             t
             for t in table

@@ -191,6 +191,6 @@ def test_colour_counter_and_knob_figures_on_the_rendered_set(
         runs.append(out)
     rows = [json.loads(line) for line in (runs[0] / "samples.jsonl").open()]
     assert all(r["status"] == "ok" and r["parsed"] in "ABCD" for r in rows)
-    assert {r["probe"]["occluders"] for r in rows} == {0, 1}
+    assert {r["details"]["probe"]["occluders"] for r in rows} == {0, 1}
     assert main(["figures", *map(str, runs), "--out", str(tmp_path / "figures")]) == 0
     assert (tmp_path / "figures" / "knob-occluders.png").is_file()

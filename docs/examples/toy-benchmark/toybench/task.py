@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from toybench.loader import load
 from vidbench import (
@@ -16,6 +15,7 @@ from vidbench import (
     Loaded,
     Message,
     Sample,
+    SampleScore,
     Table,
     Task,
     TaskRequest,
@@ -50,21 +50,20 @@ class ToyQA(Task):
     def choices(self, sample: Sample) -> tuple[str, ...]:
         return tuple(LETTERS[: len(sample.options)])
 
-    def score(
-        self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]
-    ) -> dict[str, Any]:
+    def score(self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]) -> SampleScore:
         parsed = extract_choice(reply)  # the first option letter, or None
-        correct = parsed == sample.answer
-        return {
-            "outcome": outcome.graded(correct, unparsed=parsed is None),
-            "shape": sample.metadata["shape"],
-            "gold": sample.answer,
-            "parsed": parsed,
-            "correct": correct,
-        }
+        return SampleScore(
+            outcome=outcome.graded(parsed == sample.answer, unparsed=parsed is None),
+            parsed=parsed,
+            gold=sample.answer,
+            unparsed=parsed is None,
+            groups={"shape": sample.metadata["shape"]},  # the HTML report's filter
+            details={"options": len(sample.options)},  # the benchmark's own fields
+        )
 
-    def column_values(self, records: Sequence[dict[str, Any]]) -> dict[str, list[float]]:
-        return {"Accuracy": [float(r["correct"]) for r in records]}
+    def column_values(self, scores: Sequence[SampleScore]) -> dict[str, list[float]]:
+        """Each column's per-sample values: Accuracy averages 1 (right) and 0 (wrong)."""
+        return {"Accuracy": [float(s.correct) for s in scores if s.correct is not None]}
 
 
 def frame_modifier(spec: FrameSpec, modifier: str) -> FrameSpec | None:

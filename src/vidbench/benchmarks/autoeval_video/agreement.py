@@ -27,13 +27,15 @@ from vidbench.benchmarks.autoeval_video import rules
 from vidbench.benchmarks.autoeval_video.calls import JudgePrompt
 from vidbench.benchmarks.autoeval_video.inputs import Label, read_labels
 from vidbench.core.errors import ConfigError, DataError
+from vidbench.models.registry import ModelChoice
 from vidbench.report.results import git_commit, versions
 from vidbench.report.results_dir import ResultsDir
-from vidbench.runner.model_calls import ModelChoice, ask_judge
+from vidbench.runner.model_calls import ask_judge
 from vidbench.runner.store import Store
 from vidbench.scoring.agreement import binary_agreement
 from vidbench.scoring.judge import no_verdict_message
 from vidbench.scoring.model_call import ModelCall
+from vidbench.scoring.outcome import SampleScore
 
 
 @dataclass
@@ -47,9 +49,10 @@ class AgreementJob:
     progress: bool = True
 
 
-def _item(label: Label, dimension: str | None, fields: dict[str, Any]) -> dict[str, Any]:
-    judge = fields["verdict"]
-    if judge is None and fields["counted"]:  # an unparsed verdict under the `wrong` policy
+def _item(label: Label, dimension: str | None, score: SampleScore) -> dict[str, Any]:
+    counted = score.outcome.graded
+    judge = score.details["verdict"]
+    if judge is None and counted:  # an unparsed verdict under the `wrong` policy
         judge = 0
     return {
         "item": label.item,
@@ -59,8 +62,12 @@ def _item(label: Label, dimension: str | None, fields: dict[str, Any]) -> dict[s
         "answer": label.answer,
         "human": label.human,
         "judge": judge,
-        "agree": None if not fields["counted"] else judge == label.human,
-        **{k: fields[k] for k in ("judge_status", "reason", "judge_reply", "attempts", "counted")},
+        "agree": None if not counted else judge == label.human,
+        "judge_status": score.details["judge_status"],
+        "reason": score.details["reason"],
+        "judge_reply": score.judge_reply,
+        "attempts": score.details["attempts"],
+        "counted": counted,
     }
 
 
@@ -122,13 +129,13 @@ def judge_agreement(job: AgreementJob, console: Console) -> dict[str, Any]:
     items = []
     for label, sample, call in asked.values():
         if call is None:
-            fields = rules.empty_outcome()
+            score = rules.empty_outcome()
         else:
             verdict = verdicts[call.item]
             if verdict.status == "error":
                 errors.append({"item": label.item, "error": f"judge failed: {verdict.error}"})
-            fields = rules.outcome(verdict, job.prompt.protocol)
-        items.append(_item(label, sample.metadata["dimension"], fields))
+            score = rules.outcome(verdict, job.prompt.protocol)
+        items.append(_item(label, sample.metadata["dimension"], score))
     for error in errors:
         console.print(f"[yellow]left out[/]: {escape(error['error'])}", highlight=False)
     unjudged = sum(1 for v in verdicts.values() if v.absent)

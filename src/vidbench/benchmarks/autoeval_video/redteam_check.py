@@ -10,7 +10,8 @@ from vidbench.benchmarks.autoeval_video.loader import instance_id
 from vidbench.benchmarks.autoeval_video.redteam import Workspace, current
 from vidbench.benchmarks.autoeval_video.rules import JudgeProtocol, rules_call
 from vidbench.core.errors import ConfigError, VidbenchError
-from vidbench.runner.model_calls import ModelChoice, ask_judge
+from vidbench.models.registry import ModelChoice
+from vidbench.runner.model_calls import ask_judge
 from vidbench.runner.store import Store
 from vidbench.scoring.model_call import CallResult
 

@@ -12,9 +12,11 @@ an unreadable reply is asked again, what an empty answer gets, and the judge's s
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
+
+from pydantic import JsonValue
 
 from vidbench.benchmarks.autoeval_video.loader import DIMENSIONS, MARKER
 from vidbench.core.errors import ConfigError
@@ -22,12 +24,14 @@ from vidbench.core.messages import user
 from vidbench.core.requests import GenerationConfig
 from vidbench.scoring.judge import no_verdict_fields
 from vidbench.scoring.model_call import CallResult, ModelCall
-from vidbench.scoring.outcome import WRONG, graded, verdict_unparsed
+from vidbench.scoring.outcome import WRONG, SampleScore, graded, verdict_unparsed
 from vidbench.scoring.rule_judge import Judgment, assemble_prompt, parse_official, parse_robust
 
 PROMPT_VERSION = "autoeval-rules-v1"
 OVERALL = "Overall"
 COLUMNS = (OVERALL, *DIMENSIONS)
+# the group field of an instance (its column)
+DIMENSION = "dimension"
 # The official script's retry loop: `maxtry = 10`, decremented per failure, gives up when a
 # failure finds it at 0, so an instance is asked 11 times before it is dropped.
 OFFICIAL_ATTEMPTS = 11
@@ -62,7 +66,7 @@ class JudgeProtocol:
         if self.attempts < 1:
             raise ConfigError(f"judge attempts must be at least 1, got {self.attempts}")
 
-    def with_(self, **changes: Any) -> JudgeProtocol:
+    def with_(self, **changes: Any) -> JudgeProtocol:  # Any: each setting has its own type
         """A copy with some settings changed (None: keep); the name records each change."""
         changes = {k: v for k, v in changes.items() if v is not None and getattr(self, k) != v}
         if not changes:
@@ -70,7 +74,7 @@ class JudgeProtocol:
         name = self.name + "".join(f"+{k}={v}" for k, v in sorted(changes.items()))
         return dataclasses.replace(self, name=name, **changes)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, JsonValue]:
         return {**dataclasses.asdict(self), "generation": self.generation.as_dict()}
 
     @property
@@ -115,25 +119,28 @@ def is_empty(answer: str | None) -> bool:
     return answer is None or not answer.strip()
 
 
-def empty_outcome() -> dict[str, Any]:
+def empty_outcome(groups: Mapping[str, str] | None = None) -> SampleScore:
     """An empty answer under the `wrong` policy: incorrect, no judge asked."""
-    return {
+    details: dict[str, JsonValue] = {
         "verdict": 0,
         "reason": "empty answer (not sent to the judge)",
-        "judge_reply": None,
         "judge_status": "empty-answer",
         "attempts": 0,
         "judge_error": None,
-        "unparsed": False,
         "dropped": False,
-        "counted": True,
-        "correct": False,
-        "outcome": WRONG,
+        "empty_answer": True,
     }
+    return SampleScore(outcome=WRONG, unparsed=False, groups=dict(groups or {}), details=details)
 
 
-def outcome(verdict: CallResult, protocol: JudgeProtocol) -> dict[str, Any]:
-    """Per-instance fields from a verdict: `counted` says whether it is in the denominator.
+def outcome(
+    verdict: CallResult,
+    protocol: JudgeProtocol,
+    groups: Mapping[str, str] | None = None,
+    empty_answer: bool = False,
+) -> SampleScore:
+    """An instance's score from its verdict: its outcome is graded when it is in the
+    denominator.
 
     A judge call that failed (`error`) or was not made yet (`missing`) is not counted under any
     policy, is asked again by the next run, and makes the answer an error of status `judge`;
@@ -142,49 +149,54 @@ def outcome(verdict: CallResult, protocol: JudgeProtocol) -> dict[str, Any]:
     judged = verdict.ok
     unparsed = verdict.status == "unparsed"
     value: Judgment | None = verdict.value if judged else None
-    counted = judged or (unparsed and protocol.unparsed == "wrong")
-    correct = bool(value and value.verdict == 1)
-    if unparsed:
-        counts_as = {"outcome": verdict_unparsed(counted_wrong=counted)}
-    elif judged:
-        counts_as = {"outcome": graded(correct)}
-    else:  # a failed or missing call: an error of status `judge`, with its outcome
-        counts_as = no_verdict_fields(verdict.item, verdict)
-    return {
-        **counts_as,
+    details: dict[str, JsonValue] = {
         "verdict": value.verdict if value else None,
         "reason": value.reason if value else None,
-        "judge_reply": verdict.reply,
         "judge_status": verdict.status,
         "attempts": verdict.attempts,
         "judge_error": verdict.error,
-        "unparsed": unparsed,
         "dropped": unparsed and protocol.unparsed == "drop",
-        "counted": counted,
-        "correct": correct,
+        "empty_answer": empty_answer,
     }
+    if not (judged or unparsed):  # a failed or missing call: an error of status `judge`
+        return SampleScore(
+            unparsed=unparsed,
+            judge_reply=verdict.reply,
+            groups=dict(groups or {}),
+            details=details,
+            **no_verdict_fields(verdict.item, verdict),
+        )
+    return SampleScore(
+        outcome=verdict_unparsed(protocol.unparsed == "wrong")
+        if unparsed
+        else graded(bool(value and value.verdict == 1)),
+        unparsed=unparsed,
+        judge_reply=verdict.reply,
+        groups=dict(groups or {}),
+        details=details,
+    )
 
 
-def column_values(records: Sequence[dict[str, Any]]) -> dict[str, list[float]]:
+def column_values(scores: Sequence[SampleScore]) -> dict[str, list[float]]:
     """Overall and per-dimension correctness of the counted instances (micro accuracy)."""
     values: dict[str, list[float]] = {c: [] for c in COLUMNS}
-    for record in records:
-        if record.get("counted"):
-            correct = float(record["correct"])
-            values[record["dimension"]].append(correct)
-            values[OVERALL].append(correct)
+    for score in scores:
+        if score.correct is not None:
+            values[score.groups[DIMENSION]].append(float(score.correct))
+            values[OVERALL].append(float(score.correct))
     return values
 
 
-def summary(records: Sequence[dict[str, Any]]) -> dict[str, int]:
-    """The counts behind the denominators (records that could not be judged at all, e.g. bad
-    input, carry an `error` and are not part of any count here)."""
-    scored = [r for r in records if r.get("error") is None]
+def summary(scores: Sequence[SampleScore]) -> dict[str, JsonValue]:
+    """The counts behind the denominators (scores of answers that could not be judged at all,
+    e.g. bad input, are not part of any count here)."""
+    scored = [s for s in scores if s.status != "data"]
+    status = [s.details.get("judge_status") for s in scored]
     return {
-        "n_judged": sum(1 for r in scored if r.get("counted")),
-        "n_dropped": sum(1 for r in scored if r.get("dropped")),
-        "n_unparsed": sum(1 for r in scored if r.get("unparsed")),
-        "n_judge_errors": sum(1 for r in scored if r.get("judge_status") == "error"),
-        "n_not_judged_yet": sum(1 for r in scored if r.get("judge_status") == "missing"),
-        "n_empty_answers": sum(1 for r in scored if r.get("empty_answer")),
+        "n_judged": sum(1 for s in scored if s.outcome.graded),
+        "n_dropped": sum(1 for s in scored if s.details.get("dropped")),
+        "n_unparsed": sum(1 for s in scored if s.unparsed),
+        "n_judge_errors": status.count("error"),
+        "n_not_judged_yet": status.count("missing"),
+        "n_empty_answers": sum(1 for s in scored if s.details.get("empty_answer")),
     }

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+
+from pydantic import JsonValue
 
 from vidbench.benchmarks.autoeval_video import loader as autoeval_video
 from vidbench.benchmarks.autoeval_video import rules
@@ -25,7 +26,7 @@ from vidbench.core.requests import GenerationConfig
 from vidbench.media.frame import Frame
 from vidbench.media.spec import CLIP_MAX_SIDE, FrameSpec, grid_cell_side
 from vidbench.scoring.model_call import CallResult, ModelCall
-from vidbench.scoring.outcome import NO_ANSWER
+from vidbench.scoring.outcome import NO_ANSWER, SampleScore
 from vidbench.tasks.base import SharedAnswersTask, Task
 from vidbench.tasks.problems import Loaded
 from vidbench.tasks.registry import TaskEntry, TaskRequest
@@ -84,6 +85,8 @@ class AutoEvalVideo(SharedAnswersTask):
     ) -> None:
         super().__init__(name, frame_spec, generation, judge_protocol.name, answers_name)
         self.judge_protocol = judge_protocol
+        # asks per unreadable judge reply, as the protocol says (the judge stage reads it)
+        self.judge_attempts = judge_protocol.attempts
         self.prompt = prompt or JudgePrompt("rules", judge_protocol)
 
     def load(self, data: Path) -> Loaded[Sample]:
@@ -105,22 +108,17 @@ class AutoEvalVideo(SharedAnswersTask):
         except DataError:  # the prompt cannot be made (no reference): `score` names it
             return []
 
-    def score(
-        self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]
-    ) -> dict[str, Any]:
+    def score(self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]) -> SampleScore:
+        groups = {rules.DIMENSION: sample.metadata[rules.DIMENSION]}
         unaskable = self._unaskable(sample, reply)
         if unaskable is not None:
-            return {"status": "data", "error": unaskable, "outcome": NO_ANSWER}
-        if self._asks_judge(reply):
-            verdict = verdicts.get(sample.id, CallResult(sample.id, "missing"))
-            fields = rules.outcome(verdict, self.judge_protocol)
-        else:
-            fields = rules.empty_outcome()
-        return {
-            "dimension": sample.metadata["dimension"],
-            "empty_answer": rules.is_empty(reply),
-            **fields,
-        }
+            return SampleScore(
+                outcome=NO_ANSWER, status="data", status_detail=unaskable, groups=groups
+            )
+        if not self._asks_judge(reply):
+            return rules.empty_outcome(groups)
+        verdict = verdicts.get(sample.id, CallResult(sample.id, "missing"))
+        return rules.outcome(verdict, self.judge_protocol, groups, rules.is_empty(reply))
 
     def _unaskable(self, sample: Sample, reply: str) -> str | None:
         if not self._asks_judge(reply):
@@ -131,21 +129,16 @@ class AutoEvalVideo(SharedAnswersTask):
             return str(e)
         return None
 
-    def column_values(self, records: Sequence[dict[str, Any]]) -> dict[str, list[float]]:
-        return rules.column_values(records)
+    def column_values(self, scores: Sequence[SampleScore]) -> dict[str, list[float]]:
+        return rules.column_values(scores)
 
-    def extra_results(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    def extra_results(self, scores: Sequence[SampleScore]) -> dict[str, JsonValue]:
         """The judge protocol and prompt, and the counts behind the denominators."""
         return {
             "judge_prompt": self.prompt.kind,
             "judge_protocol": self.judge_protocol.as_dict(),
-            **rules.summary(records),
+            **rules.summary(scores),
         }
-
-    @property
-    def judge_attempts(self) -> int:
-        """Asks per unreadable judge reply, as the protocol says (the judge stage reads it)."""
-        return self.judge_protocol.attempts
 
 
 # frames-8/16, grid-1x8/4x4/2x4-square/4x4-square, and the judge protocol (robust by default, or

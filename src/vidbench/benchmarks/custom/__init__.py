@@ -17,7 +17,7 @@ BENCHMARK = Benchmark(
         ":linspace|interval|keyframes, :extract|letter|videomme|option-text "
         "(docs/custom-benchmarks.md)",
     },
-    sample_groups=("group",),
+    # a declared benchmark's samples are grouped by its first `groups` field (each score's first)
     declared=lazy("vidbench.benchmarks.custom.declared", "resolve_declared"),
     parts=(
         FolderExport(

@@ -65,7 +65,7 @@ def declared_benchmark(folder: Path) -> Benchmark:
         title=spec.title,
         tasks={spec.name: entry},
         validate=lazy("vidbench.benchmarks.custom.validate", "validate"),
-        sample_groups=("group", *spec.groups),
+        sample_groups=spec.groups,
     )
     _CACHE[folder] = (stamp, value)
     return value

@@ -8,20 +8,22 @@ name; several: "field: value", one titled part per field).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from vidbench.scoring.outcome import SampleScore
 from vidbench.tasks.table import Table
 
 OVERALL = "Overall"
+# a multiple-choice score's metric: the chance a random choice among its options is right
+CHANCE = "chance"
 
 
 def column_name(field: str, value: str, fields: Sequence[str]) -> str:
     return value if len(fields) == 1 else f"{field}: {value}"
 
 
-def _natural(text: str) -> tuple[Any, ...]:
+def _natural(text: str) -> tuple[int | str, ...]:
     """Sort key putting "clip 2" before "clip 10"."""
     return tuple(int(p) if p.isdigit() else p.lower() for p in re.split(r"(\d+)", text))
 
@@ -52,19 +54,26 @@ class GroupedTable(Table):
         return {OVERALL: [OVERALL], **{field: cols for field, cols in grouped.items() if cols}}
 
 
+def _correct(score: SampleScore) -> float | None:
+    return None if score.correct is None else float(score.correct)
+
+
 def column_values(
-    records: Sequence[dict[str, Any]], groups: Sequence[str], key: str = "correct"
+    scores: Sequence[SampleScore],
+    groups: Sequence[str],
+    value: Callable[[SampleScore], float | None] = _correct,
 ) -> dict[str, list[float]]:
-    """Per column, the `key` values of the counted records (an unparsed reply under
-    `unparsed = "drop"` is not counted; a record without a verdict has no value)."""
+    """Per column, the `value` of each score that counts right or wrong (an unparsed reply under
+    `unparsed = "drop"` is not counted; a score without a verdict has no value): by default
+    1 for right, 0 for wrong."""
     values: dict[str, list[float]] = {OVERALL: []}
-    for record in records:
-        if not record.get("counted", True) or record.get(key) is None:
+    for score in scores:
+        number = value(score)
+        if not score.outcome.graded or number is None:
             continue
-        value = float(record[key])
-        values[OVERALL].append(value)
+        values[OVERALL].append(number)
         for field in groups:
-            if record.get(field) is not None:
-                name = column_name(field, str(record[field]), groups)
-                values.setdefault(name, []).append(value)
+            if field in score.groups:
+                name = column_name(field, score.groups[field], groups)
+                values.setdefault(name, []).append(number)
     return values

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+
+from pydantic import JsonValue
 
 from vidbench.benchmarks.custom import loader
 from vidbench.benchmarks.custom import scoring as rules
 from vidbench.benchmarks.custom.spec import Spec
-from vidbench.benchmarks.custom.table import OVERALL, GroupedTable, column_values
+from vidbench.benchmarks.custom.table import CHANCE, OVERALL, GroupedTable, column_values
 from vidbench.core.messages import Message, Part, TextPart
 from vidbench.core.records import Sample
 from vidbench.core.requests import GenerationConfig
@@ -19,7 +20,8 @@ from vidbench.media.spec import FrameSpec
 from vidbench.scoring.choices import option_letters
 from vidbench.scoring.judge import no_verdict_fields
 from vidbench.scoring.model_call import CallResult, ModelCall
-from vidbench.scoring.outcome import Outcome, graded, verdict_unparsed
+from vidbench.scoring.outcome import Outcome, SampleScore, graded, verdict_unparsed
+from vidbench.scoring.rule_judge import Judgment
 from vidbench.tasks.base import Task
 from vidbench.tasks.problems import Loaded
 
@@ -65,7 +67,7 @@ class DeclaredTask(Task):
     def choices(self, sample: Sample) -> tuple[str, ...]:
         return tuple(option_letters(len(sample.options))) if sample.options else ()
 
-    def settings(self) -> dict[str, Any]:
+    def settings(self) -> dict[str, JsonValue]:
         """What decides the model's answers: the benchmark's name, prompt, frames and generation,
         not its folder (a moved benchmark keeps its stored answers) nor its scoring."""
         return {
@@ -82,73 +84,71 @@ class DeclaredTask(Task):
     def judge_calls(self, sample: Sample, reply: str) -> list[ModelCall]:
         return [rules.judge_call(self.spec, sample, reply)] if self.uses_judge else []
 
-    def _groups(self, sample: Sample) -> dict[str, Any]:
-        values = {field: str(sample.metadata.get(field)) for field in self.spec.groups}
-        first = next(iter(values.values()), "")
-        return {"group": first, **values}
+    def _groups(self, sample: Sample) -> dict[str, str]:
+        return {field: str(sample.metadata.get(field)) for field in self.spec.groups}
 
-    def score(
-        self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]
-    ) -> dict[str, Any]:
-        record = self._groups(sample)
+    def score(self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]) -> SampleScore:
+        groups = self._groups(sample)
         if self.spec.multiple_choice:
             parsed = rules.parse_choice(reply, sample, self.parser)
             counted = parsed is not None or self.spec.unparsed == "wrong"
-            correct = parsed == sample.answer
-            return record | {
-                "gold": sample.answer,
-                "parsed": parsed,
-                "unparsed": parsed is None,
-                "correct": correct,
-                "counted": counted,
-                "chance": 1 / len(sample.options),
-                "outcome": graded(correct, parsed is None) if counted else LEFT_OUT_UNPARSED,
-            }
-        record["gold"] = " | ".join(sample.references)
+            return SampleScore(
+                outcome=graded(parsed == sample.answer, parsed is None)
+                if counted
+                else LEFT_OUT_UNPARSED,
+                parsed=parsed,
+                gold=sample.answer,
+                unparsed=parsed is None,
+                groups=groups,
+                metrics={CHANCE: 1 / len(sample.options)},
+            )
+        gold = " | ".join(sample.references)
         if not self.uses_judge:
             correct = rules.matches(reply, sample.references, self.spec.scoring)
-            return record | {"correct": correct, "outcome": graded(correct)}
-        return record | self._verdict(sample, verdicts)
-
-    def _verdict(self, sample: Sample, verdicts: Mapping[str, CallResult]) -> dict[str, Any]:
+            return SampleScore(outcome=graded(correct), gold=gold, groups=groups)
         item = rules.judge_item(sample)
         verdict = verdicts.get(item, CallResult(item, "missing"))
         if verdict.absent:
-            return {"correct": None, **no_verdict_fields(sample.id, verdict)}
+            return SampleScore(gold=gold, groups=groups, **no_verdict_fields(sample.id, verdict))
         if not verdict.ok:  # no reply ended in 1 or 0: counted wrong, and shown as unparsed
-            return {
-                "verdict": None,
-                "judge_reply": verdict.reply,
-                "unparsed": True,
-                "correct": False,
-                "outcome": verdict_unparsed(counted_wrong=True),
-            }
-        return {
-            "verdict": verdict.value.verdict,
-            "reason": verdict.value.reason,
-            "judge_reply": verdict.reply,
-            "correct": verdict.value.verdict == 1,
-            "outcome": graded(verdict.value.verdict == 1),
-        }
+            return SampleScore(
+                outcome=verdict_unparsed(counted_wrong=True),
+                gold=gold,
+                unparsed=True,
+                judge_reply=verdict.reply,
+                groups=groups,
+                details={"verdict": None},
+            )
+        judgment: Judgment = verdict.value
+        return SampleScore(
+            outcome=graded(judgment.verdict == 1),
+            gold=gold,
+            judge_reply=verdict.reply,
+            groups=groups,
+            details={"verdict": judgment.verdict, "reason": judgment.reason},
+        )
 
-    def column_values(self, records: Sequence[dict[str, Any]]) -> dict[str, list[float]]:
-        return column_values(records, self.spec.groups)
+    def column_values(self, scores: Sequence[SampleScore]) -> dict[str, list[float]]:
+        return column_values(scores, self.spec.groups)
 
-    def extra_results(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    def extra_results(self, scores: Sequence[SampleScore]) -> dict[str, JsonValue]:
         """How it was scored, and (multiple choice) the random-choice baseline's expected
         accuracy per column."""
-        extra: dict[str, Any] = {
-            "benchmark": {"name": self.spec.name, "title": self.spec.title, "kind": self.spec.kind},
-            "scoring": {"parser": self.parser, "unparsed": self.spec.unparsed}
-            if self.spec.multiple_choice
-            else {"method": self.spec.scoring},
+        extra: dict[str, JsonValue] = {
+            "benchmark": {"name": self.spec.name, "title": self.spec.title, "kind": self.spec.kind}
         }
-        if self.spec.multiple_choice:
-            values = self.column_values(records)
-            chance = column_values(records, self.spec.groups, key="chance")
-            extra["chance"] = {
+        if not self.spec.multiple_choice:
+            return extra | {"scoring": {"method": self.spec.scoring}}
+        values = self.column_values(scores)
+        chance = column_values(scores, self.spec.groups, value=lambda s: s.metrics.get(CHANCE))
+        return extra | {
+            "scoring": {
+                "parser": self.parser,
+                "unparsed": self.spec.unparsed,
+                "not_counted": sum(1 for s in scores if not s.outcome.graded),
+            },
+            "chance": {
                 c: round(100 * sum(chance[c]) / len(chance[c]), 2) if chance.get(c) else None
                 for c in self.table.shown_columns(values)
-            }
-            extra["scoring"]["not_counted"] = sum(1 for r in records if not r.get("counted", True))
-        return extra
+            },
+        }

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import JsonValue
+
 from vidbench.benchmarks.fourd import loader as fourd_bench
 from vidbench.benchmarks.fourd.captions import gpt_judges
 from vidbench.benchmarks.fourd.captions import table as caption_table
@@ -48,7 +50,7 @@ from vidbench.scoring.captions.metrics import (
 )
 from vidbench.scoring.judge import no_verdict_fields
 from vidbench.scoring.model_call import CallResult, ModelCall
-from vidbench.scoring.outcome import NOT_GRADED
+from vidbench.scoring.outcome import NOT_GRADED, SampleScore
 from vidbench.tasks.base import SharedAnswersTask, Task
 from vidbench.tasks.problems import Loaded
 from vidbench.tasks.registry import TaskRequest
@@ -83,6 +85,9 @@ PROTOCOL_MODIFIERS = ("official", "coco")
 # `given`: each answer is a caption made elsewhere (e.g. `--model predictions:FILE`), scored as
 # it is; no `caption:` marker is looked for.
 GIVEN = "given"
+# a caption score's details: the caption scored and the references it was scored against
+CAPTION = "caption"
+REFERENCES = "references"
 
 
 def extract_caption(reply: str) -> tuple[str, bool]:
@@ -207,85 +212,115 @@ class FourDCaption(SharedAnswersTask):
 
     def score_all(
         self, items: Sequence[tuple[Sample, str, Mapping[str, CallResult]]]
-    ) -> list[dict[str, Any]]:
+    ) -> list[SampleScore]:
         """Every answered sample at once: the metrics need the whole set (one Java start, one
         model load, batched embeddings, document frequencies of all the references)."""
         rows = [self._row(sample, reply) for sample, reply, _ in items]
         scored = score_captions(
             [r.caption for r in rows], [r.references for r in rows], self.metrics
         )
-        records = []
+        scores = []
         for (sample, reply, verdicts), row, values in zip(
             items, rows, scored.per_object, strict=True
         ):
             tally = gpt_judges.JudgeTally()
             target = row.judge_target()
             judged = gpt_judges.object_scores(target, verdicts, tally)
-            record = {
-                "caption": row.caption,
-                "references": list(row.references),
-                "unparsed": not self._caption(reply)[1],
-                **values,
-                **judged,
-                "judge_references": sorted(row.judge_references),
-                "judgments": tally.as_dict(),
-                "judgments_by_kind": tally.by_kind(),
-                "outcome": NOT_GRADED,  # metrics, not right or wrong
+            by_kind: dict[str, JsonValue] = {k: dict(v) for k, v in tally.by_kind().items()}
+            details: dict[str, JsonValue] = {
+                CAPTION: row.caption,
+                REFERENCES: list(row.references),
+                "judge_references": list[JsonValue](sorted(row.judge_references)),
+                "judgments": dict(tally.as_dict()),
+                "judgments_by_kind": by_kind,
             }
             # with a judge, an object missing any judgment is not scored at all (never a GPT
             # mean over fewer references, nor a row without its GPT columns)
             absent = gpt_judges.absent_verdict(target, verdicts) if verdicts else None
             if absent is not None:
-                record |= no_verdict_fields(sample.id, absent)
-            records.append(record)
-        return records
+                scores.append(
+                    SampleScore(
+                        unparsed=not self._caption(reply)[1],
+                        metrics={**values, **judged},
+                        details=details,
+                        **no_verdict_fields(sample.id, absent),
+                    )
+                )
+                continue
+            scores.append(  # metrics, not right or wrong
+                SampleScore(
+                    outcome=NOT_GRADED,
+                    unparsed=not self._caption(reply)[1],
+                    metrics={**values, **judged},
+                    details=details,
+                )
+            )
+        return scores
 
-    def score(
-        self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]
-    ) -> dict[str, Any]:
+    def score(self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]) -> SampleScore:
         """One sample alone (CIDEr's document frequencies then come from its references only;
         the score stage calls `score_all`)."""
         return self.score_all([(sample, reply, verdicts)])[0]
 
-    def column_values(self, records: Sequence[dict[str, Any]]) -> dict[str, list[float]]:
-        return caption_table.column_values(records)
+    def column_values(self, scores: Sequence[SampleScore]) -> dict[str, list[float]]:
+        return caption_table.column_values([score.metrics for score in scores])
 
-    def corpus_columns(self, records: Sequence[dict[str, Any]]) -> dict[str, float | None]:
+    def corpus_columns(self, scores: Sequence[SampleScore]) -> dict[str, float | None]:
         """Columns not reported as a mean of per-sample values: GPT-Eval (the mean of the two
         judge columns) and, under the coco protocol, corpus BLEU@4 and METEOR."""
         corpus: dict[str, float] = {}
-        if self.protocol == "coco" and records:
+        if self.protocol == "coco" and scores:
             from vidbench.scoring.captions.coco import coco_scores
 
-            cands = [r["caption"] for r in records]
-            corpus = coco_scores(
-                cands, [r["references"] for r in records], ["bleu", "meteor"]
-            ).corpus
-        reported = caption_table.columns(records, corpus)
+            cands = [caption_of(score) for score in scores]
+            refs = [references_of(score) for score in scores]
+            corpus = coco_scores(cands, refs, ["bleu", "meteor"]).corpus
+        reported = caption_table.columns([score.metrics for score in scores], corpus)
         keep = [*caption_table.corpus_overrides(corpus), "GPT-Eval"]
         return {c: reported[c] for c in keep}
 
-    def extra_results(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    def extra_results(self, scores: Sequence[SampleScore]) -> dict[str, JsonValue]:
         judgments: Counter[str] = Counter()
         tally = gpt_judges.JudgeTally()
-        for record in records:
-            judgments.update(record.get("judgments", {}))
-            for kind, counts in record.get("judgments_by_kind", {}).items():
-                tally.counts.update({(kind, status): n for status, n in counts.items()})
+        for score in scores:
+            judgments.update(_counts(score.details.get("judgments")))
+            by_kind = score.details.get("judgments_by_kind")
+            for kind, counts in (by_kind if isinstance(by_kind, dict) else {}).items():
+                tally.counts.update({(kind, status): n for status, n in _counts(counts).items()})
         judged = judgments.get("ok", 0) + judgments.get("unparsed", 0) + judgments.get("error", 0)
         why = None
         if not judged:
             why = "not judged: give --judge SPEC (e.g. openai:gpt-4o) to fill the GPT columns"
+        warnings: list[JsonValue] = list(tally.warnings(lenient=not self._official))
         return {
-            "warnings": tally.warnings(lenient=not self._official),
+            "warnings": warnings,
             "caption_scoring": {
-                **describe(self.metrics, len(records)),
+                **describe(self.metrics, len(scores)),
                 "judge_references": self.metrics.judge_references,
                 "judgments": dict(judgments),
                 "gpt_columns": why or "judged",
                 "unparsed_means": f"replies without {MARKER!r}, scored as the whole reply",
             },
         }
+
+
+def caption_of(score: SampleScore) -> str:
+    """The caption a score is of (its `caption` detail)."""
+    caption = score.details.get(CAPTION)
+    return caption if isinstance(caption, str) else ""
+
+
+def references_of(score: SampleScore) -> list[str]:
+    """The references a caption was scored against (its `references` detail)."""
+    refs = score.details.get(REFERENCES)
+    return [r for r in refs if isinstance(r, str)] if isinstance(refs, list) else []
+
+
+def _counts(value: JsonValue) -> dict[str, int]:
+    """A `{status: n}` detail (judgments), as counts."""
+    if not isinstance(value, dict):
+        return {}
+    return {k: n for k, n in value.items() if isinstance(n, int)}
 
 
 def make(request: TaskRequest) -> Task:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from vidbench.benchmarks.fourd import loader as fourd_bench
 from vidbench.benchmarks.fourd.options import LETTERS
@@ -16,7 +15,7 @@ from vidbench.media.frame import Frame
 from vidbench.media.spec import FrameSpec
 from vidbench.scoring.choices import extract_choice
 from vidbench.scoring.model_call import CallResult
-from vidbench.scoring.outcome import graded
+from vidbench.scoring.outcome import SampleScore, graded
 from vidbench.tasks.base import Task
 from vidbench.tasks.problems import Loaded
 from vidbench.tasks.table import Table
@@ -32,6 +31,8 @@ QA_PROMPT = (
 )
 
 OVERALL = "Overall"
+# the group field of a question (its column): Action, Counting, ...
+SUBTASK = "subtask"
 
 
 class FourDQA(Task):
@@ -65,26 +66,23 @@ class FourDQA(Task):
     def choices(self, sample: Sample) -> tuple[str, ...]:
         return LETTERS
 
-    def score(
-        self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]
-    ) -> dict[str, Any]:
+    def score(self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]) -> SampleScore:
         parsed = extract_choice(reply, protocol=self.protocol)
-        record = {
-            "subtask": sample.metadata["subtask"],
-            "gold": sample.answer,
-            "parsed": parsed,
-            "unparsed": parsed is None,
-            "correct": parsed == sample.answer,
-            "outcome": graded(parsed == sample.answer, unparsed=parsed is None),
-        }
-        if "probe" in sample.metadata:  # the probe's knob fields (loader.PROBE_FILE)
-            record["probe"] = sample.metadata["probe"]
-        return record
+        probe = sample.metadata.get("probe")  # the probe's knob fields (loader.PROBE_FILE)
+        return SampleScore(
+            outcome=graded(parsed == sample.answer, unparsed=parsed is None),
+            parsed=parsed,
+            gold=sample.answer,
+            unparsed=parsed is None,
+            groups={SUBTASK: sample.metadata[SUBTASK]},
+            details={"probe": probe} if probe is not None else {},
+        )
 
-    def column_values(self, records: Sequence[dict[str, Any]]) -> dict[str, list[float]]:
+    def column_values(self, scores: Sequence[SampleScore]) -> dict[str, list[float]]:
         values: dict[str, list[float]] = {c: [] for c in self.table.columns}
-        for record in records:
-            correct = float(record["correct"])
-            values[record["subtask"]].append(correct)
-            values[OVERALL].append(correct)
+        for score in scores:
+            if score.correct is None:
+                continue
+            values[score.groups[SUBTASK]].append(float(score.correct))
+            values[OVERALL].append(float(score.correct))
         return values

@@ -19,10 +19,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import JsonValue
 from rich.console import Console
 from rich.table import Table
 
-from vidbench.benchmarks.fourd.caption_task import CaptionSource, FourDCaption
+from vidbench.benchmarks.fourd.caption_task import (
+    CAPTION,
+    REFERENCES,
+    CaptionSource,
+    FourDCaption,
+)
 from vidbench.benchmarks.fourd.captions import gpt_judges, table
 from vidbench.benchmarks.fourd.captions.human import HUMAN_SEED, held_out
 from vidbench.benchmarks.fourd.captions.inputs import Read, read_predictions, read_references
@@ -39,9 +45,6 @@ from vidbench.scoring.judge import no_verdict_message
 from vidbench.tasks.problems import Problem
 
 ROWS = ("model", "human")
-# samples.jsonl fields that describe the run, not the object's scores
-_RUN_FIELDS = {"id", "prompt_hash", "frames", "raw_output", "status", "error", "references",
-               "schema_version", "outcome"}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -163,14 +166,21 @@ def _run_row(
     }
 
 
+def _per_object(row: SampleRow) -> dict[str, JsonValue]:
+    """An object's scores as SCORES.json lists them: its caption, metrics and judgments."""
+    absent = {"status_detail": row.status_detail, "verdict_absent": row.verdict_absent}
+    return {
+        "uid": row.id,
+        "unparsed": row.unparsed,
+        **{k: v for k, v in row.details.items() if k != REFERENCES},
+        **row.metrics,
+        **{k: v for k, v in absent.items() if v is not None},
+    }
+
+
 def _row_summary(results: Results, rows: list[SampleRow]) -> dict[str, Any]:
     """A row of SCORES.json from its run's results and samples."""
-    records = [row.record() for row in rows]
-    per_object = [
-        {"uid": r["id"], **{k: v for k, v in r.items() if k not in _RUN_FIELDS}}
-        for r in records
-        if "caption" in r
-    ]
+    per_object = [_per_object(row) for row in rows if CAPTION in row.details]
     document = results.document()
     scoring = document.get("caption_scoring", {})
     row: dict[str, Any] = {

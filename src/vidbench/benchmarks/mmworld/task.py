@@ -20,10 +20,11 @@ set), then, when `human_raters.json` is supplied, Figure 4's difficulty levels.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+from pydantic import JsonValue
 
 from vidbench.benchmarks.mmworld import loader as mmworld
 from vidbench.benchmarks.mmworld.fields import AVERAGE, DISCIPLINES, FACETS, FLAGS
@@ -37,7 +38,7 @@ from vidbench.media.frame import Frame
 from vidbench.media.spec import FrameSpec
 from vidbench.scoring.judge import no_verdict_fields
 from vidbench.scoring.model_call import CallResult, ModelCall
-from vidbench.scoring.outcome import graded
+from vidbench.scoring.outcome import SampleScore, graded
 from vidbench.tasks.base import SharedAnswersTask
 from vidbench.tasks.problems import Loaded, Problem
 from vidbench.tasks.table import Table
@@ -45,6 +46,10 @@ from vidbench.tasks.table import Table
 SCORING_MODES = ("rule", "judge-all", "judge-fallback")
 DIFFICULTY = ("Easy", "Medium", "Hard", "Expert")  # 3, 2, 1, 0 of 3 raters correct
 TABLE3 = (*DISCIPLINES, AVERAGE)
+# a score's metric: the chance a random choice among its options is right
+CHANCE = "chance"
+# a score's detail: the annotation-flag columns it counts in
+FLAG_COLUMNS = "flags"
 
 
 @dataclass(frozen=True)
@@ -84,7 +89,7 @@ class MMWorld(SharedAnswersTask):
         self.options = options
         self.uses_judge = options.scoring != "rule"
         main = options.subset == "main"
-        groups = {"Table 3": TABLE3}
+        groups: dict[str, tuple[str, ...]] = {"Table 3": TABLE3}
         if main:
             groups |= {"Table 4": FACETS, "Annotation flags": tuple(FLAGS.values())}
         self.table = Table(
@@ -109,7 +114,7 @@ class MMWorld(SharedAnswersTask):
     def choices(self, sample: Sample) -> tuple[str, ...]:
         return tuple(sample.metadata["labels"])
 
-    def settings(self) -> dict[str, Any]:
+    def settings(self) -> dict[str, JsonValue]:
         """What decides the model's answers (the plan key): the scoring mode and the parsers do
         not, so `mmworld:rule` and `mmworld:judge-all` share stored answers."""
         return {
@@ -150,71 +155,79 @@ class MMWorld(SharedAnswersTask):
             )
         ]
 
-    def score(
-        self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]
-    ) -> dict[str, Any]:
+    def score(self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]) -> SampleScore:
         parsed = self._parse(sample, reply)
         meta = sample.metadata
-        record: dict[str, Any] = {
-            "video_id": meta["video_id"],
-            "discipline": meta["discipline"],
-            "facet": meta["facet"],
-            "flags": [column for flag, column in FLAGS.items() if meta["flags"].get(flag)],
-            "difficulty": difficulty(meta["raters"]) if "raters" in meta else None,
-            "gold": sample.answer,
-            "parsed": parsed,
-            "unparsed": parsed is None,
-            "chance": 1 / len(meta["labels"]),
-        }
+        groups = {"discipline": meta["discipline"]}
+        if meta["facet"] is not None:
+            groups["facet"] = meta["facet"]
+        if "raters" in meta:
+            groups["difficulty"] = difficulty(meta["raters"])
+        flags: list[JsonValue] = [c for flag, c in FLAGS.items() if meta["flags"].get(flag)]
+        details: dict[str, JsonValue] = {"video_id": meta["video_id"], FLAG_COLUMNS: flags}
+        metrics: dict[str, float | None] = {CHANCE: 1 / len(meta["labels"])}
+        unparsed = parsed is None
         if not self._judged(parsed):
-            correct = parsed == sample.answer
-            return record | {
-                "scored_by": "rule",
-                "correct": correct,
-                "outcome": graded(correct, unparsed=parsed is None),
-            }
+            return SampleScore(
+                outcome=graded(parsed == sample.answer, unparsed=unparsed),
+                parsed=parsed,
+                gold=sample.answer,
+                unparsed=unparsed,
+                groups=groups,
+                metrics=metrics,
+                details=details | {"scored_by": "rule"},
+            )
+        details["scored_by"] = "judge"
         item = f"{sample.id}:judge"
         verdict = verdicts.get(item, CallResult(item, "missing"))
         if not verdict.ok:
             why = f"the judge's replies were not yes/no (last: {_short(verdict)})"
-            return record | {
-                "scored_by": "judge",
-                "correct": None,
+            return SampleScore(
+                parsed=parsed,
+                gold=sample.answer,
+                unparsed=unparsed,
+                groups=groups,
+                metrics=metrics,
+                details=details,
                 **no_verdict_fields(sample.id, verdict, why),
-            }
-        return record | {
-            "scored_by": "judge",
-            "verdict": "yes" if verdict.value else "no",
-            "judge_reply": verdict.reply,
-            "correct": bool(verdict.value),
-            "outcome": graded(bool(verdict.value), unparsed=parsed is None),
-        }
+            )
+        return SampleScore(
+            outcome=graded(bool(verdict.value), unparsed=unparsed),
+            parsed=parsed,
+            gold=sample.answer,
+            unparsed=unparsed,
+            judge_reply=verdict.reply,
+            groups=groups,
+            metrics=metrics,
+            details=details | {"verdict": "yes" if verdict.value else "no"},
+        )
 
     # --------------------------------------------------------------------------- aggregation
-    def _values(self, records: Sequence[dict[str, Any]], key: str) -> dict[str, list[float]]:
+    def _values(
+        self, scores: Sequence[SampleScore], value: Callable[[SampleScore], float | None]
+    ) -> dict[str, list[float]]:
         values: dict[str, list[float]] = {c: [] for c in self.table.all_columns}
-        for record in records:
-            if record.get(key) is None:
+        for score in scores:
+            number = value(score)
+            if number is None:
                 continue
-            value = float(record[key])
-            targets = [record["discipline"], AVERAGE, record.get("facet"), *record["flags"]]
-            targets.append(record.get("difficulty"))
+            targets = [AVERAGE, *score.groups.values(), *flag_columns(score)]
             for column in targets:
                 if column in values:
-                    values[column].append(value)
+                    values[column].append(number)
         return values
 
-    def column_values(self, records: Sequence[dict[str, Any]]) -> dict[str, list[float]]:
-        return self._values(records, "correct")
+    def column_values(self, scores: Sequence[SampleScore]) -> dict[str, list[float]]:
+        return self._values(scores, _correct)
 
-    def extra_results(self, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    def extra_results(self, scores: Sequence[SampleScore]) -> dict[str, JsonValue]:
         """MMWorld's additions to results.json: how it was scored, the columns again (kept for
         readers of `columns_unrounded`: the columns themselves are unrounded now) and the exact
         expected accuracy of the random-choice baseline (for the columns shown)."""
-        values = self.column_values(records)
+        values = self.column_values(scores)
         shown = self.table.shown_columns(values)
-        chance = self._values(records, "chance")
-        judged = [r for r in records if r.get("scored_by") == "judge"]
+        chance = self._values(scores, lambda score: score.metrics.get(CHANCE))
+        judged = [s for s in scores if s.details.get("scored_by") == "judge"]
         return {
             "scoring": {
                 "mode": self.options.scoring,
@@ -225,7 +238,7 @@ class MMWorld(SharedAnswersTask):
                 "subtitles": self.options.subtitles,
                 "subset": self.options.subset,
                 "judged": len(judged),
-                "judged_yes": sum(1 for r in judged if r.get("correct")),
+                "judged_yes": sum(1 for s in judged if s.correct),
             },
             # what Table 3's mean ± std over runs is computed from (report/runs.py)
             "columns_unrounded": {
@@ -234,21 +247,33 @@ class MMWorld(SharedAnswersTask):
             "chance": {
                 c: 100 * sum(chance[c]) / len(chance[c]) if chance[c] else None for c in shown
             },
-            "difficulty_by_discipline": difficulty_by_discipline(records),
+            "difficulty_by_discipline": difficulty_by_discipline(scores),
         }
 
 
+def _correct(score: SampleScore) -> float | None:
+    return None if score.correct is None else float(score.correct)
+
+
+def flag_columns(score: SampleScore) -> list[str]:
+    """The annotation-flag columns a question counts in (the flags set on it)."""
+    flags = score.details.get(FLAG_COLUMNS)
+    return [f for f in flags if isinstance(f, str)] if isinstance(flags, list) else []
+
+
 def difficulty_by_discipline(
-    records: Sequence[dict[str, Any]],
-) -> dict[str, dict[str, dict[str, float | int]]]:
+    scores: Sequence[SampleScore],
+) -> dict[str, JsonValue]:
     """Figure 4b: accuracy (percent) and count per discipline and human difficulty level, for the
     questions that have rater results (empty when none do)."""
     cells: dict[str, dict[str, list[float]]] = {}
-    for record in records:
-        level, correct = record.get("difficulty"), record.get("correct")
+    for score in scores:
+        level, correct = score.groups.get("difficulty"), score.correct
         if level is None or correct is None:
             continue
-        cells.setdefault(record["discipline"], {}).setdefault(level, []).append(float(correct))
+        cells.setdefault(score.groups["discipline"], {}).setdefault(level, []).append(
+            float(correct)
+        )
     return {
         discipline: {
             level: {"accuracy": 100 * sum(v) / len(v), "n": len(v)}

@@ -310,7 +310,9 @@ def ray_infer(
             answered = ray.put(recorder.answered)  # shipped once; workers skip these keys
             limiter = None
             if settings.concurrency is not None:
-                limiter = LimiterActor.remote(settings.concurrency, settings.requests_per_s)
+                limiter = LimiterActor.remote(  # type: ignore[attr-defined]  # ray.remote adds it
+                    settings.concurrency, settings.requests_per_s
+                )
             actor = ray.remote(
                 num_cpus=settings.cpus_per_worker, num_gpus=settings.gpus_per_worker
             )(InferWorker)

@@ -191,3 +191,17 @@ def sbert_cosine(
         sim = model.similarity(embeddings[[row[cand]]], embeddings[[row[r] for r in group]])
         scores.append(float(sim.max()))
     return scores
+
+
+def sbert_embeddings(sentences: Sequence[str], model_path: str | None = None) -> Any:
+    """Unit-length SBERT embeddings of `sentences` (rows in order) on the CPU through ONNX
+    Runtime, cached as the caption metrics' are (`vidbench audit`'s near-duplicate search)."""
+    import numpy as np
+
+    path = model_path or default_sbert_path()
+    distinct = list(dict.fromkeys(sentences))
+    row = {s: i for i, s in enumerate(distinct)}
+    vectors = embed_cache.embed(distinct, path, _onnx_encoder(path).encode)[
+        [row[s] for s in sentences]
+    ]
+    return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)

@@ -16,7 +16,9 @@ from functools import lru_cache
 from typing import Any
 
 
-def _as_coco(cands: Sequence[str], refs: Sequence[Sequence[str]]) -> tuple[dict, dict]:
+def _as_coco(
+    cands: Sequence[str], refs: Sequence[Sequence[str]]
+) -> tuple[dict[int, list[str]], dict[int, list[str]]]:
     gts = {i: list(r) for i, r in enumerate(refs)}
     res = {i: [c] for i, c in enumerate(cands)}
     return gts, res

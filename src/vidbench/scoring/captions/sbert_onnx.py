@@ -61,7 +61,7 @@ def _graph(auto_model: Any, names: Sequence[str]) -> Any:
     """The Transformer module's model as a function of the tokenizer's tensors, for export."""
     import torch
 
-    class TokenEmbeddings(torch.nn.Module):
+    class TokenEmbeddings(torch.nn.Module):  # type: ignore[misc]  # torch is read untyped (pyproject: [tool.mypy])
         def __init__(self) -> None:
             super().__init__()
             self.model = auto_model
@@ -100,7 +100,8 @@ def _session(model: Path | bytes) -> Any:
 
 
 def _token_embeddings(session: Any, names: Sequence[str], features: dict[str, Any]) -> np.ndarray:
-    return session.run(None, {n: features[n].cpu().numpy() for n in names})[0]
+    embeddings: np.ndarray = session.run(None, {n: features[n].cpu().numpy() for n in names})[0]
+    return embeddings
 
 
 def _check(model: Any, names: Sequence[str], graph: bytes, model_path: str) -> None:

@@ -26,7 +26,8 @@ function text(value) {
 
 // a path the report wrote (thumbs/, videos/, figures/): relative, no scheme, no "..".
 function ownPath(src) {
-  return typeof src === "string" && /^(thumbs|videos|figures)\/[\w.\-\/]+(#t=[\d.,]+)?$/.test(src)
+  return typeof src === "string"
+    && /^(thumbs|videos|figures|audits)\/[\w.\-\/]+(#t=[\d.,]+)?$/.test(src)
     && !src.includes("..");
 }
 
@@ -72,6 +73,10 @@ function renderHeader() {
     const counts = Object.entries(run.outcomes).filter(([, n]) => n).map(([o, n]) => `${o} ${n}`);
     runs.append(el("li", { class: "run-summary" }, el("b", {}, text(run.label)),
       ` — ${text(run.task)} — ${run.n} samples (${counts.join(", ")}) — ${text(run.path)}`));
+  });
+  (state.meta.audits || []).filter((a) => ownPath(a.href)).forEach((audit) => {
+    runs.append(el("li", { class: "audit-link" }, el("a", { href: audit.href }, "Audit"),
+      ` of ${text(audit.runs)} run(s): ${text(audit.folder)}`));
   });
   state.meta.messages.forEach(note);
 }

@@ -20,5 +20,3 @@ def held_out(uids: Sequence[str], n_refs: int = 5, seed: int = HUMAN_SEED) -> di
     """1-based index of the caption each object holds out as its "prediction"."""
     rng = random.Random(seed)
     return {uid: rng.randint(1, n_refs) for uid in sorted(uids)}
-
-

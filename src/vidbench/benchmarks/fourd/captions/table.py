@@ -8,7 +8,6 @@ coco protocol BLEU@4 and METEOR are corpus statistics instead of means.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import numpy as np
 
@@ -32,13 +31,15 @@ JUDGE_COLUMNS = ("GPT-Appearance", "GPT-Action", "GPT-Eval")
 SCALE = {c: (1.0 if c in JUDGE_COLUMNS else 100.0) for c in COLUMNS}
 
 
-def column_values(rows: Sequence[Mapping[str, Any]]) -> dict[str, list[float]]:
-    """Per-object values of each averaged column (objects without a value are left out)."""
+def column_values(rows: Sequence[Mapping[str, float | None]]) -> dict[str, list[float]]:
+    """Per-object values of each averaged column, from each object's metrics (objects without a
+    value are left out)."""
     values: dict[str, list[float]] = {c: [] for c in COLUMNS}
     for row in rows:
         for column, name in FIELD.items():
-            if row.get(name) is not None:
-                values[column].append(float(row[name]))
+            value = row.get(name)
+            if value is not None:
+                values[column].append(float(value))
     return values
 
 
@@ -55,7 +56,7 @@ def corpus_overrides(corpus: Mapping[str, float]) -> dict[str, float]:
 
 
 def columns(
-    rows: Sequence[Mapping[str, Any]], corpus: Mapping[str, float] | None = None
+    rows: Sequence[Mapping[str, float | None]], corpus: Mapping[str, float] | None = None
 ) -> dict[str, float | None]:
     """The table's numbers, in its order."""
     values = column_values(rows)

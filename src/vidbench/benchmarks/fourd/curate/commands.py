@@ -168,7 +168,7 @@ def add_blender_options(parser: argparse._ActionsContainer, samples: int) -> Non
     )
 
 
-def register(curate_benchmarks: argparse._SubParsersAction) -> None:
+def register(curate_benchmarks: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """`curate 4d render|motion|quality|funnel`."""
     fourd = curate_benchmarks.add_parser("4d", help="build 4D-Bench data from animated 3D assets")
     stages = fourd.add_subparsers(dest="stage", required=True)

@@ -18,15 +18,18 @@ import io
 import itertools
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from vidbench.benchmarks.fourd.loader import SUBTASKS
 from vidbench.benchmarks.fourd.probe.knobs import KNOB_NAMES
+from vidbench.benchmarks.fourd.qa_task import SUBTASK
 from vidbench.core.errors import ConfigError
 from vidbench.core.files import write_text
 from vidbench.report.figures import new_figure, save_figure
 from vidbench.report.results_dir import ResultsDir
+from vidbench.report.schema import SampleRow
 from vidbench.scoring.stats import bootstrap_ci
 
 ALL = "All questions"
@@ -43,32 +46,54 @@ LABELS = {
 Point = tuple[float, float, float, float, int]  # value, accuracy, low, high, questions
 
 
-def probe_rows(results: Sequence[Path]) -> dict[str, list[dict[str, Any]]]:
+@dataclass(frozen=True)
+class ProbeRow:
+    """A scored question of a probe run: its knob values, subtask, and whether it was right."""
+
+    knobs: dict[str, float]
+    subtask: str
+    correct: bool
+
+
+def _probe_row(row: SampleRow) -> ProbeRow | None:
+    """The row's probe fields (its `probe` detail), when it is a graded probe question."""
+    probe = row.details.get("probe")
+    if not isinstance(probe, dict) or row.correct is None or SUBTASK not in row.groups:
+        return None
+    knobs = {
+        k: float(v)
+        for k, v in probe.items()
+        if isinstance(v, int | float) and not isinstance(v, bool)
+    }
+    return ProbeRow(knobs, row.groups[SUBTASK], row.correct)
+
+
+def probe_rows(results: Sequence[Path]) -> dict[str, list[ProbeRow]]:
     """Scored rows with probe fields, by model, over the given results directories (or
     results.json files)."""
-    rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    rows: dict[str, list[ProbeRow]] = defaultdict(list)
     for path in results:
         folder = ResultsDir(path if path.is_dir() else path.parent)
         model = str(folder.read_results().model)
         try:
-            samples = [row.record() for row in folder.read_samples()]
+            samples = folder.read_samples()
         except ConfigError:
             continue
-        rows[model] += [r for r in samples if isinstance(r.get("probe"), dict) and "correct" in r]
+        rows[model] += [r for r in map(_probe_row, samples) if r is not None]
     return {m: r for m, r in rows.items() if r}
 
 
-def swept(rows: dict[str, list[dict[str, Any]]]) -> list[str]:
+def swept(rows: dict[str, list[ProbeRow]]) -> list[str]:
     """The knobs that take more than one value over all rows."""
     return [k for k in KNOB_NAMES if len(knob_values(rows, k)) > 1]
 
 
-def curve(rows: Sequence[dict[str, Any]], knob: str, subtask: str) -> list[Point]:
+def curve(rows: Sequence[ProbeRow], knob: str, subtask: str) -> list[Point]:
     """(value, accuracy, low, high, n) per knob value, over the rows of one subtask (or all)."""
     by_value: dict[float, list[float]] = defaultdict(list)
     for r in rows:
-        if knob in r["probe"] and subtask in (ALL, r["subtask"]):
-            by_value[r["probe"][knob]].append(float(r["correct"]))
+        if knob in r.knobs and subtask in (ALL, r.subtask):
+            by_value[r.knobs[knob]].append(float(r.correct))
     points = []
     for value in sorted(by_value):
         scores = by_value[value]
@@ -121,11 +146,9 @@ def _draw(ax: Any, points: list[Point], shift: float, label: str) -> None:
     ax.errorbar(xs, [p[1] for p in points], yerr=errors, marker="o", capsize=3, label=label)
 
 
-def knob_values(rows: dict[str, list[dict[str, Any]]], knob: str) -> list[float]:
+def knob_values(rows: dict[str, list[ProbeRow]], knob: str) -> list[float]:
     """The knob's values over all rows, in order."""
-    return sorted(
-        {r["probe"][knob] for model in rows.values() for r in model if knob in r["probe"]}
-    )
+    return sorted({r.knobs[knob] for model in rows.values() for r in model if knob in r.knobs})
 
 
 def _dodge(values: list[float], models: int, number: int) -> float:

@@ -156,7 +156,7 @@ def _cmd_captions(args: argparse.Namespace) -> int:
     return 1 if counts["failed"] else 0
 
 
-def register(stages: argparse._SubParsersAction) -> None:
+def register(stages: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """`curate 4d qa` and `curate 4d captions`."""
     p = stages.add_parser("qa", help="generate, validate and blind-filter questions (4d_qa.json)")
     p.add_argument("--data", help="objects: a 4D-Bench data folder or `curate 4d render` output")

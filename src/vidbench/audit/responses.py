@@ -1,0 +1,141 @@
+"""The runs of one benchmark read into one response table: per item its option letters, gold
+and text; per run (a model) its outcome and chosen letter on each item.
+
+Rows come from each run's samples.jsonl through ResultsDir (outcome, parsed, gold); the items'
+options and text from the run's task loading its data (the same data for every run). A run is
+blind when its model is `blind:SPEC` (run.json's model spec, or its identity's `blind` mark).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from vidbench.core.errors import ConfigError, VidbenchError
+from vidbench.core.records import Sample
+from vidbench.report.results_dir import ResultsDir
+from vidbench.report.schema import SampleRow
+from vidbench.runner.run_config import RunConfig
+from vidbench.tasks.base import Task
+from vidbench.tasks.data import data_folder, load_samples
+
+
+@dataclass(frozen=True)
+class Item:
+    id: str
+    text: str  # the question and its options (near-duplicate search); "" when there is none
+    choices: tuple[str, ...]  # option letters; () for open-ended items
+    gold: str | None  # the letter the runs were scored against (open-ended: None)
+
+    @property
+    def chance(self) -> float:
+        """A guesser's expected accuracy: 1/K for K options, 0 for an open-ended item."""
+        return 1 / len(self.choices) if self.choices else 0.0
+
+
+@dataclass(frozen=True)
+class Run:
+    path: Path
+    label: str
+    model: str
+    blind: bool
+    rows: dict[str, SampleRow]
+
+
+@dataclass
+class Responses:
+    task: str
+    items: list[Item]
+    runs: list[Run]
+    notes: list[str] = field(default_factory=list)
+
+    def correct(self) -> np.ndarray:
+        """runs x items: 1 right, 0 wrong, NaN not graded (no answer, no verdict, no row)."""
+        table = np.full((len(self.runs), len(self.items)), np.nan)
+        for r, run in enumerate(self.runs):
+            for i, item in enumerate(self.items):
+                row = run.rows.get(item.id)
+                if row is not None and row.outcome.graded:
+                    table[r, i] = 1.0 if row.outcome.kind == "correct" else 0.0
+        return table
+
+    def answer(self, run: Run, item: Item) -> str | None:
+        """The option letter the run chose (None: open-ended, no answer or unreadable)."""
+        row = run.rows.get(item.id)
+        if row is None or not row.outcome.graded or row.parsed not in item.choices:
+            return None
+        return row.parsed
+
+    @property
+    def seeing(self) -> list[int]:
+        return [r for r, run in enumerate(self.runs) if not run.blind]
+
+    @property
+    def blind(self) -> list[int]:
+        return [r for r, run in enumerate(self.runs) if run.blind]
+
+
+def is_blind(config: RunConfig) -> bool:
+    identity = config.model_identity or {}
+    return config.model.startswith("blind:") or bool(identity.get("blind"))
+
+
+def _item(sample: Sample, task: Task, rows: Sequence[SampleRow]) -> Item:
+    choices = task.choices(sample) if sample.kind == "mcq" else ()
+    golds = {row.gold for row in rows if row.gold is not None}
+    gold = sorted(golds)[0] if golds else sample.answer
+    if len(choices) == len(sample.options):
+        options = "\n".join(f"{c}. {o}" for c, o in zip(choices, sample.options, strict=True))
+    else:
+        options = "\n".join(sample.options)
+    text = f"{sample.question or ''}\n{options}".strip()
+    return Item(sample.id, text, tuple(choices), gold if choices else None)
+
+
+def read_responses(paths: Sequence[Path]) -> Responses:
+    """The runs at `paths` as one table; ConfigError when they are not runs of one task on the
+    same data, or when their data cannot be loaded."""
+    if len(paths) < 2:
+        raise ConfigError("audit: give at least two runs of the same benchmark")
+    configs = [RunConfig.load(p) for p in paths]
+    bases = {c.task.partition(":")[0] for c in configs}
+    if len(bases) != 1:
+        raise ConfigError(f"audit: the runs are of different tasks ({', '.join(sorted(bases))})")
+    task = configs[0].open_task()
+    folders = {str(data_folder(c.open_task(), c.data).resolve()) for c in configs}
+    if len(folders) != 1:
+        raise ConfigError(f"audit: the runs are on different data ({', '.join(sorted(folders))})")
+    try:
+        samples = load_samples(task, configs[0].data).items
+    except VidbenchError as e:
+        raise ConfigError(f"audit: the data of {paths[0]} cannot be loaded ({e})") from e
+    runs = []
+    for path, config in zip(paths, configs, strict=True):
+        rows = {row.id: row for row in ResultsDir(path).read_samples()}
+        spec = str((config.model_identity or {}).get("spec") or config.model)
+        runs.append(Run(path, spec, config.model, is_blind(config), rows))
+    labels = [run.label for run in runs]
+    runs = [
+        Run(r.path, f"{r.label} ({r.path.name})", r.model, r.blind, r.rows)
+        if labels.count(r.label) > 1
+        else r
+        for r in runs
+    ]
+    answered = {i for run in runs for i in run.rows}
+    items = [
+        _item(s, task, [run.rows[s.id] for run in runs if s.id in run.rows])
+        for s in samples
+        if s.id in answered
+    ]
+    gold = {item.id: item.gold for item in items}
+    changed = [s.id for s in samples if s.kind == "mcq" and s.id in gold and s.answer != gold[s.id]]
+    notes = []
+    if changed:
+        notes.append(
+            f"{len(changed)} item(s) have another gold in the data than the runs were scored "
+            f"with (e.g. {changed[0]}): score the runs again (`vidbench run` reuses the answers)"
+        )
+    return Responses(configs[0].task, items, runs, notes)
