@@ -60,7 +60,7 @@ def test_validate_run_report_and_view_work_on_it(
     text = (page / "data" / "samples-000.js").read_text()
     shown = {row["id"]: row for row in json.loads(text[text.index(",") + 1 : -3])}
     assert {i: row["group"] for i, row in shown.items()} == {
-        "q0": "cube", "q1": "ball", "q2": "cube", "q3": "cone", "q-broken": "",
+        "q0": "cube", "q1": "ball", "q2": "cone", "q3": "cube", "q-broken": "",
     }  # fmt: skip
     q1 = shown["q1"]["runs"][0]  # its score's typed fields: outcome, parsed, gold, details
     assert (q1["outcome"], q1["parsed"], shown["q1"]["gold"]) == ("wrong", "A", "B")
