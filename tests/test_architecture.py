@@ -1,6 +1,6 @@
 """The structure docs/architecture.md describes, checked on the code itself: imports point down
 the layers, no two modules import each other (directly or round a circle), the framework imports
-no benchmark (it is handed the Benchmark values), and every module stays small.
+no benchmark (it is handed the Benchmark values), and no module grows past 600 lines.
 
 Every import counts, also one inside a function or under TYPE_CHECKING: what a module names is
 what it depends on. `from package import module` is an import of that module.
@@ -39,7 +39,7 @@ LAYERS = {
     "vidbench.cli": 9,
     "vidbench": 7,  # the package itself: its version and the public names, from every layer
 }
-MOST_LINES = 400
+MOST_LINES = 600  # modules are grouped by concept; a file past this usually holds two
 
 
 def _name(path: Path) -> str:
