@@ -1,6 +1,6 @@
 """The structure docs/architecture.md describes, checked on the code itself: imports point down
 the layers, no two modules import each other (directly or round a circle), the framework imports
-no benchmark (it is handed the Benchmark values), and no module grows past 600 lines.
+no benchmark (it reads them from the registry), and no module grows past 600 lines.
 
 Every import counts, also one inside a function or under TYPE_CHECKING: what a module names is
 what it depends on. `from package import module` is an import of that module.
