@@ -6,12 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vidbench.benchmarks.fourd.curate.quality import LABELS, Classifier, vote
-from vidbench.benchmarks.fourd.curate.quality_stage import (
+from vidbench.benchmarks.fourd.curate.quality import (
+    LABELS,
+    Classifier,
     PredictOptions,
     TrainOptions,
     predict,
     train,
+    vote,
     vote_views,
 )
 from vidbench.media.encode import write_mp4
