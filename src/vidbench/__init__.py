@@ -30,6 +30,7 @@ _EXPORTS = {
     "Importer": "vidbench.annotate.adapters",
     "Exporter": "vidbench.annotate.adapters",
     "Imported": "vidbench.annotate.items",
+    "Exported": "vidbench.annotate.items",
     "add_item": "vidbench.annotate.items",
     "transaction": "vidbench.annotate.db",
     "FigureSpec": "vidbench.report.figures",
@@ -92,7 +93,7 @@ def __getattr__(name: str) -> Any:
 if TYPE_CHECKING:  # what a type checker and an editor see; at run time __getattr__ imports
     from vidbench.annotate.adapters import Exporter, Importer, ReviewAdapter
     from vidbench.annotate.db import transaction
-    from vidbench.annotate.items import Imported, add_item
+    from vidbench.annotate.items import Exported, Imported, add_item
     from vidbench.benchmark import Benchmark, BenchmarkPart, Validator
     from vidbench.cli_options import CURATE_HELP, CommandGroups, Commands
     from vidbench.core.errors import ConfigError, DataError

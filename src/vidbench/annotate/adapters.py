@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from vidbench.annotate.exported import Exported
-from vidbench.annotate.items import Imported
+from vidbench.annotate.items import Exported, Imported
 from vidbench.annotate.project import Project
 from vidbench.benchmark import BenchmarkPart
 from vidbench.core.errors import ConfigError, DataError

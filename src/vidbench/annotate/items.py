@@ -1,7 +1,8 @@
 """Work items in a project, of four kinds (KINDS): QA candidates to review (`qa`), objects to
 caption (`caption`), questions to answer for a human baseline (`answer`) and judging rules to
 red-team (`rule`). Each benchmark's importers (its ReviewAdapter, annotate/adapters.py) add them
-through `add`, reading JSON Lines through `checked_lines`.
+through `add_item`, reading JSON Lines through `checked_lines`, and say what they brought in
+(`Imported`); its exporters say what they wrote and left out (`Exported`).
 
 Every import reads record by record: a malformed line or record is reported with its file and
 line (or id) and skipped, the rest is imported. An id already in the project is never
@@ -78,3 +79,12 @@ def delete(conn: sqlite3.Connection, key: str, author: str) -> None:
         if not conn.execute("UPDATE items SET deleted = 1 WHERE id = ?", (key,)).rowcount:
             raise DataError(f"no item {key!r}")
         db.log_event(conn, author, "item.delete", key)
+
+
+@dataclass
+class Exported:
+    """What an export wrote: the file, how many records, and what was left out and why."""
+
+    path: Path
+    written: int = 0
+    left_out: list[str] = field(default_factory=list)  # "id: why"

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 from vidbench.annotate import db
 from vidbench.annotate.adapters import RedTeam, RuleWorkspace
-from vidbench.annotate.exported import Exported
+from vidbench.annotate.items import Exported
 from vidbench.annotate.project import Project
 from vidbench.core.errors import ConfigError
 

@@ -10,8 +10,7 @@ from typing import Any
 
 from vidbench.annotate import db, redteam_store
 from vidbench.annotate.adapters import Exporter, Importer, RedTeam, ReviewAdapter
-from vidbench.annotate.exported import Exported
-from vidbench.annotate.items import Imported, add_item
+from vidbench.annotate.items import Exported, Imported, add_item
 from vidbench.annotate.project import Project
 from vidbench.benchmarks.autoeval_video import redteam
 from vidbench.benchmarks.autoeval_video.loader import RULES_FILE

@@ -10,9 +10,8 @@ from pathlib import Path
 
 from vidbench.annotate import db
 from vidbench.annotate.adapters import Exporter, Importer, ReviewAdapter
-from vidbench.annotate.exported import Exported
 from vidbench.annotate.exports import live_work, not_assigned, unassigned
-from vidbench.annotate.items import Imported, add_item
+from vidbench.annotate.items import Exported, Imported, add_item
 from vidbench.annotate.project import Project
 from vidbench.core.files import write_json
 

@@ -21,8 +21,8 @@ from typing import Any
 
 from vidbench.annotate import db
 from vidbench.annotate.drafts import draft_source
-from vidbench.annotate.exported import Exported
 from vidbench.annotate.exports import DONE, live_work, not_assigned, review_of, unassigned
+from vidbench.annotate.items import Exported
 from vidbench.annotate.project import Project
 from vidbench.benchmarks.fourd import loader as fourd
 from vidbench.benchmarks.fourd.references import N_REFS, REF_COLUMNS
