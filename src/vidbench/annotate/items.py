@@ -28,6 +28,8 @@ KINDS = ("qa", "caption", "answer", "rule")
 
 @dataclass
 class Imported:
+    """What an import brought in: items added, ids already there, records it could not read."""
+
     added: int = 0
     skipped: list[str] = field(default_factory=list)  # already in the project
     problems: list[str] = field(default_factory=list)  # malformed records, named

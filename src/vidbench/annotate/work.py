@@ -12,6 +12,9 @@ written and the caller gets a `Conflict` with what is stored now (text, author, 
 the refused text is kept (conflicts.py) and offered back on the work's page, so a tab closed
 before it could show the conflict loses nothing. Every accepted save is a new row in
 `revisions`, so all history is kept.
+
+Machine drafts on an item (a model's caption a person may start from): a text submitted word for
+word as a draft is the model's, not a person's (`draft_source`), and no export counts it.
 """
 
 from __future__ import annotations
@@ -24,7 +27,6 @@ from typing import Any
 
 from vidbench.annotate import conflicts, db
 from vidbench.annotate.auth import User
-from vidbench.annotate.drafts import draft_source
 from vidbench.core.errors import DataError
 
 MAX_TEXT = 5000
@@ -257,3 +259,12 @@ def public(work: dict[str, Any]) -> dict[str, Any]:
     out.update(data=data, owner=work["owner"], deleted=bool(work["deleted"]))
     out["updated_by"] = work["updated_by_name"]
     return out
+
+
+def draft_source(item_data: dict[str, Any], caption: str) -> str | None:
+    """The model whose draft this caption is, word for word (whitespace aside), or None."""
+    words = " ".join(caption.split())
+    for draft in item_data.get("drafts", []):
+        if " ".join(draft["caption"].split()) == words:
+            return str(draft["model"])
+    return None
