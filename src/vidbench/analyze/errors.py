@@ -38,9 +38,8 @@ from vidbench.report.schema import SampleRow
 from vidbench.runner.model_calls import DEFAULT_ATTEMPTS, ask_judge
 from vidbench.runner.run_config import RunConfig
 from vidbench.runner.store import Store
-from vidbench.scoring.model_call import CallResult, ModelCall
+from vidbench.scoring.model_call import CallResult, ModelCall, find_json
 from vidbench.scoring.prompt_files import PromptFile, load_prompt
-from vidbench.scoring.replies import find_json
 from vidbench.tasks.base import Task
 from vidbench.tasks.data import load_samples
 

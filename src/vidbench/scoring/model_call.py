@@ -1,4 +1,5 @@
-"""Cached model calls: what one call asks a model, and what came of it.
+"""Cached model calls: what one call asks a model, what came of it, and reading structured data
+out of its free-text reply (`find_json`).
 
 Every model call whose reply vidbench parses and keeps is a `ModelCall`: an LLM judge's verdict
 on an answer (AutoEval-Video's rules, MMWorld's judge, 4D-Bench's GPT-Appearance/Action, error
@@ -10,6 +11,8 @@ twice. A judge's `CallResult` is its verdict.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -68,3 +71,21 @@ class CallResult:
             "no stored verdict: the judge stage has not run, was interrupted, or its call "
             "failed; the next judge stage asks again"
         )
+
+
+_FENCE = re.compile(r"```(?:json)?")
+
+
+def find_json(reply: str) -> dict[str, Any] | list[Any] | None:
+    """The first JSON object or list in a reply (code fences and prose around it are
+    tolerated), or None when there is none."""
+    text = _FENCE.sub("", reply)
+    decoder = json.JSONDecoder()
+    for match in re.finditer(r"[\[{]", text):
+        try:
+            value, _ = decoder.raw_decode(text, match.start())
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict | list):
+            return value
+    return None

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from vidbench.runner.keys import digest
-from vidbench.scoring.replies import find_json
+from vidbench.scoring.model_call import find_json
 
 LABELS = ("a", "b", "c", "d")
 _LIST_PREFIX = re.compile(r"^\s*\(?[a-dA-D][\).:]\s+")

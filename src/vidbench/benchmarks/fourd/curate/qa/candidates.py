@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from vidbench.runner.keys import digest
-from vidbench.scoring.replies import find_json
+from vidbench.scoring.model_call import find_json
 
 LETTERS = ("A", "B", "C", "D")
 # Table 1's subtasks and the id suffixes the official release uses for them.
