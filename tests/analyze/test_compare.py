@@ -18,7 +18,7 @@ from vidbench.report.results_dir import ResultsDir
 from vidbench.report.tables import latex_escape
 from vidbench.runner.run import Run
 from vidbench.runner.run_config import RunConfig
-from vidbench.scoring.paired import paired
+from vidbench.scoring.stats import paired
 
 
 def _run(data: Path, out: Path, model: str, seed: int = 0) -> Path:

@@ -24,7 +24,7 @@ from vidbench.report.results_dir import ResultsDir
 from vidbench.report.schema import SampleRow
 from vidbench.report.tables import latex_table
 from vidbench.runner.run_config import RunConfig
-from vidbench.scoring.paired import PairedResult, paired
+from vidbench.scoring.stats import PairedResult, paired
 from vidbench.tasks.base import Task
 from vidbench.tasks.data import data_folder
 
