@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from vidbench.benchmarks.fourd.captions.human import held_out
+from vidbench.benchmarks.fourd.captions.rows import held_out
 from vidbench.benchmarks.fourd.captions.table import COLUMNS
 from vidbench.cli import main
 from vidbench.testing.tiny_bert import tiny_bert
