@@ -24,12 +24,14 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+
 from browser import CHROMIUM, CHROMIUM_ARGS  # Debian's chromium, its flags
 from vidbench.annotate import assign, auth
+from vidbench.annotate.adapters import registered_adapters
 from vidbench.annotate.folder import import_folder
 from vidbench.annotate.project import Project
 from vidbench.benchmarks.fourd.synthetic import generate
-from vidbench.benchmarks.registry import review_adapters
 
 PASSWORD = "keyboard bench password"
 QUESTIONS_PER_OBJECT = 5  # the procedural dataset's subtasks
@@ -40,7 +42,7 @@ def make_project(root: Path, items: int, size: int, frames: int) -> Project:
     generate(root / "data", objects=objects, frames=frames, size=size, workers=1)
     project = Project.init(root / "project", root / "data")
     conn = project.connect()
-    import_folder(conn, project.data, "bench", review_adapters())
+    import_folder(conn, project.data, "bench", registered_adapters())
     auth.add_user(conn, "rita", "reviewer", PASSWORD)
     assign.assign(conn, "qa", 1, "bench")
     conn.close()

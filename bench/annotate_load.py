@@ -29,10 +29,10 @@ from pathlib import Path
 import requests
 
 from vidbench.annotate import assign, auth
+from vidbench.annotate.adapters import registered_adapters
 from vidbench.annotate.folder import import_folder
 from vidbench.annotate.project import Project
 from vidbench.benchmarks.fourd.synthetic import generate
-from vidbench.benchmarks.registry import review_adapters
 
 PASSWORD = "load test password"
 WRITERS_PER_OBJECT = 5
@@ -52,7 +52,7 @@ def make_project(root: Path, users: int) -> Project:
     generate(root / "data", objects=objects, frames=12, size=32, workers=1)
     project = Project.init(root / "project", root / "data")
     conn = project.connect()
-    import_folder(conn, project.data, "bench", review_adapters())
+    import_folder(conn, project.data, "bench", registered_adapters())
     for i in range(users):
         auth.add_user(conn, f"writer{i:02d}", "annotator", PASSWORD)
     assign.assign(conn, "caption", WRITERS_PER_OBJECT, "bench")

@@ -22,8 +22,8 @@ from collections import Counter
 from pathlib import Path
 
 from api_throughput import server_stats, start_server  # bench/ is on sys.path when run
-from vidbench.benchmarks.registry import open_run
 from vidbench.media import frames as frames_module
+from vidbench.runner.run import Run
 from vidbench.runner.run_config import RunConfig
 
 DEFAULT_CLIPS = Path(__file__).resolve().parents[1] / "tests/data/autoeval-video/video"
@@ -109,7 +109,7 @@ def main() -> None:
                 cache_dir=str(workdir / "cache"),
                 progress=False,
             )
-            run = open_run(config)
+            run = Run(config)
             started = time.perf_counter()
             stats = run.infer()
             wall = time.perf_counter() - started

@@ -28,7 +28,7 @@ import urllib.request
 from pathlib import Path
 
 from vidbench.benchmarks.fourd.synthetic.release import write_release
-from vidbench.benchmarks.registry import open_run
+from vidbench.runner.run import Run
 from vidbench.runner.run_config import RunConfig
 
 
@@ -58,7 +58,7 @@ def server_stats(base_url: str) -> dict:
 
 def measure(config: RunConfig) -> tuple[float, float, int]:
     """(wall s, client CPU s, requests answered) of the infer stage."""
-    run = open_run(config)
+    run = Run(config)
     wall, cpu = time.perf_counter(), time.process_time()
     stats = run.infer()
     return time.perf_counter() - wall, time.process_time() - cpu, stats.answered

@@ -24,8 +24,8 @@ from pathlib import Path
 
 from api_cold import write_dataset  # bench/ is on sys.path when run
 from ray_scale import _clip, stand_in_run
-from vidbench.benchmarks.registry import open_run
 from vidbench.runner.ray.cluster import worker_env
+from vidbench.runner.run import Run
 from vidbench.testing.standin_model import CAPACITY_ENV, LATENCY_ENV
 
 
@@ -67,7 +67,7 @@ def timed_run(data: Path, out: Path, concurrency: int, kill_after: int | None) -
     if kill_after is not None:
         threading.Thread(target=killer, daemon=True).start()
     started = time.perf_counter()
-    stats = open_run(config).infer()
+    stats = Run(config).infer()
     wall = time.perf_counter() - started
     if kill_after is not None and not killed:
         raise SystemExit("the run ended before the kill: lower --kill-at")

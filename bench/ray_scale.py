@@ -24,9 +24,9 @@ import time
 from pathlib import Path
 
 from api_cold import write_dataset  # bench/ is on sys.path when run
-from vidbench.benchmarks.registry import open_run
 from vidbench.media.encode import write_mp4
 from vidbench.runner.ray.cluster import worker_env
+from vidbench.runner.run import Run
 from vidbench.runner.run_config import RunConfig
 from vidbench.testing.standin_model import CAPACITY_ENV, LATENCY_ENV, StandIn
 
@@ -67,7 +67,7 @@ def measure(
 ) -> tuple[float, float, int]:
     config = stand_in_run(data, out, workers, concurrency)
     started = time.perf_counter()
-    stats = open_run(config).infer()
+    stats = Run(config).infer()
     wall = time.perf_counter() - started
     return wall, steady_rate(out, latency), stats.answered
 

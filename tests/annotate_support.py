@@ -6,14 +6,16 @@ from __future__ import annotations
 import re
 import shutil
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from vidbench.annotate import assign, auth
+from vidbench.annotate.adapters import registered_adapters
 from vidbench.annotate.folder import import_folder
 from vidbench.annotate.project import Project
-from vidbench.benchmarks.registry import review_adapters
 
-ADAPTERS = review_adapters()  # the registered benchmarks' review adapters, as the CLI's
+ADAPTERS = registered_adapters()  # the registered benchmarks' review adapters, as the CLI's
 
 PASSWORD = "correct horse battery"
 PEOPLE = {  # annotators first: the first objects' captions go to them (reviewers write too)
@@ -22,6 +24,23 @@ PEOPLE = {  # annotators first: the first objects' captions go to them (reviewer
     "rita": "reviewer",
     "rob": "reviewer",
 }
+
+
+COLOURS = ("(A) red", "(B) blue", "(C) green", "(D) white")
+
+
+def qa_candidate(
+    uid: str,
+    suffix: str,
+    question: str = "What colour is it?",
+    options: Sequence[str] = COLOURS,
+    answer: int = 1,
+    category: str = "Appearance",
+    **more: Any,
+) -> dict[str, Any]:
+    """A 4D-Bench QA candidate as a review queue holds it (id `UID_SUFFIX`)."""
+    return {"id": f"{uid}_{suffix}", "uid": uid, "Category": category, "Question": question,
+            "Options": list(options), "Answer index": answer, **more}  # fmt: skip
 
 
 def make_project(release: Path, tmp: Path) -> Project:

@@ -41,6 +41,15 @@ def judge_args(server: ChatServer) -> list[str]:
     ]
 
 
+def judging(
+    server: ChatServer, rules: Path = RULES, predictions: Path = PREDICTIONS
+) -> list[str | Path]:
+    """`vidbench judge autoeval-video` of the predictions by the rules, judged by `server`
+    (give --out and any other option after it)."""
+    rules_and_answers = ["--rules", rules, "--predictions", predictions]
+    return ["judge", "autoeval-video", *rules_and_answers, *judge_args(server)]
+
+
 def vidbench(*args: str | Path) -> int:
     return main(["--no-progress", *map(str, args)])
 

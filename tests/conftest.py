@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import signal
+import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -64,6 +66,20 @@ def make_qa_dataset(root: Path, n_objects: int = 4, frames: int = 12) -> Path:
     return root
 
 
+def make_caption_dataset(root: Path, uids: list[str], frames: int = 8) -> Path:
+    """A release root with the captioning data of `uids`: their views and five human captions
+    each ("a shape number I spins, take K")."""
+    data = root / "4D_Object_Captioning" / "data"
+    for uid in uids:
+        write_object_views(data, uid, frames=frames)
+    with (data / "human_annotations.csv").open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["folder_name", *(f"caption_{k}" for k in range(1, 6))])
+        for i, uid in enumerate(uids):
+            writer.writerow([uid, *(f"a shape number {i} spins, take {k}" for k in range(5))])
+    return root
+
+
 def vary_question_lengths(root: Path, sentences: int = 1) -> Path:
     """Lengthen question i of a QA release by i * `sentences` sentences, so batched prompts need
     padding (and a small random model's answers differ from question to question)."""
@@ -108,3 +124,30 @@ def default_sigint() -> None:
     script's `cmd &`) starts commands with SIGINT ignored, and Python then installs no Ctrl-C
     handler; the child gets the default back, as a terminal's Ctrl-C would find it."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+# The example plugins of docs/examples (the benchmark `toybench`, the model backend `pickmodel`),
+# installed as pip installs them, and toy data for them (tests/plugins, the tutorials' code).
+@pytest.fixture(scope="session")
+def toybench(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from examples_support import install_example
+
+    return install_example("toy-benchmark", tmp_path_factory.mktemp("toybench") / "site")
+
+
+@pytest.fixture(scope="session")
+def pickmodel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from examples_support import install_example
+
+    return install_example("pick-backend", tmp_path_factory.mktemp("pickmodel") / "site")
+
+
+@pytest.fixture(scope="session")
+def toy_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tutorial's toy data (four clips, gold A, B, C, A) and a row whose video is missing."""
+    from examples_support import EXAMPLES
+
+    data = tmp_path_factory.mktemp("toy")
+    script = EXAMPLES / "toy-benchmark" / "make_toy_data.py"
+    subprocess.run([sys.executable, str(script), str(data), "--broken"], check=True, timeout=120)
+    return data

@@ -149,7 +149,3 @@ def rows(data: list[dict[str, Any]]) -> list[dict[str, Any]]:
         video = {k: v for k, v in record.items() if k not in ("questions", "captions")}
         out += [{**video, **q} for q in record["questions"]]
     return out
-
-
-def all_questions(data: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
-    return [q for r in (records() if data is None else data) for q in r["questions"]]

@@ -145,15 +145,7 @@ def tiny_llava(path: Path | None, seed: int = 0) -> Any:
 
 def blip_configs(side: int, qformer_vocab: int) -> tuple[dict[str, Any], dict[str, Any]]:
     """The vision tower (1 layer, 14 px patches) and Q-Former (2 layers) of the BLIP family."""
-    vision = {
-        "hidden_size": 32,
-        "intermediate_size": 64,
-        "num_hidden_layers": 1,
-        "num_attention_heads": 2,
-        "image_size": side,
-        "patch_size": 14,
-        "initializer_range": INIT_STD,
-    }
+    vision = vision_tower(None, side, initializer_range=INIT_STD)
     qformer = {
         "vocab_size": qformer_vocab,
         "hidden_size": 32,
@@ -334,15 +326,7 @@ def _idefics3_layout(
         chat_template=chat_template("{role}:", "<end_of_utterance>\n", "Assistant:", "<image>"),
     )
     config = config_class(
-        vision_config={
-            "hidden_size": 32,
-            "intermediate_size": 64,
-            "num_hidden_layers": 1,
-            "num_attention_heads": 2,
-            "image_size": side,
-            "patch_size": 14,
-            "initializer_range": INIT_STD,
-        },
+        vision_config=vision_tower(None, side, initializer_range=INIT_STD),
         text_config=text_config("llama", len(tokenizer), ids, pad_token_id=ids["<pad>"]),
         image_token_id=ids["<image>"],
         scale_factor=2,

@@ -70,11 +70,12 @@ LLAVA_OV_TEMPLATE = (
 )
 
 
-def vision_tower(model_type: str, side: int, **extra: Any) -> dict[str, Any]:
-    """A tiny CLIP or SigLIP vision config (2 heads of 16, patches of 14) for `side`-px images."""
+def vision_tower(model_type: str | None, side: int, **extra: Any) -> dict[str, Any]:
+    """A tiny vision config (2 heads of 16, patches of 14) for `side`-px images: CLIP's (2
+    layers) or SigLIP's, or (model_type None) the one a family's config names itself."""
     layers = 2 if model_type == "clip_vision_model" else 1
     return {
-        "model_type": model_type,
+        **({"model_type": model_type} if model_type else {}),
         "hidden_size": 32,
         "intermediate_size": 64,
         "num_hidden_layers": layers,
@@ -118,6 +119,25 @@ QWEN2_VL_2B = {
 }  # fmt: skip
 
 
+def _made(
+    model_class: Any, config: Any, processor: Any, ids: dict[str, int], path: Path | None, seed: int
+) -> Any:
+    """The model of `config` with random weights from `seed`, ending replies at <|im_end|>;
+    saved with its processor to `path` (returns the folder), or (model, processor) when `path`
+    is None."""
+    import torch
+
+    torch.manual_seed(seed)
+    model = model_class(config).eval()
+    model.generation_config.eos_token_id = ids["<|im_end|>"]
+    model.generation_config.pad_token_id = ids["<|endoftext|>"]
+    if path is None:
+        return model, processor
+    model.save_pretrained(path)
+    processor.save_pretrained(path)
+    return Path(path)
+
+
 def tiny_qwen2_vl(
     path: Path | None, image_side: int = 56, seed: int = 0, shapes: dict | None = None
 ) -> Any:
@@ -127,7 +147,6 @@ def tiny_qwen2_vl(
 
     With the default 56 px an image is 4x4 patches of 14 px, merged 2x2: 4 tokens per image.
     """
-    import torch
     from transformers import (
         Qwen2VLConfig,
         Qwen2VLForConditionalGeneration,
@@ -198,15 +217,7 @@ def tiny_qwen2_vl(
         vision_start_token_id=ids["<|vision_start|>"],
         vision_end_token_id=ids["<|vision_end|>"],
     )
-    torch.manual_seed(seed)
-    model = Qwen2VLForConditionalGeneration(config).eval()
-    model.generation_config.eos_token_id = ids["<|im_end|>"]
-    model.generation_config.pad_token_id = ids["<|endoftext|>"]
-    if path is None:
-        return model, processor
-    model.save_pretrained(path)
-    processor.save_pretrained(path)
-    return Path(path)
+    return _made(Qwen2VLForConditionalGeneration, config, processor, ids, path, seed)
 
 
 def tiny_llava_onevision(path: Path, image_side: int = 28, seed: int = 0) -> Path:
@@ -215,7 +226,6 @@ def tiny_llava_onevision(path: Path, image_side: int = 28, seed: int = 0) -> Pat
     With the default 28 px tiles an image is 2x2 = 4 patches; in a multi-image prompt each image
     becomes those 4 tokens plus one newline token.
     """
-    import torch
     from transformers import (
         LlavaOnevisionConfig,
         LlavaOnevisionForConditionalGeneration,
@@ -264,12 +274,4 @@ def tiny_llava_onevision(path: Path, image_side: int = 28, seed: int = 0) -> Pat
         vision_feature_layer=-1,
         image_grid_pinpoints=pinpoints,
     )
-    torch.manual_seed(seed)
-    model = LlavaOnevisionForConditionalGeneration(config).eval()
-    model.generation_config.eos_token_id = ids["<|im_end|>"]
-    model.generation_config.pad_token_id = ids["<|endoftext|>"]
-    if path is None:
-        return model, processor
-    model.save_pretrained(path)
-    processor.save_pretrained(path)
-    return Path(path)
+    return _made(LlavaOnevisionForConditionalGeneration, config, processor, ids, path, seed)

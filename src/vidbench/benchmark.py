@@ -1,26 +1,27 @@
 """What a benchmark brings to vidbench: one `Benchmark` value.
 
-Each benchmark folder's `__init__.py` exports one `Benchmark` (`BENCHMARK`): its names, its tasks
-and their variants, `validate`, the commands it adds to the CLI, how its items enter the review
-app and how people's work comes back out as its data (`review`), its figures, and the record
-fields its samples are grouped by. `benchmarks/registry.py` lists the built-in values and finds
-installed ones (the `vidbench.benchmarks` entry point group); the CLI, the review app, the HTML
-report, the analyses and the figures iterate over those values and import no benchmark module.
+Its core is what a run needs: its names, its tasks and their variants, `validate`, and the record
+fields its samples are grouped by. registry.py finds every registered value (the built-in ones
+and the installed ones), and the runner, the HTML report and the analyses read the core from it.
+
+What a benchmark adds to one part of vidbench beside its core registers beside it, in `parts`:
+its commands (`cli_options.Commands`), its items in the review app (`annotate.adapters.
+ReviewAdapter`), its figures (`report.figures.FigureSpec`), how a folder of it is exported
+(`export.source.FolderExport`). Each such type is a `BenchmarkPart` defined by the part of
+vidbench that uses it, which reads the registered benchmarks' parts of its own type
+(`Benchmark.parts_of`); this module, and the runner, know none of them.
 
 A value must be cheap to build: everything heavy (loaders, tasks, models, commands' modules) is
-imported inside the functions it names.
+imported inside the functions it names (`extras.lazy`).
 """
 
 from __future__ import annotations
 
-import argparse
-import importlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
-from vidbench.annotate.adapters import ReviewAdapter
-from vidbench.report.figures import FigureSpec
 from vidbench.tasks.problems import Problem
 from vidbench.tasks.registry import TaskEntry
 
@@ -30,66 +31,25 @@ from vidbench.tasks.registry import TaskEntry
 Validator = Callable[[Path, bool, "int | None"], list[Problem]]
 
 
-class CommandGroups:
-    """Where a benchmark adds its commands: `vidbench COMMAND ...` (`top`), or under a command
-    that several benchmarks share, e.g. `vidbench curate 4d ...` (`group("curate", ...)`)."""
-
-    def __init__(self, top: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-        self.top = top
-        self._groups: dict[str, argparse._SubParsersAction[argparse.ArgumentParser]] = {}
-
-    def group(self, name: str, help: str) -> argparse._SubParsersAction[argparse.ArgumentParser]:
-        """The subcommands of `vidbench NAME` (made by the first benchmark that asks)."""
-        if name not in self._groups:
-            parser = self.top.add_parser(name, help=help)
-            self._groups[name] = parser.add_subparsers(dest=f"{name}_benchmark", required=True)
-        return self._groups[name]
+class BenchmarkPart:
+    """What a benchmark adds to one part of vidbench beside its core. Each part of vidbench
+    that takes something from benchmarks defines its own subclass and reads the parts of that
+    type (`Benchmark.parts_of`)."""
 
 
-CommandAdder = Callable[[CommandGroups], None]
+Part = TypeVar("Part", bound=BenchmarkPart)
 
 
-# A Benchmark value names its validator, commands and figures by module and name, imported only
-# when called, so building the value imports nothing heavy. One helper per kind: each keeps the
-# kind's signature, so what a benchmark names is checked where it is called.
+@dataclass(frozen=True)
+class Declared:
+    """What a task name of a declared benchmark (`custom:DIR[:VARIANTS]`) denotes: the benchmark
+    built from its folder's files, the task name as that benchmark's entries know it, and the
+    name a run keeps in run.json (the folder made absolute, so a stored run re-opens its
+    benchmark from any working directory)."""
 
-
-def lazy_validator(module: str, name: str = "validate") -> Validator:
-    """`module`'s `name` (a Validator), imported when first called."""
-
-    def validate(root: Path, show_progress: bool, frames: int | None) -> list[Problem]:
-        found: Validator = getattr(importlib.import_module(module), name)
-        return found(root, show_progress, frames)
-
-    validate.__name__ = validate.__qualname__ = f"{module}.{name}"
-    return validate
-
-
-def lazy_commands(module: str, name: str = "register") -> CommandAdder:
-    """`module`'s `name` (a CommandAdder), imported when first called."""
-
-    def register(groups: CommandGroups) -> None:
-        found: CommandAdder = getattr(importlib.import_module(module), name)
-        found(groups)
-
-    register.__name__ = register.__qualname__ = f"{module}.{name}"
-    return register
-
-
-def lazy_figure(module: str, name: str) -> Callable[[Sequence[Path], Path], list[Path]]:
-    """`module`'s `name` (a FigureSpec's `draw`), imported when first called."""
-
-    def draw(runs: Sequence[Path], folder: Path) -> list[Path]:
-        found: Callable[[Sequence[Path], Path], list[Path]]
-        found = getattr(importlib.import_module(module), name)
-        return found(runs, folder)
-
-    draw.__name__ = draw.__qualname__ = f"{module}.{name}"
-    return draw
-
-
-# the shared `curate` command's help (every benchmark that builds data adds itself under it)
-CURATE_HELP = "build a benchmark's data from your own videos or assets"
+    benchmark: Benchmark
+    task: str
+    stored: str
 
 
 @dataclass(frozen=True)
@@ -100,8 +60,14 @@ class Benchmark:
     validate: Validator
     # what the placeholders of variant families stand for (`vidbench tasks`, errors)
     variant_families: Mapping[str, str] = field(default_factory=dict)
-    commands: CommandAdder | None = None  # adds its own CLI commands (curation, rules, ...)
-    review: ReviewAdapter | None = None  # its items in the review app, and their exports
-    figures: tuple[FigureSpec, ...] = ()  # figures of its runs beyond the generic bars and curves
     # record fields (or sample metadata) its samples are grouped by in the HTML report
     sample_groups: tuple[str, ...] = ()
+    # what it adds to the other parts of vidbench: commands, review adapter, figures, exports
+    parts: tuple[BenchmarkPart, ...] = ()
+    # a benchmark that stands for many, each declared in a folder: the task names `NAME:...`
+    # are resolved by this function (the built-in `custom`: `custom:DIR`)
+    declared: Callable[[str], Declared] | None = None
+
+    def parts_of(self, kind: type[Part]) -> list[Part]:
+        """Its parts of one type, e.g. `parts_of(ReviewAdapter)`."""
+        return [part for part in self.parts if isinstance(part, kind)]

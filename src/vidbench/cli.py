@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from rich.markup import escape
 
@@ -22,14 +21,9 @@ from vidbench.core.errors import (
     VidbenchError,
 )
 
-if TYPE_CHECKING:
-    from vidbench.export.source import ExportSource
-    from vidbench.runner.run_config import RunConfig
-    from vidbench.tasks.base import Task
-
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from vidbench.benchmarks.registry import by_name
+    from vidbench.registry import by_name
 
     problems = by_name(args.benchmark).validate(Path(args.dir), not args.no_progress, args.frames)
     for problem in problems:
@@ -69,7 +63,7 @@ def _cmd_frames(args: argparse.Namespace) -> int:
 def _cmd_tasks(args: argparse.Namespace) -> int:
     from rich.table import Table
 
-    from vidbench.benchmarks.registry import all_tasks, variant_families
+    from vidbench.registry import all_tasks, variant_families
 
     table = Table(title="Tasks: vidbench run TASK or TASK:VARIANT+VARIANT", title_justify="left")
     table.add_column("task", no_wrap=True, style="bold")
@@ -133,7 +127,7 @@ def _grouped_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def benchmark_names() -> list[str]:
-    from vidbench.benchmarks.registry import benchmarks
+    from vidbench.registry import benchmarks
 
     return sorted(b.name for b in benchmarks())
 
@@ -152,15 +146,11 @@ def build_parser() -> argparse.ArgumentParser:
         dest="command", required=True, metavar="COMMAND", help=argparse.SUPPRESS
     )
 
-    from vidbench.benchmark import CommandGroups
-    from vidbench.benchmarks.registry import benchmarks
     from vidbench.runner import commands as runner_commands
     from vidbench.view import commands as view_commands
 
-    figures = [figure for b in benchmarks() for figure in b.figures]
-    sample_groups = list(dict.fromkeys(f for b in benchmarks() for f in b.sample_groups))
-    reporter = view_commands.reporter(_task_of, figures, sample_groups)
-    runner_commands.register(sub, _task_of, reporter)
+    # the sweep's HTML report is view/'s, which sits above the runner
+    runner_commands.register(sub, view_commands.write_sweep_report)
 
     p = sub.add_parser("validate", help="list every problem in a dataset")
     p.add_argument("benchmark", choices=benchmark_names(), help="which benchmark's layout")
@@ -189,8 +179,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     from vidbench.report import commands as report_commands
 
-    report_commands.register(sub, figures)  # report, figures
-    view_commands.register(sub, _task_of, figures, sample_groups)  # view
+    report_commands.register(sub)  # report, figures
+    view_commands.register(sub)  # view
 
     p = sub.add_parser("tasks", help="list tasks and their variants")
     p.set_defaults(func=_cmd_tasks)
@@ -205,41 +195,30 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_cmd_serve_local_llm)
 
+    from vidbench.cli_options import CommandGroups, Commands
+    from vidbench.registry import parts
+
     groups = CommandGroups(sub)
-    for benchmark in benchmarks():  # each adds its own: synth 4d, curate 4d, judge autoeval-video
-        if benchmark.commands is not None:
-            benchmark.commands(groups)
+    for commands in parts(Commands):  # each adds its own: synth 4d, curate 4d, judge autoeval-video
+        commands.register(groups)
 
     from vidbench.analyze import commands as analyze_commands
 
-    analyze_commands.register(sub, _task_of)  # analyze errors, compare
+    analyze_commands.register(sub)  # analyze errors, compare
 
     from vidbench.audit import commands as audit_commands
 
-    audit_commands.register(sub, _task_of)  # audit RUN... --out DIR, audit --plan N
+    audit_commands.register(sub)  # audit RUN... --out DIR, audit --plan N
 
     from vidbench.export import commands as export_commands
 
-    export_commands.register(sub, _export_sources)  # export DIR --to hf OUT
+    export_commands.register(sub)  # export DIR --to hf OUT
 
     from vidbench.annotate import commands as annotate_commands
-    from vidbench.benchmarks.registry import review_adapters
 
-    annotate_commands.register(sub, review_adapters())  # annotate init/users/import/export/serve
+    annotate_commands.register(sub)  # annotate init/users/import/export/serve
     parser.epilog = _grouped_commands(sub)
     return parser
-
-
-def _export_sources(folder: Path, name: str | None) -> list[ExportSource]:
-    from vidbench.benchmarks.registry import export_sources
-
-    return export_sources(folder, name)
-
-
-def _task_of(config: RunConfig) -> Task:
-    from vidbench.benchmarks.registry import task_of
-
-    return task_of(config)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -2,13 +2,20 @@
 are in flight, the judge, the model and its generation settings, the frames a model sees, and
 where a run runs. Each adds its options to a parser; values are checked at parse time
 (cli_types.py), so every count is a whole number >= 1.
+
+And where a benchmark adds commands of its own: its `Commands` part registers them in
+`CommandGroups`, at the top (`vidbench X`) or under a command several benchmarks share
+(`vidbench curate 4d`).
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from vidbench import cli_types as types
+from vidbench.benchmark import BenchmarkPart
 
 DEFAULT_CONCURRENCY = 16
 
@@ -143,3 +150,31 @@ def add_run_place(p: argparse.ArgumentParser, limit_help: str) -> None:
         type=types.number(0.0, low_open=True),
         help="API calls per second over all Ray workers",
     )
+
+
+# the shared `curate` command's help (every benchmark that builds data adds itself under it)
+CURATE_HELP = "build a benchmark's data from your own videos or assets"
+
+
+class CommandGroups:
+    """Where a benchmark adds its commands: `vidbench COMMAND ...` (`top`), or under a command
+    that several benchmarks share, e.g. `vidbench curate 4d ...` (`group("curate", ...)`)."""
+
+    def __init__(self, top: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+        self.top = top
+        self._groups: dict[str, argparse._SubParsersAction[argparse.ArgumentParser]] = {}
+
+    def group(self, name: str, help: str) -> argparse._SubParsersAction[argparse.ArgumentParser]:
+        """The subcommands of `vidbench NAME` (made by the first benchmark that asks)."""
+        if name not in self._groups:
+            parser = self.top.add_parser(name, help=help)
+            self._groups[name] = parser.add_subparsers(dest=f"{name}_benchmark", required=True)
+        return self._groups[name]
+
+
+@dataclass(frozen=True)
+class Commands(BenchmarkPart):
+    """A benchmark part: `register(groups)` adds the benchmark's own commands (curation,
+    synthesis, judging rules, ...) to the command line."""
+
+    register: Callable[[CommandGroups], None]

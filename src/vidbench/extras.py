@@ -1,9 +1,13 @@
-"""Optional dependencies: stop at once, naming the extra to install, when one is missing."""
+"""Optional dependencies: stop at once, naming the extra to install, when one is missing; and
+`lazy`, which names a function whose module (and the libraries it needs) is imported only when
+the function is called."""
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from vidbench.core.errors import ConfigError
 
@@ -22,3 +26,15 @@ def require(user: str, modules: Sequence[str], extra: str) -> None:
         raise ConfigError(
             f"{user} needs {', '.join(missing)} (not installed): pip install 'vidbench[{extra}]'"
         )
+
+
+def lazy(module: str, name: str) -> Callable[..., Any]:
+    """The function `module.name`, imported only when called: a Benchmark value names its
+    validator and commands this way and the model registry its backends' factories, so building
+    either imports nothing heavy."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = f"{module}.{name}"
+    return call

@@ -12,18 +12,18 @@ from pathlib import Path
 import pytest
 
 from vidbench.analyze.compare import compare_runs
-from vidbench.benchmarks.registry import open_run, task_of
 from vidbench.cli import main
 from vidbench.core.errors import ConfigError
 from vidbench.report.results_dir import ResultsDir
 from vidbench.report.tables import latex_escape
+from vidbench.runner.run import Run
 from vidbench.runner.run_config import RunConfig
-from vidbench.scoring.paired import paired
+from vidbench.scoring.stats import paired
 
 
 def _run(data: Path, out: Path, model: str, seed: int = 0) -> Path:
     config = RunConfig("4dbench-qa", str(data), model, str(out), seed=seed, progress=False)
-    open_run(config).run()
+    Run(config).run()
     return out
 
 
@@ -44,7 +44,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory, qa_release: Path) -> tuple[Pa
 
 def test_mcnemar_equals_the_binomial_test_on_discordant_pairs(runs: tuple[Path, Path]) -> None:
     a, b = runs
-    comparison = compare_runs(a, b, task_of, n_resamples=2000)
+    comparison = compare_runs(a, b, n_resamples=2000)
     assert comparison.paired_samples == 20 and comparison.only_a == comparison.only_b == 0
     right_a = {r.id: r.outcome.kind == "correct" for r in ResultsDir(a).read_samples()}
     right_b = {r.id: r.outcome.kind == "correct" for r in ResultsDir(b).read_samples()}
@@ -77,10 +77,10 @@ def test_runs_that_do_not_pair_are_refused(runs: tuple[Path, Path], tmp_path: Pa
     config = json.loads((other / "run.json").read_text())
     (other / "run.json").write_text(json.dumps({**config, "data": str(tmp_path)}))
     with pytest.raises(ConfigError, match="the same samples are needed"):
-        compare_runs(a, other, task_of)
+        compare_runs(a, other)
     (other / "run.json").write_text(json.dumps({**config, "task": "mmworld"}))
     with pytest.raises(ConfigError, match="do not pair"):
-        compare_runs(a, other, task_of)
+        compare_runs(a, other)
 
 
 def test_compare_and_report_write_latex(

@@ -10,6 +10,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from conftest import AUTOEVAL
 from mmworld_support import make_mmworld
 from vidbench.analyze.errors import parse_error_type
@@ -67,6 +69,7 @@ def _run(task: str, data: Path, out: Path, model: str) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_mmworld_run_errors_tagged_and_stored(tmp_path: Path, fake) -> None:
     data = make_mmworld(tmp_path / "mmworld")
     run = _run("mmworld:rule", data, tmp_path / "run", "constant:a")

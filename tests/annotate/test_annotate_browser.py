@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from annotate_support import ADAPTERS, make_project, query, sign_in_page
+from annotate_support import ADAPTERS, make_project, qa_candidate, query, sign_in_page
 from browser import Watch
 from vidbench.annotate import assign, auth, work
 from vidbench.annotate.web.app import create_app
@@ -174,15 +174,10 @@ def test_qa_review_in_the_browser_exports_a_valid_4d_qa_json(
 ) -> None:
     watch.allow(r"status of 422")  # the submit refused below for want of a reason
     project = make_project(qa_release, tmp_path)
-    generated = {
-        "id": f"{UID0}_generated",
-        "uid": UID0,
-        "Category": "Appearance",
-        "Question": "What colour is it? <script>alert('q')</script>",
-        "Options": ["(A) red", "(B) <img src=x onerror=alert(1)>", "(C) green", "(D) white"],
-        "Answer index": 1,
-        "provenance": {"validator": "<script>alert('model')</script> looks fine"},
-    }
+    question = "What colour is it? <script>alert('q')</script>"
+    options = ["(A) red", "(B) <img src=x onerror=alert(1)>", "(C) green", "(D) white"]
+    checked = {"validator": "<script>alert('model')</script> looks fine"}
+    generated = qa_candidate(UID0, "generated", question, options, provenance=checked)
     queue = tmp_path / "review_queue.jsonl"
     queue.write_text(json.dumps(generated) + "\n")
     conn = project.connect()

@@ -13,7 +13,8 @@ import pytest
 from playwright.sync_api import expect
 
 from annotate_support import ADAPTERS, make_project, query, sign_in_page, writers
-from vidbench.annotate import auth, drafts, work
+from vidbench.annotate import auth, work
+from vidbench.annotate.items import Imported
 from vidbench.annotate.project import Project
 from vidbench.annotate.web.app import create_app
 from vidbench.benchmarks.fourd.review.drafts import DRAFTS_FILE, import_drafts
@@ -36,7 +37,7 @@ def project(qa_release: Path, tmp_path: Path) -> Project:
     return make_project(qa_release, tmp_path)
 
 
-def _import(project: Project, lines: list[str], tmp_path: Path) -> drafts.Imported:
+def _import(project: Project, lines: list[str], tmp_path: Path) -> Imported:
     path = tmp_path / DRAFTS_FILE
     path.write_text("\n".join(lines) + "\n")
     conn = project.connect()

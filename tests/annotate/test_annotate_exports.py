@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from annotate_support import ADAPTERS, accounts, make_project, query, writers
+from annotate_support import ADAPTERS, accounts, make_project, qa_candidate, query, writers
 from vidbench.annotate import assign, auth, exports, items, work
 from vidbench.annotate.project import Project
 from vidbench.benchmarks.fourd import loader as fourd
@@ -151,15 +151,7 @@ def test_human_baseline_answers_feed_the_predictions_backend(project: Project) -
 
 def test_a_malformed_queue_imports_its_good_lines_and_names_the_bad(project: Project) -> None:
     queue = project.path / "review_queue.jsonl"
-    good = {
-        "id": f"{UID0}_extra",
-        "uid": UID0,
-        "Category": "Appearance",
-        "Question": "What colour is it?",
-        "Options": ["(A) red", "(B) blue", "(C) green", "(D) white"],
-        "Answer index": 1,
-        "provenance": {"generator": "test"},
-    }
+    good = qa_candidate(UID0, "extra", provenance={"generator": "test"})
     lines = [json.dumps(good), "{not json", json.dumps({**good, "id": "x_1", "Answer index": 7})]
     queue.write_text("\n".join(lines) + "\n")
     conn = project.connect()

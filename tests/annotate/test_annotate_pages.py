@@ -13,7 +13,15 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from annotate_support import ADAPTERS, make_project, query, sign_in_page, work_ids, writers
+from annotate_support import (
+    ADAPTERS,
+    make_project,
+    qa_candidate,
+    query,
+    sign_in_page,
+    work_ids,
+    writers,
+)
 from vidbench.annotate import assign, auth, work
 from vidbench.annotate.web.app import create_app
 from vidbench.benchmarks.fourd.review.items import import_queue
@@ -33,15 +41,10 @@ def test_a_reviewer_sees_the_question_and_three_views_first(
 ) -> None:
     project = make_project(qa_release, tmp_path)
     queue = tmp_path / "queue.jsonl"
-    candidate = {
-        "id": f"{UID0}_gen",
-        "uid": UID0,
-        "Category": "Appearance",
-        "Question": "Which colour does the object show first?",
-        "Options": ["(A) red", LONG, "(C) green", "(D) white"],
-        "Answer index": 2,
-        "provenance": {"validator": {"verdict": "accept", "reason": "fine <b>ok</b> & sound"}},
-    }
+    options = ["(A) red", LONG, "(C) green", "(D) white"]
+    checked = {"validator": {"verdict": "accept", "reason": "fine <b>ok</b> & sound"}}
+    question = "Which colour does the object show first?"
+    candidate = qa_candidate(UID0, "gen", question, options, answer=2, provenance=checked)
     queue.write_text(json.dumps(candidate) + "\n")
     conn = project.connect()
     import_queue(conn, project.data, queue, "ada")

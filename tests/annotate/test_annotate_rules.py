@@ -18,6 +18,7 @@ from annotate_support import (
     PASSWORD,
     accounts,
     make_project,
+    qa_candidate,
     query,
     sign_in,
     work_ids,
@@ -31,13 +32,7 @@ from vidbench.cli import main
 from vidbench.core.errors import ConfigError, DataError
 
 UID0, UID1 = "0" * 32, f"{1:032x}"
-GOOD = {
-    "uid": UID0,
-    "Category": "Appearance",
-    "Question": "What colour is it?",
-    "Options": ["(A) red", "(B) blue", "(C) green", "(D) white"],
-    "Answer index": 1,
-}
+GOOD = {k: v for k, v in qa_candidate(UID0, "").items() if k != "id"}
 
 
 @pytest.fixture

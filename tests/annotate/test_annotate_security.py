@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from annotate_support import ADAPTERS, make_project, query, sign_in, work_ids
+from annotate_support import ADAPTERS, make_project, qa_candidate, query, sign_in, work_ids
 from vidbench.annotate.project import Project
 from vidbench.annotate.web.app import create_app
 
@@ -200,14 +200,8 @@ def test_malformed_uploads_are_named_and_kept(project: Project, client: TestClie
     assert binary.json()["problems"] == [
         f"{next((project.path / 'uploads').glob('*-queue.jsonl'))} line 1: not UTF-8 text (byte 1)"
     ]
-    good = {
-        "id": f"{UID0}_upload",
-        "uid": UID0,
-        "Category": "Object Counting",
-        "Question": "How many?",
-        "Options": ["(A) 1", "(B) 2", "(C) 3", "(D) 4"],
-        "Answer index": 2,
-    }
+    options = ["(A) 1", "(B) 2", "(C) 3", "(D) 4"]
+    good = qa_candidate(UID0, "upload", "How many?", options, 2, "Object Counting")
     text = f'{{"id": 1}}\n{json.dumps(good)}\n[broken\n'.encode()
     mixed = client.post(
         "/api/admin/import", files={"file": ("../../evil.jsonl", text)}, headers=headers

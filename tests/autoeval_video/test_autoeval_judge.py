@@ -13,8 +13,7 @@ import pytest
 
 from autoeval_support import (
     PREDICTIONS,
-    RULES,
-    judge_args,
+    judging,
     official_prompt,
     prompt_of,
     read_jsonl,
@@ -68,13 +67,13 @@ def test_released_dimension_counts() -> None:
     assert set(DIMENSIONS) == set(counts) and ("Overall", *DIMENSIONS) == COLUMNS
 
 
+@pytest.mark.slow
 def test_official_protocol_prompts_parsing_and_drop(
     tmp_path: Path, expected_prompts: dict[str, int]
 ) -> None:
     out = tmp_path / "official"
     with ChatServer(reply=scripted(expected_prompts)) as server:
-        args = ("judge", "autoeval-video", "--rules", RULES, "--predictions", PREDICTIONS)
-        assert vidbench(*args, "--out", out, "--protocol", "official", *judge_args(server)) == 0
+        assert vidbench(*judging(server), "--out", out, "--protocol", "official") == 0
         bodies = server.requests
         sends = Counter(prompt_of(b) for b in bodies)
 
@@ -121,11 +120,9 @@ def test_official_protocol_prompts_parsing_and_drop(
         (again).mkdir()
         (again / "store.sqlite").write_bytes((out / "store.sqlite").read_bytes())
         before = len(server.requests)
-        code = vidbench(
-            *args, "--out", again, "--protocol", "official", "--parser", "robust",
-            "--unparsed", "wrong", *judge_args(server),
-        )  # fmt: skip
-        assert code == 0 and len(server.requests) == before
+        robustly = ["--protocol", "official", "--parser", "robust", "--unparsed", "wrong"]
+        assert vidbench(*judging(server), "--out", again, *robustly) == 0
+        assert len(server.requests) == before
     robust = json.loads((again / "results.json").read_text())
     assert robust["protocol"] == "official+parser=robust+unparsed=wrong"
     assert robust["n_unparsed"] == len(never) and robust["n_dropped"] == 0
@@ -146,8 +143,7 @@ def test_rerun_asks_nothing_and_retries_stop_when_a_reply_parses(tmp_path: Path)
     rules = write_jsonl(tmp_path / "rules.jsonl", rows()[:40])
     out = tmp_path / "out"
     with ChatServer(reply=reply) as server:
-        base = ("judge", "autoeval-video", "--rules", rules, "--predictions", PREDICTIONS)
-        args = (*base, "--out", out, *judge_args(server), "--judge-attempts", "5")
+        args = [*judging(server, rules), "--out", out, "--judge-attempts", "5"]
         assert vidbench(*args) == 0
         assert len(server.requests) == 40 * 3 and set(asks.values()) == {3}
         bodies = server.requests
@@ -178,11 +174,7 @@ def test_bad_input_is_named_counted_and_the_rest_judged(
         f.write('{"ID": 7, "prediction": \n')  # malformed line
     with ChatServer(reply="Fine.\n1") as server:
         out = tmp_path / "out"
-        code = vidbench(
-            "judge", "autoeval-video", "--rules", rules_file, "--predictions", pred_file,
-            "--out", out, *judge_args(server),
-        )  # fmt: skip
-        assert code == 0
+        assert vidbench(*judging(server, rules_file, pred_file), "--out", out) == 0
         prompts = [prompt_of(b) for b in server.requests]
     assert len(prompts) == 9  # 12 rules - bad rule 4 - missing 5 - empty 3 (robust: no call)
     printed = " ".join(capsys.readouterr().out.split())
@@ -198,11 +190,8 @@ def test_bad_input_is_named_counted_and_the_rest_judged(
 
     official = tmp_path / "official"
     with ChatServer(reply="Fine.\n1") as server:
-        code = vidbench(
-            "judge", "autoeval-video", "--rules", rules_file, "--predictions", pred_file,
-            "--out", official, "--protocol", "official", *judge_args(server),
-        )  # fmt: skip
-        assert code == 0
+        judged = judging(server, rules_file, pred_file)
+        assert vidbench(*judged, "--out", official, "--protocol", "official") == 0
         sent = [prompt_of(b) for b in server.requests]
     assert official_prompt(rules[2]["Rule"], "   ") in sent  # official: the empty answer is sent
     assert json.loads((official / "results.json").read_text())["n_judged"] == 10

@@ -11,12 +11,12 @@ import pytest
 from autoeval_support import rows, vidbench, write_jsonl
 from conftest import AUTOEVAL, AUTOEVAL_CLIPS
 from vidbench.benchmarks.autoeval_video import loader as av
-from vidbench.benchmarks.registry import by_name
 from vidbench.core.errors import DataError
 from vidbench.media.encode import write_mp4
 from vidbench.media.frames import load_frames
 from vidbench.media.images import decode_image
 from vidbench.media.spec import FrameSpec
+from vidbench.registry import by_name
 
 
 def test_real_rules_load() -> None:

@@ -16,7 +16,6 @@ from PIL import Image
 
 from autoeval_support import judge_args, official_prompt, rows, vidbench
 from conftest import AUTOEVAL, AUTOEVAL_CLIPS
-from vidbench.benchmarks.registry import get_task
 from vidbench.core.errors import EXIT_INCOMPLETE, ConfigError
 from vidbench.core.messages import ImagePart, TextPart
 from vidbench.core.records import Sample
@@ -25,6 +24,7 @@ from vidbench.media.frame import Frame
 from vidbench.media.frames import load_frames
 from vidbench.media.images import decode_image
 from vidbench.media.spec import parse_grid
+from vidbench.registry import get_task
 from vidbench.testing import ChatServer
 
 MAX_SIDE = 96  # small frames keep the test fast; decoding the clips is the cost

@@ -33,6 +33,7 @@ def _run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None) -> str
     return done.stdout
 
 
+@pytest.mark.slow
 def test_build_gives_an_sdist_and_a_wheel_with_every_data_file(dist: Path) -> None:
     version = vidbench.__version__
     [wheel] = dist.glob("*.whl")

@@ -10,8 +10,8 @@ import pytest
 from published_formats import VIDEOMME_README_PROMPT, write_mvbench, write_videomme
 
 from custom_support import predictions, results, samples, vidbench
-from vidbench.benchmarks.registry import get_task
 from vidbench.core.messages import TextPart
+from vidbench.registry import get_task
 from vidbench.tasks.data import load_samples
 
 

@@ -175,8 +175,8 @@ def test_several_rows_files_with_their_own_videos_and_fields(tmp_path: Path) -> 
 def test_several_videos_per_row(tmp_path: Path) -> None:
     """Two views from templates, or from a field holding the paths: the model sees each
     view's frames after a "Video K:" line, then the prompt."""
-    from vidbench.benchmarks.registry import get_task
     from vidbench.media.frames import load_frames
+    from vidbench.registry import get_task
 
     folder = make_bench(tmp_path)
     for side in ("left", "right"):

@@ -17,7 +17,7 @@ import yaml
 from export_support import fourd_release, mmworld_subsets, vidbench
 
 from custom_support import ISSUE_TOML, ROWS, make_bench
-from vidbench.benchmarks.registry import get_task
+from vidbench.registry import get_task
 from vidbench.tasks.data import load_samples
 
 datasets = pytest.importorskip("datasets")

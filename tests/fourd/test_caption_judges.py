@@ -137,25 +137,18 @@ def _args(*argv: str) -> CaptionScoring:
     return options(parser.parse_args(list(argv)))
 
 
-def _run(tmp_path: Path, server: ChatServer, protocol: str, out: str) -> dict:
+def _judged_args(tmp_path: Path, url: str, out: str, *more: str) -> CaptionScoring:
+    """`score-captions` of the test's files with BLEU and the GPT judges at `url`."""
     pred, refs = _files(tmp_path)
-    args = _args(
-        "--pred",
-        str(pred),
-        "--refs",
-        str(refs),
-        "--out",
-        str(tmp_path / out),
-        "--metrics",
-        "bleu,gpt",
-        "--judge",
-        f"openai-compat:{server.base_url}#judge",
-        "--judge-opt",
-        "backoff=0.01",
-        "--protocol",
-        protocol,
+    files = ["--pred", str(pred), "--refs", str(refs), "--out", str(tmp_path / out)]
+    return _args(*files, "--metrics", "bleu,gpt", "--judge", f"openai-compat:{url}#judge", *more)
+
+
+def _run(tmp_path: Path, server: ChatServer, protocol: str, out: str) -> dict:
+    more = ["--judge-opt", "backoff=0.01", "--protocol", protocol]
+    return score_caption_files(
+        _judged_args(tmp_path, server.base_url, out, *more), Console(quiet=True)
     )
-    return score_caption_files(args, Console(quiet=True))
 
 
 def test_judges_against_a_scripted_server(tmp_path: Path) -> None:
@@ -204,21 +197,9 @@ def test_an_unreachable_judge_stops_before_scoring(tmp_path: Path) -> None:
     with ChatServer() as server:
         url = server.base_url
     with pytest.raises(ConfigError, match="cannot reach"):
-        pred, refs = _files(tmp_path)
-        args = _args(
-            "--pred",
-            str(pred),
-            "--refs",
-            str(refs),
-            "--out",
-            str(tmp_path / "s.json"),
-            "--judge",
-            f"openai-compat:{url}#judge",
-            "--metrics",
-            "bleu,gpt",
-        )
-        score_caption_files(args, Console(quiet=True))
+        score_caption_files(_judged_args(tmp_path, url, "s.json"), Console(quiet=True))
     assert not (tmp_path / "s.json").exists()
+    pred, refs = _files(tmp_path)
     with pytest.raises(ConfigError, match="needs an LLM judge"):
         score_caption_files(
             _args("--pred", str(pred), "--refs", str(refs), "--out", "x.json", "--metrics", "gpt"),

@@ -3,16 +3,16 @@ with a captioning model and a judge on a real HTTP server."""
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 
 import pytest
 
-from conftest import write_object_views
+from conftest import make_caption_dataset
 from vidbench.benchmarks.fourd.caption_task import extract_caption
-from vidbench.benchmarks.registry import get_task, open_run
 from vidbench.core.errors import ConfigError
+from vidbench.registry import get_task
+from vidbench.runner.run import Run
 from vidbench.runner.run_config import RunConfig
 from vidbench.testing import ChatServer, request_text
 from vidbench.testing.tiny_bert import tiny_bert
@@ -52,18 +52,6 @@ def test_prompt_variants_and_plan() -> None:
         get_task("4dbench-caption:official+coco")
 
 
-def _release(root: Path) -> Path:
-    data = root / "4D_Object_Captioning" / "data"
-    for uid in UIDS:
-        write_object_views(data, uid, frames=8)
-    with (data / "human_annotations.csv").open("w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(["folder_name", *(f"caption_{k}" for k in range(1, 6))])
-        for i, uid in enumerate(UIDS):
-            writer.writerow([uid, *(f"a shape number {i} spins, take {k}" for k in range(5))])
-    return root
-
-
 def _reply(body: dict, asked: list[int] = []) -> str:  # noqa: B006 - counts caption requests
     text = request_text(body)
     if "Your job is to generate one fluent caption" in text:
@@ -87,14 +75,15 @@ def _config(root: Path, out: Path, url: str, task: str, judge: bool) -> RunConfi
     )
 
 
+@pytest.mark.slow
 def test_run_end_to_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    root = _release(tmp_path / "release")
+    root = make_caption_dataset(tmp_path / "release", UIDS)
     bert = tiny_bert(tmp_path / "bert", ["a", "shape", "spins", "number", "take"])
     monkeypatch.setenv("VIDBENCH_BERT_MODEL", str(bert))
     monkeypatch.setenv("VIDBENCH_BERT_LAYERS", "2")
     out = tmp_path / "run"
     with ChatServer(reply=_reply) as server:
-        open_run(_config(root, out, server.base_url, "4dbench-caption", judge=True)).run()
+        Run(_config(root, out, server.base_url, "4dbench-caption", judge=True)).run()
         results = json.loads((out / "results.json").read_text())
         captions = [b for b in server.requests if "fluent caption" in request_text(b)]
         assert len(captions) == 3 and "18 images, with every six" in request_text(captions[0])
@@ -126,7 +115,7 @@ def test_run_end_to_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
 
         # Another scoring protocol reuses the stored captions; no judge: GPT columns empty.
         sent = len(captions)
-        official = open_run(_config(root, out, server.base_url, "4dbench-caption:official", False))
+        official = Run(_config(root, out, server.base_url, "4dbench-caption:official", False))
         official.run()
         again = [b for b in server.requests if "fluent caption" in request_text(b)]
         assert len(again) == sent

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from conftest import solid_frames
-from vidbench.benchmarks.registry import open_run
 from vidbench.core.errors import MediaError
 from vidbench.core.records import MediaRef
 from vidbench.media import cache as cache_module
@@ -21,6 +20,7 @@ from vidbench.media.cache import FrameCache
 from vidbench.media.encode import write_mp4
 from vidbench.media.frames import load_frames
 from vidbench.media.spec import FrameSpec
+from vidbench.runner.run import Run
 from vidbench.runner.run_config import RunConfig
 
 
@@ -109,7 +109,7 @@ def test_a_run_decodes_each_view_once(
         cache_dir=str(tmp_path / "cache"),
         progress=False,
     )
-    open_run(config).run()
+    Run(config).run()
     # 4 objects x 5 questions each, the official views 1, 8, 16: 12 view files, whose contents
     # repeat across objects (3 distinct videos; the cache is content-addressed). Twenty questions
     # asked for their frames at once, and each distinct video was probed and decoded once.

@@ -13,7 +13,6 @@ import pytest
 
 from conftest import make_qa_dataset
 from mmworld_support import make_mmworld
-from vidbench.benchmarks.registry import get_task
 from vidbench.cli import main
 from vidbench.core.errors import EXIT_INCOMPLETE, MediaError
 from vidbench.core.records import MediaRef
@@ -25,6 +24,7 @@ from vidbench.media.frames import load_frames
 from vidbench.media.images import decode_image
 from vidbench.media.spec import GRID_MAX_SIDE, FrameSpec
 from vidbench.models.registry import load_model
+from vidbench.registry import get_task
 from vidbench.runner.keys import plan_key
 
 RNG = np.random.default_rng(0)

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from mmworld_support import make_mmworld
-from vidbench.benchmarks.registry import get_task
 from vidbench.cli import main
 from vidbench.core.errors import ConfigError
 from vidbench.core.requests import Request
 from vidbench.models.registry import ModelOptions, load_model
+from vidbench.registry import get_task
 
 SEEDS = 4000
 

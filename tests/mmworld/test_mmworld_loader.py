@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -63,6 +64,18 @@ def _comparable(samples: list, root: Path) -> list:
     ]
 
 
+def _write_csv(path: Path, table: list[dict[str, Any]]) -> Path:
+    """The rows as CSV: options as option_a.. columns, flags as text."""
+    names = [k for k in table[0] if k != "options"] + [f"option_{x}" for x in "abcd"]
+    with path.open("w", newline="") as f:
+        writer = csv.DictWriter(f, names)
+        writer.writeheader()
+        for r in table:
+            opts = {f"option_{k}": v for k, v in r["options"].items()}
+            writer.writerow({**{k: v for k, v in r.items() if k != "options"}, **opts})
+    return path
+
+
 @pytest.mark.parametrize("suffix", ["jsonl", "json", "csv"])
 def test_row_exports_load_the_same_questions(dataset: Path, tmp_path: Path, suffix: str) -> None:
     table = rows(records())
@@ -71,15 +84,8 @@ def test_row_exports_load_the_same_questions(dataset: Path, tmp_path: Path, suff
         path.write_text("".join(json.dumps(r) + "\n" for r in table))
     elif suffix == "json":
         path.write_text(json.dumps(table))
-    else:  # CSV: options as option_a.. columns, flags as text
-        labels = "abcd"
-        names = [k for k in table[0] if k != "options"] + [f"option_{x}" for x in labels]
-        with path.open("w", newline="") as f:
-            writer = csv.DictWriter(f, names)
-            writer.writeheader()
-            for r in table:
-                opts = {f"option_{k}": v for k, v in r["options"].items()}
-                writer.writerow({**{k: v for k, v in r.items() if k != "options"}, **opts})
+    else:
+        _write_csv(path, table)
     for video in dataset.iterdir():  # same videos, next to the export
         if video.name != "mmworld.json":
             (tmp_path / video.name).symlink_to(video)
@@ -90,14 +96,7 @@ def test_row_exports_load_the_same_questions(dataset: Path, tmp_path: Path, suff
 
 def test_a_csv_row_with_an_unclosed_quote_is_named(dataset: Path, tmp_path: Path) -> None:
     table = rows(records())
-    names = [k for k in table[0] if k != "options"] + [f"option_{x}" for x in "abcd"]
-    path = tmp_path / "questions.csv"
-    with path.open("w", newline="") as f:
-        writer = csv.DictWriter(f, names)
-        writer.writeheader()
-        for r in table:
-            opts = {f"option_{k}": v for k, v in r["options"].items()}
-            writer.writerow({**{k: v for k, v in r.items() if k != "options"}, **opts})
+    path = _write_csv(tmp_path / "questions.csv", table)
     lines = path.read_text().splitlines(keepends=True)
     lines[2] = lines[2].replace(",", ',"', 1)  # the second question: a quote never closed
     path.write_text("".join(lines))

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from mmworld_support import README_RECORD, make_mmworld, records
-from vidbench.benchmarks.registry import get_task
 from vidbench.core.messages import ImagePart, TextPart
 from vidbench.media.frame import Frame
+from vidbench.registry import get_task
 
 
 @pytest.fixture(scope="module")

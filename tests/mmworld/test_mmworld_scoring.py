@@ -13,8 +13,8 @@ from vidbench.benchmarks.mmworld.judge import (
 )
 from vidbench.benchmarks.mmworld.parse import official_post_processing, parse_answer
 from vidbench.benchmarks.mmworld.variants import reduced_frames
-from vidbench.benchmarks.registry import get_task
 from vidbench.core.errors import ConfigError
+from vidbench.registry import get_task
 from vidbench.report.runs import aggregate
 from vidbench.report.schema import Results
 from vidbench.report.tables import to_markdown

@@ -15,9 +15,9 @@ import pytest
 from api_support import ask, backend, request
 from conftest import make_qa_dataset
 from vidbench.benchmarks.fourd.synthetic.release import write_release
-from vidbench.benchmarks.registry import open_run
 from vidbench.cli import main
 from vidbench.core.errors import EXIT_INCOMPLETE, ConfigError
+from vidbench.runner.run import Run
 from vidbench.runner.run_config import RunConfig
 from vidbench.runner.store import Store
 from vidbench.testing import ChatServer, FaultPlan, Reply, request_text
@@ -47,6 +47,7 @@ def results_of(out: Path) -> dict:
     return json.loads((out / "results.json").read_text())
 
 
+@pytest.mark.slow
 def test_751_requests_with_20_percent_faults_complete_and_nothing_is_sent_twice(
     fake, tmp_path: Path
 ) -> None:
@@ -59,7 +60,7 @@ def test_751_requests_with_20_percent_faults_complete_and_nothing_is_sent_twice(
     cfg = config(data, out, f"openai-compat:{server.base_url}#fake", max_retries="1", timeout="2")
 
     # Run 1: every request is answered or, after 1 + 1 attempts, recorded as an error.
-    open_run(cfg).run()
+    Run(cfg).run()
     first = results_of(out)
     stats = server.stats()
     answered, failed = first["n_scored"], first["errors"]
@@ -72,17 +73,17 @@ def test_751_requests_with_20_percent_faults_complete_and_nothing_is_sent_twice(
 
     # Run 2, same command: only the failed requests go out again.
     sent_before = server.sends()
-    open_run(cfg).run()
+    Run(cfg).run()
     again = {k for k, n in server.sends().items() if n > sent_before[k]}
     assert len(again) == failed
     assert server.stats().resent_after_answer == 0
 
     # Run 3 without faults answers the rest; run 4 sends nothing at all.
     server.set_faults(FaultPlan())
-    open_run(cfg).run()
+    Run(cfg).run()
     assert results_of(out)["n_scored"] == 751 and results_of(out)["errors"] == 0
     received = server.stats().received
-    run = open_run(cfg)
+    run = Run(cfg)
     stats4 = run.infer()
     assert (stats4.reused, stats4.answered, stats4.failed) == (751, 0, 0)
     final = server.stats()
@@ -99,7 +100,7 @@ def test_empty_refused_and_blocked_are_reported_in_results(fake, tmp_path: Path)
     server = fake(reply=lambda body: replies.get(_question_number(body), "(A)"))
     data = make_qa_dataset(tmp_path / "data", n_objects=2)
     out = tmp_path / "out"
-    open_run(config(data, out, f"openai-compat:{server.base_url}#fake")).run()
+    Run(config(data, out, f"openai-compat:{server.base_url}#fake")).run()
     results = results_of(out)
     assert results["n"] == 10 and results["n_scored"] == 4
     assert results["errors_by_status"] == {"empty": 2, "refused": 2, "blocked": 2}
@@ -117,7 +118,7 @@ def test_a_huge_reply_is_stored_whole_and_cut_in_samples_jsonl(fake, tmp_path: P
     server = fake(reply=lambda body: huge if _question_number(body) == 1 else "(A)")
     data = make_qa_dataset(tmp_path / "data", n_objects=2)
     out = tmp_path / "out"
-    open_run(config(data, out, f"openai-compat:{server.base_url}#fake")).run()
+    Run(config(data, out, f"openai-compat:{server.base_url}#fake")).run()
     records = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
     cut = [r for r in records if "raw_output_cut" in r]
     assert len(cut) == 2 and len(records) == 10  # question 1 of both objects
@@ -176,7 +177,7 @@ def test_unreachable_server_stops_the_run_before_any_frame_is_decoded(tmp_path: 
     data = make_qa_dataset(tmp_path / "data", n_objects=1)
     out = tmp_path / "out"
     with pytest.raises(ConfigError, match=f"cannot reach {re.escape(closed.base_url)}"):
-        open_run(config(data, out, f"openai-compat:{closed.base_url}#fake")).infer()
+        Run(config(data, out, f"openai-compat:{closed.base_url}#fake")).infer()
     cache = tmp_path / "cache"
     assert not cache.exists() or not any(p.is_file() for p in cache.rglob("*"))
     store = Store(out)
@@ -189,7 +190,7 @@ def test_concurrency_seen_by_the_server_stays_within_the_limit(fake, tmp_path: P
     data = make_qa_dataset(tmp_path / "data", n_objects=4)
     cfg = config(data, tmp_path / "out", f"openai-compat:{server.base_url}#fake")
     cfg.concurrency = 6
-    open_run(cfg).run()
+    Run(cfg).run()
     stats = server.stats()
     assert stats.served == 20 and stats.max_in_flight <= 6
 
@@ -209,10 +210,10 @@ def test_blind_baseline_sends_no_image_and_nothing_else_changes(fake, tmp_path: 
     data = make_qa_dataset(tmp_path / "data", n_objects=1)
     seeing, blind = tmp_path / "seeing", tmp_path / "blind"
     spec = f"openai-compat:{server.base_url}#fake"
-    open_run(config(data, seeing, spec)).run()
+    Run(config(data, seeing, spec)).run()
     with_images = server.requests
     server.reset()
-    open_run(config(data, blind, f"blind:{spec}")).run()
+    Run(config(data, blind, f"blind:{spec}")).run()
     without = server.requests
     assert len(with_images) == len(without) == 5
     for a, b in zip(
@@ -234,7 +235,7 @@ def test_blind_wraps_any_spec(tmp_path: Path) -> None:
     out = tmp_path / "out"
     cfg = config(data, out, "blind:random")
     cfg.model_options = {}
-    open_run(cfg).run()
+    Run(cfg).run()
     assert results_of(out)["n_scored"] == 5 and results_of(out)["model"] == "blind:random"
 
 
@@ -242,19 +243,19 @@ def test_price_table_turns_usage_into_money(fake, tmp_path: Path, monkeypatch) -
     server = fake()
     spec = f"openai-compat:{server.base_url}#fake"
     data = make_qa_dataset(tmp_path / "data", n_objects=1)
-    open_run(config(data, tmp_path / "plain", spec)).run()
+    Run(config(data, tmp_path / "plain", spec)).run()
     assert results_of(tmp_path / "plain")["cost"] is None  # no table, no money
 
     table = tmp_path / "prices.json"
     table.write_text(json.dumps({spec: {"input_per_mtok": 2.0, "output_per_mtok": 8.0}}))
     monkeypatch.setenv("VIDBENCH_PRICES", str(table))
-    open_run(config(data, tmp_path / "priced", f"blind:{spec}")).run()
+    Run(config(data, tmp_path / "priced", f"blind:{spec}")).run()
     results = results_of(tmp_path / "priced")
     usage, cost = results["usage"], results["cost"]
     expected = usage["input_tokens"] * 2.0 / 1e6 + usage["output_tokens"] * 8.0 / 1e6
     assert cost["currency"] == "USD" and cost["total"] == pytest.approx(expected, abs=1e-6)
 
     table.write_text(json.dumps({"openai:other": {"input_per_mtok": 1, "output_per_mtok": 1}}))
-    open_run(config(data, tmp_path / "unpriced", spec)).run()
+    Run(config(data, tmp_path / "unpriced", spec)).run()
     cost = results_of(tmp_path / "unpriced")["cost"]
     assert cost["total"] is None and "no price for" in cost["note"]

@@ -18,7 +18,6 @@ from rich.console import Console
 import video_stand_in
 from conftest import make_qa_dataset, vary_question_lengths
 from tiny_families import build
-from vidbench.benchmarks.registry import open_run
 from vidbench.cli import main
 from vidbench.core.errors import ConfigError
 from vidbench.core.files import read_jsonl
@@ -26,6 +25,7 @@ from vidbench.media.frames import load_frames
 from vidbench.media.images import decode_image
 from vidbench.models import hf_runtime
 from vidbench.models.registry import ModelOptions, load_model
+from vidbench.runner.run import Run
 from vidbench.runner.run_config import RunConfig
 from video_stand_in import use_stand_in
 
@@ -119,7 +119,7 @@ def run_family(case: Case, model_dir: Path, data: Path, out: Path, batch_size: i
         progress=False,
         limit=2,
     )
-    run = open_run(config, Console(file=io.StringIO()))
+    run = Run(config, console=Console(file=io.StringIO()))
     run.run()
     return run
 

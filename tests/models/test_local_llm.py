@@ -160,6 +160,7 @@ def test_the_build_is_portable(installed: None) -> None:
         assert "tdpb" not in code and "tileload" not in code, f"{library} uses AMX"
 
 
+@pytest.mark.slow
 def test_blind_baseline_through_the_local_llm(
     installed: None, qa_release: Path, tmp_path: Path
 ) -> None:
@@ -177,6 +178,7 @@ def test_blind_baseline_through_the_local_llm(
     assert usage["input_tokens"] > 0 and usage["output_tokens"] > 0
 
 
+@pytest.mark.slow
 def test_serve_local_llm_prints_the_spec_and_stops_on_ctrl_c(installed: None) -> None:
     port = free_port()
     command = [sys.executable, "-m", "vidbench.cli", "serve-local-llm"]

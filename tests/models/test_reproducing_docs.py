@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from vidbench.benchmarks.registry import task_of
 from vidbench.cli import build_parser
 from vidbench.models import hf_backend, openai_backend, vllm_backend
 from vidbench.runner.commands import _run_request
@@ -58,7 +57,7 @@ def test_a_documented_command_is_one_vidbench_takes(command: str) -> None:
         generation=request.generation,
         model_options=request.model_options,
     )
-    task = task_of(config)  # unknown tasks, variants or frame settings raise here
+    task = config.open_task()  # unknown tasks, variants or frame settings raise here
     assert task.name.startswith(args.task.split(":")[0])
     prefix = args.model.partition(":")[0]
     if prefix in KNOWN_OPTIONS:

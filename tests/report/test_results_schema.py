@@ -1,7 +1,6 @@
 """The typed results files (report/schema.py): every task's scorer returns a SampleScore with the
-shared outcome; older files get the one their fields give (report/upgrade.py); rows keep a
-task's own fields in their typed places; files that do not fit say where; run.json's model is
-RunConfig's; results.json keeps full precision and the tables round."""
+shared outcome; rows keep a task's own fields in their typed places; files that do not fit say
+where; run.json's model is RunConfig's; results.json keeps full precision and the tables round."""
 
 from __future__ import annotations
 
@@ -15,9 +14,9 @@ from pydantic import ValidationError
 
 from vidbench.benchmarks.autoeval_video import rules
 from vidbench.benchmarks.mmworld.task import MMWorld, MMWorldOptions
-from vidbench.benchmarks.registry import get_task
 from vidbench.core.errors import ConfigError, DataError
 from vidbench.core.records import MediaRef, Sample
+from vidbench.registry import get_task
 from vidbench.report.results import build_results
 from vidbench.report.results_dir import ResultsDir, read_sample_rows
 from vidbench.report.schema import (
@@ -30,7 +29,6 @@ from vidbench.report.schema import (
 )
 from vidbench.report.schema_doc import render
 from vidbench.report.tables import to_csv, to_markdown
-from vidbench.report.upgrade import upgrade_results, upgrade_run
 from vidbench.runner.run_config import RUN_PLACE, RunConfig
 from vidbench.scoring.judge import no_verdict_fields
 from vidbench.scoring.model_call import CallResult
@@ -138,8 +136,6 @@ def test_rows_keep_a_tasks_own_fields_and_say_what_does_not_fit(tmp_path: Path) 
     assert SampleRow.model_validate(json.loads(json.dumps(record))) == row
     assert row.correct is True and not row.failed
     path = tmp_path / "samples.jsonl"
-    old = {"id": "a", "status": "ok", "error": None, "correct": False, "unparsed": True,
-           "subtask": "Action"}  # fmt: skip
     bad = {**record, "id": "b", "outcome": {"kind": "right"}}
     loose = {**record, "id": "c", "discipline": "Game"}  # a field outside the typed places
     path.write_text("\n".join(json.dumps(r) for r in (record, bad)) + "\n")
@@ -148,10 +144,9 @@ def test_rows_keep_a_tasks_own_fields_and_say_what_does_not_fit(tmp_path: Path) 
     path.write_text("\n".join(json.dumps(r) for r in (record, loose)) + "\n")
     with pytest.raises(DataError, match=r"line 2: discipline: Extra inputs are not permitted"):
         read_sample_rows(path)
-    path.write_text(json.dumps(record) + "\n" + json.dumps(old) + "\n")
-    with pytest.raises(DataError, match=r"line 2: a row written before the typed schema .*"
-                       r"vidbench run --out DIR --stage score"):  # fmt: skip
-        read_sample_rows(path)
+    unversioned = {k: v for k, v in record.items() if k != "schema_version"}
+    path.write_text(json.dumps(unversioned) + "\n")
+    assert read_sample_rows(path) == [row]  # a file without a version is of this version
 
 
 def test_a_newer_schema_version_is_refused_by_name(tmp_path: Path) -> None:
@@ -172,9 +167,6 @@ def test_run_json_holds_what_run_config_saves(tmp_path: Path) -> None:
     written = json.loads((tmp_path / "run.json").read_text())
     assert written["schema_version"] == SCHEMA_VERSION and "progress" not in written
     assert RunConfig.load(tmp_path) == config
-    old = {k: v for k, v in written.items() if k != "schema_version"} | {"ray_rate": 2.0}
-    (tmp_path / "run.json").write_text(json.dumps(old))  # an older run.json kept ray_rate
-    assert RunConfig.load(tmp_path) == config and upgrade_run(old)["schema_version"] == 1
     (tmp_path / "run.json").write_text(json.dumps(written | {"colour": "red"}))
     with pytest.raises(ConfigError, match="run.json: colour: Extra inputs are not permitted"):
         RunConfig.load(tmp_path)
@@ -208,9 +200,6 @@ def test_results_keep_full_precision_and_tables_round(tmp_path: Path) -> None:
     assert "| m | — | — | 42.9 | — | — | 42.9 | 8 | 1 | 1 |" in to_markdown([results])
     assert "m,—,—,42.9,—,—,42.9,8,1,1" in to_csv([results])
     assert (tmp_path / "table.md").read_text() == to_markdown([results])
-    old = {**written, "columns": {"Overall": 42.86}, "columns_unrounded": {"Overall": 3 / 7 * 100}}
-    del old["schema_version"]
-    assert upgrade_results(old)["columns"]["Overall"] == 100 * 3 / 7  # the exact value it kept
 
 
 def test_the_schema_page_is_the_models_own() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from autoeval_support import PREDICTIONS, RULES, judge_args, vidbench
+from autoeval_support import PREDICTIONS, RULES, judge_args, judging, vidbench
 from vidbench.benchmarks.fourd import loader as fourd_bench
 from vidbench.core.errors import EXIT_INCOMPLETE
 from vidbench.report.results_dir import ResultsDir
@@ -54,14 +54,14 @@ def test_fourd_answers_from_a_file_scored_without_videos(tmp_path: Path, qa_rele
     assert ResultsDir(out).read_results().errors == 2  # a changed file is read again
 
 
+@pytest.mark.slow
 def test_autoeval_predictions_run_agrees_with_judge_command(tmp_path: Path) -> None:
     def reply(body: dict) -> str:
         text = body["messages"][0]["content"]
         return "Reason.\n1" if len(text) % 3 else "Reason.\n0"
 
     with ChatServer(reply=reply) as server:
-        assert vidbench("judge", "autoeval-video", "--rules", RULES, "--predictions", PREDICTIONS,
-                        "--out", tmp_path / "command", *judge_args(server)) == 0  # fmt: skip
+        assert vidbench(*judging(server), "--out", tmp_path / "command") == 0
         asked = len(server.requests)
         assert vidbench("run", "autoeval-video", "--data", RULES.parent, "--model",
                         f"predictions:{PREDICTIONS}", "--out", tmp_path / "run",

@@ -82,6 +82,7 @@ def _interrupt(release: Path, out: Path, cache: Path, log: Path, sig: int) -> in
     return proc.returncode
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT], ids=["kill-9", "ctrl-c"])
 def test_interrupted_run_resumes_without_resending(release: Path, tmp_path: Path, sig) -> None:
     cache = tmp_path / "cache"

@@ -10,11 +10,12 @@ import pytest
 
 from conftest import SUBTASK_SUFFIXES, solid_frames
 from vidbench.benchmarks.fourd import loader as fourd_bench
-from vidbench.benchmarks.registry import get_task, open_run
 from vidbench.cli import main
 from vidbench.core.errors import EXIT_INCOMPLETE
 from vidbench.core.messages import ImagePart, TextPart
 from vidbench.media.encode import write_mp4
+from vidbench.registry import get_task
+from vidbench.runner.run import Run
 from vidbench.runner.run_config import RunConfig
 from vidbench.runner.store import Store
 
@@ -34,18 +35,9 @@ def run(*args: str) -> int:
 
 def test_results_files_and_fields(qa_release: Path, tmp_path: Path) -> None:
     out = tmp_path / "res"
+    cache = ["--cache-dir", str(tmp_path / "cache")]
     assert (
-        run(
-            "4dbench-qa",
-            "--data",
-            str(qa_release),
-            "--model",
-            "random",
-            "--out",
-            str(out),
-            "--cache-dir",
-            str(tmp_path / "cache"),
-        )
+        run("4dbench-qa", "--data", str(qa_release), "--model", "random", "--out", str(out), *cache)
         == 0
     )
     results = json.loads((out / "results.json").read_text())
@@ -149,7 +141,7 @@ def test_timestamps_label_each_image(qa_release: Path, tmp_path: Path) -> None:
         progress=False,
         cache_dir=str(tmp_path / "c"),
     )
-    r = open_run(config)
+    r = Run(config)
     sample = r.samples[0]
     from vidbench.media.frames import load_frames
 
@@ -263,26 +255,18 @@ def test_bad_media_is_recorded_and_the_run_completes(
 
 def test_demo_layout_run_via_release_root_and_limit(qa_release: Path, tmp_path: Path) -> None:
     out = tmp_path / "res"
-    assert (
-        run(
-            "4dbench-qa",
-            "--data",
-            str(qa_release),
-            "--model",
-            "constant:(A)",
-            "--out",
-            str(out),
-            "--limit",
-            "7",
-            "--views",
-            "2",
-            "--frames",
-            "3",
-            "--cache-dir",
-            str(tmp_path / "cache"),
-        )
-        == 0
-    )
+    data, model = ["--data", str(qa_release)], ["--model", "constant:(A)", "--out", str(out)]
+    frames = [
+        "--limit",
+        "7",
+        "--views",
+        "2",
+        "--frames",
+        "3",
+        "--cache-dir",
+        str(tmp_path / "cache"),
+    ]
+    assert run("4dbench-qa", *data, *model, *frames) == 0
     results = json.loads((out / "results.json").read_text())
     assert results["n"] == 7
     assert results["frame_spec"]["views"] == [0, 12] and results["frame_spec"]["frames"] == 3

@@ -7,21 +7,28 @@ import json
 import os
 import signal
 import time
+import uuid
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from conftest import TESTS
-from vidbench.benchmarks.registry import open_run
 from vidbench.core.errors import ConfigError
 from vidbench.core.requests import Request, Response
 from vidbench.models.base import Model
+from vidbench.runner.run import Run
 from vidbench.runner.run_config import RunConfig
 from vidbench.testing import ChatServer, request_text
 
 SRC = TESTS.parent / "src"
-WORKER_ENV = {"PYTHONPATH": os.pathsep.join([str(SRC), str(TESTS / "scaleout"), str(TESTS)])}
+# marks the workers of this test process's Ray clusters, in their environment: another Ray on
+# the machine (another test run's) is never counted or killed
+CLUSTER_MARK = f"VIDBENCH_TEST_CLUSTER={os.getpid()}-{uuid.uuid4().hex}"
+WORKER_ENV = {
+    "PYTHONPATH": os.pathsep.join([str(SRC), str(TESTS / "scaleout"), str(TESTS)]),
+    **dict([CLUSTER_MARK.split("=")]),
+}
 POISON_ENV = "VIDBENCH_TEST_POISON"
 WHERE_ENV = "VIDBENCH_TEST_WHERE"  # set to "cuda" in the workers
 # what differs between two runs of the same thing (when, where, how long)
@@ -52,7 +59,7 @@ def config(release: Path, out: Path, cache: Path, model: str, **fields: Any) -> 
 
 
 def run(cfg: RunConfig) -> dict[str, Any]:
-    open_run(cfg).run()
+    Run(cfg).run()
     return json.loads((Path(cfg.out) / "results.json").read_text())
 
 
@@ -79,15 +86,19 @@ def result_files(out: Path) -> dict[str, Any]:
 
 
 def worker_pids() -> list[int]:
-    """Processes of live InferWorker actors (Ray titles them ray::InferWorker...)."""
+    """Processes of live InferWorker actors of this test process's clusters: Ray titles them
+    ray::InferWorker..., and they carry CLUSTER_MARK in their environment."""
     pids = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
                 cmdline = (entry / "cmdline").read_bytes()
-            except OSError:
+                ours = cmdline.startswith(b"ray::InferWorker") and CLUSTER_MARK.encode() in (
+                    entry / "environ"
+                ).read_bytes().split(b"\0")
+            except OSError:  # ended meanwhile, or another user's
                 continue
-            if cmdline.startswith(b"ray::InferWorker"):
+            if ours:
                 pids.append(int(entry.name))
     return pids
 

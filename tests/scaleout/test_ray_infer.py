@@ -181,31 +181,21 @@ def test_a_driver_killed_with_kill_9_resumes_from_the_store(
     assert server.stats().received - asked_before == 40 - len(answered_before)
 
 
-def test_a_model_that_cannot_start_in_its_workers_stops_the_run(
-    cluster: str, release: Path, tmp_path: Path
+@pytest.mark.parametrize(
+    ("spec", "said"),
+    [
+        (NoWeights.spec, "no weights at /models/missing"),  # it cannot start in its workers
+        (WhereAmI.spec, "device_type: 'cuda' there, 'cpu' here"),  # it is another there
+        (NotThere.spec, "cannot build model .*my_private_model"),  # it cannot be built there
+    ],
+)
+def test_a_model_that_cannot_start_in_its_workers_or_is_another_there_stops_the_run(
+    cluster: str, release: Path, tmp_path: Path, spec: str, said: str
 ) -> None:
-    cfg = config(
-        release, tmp_path / "out", tmp_path / "cache", NoWeights.spec, ray="auto", ray_workers=1
-    )
-    with pytest.raises(ConfigError, match="no weights at /models/missing"):
+    cfg = config(release, tmp_path / "out", tmp_path / "cache", spec, ray="auto", ray_workers=1)
+    with pytest.raises(ConfigError, match=said):
         run(cfg)
     assert _answered(tmp_path / "out") == set()
-
-
-def test_a_model_that_is_another_in_the_workers_stops_the_run(
-    cluster: str, release: Path, tmp_path: Path
-) -> None:
-    cfg = config(
-        release, tmp_path / "out", tmp_path / "cache", WhereAmI.spec, ray="auto", ray_workers=1
-    )
-    with pytest.raises(ConfigError, match="device_type: 'cuda' there, 'cpu' here"):
-        run(cfg)
-    assert _answered(tmp_path / "out") == set()
-    cfg = config(
-        release, tmp_path / "out", tmp_path / "cache", NotThere.spec, ray="auto", ray_workers=1
-    )
-    with pytest.raises(ConfigError, match="cannot build model .*my_private_model"):
-        run(cfg)
 
 
 def test_the_device_time_of_all_workers_is_summed(
@@ -257,12 +247,12 @@ def test_gpu_workers_on_a_cluster_without_gpus_stop_at_once(
     cluster: str, release: Path, tmp_path: Path
 ) -> None:
     """A worker asking for a GPU the cluster lacks would wait for ever: the run stops instead."""
-    from vidbench.benchmarks.registry import open_run
     from vidbench.runner.ray.driver import RaySettings, ray_infer
     from vidbench.runner.ray.worker import WorkerSetup
+    from vidbench.runner.run import Run
     from vidbench.runner.store import Store
 
-    run_ = open_run(config(release, tmp_path / "out", tmp_path / "cache", Poison.spec))
+    run_ = Run(config(release, tmp_path / "out", tmp_path / "cache", Poison.spec))
     setup = WorkerSetup(run_.task, Poison.spec, ModelOptions(), run_.plan, None, os.getcwd())
     settings = RaySettings(workers=1, gpus_per_worker=1.0)
     store = Store(tmp_path / "out")

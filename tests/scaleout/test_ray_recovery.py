@@ -34,6 +34,7 @@ from vidbench.runner.ray.driver import SUSPECT_GROUP, RaySettings, _Driver, _InF
 from vidbench.testing import ChatServer
 
 ray = pytest.importorskip("ray")
+pytestmark = pytest.mark.slow  # a Ray cluster per module, workers killed and restarted
 
 
 @pytest.fixture(scope="module")

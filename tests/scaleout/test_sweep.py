@@ -29,6 +29,7 @@ def _runs(out: Path) -> dict[str, dict]:
     }
 
 
+@pytest.mark.slow
 def test_the_grid_and_its_tables(qa_release: Path, tmp_path: Path) -> None:
     out = tmp_path / "sweep"
     argv = [

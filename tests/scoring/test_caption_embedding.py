@@ -56,6 +56,7 @@ def test_bertscore_model_problems_are_clear(bert: str, tmp_path: Path) -> None:
         bertscore_f1(["a"], [["b"]], model=bert, num_layers=9)
 
 
+@pytest.mark.slow
 def test_sbert_equals_the_official_per_object_formula() -> None:
     from sentence_transformers import SentenceTransformer
 

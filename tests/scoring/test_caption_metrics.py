@@ -54,6 +54,7 @@ def test_bleu_and_rouge_equal_per_object_pycocoevalcap() -> None:
     assert bleu[0][3] == pytest.approx(1.0) and rouge[0] == pytest.approx(1.0)
 
 
+@pytest.mark.slow
 def test_meteor_equals_nltk() -> None:
     from nltk.translate.meteor_score import meteor_score
 
@@ -162,6 +163,7 @@ def test_official_protocol_one_call_equals_the_per_object_loop(tmp_path: Path) -
         assert row == pytest.approx(alone, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_coco_protocol_is_pycocoevalcap_on_ptb_tokens() -> None:
     cands, refs = _data(10)
     settings = CaptionMetricSettings(protocol="coco", metrics=("bleu", "rouge", "cider", "meteor"))

@@ -38,6 +38,7 @@ def load(path: str | Path):  # type: ignore[no-untyped-def]
     return SentenceTransformer(str(path), device="cpu")
 
 
+@pytest.mark.slow
 def test_minilm_on_onnx_runtime_equals_sentence_transformers() -> None:
     path = default_sbert_path()
     model = load(path)
@@ -49,6 +50,7 @@ def test_minilm_on_onnx_runtime_equals_sentence_transformers() -> None:
     assert np.allclose(np.linalg.norm(got, axis=1), 1, atol=1e-5)  # the model's Normalize ran
 
 
+@pytest.mark.slow
 def test_the_two_runtimes_give_the_same_sbert_scores() -> None:
     cands = SENTENCES[:3]
     refs = [SENTENCES[3:8], SENTENCES[1:6], SENTENCES[:5]]

@@ -3,15 +3,14 @@ says what it asked and what it reused; the models scoring needs are checked befo
 
 from __future__ import annotations
 
-import csv
 import json
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from autoeval_support import PREDICTIONS, RULES, judge_args, rows, vidbench
-from conftest import AUTOEVAL, write_object_views
+from autoeval_support import RULES, judge_args, judging, rows, vidbench
+from conftest import AUTOEVAL, make_caption_dataset
 from vidbench.core.errors import EXIT_INCOMPLETE
 from vidbench.testing import ChatServer, Reply, request_text
 from vidbench.testing.tiny_bert import tiny_bert
@@ -85,16 +84,13 @@ def test_run_counts_failed_and_missing_verdicts_as_judge_errors(
         assert "judge: 2 asked now, 6 reused from the store" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_judge_predictions_lists_answers_without_verdict(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with ChatServer(reply=_failing_judge) as server:
         out = tmp_path / "judged"
-        code = vidbench(
-            "judge", "autoeval-video", "--rules", RULES, "--predictions", PREDICTIONS,
-            "--out", out, *judge_args(server),
-        )  # fmt: skip
-        assert code == 0
+        assert vidbench(*judging(server), "--out", out) == 0
         results = _results(out)
         assert results["errors_by_status"]["judge"] == 2
         assert results["unjudged"] == 2
@@ -107,18 +103,6 @@ def test_judge_predictions_lists_answers_without_verdict(
 
 # ----------------------------------------------------------------------------- captioning
 UIDS = [f"{i:032x}" for i in range(3)]
-
-
-def _caption_release(root: Path) -> Path:
-    data = root / "4D_Object_Captioning" / "data"
-    for uid in UIDS:
-        write_object_views(data, uid, frames=8)
-    with (data / "human_annotations.csv").open("w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(["folder_name", *(f"caption_{k}" for k in range(1, 6))])
-        for i, uid in enumerate(UIDS):
-            writer.writerow([uid, *(f"a shape number {i} spins, take {k}" for k in range(5))])
-    return root
 
 
 def _captioner(judge: Callable[[str], str | Reply]) -> Callable[[dict], str | Reply]:
@@ -136,7 +120,7 @@ def caption_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     bert = tiny_bert(tmp_path / "bert", ["a", "shape", "spins", "number", "take"])
     monkeypatch.setenv("VIDBENCH_BERT_MODEL", str(bert))
     monkeypatch.setenv("VIDBENCH_BERT_LAYERS", "2")
-    return _caption_release(tmp_path / "release")
+    return make_caption_dataset(tmp_path / "release", UIDS)
 
 
 def _caption_run(root: Path, out: Path, server: ChatServer, task: str) -> int:
@@ -189,7 +173,7 @@ def test_a_failed_caption_judgment_makes_the_object_an_error(
 def test_a_missing_bert_model_stops_before_any_caption_is_asked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    root = _caption_release(tmp_path / "release")
+    root = make_caption_dataset(tmp_path / "release", UIDS)
     monkeypatch.setenv("VIDBENCH_BERT_MODEL", str(tmp_path / "no-such-bert"))
     with ChatServer() as server:
         assert _caption_run(root, tmp_path / "run", server, "4dbench-caption") == 2

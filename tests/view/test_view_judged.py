@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from autoeval_support import PREDICTIONS, RULES, judge_args, prompt_of
+from autoeval_support import judging, prompt_of
 from vidbench.report.results_dir import ResultsDir
 from vidbench.testing import ChatServer
 from view_support import matching, open_report, records, set_filter, vidbench_in_thread
@@ -31,8 +31,7 @@ def _reply(body: dict[str, Any]) -> str:
 def test_judged_run_shows_every_attempt(tmp_path: Path, open_page: Callable[..., Any]) -> None:
     run = tmp_path / "judged"
     with ChatServer(reply=_reply) as server:
-        args = ("judge", "autoeval-video", "--rules", RULES, "--predictions", PREDICTIONS)
-        assert vidbench_in_thread(*args, "--out", run, *judge_args(server)) == 0
+        assert vidbench_in_thread(*judging(server), "--out", run) == 0
         asked = len(server.requests)
     scored = records(run)
     expected = Counter(row.outcome.label for row in ResultsDir(run).read_samples())

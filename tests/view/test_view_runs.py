@@ -64,7 +64,7 @@ def test_an_older_results_dir_with_files_missing(tmp_path: Path, two_runs: tuple
     old = tmp_path / "old"
     old.mkdir()
     shutil.copy(two_runs[0] / "samples.jsonl", old / "samples.jsonl")  # no results, config, store
-    built = write_report(collect_runs([old], None), ViewOptions(tmp_path / "report"))
+    built = write_report(collect_runs([old], with_samples=False), ViewOptions(tmp_path / "report"))
     assert built.samples == 20
     told = "\n".join(built.messages)
     assert "results.json" in told and "run.json" in told and "store.sqlite" in told

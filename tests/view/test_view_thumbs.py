@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import make_qa_dataset
-from vidbench.cli import _task_of, main
+from vidbench.cli import main
 from vidbench.view.build import ViewOptions, write_report
 from vidbench.view.collect import collect_runs
 from view_support import run_model
@@ -26,7 +26,7 @@ def two_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Path], Path
 
 
 def _build(runs: list[Path], out: Path):  # type: ignore[no-untyped-def]
-    return write_report(collect_runs(runs, _task_of), ViewOptions(out))
+    return write_report(collect_runs(runs), ViewOptions(out))
 
 
 def test_shared_frames_are_made_once_and_kept_for_the_next_build(

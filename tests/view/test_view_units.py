@@ -202,14 +202,14 @@ def test_the_store_is_read_without_writing(tmp_path: Path) -> None:
     from vidbench.view.collect import collect_run
 
     store = Store(tmp_path)
-    store.put_failure("judge:abc", "s1:judge", 0, "k9", "HTTP 503 after retries", "error")
+    store.put_failure("call:abc", "s1:judge", 0, "k9", "HTTP 503 after retries", "error")
     store.put_failure("plan", "s1", 1, "k1", "a model error", "error")  # not the judge's
     reply = Response(key="k2", text="yes", usage=Usage(1, 1))
     store.put_call("k2", "judge-model", "s1:judge", "v1", 0, "is it right?", reply)
     store.close()
     write_jsonl(tmp_path / "samples.jsonl", [_row("s1", outcome=NO_VERDICT).record()])
     before = (tmp_path / "store.sqlite").stat().st_mtime_ns
-    run = collect_run(tmp_path, None)
+    run = collect_run(tmp_path, with_samples=False)
     assert (tmp_path / "store.sqlite").stat().st_mtime_ns == before
     readonly = Store.read_only(tmp_path)
     with pytest.raises(StoreError, match="store.sqlite: attempt to write a readonly database"):
@@ -231,7 +231,7 @@ def test_a_repeated_runs_folder_points_at_its_runs(tmp_path: Path) -> None:
     (tmp_path / "run-1").mkdir()
     results = {"task": "t", "model": "m", "n": 2, "errors": 0, "columns": {}, "runs": 2}
     (tmp_path / "results.json").write_text(json.dumps(results))
-    run = collect_run(tmp_path, None)
+    run = collect_run(tmp_path, with_samples=False)
     assert run.results is not None and run.results.runs == 2 and run.records == []
     assert any("repeated runs: give" in m and "run-1" in m for m in run.messages)
 

@@ -1,14 +1,13 @@
 """`vidbench analyze errors RUN [RUN ...] --judge SPEC` and `vidbench compare RUN_A RUN_B`.
 
-cli.py calls `register(subparsers, task_of)` with its top-level subparsers and the function that
-builds a stored run's task (the benchmarks registry's: analyses know no benchmark); the handler
-parses its arguments and calls the library (errors.py, error_table.py, error_figure.py).
+cli.py calls `register(subparsers)` with its top-level subparsers (a stored run's task comes
+from the registry: analyses know no benchmark); the handler parses its arguments and calls the
+library (errors.py, error_table.py, error_figure.py).
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from pathlib import Path
 
 from vidbench import cli_options as options
@@ -17,8 +16,6 @@ from vidbench.console import err, out
 from vidbench.core.errors import ConfigError
 from vidbench.models.registry import ModelChoice, parse_options
 from vidbench.runner.model_calls import DEFAULT_ATTEMPTS
-from vidbench.runner.run_config import RunConfig
-from vidbench.tasks.base import Task
 
 STEM = "error_types"
 
@@ -38,7 +35,7 @@ def _cmd_errors(args: argparse.Namespace) -> int:
         "--judge-opt",
         concurrency=args.concurrency,
     )
-    inputs = [read_run(r, args.task_of) for r in runs]  # every run checked before any judge call
+    inputs = [read_run(r) for r in runs]  # every run checked before any judge call
     summaries = [
         tag_errors(
             run,
@@ -67,7 +64,7 @@ def _cmd_errors(args: argparse.Namespace) -> int:
 def _cmd_compare(args: argparse.Namespace) -> int:
     from vidbench.analyze.compare import compare_runs, print_comparison, write_comparison
 
-    comparison = compare_runs(Path(args.a), Path(args.b), args.task_of, args.resamples, args.seed)
+    comparison = compare_runs(Path(args.a), Path(args.b), args.resamples, args.seed)
     print_comparison(comparison, out)
     if args.out:
         written = write_comparison(comparison, Path(args.out))
@@ -75,10 +72,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(
-    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
-    task_of: Callable[[RunConfig], Task],
-) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     analyze = subparsers.add_parser("analyze", help="analyses of finished runs")
     kinds = analyze.add_subparsers(dest="analysis", required=True)
     p = kinds.add_parser(
@@ -97,7 +91,7 @@ def register(
         "--with-frames", action="store_true", help="show the judge the frames the model saw"
     )
     p.add_argument("--out", help="table and figure folder (default: the run, when one)")
-    p.set_defaults(func=_cmd_errors, task_of=task_of)
+    p.set_defaults(func=_cmd_errors)
 
     p = subparsers.add_parser(
         "compare", help="B - A per column on the same samples, with paired tests"
@@ -107,4 +101,4 @@ def register(
     p.add_argument("--out", help="write compare.md, .csv, .json and .tex here")
     p.add_argument("--resamples", type=types.positive, default=10_000, help="bootstrap resamples")
     p.add_argument("--seed", type=int, default=0, help="seed of the paired bootstrap")
-    p.set_defaults(func=_cmd_compare, task_of=task_of)
+    p.set_defaults(func=_cmd_compare)

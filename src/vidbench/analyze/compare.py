@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
@@ -24,11 +24,9 @@ from vidbench.report.results_dir import ResultsDir
 from vidbench.report.schema import SampleRow
 from vidbench.report.tables import latex_table
 from vidbench.runner.run_config import RunConfig
-from vidbench.scoring.paired import PairedResult, paired
+from vidbench.scoring.stats import PairedResult, paired
 from vidbench.tasks.base import Task
 from vidbench.tasks.data import data_folder
-
-TaskOf = Callable[[RunConfig], Task]
 
 
 @dataclass(frozen=True)
@@ -73,16 +71,17 @@ def _label(directory: Path) -> str:
     return f"{results.model} · {results.task}"
 
 
-def compare_runs(
-    a: Path, b: Path, task_of: TaskOf, n_resamples: int = 10_000, seed: int = 0
-) -> Comparison:
+def compare_runs(a: Path, b: Path, n_resamples: int = 10_000, seed: int = 0) -> Comparison:
     config_a, config_b = RunConfig.load(a), RunConfig.load(b)
     base_a, base_b = config_a.task.partition(":")[0], config_b.task.partition(":")[0]
     if base_a != base_b:
         raise ConfigError(f"compare: {a} is a {base_a} run, {b} a {base_b} run; their samples "
                           "do not pair")  # fmt: skip
-    task = task_of(config_a)
-    data_a, data_b = data_folder(task, config_a.data), data_folder(task_of(config_b), config_b.data)
+    task = config_a.open_task()
+    data_a, data_b = (
+        data_folder(task, config_a.data),
+        data_folder(config_b.open_task(), config_b.data),
+    )
     if data_a.resolve() != data_b.resolve():
         raise ConfigError(f"compare: {a} ran on {data_a}, {b} on {data_b}; the same samples "
                           "are needed")  # fmt: skip

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypedDict
@@ -39,15 +39,13 @@ from vidbench.report.schema import SampleRow
 from vidbench.runner.model_calls import DEFAULT_ATTEMPTS, ask_judge
 from vidbench.runner.run_config import RunConfig
 from vidbench.runner.store import Store
-from vidbench.scoring.model_call import CallResult, ModelCall
+from vidbench.scoring.model_call import CallResult, ModelCall, find_json
 from vidbench.scoring.prompt_files import PromptFile, load_prompt
-from vidbench.scoring.replies import find_json
 from vidbench.tasks.base import Task
 from vidbench.tasks.data import load_samples
 
 PROMPT_FILE = "error_type.v1.txt"
 ERROR_GENERATION = GenerationConfig(temperature=0.0, max_tokens=512)
-RESULTS = ("errors.jsonl", "errors.json")
 _NAMED = re.compile(r"error[ _]?type\W+([A-Za-z][A-Za-z -]+)", re.IGNORECASE)
 
 
@@ -116,13 +114,13 @@ class RunInput:
     missing: list[str] = field(default_factory=list)  # wrong answers whose sample is gone
 
 
-def read_run(path: Path, task_of: Callable[[RunConfig], Task]) -> RunInput:
-    """The run's config, task (`task_of` builds it from the config) and wrong answers;
-    ConfigError for what is not a finished multiple-choice run."""
+def read_run(path: Path) -> RunInput:
+    """The run's config, task (built from the config) and wrong answers; ConfigError for what
+    is not a finished multiple-choice run."""
     config = RunConfig.load(path)
     directory = ResultsDir(path)
     rows = directory.read_samples()
-    task = task_of(config)
+    task = config.open_task()
     model = directory.read_results().model if directory.file(RESULTS_FILE).is_file() else None
     run = RunInput(path, config, task, model or config.model)
     loaded = load_samples(task, config.data)

@@ -3,9 +3,9 @@ as its data, which video links its own tools make, and how its rules are red-tea
 
 The app knows items, work and people; the kinds of item are its own (`qa`: a candidate to
 review, `caption`: an object to caption, `answer`: a question for a human baseline, `rule`: a
-judging rule to red-team). Each benchmark's `review` value (a `ReviewAdapter`, on its Benchmark)
-names its importers and exporters; cli.py hands the registered ones to the app as `Adapters`,
-and nothing in annotate/ imports a benchmark.
+judging rule to red-team). Each benchmark's `ReviewAdapter` (a part of its Benchmark value) names
+its importers and exporters; `registered_adapters()` gathers the registered benchmarks' ones for
+the app as `Adapters`, and nothing in annotate/ imports a benchmark.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import JsonValue
 
-from vidbench.annotate.exported import Exported
-from vidbench.annotate.items import Imported
+from vidbench.annotate.items import Exported, Imported
 from vidbench.annotate.project import Project
+from vidbench.benchmark import BenchmarkPart
 from vidbench.core.errors import ConfigError, DataError
 from vidbench.models.registry import ModelChoice
 
@@ -79,7 +79,9 @@ class RedTeam:
 
 
 @dataclass(frozen=True)
-class ReviewAdapter:
+class ReviewAdapter(BenchmarkPart):
+    """A benchmark part: its items in the review app, and how people's work comes back out."""
+
     benchmark: str  # the name its `answer` items carry, e.g. "4dbench"
     importers: tuple[Importer, ...] = ()
     exporters: tuple[Exporter, ...] = ()
@@ -143,3 +145,10 @@ class Adapters:
     @property
     def red_team(self) -> RedTeam | None:
         return next((a.red_team for a in self.each if a.red_team is not None), None)
+
+
+def registered_adapters() -> Adapters:
+    """The registered benchmarks' review adapters (vidbench/registry.py)."""
+    from vidbench.registry import parts
+
+    return Adapters(parts(ReviewAdapter))

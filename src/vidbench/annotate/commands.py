@@ -20,7 +20,7 @@ from rich.markup import escape
 
 from vidbench import cli_options as options
 from vidbench import cli_types as types
-from vidbench.annotate.adapters import Adapters
+from vidbench.annotate.adapters import registered_adapters
 from vidbench.console import err, out
 from vidbench.core.errors import ConfigError
 
@@ -173,9 +173,10 @@ def _listen(host: str, port: int) -> socket.socket:
 PROJECT = "the project folder"
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], adapters: Adapters) -> None:
-    """Add `annotate` and its subcommands to the CLI; `adapters` are the registered benchmarks'
-    review adapters (cli.py hands them in): their importers and exports are the choices."""
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `annotate` and its subcommands to the CLI; the registered benchmarks' review
+    adapters' importers and exports are the choices."""
+    adapters = registered_adapters()
     top = sub.add_parser("annotate", help="the annotation web app (review, captions, baselines)")
     top.set_defaults(adapters=adapters)
     cmds = top.add_subparsers(dest="annotate_command", required=True)

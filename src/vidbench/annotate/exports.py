@@ -19,7 +19,7 @@ from pydantic import JsonValue
 
 from vidbench.annotate import db
 from vidbench.annotate.adapters import Adapters
-from vidbench.annotate.exported import Exported
+from vidbench.annotate.items import Exported
 from vidbench.annotate.paths import child, file_name
 from vidbench.annotate.project import Project
 from vidbench.core.errors import ConfigError, DataError

@@ -1,7 +1,8 @@
 """Work items in a project, of four kinds (KINDS): QA candidates to review (`qa`), objects to
 caption (`caption`), questions to answer for a human baseline (`answer`) and judging rules to
 red-team (`rule`). Each benchmark's importers (its ReviewAdapter, annotate/adapters.py) add them
-through `add`, reading JSON Lines through `checked_lines`.
+through `add_item`, reading JSON Lines through `checked_lines`, and say what they brought in
+(`Imported`); its exporters say what they wrote and left out (`Exported`).
 
 Every import reads record by record: a malformed line or record is reported with its file and
 line (or id) and skipped, the rest is imported. An id already in the project is never
@@ -37,6 +38,8 @@ KINDS = ("qa", "caption", "answer", "rule")
 
 @dataclass
 class Imported:
+    """What an import brought in: items added, ids already there, records it could not read."""
+
     added: int = 0
     skipped: list[str] = field(default_factory=list)  # already in the project
     problems: list[str] = field(default_factory=list)  # malformed records, named
@@ -51,7 +54,7 @@ def item_id(kind: str, ref: str) -> str:
     return f"{kind}:{ref}"
 
 
-def add(
+def add_item(
     conn: sqlite3.Connection,
     kind: str,
     ref: str,
@@ -59,6 +62,8 @@ def add(
     source: str,
     out: Imported,
 ) -> None:
+    """One item of KIND (qa, caption, answer, rule) for the app, named REF, holding `data`, read
+    from `source`; an item already there is kept as it is (counted in `out.skipped`)."""
     key = item_id(kind, ref)
     if conn.execute("SELECT 1 FROM items WHERE id = ?", (key,)).fetchone():
         out.skipped.append(key)
@@ -163,3 +168,12 @@ def delete(conn: sqlite3.Connection, key: str, author: str) -> None:
         if not conn.execute("UPDATE items SET deleted = 1 WHERE id = ?", (key,)).rowcount:
             raise DataError(f"no item {key!r}")
         db.log_event(conn, author, "item.delete", key)
+
+
+@dataclass
+class Exported:
+    """What an export wrote: the file, how many records, and what was left out and why."""
+
+    path: Path
+    written: int = 0
+    left_out: list[str] = field(default_factory=list)  # "id: why"

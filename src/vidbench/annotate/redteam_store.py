@@ -12,7 +12,7 @@ from typing import TypeVar
 
 from vidbench.annotate import db
 from vidbench.annotate.adapters import RedTeam, RedTeamRecord, RuleWorkspace
-from vidbench.annotate.exported import Exported
+from vidbench.annotate.items import Exported
 from vidbench.annotate.project import Project
 from vidbench.core.errors import ConfigError
 from vidbench.models.registry import ModelChoice

@@ -12,13 +12,16 @@ written and the caller gets a `Conflict` with what is stored now (text, author, 
 the refused text is kept (conflicts.py) and offered back on the work's page, so a tab closed
 before it could show the conflict loses nothing. Every accepted save is a new row in
 `revisions`, so all history is kept.
+
+Machine drafts on an item (a model's caption a person may start from): a text submitted word for
+word as a draft is the model's, not a person's (`draft_source`), and no export counts it.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, NotRequired, TypedDict
 
@@ -26,7 +29,6 @@ from pydantic import JsonValue
 
 from vidbench.annotate import conflicts, db
 from vidbench.annotate.auth import User
-from vidbench.annotate.drafts import draft_source
 from vidbench.core.errors import DataError
 from vidbench.core.files import Json
 
@@ -346,3 +348,14 @@ def public(work: Work) -> dict[str, Json]:
         "deleted": bool(work["deleted"]),
         "updated_by": work["updated_by_name"],
     }
+
+
+def draft_source(item_data: Mapping[str, JsonValue], caption: str) -> str | None:
+    """The model whose draft this caption is, word for word (whitespace aside), or None."""
+    words = " ".join(caption.split())
+    drafts = item_data.get("drafts")
+    for draft in drafts if isinstance(drafts, list) else []:
+        text = draft.get("caption") if isinstance(draft, dict) else None
+        if isinstance(draft, dict) and isinstance(text, str) and " ".join(text.split()) == words:
+            return str(draft.get("model"))
+    return None

@@ -1,12 +1,11 @@
 """`vidbench audit RUN... --out DIR` and `vidbench audit --plan N`.
 
-cli.py calls `register(subparsers, task_of)` with the function that builds a stored run's task
-(the benchmarks registry's: the audit knows no benchmark)."""
+A stored run's task comes from the registry (vidbench/registry.py): the audit knows no
+benchmark."""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from pathlib import Path
 
 from rich.markup import escape
@@ -15,8 +14,6 @@ from rich.table import Table
 from vidbench import cli_types as types
 from vidbench.console import err, out
 from vidbench.core.errors import ConfigError
-from vidbench.runner.run_config import RunConfig
-from vidbench.tasks.base import Task
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
@@ -36,7 +33,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     missing = [str(r) for r in runs if not r.is_dir()]
     if missing:
         raise ConfigError(f"audit: no such results directory: {', '.join(missing)}")
-    responses = read_responses(runs, args.task_of)
+    responses = read_responses(runs)
     options = AuditOptions(duplicates=not args.no_duplicates, sbert_model=args.sbert_model)
     document = audit(responses, options)
     target = Path(args.out)
@@ -104,7 +101,7 @@ def _plan(n: int, accuracy: float, discordance: float | None) -> int:
     return 0
 
 
-def register(subparsers: argparse._SubParsersAction, task_of: Callable[[RunConfig], Task]) -> None:
+def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "audit",
         help="flag wrong golds, blind-solvable and useless items from the runs of one benchmark",
@@ -129,4 +126,4 @@ def register(subparsers: argparse._SubParsersAction, task_of: Callable[[RunConfi
         type=types.number(0.0, 1.0),
         help="--plan: share of items two models disagree on (default: independent errors)",
     )
-    p.set_defaults(func=_cmd_audit, task_of=task_of)
+    p.set_defaults(func=_cmd_audit)

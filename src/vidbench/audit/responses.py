@@ -8,7 +8,7 @@ blind when its model is `blind:SPEC` (run.json's model spec, or its identity's `
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,8 +21,6 @@ from vidbench.report.schema import SampleRow
 from vidbench.runner.run_config import RunConfig
 from vidbench.tasks.base import Task
 from vidbench.tasks.data import data_folder, load_samples
-
-TaskOf = Callable[[RunConfig], Task]
 
 
 @dataclass(frozen=True)
@@ -97,7 +95,7 @@ def _item(sample: Sample, task: Task, rows: Sequence[SampleRow]) -> Item:
     return Item(sample.id, text, tuple(choices), gold if choices else None)
 
 
-def read_responses(paths: Sequence[Path], task_of: TaskOf) -> Responses:
+def read_responses(paths: Sequence[Path]) -> Responses:
     """The runs at `paths` as one table; ConfigError when they are not runs of one task on the
     same data, or when their data cannot be loaded."""
     if len(paths) < 2:
@@ -106,8 +104,8 @@ def read_responses(paths: Sequence[Path], task_of: TaskOf) -> Responses:
     bases = {c.task.partition(":")[0] for c in configs}
     if len(bases) != 1:
         raise ConfigError(f"audit: the runs are of different tasks ({', '.join(sorted(bases))})")
-    task = task_of(configs[0])
-    folders = {str(data_folder(task_of(c), c.data).resolve()) for c in configs}
+    task = configs[0].open_task()
+    folders = {str(data_folder(c.open_task(), c.data).resolve()) for c in configs}
     if len(folders) != 1:
         raise ConfigError(f"audit: the runs are on different data ({', '.join(sorted(folders))})")
     try:

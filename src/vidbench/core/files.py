@@ -1,11 +1,12 @@
 """Reading and writing vidbench's files: the one place that decides how a file is replaced
-atomically and how JSON and JSON Lines are encoded and read.
+atomically and how JSON and JSON Lines are encoded and read, and how an output folder is made.
 
 Writers put the whole file under a temporary name in the same folder and rename it over the
 target, so a reader (or a command killed half-way) never sees half a file. Readers of JSON Lines
 name the file and line of every bad line (not JSON, not UTF-8) and keep reading: one bad line
 never hides the rest. Hand-written rather than the `jsonlines` library because callers need the
-line numbers of the bad lines as well as the good records, and no library returns both.
+line numbers of the bad lines as well as the good records, and no library returns both. An
+output folder is made when needed (`make_folder`), with a clear error when a path cannot be one.
 
 Two JSON types: what is read is pydantic's `JsonValue` (dicts and lists a reader narrows with
 isinstance); what is built to be written is `Json`, whose containers are read-only, so that a
@@ -25,7 +26,7 @@ from typing import TypeAlias
 
 from pydantic import JsonValue
 
-from vidbench.core.errors import DataError, DiskFullError, is_disk_full
+from vidbench.core.errors import ConfigError, DataError, DiskFullError, is_disk_full
 
 Json: TypeAlias = Mapping[str, "Json"] | Sequence["Json"] | str | int | float | bool | None
 
@@ -144,3 +145,18 @@ def read_jsonl(path: Path) -> list[JsonValue]:
             raise DataError(f"{line.where(path)}: {line.error}")
         records.append(line.value)
     return records
+
+
+def make_folder(path: Path, what: str = "--out") -> Path:
+    """``path`` as a folder that exists (made, with its parents, when needed); ConfigError
+    naming it and `what` gave it when it cannot be one (a file is there or on the way to it, no
+    permission, a read-only disk)."""
+    path = Path(path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        reason = e.strerror or str(e)
+        if isinstance(e, (FileExistsError, NotADirectoryError)):
+            reason = "a file is in the way"
+        raise ConfigError(f"{what} {path}: cannot be made a folder ({reason})") from None
+    return path

@@ -1,10 +1,9 @@
-"""`vidbench export DIR --to hf OUT`: cli.py calls `register(subparsers, sources)`, where
-`sources(DIR, NAME)` gives the benchmark(s) that may have data in DIR (export/source.py)."""
+"""`vidbench export DIR --to hf OUT`: the registered benchmarks that may have data in DIR
+(`export_sources`), the one whose data is there, written as a Hugging Face dataset folder."""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from pathlib import Path
 
 from rich.markup import escape
@@ -13,11 +12,25 @@ from vidbench.console import err
 from vidbench.core.errors import ConfigError, DataError
 from vidbench.export.hf import export_hf
 from vidbench.export.request import ExportRequest, ExportTask
-from vidbench.export.source import ExportSource
+from vidbench.export.source import ExportSource, FolderExport
+from vidbench.registry import benchmarks, by_name, get_task
 from vidbench.tasks.data import load_samples
 from vidbench.tasks.problems import Problem
 
-Sources = Callable[[Path, "str | None"], list[ExportSource]]
+
+def export_sources(folder: Path, name: str | None = None) -> list[ExportSource]:
+    """The benchmark NAME (default: every one) with its tasks; a folder that declares a
+    benchmark in files of its own (benchmark.toml) is the benchmark it declares."""
+    chosen = [by_name(name)] if name else list(benchmarks())
+    for benchmark in chosen:
+        for part in benchmark.parts_of(FolderExport):
+            if name or part.declares(folder):
+                return [part.source(folder)]
+    return [
+        ExportSource(b.name, b.title, [(t, get_task(t)) for t in b.tasks])
+        for b in chosen
+        if b.tasks
+    ]
 
 
 def _with_data(source: ExportSource, folder: Path) -> tuple[list[ExportTask], list[Problem]]:
@@ -63,7 +76,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     folder = Path(args.dir)
     if not folder.is_dir():
         raise ConfigError(f"{folder}: no such folder")
-    source, tasks = _chosen(folder, args.sources(folder, args.benchmark))
+    source, tasks = _chosen(folder, export_sources(folder, args.benchmark))
     license_id = args.license or source.license
     if not license_id:
         raise ConfigError(
@@ -94,9 +107,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(
-    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], sources: Sources
-) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "export",
         help="publish a benchmark's data as a Hugging Face dataset folder",
@@ -119,4 +130,4 @@ def register(
         action="store_true",
         help="leave out records that cannot be read (listed in the card) instead of stopping",
     )
-    p.set_defaults(func=_cmd_export, sources=sources)
+    p.set_defaults(func=_cmd_export)

@@ -21,11 +21,10 @@ from vidbench.models.api_model import ApiModel
 from vidbench.models.api_options import COMMON_OPTIONS, ApiAccess, named_model_options
 from vidbench.models.base import Model
 from vidbench.models.call_errors import MalformedReply, reply_text
-from vidbench.models.images_wire import b64, image_bytes
 from vidbench.models.registry import ModelOptions
 from vidbench.models.retry import Failure
 from vidbench.models.stainless import classify_stainless, stainless_client
-from vidbench.models.system_text import split_system
+from vidbench.models.wire import b64, image_bytes, split_system
 
 ANTHROPIC_URL = "https://api.anthropic.com"
 

@@ -25,10 +25,9 @@ from vidbench.models.call_errors import (
     reply_text,
     require_utf8_body,
 )
-from vidbench.models.images_wire import image_bytes
 from vidbench.models.registry import ModelOptions
 from vidbench.models.retry import Failure, from_status
-from vidbench.models.system_text import split_system
+from vidbench.models.wire import image_bytes, split_system
 
 if TYPE_CHECKING:
     from google.genai import types

@@ -176,11 +176,6 @@ def prepare_batch(
     return PreparedBatch(requests, inputs, time.perf_counter() - start, accepted, refused)
 
 
-def run_batch(loaded: LoadedModel, requests: Sequence[Request]) -> list[Response]:
-    """Prepare and generate one batch in this thread (no overlap)."""
-    return generate_batch(loaded, prepare_batch(loaded, requests))
-
-
 def generate_batch(loaded: LoadedModel, prepared: PreparedBatch) -> list[Response]:
     """Generate for a prepared batch of requests that share their generation settings; the
     refused ones keep their error responses, in request order."""

@@ -24,10 +24,10 @@ from vidbench.models.api_options import (
 )
 from vidbench.models.base import Model
 from vidbench.models.call_errors import MalformedReply, reply_text
-from vidbench.models.images_wire import data_url
 from vidbench.models.registry import ModelOptions
 from vidbench.models.retry import Failure
 from vidbench.models.stainless import classify_stainless, stainless_client
+from vidbench.models.wire import data_url
 
 OPENAI_URL = "https://api.openai.com/v1"
 DETAILS = ("low", "high", "auto")

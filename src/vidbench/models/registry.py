@@ -1,12 +1,33 @@
-"""Model spec strings -> backends. Backends are imported only when their prefix is used."""
+"""Model spec strings -> backends: `PREFIX[:ARGUMENT]`, the prefix naming the backend.
+
+The built-in backends are listed in `BACKENDS`; an installed package adds its own under the
+`vidbench.models` entry point group, the entry point's name being its prefix, e.g. in its
+pyproject.toml
+
+    [project.entry-points."vidbench.models"]
+    mybackend = "mypackage.backend:build"
+
+makes `--model mybackend:NAME` call `build("NAME", options)`. Backends (a plugin's too) are
+imported only when their prefix is used. A plugin whose prefix is a built-in one's, or another
+plugin's, is refused with both sources named.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
+from importlib import metadata
+from typing import cast
 
+from rich.markup import escape
+
+from vidbench.console import err
 from vidbench.core.errors import ConfigError
+from vidbench.extras import lazy
 from vidbench.models.base import Model
+
+ENTRY_POINTS = "vidbench.models"
 
 
 @dataclass(frozen=True)
@@ -84,44 +105,88 @@ def _python(arg: str, options: ModelOptions) -> Model:
     return model
 
 
-def _lazy(module: str, name: str) -> Factory:
-    """A factory whose module (and SDK) is imported only when its prefix is used."""
-
-    def factory(arg: str, options: ModelOptions) -> Model:
-        import importlib
-
-        return getattr(importlib.import_module(module), name)(arg, options)
-
-    return factory
-
-
-# prefix -> factory(argument after the first ':', options). New backends register here.
+# prefix -> factory(argument after the first ':', options); each backend's module (and SDK) is
+# imported only when its prefix is used. Built-in backends register here, others by entry point.
 BACKENDS: dict[str, Factory] = {
     "random": _random,
-    "random-choice": _lazy("vidbench.models.random_choice", "build"),  # MMWorld's baseline
+    "random-choice": lazy("vidbench.models.random_choice", "build"),  # MMWorld's baseline
     "constant": _constant,
     "python": _python,
-    "openai": _lazy("vidbench.models.openai_backend", "build_openai"),
-    "openai-compat": _lazy("vidbench.models.openai_backend", "build_openai_compat"),
-    "anthropic": _lazy("vidbench.models.anthropic_backend", "build_anthropic"),
-    "gemini": _lazy("vidbench.models.gemini_backend", "build_gemini"),
-    "blind": _lazy("vidbench.models.blind", "build_blind"),
-    "hf": _lazy("vidbench.models.hf_backend", "build"),
-    "vllm": _lazy("vidbench.models.vllm_backend", "build"),
-    "local-llm": _lazy("vidbench.models.local_llm_model", "build"),  # Gemma 3 270M, CPU
-    "predictions": _lazy("vidbench.models.predictions", "build"),  # answers made elsewhere
+    "openai": lazy("vidbench.models.openai_backend", "build_openai"),
+    "openai-compat": lazy("vidbench.models.openai_backend", "build_openai_compat"),
+    "anthropic": lazy("vidbench.models.anthropic_backend", "build_anthropic"),
+    "gemini": lazy("vidbench.models.gemini_backend", "build_gemini"),
+    "blind": lazy("vidbench.models.blind", "build_blind"),
+    "hf": lazy("vidbench.models.hf_backend", "build"),
+    "vllm": lazy("vidbench.models.vllm_backend", "build"),
+    "local-llm": lazy("vidbench.models.local_llm_model", "build"),  # Gemma 3 270M, CPU
+    "predictions": lazy("vidbench.models.predictions", "build"),  # answers made elsewhere
 }
 
 
+@cache
+def plugins() -> dict[str, metadata.EntryPoint]:
+    """The installed backends by prefix (not loaded yet); one whose prefix is taken is refused
+    with both sources named."""
+    found: dict[str, metadata.EntryPoint] = {}
+    for entry in metadata.entry_points(group=ENTRY_POINTS):
+        plugin = f"plugin {entry.name} ({entry.value})"
+        held = found.get(entry.name)
+        if entry.name in BACKENDS or held is not None:
+            holder = f"plugin {held.name} ({held.value})" if held else _built_in(entry.name)
+            err.print(
+                f"[yellow]skipped[/] model backend {escape(plugin)}: the prefix {entry.name!r} is "
+                f"{escape(holder)}'s",
+                highlight=False,
+                soft_wrap=True,
+            )
+            continue
+        found[entry.name] = entry
+    return found
+
+
+def _built_in(prefix: str) -> str:
+    factory = BACKENDS[prefix]
+    where = factory.__name__ if "." in factory.__name__ else f"{__name__}.{factory.__name__}"
+    return f"the built-in backend {where}"
+
+
+def prefixes() -> list[str]:
+    """Every model spec prefix: the built-in backends', then the installed ones'."""
+    return [*BACKENDS, *plugins()]
+
+
+def _factory(prefix: str) -> Factory | None:
+    installed = plugins()  # read first: a refused plugin is named even when a built-in answers
+    if prefix in BACKENDS:
+        return BACKENDS[prefix]
+    entry = installed.get(prefix)
+    if entry is None:
+        return None
+    plugin = f"model backend plugin {entry.name} ({entry.value})"
+    try:
+        loaded: object = entry.load()
+    except Exception as e:  # any error of a plugin's own code: name the plugin
+        raise ConfigError(f"{plugin} does not load ({type(e).__name__}: {e})") from e
+    if not callable(loaded):
+        raise ConfigError(f"{plugin}: a {type(loaded).__name__}, not a function (arg, options)")
+    return cast(Factory, loaded)
+
+
 def load_model(spec: str, options: ModelOptions | None = None) -> Model:
-    """Build the model a spec names, e.g. `random`, `constant:A`."""
+    """Build the model a spec names, e.g. `random`, `constant:A`, `mybackend:NAME`."""
     prefix, _, arg = spec.partition(":")
-    factory = BACKENDS.get(prefix)
+    factory = _factory(prefix)
     if factory is None:
         raise ConfigError(
-            f"unknown model spec {spec!r}; known prefixes: {', '.join(sorted(BACKENDS))}"
+            f"unknown model spec {spec!r}; known prefixes: {', '.join(sorted(prefixes()))}"
         )
-    return factory(arg, options or ModelOptions())
+    model = factory(arg, options or ModelOptions())
+    if not isinstance(model, Model):
+        raise ConfigError(
+            f"model {spec!r}: its backend returned a {type(model).__name__}, not a vidbench Model"
+        )
+    return model
 
 
 @dataclass(frozen=True)

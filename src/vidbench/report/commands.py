@@ -5,11 +5,9 @@ library (combine.py, figures.py)."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
 from pathlib import Path
 
 from vidbench.console import err, out
-from vidbench.report.figures import FigureSpec
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
@@ -20,22 +18,19 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_figures(args: argparse.Namespace) -> int:
+    from vidbench.registry import parts
     from vidbench.report.combine import load_results
-    from vidbench.report.figures import all_figures
+    from vidbench.report.figures import FigureSpec, all_figures
 
     results = [load_results(Path(d)) for d in args.results]
     runs = [Path(d) if Path(d).is_dir() else Path(d).parent for d in args.results]
-    written = all_figures(results, Path(args.out), args.figure_specs, args.column, runs)
+    written = all_figures(results, Path(args.out), parts(FigureSpec), args.column, runs)
     err.print("wrote " + ", ".join(str(p) for p in written), highlight=False)
     return 0
 
 
-def register(
-    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
-    figures: Sequence[FigureSpec] = (),
-) -> None:
-    """`report` and `figures`; `figures` are the benchmarks' own figure specs (cli.py hands
-    them in from the registered Benchmark values)."""
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`report` and `figures` (with the registered benchmarks' own figures)."""
     p = subparsers.add_parser("report", help="one table from several results directories")
     p.add_argument("results", nargs="+", help="results directories (or results.json files)")
     p.add_argument("--out", help="write table.md, table.csv and table.tex here")
@@ -47,4 +42,4 @@ def register(
     p.add_argument("results", nargs="+", help="results directories (or results.json files)")
     p.add_argument("--out", required=True, help="folder for the PNG and SVG files")
     p.add_argument("--column", help="the column a views/frames sweep plots (default: Overall)")
-    p.set_defaults(func=_cmd_figures, figure_specs=tuple(figures))
+    p.set_defaults(func=_cmd_figures)

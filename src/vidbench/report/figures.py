@@ -7,7 +7,8 @@
 - curves: for runs that differ only in their number of views or of frames per view (the
   4D-Bench paper's Figs. 6 and 7, from `views-K` / `frames-N` variant runs), the Overall (or
   Average, else the first) column, or `--column`, against that number, one line per model;
-- a benchmark's own figures (`FigureSpec`s on its Benchmark value), drawn when its runs fit them.
+- a benchmark's own figures (`FigureSpec` parts of its Benchmark value), drawn when its runs fit
+  them.
 
 Hand-written on matplotlib because the figures are the papers' own layouts; the Agg backend
 needs no display.
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vidbench.benchmark import BenchmarkPart
 from vidbench.extras import require
 from vidbench.report.schema import Results
 from vidbench.report.tables import row_labels
@@ -29,10 +31,11 @@ FIGURE_AXES = {"views": "views per object", "frames": "frames per view"}
 
 
 @dataclass(frozen=True)
-class FigureSpec:
-    """A figure a benchmark draws from a set of finished runs (their results directories, whose
-    files it reads through ResultsDir) into a folder: `draw(runs, folder)` returns the files
-    written, none when the runs do not fit it (e.g. not a sweep of the knob it plots)."""
+class FigureSpec(BenchmarkPart):
+    """A benchmark part: a figure the benchmark draws from a set of finished runs (their results
+    directories, whose files it reads through ResultsDir) into a folder: `draw(runs, folder)`
+    returns the files written, none when the runs do not fit it (e.g. not a sweep of the knob it
+    plots)."""
 
     name: str
     draw: Callable[[Sequence[Path], Path], list[Path]]

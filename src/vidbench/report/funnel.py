@@ -62,11 +62,6 @@ class StageCount:
         return total
 
 
-# A stage's counts read back from funnel.json (pydantic checks each field's type; fields this
-# vidbench does not know are left out).
-STAGE = TypeAdapter(StageCount)
-
-
 @dataclass
 class Funnel:
     stages: dict[str, StageCount] = field(default_factory=dict)

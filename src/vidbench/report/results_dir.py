@@ -13,14 +13,13 @@ RESULTS_DIR/
 
 Every file is written whole to a temporary name and then renamed, so a reader (or a run killed
 half-way) never sees half a file. run.json, samples.jsonl and results.json are read and written
-as the typed models of report/schema.py (run.json and results.json written before it are
-upgraded as they are read: report/upgrade.py); a file that does not fit them is a DataError
-naming the file, line and field.
+as the typed models of report/schema.py; a file that does not fit them is a DataError naming the
+file, line and field.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -39,7 +38,6 @@ from vidbench.core.files import (
 )
 from vidbench.report.schema import SCHEMA_VERSION, Results, RunFile, SampleRow
 from vidbench.report.tables import to_csv, to_latex, to_markdown
-from vidbench.report.upgrade import refuse_unversioned_sample, upgrade_results, upgrade_run
 
 RUN_FILE = "run.json"
 SAMPLES_FILE = "samples.jsonl"
@@ -60,14 +58,8 @@ def _problem(error: ValidationError) -> str:
     return f"{where or 'the value'}: {first['msg']}{more}"
 
 
-def typed(
-    model: type[Model],
-    value: JsonValue,
-    upgrade: Callable[[dict[str, JsonValue]], dict[str, JsonValue]],
-    where: str,
-) -> Model:
-    """`value` as `model`, upgraded first when it has no schema_version; DataError saying
-    `where` and what does not fit."""
+def typed(model: type[Model], value: JsonValue, where: str) -> Model:
+    """`value` as `model`; DataError saying `where` and what does not fit."""
     data = json_object(value, where)
     version = data.get("schema_version", SCHEMA_VERSION)
     if not isinstance(version, int) or version > SCHEMA_VERSION:
@@ -76,9 +68,7 @@ def typed(
             f"{SCHEMA_VERSION}); use the vidbench that wrote it, or a newer one"
         )
     try:
-        return model.model_validate(upgrade(data))
-    except DataError as e:  # a file the upgrade refuses
-        raise DataError(f"{where}: {e}") from e
+        return model.model_validate(data)
     except ValidationError as e:
         raise DataError(f"{where}: {_problem(e)}") from e
 
@@ -94,23 +84,18 @@ def read_required_json(path: Path, missing: str) -> JsonValue:
         raise ConfigError(str(e)) from e
 
 
-def read_required(
-    path: Path,
-    model: type[Model],
-    upgrade: Callable[[dict[str, JsonValue]], dict[str, JsonValue]],
-    missing: str,
-) -> Model:
+def read_required(path: Path, model: type[Model], missing: str) -> Model:
     """`read_required_json` as `model` (see `typed`); ConfigError when it does not fit."""
     data = read_required_json(path, missing)
     try:
-        return typed(model, data, upgrade, str(path))
+        return typed(model, data, str(path))
     except DataError as e:
         raise ConfigError(str(e)) from e
 
 
 def read_results_file(path: Path) -> Results:
     """A results.json wherever it is (a results directory's, or a file given by its path)."""
-    return read_required(path, Results, upgrade_results, "run the report stage first")
+    return read_required(path, Results, "run the report stage first")
 
 
 def read_sample_rows(path: Path) -> list[SampleRow]:
@@ -119,7 +104,7 @@ def read_sample_rows(path: Path) -> list[SampleRow]:
     for line in json_lines(path):
         if line.error is not None:
             raise DataError(f"{line.where(path)}: {line.error}")
-        rows.append(typed(SampleRow, line.value, refuse_unversioned_sample, line.where(path)))
+        rows.append(typed(SampleRow, line.value, line.where(path)))
     return rows
 
 
@@ -144,7 +129,7 @@ class ResultsDir:
     def read_config(self) -> RunFile:
         if not self.file(RUN_FILE).is_file():
             raise ConfigError(f"{self.path}: no run.json; run the infer stage first")
-        return read_required(self.file(RUN_FILE), RunFile, upgrade_run, "run the infer stage first")
+        return read_required(self.file(RUN_FILE), RunFile, "run the infer stage first")
 
     # samples.jsonl and usage.json: the score stage
     def write_scored(self, rows: Sequence[SampleRow], usage: Mapping[str, Json]) -> None:

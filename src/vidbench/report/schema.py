@@ -5,10 +5,8 @@
 
 Every field of a sample row is typed: a task's own (a caption's metrics, MMWorld's discipline,
 AutoEval-Video's verdict, ...) are in its SampleScore's groups, metrics and details; results.json
-keeps a task's own fields beside the shared ones. Each file carries
-`schema_version`; run.json and results.json written before it existed are read through
-report/upgrade.py.
-Numbers are kept at full precision: rounding happens only where a table is shown.
+keeps a task's own fields beside the shared ones. Each file carries `schema_version`. Numbers are
+kept at full precision: rounding happens only where a table is shown.
 
 docs/results-schema.md is generated from these models (report/schema_doc.py).
 """
@@ -46,13 +44,7 @@ class AnsweredFields(TypedDict):
     raw_output_cut: NotRequired[str]
 
 
-SchemaVersion = Annotated[
-    int,
-    Field(
-        description="version of this file's schema (absent: written before schemas, read "
-        "through report/upgrade.py)"
-    ),
-]
+SchemaVersion = Annotated[int, Field(description="version of this file's schema")]
 
 
 class RunFile(BaseModel):

@@ -1,4 +1,4 @@
-"""`vidbench run` and `vidbench sweep`: cli.py calls `register(subparsers, task_of, report)`;
+"""`vidbench run` and `vidbench sweep`: cli.py calls `register(subparsers, report)`;
 each handler turns its arguments into typed values (a RunRequest, a Sweep) and calls the runner
 (launch.py, sweep.py). The argparse namespace stops here."""
 
@@ -20,7 +20,7 @@ from vidbench.models.registry import parse_options
 from vidbench.runner.launch import RunRequest, launch
 from vidbench.runner.run import STAGES
 from vidbench.runner.run_config import RunConfig
-from vidbench.runner.sweep import Sweep, TaskOf, load_sweep, run_configs, run_sweep
+from vidbench.runner.sweep import Sweep, load_sweep, run_configs, run_sweep
 
 REPORT_DIR = "report"  # OUT/report/index.html: the sweep's runs side by side
 
@@ -98,9 +98,7 @@ def _run_request(args: argparse.Namespace) -> RunRequest:
     )
 
 
-def _add_run(
-    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], task_of: TaskOf
-) -> None:
+def _add_run(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "run",
         help="evaluate a model on a task",
@@ -135,12 +133,12 @@ def _add_run(
     options.add_frames(p)
     options.add_generation(p)
 
-    p.set_defaults(func=_cmd_run, task_of=task_of)
+    p.set_defaults(func=_cmd_run)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
     request = _run_request(args)  # every option parsed and checked here, before any work
-    outcome = launch(request, args.task_of, err, out)
+    outcome = launch(request, err, out)
     if not outcome.complete:
         then = (
             "run the same command again to retry the failed calls"
@@ -157,12 +155,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def register(
     subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
-    task_of: TaskOf,
     report: Callable[[Sequence[Path], Path], Path] | None = None,
 ) -> None:
     """`run` and `sweep`; `report(run dirs, folder)` writes the HTML report of a finished sweep
     (cli.py hands in vidbench view's, which sits above the runner)."""
-    _add_run(subparsers, task_of)
+    _add_run(subparsers)
     p = subparsers.add_parser(
         "sweep", help="a grid of tasks x variants x models: one results dir each, one table"
     )
@@ -178,7 +175,7 @@ def register(
 
     def handler(args: argparse.Namespace) -> int:
         sweep = _sweep_of(args)
-        run_sweep(sweep, task_of, err, out)
+        run_sweep(sweep, err, out)
         if report is not None and not args.no_report:
             runs = [Path(config.out) for config in run_configs(sweep)]
             err.print(f"report: {report(runs, Path(sweep.out) / REPORT_DIR)}", highlight=False)

@@ -10,22 +10,19 @@ makes N runs with seeds SEED..SEED+N-1 and a mean ± std table (repeat.py).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
 
+from vidbench.console import err, out
 from vidbench.core.errors import ConfigError
 from vidbench.core.files import Json
 from vidbench.runner.repeat import repeated_configs, run_dir, run_repeated
 from vidbench.runner.run import STAGES, Run, RunOutcome
 from vidbench.runner.run_config import RunConfig
 from vidbench.runner.store import Store
-from vidbench.tasks.base import Task
 from vidbench.tasks.data import OWN_DATA
-
-TaskOf = Callable[[RunConfig], Task]
 
 
 @dataclass(frozen=True)
@@ -58,13 +55,14 @@ class RunRequest:
         return STAGES if self.stage == "all" else (self.stage,)
 
 
-def launch(request: RunRequest, task_of: TaskOf, console: Console, print_to: Console) -> RunOutcome:
-    """Run what the request asks; what the runs left undone (nothing: every sample scored;
-    else errors, answers without a verdict): the results are written either way."""
+def launch(request: RunRequest, console: Console = err, print_to: Console = out) -> RunOutcome:
+    """What `vidbench run` calls: run what the request asks; what the runs left undone (nothing:
+    every sample scored; else errors, answers without a verdict): the results are written either
+    way. `console` takes the progress and messages, `print_to` the results table."""
     if request.fresh and "infer" not in request.stages:
         raise ConfigError("--fresh starts a new run in --out: it needs the infer stage")
-    configs = _configs(request, task_of, console)
-    runs = [Run(config, task_of(config), console) for config in configs]
+    configs = _configs(request, console)
+    runs = [Run(config, console=console) for config in configs]
     if request.runs > 1:  # OUT/run-1..N, then mean ± std in OUT
         outcomes = run_repeated(runs, Path(request.out), request.stages, print_to)
     else:
@@ -75,10 +73,10 @@ def launch(request: RunRequest, task_of: TaskOf, console: Console, print_to: Con
     )
 
 
-def _configs(request: RunRequest, task_of: TaskOf, console: Console) -> list[RunConfig]:
+def _configs(request: RunRequest, console: Console) -> list[RunConfig]:
     if "infer" not in request.stages and request.data is None and request.model is None:
-        return _stored_configs(request, task_of, console)  # everything else from run.json
-    if request.task is None or request.model is None or not _data_given(request, task_of):
+        return _stored_configs(request, console)  # everything else from run.json
+    if request.task is None or request.model is None or not _data_given(request):
         raise ConfigError(
             "vidbench run: give TASK, --data and --model to infer (--data may be left out for a "
             "task with data of its own, e.g. custom:DIR; the judge, score and report stages of a "
@@ -107,31 +105,31 @@ def _configs(request: RunRequest, task_of: TaskOf, console: Console) -> list[Run
     return repeated_configs(config, request.runs) if request.runs > 1 else [config]
 
 
-def _data_given(request: RunRequest, task_of: TaskOf) -> bool:
+def _data_given(request: RunRequest) -> bool:
     """--data given, or the task brings its own (a declared benchmark's folder)."""
     if request.data is not None:
         return True
     if request.task is None:
         return False
     probe = RunConfig(task=request.task, data=OWN_DATA, model="", out=request.out)
-    return task_of(probe).own_data is not None
+    return probe.open_task().own_data is not None
 
 
 def _asks_the_same(
-    changed: RunConfig, stored: RunConfig, directory: Path, task_of: TaskOf, console: Console
+    changed: RunConfig, stored: RunConfig, directory: Path, console: Console
 ) -> bool:
     """Whether `changed` asks the model what the stored run asked: the same plan, or, when the
     stored task can no longer be built (a declared benchmark whose folder moved), a plan with
     answers in the store."""
-    plan = Run(changed, task_of(changed), console).plan
+    plan = Run(changed, console=console).plan
     try:
-        return plan == Run(stored, task_of(stored)).plan
+        return plan == Run(stored).plan
     except ConfigError:
         with Store.read_only(directory) as store:
             return bool(store.answered_keys(plan))
 
 
-def _stored_configs(request: RunRequest, task_of: TaskOf, console: Console) -> list[RunConfig]:
+def _stored_configs(request: RunRequest, console: Console) -> list[RunConfig]:
     """The configurations of the run(s) stored in --out, for the judge, score and report stages:
     a TASK given re-scores them under that variant, a --judge judges them with that judge."""
     out = Path(request.out)
@@ -142,7 +140,7 @@ def _stored_configs(request: RunRequest, task_of: TaskOf, console: Console) -> l
         config.progress = request.progress
         if request.task and request.task != config.task:
             changed = dataclasses.replace(config, task=request.task)
-            if not _asks_the_same(changed, config, directory, task_of, console):
+            if not _asks_the_same(changed, config, directory, console):
                 raise ConfigError(
                     f"{request.task} asks the model other questions than the run stored in "
                     f"{directory} ({config.task}); its answers are not there: run the infer stage"
@@ -156,4 +154,4 @@ def _stored_configs(request: RunRequest, task_of: TaskOf, console: Console) -> l
     return configs
 
 
-__all__ = ["RunOutcome", "RunRequest", "TaskOf", "launch"]
+__all__ = ["RunOutcome", "RunRequest", "launch"]

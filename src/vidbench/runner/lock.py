@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from vidbench.core.errors import ConfigError
-from vidbench.core.folders import make_folder
+from vidbench.core.files import make_folder
 
 LOCK_FILE = ".lock"
 

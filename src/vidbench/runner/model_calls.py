@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 DEFAULT_ATTEMPTS = 3
 Value = TypeVar("Value")  # what the calls' parser makes of a reply
+CALL_PLAN = "call:"  # the `plan` prefix of failed model calls in the store's failures
 
 
 class AskOptions(TypedDict, total=False):
@@ -52,7 +53,7 @@ class AskOptions(TypedDict, total=False):
 def call_key(model: Model, call: ModelCall[object], attempt: int) -> str:
     return digest(
         {
-            "judge": model.identity(),  # the key's field names are kept: stored replies match
+            "model": model.identity(),
             "generation": call.generation.as_dict(),
             "version": call.prompt_version,
             "prompt": prompt_fingerprint(call.messages),
@@ -62,9 +63,9 @@ def call_key(model: Model, call: ModelCall[object], attempt: int) -> str:
 
 
 def failure_plan(model: Model) -> str:
-    """The `plan` under which failed model calls are recorded ("judge:" kept from the time
-    only judges made such calls: `vidbench view` finds them by it)."""
-    return "judge:" + digest(model.identity())[:24]
+    """The `plan` under which a model's failed calls are recorded (`vidbench view` finds a
+    judge's failures by the prefix)."""
+    return CALL_PLAN + digest(model.identity())[:24]
 
 
 async def _ask_one(

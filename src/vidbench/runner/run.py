@@ -69,13 +69,15 @@ class Run:
     def __init__(
         self,
         config: RunConfig,
-        task: Task,
+        task: Task | None = None,
         console: Console | None = None,
         input_problems: Sequence[Problem] = (),
     ) -> None:
+        """`task`: a Task of your own; default the one the configuration names
+        (`RunConfig.open_task`)."""
         self.config = config
         self.console = console or err
-        self.task = task
+        self.task = config.open_task() if task is None else task
         # problems with inputs beside the data (e.g. answers for unknown ids in a predictions
         # file): recorded with the loader's, so results never look complete without them
         self.input_problems = list(input_problems)

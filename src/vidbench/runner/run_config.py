@@ -8,9 +8,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from vidbench.core.files import Json
+from vidbench.registry import get_task, stored_task_name
 from vidbench.report.results_dir import ResultsDir
 from vidbench.report.schema import RunFile
 from vidbench.runner.model_calls import DEFAULT_ATTEMPTS
+from vidbench.tasks.base import Task
 
 # where and how a run ran, no part of what it evaluated: left out of run.json (the rest are
 # report/schema.RunFile's fields: tests/runner/test_results_schema.py checks they agree)
@@ -60,6 +62,13 @@ class RunConfig:
         if isinstance(views, Sequence):
             overrides["views"] = tuple(views)
         return overrides
+
+    def open_task(self) -> Task:
+        """The task this run evaluates (the registry builds it from its name), with its frame
+        and generation overrides; the task name becomes the one run.json keeps (a declared
+        benchmark's folder made absolute: registry.stored_task_name)."""
+        self.task = stored_task_name(self.task)
+        return get_task(self.task, self.generation, **self.frame_overrides())
 
     @classmethod
     def load(cls, results_dir: Path) -> RunConfig:

@@ -4,9 +4,7 @@ responses: one row per answered request, keyed by the request's content hash; a 
     present is never sent to the model again.
 calls:     every reply to a cached model call (an LLM judge's verdicts, a construction
     pipeline's generated questions, checks and captions), keyed by the model, its settings, the
-    prompt version, the exact prompt and the attempt number; never requested again. (Stores
-    written before this table was named `calls` hold it as `judgments` with a `judge` column:
-    opened for writing they are renamed in place, opened read-only they are read as they are.)
+    prompt version, the exact prompt and the attempt number; never requested again.
 failures:  every failed attempt (unreadable media, a model error after retries), with the
     message. A failed sample is retried by the next run; its failures stay for the record.
 runs:      every invocation with its configuration.
@@ -128,7 +126,6 @@ class StoredFailure:
 
 class Store:
     FILENAME = "store.sqlite"
-    _calls: tuple[str, str]  # the model-call table and its model column, as this store has them
 
     def __init__(self, results_dir: Path) -> None:
         results_dir.mkdir(parents=True, exist_ok=True)
@@ -137,13 +134,11 @@ class Store:
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
-            _rename_judgments(self._db)
             self._db.executescript(SCHEMA)
         except sqlite3.OperationalError as e:
             if _is_full(e, results_dir):
                 raise DiskFullError(results_dir) from e
             raise StoreError(f"{self.path}: {e}") from e
-        self._calls = "calls", "model"
 
     @classmethod
     def read_only(cls, results_dir: Path) -> Store:
@@ -157,11 +152,10 @@ class Store:
         store.path = path
         store._db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
         try:
-            old = _has_table(store._db, "judgments")
+            store._db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
         except sqlite3.DatabaseError as e:  # not a database, or a damaged one
             store.close()
             raise StoreError(f"{path}: not readable ({e})") from e
-        store._calls = ("judgments", "judge") if old else ("calls", "model")
         return store
 
     def close(self) -> None:
@@ -185,9 +179,8 @@ class Store:
 
     def all_calls(self) -> list[StoredCall]:
         """Every stored model-call reply, by item and attempt."""
-        table, model = self._calls
         rows = self._db.execute(
-            f"SELECT item, {model}, prompt_version, attempt, prompt, reply FROM {table} "
+            "SELECT item, model, prompt_version, attempt, prompt, reply FROM calls "
             "ORDER BY item, attempt, created"
         )
         return [StoredCall(*row) for row in rows]
@@ -213,11 +206,6 @@ class Store:
     def answered_keys(self, plan: str) -> set[str]:
         rows = self._db.execute("SELECT key FROM responses WHERE plan = ?", (plan,))
         return {key for (key,) in rows}
-
-    def has(self, key: str) -> bool:
-        return (
-            self._db.execute("SELECT 1 FROM responses WHERE key = ?", (key,)).fetchone() is not None
-        )
 
     def put_response(
         self,
@@ -323,7 +311,7 @@ class Store:
 
     def call_usage(self, model: str) -> dict[str, int]:
         """Model calls and tokens in/out stored for a model spec (e.g. the judge's)."""
-        return self._usage(*self._calls, model)
+        return self._usage("calls", "model", model)
 
     def call_usage_by_version(self) -> dict[str, dict[str, int]]:
         """Model calls and tokens in/out per prompt version (a construction pipeline's stages
@@ -338,10 +326,9 @@ class Store:
     def call_usage_by_version_and_model(self) -> list[tuple[str, str, dict[str, int]]]:
         """(prompt version, model spec, calls and tokens in/out): a stage's cost per model,
         priced by models/pricing.cost_of."""
-        table, model = self._calls
         rows = self._db.execute(
-            f"SELECT prompt_version, {model}, COUNT(*), COALESCE(SUM(input_tokens), 0), "
-            f"COALESCE(SUM(output_tokens), 0) FROM {table} GROUP BY prompt_version, {model}"
+            "SELECT prompt_version, model, COUNT(*), COALESCE(SUM(input_tokens), 0), "
+            "COALESCE(SUM(output_tokens), 0) FROM calls GROUP BY prompt_version, model"
         )
         return [
             (version, spec, {"requests": n, "input_tokens": t_in, "output_tokens": t_out})
@@ -381,19 +368,6 @@ class Store:
                 raise DiskFullError(self.path.parent) from e
             raise StoreError(f"{self.path}: {e}") from e
         self._write("COMMIT", ())
-
-
-def _has_table(db: sqlite3.Connection, name: str) -> bool:
-    found = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))
-    return found.fetchone() is not None
-
-
-def _rename_judgments(db: sqlite3.Connection) -> None:
-    """A store written before the `calls` table had its name: rename it in place (the rows and
-    keys are the same, so every stored reply is still found)."""
-    if _has_table(db, "judgments") and not _has_table(db, "calls"):
-        db.execute("ALTER TABLE judgments RENAME TO calls")
-        db.execute("ALTER TABLE calls RENAME COLUMN judge TO model")
 
 
 def _is_full(error: sqlite3.OperationalError, folder: Path) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -24,9 +24,6 @@ from vidbench.core.errors import ConfigError
 from vidbench.report.schema import Results
 from vidbench.runner.run import Run
 from vidbench.runner.run_config import RunConfig
-from vidbench.tasks.base import Task
-
-TaskOf = Callable[[RunConfig], Task]
 
 
 @dataclass(frozen=True)
@@ -139,16 +136,14 @@ def _names(path: Path, raw: Mapping[str, object], key: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-def run_sweep(
-    sweep: Sweep, task_of: TaskOf, console: Console, print_to: Console | None = None
-) -> list[Results]:
+def run_sweep(sweep: Sweep, console: Console, print_to: Console | None = None) -> list[Results]:
     """Every run of the grid through all stages, then the combined tables in OUT."""
     from vidbench.report.combine import combine
 
     configs = run_configs(sweep)
     if sweep.parallel > 1:  # one live progress display at a time: none for runs side by side
         configs = [replace(c, progress=False) for c in configs]
-    runs = [Run(config, task_of(config), console) for config in configs]  # bad names stop here
+    runs = [Run(config, console=console) for config in configs]  # bad names stop here
     address = configs[0].ray if configs else None
 
     def one(i: int, run: Run) -> None:

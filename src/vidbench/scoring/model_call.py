@@ -1,4 +1,5 @@
-"""Cached model calls: what one call asks a model, and what came of it.
+"""Cached model calls: what one call asks a model, what came of it, and reading structured data
+out of its free-text reply (`find_json`).
 
 Every model call whose reply vidbench parses and keeps is a `ModelCall`: an LLM judge's verdict
 on an answer (AutoEval-Video's rules, MMWorld's judge, 4D-Bench's GPT-Appearance/Action, error
@@ -15,9 +16,13 @@ Both are generic in the value the parser returns: `ModelCall[Judgment]` gives
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Generic, Literal, TypeVar
+
+from pydantic import JsonValue
 
 from vidbench.core.messages import Message
 from vidbench.core.requests import GenerationConfig
@@ -88,3 +93,23 @@ class CallResult(Generic[Value]):
             "no stored verdict: the judge stage has not run, was interrupted, or its call "
             "failed; the next judge stage asks again"
         )
+
+
+_FENCE = re.compile(r"```(?:json)?")
+
+
+def find_json(reply: str) -> dict[str, JsonValue] | list[JsonValue] | None:
+    """The first JSON object or list in a reply (code fences and prose around it are
+    tolerated), or None when there is none."""
+    text = _FENCE.sub("", reply)
+    decoder = json.JSONDecoder()
+    for match in re.finditer(r"[\[{]", text):
+        try:
+            value, _ = decoder.raw_decode(text, match.start())
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            return {str(k): v for k, v in value.items()}
+        if isinstance(value, list):
+            return value
+    return None

@@ -1,8 +1,11 @@
-"""Statistics over per-sample scores."""
+"""Statistics over per-sample scores: a column's mean and its percentile-bootstrap interval, and
+paired tests of two runs on the same samples (exact McNemar for right/wrong columns, a paired
+bootstrap for scores such as caption metrics and judge scores)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -23,3 +26,59 @@ def bootstrap_ci(
     tail = (1 - level) / 2 * 100
     low, high = np.percentile(means, [tail, 100 - tail])
     return float(low) * 100, float(high) * 100
+
+
+@dataclass(frozen=True)
+class PairedResult:
+    n: int  # samples answered in both runs
+    mean_a: float
+    mean_b: float
+    difference: float  # mean_b - mean_a
+    ci95: tuple[float, float]  # of the difference, paired bootstrap
+    p_value: float
+    test: str  # "mcnemar-exact" | "paired-bootstrap"
+    discordant: tuple[int, int] | None = None  # (a right b wrong, a wrong b right) for McNemar
+
+
+def mcnemar_exact(a_only: int, b_only: int) -> float:
+    """Two-sided exact McNemar p-value: the binomial test of the discordant pairs at 1/2."""
+    from scipy.stats import binomtest
+
+    n = a_only + b_only
+    return 1.0 if n == 0 else float(binomtest(a_only, n, 0.5).pvalue)
+
+
+def _bootstrap(diffs: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    means: np.ndarray = diffs[rng.integers(0, len(diffs), size=(n_resamples, len(diffs)))].mean(
+        axis=1
+    )
+    return means
+
+
+def paired(
+    a: Sequence[float], b: Sequence[float], n_resamples: int = 10_000, seed: int = 0
+) -> PairedResult:
+    """Compare two runs' per-sample values of one column (aligned: same sample at the same
+    index). Values all 0/1 get the exact McNemar test; others a paired bootstrap, whose two-sided
+    p-value is the share of resampled mean differences, shifted to be centred on zero, at least
+    as far from zero as the observed difference. The interval is the bootstrap's percentiles."""
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if len(x) != len(y) or not len(x):
+        raise ValueError("paired: two non-empty sequences of the same length")
+    diffs = y - x
+    means = _bootstrap(diffs, n_resamples, seed)
+    ci = (float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5)))
+    binary = bool(np.isin(x, (0.0, 1.0)).all() and np.isin(y, (0.0, 1.0)).all())
+    if binary:
+        a_only = int(((x == 1) & (y == 0)).sum())
+        b_only = int(((x == 0) & (y == 1)).sum())
+        p, test, discordant = mcnemar_exact(a_only, b_only), "mcnemar-exact", (a_only, b_only)
+    else:
+        observed = float(diffs.mean())
+        centred = means - observed  # the difference's spread around zero under no difference
+        p = float(min(1.0, (np.abs(centred) >= abs(observed)).mean()))
+        test, discordant = "paired-bootstrap", None
+    return PairedResult(
+        len(x), float(x.mean()), float(y.mean()), float(diffs.mean()), ci, p, test, discordant
+    )

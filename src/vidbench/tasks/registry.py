@@ -1,7 +1,7 @@
 """Task names and their variants, for any benchmark. A variant is data, never a copy of code.
 
 A task name is `BASE[:MODIFIER+MODIFIER...]`. Each benchmark lists its task entries (see
-`vidbench.benchmarks.registry`); an entry says which modifiers it knows: frame modifiers change
+`vidbench.registry`); an entry says which modifiers it knows: frame modifiers change
 the FrameSpec; any other modifier is handed to the task's constructor (e.g. a scoring mode).
 This module knows no benchmark: it resolves a name against the entries it is given.
 """

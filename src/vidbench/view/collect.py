@@ -14,7 +14,7 @@ both (docs/architecture.md).
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,12 +23,11 @@ from vidbench.core.records import Sample
 from vidbench.report.results_dir import RESULTS_FILE, RUN_FILE, SAMPLES_FILE, ResultsDir
 from vidbench.report.schema import Results, SampleRow
 from vidbench.report.tables import row_labels
+from vidbench.runner.model_calls import CALL_PLAN
 from vidbench.runner.run_config import RunConfig
 from vidbench.runner.store import Store, StoredCall, StoredFailure
 from vidbench.tasks.base import Task
 from vidbench.tasks.data import data_folder, load_samples
-
-TaskOf = Callable[[RunConfig], Task]
 
 
 @dataclass
@@ -76,7 +75,7 @@ def _read_store(run: RunData) -> None:
                 if owner is not None:
                     run.judgments.setdefault(owner, []).append(judgment)
             for failure in store.all_failures():
-                judged = failure.plan.startswith("judge:")
+                judged = failure.plan.startswith(CALL_PLAN)
                 owner = owner_of(failure.sample_id, ids) if judged else None
                 if owner is not None:
                     run.judge_failures.setdefault(owner, []).append(failure)
@@ -85,13 +84,13 @@ def _read_store(run: RunData) -> None:
             run.note(f"store.sqlite not readable ({e}): judge prompts and replies are not shown")
 
 
-def _load_samples(run: RunData, task_of: TaskOf | None) -> None:
+def _load_samples(run: RunData) -> None:
     """The run's task and its data's samples (questions, options, videos), when the data
     folder is still where the run found it."""
-    if run.config is None or task_of is None:
+    if run.config is None:
         return
     try:
-        run.task = task_of(run.config)
+        run.task = run.config.open_task()
     except VidbenchError as e:
         run.note(f"task {run.config.task!r} not built ({e}): questions and frames are not shown")
         return
@@ -111,8 +110,10 @@ def _load_samples(run: RunData, task_of: TaskOf | None) -> None:
     run.samples = {s.id: s for s in loaded.items}
 
 
-def collect_run(path: Path, task_of: TaskOf | None) -> RunData:
-    """Everything the report shows of one results directory; what is missing is noted."""
+def collect_run(path: Path, with_samples: bool = True) -> RunData:
+    """Everything the report shows of one results directory; what is missing is noted.
+    `with_samples`: also build the run's task and load its data's samples (questions, options,
+    videos)."""
     run = RunData(path)
     if not path.is_dir():
         run.note("not a directory")
@@ -138,7 +139,8 @@ def collect_run(path: Path, task_of: TaskOf | None) -> RunData:
     except VidbenchError as e:  # run.json that does not fit the schema
         run.note(f"run.json not readable ({e}): questions and frames are not shown")
     _read_store(run)
-    _load_samples(run, task_of)
+    if with_samples:
+        _load_samples(run)
     return run
 
 
@@ -172,8 +174,8 @@ def _runs_in(path: Path, depth: int) -> list[Path]:
     return [run for child in children for run in _runs_in(child, depth - 1)]
 
 
-def collect_runs(paths: Sequence[Path], task_of: TaskOf | None) -> list[RunData]:
-    runs = [collect_run(p, task_of) for p in paths]
+def collect_runs(paths: Sequence[Path], with_samples: bool = True) -> list[RunData]:
+    runs = [collect_run(p, with_samples) for p in paths]
     _label(runs)
     return runs
 

@@ -1,20 +1,21 @@
 """`vidbench view`: the HTML report of finished runs (build.py), served on 127.0.0.1 with
---serve (serve.py). cli.py calls `register(subparsers, task_of)`: `task_of` builds a stored
-run's task, so the report shows questions and frames without knowing a benchmark."""
+--serve (serve.py). A stored run's task comes from the registry (vidbench/registry.py), so the
+report shows questions and frames without knowing a benchmark; the registered benchmarks'
+figures and sample groups come from there too."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from rich.markup import escape
 
 from vidbench import cli_types as types
 from vidbench.console import err, out
 from vidbench.core.errors import ConfigError
+from vidbench.registry import parts, sample_groups
 from vidbench.report.figures import FigureSpec
 from vidbench.view.videos import VIDEO_MODES
 
@@ -33,7 +34,7 @@ def _cmd_view(args: argparse.Namespace) -> int:
         if missing:
             raise ConfigError(f"vidbench view: no such results directory: {', '.join(missing)}")
         folders, skipped = run_folders([Path(d) for d in args.results])
-        runs = collect_runs(folders, args.task_of)
+        runs = collect_runs(folders)
         if not any(run.results or run.records for run in runs):
             notes = "; ".join([*skipped, *(m for run in runs for m in run.messages)])
             raise ConfigError(f"vidbench view: no results to show ({notes})")
@@ -41,8 +42,8 @@ def _cmd_view(args: argparse.Namespace) -> int:
             folder,
             videos=args.videos,
             thumbnails=not args.no_thumbnails,
-            figures=args.figure_specs,
-            groups=args.group_fields,
+            figures=parts(FigureSpec),
+            groups=sample_groups(),
             progress=not args.no_progress,
         )
         built = write_report(runs, options)
@@ -62,32 +63,18 @@ def _cmd_view(args: argparse.Namespace) -> int:
     return 0
 
 
-def reporter(
-    task_of: Callable[[Any], Any] | None,
-    figures: Sequence[FigureSpec] = (),
-    groups: Sequence[str] = (),
-) -> Callable[[Sequence[Path], Path], Path]:
-    """What `vidbench sweep` calls when its runs are done: the HTML report of them in a folder
-    (returns its index.html)."""
+def write_sweep_report(runs: Sequence[Path], folder: Path) -> Path:
+    """What `vidbench sweep` calls when its runs are done (cli.py hands it to the runner's
+    commands, below view/): the HTML report of them in a folder; returns its index.html."""
     from vidbench.view.build import ViewOptions, write_report
     from vidbench.view.collect import collect_runs
 
-    def write(runs: Sequence[Path], folder: Path) -> Path:
-        options = ViewOptions(folder, figures=figures, groups=groups)
-        return write_report(collect_runs(list(runs), task_of), options).index
-
-    return write
+    options = ViewOptions(folder, figures=parts(FigureSpec), groups=sample_groups())
+    return write_report(collect_runs(list(runs)), options).index
 
 
-def register(
-    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
-    task_of: Callable[[Any], Any] | None = None,
-    figures: Sequence[FigureSpec] = (),
-    groups: Sequence[str] = (),
-) -> None:
-    """`view`; `task_of` builds a stored run's task, `figures` are the benchmarks' own figure
-    specs, `groups` the record fields samples are grouped by (cli.py hands them in from the
-    registered benchmarks)."""
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`view`."""
     p = subparsers.add_parser(
         "view", help="an HTML report (tables, figures, every sample) that opens offline"
     )
@@ -104,6 +91,4 @@ def register(
     p.add_argument("--no-thumbnails", action="store_true", help="no frame thumbnails")
     p.add_argument("--serve", action="store_true", help="serve the report on 127.0.0.1")
     p.add_argument("--port", type=types.port, help="with --serve (default: a free port)")
-    p.set_defaults(
-        func=_cmd_view, task_of=task_of, figure_specs=tuple(figures), group_fields=tuple(groups)
-    )
+    p.set_defaults(func=_cmd_view)

@@ -41,6 +41,7 @@ def test_manifest_problems_say_what_and_where(
     assert "needs uid and path (has path 'a.glb')" in messages[-1]
 
 
+@pytest.mark.slow
 def test_render_summary_tells_manifest_problems_from_failed_renders(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -6,12 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vidbench.benchmarks.fourd.curate.quality import LABELS, Classifier, vote
-from vidbench.benchmarks.fourd.curate.quality_stage import (
+from vidbench.benchmarks.fourd.curate.quality import (
+    LABELS,
+    Classifier,
     PredictOptions,
     TrainOptions,
     predict,
     train,
+    vote,
     vote_views,
 )
 from vidbench.media.encode import write_mp4
@@ -42,6 +44,7 @@ def _image(label: int, rng: np.random.Generator) -> np.ndarray:
     return img
 
 
+@pytest.mark.slow
 def test_tiny_classifier_beats_chance(tmp_path, capfd) -> None:
     import torch
     from transformers import CLIPVisionConfig

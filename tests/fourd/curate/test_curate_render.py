@@ -39,7 +39,7 @@ with open({calls!r}, "a") as f:
     f.write(job["uid"] + "\\n")
 if job["uid"] == "crash" and not os.path.exists({flag!r}):
     os.kill(os.getpid(), signal.SIGSEGV)
-runpy.run_module("vidbench.benchmarks.fourd.curate.worker", run_name="__main__")
+runpy.run_module("vidbench.benchmarks.fourd.curate.workers", run_name="__main__")
 """
 
 

@@ -29,6 +29,18 @@ def write_objects(data: Path) -> Path:
     return data
 
 
+def curate_args(data: Path, out: Path, url: str, cache: Path, second_blind: str) -> list[str]:
+    """`vidbench curate 4d qa` on `data` with the fake server at `url` as generator, validator
+    and first blind model, and `second_blind` as the second."""
+    return [
+        "--no-progress", "curate", "4d", "qa", "--data", str(data), "--out", str(out),
+        "--generator", f"openai-compat:{url}#generator",
+        "--validator", f"openai-compat:{url}#validator",
+        "--blind", f"openai-compat:{url}#blind1", "--blind", second_blind,
+        "--cache-dir", str(cache),
+    ]  # fmt: skip
+
+
 def question(text: str, gold: str, others: tuple[str, str, str], answer: str = "A") -> dict:
     """A generator question with the gold text at `answer` (A, as generators like it)."""
     texts = list(others)

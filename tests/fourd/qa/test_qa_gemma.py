@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from qa_support import BLIND_BOTH, Oracle, write_objects
+from qa_support import BLIND_BOTH, Oracle, curate_args, write_objects
 
 from vidbench.cli import main
 from vidbench.core.files import read_jsonl
@@ -24,13 +24,8 @@ def test_blind_filter_with_the_local_gemma(tmp_path: Path, shared_server: ChatSe
     shared_server.reset(reply=oracle)
     url = shared_server.base_url
     out = tmp_path / "out"
-    argv = [
-        "--no-progress", "curate", "4d", "qa", "--data", str(data), "--out", str(out),
-        "--generator", f"openai-compat:{url}#generator",
-        "--validator", f"openai-compat:{url}#validator",
-        "--blind", f"openai-compat:{url}#blind1", "--blind", "blind:local-llm",
-        "--blind-opt", "ctx=1024", "--cache-dir", str(tmp_path / "frames"), "--concurrency", "4",
-    ]  # fmt: skip
+    argv = curate_args(data, out, url, tmp_path / "frames", "blind:local-llm")
+    argv += ["--blind-opt", "ctx=1024", "--concurrency", "4"]
     assert main(argv) == 0
     funnel = json.loads((out / "funnel.json").read_text())
     gemma = funnel["usage"]["blind"]["models"]["blind:local-llm"]

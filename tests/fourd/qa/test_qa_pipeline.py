@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from qa_support import BLIND_BOTH, BLIND_ONE, OBJ0, OBJ1, OBJ2, Oracle, write_objects
+from qa_support import BLIND_BOTH, BLIND_ONE, OBJ0, OBJ1, OBJ2, Oracle, curate_args, write_objects
 
 from vidbench.annotate.project import Project
 from vidbench.benchmarks.fourd.review.items import import_queue
@@ -39,13 +39,9 @@ def curated(tmp_path_factory: pytest.TempPathFactory, shared_server: ChatServer)
     shared_server.reset(reply=oracle)
     url = shared_server.base_url
     out = root / "out"
-    args = [
-        "--no-progress", "curate", "4d", "qa", "--data", str(data), "--out", str(out),
-        "--generator", f"openai-compat:{url}#generator",
-        "--validator", f"openai-compat:{url}#validator",
-        "--blind", f"openai-compat:{url}#blind1", "--blind", f"blind:openai-compat:{url}#blind2",
-        "--cache-dir", str(root / "frames"), "--concurrency", "4", "--max-side", "64",
-    ]  # fmt: skip
+    blind2 = f"blind:openai-compat:{url}#blind2"
+    args = curate_args(data, out, url, root / "frames", blind2)
+    args += ["--concurrency", "4", "--max-side", "64"]
     code = main(args)
     in_flight = shared_server.stats().max_in_flight
     yield Curated(out, data, oracle, shared_server, args, code, shared_server.requests, in_flight)

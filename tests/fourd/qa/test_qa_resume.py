@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from qa_support import Oracle, write_objects
+from qa_support import Oracle, curate_args, write_objects
 
 from conftest import TESTS, default_sigint
 from vidbench.cli import main
@@ -22,13 +22,8 @@ ALL_CALLS = 12 + 9 + 16  # generate (with two re-asks), validate, blind x 2
 
 
 def _args(data: Path, out: Path, url: str, cache: Path) -> list[str]:
-    return [
-        "--no-progress", "curate", "4d", "qa", "--data", str(data), "--out", str(out),
-        "--generator", f"openai-compat:{url}#generator",
-        "--validator", f"openai-compat:{url}#validator",
-        "--blind", f"openai-compat:{url}#blind1", "--blind", f"openai-compat:{url}#blind2",
-        "--cache-dir", str(cache), "--concurrency", "2",
-    ]  # fmt: skip
+    blind2 = f"openai-compat:{url}#blind2"
+    return [*curate_args(data, out, url, cache, blind2), "--concurrency", "2"]
 
 
 def _stored(out: Path) -> int:

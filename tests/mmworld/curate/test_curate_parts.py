@@ -131,6 +131,7 @@ def test_filter_decisions() -> None:
     )
 
 
+@pytest.mark.slow
 def test_transcripts_are_cached_by_content(tmp_path: Path) -> None:
     wav = speak("The blue kettle is boiling.", tmp_path / "s.wav")
     first = _video(tmp_path / "a" / "one.mp4", "blue", wav)

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, TypedDict
 
 from vidbench import cli_options as options
 from vidbench import cli_types as types
-from vidbench.benchmark import CommandGroups
 from vidbench.benchmarks.autoeval_video import rules
 from vidbench.benchmarks.autoeval_video.calls import PROMPT_KINDS, JudgePrompt
+from vidbench.cli_options import CommandGroups
 from vidbench.console import err, out
 from vidbench.models.registry import ModelChoice, parse_options
 from vidbench.runner.lock import results_lock

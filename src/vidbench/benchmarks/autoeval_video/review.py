@@ -16,8 +16,7 @@ from vidbench.annotate.adapters import (
     ReviewAdapter,
     RuleWorkspace,
 )
-from vidbench.annotate.exported import Exported
-from vidbench.annotate.items import Imported, add
+from vidbench.annotate.items import Exported, Imported, add_item
 from vidbench.annotate.project import Project
 from vidbench.benchmarks.autoeval_video import redteam
 from vidbench.benchmarks.autoeval_video.loader import RULES_FILE
@@ -35,7 +34,7 @@ def import_rules(conn: sqlite3.Connection, data: Path, rules_file: Path, author:
     with db.transaction(conn):
         for sample in loaded.items:
             record = {"id": sample.id, "Question": sample.question, "Rule": sample.rules}
-            add(conn, "rule", sample.id, record, str(rules_file), out)
+            add_item(conn, "rule", sample.id, record, str(rules_file), out)
         db.log_event(conn, author, "import.rules", f"{rules_file}: {out.added} added")
     return out
 

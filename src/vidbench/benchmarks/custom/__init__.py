@@ -3,18 +3,28 @@
 it; each folder's `Benchmark` value is built from its file (declared.py). README.md holds the
 facts the parsers and the examples cite."""
 
-from vidbench.benchmark import Benchmark, lazy_commands, lazy_validator
+from vidbench.benchmark import Benchmark
+from vidbench.cli_options import Commands
+from vidbench.export.source import FolderExport
+from vidbench.extras import lazy
 
 BENCHMARK = Benchmark(
     name="custom",
     title="Declared benchmark (benchmark.toml)",
     tasks={},  # each folder's task comes from its own file: custom:DIR
-    validate=lazy_validator("vidbench.benchmarks.custom.validate"),
-    commands=lazy_commands("vidbench.benchmarks.custom.commands"),
+    validate=lazy("vidbench.benchmarks.custom.validate", "validate"),
     variant_families={
         "custom:DIR": "the benchmark declared in DIR/benchmark.toml; variants :frames-N, "
         ":linspace|interval|keyframes, :extract|letter|videomme|option-text "
         "(docs/custom-benchmarks.md)",
     },
     # a declared benchmark's samples are grouped by its first `groups` field (each score's first)
+    declared=lazy("vidbench.benchmarks.custom.declared", "resolve_declared"),
+    parts=(
+        Commands(lazy("vidbench.benchmarks.custom.commands", "register")),  # predictions
+        FolderExport(
+            declares=lazy("vidbench.benchmarks.custom.export", "declares"),
+            source=lazy("vidbench.benchmarks.custom.export", "export_source"),
+        ),
+    ),
 )

@@ -8,27 +8,27 @@ from pathlib import Path
 
 from rich.markup import escape
 
-from vidbench.benchmark import CommandGroups
+from vidbench.cli_options import CommandGroups
 from vidbench.console import err
 from vidbench.core.errors import ConfigError
 
 
 def _cmd_predictions(args: argparse.Namespace) -> int:
     from vidbench.benchmarks.custom.declared import resolve_declared
-    from vidbench.benchmarks.custom.names import is_declared
+    from vidbench.benchmarks.custom.names import PREFIX
     from vidbench.benchmarks.custom.predictions import write_predictions
     from vidbench.runner.run_config import RunConfig
     from vidbench.tasks.registry import build_task
 
     results = Path(args.results)
     config = RunConfig.load(results)
-    if not is_declared(config.task):
+    if not config.task.startswith(f"{PREFIX}:"):
         raise ConfigError(
             f"{results} is a run of {config.task}: `vidbench predictions` writes a declared "
             "benchmark's answers in its own file's format (custom:DIR)"
         )
-    benchmark, name = resolve_declared(config.task)
-    task = build_task(benchmark.tasks, name)
+    declared = resolve_declared(config.task)
+    task = build_task(declared.benchmark.tasks, declared.task)
     written = write_predictions(task, config.data, results, Path(args.out), args.format)
     kind = {"index": "indexes", "letter": "letters", "text": "texts"}[written.answer_format]
     err.print(

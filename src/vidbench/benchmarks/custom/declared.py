@@ -1,7 +1,8 @@
 """A declared benchmark as one more `Benchmark` value, built from its folder's benchmark.toml.
 
-benchmarks/registry.py resolves a task name `custom:DIR[:VARIANTS]` (names.py) against the
-value declared in DIR: one task named after the benchmark, its frames from the spec, the frame
+The registry (vidbench/registry.py) resolves a task name `custom:DIR[:VARIANTS]` (names.py)
+through the built-in `custom` value's `declared`, `resolve_declared`, against the value declared in
+DIR: one task named after the benchmark, its frames from the spec, the frame
 variants `frames-N` and the samplers, the parser variants. Values are cached per folder and
 rebuilt when benchmark.toml changes.
 """
@@ -11,10 +12,11 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from vidbench.benchmark import Benchmark, lazy_validator
+from vidbench.benchmark import Benchmark, Declared
 from vidbench.benchmarks.custom.names import DeclaredName, split_name
 from vidbench.benchmarks.custom.spec import PARSERS, SAMPLERS, SPEC_FILE, Spec, read_spec
 from vidbench.core.errors import ConfigError
+from vidbench.extras import lazy
 from vidbench.media.spec import FrameSpec
 from vidbench.tasks.base import Task
 from vidbench.tasks.registry import TaskEntry, TaskRequest
@@ -62,16 +64,16 @@ def declared_benchmark(folder: Path) -> Benchmark:
         name=f"custom:{spec.name}",
         title=spec.title,
         tasks={spec.name: entry},
-        validate=lazy_validator("vidbench.benchmarks.custom.validate"),
+        validate=lazy("vidbench.benchmarks.custom.validate", "validate"),
         sample_groups=spec.groups,
     )
     _CACHE[folder] = (stamp, value)
     return value
 
 
-def resolve_declared(name: str) -> tuple[Benchmark, str]:
-    """The value a `custom:DIR[:VARIANTS]` name denotes, and the name its task entries know
-    (`<benchmark name>[:VARIANTS]`)."""
+def resolve_declared(name: str) -> Declared:
+    """The value a `custom:DIR[:VARIANTS]` name denotes, the name its task entries know
+    (`<benchmark name>[:VARIANTS]`) and the name a run keeps (DIR made absolute)."""
     declared: DeclaredName = split_name(name)
     folder = declared.folder.expanduser().resolve()
     if not folder.is_dir():
@@ -81,4 +83,5 @@ def resolve_declared(name: str) -> tuple[Benchmark, str]:
         )
     benchmark = declared_benchmark(folder)
     [local] = benchmark.tasks
-    return benchmark, local + (f":{declared.variants}" if declared.variants else "")
+    variants = f":{declared.variants}" if declared.variants else ""
+    return Declared(benchmark, local + variants, declared.canonical)

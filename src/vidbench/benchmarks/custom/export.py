@@ -55,6 +55,10 @@ def scoring_text(spec: Spec) -> str:
     return how + ". A row without a gold answer is asked and not scored (`no-gold`)."
 
 
+def declares(folder: Path) -> bool:
+    return (folder / SPEC_FILE).is_file()
+
+
 def export_source(folder: Path) -> ExportSource:
     folder = Path(folder).expanduser().resolve()
     spec = read_spec(folder)

@@ -26,7 +26,6 @@ from vidbench.scoring.choices import option_letters
 
 _PREFIX = re.compile(r"^\s*\(?([A-Za-z])\s*[\.\):]\s*")
 _LABEL = re.compile(r"^\s*\(?([A-Za-z])\)?\s*[\.\):]?\s*$")
-READINGS = ("letter", "index", "text")
 MOST_OPTIONS = 26  # labelled A to Z
 
 

@@ -29,9 +29,12 @@ from pydantic import JsonValue, TypeAdapter
 from vidbench.benchmarks.fourd import loader as fourd_bench
 from vidbench.benchmarks.fourd.captions import gpt_judges
 from vidbench.benchmarks.fourd.captions import table as caption_table
-from vidbench.benchmarks.fourd.captions.human import PREFIX as HUMAN_PREFIX
-from vidbench.benchmarks.fourd.captions.human import held_out
-from vidbench.benchmarks.fourd.captions.rows import CaptionRow, judge_references
+from vidbench.benchmarks.fourd.captions.rows import (
+    HUMAN_PREFIX,
+    CaptionRow,
+    held_out,
+    judge_references,
+)
 from vidbench.benchmarks.fourd.prompt import TIMESTAMPS_SENTENCE, frames_sentence, image_parts
 from vidbench.core.errors import ConfigError
 from vidbench.core.files import Json, as_int

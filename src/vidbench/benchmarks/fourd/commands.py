@@ -11,9 +11,9 @@ from pathlib import Path
 
 from vidbench import cli_options
 from vidbench import cli_types as types
-from vidbench.benchmark import CURATE_HELP, CommandGroups
-from vidbench.benchmarks.fourd.captions.human import HUMAN_SEED
+from vidbench.benchmarks.fourd.captions.rows import HUMAN_SEED
 from vidbench.benchmarks.fourd.score_captions import CaptionScoring
+from vidbench.cli_options import CURATE_HELP, CommandGroups
 from vidbench.console import err, out
 from vidbench.core.errors import ConfigError
 from vidbench.models.registry import parse_options

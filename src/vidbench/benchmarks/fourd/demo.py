@@ -8,11 +8,9 @@ from rich.console import Console
 
 from vidbench import console as consoles
 from vidbench.benchmarks.fourd import loader as fourd_bench
-from vidbench.benchmarks.fourd.variants import TASKS
 from vidbench.report.combine import combine
 from vidbench.runner.run import Run
 from vidbench.runner.run_config import RunConfig
-from vidbench.tasks.registry import build_task
 from vidbench.view.build import ViewOptions, write_report
 from vidbench.view.collect import collect_runs
 
@@ -41,12 +39,9 @@ def run_demo(
             cache_dir=str(out / "frame-cache"),
             progress=show_progress,
         )
-        Run(config, build_task(TASKS, config.task)).run()
+        Run(config).run()
         results_dirs.append(results_dir)
     combine(results_dirs, out / "results", console)
     console.print(f"results: {out / 'results'} (results.json, samples.jsonl, table.md per model)")
-    report = write_report(
-        collect_runs(results_dirs, lambda stored: build_task(TASKS, stored.task)),
-        ViewOptions(out / "report"),
-    )
+    report = write_report(collect_runs(results_dirs), ViewOptions(out / "report"))
     console.print(f"report: {report.index} (open it in a browser)", soft_wrap=True)

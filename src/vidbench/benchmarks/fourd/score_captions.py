@@ -30,8 +30,8 @@ from vidbench.benchmarks.fourd.caption_task import (
     FourDCaption,
 )
 from vidbench.benchmarks.fourd.captions import gpt_judges, table
-from vidbench.benchmarks.fourd.captions.human import HUMAN_SEED, held_out
 from vidbench.benchmarks.fourd.captions.inputs import Read, read_predictions, read_references
+from vidbench.benchmarks.fourd.captions.rows import HUMAN_SEED, held_out
 from vidbench.benchmarks.fourd.variants import SPEC
 from vidbench.core.errors import ConfigError
 from vidbench.core.files import Json, write_json, write_jsonl

@@ -22,8 +22,6 @@ from vidbench.core.messages import Message, Part, TextPart
 from vidbench.core.records import Sample
 from vidbench.media.frame import Frame
 
-PROMPT_STYLES = ("open", "api")
-
 OPEN_PROMPT = (
     "Answer the question {question} by selecting one from the giving answers {options}. "
     "Respond with only single letter such as a, b, c ,d."

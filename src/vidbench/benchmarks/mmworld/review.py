@@ -10,9 +10,8 @@ from pathlib import Path
 
 from vidbench.annotate import db
 from vidbench.annotate.adapters import Exporter, Importer, ReviewAdapter
-from vidbench.annotate.exported import Exported
 from vidbench.annotate.exports import live_work, not_assigned, unassigned
-from vidbench.annotate.items import Imported, add
+from vidbench.annotate.items import Exported, Imported, add_item
 from vidbench.annotate.project import Project
 from vidbench.core.files import write_json
 
@@ -38,7 +37,7 @@ def import_mmworld(conn: sqlite3.Connection, data: Path, source: Path, author: s
                 "gold": sample.answer,
                 "video": str(Path(video).resolve().relative_to(data.resolve())),
             }
-            add(conn, "answer", f"mmworld/{sample.id}", record, "mmworld", out)
+            add_item(conn, "answer", f"mmworld/{sample.id}", record, "mmworld", out)
         db.log_event(conn, author, "import.mmworld", f"{data}: {out.added} added")
     return out
 

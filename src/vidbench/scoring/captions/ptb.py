@@ -78,11 +78,6 @@ def tokenize_groups(groups: Sequence[Sequence[str]]) -> list[list[str]]:
     return out
 
 
-def ptb_tokenize(sentences: Sequence[str]) -> list[str]:
-    """The sentences as one file (one pycocoevalcap PTBTokenizer call)."""
-    return tokenize_groups([sentences])[0] if sentences else []
-
-
 def per_object(
     cands: Sequence[str], refs: Sequence[Sequence[str]]
 ) -> tuple[list[str], list[list[str]]]:

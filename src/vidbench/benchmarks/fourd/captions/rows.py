@@ -1,8 +1,17 @@
 """One row to score: a caption, the references the metrics compare it with, and the references
-the LLM judges compare it with (see gpt_judges.py for the "one" and "all" choices)."""
+the LLM judges compare it with (see gpt_judges.py for the "one" and "all" choices); and which of
+an object's human captions plays the prediction in the Human row of Table 2 (`held_out`).
+
+The Human row scores each object's human captions leave-one-out: per object one of its captions
+(chosen by a seeded `random.Random(seed)` stream over the uids in sorted order, `randint(1, n)`
+as the official human_caption_exp.py does, which leaves it unseeded) plays the prediction; the
+metrics compare it with the other captions, the judges with one of the others ("one" mode,
+drawn as gpt_judges.draw_references does) or all of them (caption_task.py makes the rows).
+"""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -48,3 +57,13 @@ def model_rows(
         )
         for uid, caption in sorted(captions.items())
     ]
+
+
+HUMAN_SEED = 42
+HUMAN_PREFIX = "human:"  # the key of a Human row: "human:<uid>"
+
+
+def held_out(uids: Sequence[str], n_refs: int = 5, seed: int = HUMAN_SEED) -> dict[str, int]:
+    """1-based index of the caption each object holds out as its "prediction"."""
+    rng = random.Random(seed)
+    return {uid: rng.randint(1, n_refs) for uid in sorted(uids)}

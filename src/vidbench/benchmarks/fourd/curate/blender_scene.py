@@ -1,7 +1,7 @@
 """Code that runs inside Blender's Python module (bpy): load one asset, normalise it to the unit
 cube, light it, and render frames from a camera as RGB arrays on a white background.
 
-Only the render worker (worker.py) imports this module, one object per process: bpy keeps one
+Only the render worker (workers.py) imports this module, one object per process: bpy keeps one
 global scene. The object is scaled so the bounding box of its meshes over all rendered frames
 fits the unit cube, centred at the origin (4D-Bench paper, supplement B.1: "the normalized 4D
 object"). The film is transparent and each frame is composited over white, so the background is

@@ -98,11 +98,11 @@ def _cmd_motion(args: argparse.Namespace) -> int:
 
 
 def _cmd_quality(args: argparse.Namespace) -> int:
-    from vidbench.benchmarks.fourd.curate import quality_stage as stage
+    from vidbench.benchmarks.fourd.curate import quality
 
     if args.mode == "train":
-        result = stage.train(
-            stage.TrainOptions(
+        result = quality.train(
+            quality.TrainOptions(
                 Path(args.videos), Path(args.labels), args.weights, Path(args.out),
                 args.held_out, args.epochs, args.lr, args.finetune, args.seed,
             )
@@ -112,8 +112,8 @@ def _cmd_quality(args: argparse.Namespace) -> int:
         _print_problems([AssetProblem(**p) for p in result["problems"]])
         return 0
     out = Path(args.out) if args.out else None
-    options = stage.PredictOptions(Path(args.videos), Path(args.model), out, not args.no_progress)
-    records, dropped = stage.predict(options)
+    options = quality.PredictOptions(Path(args.videos), Path(args.model), out, not args.no_progress)
+    records, dropped = quality.predict(options)
     kept = sum(r["label"] == KEEP for r in records)
     err.print(f"{kept} of {len(records)} objects are {KEEP}")
     _print_problems(dropped)

@@ -1,6 +1,6 @@
 """`vidbench curate 4d render MANIFEST --out DIR`: every asset of a manifest rendered to the
 official 4D-Bench layout (OUT/<uid>/view_{k}_rgb_white_bg.mp4 + render.json), objects in
-parallel processes (workers.py runs worker.py, one Blender per object), resumable per object.
+parallel processes (workers.py, one Blender per object), resumable per object.
 
 An object whose render.json is complete for the same settings is skipped, so a rerun redoes only
 what failed or what was never done. A worker that fails (the asset cannot load, has no mesh) or
@@ -27,13 +27,18 @@ from pathlib import Path
 from vidbench.benchmarks.fourd.curate import funnel
 from vidbench.benchmarks.fourd.curate.manifest import Asset, AssetProblem, read_manifest
 from vidbench.benchmarks.fourd.curate.settings import RenderSettings
-from vidbench.benchmarks.fourd.curate.worker import ERROR_FILE
-from vidbench.benchmarks.fourd.curate.workers import LOG_FILE, FrameBar, RenderProcess, run_workers
+from vidbench.benchmarks.fourd.curate.workers import (
+    ERROR_FILE,
+    LOG_FILE,
+    FrameBar,
+    RenderProcess,
+    run_workers,
+)
 from vidbench.benchmarks.fourd.loader import RENDER_FILE
 from vidbench.extras import require
 from vidbench.progress import progress_bar
 
-WORKER_MODULE = "vidbench.benchmarks.fourd.curate.worker"
+WORKER_MODULE = "vidbench.benchmarks.fourd.curate.workers"
 
 
 @dataclass(frozen=True)

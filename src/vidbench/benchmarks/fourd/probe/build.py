@@ -19,8 +19,7 @@ from pathlib import Path
 
 from vidbench.benchmarks.fourd.curate.manifest import AssetProblem
 from vidbench.benchmarks.fourd.curate.render import render_jobs
-from vidbench.benchmarks.fourd.curate.worker import RENDER_FILE
-from vidbench.benchmarks.fourd.curate.workers import JOB_FILE, LOG_FILE, PROGRESS_FILE
+from vidbench.benchmarks.fourd.curate.workers import JOB_FILE, LOG_FILE, PROGRESS_FILE, RENDER_FILE
 from vidbench.benchmarks.fourd.probe.output import KeptQuestion, write_dataset
 from vidbench.benchmarks.fourd.probe.plan import (
     PlannedObject,

@@ -7,8 +7,8 @@ that takes more than one value over the pooled rows: one figure, a panel for all
 one per subtask, accuracy (percent) against the knob's value with 95% percentile-bootstrap
 intervals (scoring/stats.py), a line per model; and a CSV of the same numbers.
 
-`knob_figures(results, out)` is what `vidbench figures` calls for the 4D-Bench probe (through
-benchmarks/registry.py FIGURES); it writes nothing for runs without probe fields.
+`knob_figures(results, out)` is what `vidbench figures` calls for the 4D-Bench probe (a
+`FigureSpec` part of 4D-Bench's Benchmark value); it writes nothing for runs without probe fields.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from vidbench.benchmarks.fourd.curate.settings import RenderSettings
-from vidbench.benchmarks.fourd.curate.worker import FrameCount, run_job
+from vidbench.benchmarks.fourd.curate.workers import FrameCount, run_job
 from vidbench.benchmarks.fourd.probe.camera import LENS_MM, SENSOR_MM, vec3
 from vidbench.benchmarks.fourd.synthetic.writer import video_name
 from vidbench.core.files import write_json

@@ -1,5 +1,6 @@
 """Machine-drafted captions (`vidbench curate 4d captions` writes caption_drafts.jsonl) offered to
-caption writers as a starting point, always marked as a model's text (annotate/drafts.py).
+caption writers as a starting point, always marked as a model's text (annotate/work.py,
+draft_source).
 
 A draft is attached to the object's caption item (the item is created if the object was not
 imported yet); the writer sees it beside an empty box and may start from it.
@@ -12,7 +13,7 @@ import sqlite3
 from pathlib import Path
 
 from vidbench.annotate import db
-from vidbench.annotate.items import Imported, add, checked_lines, item_id
+from vidbench.annotate.items import Imported, add_item, checked_lines, item_id
 from vidbench.annotate.paths import is_name
 from vidbench.benchmarks.fourd import loader as fourd
 from vidbench.benchmarks.fourd.review.items import object_record
@@ -61,7 +62,7 @@ def _attach(
     if found is None:
         uid = draft["uid"]
         record = {"uid": uid, **object_record(data, _object_root(data, uid), uid)}
-        add(conn, "caption", draft["uid"], {**record, "drafts": [shown]}, source, out)
+        add_item(conn, "caption", draft["uid"], {**record, "drafts": [shown]}, source, out)
         return
     record = json.loads(found["data"])
     if shown in record.get("drafts", []):

@@ -21,10 +21,10 @@ from pathlib import Path
 from pydantic import JsonValue
 
 from vidbench.annotate import db
-from vidbench.annotate.drafts import draft_source
-from vidbench.annotate.exported import Exported
 from vidbench.annotate.exports import DONE, live_work, not_assigned, review_of, unassigned
+from vidbench.annotate.items import Exported
 from vidbench.annotate.project import Project
+from vidbench.annotate.work import draft_source
 from vidbench.benchmarks.fourd import loader as fourd
 from vidbench.benchmarks.fourd.references import N_REFS, REF_COLUMNS
 from vidbench.benchmarks.fourd.review.items import has_qa

@@ -11,7 +11,7 @@ from pathlib import Path
 from pydantic import JsonValue
 
 from vidbench.annotate import db
-from vidbench.annotate.items import Imported, add, checked_lines
+from vidbench.annotate.items import Imported, add_item, checked_lines
 from vidbench.annotate.paths import is_name
 from vidbench.benchmarks.fourd import loader as fourd
 from vidbench.benchmarks.fourd.variants import OFFICIAL_VIEWS
@@ -76,7 +76,7 @@ def import_queue(conn: sqlite3.Connection, data: Path, path: Path, author: str) 
     with db.transaction(conn):
         for number, record in checked_lines(path, check_candidate, out):
             item = {**record, **object_record(data, data_dir, str(record["uid"]))}
-            add(conn, "qa", str(record["id"]), item, f"{path.name}:{number}", out)
+            add_item(conn, "qa", str(record["id"]), item, f"{path.name}:{number}", out)
         db.log_event(conn, author, "import.queue", f"{path}: {out.added} added")
     return out
 
@@ -117,16 +117,16 @@ def import_release(conn: sqlite3.Connection, data: Path, source: Path, author: s
             for sample in loaded.items:
                 uid = str(sample.metadata["uid"])
                 record = _qa_record(sample) | object_record(data, data_dir, uid)
-                add(conn, "qa", sample.id, record, fourd.QA_FILE, out)
+                add_item(conn, "qa", sample.id, record, fourd.QA_FILE, out)
                 question = {**record, "benchmark": "4dbench", "gold": sample.answer}
-                add(conn, "answer", f"4dbench/{sample.id}", question, fourd.QA_FILE, out)
+                add_item(conn, "answer", f"4dbench/{sample.id}", question, fourd.QA_FILE, out)
         for data_dir in {_video_root(data, name) for name in fourd.RELEASE_FOLDERS}:
             video_dir = data_dir / fourd.VIDEO_DIR
             if not video_dir.is_dir():
                 continue
             for folder in sorted(p for p in video_dir.iterdir() if p.is_dir()):
                 record = {"uid": folder.name, **object_record(data, data_dir, folder.name)}
-                add(conn, "caption", folder.name, record, fourd.VIDEO_DIR, out)
+                add_item(conn, "caption", folder.name, record, fourd.VIDEO_DIR, out)
         db.log_event(conn, author, "import.4dbench", f"{data}: {out.added} added")
     return out
 

@@ -20,8 +20,7 @@ import numpy as np
 from vidbench.benchmarks.fourd.synthetic.gltf import GltfBuilder, shape_mesh
 from vidbench.benchmarks.fourd.synthetic.scene import SHAPES, Scene, frame_times, state_at
 from vidbench.benchmarks.fourd.synthetic.writer import build_object
-from vidbench.core.files import write_jsonl
-from vidbench.core.folders import make_folder
+from vidbench.core.files import make_folder, write_jsonl
 from vidbench.progress import progress_bar
 
 MANIFEST = "manifest.jsonl"

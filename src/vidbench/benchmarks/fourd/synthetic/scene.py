@@ -46,7 +46,6 @@ KINDS: tuple[str, ...] = (
     "appear",
     "disappear",
 )
-INSTANT_KINDS = frozenset({"recolour", "appear", "disappear"})
 
 MOVE_DISTANCE = 1.0
 JUMP_HEIGHT = 0.8

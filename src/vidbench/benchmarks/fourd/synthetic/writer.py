@@ -18,8 +18,7 @@ from vidbench.benchmarks.fourd.synthetic.questions import build_questions, gold_
 from vidbench.benchmarks.fourd.synthetic.render import scene_states, view_frames
 from vidbench.benchmarks.fourd.synthetic.sample import sample_scene
 from vidbench.benchmarks.fourd.synthetic.scene import Scene, check_visible
-from vidbench.core.files import write_json
-from vidbench.core.folders import make_folder
+from vidbench.core.files import make_folder, write_json
 from vidbench.media.encode import write_mp4
 
 QA_DATA = Path("4D_Object_Question_Answering") / "data"

@@ -1,10 +1,11 @@
 """Generated questions: reading a generator's reply and checking each question it holds.
 
-A reply is read as JSON anywhere in it (scoring/replies.py: code fences and prose tolerated):
-`{"questions": [...]}`, a bare list, or one question object. A reply with no such JSON does not
-parse, and the generation call asks again (runner/model_calls.py's bounded re-asks). Within a parsed
-reply each question is checked on its own; a malformed one (no text, not four distinct options,
-an answer that is none of them) is dropped with its reason and counted, the others are kept.
+A reply is read as JSON anywhere in it (scoring/model_call.find_json: code fences and prose
+tolerated): `{"questions": [...]}`, a bare list, or one question object. A reply with no such JSON
+does not parse, and the generation call asks again (runner/model_calls.py's bounded re-asks).
+Within a parsed reply each question is checked on its own; a malformed one (no text, not four
+distinct options, an answer that is none of them) is dropped with its reason and counted, the
+others are kept.
 
 Options are shuffled with a seed derived from the question (MMWorld's random-choice baseline and
 rule scoring assume the gold label carries no information; generators favour "a"), so the same
@@ -21,7 +22,7 @@ from typing import TypedDict
 from pydantic import JsonValue
 
 from vidbench.runner.keys import digest
-from vidbench.scoring.replies import find_json
+from vidbench.scoring.model_call import find_json
 
 LABELS = ("a", "b", "c", "d")
 _LIST_PREFIX = re.compile(r"^\s*\(?[a-dA-D][\).:]\s+")

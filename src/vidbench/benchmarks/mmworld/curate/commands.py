@@ -11,7 +11,6 @@ from pathlib import Path
 
 from vidbench import cli_options as options
 from vidbench import cli_types as types
-from vidbench.benchmark import CURATE_HELP, CommandGroups
 from vidbench.benchmarks.mmworld.curate.generation import SUBSETS
 from vidbench.benchmarks.mmworld.curate.keyframes import DEFAULT_KEYFRAMES, DEFAULT_MAX_SIDE
 from vidbench.benchmarks.mmworld.curate.pipeline import (
@@ -19,6 +18,7 @@ from vidbench.benchmarks.mmworld.curate.pipeline import (
     Curation,
 )
 from vidbench.benchmarks.mmworld.curate.whisper import AsrSettings
+from vidbench.cli_options import CURATE_HELP, CommandGroups
 from vidbench.console import err
 from vidbench.models.registry import ModelChoice, parse_options
 from vidbench.runner.model_calls import DEFAULT_ATTEMPTS

@@ -31,9 +31,8 @@ from vidbench.models.registry import ModelOptions, load_model
 from vidbench.report.funnel import Funnel
 from vidbench.runner.model_calls import DEFAULT_ATTEMPTS, ask_in
 from vidbench.runner.store import Store
-from vidbench.scoring.model_call import CallResult, ModelCall
+from vidbench.scoring.model_call import CallResult, ModelCall, find_json
 from vidbench.scoring.prompt_files import load_prompt
-from vidbench.scoring.replies import find_json
 
 PROMPT_FILE = "queries.v1.txt"
 QUERY_GENERATION = GenerationConfig(temperature=0.0, max_tokens=1024)

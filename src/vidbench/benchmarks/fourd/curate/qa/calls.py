@@ -30,9 +30,8 @@ from vidbench.media.cache import FrameCache
 from vidbench.media.frames import load_frames
 from vidbench.media.spec import FrameSpec
 from vidbench.scoring.choices import extract_choice
-from vidbench.scoring.model_call import ModelCall
+from vidbench.scoring.model_call import ModelCall, find_json
 from vidbench.scoring.prompt_files import PromptFile, load_prompt
-from vidbench.scoring.replies import find_json
 
 PACKAGE = "vidbench.benchmarks.fourd.curate.qa"
 LABEL = "fourd-qa"

@@ -1,6 +1,6 @@
 """Generated questions: the generator's reply read strictly, and each question checked.
 
-A reply must hold one JSON block (scoring/replies.find_json: a fenced block after the
+A reply must hold one JSON block (scoring/model_call.find_json: a fenced block after the
 chain-of-thought text) of the form `{"questions": [{"question", "options": {"A".."D"},
 "answer": "A".."D"}]}`. A reply with no such block does not parse, and the generation call asks
 again (runner/model_calls.py's bounded re-asks); after the last attempt it counts as a parse
@@ -18,7 +18,7 @@ from typing import NotRequired, TypedDict
 from pydantic import JsonValue
 
 from vidbench.runner.keys import digest
-from vidbench.scoring.replies import find_json
+from vidbench.scoring.model_call import find_json
 
 LETTERS = ("A", "B", "C", "D")
 # Table 1's subtasks and the id suffixes the official release uses for them.

@@ -1,0 +1,60 @@
+"""The public API: every name `vidbench` exports resolves (lazily, to the object its module
+defines), the names a type checker sees are the same ones, and docs/reference/api.md documents
+each under the module that defines it."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import vidbench
+
+ROOT = Path(__file__).resolve().parents[1]
+INIT = ROOT / "src" / "vidbench" / "__init__.py"
+
+
+def test_every_export_resolves_to_its_modules_object() -> None:
+    exported = {**vidbench._EXPORTS, **vidbench._MODULES}
+    assert set(vidbench.__all__) == {"__version__", *exported}
+    for name, module in vidbench._EXPORTS.items():
+        assert getattr(vidbench, name) is getattr(importlib.import_module(module), name), name
+    assert vidbench.outcome is importlib.import_module("vidbench.scoring.outcome")
+
+
+def test_a_type_checker_sees_the_same_names() -> None:
+    tree = ast.parse(INIT.read_text())
+    [checking] = [n for n in tree.body if isinstance(n, ast.If)]  # if TYPE_CHECKING:
+    seen = {
+        alias.name: f"{node.module}.{alias.name}"
+        if alias.name in vidbench._MODULES
+        else node.module
+        for node in checking.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    assert seen == {**vidbench._EXPORTS, **vidbench._MODULES}
+
+
+def test_the_api_page_documents_every_export() -> None:
+    page = (ROOT / "docs" / "reference" / "api.md").read_text()
+    documented = {
+        line.removeprefix("::: ").strip() for line in page.splitlines() if line.startswith("::: ")
+    }
+    missing = [
+        name
+        for name, module in {**vidbench._EXPORTS, **vidbench._MODULES}.items()
+        if (module if name in vidbench._MODULES else f"{module}.{name}") not in documented
+    ]
+    assert missing == []
+    assert "`vidbench run` calls `launch(RunRequest(...))`" in page
+
+
+def test_importing_vidbench_imports_no_export() -> None:
+    code = "import sys, vidbench; print(sorted(m for m in sys.modules if 'vidbench' in m))"
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert loaded.stdout.strip() == "['vidbench']"
