@@ -27,8 +27,8 @@ def _project(tmp_path: Path, people: dict[str, str], objects: dict[str, int]) ->
     for uid, n in objects.items():
         for j in range(n):
             record = {"id": f"{uid}_{j}", "uid": uid, "Question": f"q{j}?", "Category": "Action"}
-            items.add(conn, "qa", f"{uid}_{j}", record, "test", out)
-        items.add(conn, "caption", uid, {"uid": uid}, "test", out)
+            items.add_item(conn, "qa", f"{uid}_{j}", record, "test", out)
+        items.add_item(conn, "caption", uid, {"uid": uid}, "test", out)
     for name, role in people.items():
         auth.add_user(conn, name, role, PASSWORD)
     conn.close()
@@ -86,9 +86,11 @@ def test_objects_stay_whole_and_counts_balance(tmp_path: Path) -> None:
     known = next(iter(OBJECTS))
     keeper = holders[f"qa:{known}_0"][0]
     out = items.Imported()
-    items.add(conn, "qa", f"{known}_9", {"uid": known, "Question": "late?"}, "test", out)
+    items.add_item(conn, "qa", f"{known}_9", {"uid": known, "Question": "late?"}, "test", out)
     for j in range(3):
-        items.add(conn, "qa", f"{'f' * 32}_{j}", {"uid": "f" * 32, "Question": "new?"}, "t", out)
+        items.add_item(
+            conn, "qa", f"{'f' * 32}_{j}", {"uid": "f" * 32, "Question": "new?"}, "t", out
+        )
     auth.add_user(conn, "rex", "reviewer", PASSWORD)
     planned = assign.plan(conn, "qa", 1)
     assert sorted((item, person) for item, person, _ in planned.rows) == sorted(

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 
+from pydantic import JsonValue
+
 from vidbench.annotate import db
 from vidbench.core.errors import DataError
 from vidbench.core.files import Json, json_lines
@@ -93,7 +95,7 @@ def checked_lines(
 @dataclass(frozen=True)
 class Flag:
     reason: str
-    suggested: Any = None  # what the flagging tool proposes instead (e.g. a gold answer)
+    suggested: JsonValue = None  # what the flagging tool proposes instead (e.g. a gold answer)
     by: str = ""  # who or what flagged it
 
 
@@ -110,7 +112,7 @@ class Described:
 HEX_NAME = re.compile(r"[0-9a-f]{16,}")
 
 
-def subject(data: dict[str, Any]) -> str | None:
+def subject(data: Mapping[str, JsonValue]) -> str | None:
     """The object or video an item is about (its `uid`, else its `video`), or None."""
     for key in ("uid", "video"):
         value = data.get(key)
@@ -119,7 +121,7 @@ def subject(data: dict[str, Any]) -> str | None:
     return None
 
 
-def _subject_name(data: dict[str, Any]) -> str | None:
+def _subject_name(data: Mapping[str, JsonValue]) -> str | None:
     uid, video = data.get("uid"), data.get("video")
     if isinstance(uid, str) and uid:
         return f"object {f'{uid[:8]}…{uid[-4:]}' if HEX_NAME.fullmatch(uid) else uid}"  # a hash
@@ -128,18 +130,19 @@ def _subject_name(data: dict[str, Any]) -> str | None:
     return None
 
 
-def thumbnail(data: dict[str, Any]) -> str | None:
+def thumbnail(data: Mapping[str, JsonValue]) -> str | None:
     """The video an item's thumbnail is taken from: its first official view, else its video."""
     views = data.get("views")
     if isinstance(views, list) and views:
-        first = data.get("first_views") or [0]
-        k = first[0] if isinstance(first[0], int) and 0 <= first[0] < len(views) else 0
+        first = data.get("first_views")
+        k = first[0] if isinstance(first, list) and first and isinstance(first[0], int) else 0
+        k = k if 0 <= k < len(views) else 0
         return str(views[k])
     video = data.get("video")
     return video if isinstance(video, str) and video else None
 
 
-def flag(data: dict[str, Any]) -> Flag | None:
+def flag(data: Mapping[str, JsonValue]) -> Flag | None:
     """The item's flag (see the module doc), or None."""
     raw = data.get("flag")
     if isinstance(raw, str) and raw.strip():
@@ -149,7 +152,7 @@ def flag(data: dict[str, Any]) -> Flag | None:
     return None
 
 
-def describe(kind: str, data: dict[str, Any]) -> Described:
+def describe(kind: str, data: Mapping[str, JsonValue]) -> Described:
     parts = [p for p in (_subject_name(data), data.get("Category")) if isinstance(p, str) and p]
     if not parts and data.get("id") is not None:
         parts = [f"{'instance' if kind == 'rule' else 'item'} {data['id']}"]

@@ -23,9 +23,10 @@ import json
 import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, NotRequired, TypedDict
+from typing import Any, NotRequired
 
 from pydantic import JsonValue
+from typing_extensions import TypedDict  # pydantic (FastAPI's answers) reads typing's from 3.12
 
 from vidbench.annotate import conflicts, db
 from vidbench.annotate.auth import User
