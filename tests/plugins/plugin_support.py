@@ -36,5 +36,5 @@ def run_vidbench(
 
 
 def refused(said: str) -> list[str]:
-    """The lines of a command's messages that say a plugin was skipped."""
-    return [line for line in said.splitlines() if line.startswith("skipped")]
+    """The lines of a command's messages that say a plugin was skipped (not a bad row)."""
+    return [line for line in said.splitlines() if line.startswith("skipped") and "plugin" in line]

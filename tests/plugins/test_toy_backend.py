@@ -56,11 +56,11 @@ def test_its_options_and_arguments_are_checked(
 
 @pytest.mark.slow
 def test_a_backend_plugin_whose_prefix_is_taken_is_refused_naming_both(
-    pickmodel: Path, tmp_path: Path
+    pickmodel: Path, toybench: Path, toy_data: Path, tmp_path: Path
 ) -> None:
     entry_points = "[vidbench.models]\nopenai = taken:build\npick = taken:build\n"
     site = fake_plugin(tmp_path, "taken", entry_points, {})
-    listed = run_vidbench([pickmodel, site], "run", "4dbench-qa", "--data", str(tmp_path),
+    listed = run_vidbench([pickmodel, site, toybench], "run", "toy-qa", "--data", str(toy_data),
                           "--model", "nosuch", "--out", str(tmp_path / "out"))  # fmt: skip
     assert refused(listed.stderr) == [
         "skipped model backend plugin openai (taken:build): the prefix 'openai' is the "

@@ -150,8 +150,8 @@ class QAFunnel:
             data["problems"],
             {
                 "objects": dict(data["objects"]),
-                "subtasks": {s: dict(c) for s, c in data["subtasks"].items()},
-                "total": dict(data["total"]),
+                "subtasks": {s: _as_json(c) for s, c in data["subtasks"].items()},
+                "total": _as_json(data["total"]),
                 "letter balance": dict(data["letter balance"]),
                 "calls this run": dict(data["calls this run"]),
             },
@@ -204,6 +204,14 @@ def _plain(counts: SubtaskCounts) -> SubtaskCounts:
     for reasons in REASON_KEYS:
         plain[reasons] = Counter(dict(sorted(counts[reasons].items())))
     return plain
+
+
+def _as_json(counts: SubtaskCounts) -> dict[str, int | dict[str, int]]:
+    """The counts with each reason count a plain dict: dataclasses.asdict (Funnel.document)
+    would rebuild a Counter from its (key, count) pairs, counting the pairs."""
+    reasons: dict[str, dict[str, int]] = {r: dict(counts[r]) for r in REASON_KEYS}
+    numbers: dict[str, int] = {k: counts[k] for k in COUNT_KEYS}
+    return {k: reasons[k] if k in reasons else numbers[k] for k in counts}  # the keys' order
 
 
 def stage_of(version: str) -> str:
