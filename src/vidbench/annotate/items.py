@@ -1,6 +1,7 @@
-"""Work items in a project, of four kinds (KINDS): QA candidates to review (`qa`), objects to
-caption (`caption`), questions to answer for a human baseline (`answer`) and judging rules to
-red-team (`rule`). Each benchmark's importers (its ReviewAdapter, annotate/adapters.py) add them
+"""Work items in a project, of five kinds (KINDS): QA candidates to review (`qa`), objects to
+caption (`caption`), questions to answer for a human baseline (`answer`), judging rules to
+red-team (`rule`) and the items an audit flagged, to keep, fix or drop (`audit`:
+audit_queue.py). Each benchmark's importers (its ReviewAdapter, annotate/adapters.py) add them
 through `add`, reading JSON Lines through `checked_lines`.
 
 Every import reads record by record: a malformed line or record is reported with its file and
@@ -32,7 +33,7 @@ from vidbench.core.errors import DataError
 from vidbench.core.files import json_lines
 
 Checked = TypeVar("Checked")
-KINDS = ("qa", "caption", "answer", "rule")
+KINDS = ("qa", "caption", "answer", "rule", "audit")
 
 
 @dataclass

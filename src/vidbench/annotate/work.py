@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vidbench.annotate import conflicts, db
+from vidbench.annotate.audit_queue import check_review
 from vidbench.annotate.auth import User
 from vidbench.annotate.drafts import draft_source
 from vidbench.core.errors import DataError
@@ -159,6 +160,8 @@ def check_content(
         raise DataError(f"an answer is one of {choices}, got {content[:20]!r}")
     if job == "answer" and status == "submitted" and not content:
         raise DataError("choose an answer before submitting")
+    if job == "audit":
+        check_review(content, status, item or {})
     if job == "review" and status == "submitted" and not content:
         raise DataError("choose accept, edit or reject before submitting")
     if job == "write" and status == "submitted" and not content.strip():

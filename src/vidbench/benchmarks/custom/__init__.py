@@ -4,6 +4,7 @@ it; each folder's `Benchmark` value is built from its file (declared.py). README
 facts the parsers and the examples cite."""
 
 from vidbench.benchmark import Benchmark, lazy
+from vidbench.benchmarks.custom.review import REVIEW
 
 BENCHMARK = Benchmark(
     name="custom",
@@ -11,6 +12,7 @@ BENCHMARK = Benchmark(
     tasks={},  # each folder's task comes from its own file: custom:DIR
     validate=lazy("vidbench.benchmarks.custom.validate", "validate"),
     commands=lazy("vidbench.benchmarks.custom.commands", "register"),
+    review=REVIEW,  # the decisions on an audit's flagged items, as its decisions file
     variant_families={
         "custom:DIR": "the benchmark declared in DIR/benchmark.toml; variants :frames-N, "
         ":linspace|interval|keyframes, :extract|letter|videomme|option-text "
