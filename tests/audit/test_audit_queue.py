@@ -134,6 +134,8 @@ def test_flagged_items_are_kept_fixed_or_dropped_and_the_rerun_audit_is_clean(
     exported = project / "exports" / "faulty-decisions.jsonl"
     assert f"6 written to {exported}" in "".join(said.out.splitlines())  # Rich wraps lines
     assert said.err == ""  # nothing left out
+    flat = " ".join(said.out.split())
+    assert 'and add decisions = "decisions.jsonl" to' in flat  # how the benchmark reads it
     lines = {r["id"]: r for r in map(json.loads, exported.read_text().splitlines())}
     assert {k: r["decision"] for k, r in lines.items()} == {
         k: d["decision"] for k, d in DECISIONS.items()
@@ -195,3 +197,11 @@ def test_an_audit_of_another_benchmark_or_no_audit_is_refused(
     assert vidbench("annotate", "import-audit", project, not_audit) == 2
     err = capsys.readouterr().err
     assert str(not_audit) in "".join(err.split()) and ": not an audit" in " ".join(err.split())
+
+    # an audit of a benchmark the queue cannot write back to: named, with the ones it can
+    mmworld = tmp_path / "mmworld-audit.json"
+    mmworld.write_text(json.dumps({"items": [], "summary": {"task": "mmworld"}}))
+    assert vidbench("annotate", "import-audit", project, mmworld) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "an audit of 'mmworld': the audit queue cannot write decisions back" in err
+    assert "it takes audits of: declared benchmarks (custom:DIR, a benchmark.toml)" in err

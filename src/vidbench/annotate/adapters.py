@@ -106,8 +106,10 @@ class AuditFixer:
     audited task names that are this benchmark's (audit.json's summary.task), `items` reads its
     items from a project's data folder (data folder, audited task -> id -> Audited; ConfigError
     when the folder is not the audited benchmark's), and `write` makes the fixed data from the
-    decisions (data folder, decisions, the project's exports folder) -> what was written."""
+    decisions (data folder, decisions, the project's exports folder) -> what was written;
+    `what` names the audits it takes, for the error that refuses the others."""
 
+    what: str  # e.g. "declared benchmarks (custom:DIR)"
     takes: Callable[[str], bool]
     items: Callable[[Path, str], dict[str, Audited]]
     write: Callable[[Path, Sequence[Decision], Path], Exported]
@@ -182,10 +184,10 @@ class Adapters:
         for adapter in self.each:
             if adapter.audit is not None and adapter.audit.takes(task):
                 return adapter.benchmark, adapter.audit
-        known = ", ".join(a.benchmark for a in self.each if a.audit is not None) or "none"
+        known = "; ".join(a.audit.what for a in self.each if a.audit is not None) or "none"
         raise ConfigError(
-            f"an audit of {task!r}: no benchmark here takes its decisions back (those that do: "
-            f"{known})"
+            f"an audit of {task!r}: the audit queue cannot write decisions back to this "
+            f"benchmark's data; it takes audits of: {known}"
         )
 
     @property

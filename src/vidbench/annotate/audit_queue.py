@@ -205,8 +205,11 @@ def import_audit(
 ) -> QueueImport:
     """The audit's items with an open flag, as `audit` items (see the module's docstring)."""
     doc = read_audit(path)
-    benchmark, fixer = adapters.audit_fixer(doc.task)
-    subjects = fixer.items(data, doc.task)
+    try:
+        benchmark, fixer = adapters.audit_fixer(doc.task)
+        subjects = fixer.items(data, doc.task)
+    except ConfigError as e:
+        raise ConfigError(f"{path}: {e}") from None
     out = QueueImport()
     out.imported.problems += doc.problems
     flagged = [item for item in doc.items if item.open_flags]

@@ -143,6 +143,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
     out.print(f"{done.written} written to {done.path}")
     for why in done.left_out:
         err.print(f"[yellow]left out[/]: {escape(why)}", highlight=False)
+    if done.then:
+        out.print(done.then, highlight=False)
     return 0
 
 

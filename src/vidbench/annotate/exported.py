@@ -11,3 +11,4 @@ class Exported:
     path: Path
     written: int = 0
     left_out: list[str] = field(default_factory=list)  # "id: why"
+    then: str = ""  # what to do with the file, when the benchmark needs a step to read it

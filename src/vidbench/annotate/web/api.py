@@ -141,4 +141,9 @@ def export(body: ExportBody, request: Request, v: Admin) -> dict[str, Any]:
         result = exports.export_kind(
             project, v.conn, body.kind, v.user.name, body.user, body.benchmark, adapters
         )
-    return {"path": str(result.path), "written": result.written, "left_out": result.left_out}
+    return {
+        "path": str(result.path),
+        "written": result.written,
+        "left_out": result.left_out,
+        "then": result.then,
+    }

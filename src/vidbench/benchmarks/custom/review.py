@@ -136,10 +136,20 @@ def write_decisions(data: Path, made: Sequence[Decision], exports: Path) -> Expo
             continue
         out.written += 1
     write_jsonl(out.path, records.values())
+    named = decisions.decisions_path(spec, data)
+    target = named or data / "decisions.jsonl"
+    out.then = f"the benchmark applies it once it is its decisions file: cp {out.path} {target}" + (
+        "" if named else f' and add decisions = "decisions.jsonl" to {data / SPEC_FILE}'
+    )
     return out
 
 
 REVIEW = ReviewAdapter(
     benchmark="custom",
-    audit=AuditFixer(names.is_declared, audited_items, write_decisions),
+    audit=AuditFixer(
+        "declared benchmarks (custom:DIR, a benchmark.toml)",
+        names.is_declared,
+        audited_items,
+        write_decisions,
+    ),
 )
