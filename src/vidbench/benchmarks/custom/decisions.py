@@ -98,8 +98,7 @@ def read_decisions(path: Path) -> tuple[dict[str, RowDecision], list[Problem]]:
 
 def fixed_answer(fields: Mapping[str, Any], spec: Spec, decision: RowDecision) -> Any:
     """The fix's answer, checked against the row's options (DataError when it names none)."""
-    assert spec.answer is not None
-    if not spec.multiple_choice:
+    if not spec.multiple_choice or spec.answer is None:
         raise DataError("a fix changes a multiple-choice gold; this benchmark is open-ended")
     choices = gold.choices_of(fields, spec.options, spec.empty_options)
     given = {spec.answer: decision.answer}  # a path is found as a name first (paths.lookup)
