@@ -154,6 +154,11 @@ def test_flagged_items_are_kept_fixed_or_dropped_and_the_rerun_audit_is_clean(
     golds = {s.id: s.answer for s in loaded.items}
     assert len(golds) == 38 and "q13" not in golds and "q21" not in golds
     assert golds["q03"] == "B" and golds["q07"] == "B" and golds["q12"] == "A"
+    # exported again from the rebuilt data: the same file (the rows are read as written)
+    capsys.readouterr()
+    assert vidbench("annotate", "export", project, "audit") == 0
+    assert capsys.readouterr().err == ""
+    assert exported.read_text() == (bench / "decisions.jsonl").read_text()
 
     # the runs scored again on the fixed data, and audited again: the flags are gone
     (tmp_path / "again").mkdir()

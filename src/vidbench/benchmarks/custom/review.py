@@ -7,6 +7,7 @@ writes its own answer."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -118,9 +119,11 @@ def _record(decision: Decision, sample: Sample, spec: Spec) -> dict[str, Any]:
 
 def write_decisions(data: Path, made: Sequence[Decision], exports: Path) -> Exported:
     """EXPORTS/<name>-decisions.jsonl: the decisions the benchmark reads now (from its
-    `decisions` file), with these replacing any on the same rows."""
+    `decisions` file), with these replacing any on the same rows. The rows are read as their
+    files have them (no decision applied), so a dropped row can be decided again and writing
+    the same decisions twice gives the same file."""
     spec = _spec(data)
-    samples = {s.id: s for s in loader.load(spec, data).items}
+    samples = {s.id: s for s in loader.load(replace(spec, decisions=None), data).items}
     exports.mkdir(parents=True, exist_ok=True)
     out = Exported(child(exports, file_name(f"{spec.name}-decisions", ".jsonl")))
     records = {str(r["id"]): r for r in _kept_records(spec, data)}
