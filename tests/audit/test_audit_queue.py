@@ -82,7 +82,7 @@ def test_flagged_items_are_kept_fixed_or_dropped_and_the_rerun_audit_is_clean(
     capsys.readouterr()
     assert vidbench("annotate", "import-audit", project, audit_dir / "audit.json") == 0
     said = capsys.readouterr().out
-    assert "6 items with open flags" in said and "6 items added" in said
+    assert "6 item(s) with open flags" in said and "6 items added" in said
     assert vidbench("annotate", "assign", project, "audit") == 0
     # importing again adds nothing twice
     assert vidbench("annotate", "import-audit", project, audit_dir / "audit.json") == 0
@@ -180,7 +180,7 @@ def test_flagged_items_are_kept_fixed_or_dropped_and_the_rerun_audit_is_clean(
     assert (
         vidbench("annotate", "import-audit", project, tmp_path / "audit-again" / "audit.json") == 0
     )
-    assert "0 items with open flags" in capsys.readouterr().out
+    assert "0 item(s) with open flags" in capsys.readouterr().out
 
 
 def test_an_audit_of_another_benchmark_or_no_audit_is_refused(

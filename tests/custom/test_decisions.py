@@ -6,14 +6,17 @@ kept with; bad lines are problems naming the file and the line, and the rest app
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from custom_support import ISSUE_TOML, ROWS, make_bench
+from vidbench.annotate.adapters import Decision
 from vidbench.benchmarks.custom.decisions import answer_as_written
 from vidbench.benchmarks.custom.loader import load
+from vidbench.benchmarks.custom.review import write_decisions
 from vidbench.benchmarks.custom.spec import read_spec
 from vidbench.benchmarks.registry import get_task
 from vidbench.core.errors import ConfigError, DataError
@@ -45,18 +48,41 @@ def test_fix_drop_and_keep_are_applied(tmp_path: Path) -> None:
             {"id": "q0", "decision": "fix", "answer": "C", "was": "A", "flags": ["gold"]},
             {"id": "q1", "decision": "drop", "reason": "two options fit"},
             {"id": "q2", "decision": "keep", "flags": ["easy", "blind"]},
-            {"id": "q3", "decision": "fix", "answer": "B"},
-            {"id": "q3", "decision": "keep"},  # a later line on an id replaces an earlier one
         ],
     )
     golds, problems = _loaded(folder)
     assert problems == []
     assert golds == {"q0": "C", "q2": "C", "q3": "D", "q4": "A", "q5": "B"}
     # the audit reads which rows were kept, and with which flags, from the task
-    assert get_task(f"custom:{folder}").reviewed(folder) == {
-        "q2": frozenset({"easy", "blind"}),
-        "q3": frozenset(),
-    }
+    assert get_task(f"custom:{folder}").reviewed(folder) == {"q2": frozenset({"easy", "blind"})}
+
+
+def test_the_lines_on_one_row_apply_in_order_one_review_round_after_another(
+    tmp_path: Path,
+) -> None:
+    folder = _bench(
+        tmp_path,
+        [
+            # fixed, then kept with the flag the fixed item got: the fix stays
+            {"id": "q0", "decision": "fix", "answer": "C", "flags": ["gold"]},
+            {"id": "q0", "decision": "keep", "flags": ["easy"]},
+            # kept, then fixed: another item now, its kept flags are cleared
+            {"id": "q1", "decision": "keep", "flags": ["chance"]},
+            {"id": "q1", "decision": "fix", "answer": "D", "flags": ["gold"]},
+            # dropped, then kept: back as it was, with the gold of its earlier fix
+            {"id": "q2", "decision": "fix", "answer": "A"},
+            {"id": "q2", "decision": "drop", "reason": "unclear"},
+            {"id": "q2", "decision": "keep", "flags": ["blind"]},
+            # kept, then dropped: out
+            {"id": "q3", "decision": "keep", "flags": ["easy"]},
+            {"id": "q3", "decision": "drop", "reason": "answered without the video"},
+        ],
+    )
+    golds, problems = _loaded(folder)
+    assert problems == []
+    assert golds == {"q0": "C", "q1": "D", "q2": "A", "q4": "A", "q5": "B"}
+    reviewed = get_task(f"custom:{folder}").reviewed(folder)
+    assert reviewed == {"q0": frozenset({"easy"}), "q2": frozenset({"blind"})}
 
 
 def test_bad_decisions_are_named_and_the_rest_apply(tmp_path: Path) -> None:
@@ -140,3 +166,37 @@ def test_a_fixed_gold_is_written_as_the_row_writes_its_own(
     toml = folder / "benchmark.toml"
     toml.write_text(toml.read_text() + 'decisions = "decisions.jsonl"\n')
     assert _loaded(folder) == ({"q0": letter}, [])
+
+
+def test_the_export_appends_each_round_and_a_later_keep_keeps_an_earlier_fix(
+    tmp_path: Path,
+) -> None:
+    folder = make_bench(tmp_path / "bench", TOML, ROWS_N)
+    exports = tmp_path / "exports"
+    first = Decision("q3", "fix", "B", "D", "", ("gold", "chance"), "rita", "2026-01-01T10:00Z")
+    done = write_decisions(folder, [first], exports)
+    assert (done.written, done.left_out) == (1, [])
+    shutil.copy(done.path, folder / "decisions.jsonl")
+    assert _loaded(folder)[0]["q3"] == "B"
+
+    # round two: the fixed item is flagged easy now, and kept; q1 dropped
+    second = [
+        Decision("q3", "keep", None, "B", "", ("easy",), "rob", "2026-01-02T10:00Z"),
+        Decision("q1", "drop", None, "B", "unclear", ("blind",), "rob", "2026-01-02T09:00Z"),
+    ]
+    done = write_decisions(folder, second, exports)
+    lines = [json.loads(line) for line in done.path.read_text().splitlines()]
+    assert [(r["id"], r["decision"]) for r in lines] == [
+        ("q3", "fix"),
+        ("q1", "drop"),  # in the order they were made
+        ("q3", "keep"),
+    ]
+    assert lines[0]["answer"] == "B" and lines[2]["was"] == "D"  # the rows file's gold
+    shutil.copy(done.path, folder / "decisions.jsonl")
+    golds, problems = _loaded(folder)
+    assert problems == [] and golds["q3"] == "B" and "q1" not in golds
+    assert get_task(f"custom:{folder}").reviewed(folder) == {"q3": frozenset({"easy"})}
+    # the same decisions exported again: the same file
+    again = write_decisions(folder, second, exports)
+    assert again.path.read_text() == (folder / "decisions.jsonl").read_text()
+    assert again.then.startswith("the benchmark applies it once it is its decisions file: cp ")

@@ -200,6 +200,14 @@ def _data(
     return data
 
 
+def queue_ref(item: AuditedItem) -> str:
+    """The queue item's ref: the benchmark's item id, the gold the audit saw and its open flag
+    kinds ("q03:D:gold+chance"), so importing an audit again adds nothing twice, and a later
+    audit that flags the item anew (after a fix, with other flags) queues it again."""
+    kinds = "+".join(f.kind for f in item.open_flags)
+    return f"{item.id}:{item.gold}:{kinds}" if item.gold is not None else f"{item.id}:{kinds}"
+
+
 def import_audit(
     conn: sqlite3.Connection, data: Path, path: Path, adapters: Adapters, author: str
 ) -> QueueImport:
@@ -235,7 +243,7 @@ def import_audit(
                 continue
             assert subject is not None
             record = _data(doc, benchmark, item, subject)
-            add(conn, KIND, item.id, record, path.name, out.imported)
+            add(conn, KIND, queue_ref(item), record, path.name, out.imported)
         db.log_event(conn, author, "import.audit", f"{path}: {out.imported.added} added")
     return out
 

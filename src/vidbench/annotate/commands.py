@@ -122,7 +122,7 @@ def _cmd_import_audit(args: argparse.Namespace) -> int:
     with closing(project.connect()) as conn:
         done = import_audit(conn, project.data, Path(args.audit), args.adapters, "cli")
     reviewed = f"; {done.reviewed} kept after an earlier review" if done.reviewed else ""
-    out.print(f"{done.flagged} items with open flags in {args.audit}{reviewed}", highlight=False)
+    out.print(f"{done.flagged} item(s) with open flags in {args.audit}{reviewed}", highlight=False)
     _print_import(done.imported)
     if done.imported.added:
         out.print("give them to reviewers: vidbench annotate assign PROJECT audit", highlight=False)

@@ -10,19 +10,21 @@ docs/audit.md); the rows files stay as they are and the loader applies the decis
 - `fix`: the row's gold answer becomes `answer`, written as the row writes its own (a letter, an
   index counted from `index_base`, or the option's text: `answer_as_written`) and read like it;
 - `drop`: the row leaves the benchmark (it is not asked, scored or counted);
-- `keep`: the row stays as it is; the audit shows the flags named in `flags` as reviewed, not
-  open (`Task.reviewed`).
+- `keep`: the row stays as it is (with the gold of an earlier fix); the audit shows the flags
+  named in `flags` as reviewed, not open (`Task.reviewed`).
 
-Other fields (`was`, `reason`, `by`, `at`) say who decided what and why. A line that is not a
-decision, a decision for an id no row has, and a fixed answer that names no option of its row
-are problems naming the file and the line; such a decision is not applied, the rest are. A later
-line on the same id replaces an earlier one.
+The lines on one id apply in order, one review round after another (`fold`): a fix sets the
+gold and clears the flags the row was kept with (it is another item now), a drop takes the row
+out, a keep brings it back as it was and adds its flags. Other fields (`was`, `reason`, `by`,
+`at`) say who decided what and why. A line that is not a decision, a decision for an id no row
+has, and a fixed answer that names no option of its row are problems naming the file and the
+line; such a decision is not applied, the rest are.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,11 +40,27 @@ KINDS = ("keep", "fix", "drop")
 
 @dataclass(frozen=True)
 class RowDecision:
+    """What a row's decisions come to, in the order of their lines."""
+
     id: str
-    decision: str  # keep | fix | drop
-    where: str  # "line 3"
-    answer: Any = None  # fix: the new gold answer, written as the row writes its own
-    flags: tuple[str, ...] = ()  # the audit's flag kinds the reviewer saw
+    where: str  # the line of its last fix ("line 3"), else of its last decision
+    answer: Any = None  # the gold of its last fix, written as the row writes its own; None: none
+    dropped: bool = False
+    kept: frozenset[str] = frozenset()  # the flag kinds it was kept with since its last fix
+
+
+def fold(earlier: RowDecision | None, key: str, decision: str, answer: Any, flags: tuple[str, ...],
+         where: str) -> RowDecision:  # fmt: skip
+    """The row's decisions with one more line applied (see the module's docstring)."""
+    if decision == "fix":
+        return RowDecision(key, where, answer)
+    if earlier is None:
+        earlier = RowDecision(key, where)
+    if decision == "drop":
+        return replace(
+            earlier, dropped=True, where=where if earlier.answer is None else earlier.where
+        )
+    return replace(earlier, dropped=False, kept=earlier.kept | frozenset(flags))
 
 
 def decisions_path(spec: Spec, data: Path) -> Path | None:
@@ -73,8 +91,8 @@ def check(value: Any) -> tuple[str, str, Any, tuple[str, ...]]:
 
 
 def read_decisions(path: Path) -> tuple[dict[str, RowDecision], list[Problem]]:
-    """Every decision of the file by row id (a later line on an id wins), and the problems of
-    its bad lines; a missing file is one problem."""
+    """What the file's decisions come to by row id (its lines in order: `fold`), and the
+    problems of its bad lines; a missing file is one problem."""
     if not path.is_file():
         return {}, [Problem("", path, "no decisions file here (decisions = ...)")]
     found: dict[str, RowDecision] = {}
@@ -90,7 +108,7 @@ def read_decisions(path: Path) -> tuple[dict[str, RowDecision], list[Problem]]:
             except DataError as e:
                 problems.append(Problem("", path, f"{where}: {e}"))
                 continue
-            found[key] = RowDecision(key, decision, where, answer, flags)
+            found[key] = fold(found.get(key), key, decision, answer, flags, where)
     except DataError as e:  # the file cannot be opened
         return {}, [Problem("", path, str(e))]
     return found, problems
@@ -107,8 +125,8 @@ def fixed_answer(fields: Mapping[str, Any], spec: Spec, decision: RowDecision) -
 
 
 def kept(decided: Mapping[str, RowDecision]) -> dict[str, frozenset[str]]:
-    """Row id -> the flag kinds people reviewed and kept it with."""
-    return {k: frozenset(d.flags) for k, d in decided.items() if d.decision == "keep"}
+    """Row id -> the flag kinds people reviewed and kept it with (since its last fix)."""
+    return {k: d.kept for k, d in decided.items() if d.kept and not d.dropped}
 
 
 def answer_as_written(fields: Mapping[str, Any], spec: Spec, letter: str) -> Any:

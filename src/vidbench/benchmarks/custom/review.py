@@ -118,27 +118,31 @@ def _record(decision: Decision, sample: Sample, spec: Spec) -> dict[str, Any]:
 
 
 def write_decisions(data: Path, made: Sequence[Decision], exports: Path) -> Exported:
-    """EXPORTS/<name>-decisions.jsonl: the decisions the benchmark reads now (from its
-    `decisions` file), with these replacing any on the same rows. The rows are read as their
-    files have them (no decision applied), so a dropped row can be decided again and writing
-    the same decisions twice gives the same file."""
+    """EXPORTS/<name>-decisions.jsonl: the decisions the benchmark reads now (its `decisions`
+    file), then these in the order they were made, each line once: the file is a log of the
+    review rounds, which the loader applies in order (decisions.fold), so a keep in a later
+    round keeps an earlier fix. The rows are read as their files have them (no decision
+    applied): a dropped row can be decided again, and writing the same decisions twice gives
+    the same file."""
     spec = _spec(data)
     samples = {s.id: s for s in loader.load(replace(spec, decisions=None), data).items}
     exports.mkdir(parents=True, exist_ok=True)
     out = Exported(child(exports, file_name(f"{spec.name}-decisions", ".jsonl")))
-    records = {str(r["id"]): r for r in _kept_records(spec, data)}
-    for decision in made:
+    records = _kept_records(spec, data)
+    for decision in sorted(made, key=lambda d: d.at):
         sample = samples.get(decision.id)
         if sample is None:
             out.left_out.append(f"{decision.id}: no such row in {data} now")
             continue
         try:
-            records[decision.id] = _record(decision, sample, spec)
+            record = _record(decision, sample, spec)
         except DataError as e:
             out.left_out.append(f"{decision.id}: {e}")
             continue
-        out.written += 1
-    write_jsonl(out.path, records.values())
+        if record not in records:
+            records.append(record)
+    out.written = len(records)
+    write_jsonl(out.path, records)
     named = decisions.decisions_path(spec, data)
     target = named or data / "decisions.jsonl"
     out.then = f"the benchmark applies it once it is its decisions file: cp {out.path} {target}" + (

@@ -219,10 +219,10 @@ def _apply_decisions(
     problems: list[Problem] = []
     for row in rows:
         decision = decided.get(row.id)
-        if decision is None or decision.decision == "keep":
-            out.append(row)
-        elif decision.decision == "drop":
+        if decision is not None and decision.dropped:
             continue
+        if decision is None or decision.answer is None:
+            out.append(row)
         else:
             try:
                 answer = fixed_answer(row.fields, spec, decision)
