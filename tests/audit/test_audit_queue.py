@@ -154,6 +154,14 @@ def test_flagged_items_are_kept_fixed_or_dropped_and_the_rerun_audit_is_clean(
     golds = {s.id: s.answer for s in loaded.items}
     assert len(golds) == 38 and "q13" not in golds and "q21" not in golds
     assert golds["q03"] == "B" and golds["q07"] == "B" and golds["q12"] == "A"
+    # the first audit no longer matches the rebuilt data: each item named, none queued
+    capsys.readouterr()
+    assert vidbench("annotate", "import-audit", project, audit_dir / "audit.json") == 0
+    said = capsys.readouterr()
+    err = " ".join(said.err.split())
+    assert "0 items added, 2 already there" in said.out  # q12 and q20: kept, the same flags
+    assert "item q03: the audit saw the gold D, the data has B (changed since the audit?)" in err
+    assert "item q13: not in this project's data" in err and "item q21: not in" in err
     # exported again from the rebuilt data: the same file (the rows are read as written)
     capsys.readouterr()
     assert vidbench("annotate", "export", project, "audit") == 0
