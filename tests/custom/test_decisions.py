@@ -173,7 +173,7 @@ def test_the_export_appends_each_round_and_a_later_keep_keeps_an_earlier_fix(
 ) -> None:
     folder = make_bench(tmp_path / "bench", TOML, ROWS_N)
     exports = tmp_path / "exports"
-    first = Decision("q3", "fix", "B", "D", "", ("gold", "chance"), "rita", "2026-01-01T10:00Z")
+    first = Decision("q3", "fix", "B", "", ("gold", "chance"), "rita", "2026-01-01T10:00Z")
     done = write_decisions(folder, [first], exports)
     assert (done.written, done.left_out) == (1, [])
     shutil.copy(done.path, folder / "decisions.jsonl")
@@ -181,8 +181,8 @@ def test_the_export_appends_each_round_and_a_later_keep_keeps_an_earlier_fix(
 
     # round two: the fixed item is flagged easy now, and kept; q1 dropped
     second = [
-        Decision("q3", "keep", None, "B", "", ("easy",), "rob", "2026-01-02T10:00Z"),
-        Decision("q1", "drop", None, "B", "unclear", ("blind",), "rob", "2026-01-02T09:00Z"),
+        Decision("q3", "keep", None, "", ("easy",), "rob", "2026-01-02T10:00Z"),
+        Decision("q1", "drop", None, "unclear", ("blind",), "rob", "2026-01-02T09:00Z"),
     ]
     done = write_decisions(folder, second, exports)
     lines = [json.loads(line) for line in done.path.read_text().splitlines()]

@@ -93,7 +93,6 @@ class Decision:
     id: str  # the benchmark's item id
     decision: str  # keep | fix | drop
     gold: str | None  # fix: the gold letter chosen
-    was: str | None  # the gold letter the audit saw
     reason: str  # why (a drop needs one)
     flags: tuple[str, ...]  # the flag kinds the reviewer saw
     by: str

@@ -306,7 +306,6 @@ def decisions(conn: sqlite3.Connection) -> tuple[dict[str, list[Decision]], list
                 id=item["id"],
                 decision=review["decision"],
                 gold=review.get("gold") if review["decision"] == "fix" else None,
-                was=item.get("gold"),
                 reason=str(review.get("reason") or "").strip(),
                 flags=tuple(f["kind"] for f in item.get("flags", [])),
                 by=", ".join(w["owner"] for w, _ in made),
