@@ -218,3 +218,49 @@ def test_an_audit_of_another_benchmark_or_no_audit_is_refused(
     err = " ".join(capsys.readouterr().err.split())
     assert "an audit of 'mmworld': the audit queue cannot write decisions back" in err
     assert "it takes audits of: declared benchmarks (custom:DIR, a benchmark.toml)" in err
+
+
+def test_double_review_exports_what_both_decided_and_names_the_rest(
+    audited: tuple[Path, Path, dict[str, Any]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    source, audit_dir, _ = audited
+    bench = shutil.copytree(source, tmp_path / "bench")
+    project = tmp_path / "project"
+    assert vidbench("annotate", "init", project, "--data", bench) == 0
+    for name in ("rita", "rob"):
+        _add(monkeypatch, project, name, "reviewer")
+    assert vidbench("annotate", "import-audit", project, audit_dir / "audit.json") == 0
+    assert vidbench("annotate", "assign", project, "audit", "--n", "2") == 0
+    opened = Project.open(project)
+    for name, q03 in (("rita", "B"), ("rob", "C")):
+        client = TestClient(create_app(opened, ADAPTERS), base_url="http://127.0.0.1")
+        csrf = {"X-CSRF-Token": sign_in(client, name)}
+        for work_id in work_ids(opened, name, "audit"):
+            got = client.get(f"/api/work/{work_id}").json()
+            key = got["data"]["id"]
+            if key == "q03":
+                review = {"decision": "fix", "gold": q03}
+            elif key == "q12":
+                review = {"decision": "keep"}
+            elif name == "rita":  # rob has not decided the others yet
+                review = {"decision": "drop", "reason": "unclear"}
+            else:
+                continue
+            body = {"version": got["version"], "content": json.dumps(review), "status": "submitted"}
+            assert client.post(f"/api/work/{work_id}", json=body, headers=csrf).status_code == 200
+    capsys.readouterr()
+    assert vidbench("annotate", "export", project, "audit") == 0
+    said = capsys.readouterr()
+    assert "1 written to" in said.out  # q12, kept by both
+    left_out = " ".join(said.err.split())
+    assert "audit:q03:D:gold+chance: the reviewers disagree (rita: fix to B, rob: fix to C)" in (
+        left_out
+    )
+    for key in ("q07:D:gold+chance", "q13:B:chance", "q20:A:blind", "q21:B:blind"):
+        assert f"audit:{key}: decision pending (rob)" in left_out
+    lines = (project / "exports" / "faulty-decisions.jsonl").read_text().splitlines()
+    assert [json.loads(line)["id"] for line in lines] == ["q12"]
+    assert json.loads(lines[0])["by"] == "rita, rob"
