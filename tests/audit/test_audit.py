@@ -41,7 +41,8 @@ def test_the_document_has_the_issue_shape(audited: tuple[Path, list[Path], dict]
         assert {"id", "difficulty", "discrimination", "flags"} <= set(item)
         assert isinstance(item["difficulty"], float) and isinstance(item["discrimination"], float)
         for flag in item["flags"]:
-            assert set(flag) == {"kind", "score", "reason", "suggested"}
+            assert set(flag) == {"kind", "score", "reason", "suggested", "reviewed"}
+            assert flag["reviewed"] is False  # no decisions file: nothing reviewed yet
             assert 0 <= flag["score"] <= 1 and flag["reason"]
     assert document["summary"]["item_model"]["model"] == "2PL"
     assert document["summary"]["item_model"]["library"].startswith("mirt ")

@@ -1,11 +1,13 @@
 """What a benchmark tells the review app: how its items come in, how people's work goes back out
-as its data, which video links its own tools make, and how its rules are red-teamed.
+as its data, which video links its own tools make, how its rules are red-teamed, and how the
+decisions on the items an audit flagged go back into its data.
 
 The app knows items, work and people; the kinds of item are its own (`qa`: a candidate to
 review, `caption`: an object to caption, `answer`: a question for a human baseline, `rule`: a
-judging rule to red-team). Each benchmark's `ReviewAdapter` (a part of its Benchmark value) names
-its importers and exporters; `registered_adapters()` gathers the registered benchmarks' ones for
-the app as `Adapters`, and nothing in annotate/ imports a benchmark.
+judging rule to red-team, `audit`: an item an audit flagged, to keep, fix or drop). Each
+benchmark's `ReviewAdapter` (a part of its Benchmark value) names its importers and exporters;
+`registered_adapters()` gathers the registered benchmarks' ones for the app as `Adapters`, and
+nothing in annotate/ imports a benchmark.
 """
 
 from __future__ import annotations
@@ -79,6 +81,49 @@ class RedTeam:
 
 
 @dataclass(frozen=True)
+class Audited:
+    """One of a benchmark's items as the audit queue shows it (annotate/audit_queue.py)."""
+
+    id: str
+    question: str
+    options: tuple[str, ...]  # the option texts, in letter order; () for an open-ended item
+    gold: str | None  # the gold letter; None for an open-ended item
+    references: tuple[str, ...] = ()  # an open-ended item's accepted answers
+    videos: tuple[str, ...] = ()  # relative to the project's data folder
+    first_views: tuple[int, ...] = ()  # the videos shown first (the official views); (): all
+    subject: str | None = None  # the object (a 4D-Bench uid), or None: its first video
+    task: str | None = None  # its subtask or group, for its title
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What a reviewer decided on an audited item (the audit queue's export)."""
+
+    id: str  # the benchmark's item id
+    decision: str  # keep | fix | drop
+    gold: str | None  # fix: the gold letter chosen
+    reason: str  # why (a drop needs one)
+    flags: tuple[str, ...]  # the flag kinds the reviewer saw
+    by: str
+    at: str
+
+
+@dataclass(frozen=True)
+class AuditFixer:
+    """How the decisions on an audit's flagged items reach a benchmark's data: `takes` the
+    audited task names that are this benchmark's (audit.json's summary.task), `items` reads its
+    items from a project's data folder (data folder, audited task -> id -> Audited; ConfigError
+    when the folder is not the audited benchmark's), and `write` makes the fixed data from the
+    decisions (data folder, decisions, the project's exports folder) -> what was written;
+    `what` names the audits it takes, for the error that refuses the others."""
+
+    what: str  # e.g. "declared benchmarks (custom:DIR)"
+    takes: Callable[[str], bool]
+    items: Callable[[Path, str], dict[str, Audited]]
+    write: Callable[[Path, Sequence[Decision], Path], Exported]
+
+
+@dataclass(frozen=True)
 class ReviewAdapter(BenchmarkPart):
     """A benchmark part: its items in the review app, and how people's work comes back out."""
 
@@ -90,6 +135,7 @@ class ReviewAdapter(BenchmarkPart):
     red_team: RedTeam | None = None
     # a reviewer's edited `qa` record -> the record as the benchmark keeps it (DataError if not)
     check_edit: Callable[[Any], Any] | None = None
+    audit: AuditFixer | None = None  # its audits' flagged items, and the decisions written back
 
 
 Named = TypeVar("Named", Importer, Exporter)
@@ -120,8 +166,8 @@ class Adapters:
         return [exporter for adapter in self.each for exporter in adapter.exporters]
 
     def exporter(self, name: str) -> Exporter:
-        # `answers` is exports.py's own export, besides the benchmarks'
-        return _named(self.exporters(), name, "export", also_known=("answers",))
+        # `answers` and `audit` are the app's own exports, besides the benchmarks'
+        return _named(self.exporters(), name, "export", also_known=("answers", "audit"))
 
     def benchmarks(self) -> list[str]:
         return [adapter.benchmark for adapter in self.each]
@@ -141,6 +187,18 @@ class Adapters:
             if adapter.check_edit is not None and name in (None, adapter.benchmark):
                 return adapter.check_edit(edited)
         raise DataError(f"no benchmark here checks an edited {name or 'qa'} record")
+
+    def audit_fixer(self, task: str) -> tuple[str, AuditFixer]:
+        """The benchmark whose data an audit of `task` read, and how it takes the decisions;
+        ConfigError naming the benchmarks that take audits."""
+        for adapter in self.each:
+            if adapter.audit is not None and adapter.audit.takes(task):
+                return adapter.benchmark, adapter.audit
+        known = "; ".join(a.audit.what for a in self.each if a.audit is not None) or "none"
+        raise ConfigError(
+            f"an audit of {task!r}: the audit queue cannot write decisions back to this "
+            f"benchmark's data; it takes audits of: {known}"
+        )
 
     @property
     def red_team(self) -> RedTeam | None:

@@ -1,8 +1,9 @@
 """Who does what, the way a team expects it:
 
 - roles decide who gets work (JOBS): captions go to everyone who writes (annotators and
-  reviewers), QA review to reviewers, baseline answers to annotators (reviewers have seen the
-  gold answers), red-team rules to annotators and reviewers; admins only when asked (`admins`);
+  reviewers), QA review and the audit queue to reviewers, baseline answers to annotators
+  (reviewers have seen the gold answers), red-team rules to annotators and reviewers; admins
+  only when asked (`admins`);
 - all the items about one object or video (`items.subject`) go to the same people, unless
   `per_item`; a caption item is its object, so five writers an object;
 - each item gets `n` distinct people, the least loaded first (counted in items of that job),
@@ -38,6 +39,7 @@ JOBS = {
     "qa": Job("qa", "review", ("reviewer",), 1),  # 2: double review
     "answer": Job("answer", "answer", ("annotator",), 1),  # 3 for MMWorld's raters
     "rule": Job("rule", "redteam", ("annotator", "reviewer"), 1),
+    "audit": Job("audit", "audit", ("reviewer",), 1),  # keep, fix or drop (audit_queue.py)
 }
 
 

@@ -1,4 +1,5 @@
-"""The `vidbench annotate ...` commands: init, users add, assign, import, export, serve.
+"""The `vidbench annotate ...` commands: init, users add, assign, import, import-audit, export,
+serve.
 
 cli.py calls `register(sub)`; each handler parses its arguments and calls the library. Passwords
 come from a prompt or from standard input (--password-stdin), never from a flag value (a flag
@@ -114,17 +115,36 @@ def _cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_export(args: argparse.Namespace) -> int:
-    from vidbench.annotate import exports
+def _cmd_import_audit(args: argparse.Namespace) -> int:
+    from vidbench.annotate.audit_queue import import_audit
 
     project = _open(args.project)
     with closing(project.connect()) as conn:
-        done = exports.export_kind(
-            project, conn, args.kind, "cli", args.user, args.benchmark, args.adapters
-        )
+        done = import_audit(conn, project.data, Path(args.audit), args.adapters, "cli")
+    reviewed = f"; {done.reviewed} kept after an earlier review" if done.reviewed else ""
+    out.print(f"{done.flagged} item(s) with open flags in {args.audit}{reviewed}", highlight=False)
+    _print_import(done.imported)
+    if done.imported.added:
+        out.print("give them to reviewers: vidbench annotate assign PROJECT audit", highlight=False)
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from vidbench.annotate import audit_queue, exports
+
+    project = _open(args.project)
+    with closing(project.connect()) as conn:
+        if args.kind == "audit":
+            done = audit_queue.export_audit(project, conn, args.adapters, "cli")
+        else:
+            done = exports.export_kind(
+                project, conn, args.kind, "cli", args.user, args.benchmark, args.adapters
+            )
     out.print(f"{done.written} written to {done.path}")
     for why in done.left_out:
         err.print(f"[yellow]left out[/]: {escape(why)}", highlight=False)
+    if done.then:
+        out.print(done.then, highlight=False)
     return 0
 
 
@@ -181,7 +201,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     top.set_defaults(adapters=adapters)
     cmds = top.add_subparsers(dest="annotate_command", required=True)
     imports = ["folder", *(i.name for i in adapters.importers())]
-    exports = ["answers", *dict.fromkeys(e.name for e in adapters.exporters())]
+    exports = ["answers", "audit", *dict.fromkeys(e.name for e in adapters.exporters())]
 
     p = cmds.add_parser("init", help="a project from a dataset folder")
     p.add_argument("project", help=PROJECT)
@@ -212,8 +232,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("project", help=PROJECT)
     p.add_argument(
         "kind",
-        choices=["caption", "qa", "answer", "rule"],
-        help="which items: caption (to write), qa (to review), answer, rule (to red-team)",
+        choices=["caption", "qa", "answer", "rule", "audit"],
+        help="which items: caption (to write), qa (to review), answer, rule (to red-team), "
+        "audit (flagged by an audit: keep, fix or drop)",
     )
     p.add_argument("--n", type=types.positive, help="people per item (captions 5, QA review 1)")
     p.add_argument(
@@ -239,9 +260,22 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("file", nargs="?", help="the file or folder (default: the project's data)")
     p.set_defaults(func=_cmd_import)
 
+    p = cmds.add_parser(
+        "import-audit",
+        help="the items an audit flagged, as a queue to keep, fix or drop (docs/audit.md)",
+    )
+    p.add_argument("project", help=PROJECT)
+    p.add_argument("audit", metavar="AUDIT_JSON", help="DIR/audit.json of `vidbench audit`")
+    p.set_defaults(func=_cmd_import_audit)
+
     p = cmds.add_parser("export", help="the official files into PROJECT/exports/")
     p.add_argument("project", help=PROJECT)
-    p.add_argument("kind", choices=exports, help="answers (one person's), or a benchmark's file")
+    p.add_argument(
+        "kind",
+        choices=exports,
+        help="answers (one person's), audit (the decisions as the benchmark's fixed data), or a "
+        "benchmark's file",
+    )
     p.add_argument("--user", help="answers: whose")
     p.add_argument(
         "--benchmark",

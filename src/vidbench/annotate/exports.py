@@ -162,7 +162,8 @@ def export_kind(
 ) -> Exported:
     """One export into PROJECT/exports/ (shared by the admin page and the CLI): a benchmark's
     own (`qa`, `captions`, `raters`, `rules`, ...) or one annotator's `answers` to a benchmark's
-    questions."""
+    questions. (The audit queue's, `audit`, is audit_queue.export_audit, which reads the work
+    through this module.)"""
     out = project.path / "exports"
     if kind != "answers":
         return adapters.exporter(kind).write(project, conn, out, author)

@@ -1,6 +1,7 @@
-"""Work items in a project, of four kinds (KINDS): QA candidates to review (`qa`), objects to
-caption (`caption`), questions to answer for a human baseline (`answer`) and judging rules to
-red-team (`rule`). Each benchmark's importers (its ReviewAdapter, annotate/adapters.py) add them
+"""Work items in a project, of five kinds (KINDS): QA candidates to review (`qa`), objects to
+caption (`caption`), questions to answer for a human baseline (`answer`), judging rules to
+red-team (`rule`) and the items an audit flagged, to keep, fix or drop (`audit`:
+audit_queue.py). Each benchmark's importers (its ReviewAdapter, annotate/adapters.py) add them
 through `add_item`, reading JSON Lines through `checked_lines`, and say what they brought in
 (`Imported`); its exporters say what they wrote and left out (`Exported`).
 
@@ -35,7 +36,7 @@ from vidbench.core.errors import DataError
 from vidbench.core.files import Json, json_lines
 
 Checked = TypeVar("Checked")
-KINDS = ("qa", "caption", "answer", "rule")
+KINDS = ("qa", "caption", "answer", "rule", "audit")
 
 
 @dataclass
@@ -180,3 +181,4 @@ class Exported:
     path: Path
     written: int = 0
     left_out: list[str] = field(default_factory=list)  # "id: why"
+    then: str = ""  # what to do with the file, when the benchmark needs a step to read it

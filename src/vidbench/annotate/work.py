@@ -29,6 +29,7 @@ from pydantic import JsonValue
 from typing_extensions import TypedDict  # pydantic (FastAPI's answers) reads typing's from 3.12
 
 from vidbench.annotate import conflicts, db
+from vidbench.annotate.audit_queue import check_review
 from vidbench.annotate.auth import User
 from vidbench.core.errors import DataError
 from vidbench.core.files import Json
@@ -217,6 +218,8 @@ def check_content(
         raise DataError(f"an answer is one of {choices}, got {content[:20]!r}")
     if job == "answer" and status == "submitted" and not content:
         raise DataError("choose an answer before submitting")
+    if job == "audit":
+        check_review(content, status, item or {})
     if job == "review" and status == "submitted" and not content:
         raise DataError("choose accept, edit or reject before submitting")
     if job == "write" and status == "submitted" and not content.strip():

@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib.metadata import version
 from typing import Any
 
@@ -67,7 +67,8 @@ def item_flags_of(
         flags.append(item_flags.easy_flag(right))
         graded = [r for r in seeing if not np.isnan(correct[r, i])]
         flags.append(item_flags.negative_flag(correct[graded, i], accuracy[graded]))
-        found.append([f for f in flags if f is not None])
+        kept = responses.reviewed.get(item.id, frozenset())
+        found.append([replace(f, reviewed=f.kind in kept) for f in flags if f is not None])
     return found
 
 
@@ -94,7 +95,8 @@ def audit(responses: Responses, options: AuditOptions | None = None) -> dict[str
             notes.append(f"the near-duplicate search was not run: {e}")
             found = {}
         for i, extra in _by_index(responses, found):
-            flags[i] += extra
+            kept = responses.reviewed.get(responses.items[i].id, frozenset())
+            flags[i] += [replace(f, reviewed=f.kind in kept) for f in extra]
     else:
         notes.append("the near-duplicate search was not run (--no-duplicates)")
     items = [
@@ -124,7 +126,8 @@ def audit(responses: Responses, options: AuditOptions | None = None) -> dict[str
         }
         for r, run in enumerate(responses.runs)
     ]
-    counts = Counter(f.kind for item_flags_ in flags for f in item_flags_)
+    counts = Counter(f.kind for item_flags_ in flags for f in item_flags_ if not f.reviewed)
+    reviewed = Counter(f.kind for item_flags_ in flags for f in item_flags_ if f.reviewed)
     lucky = sum(
         item_flags.blind_by_chance(len(_graded(correct, responses.blind, i)), item.chance)
         for i, item in enumerate(responses.items)
@@ -140,7 +143,11 @@ def audit(responses: Responses, options: AuditOptions | None = None) -> dict[str
         "models": len(seeing),
         "blind_models": len(responses.blind),
         "flags": {kind: counts.get(kind, 0) for kind in KINDS},
-        "flagged_items": sum(1 for f in flags if f),
+        "flagged_items": sum(1 for found in flags if any(not f.reviewed for f in found)),
+        "reviewed": {
+            "items": sum(1 for found in flags if any(f.reviewed for f in found)),
+            "flags": {kind: reviewed.get(kind, 0) for kind in KINDS},
+        },
         "position_bias": {"gold": gold_bias(responses)},
         "sizing": _sizing(correct, seeing, accuracy),
         "item_model": {"library": f"mirt {version('mirt')}", "model": "2PL", "fitted": bool(fit)},

@@ -65,6 +65,11 @@ def _print(document: dict) -> None:
     out.print(table)
     flags = ", ".join(f"{kind} {n}" for kind, n in summary["flags"].items())
     out.print(f"{summary['flagged_items']} of {summary['items']} items flagged: {flags}")
+    if summary["reviewed"]["items"]:
+        out.print(
+            f"{summary['reviewed']['items']} item(s) reviewed and kept: the flags they were "
+            "kept with are shown as reviewed and not counted"
+        )
     size = summary["sizing"]
     if size:
         out.print(

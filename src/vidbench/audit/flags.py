@@ -33,6 +33,7 @@ class Flag:
     score: float
     reason: str
     suggested: str | None = None
+    reviewed: bool = False  # people saw this flag and kept the item (Task.reviewed)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -40,6 +41,7 @@ class Flag:
             "score": round(self.score, 4),
             "reason": self.reason,
             "suggested": self.suggested,
+            "reviewed": self.reviewed,
         }
 
 

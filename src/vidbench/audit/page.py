@@ -30,7 +30,10 @@ font-size:.85em}
 .negative{background:#c25e00}.duplicate{background:#1565c0}.bad{color:#b3261e;font-weight:600}
 .text{white-space:pre-wrap;color:#444;font-size:.9em;max-width:40em}
 .filters label{margin-right:1em;cursor:pointer}.filters input{margin-right:.3em}
-""" + "".join(f"#k-{k}:checked~table tbody tr:not(.k-{k}){{display:none}}" for k in KINDS)
+.reviewed{opacity:.55}
+""" + "".join(
+    f"#k-{k}:checked~table tbody tr:not(.k-{k}){{display:none}}" for k in (*KINDS, "reviewed")
+)
 
 
 def _pct(value: float | None) -> str:
@@ -73,7 +76,9 @@ def _models(models: list[dict[str, Any]]) -> str:
 def _summary(summary: dict[str, Any]) -> str:
     lines = [
         f"<li>{summary['items']} items, {summary['models']} model run(s), "
-        f"{summary['blind_models']} blind run(s); {summary['flagged_items']} items flagged</li>"
+        f"{summary['blind_models']} blind run(s); {summary['flagged_items']} items flagged"
+        + _reviewed(summary)
+        + "</li>"
     ]
     gold = summary["position_bias"]["gold"]
     if gold:
@@ -99,22 +104,43 @@ def _summary(summary: dict[str, Any]) -> str:
     return f"<ul>{''.join(lines)}</ul>"
 
 
-def _items(items: list[dict[str, Any]], texts: dict[str, str], counts: dict[str, int]) -> str:
+def _reviewed(summary: dict[str, Any]) -> str:
+    """The summary line's "; N reviewed and kept", when people kept items after a review."""
+    n = _kept(summary)
+    return f"; {n} reviewed and kept (the flags they were kept with are not counted)" if n else ""
+
+
+def _flag(flag: dict[str, Any]) -> str:
+    kept = " (reviewed: kept)" if flag.get("reviewed") else ""
+    css = " reviewed" if kept else ""
+    return (
+        f'<span class="flag {flag["kind"]}{css}">{flag["kind"]}</span>'
+        f'<span class="{css.strip()}">{escape(flag["reason"])}{kept}</span>'
+    )
+
+
+def _items(
+    items: list[dict[str, Any]], texts: dict[str, str], counts: dict[str, int], kept: int
+) -> str:
     filters = ['<input type="radio" name="kind" id="k-all" checked><label for="k-all">all</label>']
     for kind in KINDS:
         filters.append(
             f'<input type="radio" name="kind" id="k-{kind}"><label for="k-{kind}">'
             f'<span class="flag {kind}">{kind}</span> {counts[kind]}</label>'
         )
+    if kept:
+        filters.append(
+            '<input type="radio" name="kind" id="k-reviewed"><label for="k-reviewed">'
+            f"reviewed and kept {kept}</label>"
+        )
     rows = []
     for item in items:
         if not item["flags"]:
             continue
-        kinds = " ".join(dict.fromkeys(f"k-{f['kind']}" for f in item["flags"]))
-        flags = "<br>".join(
-            f'<span class="flag {f["kind"]}">{f["kind"]}</span>{escape(f["reason"])}'
-            for f in item["flags"]
-        )
+        classes = [f"k-{f['kind']}" for f in item["flags"] if not f.get("reviewed")]
+        classes += ["k-reviewed"] if any(f.get("reviewed") for f in item["flags"]) else []
+        kinds = " ".join(dict.fromkeys(classes))
+        flags = "<br>".join(_flag(f) for f in item["flags"])
         suggested = next((f["suggested"] for f in item["flags"] if f["suggested"]), None)
         rows.append(
             f'<tr class="{kinds}"><td>{escape(item["id"])}</td>'
@@ -133,6 +159,10 @@ def _items(items: list[dict[str, Any]], texts: dict[str, str], counts: dict[str,
     )
 
 
+def _kept(summary: dict[str, Any]) -> int:
+    return int(summary.get("reviewed", {}).get("items", 0))
+
+
 def render(document: dict[str, Any], texts: dict[str, str]) -> str:
     summary = document["summary"]
     meaning = "".join(
@@ -147,5 +177,5 @@ def render(document: dict[str, Any], texts: dict[str, str]) -> str:
         f"<h1>Audit: {escape(summary['task'])}</h1>{_summary(summary)}"
         f"<h2>Models</h2>{_models(document['models'])}"
         f"<h2>Flagged items</h2><ul>{meaning}</ul>"
-        f"{_items(document['items'], texts, summary['flags'])}</body></html>\n"
+        f"{_items(document['items'], texts, summary['flags'], _kept(summary))}</body></html>\n"
     )

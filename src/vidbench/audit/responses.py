@@ -51,6 +51,8 @@ class Responses:
     items: list[Item]
     runs: list[Run]
     notes: list[str] = field(default_factory=list)
+    # items people kept after reviewing these flag kinds (the data's record: Task.reviewed)
+    reviewed: dict[str, frozenset[str]] = field(default_factory=dict)
 
     def correct(self) -> np.ndarray:
         """runs x items: 1 right, 0 wrong, NaN not graded (no answer, no verdict, no row)."""
@@ -110,6 +112,7 @@ def read_responses(paths: Sequence[Path]) -> Responses:
         raise ConfigError(f"audit: the runs are on different data ({', '.join(sorted(folders))})")
     try:
         samples = load_samples(task, configs[0].data).items
+        reviewed = task.reviewed(data_folder(task, configs[0].data))
     except VidbenchError as e:
         raise ConfigError(f"audit: the data of {paths[0]} cannot be loaded ({e})") from e
     runs = []
@@ -138,4 +141,4 @@ def read_responses(paths: Sequence[Path]) -> Responses:
             f"{len(changed)} item(s) have another gold in the data than the runs were scored "
             f"with (e.g. {changed[0]}): score the runs again (`vidbench run` reuses the answers)"
         )
-    return Responses(configs[0].task, items, runs, notes)
+    return Responses(configs[0].task, items, runs, notes, reviewed)

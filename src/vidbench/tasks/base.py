@@ -48,6 +48,12 @@ class Task(ABC):
     @abstractmethod
     def load(self, data: Path) -> Loaded[Sample]: ...
 
+    def reviewed(self, data: Path) -> dict[str, frozenset[str]]:
+        """Items people reviewed after an audit and kept as they are, as the data records it:
+        id -> the audit's flag kinds they saw (`vidbench audit` shows those flags as reviewed,
+        not open). None by default."""
+        return {}
+
     def preflight(self) -> None:  # noqa: B027 - optional hook; most tasks need nothing
         """Check what scoring will need (metric models, packages) before any model call; raise
         ConfigError naming what is missing and how to provide it."""

@@ -18,7 +18,7 @@ from fastapi import APIRouter, File, HTTPException, Request, UploadFile
 from fastapi.responses import FileResponse
 from pydantic import BaseModel, Field
 
-from vidbench.annotate import assign, conflicts, exports, items, work
+from vidbench.annotate import assign, audit_queue, conflicts, exports, items, work
 from vidbench.annotate.media import BadMediaPath, MissingVideo, video_path
 from vidbench.annotate.paths import child, file_name
 from vidbench.annotate.web.deps import Admin, Signed
@@ -76,7 +76,7 @@ def media(rel: str, request: Request, v: Signed) -> FileResponse:
 
 
 class AssignBody(BaseModel):
-    kind: Literal["caption", "qa", "answer", "rule"]
+    kind: Literal["caption", "qa", "answer", "rule", "audit"]
     n: int | None = Field(default=None, ge=1, le=100)
     admins: bool = False  # admins get work too
     per_item: bool = False  # one object's items may go to different people
@@ -135,7 +135,15 @@ class ExportBody(BaseModel):
 def export(body: ExportBody, request: Request, v: Admin) -> dict[str, Any]:
     project = request.app.state.project
     adapters = request.app.state.adapters
-    result = exports.export_kind(
-        project, v.conn, body.kind, v.user.name, body.user, body.benchmark, adapters
-    )
-    return {"path": str(result.path), "written": result.written, "left_out": result.left_out}
+    if body.kind == "audit":
+        result = audit_queue.export_audit(project, v.conn, adapters, v.user.name)
+    else:
+        result = exports.export_kind(
+            project, v.conn, body.kind, v.user.name, body.user, body.benchmark, adapters
+        )
+    return {
+        "path": str(result.path),
+        "written": result.written,
+        "left_out": result.left_out,
+        "then": result.then,
+    }

@@ -23,12 +23,14 @@ TITLES = {
     "review": "Review a QA candidate",
     "answer": "Answer",
     "redteam": "Red-team a rule",
+    "audit": "Keep, fix or drop a flagged item",
 }
 TASKS = {  # the same jobs as the home page and the filter name them
     "review": "QA review",
     "write": "captions",
     "answer": "answers",
     "redteam": "red-team rules",
+    "audit": "audit queue",
 }
 GROUPS = {  # the home page's groups per task, in this order (label, shown open)
     "returned": ("sent back to you", True),

@@ -4,6 +4,7 @@ it; each folder's `Benchmark` value is built from its file (declared.py). README
 facts the parsers and the examples cite."""
 
 from vidbench.benchmark import Benchmark
+from vidbench.benchmarks.custom.review import REVIEW
 from vidbench.cli_options import Commands
 from vidbench.export.source import FolderExport
 from vidbench.extras import lazy
@@ -21,6 +22,7 @@ BENCHMARK = Benchmark(
     # a declared benchmark's samples are grouped by its first `groups` field (each score's first)
     declared=lazy("vidbench.benchmarks.custom.declared", "resolve_declared"),
     parts=(
+        REVIEW,  # the decisions on an audit's flagged items, as its decisions file
         Commands(lazy("vidbench.benchmarks.custom.commands", "register")),  # predictions
         FolderExport(
             declares=lazy("vidbench.benchmarks.custom.export", "declares"),

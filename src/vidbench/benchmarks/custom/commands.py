@@ -15,14 +15,14 @@ from vidbench.core.errors import ConfigError
 
 def _cmd_predictions(args: argparse.Namespace) -> int:
     from vidbench.benchmarks.custom.declared import resolve_declared
-    from vidbench.benchmarks.custom.names import PREFIX
+    from vidbench.benchmarks.custom.names import is_declared
     from vidbench.benchmarks.custom.predictions import write_predictions
     from vidbench.runner.run_config import RunConfig
     from vidbench.tasks.registry import build_task
 
     results = Path(args.results)
     config = RunConfig.load(results)
-    if not config.task.startswith(f"{PREFIX}:"):
+    if not is_declared(config.task):
         raise ConfigError(
             f"{results} is a run of {config.task}: `vidbench predictions` writes a declared "
             "benchmark's answers in its own file's format (custom:DIR)"

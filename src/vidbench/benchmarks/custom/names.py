@@ -19,6 +19,11 @@ PREFIX = "custom"
 _FRAMES = re.compile(r"frames-[1-9]\d*")
 
 
+def is_declared(name: str) -> bool:
+    """Whether a task name is a declared benchmark's (`custom:DIR...`)."""
+    return name.startswith(PREFIX + ":")
+
+
 def is_variant(modifier: str) -> bool:
     return bool(_FRAMES.fullmatch(modifier)) or modifier in SAMPLERS or modifier in PARSERS
 

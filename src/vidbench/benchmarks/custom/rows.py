@@ -10,17 +10,24 @@ element's fields, then the record's other fields (an element's field wins a clas
 A row's id is the field (or the `{field}` template) `id` names; else the key of a JSON object of
 records; else the record's own `id` when every record of the file has one; else `<file>-<n>` (n
 counting records from 1); an exploded row's default id is its record's, then `-<n>` (n from 1).
-Gold answers kept in a file of their own (`answers`) are joined to the rows by id.
+Gold answers kept in a file of their own (`answers`) are joined to the rows by id; then people's
+review decisions (`decisions`, decisions.py) drop rows and change gold answers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from vidbench.benchmarks.custom import paths
+from vidbench.benchmarks.custom.decisions import (
+    RowDecision,
+    decisions_path,
+    fixed_answer,
+    read_decisions,
+)
 from vidbench.benchmarks.custom.records import Record, plain, read_records
 from vidbench.benchmarks.custom.spec import (
     FILE_FIELD,
@@ -202,10 +209,41 @@ def _duplicate(found: DeclaredRow, earlier: DeclaredRow, spec: Spec) -> Problem:
     )
 
 
+def _apply_decisions(
+    rows: Sequence[DeclaredRow], decided: Mapping[str, RowDecision], spec: Spec, path: Path
+) -> tuple[list[DeclaredRow], list[Problem]]:
+    """The rows with the decisions applied: dropped rows left out, fixed
+    golds in the answer field; a decision that cannot apply is a problem and the row stays as
+    its file has it."""
+    out: list[DeclaredRow] = []
+    problems: list[Problem] = []
+    for row in rows:
+        decision = decided.get(row.id)
+        if decision is not None and decision.dropped:
+            continue
+        if decision is None or decision.answer is None:
+            out.append(row)
+        else:
+            try:
+                answer = fixed_answer(row.fields, spec, decision)
+            except DataError as e:
+                why = f"{decision.where}: the fix is not applied ({e})"
+                problems.append(Problem(row.id, path, why))
+                out.append(row)
+                continue
+            assert spec.answer is not None  # fixed_answer refuses a benchmark without one
+            fields = {**row.fields, spec.answer: answer}  # a path is found as a name first
+            out.append(DeclaredRow(row.id, fields, row.where, row.file, row.source))
+    unknown = sorted(set(decided) - {row.id for row in rows})
+    for key in unknown:
+        problems.append(Problem(key, path, f"{decided[key].where}: a decision on an id no row has"))
+    return out, problems
+
+
 def read_rows(spec: Spec, data: Path) -> Loaded[DeclaredRow]:
-    """Every row of every rows file (answers joined), and a Problem for each file or record
-    that cannot be read (a missing file, malformed JSON, a line of the wrong width, a repeated
-    id, an answer for no row)."""
+    """Every row of every rows file (answers joined, review decisions applied), and a Problem
+    for each file or record that cannot be read (a missing file, malformed JSON, a line of the
+    wrong width, a repeated id, an answer or a decision for no row)."""
     rows: list[DeclaredRow] = []
     problems: list[Problem] = []
     first: dict[str, DeclaredRow] = {}
@@ -224,8 +262,22 @@ def read_rows(spec: Spec, data: Path) -> Loaded[DeclaredRow]:
                 else:
                     first[found.id] = found
                     rows.append(found)
-    if spec.answers is None:
-        return Loaded(rows, problems)
+    if spec.answers is not None:
+        rows, unread = _join_answers(rows, set(first), spec, data)
+        problems += unread
+    decisions = decisions_path(spec, data)
+    if decisions is not None:
+        decided, unread = read_decisions(decisions)
+        rows, undone = _apply_decisions(rows, decided, spec, decisions)
+        problems += unread + undone
+    return Loaded(rows, problems)
+
+
+def _join_answers(
+    rows: list[DeclaredRow], ids: set[str], spec: Spec, data: Path
+) -> tuple[list[DeclaredRow], list[Problem]]:
+    """The rows with the answers file's answers joined, and its problems."""
+    assert spec.answers is not None
     answers, path, unread = _answers(spec.answers, spec, data)
     joined = [
         DeclaredRow(r.id, _with_answer(r.fields, answers[r.id], spec), r.where, r.file, r.source)
@@ -233,7 +285,7 @@ def read_rows(spec: Spec, data: Path) -> Loaded[DeclaredRow]:
         else r
         for r in rows
     ]
-    unknown = sorted(set(answers) - set(first))
+    unknown = sorted(set(answers) - ids)
     if unknown:
         shown = ", ".join(repr(u) for u in unknown[:3]) + (", ..." if len(unknown) > 3 else "")
         unread.append(
@@ -244,4 +296,4 @@ def read_rows(spec: Spec, data: Path) -> Loaded[DeclaredRow]:
                 "answers are matched with the rows' ids (the `id` key)",
             )
         )
-    return Loaded(joined, problems + unread)
+    return joined, unread

@@ -76,6 +76,7 @@ class Spec:
     id: str | None  # the field (or `{field}` template) of a row's id (default: see rows.py)
     explode: str | None  # a field holding a list of records: one row per element
     answers: AnswersFile | None  # gold answers in a file of their own, joined by row id
+    decisions: str | None  # people's review decisions on rows (decisions.py), relative to data
     views: int  # videos per row
     start: str | None  # fields holding a window's start / end in seconds
     end: str | None
@@ -136,6 +137,13 @@ def _answers(keys: Keys) -> AnswersFile | None:
     found = AnswersFile(path, own.path("key", None))
     own.done()
     return found
+
+
+def _decisions(keys: Keys) -> str | None:
+    path = keys.text("decisions", None)
+    if path is not None and Path(path).suffix.lower() != ".jsonl":
+        raise keys.fail("decisions", f"{path!r}: review decisions are a .jsonl file (decisions.py)")
+    return path
 
 
 def _sources(keys: Keys) -> tuple[RowSource, ...]:
@@ -243,6 +251,7 @@ def parse_spec(raw: dict[str, Any], file: Path) -> Spec:
         id=_id(keys),
         explode=keys.path("explode", None),
         answers=_answers(keys),
+        decisions=_decisions(keys),
         views=views,
         start=keys.path("start", None),
         end=keys.path("end", None),

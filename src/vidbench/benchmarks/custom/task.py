@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pydantic import JsonValue
 
-from vidbench.benchmarks.custom import fields, loader
+from vidbench.benchmarks.custom import decisions, fields, loader
 from vidbench.benchmarks.custom import scoring as rules
 from vidbench.benchmarks.custom.names import split_name
 from vidbench.benchmarks.custom.spec import Spec
@@ -52,6 +52,12 @@ class DeclaredTask(Task):
 
     def load(self, data: Path) -> Loaded[Sample]:
         return loader.load(self.spec, data)
+
+    def reviewed(self, data: Path) -> dict[str, frozenset[str]]:
+        """The rows the decisions file keeps after review (decisions.py); its problems are the
+        loader's to report."""
+        path = decisions.decisions_path(self.spec, data)
+        return decisions.kept(decisions.read_decisions(path)[0]) if path is not None else {}
 
     def build_messages(self, sample: Sample, frames: Sequence[Frame]) -> tuple[Message, ...]:
         """The frames (each view's preceded by "Video K:" when a row has several videos), then

@@ -4,7 +4,8 @@
 // field. A QA review the reviewer accepts takes two keys: `a`, then Enter.
 //   work pages  Enter submit, then the next item not finished · ← → previous / next item ·
 //               Space play or pause · answer: A–Z or 1–9 choose an option · review: a accept,
-//               e edit, x reject · caption: c to the caption box
+//               e edit, x reject · audit queue: k keep, f fix (to the suggested gold), 1–9
+//               that option is the gold, d drop · caption: c to the caption box
 //   my work     / to the search box · Enter start or go on with the first task not finished
 "use strict";
 
@@ -44,6 +45,20 @@ function workKeys(box, key) {
     choose(box.querySelector("input[name=decision][value=" + decision + "]"));
     const field = { edit: "[name=Question]", reject: "[name=reason]" }[decision];
     if (field) { const el = box.querySelector(field); el.focus(); el.select(); }
+    return true;
+  }
+  if (job === "audit") {
+    const golds = box.querySelectorAll("input[name=gold]");
+    if (/^[1-9]$/.test(key)) {  // that option is the gold: a fix (work.js)
+      const k = Number(key) - 1;
+      return k < golds.length && choose(golds[k]);
+    }
+    const decision = { k: "keep", f: "fix", d: "drop" }[key];
+    const input = decision && box.querySelector("input[name=decision][value=" + decision + "]");
+    if (!input || input.disabled) return false;
+    choose(input);
+    if (decision === "fix") box.querySelector("input[name=gold]:checked").focus();  // arrows move it
+    if (decision === "drop") { const el = box.querySelector("[name=reason]"); el.focus(); el.select(); }
     return true;
   }
   if (job === "write" && key === "c") {

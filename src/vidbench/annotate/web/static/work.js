@@ -45,6 +45,10 @@ function setUpWork(box) {
     const item = JSON.parse(box.querySelector("[data-item]").textContent);
     const f = (name) => box.querySelector("[name=" + name + "]").value;
     const review = { decision: decision ? decision.value : null, reason: f("reason") };
+    if (review.decision === "fix") {  // the audit queue: the option chosen as the gold
+      const gold = box.querySelector("input[name=gold]:checked");
+      review.gold = gold ? gold.value : null;
+    }
     if (review.decision === "edit") {
       review.edited = {
         id: item.id, uid: item.uid, Category: item.Category, Question: f("Question"),
@@ -63,6 +67,14 @@ function setUpWork(box) {
     }
     if (!text) return;
     const review = JSON.parse(text);
+    if (state.job === "audit") {  // the decision, and the gold it chose (else the item's)
+      const item = JSON.parse(box.querySelector("[data-item]").textContent);
+      const gold = review.decision === "fix" ? review.gold : item.gold;
+      box.querySelectorAll("input[name=decision]").forEach((r) => { r.checked = r.value === review.decision; });
+      box.querySelectorAll("input[name=gold]").forEach((r) => { r.checked = r.value === gold; });
+      box.querySelector("[name=reason]").value = review.reason || "";
+      return;
+    }
     box.querySelectorAll("input[name=decision]").forEach((r) => {
       r.checked = r.value === review.decision;
       r.dispatchEvent(new Event("change"));
@@ -76,10 +88,11 @@ function setUpWork(box) {
   }
 
   function describe(text) {  // a kept content as a person reads it
-    if (state.job !== "review" || !text) return text || "(empty)";
+    if ((state.job !== "review" && state.job !== "audit") || !text) return text || "(empty)";
     try {
       const review = JSON.parse(text);
       let out = "decision: " + (review.decision || "none");
+      if (review.gold) out += " (gold " + review.gold + ")";
       if (review.reason) out += "; reason: " + review.reason;
       if (review.edited) out += "; edited question: " + review.edited.Question;
       return out;
@@ -271,6 +284,29 @@ function setUpWork(box) {
     };
     box.querySelectorAll("input[name=decision]").forEach((r) => r.addEventListener("change", editing));
     editing();
+  }
+  if (state.job === "audit") {
+    setContent(JSON.parse(box.querySelector("[data-review-saved]").textContent || '""'));
+    const item = JSON.parse(box.querySelector("[data-item]").textContent);
+    const option = (letter) => box.querySelector("input[name=gold][value='" + letter + "']");
+    const fix = box.querySelector("input[name=decision][value=fix]");
+    // choosing another option than the gold is a fix; choosing the gold again is none
+    box.querySelectorAll("input[name=gold]").forEach((r) => r.addEventListener("change", () => {
+      if (r.value !== item.gold) fix.checked = true;
+      else if (fix.checked) fix.checked = false;
+    }));
+    // fix starts from the audit's suggestion (else the first other option); keep and drop put
+    // the gold back
+    box.querySelectorAll("input[name=decision]").forEach((r) => r.addEventListener("change", () => {
+      const chosen = box.querySelector("input[name=gold]:checked");
+      if (r.value === "fix" && (!chosen || chosen.value === item.gold)) {
+        const others = [...box.querySelectorAll("input[name=gold]")].filter((g) => g.value !== item.gold);
+        const preset = (item.suggested && option(item.suggested)) || others[0];
+        if (preset) preset.checked = true;
+      } else if (r.value !== "fix" && option(item.gold)) {
+        option(item.gold).checked = true;
+      }
+    }));
   }
   saved = content();  // what the page opened with is saved already
   const line = box.querySelector("[data-saved]");  // server times, shown in the reader's clock
