@@ -178,7 +178,15 @@ class FreshEnvs:
             ).stdout.strip()
         )
         needed = self._installed.closure(_wheel_requirements(self.wheel), extras)
-        self._installed.link(needed, site)
+        # and setuptools: what pip's build isolation would bring a page that installs a package
+        self._installed.link(needed | {"setuptools"}, site)
         install = [sys.executable, "-m", "pip", "--python", str(python), "install", "-q"]
         subprocess.run([*install, "--no-deps", "--no-index", self.wheel], check=True, env=env)
+        # `pip` for a page that installs a package (docs/examples): this environment's pip
+        # working on the fresh one, which has none of its own
+        pip = venv / "bin" / "pip"
+        offline = "PIP_NO_INDEX=1 PIP_NO_BUILD_ISOLATION=0"  # pip reads "0" as: no isolation
+        command = f'{offline} exec {sys.executable} -m pip --python {python} "$@"'
+        pip.write_text(f"#!/bin/sh\n{command}\n")
+        pip.chmod(0o755)
         return venv / "bin"
