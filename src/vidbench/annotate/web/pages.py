@@ -117,6 +117,8 @@ def review_captions(request: Request, v: Reviewer) -> Response:
             entry["views"] = [view for view in views if view["main"]]
         row = dict(r)
         del row["data"]
+        if row["status"] == "returned":  # as sent back: the writer's new draft is not shown
+            row["content"] = work.reviewed_text(v.conn, row["id"])
         entry["rows"].append(row)
     return _page(request, v, "review_captions.html", objects=list(objects.values()))
 
