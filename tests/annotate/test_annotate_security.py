@@ -221,6 +221,50 @@ def test_malformed_uploads_are_named_and_kept(project: Project, client: TestClie
     kept = sorted(p.name for p in (project.path / "uploads").iterdir())
     assert kept[-1].endswith("-evil.jsonl")  # kept inside the project, never where it asked
     assert not (project.path.parent / "evil.jsonl").exists()
+    # an upload refused as a whole is not kept
+    unknown = client.post(
+        "/api/admin/import?kind=nonsense", files={"file": ("other.jsonl", text)}, headers=headers
+    )
+    assert unknown.status_code == 422 and "no importer 'nonsense'" in unknown.json()["error"]
+    assert sorted(p.name for p in (project.path / "uploads").iterdir()) == kept
+
+
+# JSON's escape of half a character: valid JSON, but no text that SQLite or a file can hold
+LONE_SURROGATE = '"caption \\ud800 ends"'
+
+
+def test_a_lone_surrogate_is_refused_by_field_never_a_server_error(project: Project) -> None:
+    client = TestClient(
+        create_app(project, ADAPTERS), base_url="http://127.0.0.1", raise_server_exceptions=False
+    )
+    mine = work_ids(project, "ann3", "write")[0]
+    headers = {"X-CSRF-Token": sign_in(client, "ann3"), "content-type": "application/json"}
+    body = f'{{"version": 0, "content": {LONE_SURROGATE}}}'
+    saved = client.post(f"/api/work/{mine}", content=body, headers=headers)
+    assert saved.status_code == 422
+    assert saved.json()["error"] == (
+        "content: character 9 is a lone surrogate (\\ud800), half of a character; "
+        "the text was not saved"
+    )
+    assert query(project, "SELECT version FROM work WHERE id = ?", (mine,))[0][0] == 0
+    client.post(
+        f"/api/work/{mine}", json={"version": 0, "content": "A cube.", "status": "submitted"},
+        headers=headers,
+    )  # fmt: skip
+    reviewer = TestClient(
+        create_app(project, ADAPTERS), base_url="http://127.0.0.1", raise_server_exceptions=False
+    )
+    review_headers = {"X-CSRF-Token": sign_in(reviewer, "rob"), "content-type": "application/json"}
+    body = f'{{"version": 1, "status": "returned", "comment": {LONE_SURROGATE}}}'
+    sent_back = reviewer.post(f"/api/work/{mine}", content=body, headers=review_headers)
+    assert sent_back.status_code == 422 and sent_back.json()["error"].startswith("comment: ")
+    admin = TestClient(
+        create_app(project, ADAPTERS), base_url="http://127.0.0.1", raise_server_exceptions=False
+    )
+    admin_headers = {"X-CSRF-Token": sign_in(admin, "ada"), "content-type": "application/json"}
+    body = f'{{"kind": "answers", "user": {LONE_SURROGATE}}}'
+    export = admin.post("/api/admin/export", content=body, headers=admin_headers)
+    assert export.status_code == 422 and export.json()["error"].startswith("user: ")
 
 
 def test_reviewers_read_submitted_captions_only(qa_release: Path, tmp_path: Path) -> None:

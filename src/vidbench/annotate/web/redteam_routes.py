@@ -9,7 +9,7 @@ from fastapi import APIRouter, HTTPException, Request
 from pydantic import BaseModel
 
 from vidbench.annotate import redteam_store, work
-from vidbench.annotate.web.deps import Signed
+from vidbench.annotate.web.deps import Signed, Text
 
 router = APIRouter()
 
@@ -37,13 +37,13 @@ def _engine(request: Request) -> Any:
 
 
 class AttackBody(BaseModel):
-    answer: str
+    answer: Text
     expected: Literal[0, 1]
 
 
 class ReviseBody(BaseModel):
-    rule: str
-    note: str = ""
+    rule: Text
+    note: Text = ""
 
 
 @router.post("/api/redteam/{work_id}/attack")
