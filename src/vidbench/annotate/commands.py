@@ -1,4 +1,5 @@
-"""The `vidbench annotate ...` commands: init, users add, assign, import, export, serve.
+"""The `vidbench annotate ...` commands: init, users add/list/unlock, assign, import, export,
+serve.
 
 cli.py calls `register(sub)`; each handler parses its arguments and calls the library. Passwords
 come from a prompt or from standard input (--password-stdin), never from a flag value (a flag
@@ -9,7 +10,9 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import math
 import sys
+import time
 from contextlib import closing
 from pathlib import Path
 
@@ -18,7 +21,7 @@ from rich.markup import escape
 from vidbench import cli_options as options
 from vidbench import cli_types as types
 from vidbench.annotate.adapters import Adapters
-from vidbench.console import err, out
+from vidbench.console import counted, err, out
 from vidbench.core.errors import ConfigError
 
 
@@ -35,7 +38,8 @@ def _open(path: str):  # type: ignore[no-untyped-def]
 
 
 def _print_import(done) -> None:  # type: ignore[no-untyped-def]
-    out.print(f"{done.added} items added, {len(done.skipped)} already there")
+    there = f", {len(done.skipped)} already there" if done.skipped else ""
+    out.print(f"{counted(done.added, 'item')} added{there}")
     for problem in done.problems:
         err.print(f"[yellow]skipped[/]: {escape(problem)}", highlight=False)
 
@@ -81,12 +85,33 @@ def _cmd_users_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_users_unlock(args: argparse.Namespace) -> int:
+    from vidbench.annotate import throttle
+
+    with closing(_open(args.project).connect()) as conn:
+        cleared = throttle.unlock(conn, args.name, "cli")
+    if not cleared:
+        out.print(f"{args.name}: no sign-in attempts counted; nothing to clear", highlight=False)
+        return 0
+    now = time.time()
+    for pair in cleared:
+        state = f"locked for {math.ceil(pair.locked_until - now)} s more"
+        if pair.locked_until <= now:
+            state = "not locked"
+        out.print(
+            f"{args.name} from {pair.client}: {counted(pair.attempts, 'attempt')} cleared "
+            f"({state})",
+            highlight=False,
+        )
+    return 0
+
+
 def _cmd_assign(args: argparse.Namespace) -> int:
     from vidbench.annotate import assign
 
     with closing(_open(args.project).connect()) as conn:
         added = assign.assign(conn, args.kind, args.n, "cli")
-    out.print(f"{added} assignments added")
+    out.print(f"{counted(added, 'assignment')} added")
     return 0
 
 
@@ -109,7 +134,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
         done = exports.export_kind(
             project, conn, args.kind, "cli", args.user, args.benchmark, args.adapters
         )
-    out.print(f"{done.written} written to {done.path}")
+    out.print(f"{counted(done.written, 'record')} written to {done.path}")
     for why in done.left_out:
         err.print(f"[yellow]left out[/]: {escape(why)}", highlight=False)
     return 0
@@ -166,6 +191,12 @@ def register(sub: argparse._SubParsersAction, adapters: Adapters) -> None:  # ty
     p = users.add_parser("list", help="list accounts")
     p.add_argument("project", help=PROJECT)
     p.set_defaults(func=_cmd_users_list)
+    p = users.add_parser(
+        "unlock", help="clear an account's failed sign-ins and locks (from every address)"
+    )
+    p.add_argument("project", help=PROJECT)
+    p.add_argument("name", help="the account name")
+    p.set_defaults(func=_cmd_users_unlock)
 
     p = cmds.add_parser("assign", help="give items to people (tops up, never takes away)")
     p.add_argument("project", help=PROJECT)

@@ -28,13 +28,17 @@ KINDS = ("qa", "caption", "answer", "rule")
 @dataclass
 class Imported:
     added: int = 0
-    skipped: list[str] = field(default_factory=list)  # already in the project
+    skipped: list[str] = field(default_factory=list)  # in the project before this import
     problems: list[str] = field(default_factory=list)  # malformed records, named
+    # every id this import met: one met again (an object whose videos are in both of a
+    # release's folders) is counted once, added or already there
+    seen: set[str] = field(default_factory=set, repr=False)
 
     def merge(self, other: Imported) -> None:
         self.added += other.added
-        self.skipped += other.skipped
+        self.skipped += [key for key in other.skipped if key not in self.seen]
         self.problems += other.problems
+        self.seen |= other.seen
 
 
 def item_id(kind: str, ref: str) -> str:
@@ -45,6 +49,9 @@ def add(
     conn: sqlite3.Connection, kind: str, ref: str, data: dict[str, Any], source: str, out: Imported
 ) -> None:
     key = item_id(kind, ref)
+    if key in out.seen:
+        return
+    out.seen.add(key)
     if conn.execute("SELECT 1 FROM items WHERE id = ?", (key,)).fetchone():
         out.skipped.append(key)
         return
