@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vidbench.core.requests import Response, Usage
-from vidbench.runner.store import Store
+from vidbench.runner.store import RETRIED, Store
 
 
 @dataclass
@@ -68,6 +68,11 @@ class Recorder:
 
     def answer(self, answer: Answer) -> None:
         response = answer.response
+        for number, why in enumerate(response.retried, start=1):  # tried again: kept too
+            message = f"{answer.sample_id}: attempt {number} failed, tried again: {why}"
+            self.store.put_failure(
+                self.plan, answer.sample_id, self.run_id, response.key, message, RETRIED
+            )
         if not response.ok:
             message = f"{answer.sample_id}: {response.error or response.status}"
             self.failure(answer.sample_id, response.key, message, response.status)

@@ -7,8 +7,10 @@ calls:     every reply to a cached model call (an LLM judge's verdicts, a constr
     prompt version, the exact prompt and the attempt number; never requested again. (Stores
     written before this table was named `calls` hold it as `judgments` with a `judge` column:
     opened for writing they are renamed in place, opened read-only they are read as they are.)
-failures:  every failed attempt (unreadable media, a model error after retries), with the
-    message. A failed sample is retried by the next run; its failures stay for the record.
+failures:  every failed attempt, with its status and message: unusable media (`media`), a call
+    that failed after its retries (`error`, ...), and each attempt that failed and was tried
+    again (`retried`, whatever came of the call). A failed sample is asked again by the next
+    run; its failures stay for the record.
 runs:      every invocation with its configuration.
 Each write commits at once, so a run killed at any moment loses at most the request in flight.
 """
@@ -74,6 +76,7 @@ CREATE TABLE IF NOT EXISTS calls (
 
 
 FULL_BELOW = 1 << 20  # bytes free under which a failed store write counts as a full disk
+RETRIED = "retried"  # the status of a failed attempt that was tried again: not the outcome
 
 
 class StoreError(VidbenchError):
@@ -241,7 +244,8 @@ class Store:
         error: str,
         status: str = "error",
     ) -> None:
-        """Record a failed attempt: `status` is media (unusable input) or a Response status."""
+        """Record a failed attempt: `status` is media (unusable input), a Response status, or
+        RETRIED (an attempt that was tried again)."""
         self._write(
             "INSERT INTO failures (plan, sample_id, run_id, key, status, error, created) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -261,16 +265,20 @@ class Store:
         }
 
     def last_failures(self, plan: str) -> dict[str, tuple[str, str]]:
-        """The most recent failure (status, message) per sample of a plan."""
+        """The most recent failure (status, message) per sample of a plan (attempts that were
+        tried again are not an outcome)."""
         rows = self._db.execute(
-            "SELECT sample_id, status, error FROM failures WHERE plan = ? ORDER BY id", (plan,)
+            "SELECT sample_id, status, error FROM failures WHERE plan = ? AND status != ? "
+            "ORDER BY id",
+            (plan, RETRIED),
         )
         return {sample_id: (status, error) for sample_id, status, error in rows}
 
     def failure_of(self, key: str) -> str | None:
         """The message of the latest failed call with this key (e.g. a judge call), or None."""
         row = self._db.execute(
-            "SELECT error FROM failures WHERE key = ? ORDER BY id DESC LIMIT 1", (key,)
+            "SELECT error FROM failures WHERE key = ? AND status != ? ORDER BY id DESC LIMIT 1",
+            (key, RETRIED),
         ).fetchone()
         return None if row is None else row[0]
 
