@@ -79,8 +79,8 @@ def compare_runs(
     config_a, config_b = RunConfig.load(a), RunConfig.load(b)
     base_a, base_b = config_a.task.partition(":")[0], config_b.task.partition(":")[0]
     if base_a != base_b:
-        raise ConfigError(f"compare: {a} is a {base_a} run, {b} a {base_b} run; their samples "
-                          "do not pair")  # fmt: skip
+        raise ConfigError(f"compare: {a} is a run of {base_a}, {b} one of {base_b}; their "
+                          "samples do not pair")  # fmt: skip
     task = task_of(config_a)
     data_a, data_b = data_folder(task, config_a.data), data_folder(task_of(config_b), config_b.data)
     if data_a.resolve() != data_b.resolve():

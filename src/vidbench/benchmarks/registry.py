@@ -55,7 +55,8 @@ def benchmarks() -> tuple[Benchmark, ...]:
             _skip(plugin, f"it does not load ({type(e).__name__}: {e})")
             continue
         if not isinstance(value, Benchmark):
-            _skip(plugin, f"a {type(value).__name__}, not a vidbench.benchmark.Benchmark")
+            kind = type(value).__name__
+            _skip(plugin, f"its value is of type {kind}, not vidbench.benchmark.Benchmark")
             continue
         found.append(value)
     _check_unique(found)

@@ -29,6 +29,7 @@ from vidbench.runner.infer import infer
 from vidbench.runner.keys import plan_key
 from vidbench.runner.lock import results_lock
 from vidbench.runner.model_calls import ask_model, describe_verdicts
+from vidbench.runner.prepare import check_views
 from vidbench.runner.recorder import InferStats
 from vidbench.runner.run_config import RunConfig
 from vidbench.runner.score import score_samples
@@ -131,6 +132,8 @@ class Run:
         return self._load().problems
 
     def infer(self) -> InferStats:
+        if self.model.needs_frames:  # a view no sample has: said once, before any model call
+            check_views(self.task, self.samples, str(data_folder(self.task, self.config.data)))
         self.config.model_identity = self.model.identity()
         if self.judge is not None:  # so a later score stage needs no judge key
             self.config.judge_identity = self.judge.identity()
