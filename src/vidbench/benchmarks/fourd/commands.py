@@ -13,8 +13,8 @@ from vidbench import cli_options
 from vidbench import cli_types as types
 from vidbench.benchmark import CURATE_HELP, CommandGroups
 from vidbench.benchmarks.fourd.captions.human import HUMAN_SEED
-from vidbench.benchmarks.fourd.score_captions import CaptionScoring
 from vidbench.benchmarks.fourd.loader import VIEWS_PER_OBJECT
+from vidbench.benchmarks.fourd.score_captions import CaptionScoring
 from vidbench.benchmarks.fourd.variants import OFFICIAL_VIEWS
 from vidbench.console import counted, err, out
 from vidbench.core.errors import ConfigError
