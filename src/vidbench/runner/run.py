@@ -33,6 +33,7 @@ from vidbench.runner.prepare import check_views
 from vidbench.runner.recorder import InferStats
 from vidbench.runner.run_config import RunConfig
 from vidbench.runner.score import score_samples
+from vidbench.runner.spool import take_spooled
 from vidbench.runner.store import Store
 from vidbench.scoring.judge import no_verdict_message
 from vidbench.scoring.model_call import CallResult, ModelCall
@@ -140,6 +141,7 @@ class Run:
         self.config.save()
         started = time.perf_counter()
         with Store(self.config.results_dir) as store:
+            take_spooled(store)  # what a killed Ray driver's workers got and it never stored
             run_id = store.start_run(self.plan, asdict(self.config))
             if self.config.ray is not None:  # sharded over Ray workers; this process writes
                 from vidbench.runner.ray.run import RayInfer, infer_run_on_ray
