@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import secrets
 import signal
 import time
 import zlib
@@ -78,17 +79,36 @@ def result_files(out: Path) -> dict[str, Any]:
     }
 
 
-def worker_pids() -> list[int]:
-    """Processes of live InferWorker actors (Ray titles them ray::InferWorker...)."""
-    pids = []
+# Every process this test session starts carries this mark in its environment (the clusters'
+# processes too: they inherit it), so the tests count their own processes only, never those of
+# another Ray on the machine.
+SESSION_ENV = "VIDBENCH_TEST_RAY_SESSION"
+os.environ.setdefault(SESSION_ENV, secrets.token_hex(8))
+
+
+def marked(value: str, name: str = SESSION_ENV) -> list[int]:
+    """The processes whose environment holds name=value."""
+    wanted = f"{name}={value}".encode()
+    found = []
     for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                cmdline = (entry / "cmdline").read_bytes()
-            except OSError:
-                continue
-            if cmdline.startswith(b"ray::InferWorker"):
-                pids.append(int(entry.name))
+        try:
+            if entry.name.isdigit() and wanted in (entry / "environ").read_bytes().split(b"\0"):
+                found.append(int(entry.name))
+        except OSError:  # ended meanwhile, or not ours
+            continue
+    return found
+
+
+def worker_pids() -> list[int]:
+    """This session's live InferWorker actors (Ray titles them ray::InferWorker...)."""
+    pids = []
+    for pid in marked(os.environ[SESSION_ENV]):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if cmdline.startswith(b"ray::InferWorker"):
+            pids.append(pid)
     return pids
 
 
