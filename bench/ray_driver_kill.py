@@ -5,11 +5,12 @@ and, for reference, a local run (no Ray) killed the same way as often.
 Each try runs `vidbench run 4dbench-qa [--ray]` (a local cluster, its own process) against the
 fake chat server (in this process, --latency 0.3 s a reply), kills the driver at a random moment
 within one reply's time after --kill-at (12) answers were served, then watches: the requests
-that reach the server after the death, the seconds until no process of that run is left (found
-by a mark in their environment, so another Ray on the machine is not counted) and, after the
-same command is run again (locally), how many prompts it sent again that the server had already
-answered: an answer on its way at the kill (sent by the server, not yet read by the client) is
-lost to a local run as well, which is why the local runs are the reference.
+that reach the server after the death and when the last one came, the seconds until no process
+of that run is left (found by a mark in their environment, so another Ray on the machine is not
+counted) and, after the same command is run again (locally), how many prompts it sent again
+that the server had already answered: an answer on its way at the kill (sent by the server,
+not yet read by the client) is lost to a local run as well, which is why the local runs are the
+reference.
 
     PYTHONPATH=src python bench/ray_driver_kill.py [--tries 5] [--questions 60] [--concurrency 4]
 
@@ -40,6 +41,7 @@ MARK_ENV = "VIDBENCH_BENCH_MARK"
 class Try:
     in_flight: int  # received by the server, not answered, when the driver died
     after_death: int  # requests that reached the server after the death
+    calling_s: float  # from the death to the last request that reached the server (0: none)
     outlived_s: float  # until no process of the cluster was left
     resent: int  # prompts the rerun sent that had been answered before
 
@@ -93,7 +95,10 @@ def one_try(data: Path, out: Path, server: ChatServer, args: argparse.Namespace,
     at_death = server.stats()
     driver.wait()
     outlived, told = None, False
+    seen, last_call = at_death.received, killed
     while time.monotonic() - killed < args.watch:
+        if (received := server.stats().received) > seen:
+            seen, last_call = received, time.monotonic()
         left = marked(mark)
         if outlived is None and not left:
             outlived = time.monotonic() - killed
@@ -102,7 +107,7 @@ def one_try(data: Path, out: Path, server: ChatServer, args: argparse.Namespace,
         if left and not told and time.monotonic() - killed > 10:  # what outlives the run
             told = True
             print(f"{out.name}: still there 10 s after the kill: {command_lines(left)}")
-        time.sleep(0.1)
+        time.sleep(0.05)
     while server.stats().in_flight:  # the last orphaned requests finish
         time.sleep(0.05)
     after = server.stats()
@@ -110,6 +115,7 @@ def one_try(data: Path, out: Path, server: ChatServer, args: argparse.Namespace,
     return Try(
         in_flight=at_death.received - at_death.served,
         after_death=after.received - at_death.received,
+        calling_s=last_call - killed,
         outlived_s=outlived if outlived is not None else float("inf"),
         resent=server.stats().resent_after_answer - after.resent_after_answer,
     )
@@ -141,20 +147,21 @@ def main() -> None:
         f"questions, --concurrency {args.concurrency}, {args.latency} s a reply, "
         f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f})"
     )
-    print("| run killed | in flight at the kill | requests after the kill | gone after s | "
-          "answered prompts the rerun sent again |")  # fmt: skip
-    print("|---|---|---|---|---|")
+    print("| run killed | in flight at the kill | requests after the kill | last one after s | "
+          "gone after s | answered prompts the rerun sent again |")  # fmt: skip
+    print("|---|---|---|---|---|---|")
     for kind, tries in runs.items():
         for n, t in enumerate(tries, 1):
-            print(f"| {kind} #{n} | {t.in_flight} | {t.after_death} | {t.outlived_s:.1f} | "
-                  f"{t.resent} |")  # fmt: skip
+            print(f"| {kind} #{n} | {t.in_flight} | {t.after_death} | {t.calling_s:.2f} | "
+                  f"{t.outlived_s:.1f} | {t.resent} |")  # fmt: skip
     for kind, tries in runs.items():
         total = {
             f: sum(getattr(t, f) for t in tries) for f in ("in_flight", "after_death", "resent")
         }
         worst = max(t.outlived_s for t in tries)
+        calling = max(t.calling_s for t in tries)
         print(f"| {kind}, all {len(tries)} | {total['in_flight']} | {total['after_death']} | "
-              f"at most {worst:.1f} | {total['resent']} |")  # fmt: skip
+              f"at most {calling:.2f} | at most {worst:.1f} | {total['resent']} |")  # fmt: skip
 
 
 if __name__ == "__main__":
