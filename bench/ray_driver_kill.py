@@ -62,7 +62,8 @@ def command_lines(pids: list[int]) -> list[str]:
     names = []
     for pid in pids:
         try:
-            names.append(Path(f"/proc/{pid}/cmdline").read_bytes()[:60].decode(errors="replace"))
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            names.append(cmdline.split(b"\0")[0][:60].decode(errors="replace"))
         except OSError:  # ended meanwhile
             continue
     return names
