@@ -4,8 +4,11 @@ says what vidbench does and lists the commands by job (COMMAND_GROUPS)."""
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 from pathlib import Path
+from types import FrameType
 
 from rich.markup import escape
 
@@ -16,6 +19,7 @@ from vidbench.core.errors import (
     EXIT_CONFIG,
     EXIT_ERROR,
     EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
     ConfigError,
     DataError,
     VidbenchError,
@@ -221,11 +225,34 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_terminated: list[int] = []  # the SIGTERM received, if one was
+
+
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM, handled as Ctrl-C is by whatever handles SIGINT at the moment (asyncio's runner
+    cancels its task, elsewhere a KeyboardInterrupt), so the same clean-up runs: servers
+    stopped, temporary folders removed, the results lock released."""
+    _terminated.append(signum)
+    on_interrupt = signal.getsignal(signal.SIGINT)
+    if not callable(on_interrupt):  # SIGINT ignored (a background job): interrupt all the same
+        raise KeyboardInterrupt
+    on_interrupt(signal.SIGINT, frame)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    _terminated.clear()
+    handles_signals = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminate) if handles_signals else None
     try:
         return args.func(args)
     except KeyboardInterrupt:
+        if _terminated:
+            err.print(
+                "[yellow]terminated[/] (SIGTERM): answers so far are saved; run the same "
+                "command again to continue"
+            )
+            return EXIT_TERMINATED
         err.print(
             "[yellow]interrupted[/]: answers so far are saved; run the same command again "
             "to continue"
@@ -237,6 +264,9 @@ def main(argv: list[str] | None = None) -> int:
     except VidbenchError as e:
         err.print(f"[red]error[/]: {escape(str(e))}", highlight=False)
         return EXIT_ERROR
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

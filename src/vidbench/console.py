@@ -1,5 +1,6 @@
 """The terminal: one console for what a command produces (stdout) and one for messages,
-warnings and progress bars (stderr), shared by every command so output never interleaves."""
+warnings and progress bars (stderr), shared by every command so output never interleaves; and
+`counted`, a count with its noun in the right number."""
 
 from __future__ import annotations
 
@@ -15,3 +16,9 @@ def roomy(console: Console, width: int = 160) -> Console:
     if console.is_terminal:
         return console
     return Console(file=console.file, width=max(console.width, width))
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """ "1 item", "2 items" ("1 query", "2 queries" with `plural`). Hand-written: the nouns are
+    vidbench's own, a library that inflects any English word is more than they need."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"

@@ -68,7 +68,8 @@ def registered() -> tuple[Registered, ...]:
             _refuse(plugin, f"it does not load ({type(e).__name__}: {e})")
             continue
         if not isinstance(value, Benchmark):
-            _refuse(plugin, f"a {type(value).__name__}, not a vidbench Benchmark")
+            kind = type(value).__name__
+            _refuse(plugin, f"its value is of type {kind}, not a vidbench Benchmark")
             continue
         clash = _clash(value, found)
         if clash is not None:

@@ -61,3 +61,39 @@ def test_saves_queued_behind_a_slow_save_do_not_conflict(
     page.locator("[data-submit]").focus()  # a blur with nothing new: no save
     page.wait_for_timeout(900)
     assert query(project, "SELECT version FROM work WHERE id = ?", (work_id,))[0][0] == 2
+
+
+def test_a_save_the_server_refuses_for_its_text_is_not_retried(
+    qa_release: Path,
+    tmp_path: Path,
+    serve_app: Callable[..., str],
+    open_page: Callable[..., Any],
+    watch: Any,
+) -> None:
+    """A caption holding half of a character (a lone surrogate, which a page can hold but no
+    file can) is refused with 422 naming the field: the page says so and stops, where a server
+    error would have it retry for ever."""
+    watch.allow(r"status of 422")  # the console line of the refused save
+    project = make_project(qa_release, tmp_path)
+    work_id, name = query(
+        project,
+        "SELECT w.id, u.name FROM work w JOIN users u ON u.id = w.user_id "
+        "WHERE w.item_id = ? AND w.job = 'write' ORDER BY w.slot",
+        (f"caption:{UID0}",),
+    )[1]
+    base = serve_app(create_app(project, ADAPTERS))
+    page = open_page()
+    sign_in_page(page, base, name)
+    page.goto(f"{base}/work/{work_id}")
+    saves: list[str] = []
+    page.on("request", lambda r: saves.append(r.url) if r.method == "POST" else None)
+    page.evaluate(  # typed or pasted: the textarea holds "A cube \ud800"
+        "() => { const box = document.querySelector('#caption');"
+        " box.value = 'A cube \\ud800'; box.dispatchEvent(new Event('input', {bubbles: true})); }"
+    )
+    saved = page.locator("[data-saved]")
+    expect(saved).to_have_attribute("data-save-state", "refused", timeout=10_000)
+    expect(saved).to_contain_text("not saved: content: character 8 is a lone surrogate")
+    page.wait_for_timeout(2500)  # past the first retry delays (1 s, 2 s)
+    assert len(saves) == 1
+    assert query(project, "SELECT version FROM work WHERE id = ?", (work_id,))[0][0] == 0

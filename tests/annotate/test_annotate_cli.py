@@ -122,3 +122,18 @@ def test_serve_binds_first_then_prints_the_address_it_listens_on(tmp_path: Path)
     finally:
         server.send_signal(signal.SIGINT)
         server.communicate(timeout=30)
+
+
+def test_init_counts_each_item_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A synthetic release has each object's videos in both task folders: the object is one
+    caption item, added once, not "already there" in a project that is new."""
+    data = tmp_path / "data"
+    synth = ["--no-progress", "synth", "4d", "--out", str(data), "--objects", "2"]
+    assert main([*synth, "--frames", "12", "--size", "32"]) == 0
+    capsys.readouterr()
+    project = tmp_path / "project"
+    assert main(["annotate", "init", str(project), "--data", str(data)]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first == "22 items added"  # 10 QA items to review, 10 to answer, 2 objects to caption
+    assert main(["annotate", "import", str(project), "folder"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "0 items added, 22 already there"

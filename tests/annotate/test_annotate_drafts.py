@@ -122,7 +122,7 @@ def test_cli_imports_drafts(
     path.write_text(_draft(UID1) + "\n{broken\n")
     assert main(["annotate", "import", str(project.path), "drafts", str(path)]) == 0
     printed = capsys.readouterr()
-    assert "1 items added" in printed.out and "line 2" in " ".join(printed.err.split())
+    assert "1 item added" in printed.out and "line 2" in " ".join(printed.err.split())
     assert _item(project, UID1)["drafts"][0]["model"] == "gemma"
 
 

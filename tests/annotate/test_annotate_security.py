@@ -165,7 +165,8 @@ def test_two_saves_crossing_give_a_conflict_and_lose_nothing(
     body = stale.json()
     assert "conflict" in body["error"] and "ann6" in body["error"]
     assert body["current"]["content"] == "tab one" and body["current"]["version"] == 1
-    # the reviewer's stale decision is refused as well, and the owner's newer save goes through
+    # a reviewer's decision on a draft is refused without showing the draft, and the owner's
+    # newer save goes through
     reviewer = TestClient(create_app(project, ADAPTERS), base_url="http://127.0.0.1")
     rcsrf = sign_in(reviewer, "rob")
     sent_back = reviewer.post(
@@ -173,7 +174,8 @@ def test_two_saves_crossing_give_a_conflict_and_lose_nothing(
         json={"version": 0, "status": "returned", "comment": "too short"},
         headers={"X-CSRF-Token": rcsrf},
     )
-    assert sent_back.status_code == 409
+    assert sent_back.status_code == 422 and "tab one" not in sent_back.text
+    assert "only written work can be reviewed" in sent_back.json()["error"]
     again = client.post(
         f"/api/work/{mine}", json={"version": 1, "content": "tab two"}, headers=headers
     )
@@ -213,3 +215,97 @@ def test_malformed_uploads_are_named_and_kept(project: Project, client: TestClie
     kept = sorted(p.name for p in (project.path / "uploads").iterdir())
     assert kept[-1].endswith("-evil.jsonl")  # kept inside the project, never where it asked
     assert not (project.path.parent / "evil.jsonl").exists()
+    # an upload refused as a whole is not kept
+    unknown = client.post(
+        "/api/admin/import?kind=nonsense", files={"file": ("other.jsonl", text)}, headers=headers
+    )
+    assert unknown.status_code == 422 and "no importer 'nonsense'" in unknown.json()["error"]
+    assert sorted(p.name for p in (project.path / "uploads").iterdir()) == kept
+
+
+# JSON's escape of half a character: valid JSON, but no text that SQLite or a file can hold
+LONE_SURROGATE = '"caption \\ud800 ends"'
+
+
+def test_a_lone_surrogate_is_refused_by_field_never_a_server_error(project: Project) -> None:
+    client = TestClient(
+        create_app(project, ADAPTERS), base_url="http://127.0.0.1", raise_server_exceptions=False
+    )
+    version = "SELECT version FROM work WHERE id = ?"
+    # a caption no other test of this module has saved (they share the project)
+    mine = next(
+        w for w in work_ids(project, "ann3", "write") if query(project, version, (w,))[0][0] == 0
+    )
+    headers = {"X-CSRF-Token": sign_in(client, "ann3"), "content-type": "application/json"}
+    body = f'{{"version": 0, "content": {LONE_SURROGATE}}}'
+    saved = client.post(f"/api/work/{mine}", content=body, headers=headers)
+    assert saved.status_code == 422
+    assert saved.json()["error"] == (
+        "content: character 9 is a lone surrogate (\\ud800), half of a character; "
+        "the text was not saved"
+    )
+    assert query(project, version, (mine,))[0][0] == 0
+    client.post(
+        f"/api/work/{mine}", json={"version": 0, "content": "A cube.", "status": "submitted"},
+        headers=headers,
+    )  # fmt: skip
+    reviewer = TestClient(
+        create_app(project, ADAPTERS), base_url="http://127.0.0.1", raise_server_exceptions=False
+    )
+    review_headers = {"X-CSRF-Token": sign_in(reviewer, "rob"), "content-type": "application/json"}
+    body = f'{{"version": 1, "status": "returned", "comment": {LONE_SURROGATE}}}'
+    sent_back = reviewer.post(f"/api/work/{mine}", content=body, headers=review_headers)
+    assert sent_back.status_code == 422 and sent_back.json()["error"].startswith("comment: ")
+    admin = TestClient(
+        create_app(project, ADAPTERS), base_url="http://127.0.0.1", raise_server_exceptions=False
+    )
+    admin_headers = {"X-CSRF-Token": sign_in(admin, "ada"), "content-type": "application/json"}
+    body = f'{{"kind": "answers", "user": {LONE_SURROGATE}}}'
+    export = admin.post("/api/admin/export", content=body, headers=admin_headers)
+    assert export.status_code == 422 and export.json()["error"].startswith("user: ")
+
+
+def test_reviewers_read_submitted_captions_only(qa_release: Path, tmp_path: Path) -> None:
+    """A writer's unsubmitted text is the writer's: a reviewer cannot read a draft (by id, on
+    its page, in a conflict's answer), and a caption sent back shows what was sent back, not
+    what its writer typed since (docs/review-app.md, Pages)."""
+    project = make_project(qa_release, tmp_path)
+    writer = TestClient(create_app(project, ADAPTERS), base_url="http://127.0.0.1")
+    mine = work_ids(project, "ann2", "write")[0]
+    headers = {"X-CSRF-Token": sign_in(writer, "ann2")}
+
+    def save(version: int, content: str, status: str | None = None) -> int:
+        body = {"version": version, "content": content, **({"status": status} if status else {})}
+        saved = writer.post(f"/api/work/{mine}", json=body, headers=headers)
+        assert saved.status_code == 200, saved.text
+        return int(saved.json()["version"])
+
+    version = save(0, "my unsubmitted draft")
+    reviewer = TestClient(create_app(project, ADAPTERS), base_url="http://127.0.0.1")
+    review_headers = {"X-CSRF-Token": sign_in(reviewer, "rita")}
+    assert reviewer.get(f"/api/work/{mine}").status_code == 404
+    assert reviewer.get(f"/work/{mine}").status_code == 404
+    stale = reviewer.post(
+        f"/api/work/{mine}", json={"version": 0, "status": "accepted"}, headers=review_headers
+    )
+    assert stale.status_code == 422 and "my unsubmitted draft" not in stale.text
+
+    version = save(version, "the submitted caption", "submitted")
+    assert reviewer.get(f"/api/work/{mine}").json()["content"] == "the submitted caption"
+    sent_back = reviewer.post(
+        f"/api/work/{mine}",
+        json={"version": version, "status": "returned", "comment": "say more"},
+        headers=review_headers,
+    )
+    assert sent_back.status_code == 200, sent_back.text
+    save(sent_back.json()["version"], "half of a better caption")  # not submitted yet
+    shown = reviewer.get(f"/api/work/{mine}").json()
+    assert shown["status"] == "returned" and shown["content"] == "the submitted caption"
+    page = reviewer.get("/review/captions").text
+    assert "the submitted caption" in page and "half of a better caption" not in page
+    assert "half of a better caption" not in reviewer.get(f"/work/{mine}").text
+    refused = reviewer.post(
+        f"/api/work/{mine}", json={"version": version, "status": "accepted"}, headers=review_headers
+    )
+    assert refused.status_code == 422 and "half of a better caption" not in refused.text
+    assert writer.get(f"/api/work/{mine}").json()["content"] == "half of a better caption"

@@ -1,4 +1,5 @@
-"""`vidbench validate 4dbench DIR` lists every problem, with uid and path."""
+"""`vidbench validate 4dbench DIR` lists every problem, with uid and path; a run on the same
+faults names them and scores the rest."""
 
 from __future__ import annotations
 
@@ -6,7 +7,10 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
+
 from vidbench.cli import main
+from vidbench.media.encode import write_mp4
 
 
 def test_clean_dataset_passes(qa_release: Path, capsys) -> None:
@@ -59,3 +63,52 @@ def test_every_problem_is_listed(qa_release: Path, tmp_path: Path, capsys) -> No
 def test_nothing_to_validate(tmp_path: Path, capsys) -> None:
     assert main(["--no-progress", "validate", "4dbench", str(tmp_path)]) == 1
     assert "no 4d_qa.json or human_annotations.csv found" in capsys.readouterr().out
+
+
+def _release_copy(qa_release: Path, tmp_path: Path) -> tuple[Path, Path]:
+    root = tmp_path / "release"
+    shutil.copytree(qa_release, root)
+    return root, root / "4D_Object_Question_Answering" / "data"
+
+
+def test_a_video_too_small_to_show_anything_is_named(
+    qa_release: Path, tmp_path: Path, capsys
+) -> None:
+    """A 1x1 video (stored 2x2: H.264 needs even sides) shows a model nothing: validate lists
+    it, and a run records its questions as media errors naming it instead of sending them."""
+    root, data = _release_copy(qa_release, tmp_path)
+    tiny = data / "4d_object_multi_view_videos" / ("0" * 32) / "view_8_rgb_white_bg.mp4"
+    write_mp4(tiny, [np.full((1, 1, 3), 90, np.uint8)] * 12)
+    assert main(["--no-progress", "validate", "4dbench", str(root)]) == 1
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines == [
+        f"{'0' * 32}: view video is 2x2 pixels, too small to show anything (at least 16 on each "
+        f"side) [{tiny.resolve()}]"
+    ]
+    out = tmp_path / "run"
+    argv = ["--no-progress", "run", "4dbench-qa", "--data", str(root), "--model", "random"]
+    assert main([*argv, "--out", str(out), "--cache-dir", str(tmp_path / "cache")]) == 3
+    results = json.loads((out / "results.json").read_text())
+    assert results["errors_by_status"] == {"media": 5}
+    assert all(
+        "view 8 video is 2x2 pixels, too small to show anything" in e["error"]
+        and str(tiny) in e["error"]
+        for e in results["error_details"]
+    )
+
+
+def test_one_missing_comma_costs_one_record_not_the_run(
+    qa_release: Path, tmp_path: Path, capsys
+) -> None:
+    root, data = _release_copy(qa_release, tmp_path)
+    qa_file = data / "4d_qa.json"
+    text = qa_file.read_text()
+    first = text.index('"Options"')
+    qa_file.write_text(text[: text.rindex(",", 0, first)] + text[text.rindex(",", 0, first) + 1 :])
+    assert main(["--no-progress", "validate", "4dbench", str(root)]) == 1
+    assert "Expecting ',' delimiter; skipped" in capsys.readouterr().out
+    out = tmp_path / "run"
+    argv = ["--no-progress", "run", "4dbench-qa", "--data", str(root), "--model", "random"]
+    assert main([*argv, "--out", str(out), "--cache-dir", str(tmp_path / "cache")]) == 3
+    results = json.loads((out / "results.json").read_text())
+    assert (results["n"], results["n_scored"], results["errors_by_status"]) == (20, 19, {"data": 1})

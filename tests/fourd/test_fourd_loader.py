@@ -130,10 +130,58 @@ def test_bad_records_are_all_reported(tmp_path: Path) -> None:
     assert all(p.path == data / "4d_qa.json" for p in loaded.problems)
 
 
-def test_malformed_json_names_file_and_position(tmp_path: Path) -> None:
+def test_malformed_json_names_the_record_and_its_position(tmp_path: Path) -> None:
     (tmp_path / "4d_qa.json").write_text('{"a_motion": {"Answer index": 1,,}}')
-    with pytest.raises(DataError, match=r"4d_qa.json: malformed JSON at line 1, column 33"):
-        fourd_bench.load_qa(tmp_path)
+    loaded = fourd_bench.load_qa(tmp_path)
+    assert loaded.items == []
+    assert [(p.record, p.message) for p in loaded.problems] == [
+        (
+            "a_motion",
+            "record 1 (line 1): malformed JSON at line 1, column 33: Expecting property name "
+            "enclosed in double quotes; skipped",
+        )
+    ]
+
+
+def _qa_text(n: int) -> str:
+    """4d_qa.json as the release writes it (indented), `n` good records."""
+    good = {"Question": "Q", "Options": ["a", "b", "c", "d"], "Category": "Appearance"}
+    records = {f"{i:032x}_appearance": {**good, "Answer index": 1 + i % 4} for i in range(n)}
+    return json.dumps(records, indent=4)
+
+
+def test_a_broken_record_costs_itself_and_is_named(tmp_path: Path) -> None:
+    """Each fault costs the record it is in; the records before and after it load: a comma
+    missing inside a record, one missing between two records (both kept), a '{' left open, a
+    byte that is not UTF-8, half of a character as a JSON escape."""
+    text = _qa_text(8)
+    ids = [f"{i:032x}_appearance" for i in range(8)]
+
+    def record(i: int) -> str:  # the text of record i, from its key to its closing brace
+        start = text.index(f'"{ids[i]}"')
+        return text[start : text.index("}", start) + 1]
+
+    text = text.replace(record(1), record(1).replace('"Q",', '"Q"'))  # a comma inside
+    text = text.replace(record(2) + ",", record(2))  # a comma between 2 and 3
+    text = text.replace(record(4), record(4)[:-1])  # its '{' left open
+    text = text.replace(record(5), record(5).replace('"Q"', '"Q\\ud800"'))
+    raw = text.encode().replace(
+        record(6).encode(), record(6).replace("Q", "Q\xff").encode("latin-1")
+    )
+    (tmp_path / "4d_qa.json").write_bytes(raw)
+    loaded = fourd_bench.load_qa(tmp_path)
+    assert [s.id for s in loaded.items] == [ids[0], ids[2], ids[3], ids[7]]
+    messages = {p.record: p.message for p in loaded.problems}
+    assert messages == {
+        ids[1]: "record 2 (line 13): malformed JSON at line 15, column 9: Expecting ',' "
+        "delimiter; skipped",
+        ids[3]: "record 4 (line 35): a ',' is missing before this record (line 35, column 5); "
+        "read as if there",
+        ids[4]: "record 5 (line 46): a bracket is not closed before the next record begins "
+        "(line 57, column 1); skipped",
+        ids[5]: "record 6 (line 57): an unpaired surrogate escape (\\ud8xx): no text; skipped",
+        ids[6]: "record 7 (line 68): not UTF-8 text (byte 0xff at line 69, column 11); skipped",
+    }
 
 
 def test_missing_annotation_file(tmp_path: Path) -> None:

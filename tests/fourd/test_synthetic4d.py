@@ -31,6 +31,7 @@ from vidbench.benchmarks.fourd.synthetic.scene import (
     check_visible,
     official_times,
 )
+from vidbench.cli import main
 from vidbench.media.encode import write_mp4
 
 QA = Path("4D_Object_Question_Answering/data")
@@ -359,3 +360,33 @@ def test_write_mp4_rejects_bad_input(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="uint8"):
         write_mp4(tmp_path / "bad.mp4", [np.zeros((8, 8, 3), np.float32)])
     assert not (tmp_path / "empty.mp4").exists() and not (tmp_path / "bad.mp4").exists()
+
+
+def test_a_dataset_with_fewer_views_than_the_tasks_read_is_named_up_front(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`synth 4d --views 16` renders views 0-15 while the 4D-Bench tasks read 1, 8 and 16: synth
+    warns, validate and run say so once, up front, and --views makes it usable."""
+    data = str(tmp_path / "sixteen")
+    synth = ["--no-progress", "synth", "4d", "--out", data, "--objects", "1", "--views", "16"]
+    assert main([*synth, "--frames", "12", "--size", "32"]) == 0
+    said = " ".join(capsys.readouterr().err.split())
+    assert (
+        "warning: --views 16 renders views 0-15, and 4dbench-qa and 4dbench-caption read " in said
+    )
+    assert "views 1, 8, 16: run them on this dataset with --views among 0-15" in said
+    assert "wrote a 4D-Bench-layout dataset of 1 object to" in said
+    assert main(["--no-progress", "validate", "4dbench", data]) == 1
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("no object has view 16 (view_16_rgb_white_bg.mp4), which 4dbench-qa")
+    run = ["--no-progress", "run", "4dbench-qa", "--data", data, "--model", "random"]
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    assert main([*run, "--out", str(tmp_path / "run"), *cache]) == 2
+    said = " ".join(capsys.readouterr().err.split())
+    assert (
+        "none of the 5 samples has a video for view 16, and 4dbench-qa reads views 1, 8, 16 "
+        in said
+    )
+    assert "has views 0-15); choose views the data has with --views" in said
+    assert not (tmp_path / "run" / "store.sqlite").exists()  # stopped before any model call
+    assert main([*run, "--out", str(tmp_path / "run"), *cache, "--views", "0,5,10"]) == 0

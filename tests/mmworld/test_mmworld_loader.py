@@ -176,3 +176,53 @@ def test_human_raters_give_difficulty(tmp_path: Path) -> None:
     assert "raters" not in by_id["vid1#0"].metadata
     assert [p.record for p in loaded.problems] == ["vid1#0"]
     assert {p.record for p in validate(root)} == {"vid1#0", "nope#9"}
+
+
+def test_a_broken_record_of_the_annotations_costs_itself(tmp_path: Path) -> None:
+    """mmworld.json, indented as released, with a comma missing in the second video's record
+    and a byte that is not UTF-8 in the third's: those two are named, the other videos load;
+    a CSV row with such a byte is named with its column; a broken raters entry costs itself."""
+    root = make_mmworld(tmp_path / "json")
+    path = root / "mmworld.json"
+    data = json.loads(path.read_text())
+    text = json.dumps(data, indent=1)
+    second = text.index('"video_id": "{}"'.format(data[1]["video_id"]))
+    text = text[:second] + text[second:].replace(",", "", 1)  # after the second's video_id
+    third = text.encode().index(f'"{data[2]["discipline"]}"'.encode())
+    raw = text.encode()
+    path.write_bytes(raw[: third + 1] + b"\xff" + raw[third + 1 :])
+    loaded = mmworld.load(root)
+    lost = {data[1]["video_id"], data[2]["video_id"]}
+    expected = [s for s in mmworld.load(make_mmworld(tmp_path / "ok")).items]
+    assert [s.id for s in loaded.items] == [
+        s.id for s in expected if s.id.partition("#")[0] not in lost
+    ]
+    assert [p.record for p in loaded.problems] == ["record 2", "record 3"]
+    assert "Expecting ',' delimiter; record skipped" in loaded.problems[0].message
+    assert "not UTF-8 text (byte 0xff at line" in loaded.problems[1].message
+
+    table = rows(records())
+    names = [k for k in table[0] if k != "options"] + [f"option_{x}" for x in "abcd"]
+    csv_path = root / "questions.csv"
+    with csv_path.open("w", newline="") as f:
+        writer = csv.DictWriter(f, names)
+        writer.writeheader()
+        for r in table:
+            opts = {f"option_{k}": v for k, v in r["options"].items()}
+            writer.writerow({**{k: v for k, v in r.items() if k != "options"}, **opts})
+    lines = csv_path.read_bytes().split(b"\n")
+    lines[2] = lines[2].replace(b",", b",\xe9", 1)  # the second question's second column
+    csv_path.write_bytes(b"\n".join(lines))
+    from_csv = mmworld.load(csv_path, subset=None)
+    assert len(from_csv.items) == len(table) - 1
+    [problem] = from_csv.problems
+    assert (problem.record, problem.message) == (
+        "line 3",
+        f"{names[1]} is not UTF-8 (byte 0xe9); row skipped",
+    )
+
+    raters = root / mmworld.RATERS_FILE
+    raters.write_text('{"vid0#0": [true, true, true],\n "vid0#1": [true false, true]}')
+    read, problems = mmworld.read_raters(root)
+    assert read == {"vid0#0": (True, True, True)}
+    assert [p.record for p in problems] == ["vid0#1"]

@@ -259,3 +259,33 @@ def test_price_table_turns_usage_into_money(fake, tmp_path: Path, monkeypatch) -
     Run(config(data, tmp_path / "unpriced", spec)).run()
     cost = results_of(tmp_path / "unpriced")["cost"]
     assert cost["total"] is None and "no price for" in cost["note"]
+
+
+def test_every_failed_attempt_is_kept_in_the_store(fake, tmp_path: Path) -> None:
+    """docs/how-to/resume.md: the store's `failures` table keeps every failed attempt, those
+    tried again (status `retried`) as well as a call's last one; none of them is an outcome."""
+    faults = FaultPlan(rate=0.3, kinds=("429", "500", "malformed", "disconnect"), seed=3)
+    server = fake(faults=faults)
+    data = make_qa_dataset(tmp_path / "data", n_objects=8)  # 40 questions
+    out = tmp_path / "out"
+    model = f"openai-compat:{server.base_url}#fake"
+    Run(config(data, out, model, max_retries="2")).run()
+    injected = sum(server.stats().faults.values())
+    results = results_of(out)
+    with sqlite3.connect(out / "store.sqlite") as db:
+        rows = db.execute("SELECT sample_id, status, error FROM failures ORDER BY id").fetchall()
+    retried = [row for row in rows if row[1] == "retried"]
+    assert injected > 5 and len(retried) > 5
+    assert len(rows) == injected  # one row per failed attempt, whatever came of the call
+    assert len(rows) - len(retried) == results["errors"]  # the calls that gave up
+    kinds = "rate_limit|server|malformed|connection"
+    assert all(
+        re.fullmatch(rf"{re.escape(sample)}: attempt [12] failed, tried again: ({kinds}): .+", e)
+        for sample, _, e in retried
+    ), retried[:3]
+    answered = {
+        r["id"]
+        for r in map(json.loads, (out / "samples.jsonl").read_text().splitlines())
+        if r["status"] == "ok"
+    }
+    assert {sample for sample, _, _ in retried} & answered  # kept though the call then succeeded

@@ -318,12 +318,15 @@ def test_the_local_llm_server_ends_with_the_vidbench_process_that_started_it(
     installed: None, qa_release: Path, tmp_path: Path, kind: str, how: signal.Signals
 ) -> None:
     """`vidbench serve-local-llm` and a run of `local-llm`, killed while the server answers:
-    the server is gone within seconds (Ctrl-C is tested above)."""
+    the server is gone within seconds (Ctrl-C is tested above); SIGTERM, handled as Ctrl-C is,
+    also removes the server's temporary folder and a run says so with exit status 143."""
+    temp = tmp_path / "tmp"
+    temp.mkdir()
     owner = subprocess.Popen(
         _owner_command(kind, qa_release, tmp_path),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        env={**os.environ, "PYTHONUNBUFFERED": "1", "TMPDIR": str(temp)},
     )
     server = None
     try:
@@ -333,6 +336,10 @@ def test_the_local_llm_server_ends_with_the_vidbench_process_that_started_it(
         code = owner.wait(timeout=30)
         if kind == "serve" and how == signal.SIGTERM:
             assert code == 0  # stopped as on Ctrl-C
+        if kind == "run" and how == signal.SIGTERM:
+            assert code == 143  # the answers so far are saved; the same command continues
+        if how == signal.SIGTERM:
+            assert list(temp.glob("vidbench-local-llm-*")) == []  # cleaned up
         assert _gone_within(server, 10.0), f"the server outlived vidbench ({how.name})"
         with pytest.raises(OSError):
             urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=2)

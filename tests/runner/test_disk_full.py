@@ -17,15 +17,16 @@ from vidbench.cli import main
 
 # $1: size in KiB, $2: the mount point; then the command. SMALL/run is copied to BIG/run after
 # the command (the tmpfs ends with the namespace); COPY_IN, when set, is copied to SMALL/run
-# before it.
+# before it; FILL, when set, fills the disk to its last byte before it.
 SCRIPT = r"""
 set -u
 mount -t tmpfs -o size="$1"k tmpfs "$2" || exit 99
 shift 2
 if [ -n "${COPY_IN:-}" ]; then cp -a "$COPY_IN" "$SMALL/run" || exit 98; fi
+if [ -n "${FILL:-}" ]; then dd if=/dev/zero of="$SMALL/filler" bs=4k 2> /dev/null; fi
 "$@" 2> "$LOG"
 echo $? > "$CODE"
-cp -a "$SMALL/run" "$BIG/run"
+if [ -e "$SMALL/run" ]; then cp -a "$SMALL/run" "$BIG/run"; fi
 """
 
 
@@ -39,10 +40,11 @@ def _namespace() -> list[str]:
 
 
 def on_small_disk(
-    tmp_path: Path, size_kb: int, argv: list[str], copy_in: Path | None = None
+    tmp_path: Path, size_kb: int, argv: list[str], copy_in: Path | None = None, full: bool = False
 ) -> tuple[int, str, Path]:
     """`vidbench ARGV` with tmp_path/small a `size_kb` tmpfs (holding a copy of `copy_in` as
-    small/run when given); small/run is copied to big/run afterwards. Exit code, stderr, big/run."""
+    small/run when given; with not a byte free when `full`); small/run is copied to big/run
+    afterwards. Exit code, stderr, big/run."""
     small, big = tmp_path / "small", tmp_path / "big"
     small.mkdir()
     big.mkdir()
@@ -50,6 +52,8 @@ def on_small_disk(
     env = {**os.environ, "LOG": str(log), "CODE": str(code), "SMALL": str(small), "BIG": str(big)}
     if copy_in is not None:
         env["COPY_IN"] = str(copy_in)
+    if full:
+        env["FILL"] = "1"
     command = [sys.executable, "-m", "vidbench.cli", "--no-progress", *argv]
     done = subprocess.run(
         [*_namespace(), "bash", "-c", SCRIPT, "bash", str(size_kb), str(small), *command],
@@ -108,3 +112,16 @@ def test_the_score_stage_on_a_full_disk_says_so_and_loses_nothing(
     assert not (run / "samples.jsonl").exists()  # and no half-written file
     assert main(["--no-progress", "run", "--out", str(run), "--stage", "score"]) == 0
     assert len((run / "samples.jsonl").read_text().splitlines()) == 20
+
+
+@pytest.mark.slow
+def test_a_run_on_a_disk_that_is_already_full_says_so(qa_release: Path, tmp_path: Path) -> None:
+    """The results lock is the first file a run writes: on a full disk it fails with the same
+    message as a write mid-run, not a traceback from runner/lock.py."""
+    small_run = str(tmp_path / "small" / "run")
+    argv = ["run", "4dbench-qa", "--data", str(qa_release), "--model", "random"]
+    code, stderr, _ = on_small_disk(tmp_path, 64, [*argv, "--out", small_run], full=True)
+    message = _message(stderr)
+    assert code == 1, message
+    assert f"the disk holding {small_run} is full (0.0 MiB free)" in message
+    assert "run the same command again" in message

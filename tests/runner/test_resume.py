@@ -47,7 +47,7 @@ def _command(release: Path, out: Path, cache: Path) -> list[str]:
 def _env(log: Path, delay: str) -> dict[str, str]:
     return {
         **os.environ,
-        "PYTHONPATH": str(TESTS),
+        "PYTHONPATH": os.pathsep.join([str(TESTS.parent / "src"), str(TESTS)]),  # code under test
         "VIDBENCH_TEST_LOG": str(log),
         "VIDBENCH_TEST_DELAY": delay,
     }

@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import secrets
 import signal
 import time
-import uuid
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,9 +22,12 @@ from vidbench.runner.run_config import RunConfig
 from vidbench.testing import ChatServer, request_text
 
 SRC = TESTS.parent / "src"
-# marks the workers of this test process's Ray clusters, in their environment: another Ray on
-# the machine (another test run's) is never counted or killed
-CLUSTER_MARK = f"VIDBENCH_TEST_CLUSTER={os.getpid()}-{uuid.uuid4().hex}"
+# Every process this test session starts carries this mark in its environment (the clusters'
+# processes too: they inherit it), so the tests count their own processes only, never those of
+# another Ray on the machine.
+SESSION_ENV = "VIDBENCH_TEST_RAY_SESSION"
+os.environ.setdefault(SESSION_ENV, secrets.token_hex(8))
+CLUSTER_MARK = f"{SESSION_ENV}={os.environ[SESSION_ENV]}"  # name=value, as in an environment
 WORKER_ENV = {
     "PYTHONPATH": os.pathsep.join([str(SRC), str(TESTS / "scaleout"), str(TESTS)]),
     **dict([CLUSTER_MARK.split("=")]),
@@ -85,21 +88,29 @@ def result_files(out: Path) -> dict[str, Any]:
     }
 
 
-def worker_pids() -> list[int]:
-    """Processes of live InferWorker actors of this test process's clusters: Ray titles them
-    ray::InferWorker..., and they carry CLUSTER_MARK in their environment."""
-    pids = []
+def marked(value: str, name: str = SESSION_ENV) -> list[int]:
+    """The processes whose environment holds name=value."""
+    wanted = f"{name}={value}".encode()
+    found = []
     for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                cmdline = (entry / "cmdline").read_bytes()
-                ours = cmdline.startswith(b"ray::InferWorker") and CLUSTER_MARK.encode() in (
-                    entry / "environ"
-                ).read_bytes().split(b"\0")
-            except OSError:  # ended meanwhile, or another user's
-                continue
-            if ours:
-                pids.append(int(entry.name))
+        try:
+            if entry.name.isdigit() and wanted in (entry / "environ").read_bytes().split(b"\0"):
+                found.append(int(entry.name))
+        except OSError:  # ended meanwhile, or not ours
+            continue
+    return found
+
+
+def worker_pids() -> list[int]:
+    """This session's live InferWorker actors (Ray titles them ray::InferWorker...)."""
+    pids = []
+    for pid in marked(os.environ[SESSION_ENV]):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if cmdline.startswith(b"ray::InferWorker"):
+            pids.append(pid)
     return pids
 
 

@@ -3,8 +3,10 @@ survives killed workers, a request that kills workers and a killed driver."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import secrets
 import signal
 import sqlite3
 import subprocess
@@ -26,6 +28,7 @@ from ray_support import (
     WhereAmI,
     config,
     kill,
+    marked,
     result_files,
     run,
     scripted_reply,
@@ -42,6 +45,7 @@ from vidbench.testing import ChatServer
 ray = pytest.importorskip("ray")
 pytestmark = pytest.mark.slow
 POISON_SAMPLE = f"{0:032x}_motion"  # object 0's Action question
+RUN_ENV = "VIDBENCH_TEST_RUN"  # one run's mark, to tell its own cluster's processes apart
 
 
 @pytest.fixture(scope="module")
@@ -170,15 +174,80 @@ def test_a_driver_killed_with_kill_9_resumes_from_the_store(
     while server.stats().in_flight and time.monotonic() < deadline:  # orphans finish
         time.sleep(0.05)
     time.sleep(0.5)
-    answered_before = _answered(out)
+    answered_before = _answered(out) | _spooled(out)
     asked_before = server.stats().received
     assert 0 < len(answered_before) < 40
     results = run(
         config(release, out, tmp_path / "cache", spec_of(server), concurrency=2, ray="auto")
     )
     assert results["n"] == 40 and results["errors"] == 0
-    # the resumed run asks exactly the questions without a stored answer, each once
+    # the resumed run asks exactly the questions without an answer, stored or spooled, each once
     assert server.stats().received - asked_before == 40 - len(answered_before)
+    assert not (out / ".ray-answers").exists()  # the spooled answers are in the store now
+
+
+def _spooled(out: Path) -> set[str]:
+    """The samples answered in the workers' spool files (runner/spool.py)."""
+    lines = [
+        json.loads(line)
+        for path in (out / ".ray-answers").glob("*.jsonl")
+        for line in path.read_text().splitlines()
+    ]
+    return {line["sample_id"] for line in lines if line["response"]["status"] == "ok"}
+
+
+def test_a_killed_driver_takes_its_own_cluster_along_and_loses_no_answer(
+    release: Path, server: ChatServer, tmp_path: Path
+) -> None:
+    """`kill -9` of a driver that started its own cluster (`--ray`): its workers make no new
+    call once it is dead, no process of that cluster is left 10 s later (only this run's are
+    looked at: they carry a mark in their environment), and the rerun stores the answers the
+    workers had got: it sends again only what was in flight at the kill."""
+    server.reset(latency=0.3, reply=scripted_reply)
+    out = tmp_path / "out"
+    command = [
+        sys.executable, "-m", "vidbench.cli", "--no-progress", "run", "4dbench-qa",
+        "--data", str(release), "--model", spec_of(server), "--out", str(out),
+        "--cache-dir", str(tmp_path / "cache"), "--concurrency", "4",
+        "--model-opt", "backoff=0.01", "--ray",
+    ]  # fmt: skip
+    mark = secrets.token_hex(8)
+    env = {**os.environ, **WORKER_ENV, RUN_ENV: mark}
+    driver = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 300
+    while server.stats().served < 10 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert driver.poll() is None, driver.stderr.read() if driver.stderr else ""
+    driver.send_signal(signal.SIGKILL)
+    killed = time.monotonic()
+    at_death = server.stats()
+    driver.wait(timeout=30)
+    seen, last_call = at_death.received, killed
+    while marked(mark, RUN_ENV) and time.monotonic() - killed < 15:
+        if server.stats().received > seen:
+            seen, last_call = server.stats().received, time.monotonic()
+        time.sleep(0.05)
+    outlived = time.monotonic() - killed
+    assert marked(mark, RUN_ENV) == [] and outlived < 10, f"{outlived:.1f} s"
+    while server.stats().in_flight:  # what was on its way ends at the server
+        time.sleep(0.05)
+    after = server.stats()
+    if after.received > seen:  # one was on its way as the last process went
+        last_call = time.monotonic()
+    # the workers stop at once: at most the calls that were starting as it died
+    assert last_call - killed < 2.0 and after.received - at_death.received <= 4
+    answered_before = _answered(out) | _spooled(out)
+    assert 0 < len(answered_before) < 40
+
+    results = run(config(release, out, tmp_path / "cache", spec_of(server), concurrency=4))
+    assert results["n"] == 40 and results["errors"] == 0
+    assert not (out / ".ray-answers").exists()  # the spooled answers are in the store now
+    # the rerun asks exactly the questions without an answer, stored or spooled, each once ...
+    assert server.stats().received - after.received == 40 - len(answered_before)
+    assert server.stats().max_sends_per_prompt <= 2
+    # ... and so sends again, of the prompts the server had answered, only those that were in
+    # flight at the kill (a local run killed so loses those as well): at most the concurrency
+    assert server.stats().resent_after_answer - after.resent_after_answer <= 4
 
 
 @pytest.mark.parametrize(

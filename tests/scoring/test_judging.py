@@ -11,10 +11,10 @@ from vidbench.core.messages import user
 from vidbench.core.requests import Request, Response
 from vidbench.models.base import Model
 from vidbench.models.registry import ModelOptions, load_model
-from vidbench.runner.model_calls import ask_all, ask_model
+from vidbench.runner.model_calls import ask_all, ask_model, call_key
 from vidbench.runner.store import Store
 from vidbench.scoring.model_call import ModelCall
-from vidbench.testing import Reply, request_text
+from vidbench.testing import FaultPlan, Reply, request_text
 
 FAST = {"backoff": "0.01", "max_retries": "0"}
 
@@ -129,5 +129,27 @@ def test_identical_calls_in_flight_at_once_are_sent_once(fake, tmp_path: Path) -
         assert all(v.value == 3 for i, v in verdicts.items() if i not in failed)
         recorded = {f.sample_id for f in store.all_failures()}
         assert recorded == failed  # each failed item says so in the store
+    finally:
+        store.close()
+
+
+def test_a_judge_calls_failed_attempts_are_kept(fake, tmp_path: Path) -> None:
+    """A judge call that failed twice and then answered: its verdict, and both failed
+    attempts in the store (status `retried`), which are not the call's outcome."""
+    server = fake(faults=FaultPlan(script=("500", "429")))
+    model = load_model(
+        f"openai-compat:{server.base_url}#judge",
+        ModelOptions(concurrency=1, extra={"backoff": "0.01", "max_retries": "3"}),
+    )
+    store = Store(tmp_path)
+    try:
+        verdicts = ask_model(model, _calls(["a"]), store)
+        assert verdicts["a"].value is None and verdicts["a"].status == "unparsed"
+        failures = store.all_failures()
+        assert [(f.sample_id, f.status) for f in failures] == [("a", "retried"), ("a", "retried")]
+        assert "attempt 1 failed, tried again: server: HTTP 500" in failures[0].error
+        assert "attempt 2 failed, tried again: rate_limit: HTTP 429" in failures[1].error
+        key = call_key(model, _calls(["a"])[0], 0)
+        assert store.failure_of(key) is None  # the call answered: no failure to report
     finally:
         store.close()

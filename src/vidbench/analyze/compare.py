@@ -75,8 +75,8 @@ def compare_runs(a: Path, b: Path, n_resamples: int = 10_000, seed: int = 0) -> 
     config_a, config_b = RunConfig.load(a), RunConfig.load(b)
     base_a, base_b = config_a.task.partition(":")[0], config_b.task.partition(":")[0]
     if base_a != base_b:
-        raise ConfigError(f"compare: {a} is a {base_a} run, {b} a {base_b} run; their samples "
-                          "do not pair")  # fmt: skip
+        raise ConfigError(f"compare: {a} is a run of {base_a}, {b} one of {base_b}; their "
+                          "samples do not pair")  # fmt: skip
     task = config_a.open_task()
     data_a, data_b = (
         data_folder(task, config_a.data),

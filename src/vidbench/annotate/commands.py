@@ -1,5 +1,5 @@
-"""The `vidbench annotate ...` commands: init, users add, assign, import, import-audit, export,
-serve.
+"""The `vidbench annotate ...` commands: init, users add/list/unlock, assign, import,
+import-audit, export, serve.
 
 cli.py calls `register(sub)`; each handler parses its arguments and calls the library. Passwords
 come from a prompt or from standard input (--password-stdin), never from a flag value (a flag
@@ -11,8 +11,10 @@ from __future__ import annotations
 import argparse
 import errno
 import getpass
+import math
 import socket
 import sys
+import time
 from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,7 +24,7 @@ from rich.markup import escape
 from vidbench import cli_options as options
 from vidbench import cli_types as types
 from vidbench.annotate.adapters import registered_adapters
-from vidbench.console import err, out
+from vidbench.console import counted, err, out
 from vidbench.core.errors import ConfigError
 
 if TYPE_CHECKING:  # the app's modules load when a command runs
@@ -43,7 +45,8 @@ def _open(path: str) -> Project:
 
 
 def _print_import(done: Imported) -> None:
-    out.print(f"{done.added} items added, {len(done.skipped)} already there")
+    there = f", {len(done.skipped)} already there" if done.skipped else ""
+    out.print(f"{counted(done.added, 'item')} added{there}")
     for problem in done.problems:
         err.print(f"[yellow]skipped[/]: {escape(problem)}", highlight=False)
 
@@ -89,6 +92,27 @@ def _cmd_users_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_users_unlock(args: argparse.Namespace) -> int:
+    from vidbench.annotate import throttle
+
+    with closing(_open(args.project).connect()) as conn:
+        cleared = throttle.unlock(conn, args.name, "cli")
+    if not cleared:
+        out.print(f"{args.name}: no sign-in attempts counted; nothing to clear", highlight=False)
+        return 0
+    now = time.time()
+    for pair in cleared:
+        state = f"locked for {math.ceil(pair.locked_until - now)} s more"
+        if pair.locked_until <= now:
+            state = "not locked"
+        out.print(
+            f"{args.name} from {pair.client}: {counted(pair.attempts, 'attempt')} cleared "
+            f"({state})",
+            highlight=False,
+        )
+    return 0
+
+
 def _cmd_assign(args: argparse.Namespace) -> int:
     from vidbench.annotate import assign
 
@@ -100,7 +124,7 @@ def _cmd_assign(args: argparse.Namespace) -> int:
             out.print("dry run: nothing assigned")
             return 0
         added = assign.apply(conn, planned, "cli")
-    out.print(f"{added} assignments added")
+    out.print(f"{counted(added, 'assignment')} added")
     return 0
 
 
@@ -140,7 +164,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
             done = exports.export_kind(
                 project, conn, args.kind, "cli", args.user, args.benchmark, args.adapters
             )
-    out.print(f"{done.written} written to {done.path}")
+    out.print(f"{counted(done.written, 'record')} written to {done.path}")
     for why in done.left_out:
         err.print(f"[yellow]left out[/]: {escape(why)}", highlight=False)
     if done.then:
@@ -223,6 +247,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = users.add_parser("list", help="list accounts")
     p.add_argument("project", help=PROJECT)
     p.set_defaults(func=_cmd_users_list)
+    p = users.add_parser(
+        "unlock", help="clear an account's failed sign-ins and locks (from every address)"
+    )
+    p.add_argument("project", help=PROJECT)
+    p.add_argument("name", help="the account name")
+    p.set_defaults(func=_cmd_users_unlock)
 
     p = cmds.add_parser(
         "assign",

@@ -47,6 +47,11 @@ CREATE TABLE IF NOT EXISTS conflicts (
     id INTEGER PRIMARY KEY, work_id INTEGER NOT NULL REFERENCES work(id),
     user_id INTEGER NOT NULL REFERENCES users(id), base_version INTEGER NOT NULL,
     content TEXT NOT NULL, status TEXT, at TEXT NOT NULL, resolved TEXT);
+-- sign-in attempts per account name and client address, counted before the password is
+-- hashed (throttle.py); a success deletes the pair's row, `annotate users unlock` the account's
+CREATE TABLE IF NOT EXISTS sign_in_attempts (
+    account TEXT NOT NULL, client TEXT NOT NULL, attempts INTEGER NOT NULL,
+    locked_until REAL NOT NULL, last REAL NOT NULL, PRIMARY KEY (account, client));
 -- every other write (imports, assignments, red-team actions, exports) with author and time
 CREATE TABLE IF NOT EXISTS events (
     id INTEGER PRIMARY KEY, author TEXT NOT NULL, action TEXT NOT NULL, detail TEXT NOT NULL,

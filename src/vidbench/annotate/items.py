@@ -44,13 +44,17 @@ class Imported:
     """What an import brought in: items added, ids already there, records it could not read."""
 
     added: int = 0
-    skipped: list[str] = field(default_factory=list)  # already in the project
+    skipped: list[str] = field(default_factory=list)  # in the project before this import
     problems: list[str] = field(default_factory=list)  # malformed records, named
+    # every id this import met: one met again (an object whose videos are in both of a
+    # release's folders) is counted once, added or already there
+    seen: set[str] = field(default_factory=set, repr=False)
 
     def merge(self, other: Imported) -> None:
         self.added += other.added
-        self.skipped += other.skipped
+        self.skipped += [key for key in other.skipped if key not in self.seen]
         self.problems += other.problems
+        self.seen |= other.seen
 
 
 def item_id(kind: str, ref: str) -> str:
@@ -68,6 +72,9 @@ def add_item(
     """One item of KIND (qa, caption, answer, rule) for the app, named REF, holding `data`, read
     from `source`; an item already there is kept as it is (counted in `out.skipped`)."""
     key = item_id(kind, ref)
+    if key in out.seen:
+        return
+    out.seen.add(key)
     if conn.execute("SELECT 1 FROM items WHERE id = ?", (key,)).fetchone():
         out.skipped.append(key)
         return

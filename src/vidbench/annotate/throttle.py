@@ -1,11 +1,17 @@
 """Sign-in throttling and the bound on concurrent password hashes.
 
-`LoginThrottle` counts failed sign-ins per account name and per client address. The first
-`free` failures of a key cost nothing; each further one locks the key for `base * 2**k` seconds
-(k = 0, 1, 2, ...), at most `cap`; a key quiet for `forget` seconds starts again, and a success
-clears the account and the client. While either key is locked a sign-in is refused before any
-password is hashed, and the caller is told how long to wait (HTTP 429 with Retry-After). The
-counters live in memory (one server process), at most `max_keys` of them (the oldest go first).
+`LoginThrottle` counts sign-in attempts per pair of account name and client address, in the
+project's database (table `sign_in_attempts`, db.py), so the counts hold across server restarts
+and `vidbench annotate users unlock` can clear them from another process. An attempt is counted
+BEFORE its password is hashed, in one transaction with the check, so attempts sent at once are
+counted one by one like any others. A pair's first `free` attempts go ahead at once, the
+`free`-th locking the pair for `base` seconds; each attempt after a lock ends locks it for twice
+as long as the one before (`base * 2**k`, k = 0, 1, 2, ...), at most `cap`. A pair quiet for
+`forget` seconds starts again, and a success clears it. While a pair
+is locked a sign-in is refused before any password is hashed, and the caller is told how long to
+wait (HTTP 429 with Retry-After). Only that pair is locked: the same client signs in to other
+accounts, and the same account from other clients, as before (an address shared by many people,
+a proxy's, does not lock everyone out of everything).
 
 `HashSlots` bounds the argon2 hashes running at once (each takes 64 MiB and a core for about
 50 ms): `slots` at a time, at most `queue` more waiting (without holding a worker thread) up to
@@ -13,90 +19,114 @@ counters live in memory (one server process), at most `max_keys` of them (the ol
 growing the server's memory.
 
 Hand-written rather than a rate-limit library: those limit requests per time window, while this
-needs failure counting per account and client with exponential lockout, and a hash semaphore.
+needs attempt counting per account and client with exponential lockout, kept where a command can
+clear it, and a hash semaphore.
 """
 
 from __future__ import annotations
 
 import asyncio
 import math
-import threading
+import sqlite3
 import time
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
-
-@dataclass
-class _Failures:
-    count: int = 0
-    locked_until: float = 0.0
-    last: float = 0.0
+from vidbench.annotate import db
 
 
-class _Counter:
-    def __init__(self, free: int, base: float, cap: float, forget: float, max_keys: int) -> None:
-        self.free, self.base, self.cap, self.forget = free, base, cap, forget
-        self.max_keys = max_keys
-        self.keys: OrderedDict[str, _Failures] = OrderedDict()
+@dataclass(frozen=True)
+class Lock:
+    """A pair's standing: attempts since its last success and until when it is locked."""
 
-    def wait(self, key: str, now: float) -> float:
-        found = self.keys.get(key)
-        return max(0.0, found.locked_until - now) if found else 0.0
-
-    def failed(self, key: str, now: float) -> None:
-        found = self.keys.pop(key, None) or _Failures()
-        if now - found.last > self.forget:
-            found = _Failures()
-        found.count += 1
-        found.last = now
-        over = found.count - self.free
-        if over > 0:
-            found.locked_until = now + min(self.cap, self.base * 2 ** (over - 1))
-        self.keys[key] = found
-        while len(self.keys) > self.max_keys:
-            self.keys.popitem(last=False)
-
-    def clear(self, key: str) -> None:
-        self.keys.pop(key, None)
+    account: str
+    client: str
+    attempts: int
+    locked_until: float  # clock time; 0: not locked
+    last: float  # the latest attempt's clock time
 
 
 class LoginThrottle:
-    """Failed sign-ins per account (`free` 5) and per client address (`client_free` 20)."""
+    """Sign-in attempts per (account, client): `free` (5) at once, then a lock of `base` (30 s)
+    that doubles with each further attempt, at most `cap` (15 min)."""
 
     def __init__(
         self,
         free: int = 5,
-        client_free: int = 20,
-        base: float = 1.0,
+        base: float = 30.0,
         cap: float = 900.0,
         forget: float = 3600.0,
-        max_keys: int = 10_000,
-        clock: Callable[[], float] = time.monotonic,
+        max_pairs: int = 10_000,
+        clock: Callable[[], float] = time.time,
     ) -> None:
-        self.accounts = _Counter(free, base, cap, forget, max_keys)
-        self.clients = _Counter(client_free, base, cap, forget, max_keys)
+        self.free, self.base, self.cap, self.forget = free, base, cap, forget
+        self.max_pairs = max_pairs
         self.clock = clock
-        self._lock = threading.Lock()
 
-    def wait(self, account: str, client: str) -> int:
+    def wait(self, conn: sqlite3.Connection, account: str, client: str) -> int:
         """Whole seconds until this account may be tried from this client (0: now)."""
-        with self._lock:
-            now = self.clock()
-            left = max(self.accounts.wait(account, now), self.clients.wait(client, now))
-        return math.ceil(left)
+        found = _pair(conn, account, client)
+        return 0 if found is None else math.ceil(max(0.0, found.locked_until - self.clock()))
 
-    def failed(self, account: str, client: str) -> None:
-        with self._lock:
+    def begin(self, conn: sqlite3.Connection, account: str, client: str) -> int:
+        """Count one attempt before its password is hashed: 0 when it may go ahead (and may
+        lock the pair for the next ones), else the seconds to wait (nothing is counted)."""
+        with db.transaction(conn):
             now = self.clock()
-            self.accounts.failed(account, now)
-            self.clients.failed(client, now)
+            found = _pair(conn, account, client)
+            if found is not None and found.locked_until <= now and now - found.last > self.forget:
+                found = None  # quiet for long enough: it starts again
+            if found is not None and found.locked_until > now:
+                return math.ceil(found.locked_until - now)
+            attempts = 1 if found is None else found.attempts + 1
+            over = attempts - self.free
+            locked_until = now + min(self.cap, self.base * 2**over) if over >= 0 else 0.0
+            conn.execute(
+                "INSERT INTO sign_in_attempts (account, client, attempts, locked_until, last) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (account, client) DO UPDATE SET "
+                "attempts = excluded.attempts, locked_until = excluded.locked_until, "
+                "last = excluded.last",
+                (account, client, attempts, locked_until, now),
+            )
+            if found is None:  # a new pair: forget the quiet ones, keep at most max_pairs
+                conn.execute(
+                    "DELETE FROM sign_in_attempts WHERE last < ? OR rowid NOT IN (SELECT rowid "
+                    "FROM sign_in_attempts ORDER BY last DESC LIMIT ?)",
+                    (now - self.forget - self.cap, self.max_pairs),
+                )
+        return 0
 
-    def succeeded(self, account: str, client: str) -> None:
-        with self._lock:
-            self.accounts.clear(account)
-            self.clients.clear(client)
+    def succeeded(self, conn: sqlite3.Connection, account: str, client: str) -> None:
+        with db.transaction(conn):
+            conn.execute(
+                "DELETE FROM sign_in_attempts WHERE account = ? AND client = ?", (account, client)
+            )
+
+
+def _pair(conn: sqlite3.Connection, account: str, client: str) -> Lock | None:
+    row = conn.execute(
+        "SELECT attempts, locked_until, last FROM sign_in_attempts "
+        "WHERE account = ? AND client = ?",
+        (account, client),
+    ).fetchone()
+    return None if row is None else Lock(account, client, row[0], row[1], row[2])
+
+
+def unlock(conn: sqlite3.Connection, account: str, author: str) -> list[Lock]:
+    """Clear the sign-in attempts of `account` from every client (`vidbench annotate users
+    unlock`): the pairs that were counted, locked or not."""
+    with db.transaction(conn):
+        rows = conn.execute(
+            "SELECT client, attempts, locked_until, last FROM sign_in_attempts "
+            "WHERE account = ? ORDER BY client",
+            (account,),
+        ).fetchall()
+        conn.execute("DELETE FROM sign_in_attempts WHERE account = ?", (account,))
+        cleared = [Lock(account, r[0], r[1], r[2], r[3]) for r in rows]
+        clients = ", ".join(lock.client for lock in cleared) or "none"
+        db.log_event(conn, author, "user.unlock", f"{account} (clients: {clients})")
+    return cleared
 
 
 class Busy(Exception):

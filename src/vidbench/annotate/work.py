@@ -3,9 +3,10 @@
 Access: a person reads and writes only the work given to them; reviewers (and admins) also read
 caption work to review it and may send it back or accept it, but never change its text, and only
 once it is written (submitted, or accepted and sent back again): a caption nobody wrote cannot
-be accepted. Asking
-for anything else answers "no such work", the same as for an id that does not exist, so ids
-cannot be probed.
+be accepted. Reviewers read submitted captions only: a caption not yet submitted is not theirs
+to read, and one they sent back shows the text they sent back, never what its writer has typed
+since (unsubmitted drafts stay the writer's). Asking for anything else answers "no such work",
+the same as for an id that does not exist, so ids cannot be probed.
 
 Saving: every save names the version it started from. When someone saved in between, nothing is
 written and the caller gets a `Conflict` with what is stored now (text, author, time) to show;
@@ -39,6 +40,8 @@ LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"  # option letters: an answer is "(A)", "(
 OWNER_STATUSES = ("draft", "submitted")
 REVIEW_STATUSES = ("returned", "accepted")
 REVIEWABLE = ("submitted", "accepted")  # written work; a reviewer acts on nothing else
+# what a reviewer may read of someone's caption: written work, and work sent back (as it was sent)
+REVIEWER_READS = (*REVIEWABLE, "returned")
 DECISIONS = ("accept", "edit", "reject")
 
 
@@ -125,14 +128,31 @@ def row(conn: sqlite3.Connection, work_id: int) -> Work | None:
 
 
 def get(conn: sqlite3.Connection, work_id: int, user: User) -> Work:
+    """The work as `user` may see it (a reviewer: the submitted text); NoSuchWork otherwise."""
     found = row(conn, work_id)
     if found is None or not may_read(found, user):
         raise NoSuchWork(f"no work {work_id} for {user.name}")
+    if found["user_id"] != user.id and found["status"] == "returned":
+        found["content"] = reviewed_text(conn, work_id)
     return found
 
 
 def may_read(work: Work, user: User) -> bool:
-    return work["user_id"] == user.id or (user.reviews and work["job"] == "write")
+    """The owner's, or a caption written and submitted, for a reviewer."""
+    if work["user_id"] == user.id:
+        return True
+    return user.reviews and work["job"] == "write" and work["status"] in REVIEWER_READS
+
+
+def reviewed_text(conn: sqlite3.Connection, work_id: int) -> str:
+    """The text last submitted (what a reviewer saw, accepted or sent back): the writer's later
+    edits, not yet submitted, are not part of it."""
+    found = conn.execute(
+        "SELECT content FROM revisions WHERE work_id = ? AND status IN (?, ?) "
+        "ORDER BY version DESC LIMIT 1",
+        (work_id, *REVIEWABLE),
+    ).fetchone()
+    return "" if found is None else str(found["content"])
 
 
 def mine(
@@ -262,15 +282,16 @@ def save(
     refused text kept, its id in `kept`)."""
     kept, saved = None, None
     with db.transaction(conn):
-        work = get(conn, work_id, user)
-        owner = work["user_id"] == user.id
+        work = row(conn, work_id)
+        owner = work is not None and work["user_id"] == user.id
+        if work is None or not (owner or (user.reviews and work["job"] == "write")):
+            raise NoSuchWork(f"no work {work_id} for {user.name}")
         if owner and status not in (None, *OWNER_STATUSES):
             raise DataError(f"you cannot set your own work to {status!r}")
-        if not owner:
+        if not owner:  # before the version: a conflict must not show a text not yet submitted
             _check_review(content, status, comment)
+            _check_reviewable(work)
         if work["version"] == base_version:
-            if not owner:
-                _check_reviewable(work)
             saved = _write(conn, work, user, content, status, comment, check_edit)
             if owner:
                 conflicts.resolve_saved(conn, work_id, user.id, saved.content, list(resolves))

@@ -11,6 +11,7 @@ EXIT_ERROR = 1  # stopped by an error (the message says which)
 EXIT_CONFIG = 2  # a bad configuration, option or input: nothing was run (or the usage is wrong)
 EXIT_INCOMPLETE = 3  # results written, but not complete: samples without an answer or verdict
 EXIT_INTERRUPTED = 130  # Ctrl-C: what was done is saved; the same command continues
+EXIT_TERMINATED = 143  # SIGTERM (128 + 15), handled as Ctrl-C is: saved, cleaned up, continues
 
 
 class VidbenchError(Exception):

@@ -5,8 +5,13 @@ Writers put the whole file under a temporary name in the same folder and rename 
 target, so a reader (or a command killed half-way) never sees half a file. Readers of JSON Lines
 name the file and line of every bad line (not JSON, not UTF-8) and keep reading: one bad line
 never hides the rest. Hand-written rather than the `jsonlines` library because callers need the
-line numbers of the bad lines as well as the good records, and no library returns both. An
-output folder is made when needed (`make_folder`), with a clear error when a path cannot be one.
+line numbers of the bad lines as well as the good records, and no library returns both.
+
+`json_members` reads a JSON file that holds one object or list of records (4D-Bench's
+4d_qa.json, MMWorld's annotations) the same way, record by record: Python's `json` module decodes
+each member (`raw_decode`), and between members this module finds where a broken one ends, so a
+missing comma or a byte that is not UTF-8 costs the record it is in, not the file. No JSON
+library reads on past an error (they stop at the first one), hence the hand-written walk.
 
 Two JSON types: what is read is pydantic's `JsonValue` (dicts and lists a reader narrows with
 isinstance); what is built to be written is `Json`, whose containers are read-only, so that a
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -134,6 +140,188 @@ def json_lines(path: Path) -> Iterator[JsonLine]:
                 yield JsonLine(number, error="an unpaired surrogate escape (\\ud8xx): no text")
             else:
                 yield JsonLine(number, value)
+
+
+@dataclass(frozen=True)
+class JsonMember:
+    """One member of the object or list a JSON file holds: its value, or why it could not be
+    read. `note` says what was wrong around a member that was read all the same (a missing
+    comma before it)."""
+
+    index: int  # 1-based, in file order
+    line: int  # the line it starts on
+    key: str | None  # its key in an object (when it could be read); None in a list
+    value: JsonValue = None
+    error: str | None = None
+    note: str | None = None
+
+    def name(self) -> str:
+        return self.key if self.key is not None else f"record {self.index}"
+
+
+@dataclass(frozen=True)
+class JsonMembers:
+    kind: type  # dict or list: what the file holds
+    members: list[JsonMember]
+    problems: list[str]  # what is wrong with the file around its members (its end)
+
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+_UNDECODED = re.compile("[\udc80-\udcff]")  # a byte that is not UTF-8 (surrogateescape)
+_DECODER = json.JSONDecoder()
+
+
+def json_members(path: Path) -> JsonMembers:
+    """The members of the object or list a JSON file holds, in file order, each decoded on its
+    own. A member that is not JSON (a missing comma or quote inside it, a bad literal, a bracket
+    left open where the next member begins), holds bytes that are not UTF-8 or an unpaired
+    surrogate escape comes back with its error, and the reading goes on after it; a missing
+    comma between two members is noted on the second, which is read. DataError when the file
+    cannot be read or holds neither an object nor a list."""
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise DataError(f"{path}: cannot read ({e.strerror or e})") from e
+    text = raw.decode("utf-8", errors="surrogateescape").removeprefix("\ufeff")
+    pos = _skip(text, 0)
+    if text[pos : pos + 1] not in ("{", "["):
+        raise DataError(f"{path}: expected a JSON object or list of records")
+    kind, closing = (dict, "}") if text[pos] == "{" else (list, "]")
+    members: list[JsonMember] = []
+    pos, note = _skip(text, pos + 1), None
+    while pos < len(text) and text[pos] != closing:
+        start = pos
+        key, value, error, pos = _member(text, start, kind)
+        members.append(JsonMember(len(members) + 1, _line(text, start), key, value, error, note))
+        pos, note = _skip(text, pos), None
+        if text[pos : pos + 1] == ",":
+            pos = _skip(text, pos + 1)
+        elif not error and pos < len(text) and text[pos] != closing:
+            note = f"a ',' is missing before this record ({_where(text, pos)}); read as if there"
+    problems = []
+    if pos == len(text):
+        problems.append(f"the file ends before the '{closing}' that closes its records")
+    elif text[_skip(text, pos + 1) :]:
+        problems.append(f"text after the records' closing '{closing}' ({_where(text, pos + 1)})")
+    return JsonMembers(kind, members, problems)
+
+
+def _member(text: str, start: int, kind: type) -> tuple[str | None, JsonValue, str | None, int]:
+    """(key, value or None, error or None, end) of the member at `start`."""
+    key, pos = None, start
+    try:
+        if kind is dict:
+            if text[pos] != '"':
+                raise json.JSONDecodeError("expected a quoted key", text, pos)
+            key, pos = _DECODER.raw_decode(text, pos)
+            pos = _skip(text, pos)
+            if text[pos : pos + 1] != ":":
+                raise json.JSONDecodeError("expected ':' after the key", text, pos)
+            pos = _skip(text, pos + 1)
+        value, pos = _DECODER.raw_decode(text, pos)
+    except json.JSONDecodeError as e:
+        end = _member_end(text, start)
+        error = f"malformed JSON at {_where(text, e.pos)}: {e.msg}"
+        if end == len(text):
+            error += "; the file ends inside this record"
+        return key, None, error, end
+    swallowed = _swallowed(text, start, pos, value)
+    if swallowed is not None:  # a bracket left open: the next members were read into this one
+        error = f"a bracket is not closed before the next record begins ({_where(text, swallowed)})"
+        return key, None, error, swallowed
+    not_text = _not_text(text, start, pos, key, value)
+    return key, None if not_text else value, not_text, pos
+
+
+def _sibling(text: str, start: int) -> re.Pattern[str] | None:
+    """In an indented file that starts each member on a line of its own, what the start of the
+    next member looks like: a new line, this one's indentation and first character; None in a
+    file written otherwise."""
+    line_start = text.rfind("\n", 0, start) + 1
+    indent = text[line_start:start]
+    if line_start == 0 or not indent or indent.strip():
+        return None
+    return re.compile(r"\n" + re.escape(indent) + re.escape(text[start]))
+
+
+def _swallowed(text: str, start: int, end: int, value: JsonValue) -> int | None:
+    """Where the next member begins inside the member read from `start` to `end`, when that
+    member's value took it in as one of its own keys (a '{' left open before it); else None."""
+    sibling = _sibling(text, start)
+    if sibling is None or text[start] != '"' or not isinstance(value, dict):
+        return None
+    for found in sibling.finditer(text, start, end):
+        try:
+            key, _ = _DECODER.raw_decode(text, found.end() - 1)
+        except json.JSONDecodeError:
+            continue
+        if key in value:
+            return found.start() + 1
+    return None
+
+
+def _member_end(text: str, start: int) -> int:
+    """Where the broken member at `start` ends: the ',' or closing bracket after it at its own
+    depth (strings skipped, a string ending at its line's end as JSON's must), or, in a file
+    written one member a line, the next line that starts a member as this one did (a bracket
+    left open must not swallow the records after it); the end of the text when none."""
+    sibling = _sibling(text, start)
+    depth, pos = 0, start
+    while pos < len(text):
+        char = text[pos]
+        if char == '"':
+            pos += 1
+            while pos < len(text) and text[pos] not in '"\n':
+                pos += 2 if text[pos] == "\\" else 1
+        elif char in "{[":
+            depth += 1
+        elif char in "}]":
+            if depth == 0:
+                return pos
+            depth -= 1
+        elif (char == "," and depth == 0) or (
+            char == "\n" and depth > 0 and sibling and sibling.match(text, pos)
+        ):
+            return pos
+        pos += 1
+    return len(text)
+
+
+def _not_text(text: str, start: int, end: int, key: str | None, value: JsonValue) -> str | None:
+    """Why a decoded member cannot be kept as text (bytes that are not UTF-8, an unpaired
+    surrogate escape such as "\\ud800"), or None."""
+    try:
+        json.dumps([key, value], ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        bad = _UNDECODED.search(text, start, end)
+        if bad is None:
+            return "an unpaired surrogate escape (\\ud8xx): no text"
+        return f"not UTF-8 text ({not_text(bad.group())} at {_where(text, bad.start())})"
+    return None
+
+
+def not_text(text: str) -> str | None:
+    """What in `text` (decoded with surrogateescape) is not text: "byte 0xff" for the first
+    byte that was not UTF-8, "an unpaired surrogate escape" for half of a character that came
+    as a JSON escape; None when it is all text."""
+    for char in text:
+        if "\udc80" <= char <= "\udcff":
+            return f"byte 0x{ord(char) - 0xDC00:02x}"
+        if "\ud800" <= char <= "\udfff":
+            return "an unpaired surrogate escape"
+    return None
+
+
+def _skip(text: str, pos: int) -> int:
+    return _SPACE.match(text, pos).end()  # type: ignore[union-attr]
+
+
+def _line(text: str, pos: int) -> int:
+    return text.count("\n", 0, pos) + 1
+
+
+def _where(text: str, pos: int) -> str:
+    return f"line {_line(text, pos)}, column {pos - text.rfind(chr(10), 0, pos)}"
 
 
 def read_jsonl(path: Path) -> list[JsonValue]:

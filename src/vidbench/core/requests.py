@@ -69,6 +69,9 @@ class Response:
     usage: Usage = field(default_factory=Usage)
     latency_s: float = 0.0
     status: ResponseStatus = "ok"
+    # why each earlier attempt of this call failed, when it was tried again (the store keeps
+    # every failed attempt: runner/recorder.py); the last failure of a failed call is `error`
+    retried: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.status == "ok" and (self.error is not None or self.text is None):

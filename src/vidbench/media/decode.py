@@ -15,6 +15,7 @@ from pathlib import Path
 import av
 import numpy as np
 
+from vidbench.console import counted
 from vidbench.core.errors import MediaError
 
 
@@ -52,6 +53,19 @@ class VideoInfo:
             tuple(d["times"]),
             tuple(d["keyframes"]),
         )
+
+
+MIN_SIDE = 16  # pixels: a video whose frames are smaller on a side shows nothing to a model
+
+
+def too_small(info: VideoInfo) -> str | None:
+    """Why a video's frames are too small to show anything ("is 1x1 pixels ..."), or None."""
+    if min(info.width, info.height) >= MIN_SIDE:
+        return None
+    return (
+        f"is {info.width}x{info.height} pixels, too small to show anything "
+        f"(at least {MIN_SIDE} on each side)"
+    )
 
 
 def _open(path: Path) -> av.container.InputContainer:
@@ -157,7 +171,8 @@ def decode_frames(
     if not wanted:
         return {}
     if wanted[0] < 0 or wanted[-1] >= info.frame_count:
-        raise MediaError(f"{path}: frame {wanted[-1]} asked of a {info.frame_count}-frame video")
+        length = counted(info.frame_count, "frame")
+        raise MediaError(f"{path}: frame {wanted[-1]} asked of a video of {length}")
     width, height = _target_size(info.width, info.height, max_side)
     by_pts = {info.pts[i]: i for i in wanted}
     out: dict[int, np.ndarray] = {}

@@ -9,7 +9,7 @@ from vidbench.core.messages import ImagePart
 from vidbench.core.records import MediaRef
 from vidbench.media.arrange import arrange
 from vidbench.media.cache import FrameCache
-from vidbench.media.decode import VideoInfo, decode_frames, probe
+from vidbench.media.decode import VideoInfo, decode_frames, probe, too_small
 from vidbench.media.frame import Frame
 from vidbench.media.images import MIME, encode_image
 from vidbench.media.keyframes import pick_keyframes
@@ -30,6 +30,9 @@ def _view_frames(
         raise MediaError(f"{path}: view {view} video file not found")
     digest = cache.video_digest(path) if cache else ""
     info = cache.info(path, digest) if cache else probe(path)
+    small = too_small(info)
+    if small is not None:  # refused, not sent as frames that show nothing
+        raise MediaError(f"{path}: view {view} video {small}")
     window = window_indices(info.times, media.start_s, media.end_s)
     try:
         if spec.sampler == "keyframes":

@@ -11,6 +11,7 @@ its exceptions map to failures. This class does everything else, the same way fo
         a failure -> release the slot; a 429 shrinks the limiter; a failure that is not worth
                      retrying (4xx) ends here; otherwise back off (retry.py) and go again
     out of attempts -> Response(status="error") with the last failure
+    every failed attempt that was tried again -> the Response's `retried`, kept in the store
 
 The adaptive limiter (limiter.py) is not a tenacity feature: tenacity decides when to try
 again; how many calls may be in flight across all requests is the limiter's.
@@ -30,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from vidbench.console import counted
 from vidbench.core.errors import ConfigError
 from vidbench.core.files import Json
 from vidbench.core.requests import Request, Response
@@ -162,14 +164,21 @@ class ApiModel(Model):
             return self._final(request, started, unusable)
         client = self._client()
         retrying = self.policy.retrying()
+        failed: list[str] = []  # every failed attempt, for the store
         try:
             async for attempt in retrying:
                 with attempt:
-                    response = await self._attempt(client, payload, request)
-            return dataclasses.replace(response, latency_s=time.monotonic() - started)
+                    try:
+                        response = await self._attempt(client, payload, request)
+                    except CallFailed as e:
+                        failed.append(e.failure.describe())
+                        raise
+            latency = time.monotonic() - started
+            return dataclasses.replace(response, latency_s=latency, retried=tuple(failed))
         except CallFailed as e:
             attempts = retrying.statistics.get("attempt_number", 1)
-            return self._final(request, started, e.failure, attempts)
+            final = self._final(request, started, e.failure, attempts)
+            return dataclasses.replace(final, retried=tuple(failed[:-1]))
 
     async def _attempt(self, client: Any, payload: Any, request: Request) -> Response:
         """One attempt in a slot of the limiter; CallFailed with the failure when it fails."""
@@ -194,8 +203,7 @@ class ApiModel(Model):
         self, request: Request, started: float, failure: Failure, attempts: int = 0
     ) -> Response:
         if failure.retryable:
-            tries = f"{attempts} attempt" + ("s" if attempts != 1 else "")
-            message = f"gave up after {tries}; last: {failure.describe()}"
+            message = f"gave up after {counted(attempts, 'attempt')}; last: {failure.describe()}"
         else:
             message = f"{failure.describe()} (not retried)"
         self.stats.outcomes["error"] += 1

@@ -3,7 +3,9 @@
 Two commands on the same results directory would both send every request (twice the cost) and
 interleave their writes. The lock is an advisory `flock` on DIR/.lock, which the kernel releases
 when its process ends in any way, so a run killed with kill -9 leaves nothing that blocks the
-next one. The file says who holds it, for the message the second command stops with.
+next one. The file says who holds it, for the message the second command stops with. On a disk
+that is already full the lock file cannot be made or written: that is the DiskFullError every
+other write of a run gives (core/errors.py), not a traceback.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from vidbench.core.errors import ConfigError
+from vidbench.core.errors import ConfigError, DiskFullError, is_disk_full
 from vidbench.core.files import make_folder
 
 LOCK_FILE = ".lock"
@@ -26,21 +28,32 @@ LOCK_FILE = ".lock"
 def results_lock(directory: Path, what: str = "") -> Iterator[None]:
     """Hold `directory` for this process; ConfigError at once when another process holds it."""
     directory = make_folder(Path(directory), "results directory")
-    with open(directory / LOCK_FILE, "a+", encoding="utf-8") as handle:
+    with contextlib.ExitStack() as stack:
+        try:  # unbuffered: a write that fails for want of space fails here, not again at close
+            handle = stack.enter_context(open(directory / LOCK_FILE, "a+b", buffering=0))
+        except OSError as e:
+            if is_disk_full(e):
+                raise DiskFullError(directory) from e
+            raise
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             handle.seek(0)
-            holder = handle.read().strip() or "another process"
+            holder = handle.read().decode("utf-8", "replace").strip() or "another process"
             raise ConfigError(
                 f"{directory} is in use by another vidbench command ({holder}): wait for it to "
                 "finish, or give another results directory"
             ) from None
-        handle.seek(0)
-        handle.truncate()
         started = time.strftime("%Y-%m-%d %H:%M:%S")
-        handle.write(f"pid {os.getpid()}, started {started}: {what or ' '.join(sys.argv)}\n")
-        handle.flush()
+        try:
+            handle.seek(0)
+            handle.truncate()
+            note = f"pid {os.getpid()}, started {started}: {what or ' '.join(sys.argv)}\n"
+            handle.write(note.encode("utf-8"))
+        except OSError as e:
+            if is_disk_full(e):
+                raise DiskFullError(directory) from e
+            raise
         try:
             yield
         finally:

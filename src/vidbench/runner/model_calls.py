@@ -6,7 +6,8 @@ construction pipelines' generated questions, checks and captions. Each attempt o
 keyed by (model identity, generation settings, prompt version, exact prompt, attempt number). A
 stored reply is reused; a reply the parser cannot read triggers the next attempt, up to
 `max_attempts`, after which the result is `unparsed`. A failed call (after the backend's own
-retries) is recorded in `failures` and gives an `error` result; the next run asks again. With
+retries) is recorded in `failures` and gives an `error` result; the next run asks again. Every
+attempt that failed and was tried again is recorded there too (status `retried`). With
 `allow_calls=False` (the score stage) nothing is sent: results come from the store, are `error`
 (with the message) when the last call failed, or `missing`. Identical calls (the same
 key) in flight at once are merged: one is sent, the others wait for it and read its stored
@@ -30,7 +31,7 @@ from vidbench.models.registry import ModelChoice
 from vidbench.progress import progress_bar
 from vidbench.runner.inflight import SingleFlight
 from vidbench.runner.keys import digest, prompt_fingerprint
-from vidbench.runner.store import Store
+from vidbench.runner.store import RETRIED, Store
 from vidbench.scoring.model_call import CallResult, CallStatus, ModelCall
 
 if TYPE_CHECKING:
@@ -96,6 +97,9 @@ async def _ask_one(
                     async with slots:
                         [response] = await model.generate([request])
                     asked += 1
+                    for number, why in enumerate(response.retried, start=1):  # kept as well
+                        message = f"attempt {number} failed, tried again: {why}"
+                        store.put_failure(failure_plan(model), call.item, 0, key, message, RETRIED)
                     if not response.ok or response.text is None:
                         flight.failure = (response.error or response.status, response.status)
                 if flight.failure is not None:  # this call failed, or the one it waited for

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from vidbench.core.errors import DataError
 from vidbench.core.records import Sample
 from vidbench.core.requests import Request
 from vidbench.media.cache import FrameCache
@@ -46,6 +47,39 @@ def sample_frames(
     """The frames a model sees for a sample (none for a model that reads no images).
     Raises DataError for unusable media."""
     return load_frames(sample.media, task.frame_spec, cache) if needs_frames else []
+
+
+def check_views(task: Task, samples: Sequence[Sample], data: str) -> None:
+    """DataError when the samples have videos on disk, but no sample one for a view the task
+    reads (a dataset rendered with fewer views than that): said once, before any model call,
+    instead of a media error on every sample. Videos missing altogether, or a view missing for
+    some samples only, are the samples' own media errors."""
+
+    def has(sample: Sample, view: int) -> bool:
+        path = sample.media.videos.get(view)
+        return path is not None and path.is_file()
+
+    views = task.frame_spec.views
+    nowhere = [v for v in views if not any(has(s, v) for s in samples)]
+    if not nowhere:
+        return
+    with_videos = next((s for s in samples if any(has(s, v) for v in s.media.videos)), None)
+    if with_videos is None:
+        return
+    there = [v for v in sorted(with_videos.media.videos) if has(with_videos, v)]
+    raise DataError(
+        f"{data}: none of the {len(samples)} samples has a video for view "
+        f"{', '.join(map(str, nowhere))}, and {task.name} reads views "
+        f"{', '.join(map(str, views))} (sample {with_videos.id} has views {_ranges(there)}); "
+        "choose views the data has with --views"
+    )
+
+
+def _ranges(views: Sequence[int]) -> str:
+    """ "0-15" for a run of ids, "0, 2, 5" otherwise."""
+    if len(views) > 2 and list(views) == list(range(views[0], views[-1] + 1)):
+        return f"{views[0]}-{views[-1]}"
+    return ", ".join(map(str, views))
 
 
 def build_request(task: Task, sample: Sample, frames: Sequence[Frame], plan: str) -> Prepared:

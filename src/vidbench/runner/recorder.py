@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from vidbench.core.requests import Response, Usage
-from vidbench.runner.store import RequestRecord, Store
+from vidbench.runner.store import RETRIED, RequestRecord, Store
 
 
 @dataclass
@@ -66,15 +66,33 @@ class Recorder:
         self._advance()
 
     def answer(self, answer: Answer) -> None:
+        store_answer(self.store, self.plan, self.run_id, answer)
         response = answer.response
         if not response.ok:
-            message = f"{answer.sample_id}: {response.error or response.status}"
-            self.failure(answer.sample_id, response.key, message, response.status)
-            return
-        self.store.put_response(
-            self.plan, answer.sample_id, self.run_id, answer.prompt_hash, answer.record, response
-        )
-        self.answered.add(response.key)
-        self.stats.answered += 1
-        self.stats.usage += response.usage
+            self.stats.failed += 1
+        else:
+            self.answered.add(response.key)
+            self.stats.answered += 1
+            self.stats.usage += response.usage
         self._advance()
+
+
+def failure_message(answer: Answer) -> str:
+    return f"{answer.sample_id}: {answer.response.error or answer.response.status}"
+
+
+def store_answer(store: Store, plan: str, run_id: int, answer: Answer) -> None:
+    """The rows of one answer: each attempt that failed and was tried again, then the answer or
+    the call's failure."""
+    response = answer.response
+    for number, why in enumerate(response.retried, start=1):  # tried again: kept too
+        message = f"{answer.sample_id}: attempt {number} failed, tried again: {why}"
+        store.put_failure(plan, answer.sample_id, run_id, response.key, message, RETRIED)
+    if response.ok:
+        store.put_response(
+            plan, answer.sample_id, run_id, answer.prompt_hash, answer.record, response
+        )
+    else:
+        store.put_failure(
+            plan, answer.sample_id, run_id, response.key, failure_message(answer), response.status
+        )

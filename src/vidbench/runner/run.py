@@ -30,9 +30,11 @@ from vidbench.runner.infer import infer
 from vidbench.runner.keys import plan_key
 from vidbench.runner.lock import results_lock
 from vidbench.runner.model_calls import ask_model, describe_verdicts
+from vidbench.runner.prepare import check_views
 from vidbench.runner.recorder import InferStats
 from vidbench.runner.run_config import RunConfig
 from vidbench.runner.score import score_samples
+from vidbench.runner.spool import take_spooled
 from vidbench.runner.store import Store
 from vidbench.scoring.judge import no_verdict_message
 from vidbench.scoring.model_call import CallResult, ModelCall
@@ -138,12 +140,15 @@ class Run:
         return self._load().problems
 
     def infer(self) -> InferStats:
+        if self.model.needs_frames:  # a view no sample has: said once, before any model call
+            check_views(self.task, self.samples, str(data_folder(self.task, self.config.data)))
         self.config.model_identity = self.model.identity()
         if self.judge is not None:  # so a later score stage needs no judge key
             self.config.judge_identity = self.judge.identity()
         self.config.save()
         started = time.perf_counter()
         with Store(self.config.results_dir) as store:
+            take_spooled(store)  # what a killed Ray driver's workers got and it never stored
             run_id = store.start_run(self.plan, asdict(self.config))
             if self.config.ray is not None:  # sharded over Ray workers; this process writes
                 from vidbench.runner.ray.run import RayInfer, infer_run_on_ray

@@ -5,8 +5,10 @@ responses: one row per answered request, keyed by the request's content hash; a 
 calls:     every reply to a cached model call (an LLM judge's verdicts, a construction
     pipeline's generated questions, checks and captions), keyed by the model, its settings, the
     prompt version, the exact prompt and the attempt number; never requested again.
-failures:  every failed attempt (unreadable media, a model error after retries), with the
-    message. A failed sample is retried by the next run; its failures stay for the record.
+failures:  every failed attempt, with its status and message: unusable media (`media`), a call
+    that failed after its retries (`error`, ...), and each attempt that failed and was tried
+    again (`retried`, whatever came of the call). A failed sample is asked again by the next
+    run; its failures stay for the record.
 runs:      every invocation with its configuration.
 data_rows: the rows the runs read, with fingerprint and data folder (runner/data_identity.py).
 Each write commits at once, so a run killed at any moment loses at most the request in flight.
@@ -79,6 +81,7 @@ CREATE TABLE IF NOT EXISTS calls (
 
 
 FULL_BELOW = 1 << 20  # bytes free under which a failed store write counts as a full disk
+RETRIED = "retried"  # the status of a failed attempt that was tried again: not the outcome
 
 
 class StoreError(VidbenchError):
@@ -207,6 +210,11 @@ class Store:
         rows = self._db.execute("SELECT key FROM responses WHERE plan = ?", (plan,))
         return {key for (key,) in rows}
 
+    def has(self, key: str) -> bool:
+        """Whether a response with this request key is stored (whatever its plan)."""
+        found = self._db.execute("SELECT 1 FROM responses WHERE key = ?", (key,)).fetchone()
+        return found is not None
+
     def put_response(
         self,
         plan: str,
@@ -244,7 +252,8 @@ class Store:
         error: str,
         status: str = "error",
     ) -> None:
-        """Record a failed attempt: `status` is media (unusable input) or a Response status."""
+        """Record a failed attempt: `status` is media (unusable input), a Response status, or
+        RETRIED (an attempt that was tried again)."""
         self._write(
             "INSERT INTO failures (plan, sample_id, run_id, key, status, error, created) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -264,16 +273,20 @@ class Store:
         }
 
     def last_failures(self, plan: str) -> dict[str, tuple[str, str]]:
-        """The most recent failure (status, message) per sample of a plan."""
+        """The most recent failure (status, message) per sample of a plan (attempts that were
+        tried again are not an outcome)."""
         rows = self._db.execute(
-            "SELECT sample_id, status, error FROM failures WHERE plan = ? ORDER BY id", (plan,)
+            "SELECT sample_id, status, error FROM failures WHERE plan = ? AND status != ? "
+            "ORDER BY id",
+            (plan, RETRIED),
         )
         return {sample_id: (status, error) for sample_id, status, error in rows}
 
     def failure_of(self, key: str) -> str | None:
         """The message of the latest failed call with this key (e.g. a judge call), or None."""
         row = self._db.execute(
-            "SELECT error FROM failures WHERE key = ? ORDER BY id DESC LIMIT 1", (key,)
+            "SELECT error FROM failures WHERE key = ? AND status != ? ORDER BY id DESC LIMIT 1",
+            (key, RETRIED),
         ).fetchone()
         return None if row is None else row[0]
 

@@ -34,11 +34,33 @@ def test_manifest_problems_say_what_and_where(
     _, problems = read_manifest(Path("assets/manifest.jsonl"))  # relative, as typed
     messages = [p.message() for p in problems]
     assert not any("None" in m for m in messages), messages
-    assert "malformed entry: assets/manifest.jsonl:2: not JSON" in messages[0]
+    assert "malformed entry: assets/manifest.jsonl:2: malformed JSON" in messages[0]
     assert "not a JSON object" in messages[1] and "manifest.jsonl:3" in messages[1]
     gone = next(m for m in messages if m.startswith("gone"))
     assert str((tmp_path / "assets" / "gone.glb").resolve()) in gone  # where it was looked for
     assert "needs uid and path (has path 'a.glb')" in messages[-1]
+
+
+def test_a_manifest_entry_that_is_not_text_costs_that_entry(tmp_path: Path) -> None:
+    """A byte that is not UTF-8 in one entry (a .jsonl line, a .json member): that entry is a
+    problem named by its line, the others are read."""
+    (tmp_path / "a.glb").write_bytes(b"x")
+    (tmp_path / "b.glb").write_bytes(b"x")
+    lines = [b'{"uid": "a", "path": "a.glb"}', b'{"uid": "caf\xe9", "path": "b.glb"}']
+    (tmp_path / "manifest.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    assets, problems = read_manifest(tmp_path / "manifest.jsonl")
+    assert [a.uid for a in assets] == ["a"]
+    assert [p.message() for p in problems] == [
+        f"malformed entry: {tmp_path / 'manifest.jsonl'}:2: not UTF-8 text (byte 13)"
+    ]
+    mapping = b'{\n "a": "a.glb",\n "caf\xe9": "b.glb"\n}\n'
+    (tmp_path / "manifest.json").write_bytes(mapping)
+    assets, problems = read_manifest(tmp_path / "manifest.json")
+    assert [a.uid for a in assets] == ["a"]
+    assert [p.message() for p in problems] == [
+        f"malformed entry: {tmp_path / 'manifest.json'}:3: not UTF-8 text "
+        "(byte 0xe9 at line 3, column 6)"
+    ]
 
 
 @pytest.mark.slow

@@ -73,6 +73,22 @@ def test_listing_from_a_folder_and_a_list(tmp_path: Path) -> None:
     assert len(found.items) == 1 and "malformed JSON" in found.problems[0].message
     with pytest.raises(ConfigError, match="--discipline"):
         list_videos(root, discipline="Cooking")
+    # a byte that is not UTF-8 costs its line (named with its column in a CSV), not the list
+    paths = tmp_path / "list.txt"
+    paths.write_bytes(b"videos/misc/clip.MP4\nvideos/caf\xe9.mp4\n")
+    found = list_videos(paths)
+    assert len(found.items) == 1
+    assert [(p.record, p.message) for p in found.problems] == [
+        ("line 2", "not UTF-8 text (byte 0xe9)")
+    ]
+    listing.write_bytes(
+        b"path,topic\nvideos/misc/clip.MP4,caf\xe9\nvideos/Sports & Arts/clip.mp4,\n"
+    )
+    found = list_videos(listing)
+    assert [v.video_id for v in found.items] == ["clip"]
+    assert [(p.record, p.message) for p in found.problems] == [
+        ("line 2", "topic is not UTF-8 (byte 0xe9)")
+    ]
 
 
 def test_generator_replies_are_read_tolerantly() -> None:

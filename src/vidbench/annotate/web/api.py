@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 from vidbench.annotate import assign, audit_queue, conflicts, exports, items, work
 from vidbench.annotate.media import BadMediaPath, MissingVideo, video_path
 from vidbench.annotate.paths import child, file_name
-from vidbench.annotate.web.deps import Admin, Signed
+from vidbench.annotate.web.deps import Admin, Signed, Text
 from vidbench.annotate.web.limits import MAX_UPLOAD, UPLOAD
 
 router = APIRouter()
@@ -29,9 +29,9 @@ router = APIRouter()
 
 class SaveBody(BaseModel):
     version: int
-    content: str | None = None
-    status: str | None = None
-    comment: str | None = None
+    content: Text | None = None
+    status: Text | None = None
+    comment: Text | None = None
     resolves: list[int] = Field(default_factory=list, max_length=100)  # kept texts it settles
 
 
@@ -104,9 +104,11 @@ def import_upload(
     """Upload a file for one of the benchmarks' importers (`kind`; by default 4D-Bench's review
     queue, review_queue.jsonl): malformed lines (not UTF-8, not JSON, not a record of that kind)
     are listed by file and line, the rest import. The body was streamed with a size limit
-    (limits.py); the file is kept in PROJECT/uploads under a name of its own."""
+    (limits.py); the file is kept in PROJECT/uploads under a name of its own. An upload refused
+    as a whole (too large, an unknown `kind`) is not kept."""
     if file.size is not None and file.size > MAX_UPLOAD:
         raise HTTPException(413, f"{file.filename}: larger than {MAX_UPLOAD // 2**20} MiB")
+    importer = request.app.state.adapters.importer(kind)  # an unknown kind: 422, nothing kept
     project = request.app.state.project
     uploads = project.path / "uploads"
     uploads.mkdir(exist_ok=True)
@@ -120,15 +122,14 @@ def import_upload(
         with out:  # kept: what was uploaded is never lost
             shutil.copyfileobj(file.file, out, 1 << 20)
         break
-    importer = request.app.state.adapters.importer(kind)
     result = importer.read(v.conn, project.data, saved, v.user.name)
     return {"added": result.added, "skipped": result.skipped, "problems": result.problems}
 
 
 class ExportBody(BaseModel):
-    kind: str = Field(max_length=64)  # answers, or a benchmark's export (qa, captions, ...)
-    user: str | None = None
-    benchmark: str = Field(default="4dbench", max_length=64)  # whose answers
+    kind: Text = Field(max_length=64)  # answers, or a benchmark's export (qa, captions, ...)
+    user: Text | None = None
+    benchmark: Text = Field(default="4dbench", max_length=64)  # whose answers
 
 
 @router.post("/api/admin/export")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
@@ -86,6 +87,10 @@ def create_app(project: Project, adapters: Adapters, judge: Any = None) -> FastA
     async def config_error(request: Request, exc: ConfigError) -> Response:
         return _error(request, 422, str(exc))
 
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request: Request, exc: RequestValidationError) -> Response:
+        return _error(request, 422, invalid_fields(exc))
+
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> Response:
         response = _error(request, exc.status_code, str(exc.detail))
@@ -93,6 +98,18 @@ def create_app(project: Project, adapters: Adapters, judge: Any = None) -> FastA
         return response
 
     return app
+
+
+def invalid_fields(exc: RequestValidationError) -> str:
+    """What is wrong, field by field ("content: character 3 is a lone surrogate ..."); the
+    values sent are not repeated (one that is not text could not even be written back)."""
+    parts = []
+    for error in exc.errors():
+        loc = error["loc"]  # ("body" | "query" | "path", field, ...)
+        where = ".".join(str(part) for part in loc[1:])
+        message = str(error["msg"]).removeprefix("Value error, ")
+        parts.append(f"{where}: {message}" if where else message)
+    return "; ".join(parts)
 
 
 def _error(request: Request, status: int, message: str) -> Response:

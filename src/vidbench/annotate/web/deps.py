@@ -1,5 +1,6 @@
-"""Per-request plumbing: the database connection, the signed-in person, the CSRF check and the
-templates (Jinja2 with autoescaping: every user and model text is shown as text)."""
+"""Per-request plumbing: the database connection, the signed-in person, the CSRF check, the
+templates (Jinja2 with autoescaping: every user and model text is shown as text) and `Text`, the
+type of every text a request body carries."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Annotated
 import jinja2
 from fastapi import Depends, HTTPException, Request
 from fastapi.templating import Jinja2Templates
+from pydantic import AfterValidator
 
 from vidbench.annotate import auth
 from vidbench.annotate.auth import User
@@ -49,6 +51,25 @@ def option_text(option: object, index: int) -> str:
 
 templates.env.filters["pretty_json"] = pretty_json
 templates.env.filters["option_text"] = option_text
+
+
+def storable(value: str) -> str:
+    """`value`, when it is text that can be stored (UTF-8); a ValueError naming the character
+    otherwise. JSON's "\\ud800" escape is valid JSON but a lone surrogate, half of a character:
+    SQLite and every file would refuse it later, as a server error."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as e:
+        code = ord(value[e.start])
+        raise ValueError(
+            f"character {e.start + 1} is a lone surrogate (\\u{code:04x}), half of a character; "
+            "the text was not saved"
+        ) from None
+    return value
+
+
+# a text field of a request body: a lone surrogate is a 422 naming the field (app.py), never a 500
+Text = Annotated[str, AfterValidator(storable)]
 
 
 class NotSignedIn(Exception):

@@ -230,6 +230,8 @@ def review_captions(request: Request, v: Reviewer) -> Response:
         row = dict(r)
         del row["data"]
         row["yours"] = r["user_id"] == v.user.id
+        if row["status"] == "returned":  # as sent back: the writer's new draft is not shown
+            row["content"] = work.reviewed_text(v.conn, row["id"])
         entry["rows"].append(row)
     return _page(
         request,

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from vidbench.annotate import redteam_store, work
 from vidbench.annotate.adapters import Adapters, RedTeam, RedTeamRecord
-from vidbench.annotate.web.deps import Signed
+from vidbench.annotate.web.deps import Signed, Text
 
 router = APIRouter()
 
@@ -39,13 +39,13 @@ def _engine(request: Request) -> RedTeam | None:
 
 
 class AttackBody(BaseModel):
-    answer: str
+    answer: Text
     expected: Literal[0, 1]
 
 
 class ReviseBody(BaseModel):
-    rule: str
-    note: str = ""
+    rule: Text
+    note: Text = ""
 
 
 @router.post("/api/redteam/{work_id}/attack")

@@ -1,6 +1,7 @@
-"""Signing in and out: the login form (double-submit CSRF token), throttled per account and per
-client with the password hashes bounded (throttle.py), and messages chosen by code: the page
-shows only its own texts, never one taken from the URL."""
+"""Signing in and out: the login form (double-submit CSRF token), throttled per account and
+client pair (each attempt counted before its password is hashed) with the password hashes
+bounded (throttle.py), and messages chosen by code: the page shows only its own texts, never one
+taken from the URL."""
 
 from __future__ import annotations
 
@@ -57,20 +58,23 @@ async def login(
     if not auth.same_token(request.cookies.get(deps.LOGIN_COOKIE, ""), csrf):
         return Response("missing or wrong CSRF token: reload the sign-in page", status_code=403)
     throttle, client = request.app.state.login_throttle, _client(request)
-    wait = throttle.wait(name, client)
+    user: auth.User | None = None
+    wait = await run_in_threadpool(throttle.wait, conn, name, client)
+    if not wait:  # not locked: wait for a hash slot, then count the attempt before hashing
+        try:
+            async with request.app.state.hash_slots.slot():
+                wait = await run_in_threadpool(throttle.begin, conn, name, client)
+                if not wait:
+                    user = await run_in_threadpool(auth.check_password, conn, name, password)
+        except Busy:
+            message = "The server is busy signing others in: try again in a moment."
+            return _login_page(request, message, 503, Busy.retry_after)
     if wait:
         message = f"Too many failed sign-ins: try again in {wait} s."
         return _login_page(request, message, 429, wait)
-    try:
-        async with request.app.state.hash_slots.slot():
-            user = await run_in_threadpool(auth.check_password, conn, name, password)
-    except Busy:
-        message = "The server is busy signing others in: try again in a moment."
-        return _login_page(request, message, 503, Busy.retry_after)
     if user is None:
-        throttle.failed(name, client)
         return RedirectResponse("/login?error=wrong", status_code=303)
-    throttle.succeeded(name, client)
+    await run_in_threadpool(throttle.succeeded, conn, name, client)
     token, _ = await run_in_threadpool(auth.open_session, conn, user)
     response = RedirectResponse("/", status_code=303)
     response.set_cookie(deps.SESSION_COOKIE, token, httponly=True, samesite="strict")

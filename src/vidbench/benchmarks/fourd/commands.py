@@ -12,10 +12,13 @@ from pathlib import Path
 from vidbench import cli_options
 from vidbench import cli_types as types
 from vidbench.benchmarks.fourd.captions.rows import HUMAN_SEED
+from vidbench.benchmarks.fourd.loader import VIEWS_PER_OBJECT
 from vidbench.benchmarks.fourd.score_captions import CaptionScoring
+from vidbench.benchmarks.fourd.variants import OFFICIAL_VIEWS
 from vidbench.cli_options import CURATE_HELP, CommandGroups
-from vidbench.console import err, out
+from vidbench.console import counted, err, out
 from vidbench.core.errors import ConfigError
+from vidbench.media.spec import views_evenly
 from vidbench.models.registry import parse_options
 from vidbench.scoring.captions.metrics import ALL_METRICS, PROTOCOLS, SBERT_RUNTIMES
 
@@ -88,19 +91,29 @@ def _cmd_synth(args: argparse.Namespace) -> int:
         return fourd_curate.run_assets(args)
     if not args.out:
         raise ConfigError("synth 4d needs --out (a dataset) or --assets (glTF assets)")
+    views = args.views or VIEWS_PER_OBJECT
+    if views <= max(OFFICIAL_VIEWS):  # said before the work, not when every sample fails
+        chosen = ",".join(map(str, views_evenly(len(OFFICIAL_VIEWS), views)))
+        err.print(
+            f"[yellow]warning[/]: --views {views} renders views 0-{views - 1}, and 4dbench-qa "
+            f"and 4dbench-caption read views {', '.join(map(str, OFFICIAL_VIEWS))}: run them "
+            f"on this dataset with --views among 0-{views - 1} (e.g. --views {chosen})",
+            highlight=False,
+        )
     try:
         generate(
             Path(args.out),
             objects=args.objects,
             seed=args.seed,
-            views=args.views or 24,
+            views=views,
             frames=args.frames,
             size=args.size,
             progress=not args.no_progress,
         )
     except ValueError as e:  # settings the generator cannot honour, e.g. --frames 8
         raise ConfigError(f"synth 4d: {e}") from None
-    err.print(f"wrote a {args.objects}-object 4D-Bench-layout dataset to {args.out}")
+    objects = counted(args.objects, "object")
+    err.print(f"wrote a 4D-Bench-layout dataset of {objects} to {args.out}")
     return 0
 
 

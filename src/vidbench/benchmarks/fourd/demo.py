@@ -8,6 +8,7 @@ from rich.console import Console
 
 from vidbench import console as consoles
 from vidbench.benchmarks.fourd import loader as fourd_bench
+from vidbench.console import counted
 from vidbench.report.combine import combine
 from vidbench.runner.run import Run
 from vidbench.runner.run_config import RunConfig
@@ -26,7 +27,7 @@ def run_demo(
     ).is_file():
         from vidbench.benchmarks.fourd.synthetic import generate
 
-        console.print(f"generating a {objects}-object demo dataset in {data} ...")
+        console.print(f"generating a demo dataset of {counted(objects, 'object')} in {data} ...")
         generate(data, objects=objects, seed=0, progress=show_progress)
     results_dirs = []
     for model in BASELINES:

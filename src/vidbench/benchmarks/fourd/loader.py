@@ -12,7 +12,6 @@ Probe:     <data>/probe.jsonl, optional ({"id": "<uid>_<suffix>", "probe": {...}
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -26,6 +25,7 @@ from vidbench.benchmarks.fourd.options import (
 )
 from vidbench.benchmarks.fourd.references import read_references
 from vidbench.core.errors import DataError
+from vidbench.core.files import json_lines, json_members
 from vidbench.core.records import MediaRef, Sample
 from vidbench.tasks.problems import Loaded, Problem
 
@@ -94,26 +94,26 @@ def resolve_data_dir(path: Path, annotation_file: str) -> Path:
     )
 
 
-class _Pairs(list):
-    """A JSON object as its (key, value) pairs, so duplicate keys stay visible."""
-
-
-def _read_qa_json(path: Path) -> tuple[list[tuple[str, Any]], list[Problem]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-        pairs = json.loads(text, object_pairs_hook=_Pairs)
-    except json.JSONDecodeError as e:
-        raise DataError(
-            f"{path}: malformed JSON at line {e.lineno}, column {e.colno}: {e.msg}"
-        ) from e
-    except (OSError, UnicodeDecodeError) as e:
-        raise DataError(f"{path}: cannot read ({e})") from e
-    if not isinstance(pairs, _Pairs):
+def _read_qa_json(path: Path) -> tuple[list[tuple[str, JsonValue]], list[Problem]]:
+    """(question id, record) in file order, record by record: a record that is not JSON, not
+    UTF-8 or not text is a problem naming it (by id when its id could be read) and its line, and
+    the records around it load (core/files.json_members)."""
+    read = json_members(path)
+    if read.kind is not dict:
         raise DataError(f"{path}: expected a JSON object keyed '<uid>_<suffix>'")
+    pairs: list[tuple[str, JsonValue]] = []
+    problems = [Problem("", path, problem) for problem in read.problems]
     positions: dict[str, list[int]] = {}
-    for position, (key, _) in enumerate(pairs, start=1):
-        positions.setdefault(key, []).append(position)
-    problems = [
+    for member in read.members:
+        where = f"record {member.index} (line {member.line})"
+        if member.note is not None:
+            problems.append(Problem(member.name(), path, f"{where}: {member.note}"))
+        if member.error is not None:
+            problems.append(Problem(member.name(), path, f"{where}: {member.error}; skipped"))
+            continue
+        pairs.append((str(member.key), member.value))
+        positions.setdefault(str(member.key), []).append(member.index)
+    problems += [
         Problem(
             key,
             path,
@@ -128,9 +128,9 @@ def _read_qa_json(path: Path) -> tuple[list[tuple[str, Any]], list[Problem]]:
 
 def _qa_sample(key: str, record: Any, data_dir: Path) -> Sample:
     """One QA record as a Sample; raises DataError(what is wrong) for a bad record."""
-    if not isinstance(record, _Pairs):
+    if not isinstance(record, dict):
         raise DataError("record is not a JSON object")
-    obj = {k: _as_plain(v) for k, v in record}
+    obj = record
     uid = key.split("_")[0]
     index = obj.get("Answer index")
     if isinstance(index, bool) or not isinstance(index, int):
@@ -159,19 +159,6 @@ def _qa_sample(key: str, record: Any, data_dir: Path) -> Sample:
     )
 
 
-def _as_plain(value: Any) -> Any:
-    """Undo object_pairs_hook below the top level: pairs lists back into dicts."""
-    if (
-        isinstance(value, list)
-        and value
-        and all(isinstance(v, tuple) and len(v) == 2 for v in value)
-    ):
-        return {k: _as_plain(v) for k, v in value}
-    if isinstance(value, list):
-        return [_as_plain(v) for v in value]
-    return value
-
-
 def load_qa(data: Path) -> Loaded[Sample]:
     """All QA samples of a release; bad records become problems, never a crash."""
     data_dir = resolve_data_dir(data, QA_FILE)
@@ -197,31 +184,26 @@ def load_qa(data: Path) -> Loaded[Sample]:
 
 
 def read_probe_fields(path: Path) -> tuple[dict[str, dict[str, JsonValue]], list[Problem]]:
-    """Question id -> its probe fields; each unusable line a problem naming it."""
+    """Question id -> its probe fields; each unusable line (not UTF-8, not JSON, not such a
+    record) a problem naming it, the others read."""
     fields: dict[str, dict[str, JsonValue]] = {}
     problems: list[Problem] = []
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as e:
-        return {}, [Problem("", path, f"cannot read ({e})")]
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
+        lines = list(json_lines(path))
+    except DataError as e:
+        return {}, [Problem("", path, str(e))]
+    for line in lines:
+        record = line.value
+        if line.error is not None:
+            problems.append(Problem(f"line {line.number}", path, line.error))
             continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as e:
-            problems.append(Problem(f"line {number}", path, f"not JSON ({e.msg})"))
-            continue
-        if (
-            not isinstance(record, dict)
-            or not isinstance(record.get("id"), str)
-            or not isinstance(record.get("probe"), dict)
-        ):
-            problems.append(
-                Problem(f"line {number}", path, 'expected {"id": "<uid>_<suffix>", "probe": {...}}')
-            )
-            continue
-        fields[record["id"]] = record["probe"]
+        key = record.get("id") if isinstance(record, dict) else None
+        probe = record.get("probe") if isinstance(record, dict) else None
+        if isinstance(key, str) and isinstance(probe, dict):
+            fields[key] = probe
+        else:
+            expected = 'expected {"id": "<uid>_<suffix>", "probe": {...}}'
+            problems.append(Problem(f"line {line.number}", path, expected))
     return fields, problems
 
 

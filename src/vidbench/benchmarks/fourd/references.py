@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from vidbench.core.errors import DataError
+from vidbench.core.files import not_text
 from vidbench.tasks.csv_records import read_csv_records
 from vidbench.tasks.problems import Problem
 
@@ -46,14 +47,6 @@ class Read(Generic[Item]):
         return dict(Counter(i.kind for i in self.issues))
 
 
-def bad_byte(text: str) -> str | None:
-    """The first undecodable byte of a surrogateescape-decoded text, as "0x..", or None."""
-    for ch in text:
-        if "\udc80" <= ch <= "\udcff":
-            return f"0x{ord(ch) - 0xDC00:02x}"
-    return None
-
-
 def read_references(path: Path) -> Read[tuple[str, ...]]:
     """uid -> tuple of the five references; an Issue for every unusable row. A folder_name that
     appears twice keeps its last row, as the official evaluation's dict does."""
@@ -71,7 +64,7 @@ def read_references(path: Path) -> Read[tuple[str, ...]]:
         row, line = record.fields, record.line
         uid = (row.get("folder_name") or "").strip()
         where = uid or f"line {line}"
-        bad = [(c, b) for c in REF_COLUMNS if (b := bad_byte(row.get(c) or ""))]
+        bad = [(c, b) for c in REF_COLUMNS if (b := not_text(row.get(c) or ""))]
         refs = tuple((row.get(c) or "").strip() for c in REF_COLUMNS[1:])
         if bad:
             column, byte = bad[0]
@@ -79,7 +72,7 @@ def read_references(path: Path) -> Read[tuple[str, ...]]:
                 "not_utf8",
                 where,
                 path,
-                f"line {line}: {column} is not UTF-8 (byte {byte}); object skipped",
+                f"line {line}: {column} is not UTF-8 ({byte}); object skipped",
             )
         elif not UID.fullmatch(uid):
             out.add_issue(

@@ -71,4 +71,26 @@ def validate(root: Path, show_progress: bool = False, frames: int | None = None)
                     views[path.resolve()] = str(sample.metadata["uid"])
     if not found:
         problems.append(Problem("", root, "no 4d_qa.json or human_annotations.csv found"))
+    problems += _views_nowhere(root, views)
     return problems + check_all(list(views.items()), check, "checking views", show_progress)
+
+
+def _views_nowhere(root: Path, views: dict[Path, str]) -> list[Problem]:
+    """One problem for each official view no object has (a dataset rendered with fewer views,
+    `synth 4d --views 16`, say), before the views each object lacks."""
+    from vidbench.benchmarks.fourd.variants import OFFICIAL_VIEWS
+
+    if not views:
+        return []
+    present = {path.name for path in views if path.is_file()}
+    official = ", ".join(map(str, OFFICIAL_VIEWS))
+    return [
+        Problem(
+            "",
+            root,
+            f"no object has view {view} ({name}), which 4dbench-qa and 4dbench-caption read "
+            f"(views {official}): give them --views among the views the objects have",
+        )
+        for view in OFFICIAL_VIEWS
+        if (name := fourd_bench.view_path(Path(), "", view).name) not in present
+    ]

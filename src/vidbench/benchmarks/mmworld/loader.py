@@ -18,7 +18,6 @@ becomes a Problem naming the question (or video) id; the rest loads.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import (
@@ -31,7 +30,7 @@ from typing_extensions import TypedDict
 
 from vidbench.benchmarks.mmworld import fields
 from vidbench.core.errors import DataError
-from vidbench.core.files import json_lines
+from vidbench.core.files import json_lines, json_members, not_text
 from vidbench.core.records import MediaRef, Sample
 from vidbench.tasks.csv_records import read_csv_records
 from vidbench.tasks.problems import Loaded, Problem
@@ -129,21 +128,38 @@ def _read_entries(path: Path) -> tuple[list[tuple[str, Any]], list[Problem]]:
             else:
                 problems.append(Problem(f"line {line.number}", path, line.error))
         return entries, problems
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise DataError(f"{path}: cannot read ({e})") from e
-    if suffix == ".csv":
-        records, problems = read_csv_records(text, path, ("video_id",))
-        return [(f"line {r.line}", dict(r.fields)) for r in records], problems
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        where = f"line {e.lineno}, column {e.colno}"
-        raise DataError(f"{path}: malformed JSON at {where}: {e.msg}") from None
-    if not isinstance(data, list):
+    if suffix == ".csv":  # a byte that is not UTF-8 costs its row, named with the column
+        try:
+            text = path.read_bytes().decode("utf-8", errors="surrogateescape")
+        except OSError as e:
+            raise DataError(f"{path}: cannot read ({e.strerror or e})") from e
+        records, problems = read_csv_records(text.removeprefix("\ufeff"), path, ("video_id",))
+        entries = []
+        for r in records:
+            bad = [(column, why) for column, value in r.fields.items() if (why := not_text(value))]
+            if bad:
+                column, why = bad[0]
+                problems.append(
+                    Problem(f"line {r.line}", path, f"{column} is not UTF-8 ({why}); row skipped")
+                )
+            else:
+                entries.append((f"line {r.line}", dict(r.fields)))
+        return entries, problems
+    read = json_members(path)  # record by record: a broken record costs itself, not the file
+    if read.kind is not list:
         raise DataError(f"{path}: expected a JSON list of video records or question rows")
-    return [(f"record {i}", entry) for i, entry in enumerate(data)], []
+    entries, problems = [], [Problem("", path, problem) for problem in read.problems]
+    for member in read.members:
+        where = f"record {member.index}"
+        if member.note is not None:
+            problems.append(Problem(where, path, f"line {member.line}: {member.note}"))
+        if member.error is None:
+            entries.append((where, member.value))
+        else:
+            problems.append(
+                Problem(where, path, f"line {member.line}: {member.error}; record skipped")
+            )
+    return entries, problems
 
 
 def _group(path: Path) -> tuple[list[_Video], list[Problem]]:
@@ -312,13 +328,17 @@ def read_raters(root: Path) -> tuple[dict[str, tuple[bool, bool, bool]], list[Pr
     if not path.is_file():
         return {}, []
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        read = json_members(path)  # record by record: a broken entry costs itself only
+    except DataError as e:
         return {}, [Problem("", path, f"cannot read human raters ({e})")]
-    if not isinstance(data, dict):
+    if read.kind is not dict:
         return {}, [Problem("", path, "expected an object: question id -> [true, false, true]")]
-    raters, problems = {}, []
-    for qid, votes in data.items():
+    raters, problems = {}, [Problem("", path, problem) for problem in read.problems]
+    for member in read.members:
+        qid, votes = member.name(), member.value
+        if member.error is not None:
+            problems.append(Problem(qid, path, f"line {member.line}: {member.error}"))
+            continue
         try:
             if not isinstance(votes, list) or len(votes) != 3:
                 raise DataError(f"expected three raters' results, got {votes!r}")

@@ -1,7 +1,9 @@
 """Starting or joining the Ray cluster of a run, and what its workers ask of it.
 
 `ray_cluster(None | "local")` starts a cluster on this machine (no dashboard) for the length of
-the run; `"auto"` joins the one `ray start` runs here; any other address joins that cluster.
+the run, with a watchdog that ends its processes when this one ends, even by `kill -9`
+(watchdog.py); `"auto"` joins the one `ray start` runs here; any other address joins that
+cluster (whose GCS ends a dead driver's workers itself).
 Workers get the driver's PYTHONPATH, so they import the same code (on other nodes: the same
 paths, or vidbench installed alike).
 """
@@ -9,11 +11,15 @@ paths, or vidbench installed alike).
 from __future__ import annotations
 
 import os
+import secrets
+import signal
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from vidbench.extras import require
 from vidbench.models.registry import ModelOptions
+from vidbench.runner.ray import watchdog
 
 GPU_BACKENDS = ("hf", "vllm")  # local models: one GPU per worker
 
@@ -46,17 +52,59 @@ def ray_cluster(address: str | None, workers: int) -> Iterator[None]:
     if ray.is_initialized():
         yield
         return
-    if address in (None, "local"):
-        ray.init(
-            address="local",  # a new instance, never one that `ray start` runs here
-            num_cpus=max(os.cpu_count() or 2, workers + 1),
-            include_dashboard=False,
-            log_to_driver=False,
-            runtime_env=worker_env(),
-        )
-    else:
-        ray.init(address=address, log_to_driver=False, runtime_env=worker_env())
+    if address not in (None, "local"):  # a cluster of its own: Ray ends a dead driver's workers
+        with _own_sigterm():
+            ray.init(address=address, log_to_driver=False, runtime_env=worker_env())
+        try:
+            yield
+        finally:
+            ray.shutdown()
+        return
+    mark = secrets.token_hex(8)
+    guard = watchdog.start(mark)  # ends the cluster's processes with this one (watchdog.py)
+    os.environ[watchdog.CLUSTER_ENV] = mark  # for the processes ray.init starts, and theirs
+    try:
+        with _own_sigterm():
+            ray.init(
+                address="local",  # a new instance, never one that `ray start` runs here
+                num_cpus=max(os.cpu_count() or 2, workers + 1),
+                include_dashboard=False,
+                log_to_driver=False,
+                runtime_env=worker_env(),
+            )
+        del os.environ[watchdog.CLUSTER_ENV]  # not for what this process starts later
+        watchdog.tell_session(guard, _session_folder())
+        yield
+    finally:
+        os.environ.pop(watchdog.CLUSTER_ENV, None)
+        try:
+            if ray.is_initialized():
+                ray.shutdown()
+        finally:
+            watchdog.stop(guard)
+
+
+@contextmanager
+def _own_sigterm() -> Iterator[None]:
+    """`ray.init` makes SIGTERM a plain `sys.exit`; the command's own handling (as Ctrl-C, with
+    its exit status: cli.py) is put back after it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    handler = signal.getsignal(signal.SIGTERM)
     try:
         yield
     finally:
-        ray.shutdown()
+        if handler is not None:  # None: not set from Python, nothing to put back
+            signal.signal(signal.SIGTERM, handler)
+
+
+def _session_folder() -> str:
+    """The folder of the running cluster's session (its logs, sockets); Ray has no public call
+    for it: "" when it cannot be had (the watchdog then goes by the mark alone)."""
+    import ray
+
+    try:
+        return str(ray._private.worker._global_node.get_session_dir_path())
+    except AttributeError:
+        return ""

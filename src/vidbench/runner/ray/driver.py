@@ -13,7 +13,10 @@ group to an idle worker that then gets nothing else (the replacement, or any wor
 ran out), while busy workers go on with the rest. A sample whose group kills another worker is
 isolated: sent alone to an idle worker; a sample that kills a worker while alone, after an
 earlier death, is recorded as failed and the run goes on. Answers already recorded
-are never asked again: a killed driver (kill -9) resumes from the store like a local run.
+are never asked again: a killed driver (kill -9) resumes from the store like a local run, and
+the answers its workers got but it never stored are in their spool files (runner/spool.py),
+which the next run stores first; a local cluster's processes end with the driver
+(cluster.py, watchdog.py).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from vidbench.progress import progress_bar
 from vidbench.runner.ray.cluster import ray_cluster
 from vidbench.runner.ray.worker import InferWorker, RequestOutcome, WorkerSetup
 from vidbench.runner.recorder import InferStats, Recorder
+from vidbench.runner.spool import take_spooled
 from vidbench.runner.store import Store
 from vidbench.tasks.base import Task
 
@@ -344,4 +348,5 @@ def ray_infer(
                     ray.kill(slot.handle, no_restart=True)
                 if limiter is not None:
                     ray.kill(limiter, no_restart=True)
+                take_spooled(store)  # answers the workers got that never reached this loop
         return recorder.stats

@@ -11,6 +11,7 @@ from vidbench.core.records import Sample
 from vidbench.models.api_model import ApiModel
 from vidbench.models.base import Model, check_reachable
 from vidbench.models.registry import ModelOptions
+from vidbench.runner import spool
 from vidbench.runner.ray.cluster import gpus_per_worker
 from vidbench.runner.ray.driver import RaySettings, ray_infer
 from vidbench.runner.ray.worker import WorkerSetup
@@ -38,6 +39,8 @@ def infer_run_on_ray(run: RayInfer, store: Store, run_id: int) -> InferStats:
     if not model.start_when_needed:  # an unreachable server or a bad key stops here, not later
         check_reachable(model)
     options = ModelOptions(config.seed, config.concurrency, config.model_options)
+    spool_folder = spool.folder_of(store.path.parent)
+    spool_folder.mkdir(exist_ok=True)
     setup = WorkerSetup(
         task=run.task,
         model_spec=config.model,
@@ -45,6 +48,8 @@ def infer_run_on_ray(run: RayInfer, store: Store, run_id: int) -> InferStats:
         plan=run.plan,
         cache_dir=os.path.abspath(config.cache_dir) if config.cache_dir else None,
         workdir=os.getcwd(),
+        run_id=run_id,
+        spool=str(spool_folder.resolve()),
     )
     is_api = isinstance(model, ApiModel)  # one bound over all workers
     settings = RaySettings(

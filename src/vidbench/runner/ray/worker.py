@@ -5,13 +5,15 @@ request, on the GPU Ray gave it), decodes its own samples' frames (FrameCache at
 path: a shared filesystem or each node's own cache), builds each request exactly as the local
 infer stage does (runner/prepare.py), skips requests the store already answered, and returns
 plain picklable `RequestOutcome`s. It never writes the store: the driver (runner/ray/driver.py)
-does.
+does; it writes each answer to its spool file first (runner/spool.py), so an answer on its way to
+a driver that is killed is still stored by the next run.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,9 +25,11 @@ from vidbench.core.records import Sample
 from vidbench.core.requests import Response
 from vidbench.media.cache import FrameCache
 from vidbench.models.api_model import ApiModel
+from vidbench.models.owned_process import watch_owner
 from vidbench.models.registry import ModelOptions, load_model
 from vidbench.runner.prepare import Prepared, build_request, sample_frames
 from vidbench.runner.recorder import Answer
+from vidbench.runner.spool import AnswerSpool
 from vidbench.tasks.base import Task
 
 if TYPE_CHECKING:  # Ray is read untyped (pyproject: [tool.mypy]): these name its types
@@ -42,6 +46,8 @@ class WorkerSetup:
     plan: str
     cache_dir: str | None  # None: each node's default frame cache
     workdir: str  # the driver's working directory: relative data paths resolve the same
+    run_id: int = 0  # the store's run, and where each answer is also written (runner/spool.py;
+    spool: str | None = None  # None, or a folder not on this node: nowhere)
     decode_threads: int = 2
 
 
@@ -67,6 +73,9 @@ class InferWorker:
         limiter: ActorHandle | None = None,
         name: str = "",
     ) -> None:
+        # its raylet gone (a local cluster's dies with the driver, however the driver dies):
+        # this process ends at once instead of calling the model for nobody
+        threading.Thread(target=watch_owner, args=(os.getppid(), 0.05), daemon=True).start()
         if os.path.isdir(setup.workdir):
             os.chdir(setup.workdir)
         self.setup = setup
@@ -77,6 +86,8 @@ class InferWorker:
             from vidbench.runner.ray.limiter import SharedLimiter
 
             self.model.limiter = SharedLimiter(limiter, name)  # one bound for all workers
+        spool_name = name or str(os.getpid())
+        self.spool = AnswerSpool.open(setup.spool, spool_name, setup.plan, setup.run_id)
         self.cache = FrameCache(Path(setup.cache_dir) if setup.cache_dir else None)
         self.pool = ThreadPoolExecutor(max_workers=setup.decode_threads)
         self._started = False
@@ -108,13 +119,21 @@ class InferWorker:
             await self._ensure_started()
             size = max(1, self.model.batch_size)
             batches = [to_ask[i : i + size] for i in range(0, len(to_ask), size)]
-            for batch, responses in zip(
-                batches, await asyncio.gather(*(self._generate(b) for b in batches)), strict=True
-            ):
-                for p, response in zip(batch, responses, strict=True):
-                    answer = Answer(p.sample_id, p.prompt_hash, p.record, response)
-                    outcomes.append(RequestOutcome(p.sample_id, "answer", answer))
+            for answers in await asyncio.gather(*(self._ask(b) for b in batches)):
+                outcomes += [RequestOutcome(a.sample_id, "answer", a) for a in answers]
         return outcomes
+
+    async def _ask(self, batch: list[Prepared]) -> list[Answer]:
+        """The batch's answers, written to the spool as they come (runner/spool.py): one on its
+        way to a driver that dies is not lost."""
+        responses = await self._generate(batch)
+        answers = [
+            Answer(p.sample_id, p.prompt_hash, p.record, response)
+            for p, response in zip(batch, responses, strict=True)
+        ]
+        if self.spool is not None:
+            self.spool.write(answers)
+        return answers
 
     async def _prepare(self, sample: Sample) -> Prepared | str:
         """The sample's request, or the message of its unusable media."""

@@ -53,7 +53,6 @@ function showLocalTimes(root) {
 
 function errorText(data) {
   if (typeof data.error === "string") return data.error;
-  if (Array.isArray(data.detail)) return data.detail.map((d) => d.msg).join("; ");
   return JSON.stringify(data);
 }
 

@@ -14,7 +14,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from vidbench.core.errors import ConfigError
+from vidbench.core.errors import ConfigError, DataError
+from vidbench.core.files import json_lines, json_members
 
 FORMATS = (".glb", ".gltf", ".fbx", ".obj")
 SAFE_UID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")  # becomes a folder name
@@ -51,33 +52,32 @@ Entry = tuple[str, object, object, str]
 
 def _entries(path: Path) -> list[Entry]:
     """(where, uid, file, error) per entry, before validation."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as e:
-        raise ConfigError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
-    if path.suffix == ".json":
+    if path.suffix == ".json":  # entry by entry: a broken one is named, the others read
         try:
-            mapping = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise ConfigError(f"{path}: not JSON ({e})") from None
-        if not isinstance(mapping, dict):
+            read = json_members(path)
+        except DataError as e:
+            raise ConfigError(str(e)) from None
+        if read.kind is not dict:
             raise ConfigError(f"{path}: expected an object mapping uid -> file")
-        return [(f"{path}: {uid!r}", uid, file, "") for uid, file in mapping.items()]
+        if read.problems:
+            raise ConfigError(f"{path}: {'; '.join(read.problems)}")
+        return [
+            (f"{path}: {m.key!r}", m.key, m.value, "")
+            if m.error is None
+            else (f"{path}:{m.line}", m.key, None, m.error)
+            for m in read.members
+        ]
     entries: list[Entry] = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as e:
-            entries.append((where, None, None, f"not JSON ({e.msg}): {line.strip()[:60]!r}"))
-            continue
-        if not isinstance(record, dict):
-            entries.append((where, None, None, f"not a JSON object: {line.strip()[:60]!r}"))
-            continue
-        uid = record.get("uid", record.get("sha256"))
-        entries.append((where, uid, record.get("path", record.get("local_path")), ""))
+    for line in json_lines(path):  # line by line: not UTF-8 or not JSON costs that line only
+        where = f"{path}:{line.number}"
+        record = line.value
+        if line.error is not None:
+            entries.append((where, None, None, line.error))
+        elif not isinstance(record, dict):
+            entries.append((where, None, None, f"not a JSON object: {json.dumps(record)[:60]}"))
+        else:
+            uid = record.get("uid", record.get("sha256"))
+            entries.append((where, uid, record.get("path", record.get("local_path")), ""))
     return entries
 
 

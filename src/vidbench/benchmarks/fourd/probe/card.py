@@ -63,7 +63,7 @@ def dataset_card(summary: dict) -> str:
         "A question is kept when everything it rests on (the counted parts, a moving part at "
         "its event, the pair in a spatial relation, ...) is visible in at least one frame of "
         "the input (the input views, six frames each), as Blender's own ray casts measure it: "
-        f"at least {vis['min_seen']} of a {vis['grid']} x {vis['grid']} grid of pixels and "
+        f"at least {vis['min_seen']} pixels of a grid of {vis['grid']} x {vis['grid']} and "
         f"{vis['min_share']:.0%} of the part's silhouette.",
         "",
         "| dropped because | questions |",

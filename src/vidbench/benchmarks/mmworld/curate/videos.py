@@ -29,6 +29,7 @@ from pydantic import JsonValue
 from vidbench.benchmarks.mmworld import fields
 from vidbench.benchmarks.mmworld.loader import VIDEO_EXTENSIONS
 from vidbench.core.errors import ConfigError, DataError
+from vidbench.core.files import not_text
 from vidbench.tasks.problems import Loaded, Problem
 
 LIST_SUFFIXES = (".csv", ".jsonl", ".txt")
@@ -86,23 +87,38 @@ def _from_folder(root: Path, default: str | None) -> Loaded[VideoEntry]:
     return Loaded(entries, [])
 
 
-def _rows(path: Path) -> list[tuple[str, Any]]:
-    """(where, row) for each entry of a list file; a row is a dict (or a str for .txt)."""
-    text = path.read_text(encoding="utf-8")
+def _rows(path: Path) -> list[tuple[str, JsonValue | DataError]]:
+    """(where, row) for each entry of a list file; a row is a dict (or a str for .txt), or the
+    DataError of a line that is not one (not UTF-8, not JSON): that line only is lost."""
+    text = path.read_bytes().decode("utf-8", errors="surrogateescape").removeprefix("\ufeff")
     suffix = path.suffix.lower()
     if suffix == ".csv":
-        return [(f"line {i}", row) for i, row in enumerate(csv.DictReader(text.splitlines()), 2)]
+        rows = enumerate(csv.DictReader(text.splitlines()), 2)
+        return [(f"line {i}", _checked_row(row)) for i, row in rows]
     lines = [(f"line {i}", line.strip()) for i, line in enumerate(text.splitlines(), 1)]
     lines = [(where, line) for where, line in lines if line and not line.startswith("#")]
-    if suffix == ".txt":
-        return lines
-    rows: list[tuple[str, Any]] = []
+    out: list[tuple[str, JsonValue | DataError]] = []
     for where, line in lines:
-        try:
-            rows.append((where, json.loads(line)))
-        except json.JSONDecodeError as e:
-            rows.append((where, DataError(f"malformed JSON: {e.msg}")))
-    return rows
+        bad = not_text(line)
+        if bad is not None:
+            out.append((where, DataError(f"not UTF-8 text ({bad})")))
+        elif suffix == ".txt":
+            out.append((where, line))
+        else:
+            try:
+                out.append((where, json.loads(line)))
+            except json.JSONDecodeError as e:
+                out.append((where, DataError(f"malformed JSON: {e.msg}")))
+    return out
+
+
+def _checked_row(row: dict[str, str]) -> JsonValue | DataError:
+    """A CSV row, or the DataError naming its column that is not UTF-8 text."""
+    for column, value in row.items():
+        bad = not_text(value) if isinstance(value, str) else None
+        if bad is not None:
+            return DataError(f"{column} is not UTF-8 ({bad})")
+    return {column: value for column, value in row.items()}  # as JSON values
 
 
 def _entry(row: Any, base: Path, default: str | None, seen: set[str]) -> VideoEntry:
@@ -131,7 +147,7 @@ def _entry(row: Any, base: Path, default: str | None, seen: set[str]) -> VideoEn
 def _from_list(path: Path, default: str | None) -> Loaded[VideoEntry]:
     try:
         rows = _rows(path)
-    except (OSError, UnicodeDecodeError, csv.Error) as e:
+    except (OSError, csv.Error) as e:
         raise DataError(f"{path}: cannot read the video list ({e})") from e
     entries: list[VideoEntry] = []
     problems: list[Problem] = []
