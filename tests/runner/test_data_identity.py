@@ -51,6 +51,21 @@ def test_a_typo_in_data_leaves_a_declared_benchmarks_results_alone(
     assert "run the same command again" not in message
 
 
+def test_a_first_run_over_a_typo_leaves_no_folder_behind(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """A first run that stops before writing anything (no row loads) leaves no empty results
+    folder holding only its lock file; a folder that was there before stays."""
+    bench = make_bench(tmp_path / "bench")
+    typo, out = tmp_path / "bnech", tmp_path / "run"
+    argv = ("run", f"custom:{bench}", "--data", typo, "--model", "random", "--out", out)
+    assert vidbench(*argv) == 2
+    assert not out.exists()
+    out.mkdir()
+    assert vidbench(*argv) == 2
+    assert out.is_dir() and list(out.iterdir()) == []
+
+
 def test_a_built_in_benchmark_over_other_data_is_refused(
     qa_release: Path, tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:

@@ -5,7 +5,9 @@ interleave their writes. The lock is an advisory `flock` on DIR/.lock, which the
 when its process ends in any way, so a run killed with kill -9 leaves nothing that blocks the
 next one. The file says who holds it, for the message the second command stops with. On a disk
 that is already full the lock file cannot be made or written: that is the DiskFullError every
-other write of a run gives (core/errors.py), not a traceback.
+other write of a run gives (core/errors.py), not a traceback. When the command wrote nothing
+(it stopped at once: a typo in --data), the lock file it made goes when it is released, and so
+does the directory if the lock made it: no empty results folder is left behind.
 """
 
 from __future__ import annotations
@@ -27,8 +29,11 @@ LOCK_FILE = ".lock"
 @contextlib.contextmanager
 def results_lock(directory: Path, what: str = "") -> Iterator[None]:
     """Hold `directory` for this process; ConfigError at once when another process holds it."""
+    made_folder = not Path(directory).exists()
     directory = make_folder(Path(directory), "results directory")
     with contextlib.ExitStack() as stack:
+        if not (directory / LOCK_FILE).exists():  # runs last, after the unlock below
+            stack.callback(_remove_if_unused, directory, made_folder)
         try:  # unbuffered: a write that fails for want of space fails here, not again at close
             handle = stack.enter_context(open(directory / LOCK_FILE, "a+b", buffering=0))
         except OSError as e:
@@ -60,3 +65,13 @@ def results_lock(directory: Path, what: str = "") -> Iterator[None]:
             handle.seek(0)
             handle.truncate()
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _remove_if_unused(directory: Path, made_folder: bool) -> None:
+    """Remove the lock file when `directory` holds nothing else, and the folder if it was made
+    for the lock."""
+    with contextlib.suppress(OSError):  # written to meanwhile, or already gone: leave it
+        if [p.name for p in directory.iterdir()] == [LOCK_FILE]:
+            (directory / LOCK_FILE).unlink()
+            if made_folder:
+                directory.rmdir()
