@@ -71,8 +71,8 @@ _.top_k
 _.error_type  # analyze/errors.py
 _.error_name  # analyze/errors.py
 _.missing_samples  # analyze/errors.py
-_.updated_by  # annotate/exports.py, annotate/work.py
-_.updated_at  # annotate/exports.py, annotate/work.py
+_.updated_by  # annotate/db.py
+_.updated_at  # annotate/db.py, annotate/work.py
 _.deleted  # annotate/work.py
 _.updated_by_name  # annotate/work.py
 _.judge_status  # benchmarks/autoeval_video/agreement.py

@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from typing_extensions import TypedDict  # pydantic (FastAPI's answers) reads typing's from 3.12
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS users (
     id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, role TEXT NOT NULL,
@@ -57,6 +59,22 @@ CREATE TABLE IF NOT EXISTS events (
     id INTEGER PRIMARY KEY, author TEXT NOT NULL, action TEXT NOT NULL, detail TEXT NOT NULL,
     at TEXT NOT NULL);
 """
+
+
+class WorkRow(TypedDict):
+    """A row of `work` as the schema above has it (what reads it adds its item's fields)."""
+
+    id: int
+    item_id: str
+    user_id: int
+    job: str
+    slot: int
+    content: str
+    status: str
+    comment: str
+    version: int
+    updated_by: int | None
+    updated_at: str | None
 
 
 def now() -> str:

@@ -29,21 +29,10 @@ from vidbench.scoring.agreement import cohen_kappa
 DONE = ("submitted", "accepted")
 
 
-class LiveWork(TypedDict):
-    """A row of `work` (db.py) on a live item, with the item's data (JSON text) and ref, and the
-    name of the person it was given to."""
+class LiveWork(db.WorkRow):
+    """A row of `work` on a live item, with the item's data (JSON text) and ref, and the name
+    of the person it was given to."""
 
-    id: int
-    item_id: str
-    user_id: int
-    job: str
-    slot: int
-    content: str
-    status: str
-    comment: str
-    version: int
-    updated_by: int | None
-    updated_at: str | None
     data: str
     ref: str
     owner: str

@@ -49,21 +49,10 @@ class NoSuchWork(DataError):
     """Not there, or not this person's: the same answer for both."""
 
 
-class Work(TypedDict):
-    """A row of `work` (db.py) with its item's kind, ref, data (decoded) and withdrawal, and the
-    names of its owner and of who saved it last."""
+class Work(db.WorkRow):
+    """A row of `work` with its item's kind, ref, data (decoded) and withdrawal, and the names
+    of its owner and of who saved it last."""
 
-    id: int
-    item_id: str
-    user_id: int
-    job: str
-    slot: int
-    content: str
-    status: str
-    comment: str
-    version: int
-    updated_by: int | None
-    updated_at: str | None
     kind: str
     ref: str
     data: dict[str, JsonValue]
