@@ -7,7 +7,8 @@ request to a host other than 127.0.0.1 (such requests are also aborted): the tes
 teardown if any was seen that it did not `watch.allow(...)`. Each page's last state is kept as a
 screenshot under test-artifacts/ (git-ignored). `serve_asgi(app)` runs an ASGI app with uvicorn
 on 127.0.0.1 on a free port in a thread; the `serve_app` fixture does it for a test, until its
-pages are closed.
+pages are closed. `web` holds the three (`web.serve`, `web.open`, `web.watch`) for a test that
+uses them all.
 """
 
 from __future__ import annotations
@@ -161,3 +162,27 @@ def serve_asgi(app: Any) -> Iterator[str]:
         server.should_exit = True
         thread.join(10)
         sock.close()
+
+
+def wait_for(check: Callable[[], bool], what: str, seconds: float = 15) -> None:
+    """Wait until `check()` holds (a page's effect on the server); AssertionError naming `what`
+    after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+@dataclass(frozen=True)
+class Web:
+    """A test's app server, page opener and page watch (the fixtures above), as one."""
+
+    serve: Callable[[Any], str]
+    open: Callable[..., Any]
+    watch: Watch
+
+
+@pytest.fixture
+def web(serve_app: Callable[[Any], str], open_page: Callable[..., Any], watch: Watch) -> Web:
+    return Web(serve_app, open_page, watch)

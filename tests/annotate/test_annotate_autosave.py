@@ -4,14 +4,13 @@ conflict with itself; and a blur after a save writes no new version."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from playwright.sync_api import Route, expect
 
-from annotate_support import ADAPTERS, make_project, query, sign_in_page
+from annotate_support import ADAPTERS, make_project, query, sign_in_page, writers
+from browser import Web
 from vidbench.annotate.web.app import create_app
 
 pytestmark = pytest.mark.slow
@@ -21,18 +20,12 @@ UID0 = "0" * 32
 def test_saves_queued_behind_a_slow_save_do_not_conflict(
     qa_release: Path,
     tmp_path: Path,
-    serve_app: Callable[..., str],
-    open_page: Callable[..., Any],
+    web: Web,
 ) -> None:
     project = make_project(qa_release, tmp_path)
-    work_id, name = query(
-        project,
-        "SELECT w.id, u.name FROM work w JOIN users u ON u.id = w.user_id "
-        "WHERE w.item_id = ? AND w.job = 'write' ORDER BY w.slot",
-        (f"caption:{UID0}",),
-    )[0]
-    base = serve_app(create_app(project, ADAPTERS))
-    page = open_page()
+    work_id, name = writers(project, UID0)[0]
+    base = web.serve(create_app(project, ADAPTERS))
+    page = web.open()
     sign_in_page(page, base, name)
     page.goto(f"{base}/work/{work_id}")
 
@@ -66,23 +59,16 @@ def test_saves_queued_behind_a_slow_save_do_not_conflict(
 def test_a_save_the_server_refuses_for_its_text_is_not_retried(
     qa_release: Path,
     tmp_path: Path,
-    serve_app: Callable[..., str],
-    open_page: Callable[..., Any],
-    watch: Any,
+    web: Web,
 ) -> None:
     """A caption holding half of a character (a lone surrogate, which a page can hold but no
     file can) is refused with 422 naming the field: the page says so and stops, where a server
     error would have it retry for ever."""
-    watch.allow(r"status of 422")  # the console line of the refused save
+    web.watch.allow(r"status of 422")  # the console line of the refused save
     project = make_project(qa_release, tmp_path)
-    work_id, name = query(
-        project,
-        "SELECT w.id, u.name FROM work w JOIN users u ON u.id = w.user_id "
-        "WHERE w.item_id = ? AND w.job = 'write' ORDER BY w.slot",
-        (f"caption:{UID0}",),
-    )[1]
-    base = serve_app(create_app(project, ADAPTERS))
-    page = open_page()
+    work_id, name = writers(project, UID0)[1]
+    base = web.serve(create_app(project, ADAPTERS))
+    page = web.open()
     sign_in_page(page, base, name)
     page.goto(f"{base}/work/{work_id}")
     saves: list[str] = []

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +16,7 @@ import pytest
 from playwright.sync_api import expect
 
 from annotate_support import ADAPTERS, make_project, qa_candidate, query, sign_in_page
-from browser import Watch
+from browser import Web, wait_for
 from vidbench.annotate import assign, auth, work
 from vidbench.annotate.web.app import create_app
 from vidbench.benchmarks.fourd.review.items import import_queue
@@ -40,25 +38,15 @@ def _status(project: Any, work_id: int) -> str:
 def _submitted(page: Any, project: Any, work_id: int) -> None:
     """After a click on submit: the work is submitted and the page moved on to the next item
     not finished (waited for, so that the test's next page.goto does not race it)."""
-    _wait_for(lambda: _status(project, work_id) == "submitted", f"work {work_id} submitted")
+    wait_for(lambda: _status(project, work_id) == "submitted", f"work {work_id} submitted")
     expect(page).not_to_have_url(re.compile(rf"/work/{work_id}(\?|$)"))
     page.wait_for_load_state()
-
-
-def _wait_for(check: Callable[[], bool], what: str, seconds: float = 10) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 def test_two_writers_autosave_conflict_send_back_and_export(
     qa_release: Path,
     tmp_path: Path,
-    serve_app: Callable[..., str],
-    open_page: Callable[..., Any],
-    watch: Watch,
+    web: Web,
 ) -> None:
     project = make_project(qa_release, tmp_path)
     writers = [
@@ -71,8 +59,8 @@ def test_two_writers_autosave_conflict_send_back_and_export(
         )
     ]
     (id_a, name_a), (id_b, name_b) = writers[0], writers[1]
-    base = serve_app(create_app(project, ADAPTERS))
-    a, b = open_page(), open_page()
+    base = web.serve(create_app(project, ADAPTERS))
+    a, b = web.open(), web.open()
     sign_in_page(a, base, name_a)
     sign_in_page(b, base, name_b)
     assert a.locator(f"[data-work-row='{id_a}']").count() == 1
@@ -94,16 +82,16 @@ def test_two_writers_autosave_conflict_send_back_and_export(
     # a tab closed before the debounce fired still sends what was typed
     a.fill("#caption", "A red cube spins to the left, then stops.")
     a.close(run_before_unload=True)
-    _wait_for(
+    wait_for(
         lambda: _content(project, id_a)[0] == "A red cube spins to the left, then stops.",
         "the closed tab's text",
     )
 
     # two tabs on the same caption: the second save is refused and the conflict shown
-    watch.allow(r"status of 409")
-    a1 = open_page()
+    web.watch.allow(r"status of 409")
+    a1 = web.open()
     sign_in_page(a1, base, name_a)
-    a2 = open_page(a1.context)
+    a2 = web.open(a1.context)
     a1.goto(f"{base}/work/{id_a}")
     a2.goto(f"{base}/work/{id_a}")
     a1.fill("#caption", "Tab one's caption.")
@@ -114,7 +102,7 @@ def test_two_writers_autosave_conflict_send_back_and_export(
     assert a2.locator("[data-theirs]").inner_text() == "Tab one's caption."
     assert _content(project, id_a) == ("Tab one's caption.", 3)
     a2.click("[data-keep-mine]")  # a deliberate choice, recorded as a new version
-    _wait_for(lambda: _content(project, id_a) == ("Tab two's caption.", 4), "keep mine")
+    wait_for(lambda: _content(project, id_a) == ("Tab two's caption.", 4), "keep mine")
     a2.click("[data-submit]")
     _submitted(a2, project, id_a)
 
@@ -124,7 +112,7 @@ def test_two_writers_autosave_conflict_send_back_and_export(
         conn = project.connect()
         work.save(conn, work_id, people[name], 0, f"Caption {n}.", "submitted")
         conn.close()
-    r = open_page()
+    r = web.open()
     sign_in_page(r, base, "rita")
     r.goto(f"{base}/review/captions")
     row = r.locator(f"[data-caption-row='{id_a}']")
@@ -141,7 +129,7 @@ def test_two_writers_autosave_conflict_send_back_and_export(
     _submitted(a2, project, id_a)
 
     # the admin exports the captions from the admin page
-    admin = open_page()
+    admin = web.open()
     sign_in_page(admin, base, "ada")
     admin.goto(f"{base}/admin")
     admin.select_option("[data-admin-export] select[name=kind]", "captions")
@@ -167,12 +155,10 @@ def test_two_writers_autosave_conflict_send_back_and_export(
 def test_qa_review_in_the_browser_exports_a_valid_4d_qa_json(
     qa_release: Path,
     tmp_path: Path,
-    serve_app: Callable[..., str],
-    open_page: Callable[..., Any],
-    watch: Watch,
+    web: Web,
     capsys,
 ) -> None:
-    watch.allow(r"status of 422")  # the submit refused below for want of a reason
+    web.watch.allow(r"status of 422")  # the submit refused below for want of a reason
     project = make_project(qa_release, tmp_path)
     question = "What colour is it? <script>alert('q')</script>"
     options = ["(A) red", "(B) <img src=x onerror=alert(1)>", "(C) green", "(D) white"]
@@ -193,8 +179,8 @@ def test_qa_review_in_the_browser_exports_a_valid_4d_qa_json(
     gen_work, reviewer = by_item[f"qa:{UID0}_generated"]
     theirs = sorted(k for k, (_, n) in by_item.items() if n == reviewer)
     edit_item, reject_item = [k for k in theirs if k != f"qa:{UID0}_generated"][:2]
-    base = serve_app(create_app(project, ADAPTERS))
-    page = open_page()
+    base = web.serve(create_app(project, ADAPTERS))
+    page = web.open()
     sign_in_page(page, base, reviewer)
 
     # generated text (question, options, the model's verdict) is shown as text, never run
@@ -237,7 +223,7 @@ def test_qa_review_in_the_browser_exports_a_valid_4d_qa_json(
             work.save(conn, work_id, people[name], 0, '{"decision": "accept"}', "submitted")
             conn.close()
 
-    admin = open_page()
+    admin = web.open()
     sign_in_page(admin, base, "ada")
     admin.goto(f"{base}/admin")
     admin.select_option("[data-admin-export] select[name=kind]", "qa")

@@ -5,7 +5,6 @@ submitted or exported unchanged as a person's caption."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from annotate_support import ADAPTERS, make_project, query, sign_in_page, writers
+from browser import Web
 from vidbench.annotate import auth, work
 from vidbench.annotate.items import Imported
 from vidbench.annotate.project import Project
@@ -130,14 +130,12 @@ def test_cli_imports_drafts(
 def test_writer_sees_the_draft_marked_and_starts_from_it(
     project: Project,
     tmp_path: Path,
-    serve_app: Callable[..., str],
-    open_page: Callable[..., Any],
-    watch: Any,
+    web: Web,
 ) -> None:
     _import(project, [_draft(UID0, caption=DRAFT + ' <img src=x onerror="alert(1)">')], tmp_path)
     work_id, name = writers(project, UID0)[0]
-    base = serve_app(create_app(project, ADAPTERS))
-    page = open_page()
+    base = web.serve(create_app(project, ADAPTERS))
+    page = web.open()
     sign_in_page(page, base, name)
     page.goto(f"{base}/work/{work_id}")
     box = page.locator("[data-draft]")
@@ -146,7 +144,7 @@ def test_writer_sees_the_draft_marked_and_starts_from_it(
     expect(page.locator("#caption")).to_have_value("")  # never filled in on its own
     box.locator("[data-use-draft]").click()
     expect(page.locator("#caption")).to_have_value(DRAFT + ' <img src=x onerror="alert(1)">')
-    watch.allow(r"status of 422")  # the unchanged draft's submit, refused below
+    web.watch.allow(r"status of 422")  # the unchanged draft's submit, refused below
     page.click("[data-submit]")
     expect(page.locator("#notice")).to_contain_text("machine draft word for word")
     page.fill("#caption", "A red cube turns around; a blue sphere appears beside it.")

@@ -24,7 +24,7 @@ from playwright.sync_api import expect
 
 import vidbench
 from annotate_support import ADAPTERS, make_project, query, sign_in_page, work_ids
-from browser import Watch
+from browser import Watch, Web
 from vidbench.annotate.web.app import create_app
 
 pytestmark = pytest.mark.slow
@@ -144,24 +144,22 @@ def test_a_server_killed_mid_edit_loses_nothing(
 def test_a_tab_closed_right_after_typing_keeps_its_text_on_a_conflict(
     qa_release: Path,
     tmp_path: Path,
-    serve_app: Callable[..., str],
-    open_page: Callable[..., Any],
-    watch: Watch,
+    web: Web,
 ) -> None:
-    watch.allow(r"status of 409")
+    web.watch.allow(r"status of 409")
     project = make_project(qa_release, tmp_path)
     mine = work_ids(project, "ann2", "write")[0]
-    base = serve_app(create_app(project, ADAPTERS))
-    one = open_page()
+    base = web.serve(create_app(project, ADAPTERS))
+    one = web.open()
     sign_in_page(one, base, "ann2")
-    two = open_page(one.context)  # a second tab of the same person
+    two = web.open(one.context)  # a second tab of the same person
     one.goto(f"{base}/work/{mine}")
     two.goto(f"{base}/work/{mine}")
     one.fill("#caption", "Tab one: a cube.")
     expect(one.locator("[data-version]")).to_have_text("1")
     two.fill("#caption", "Tab two: a cube that spins, typed and closed at once.")
     two.close(run_before_unload=True)  # within the debounce: the save goes out as the tab closes
-    elsewhere = open_page()  # another browser: nothing in its storage
+    elsewhere = web.open()  # another browser: nothing in its storage
     sign_in_page(elsewhere, base, "ann2")
     kept = elsewhere.locator("[data-kept]")
     deadline = time.monotonic() + 10

@@ -6,9 +6,7 @@ the home page grouped by task and status with counts; caption review with the ob
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from playwright.sync_api import expect
@@ -22,6 +20,7 @@ from annotate_support import (
     work_ids,
     writers,
 )
+from browser import Web
 from vidbench.annotate import assign, auth, work
 from vidbench.annotate.web.app import create_app
 from vidbench.benchmarks.fourd.review.items import import_queue
@@ -36,8 +35,7 @@ LONG = (
 def test_a_reviewer_sees_the_question_and_three_views_first(
     qa_release: Path,
     tmp_path: Path,
-    serve_app: Callable[..., str],
-    open_page: Callable[..., Any],
+    web: Web,
 ) -> None:
     project = make_project(qa_release, tmp_path)
     queue = tmp_path / "queue.jsonl"
@@ -57,8 +55,8 @@ def test_a_reviewer_sees_the_question_and_three_views_first(
     )[0]
     work_id, reviewer = reviewer_work
     theirs = work_ids(project, reviewer, "review")
-    base = serve_app(create_app(project, ADAPTERS))
-    page = open_page()
+    base = web.serve(create_app(project, ADAPTERS))
+    page = web.open()
     page.set_viewport_size({"width": 1280, "height": 900})
     sign_in_page(page, base, reviewer)
     page.goto(f"{base}/work/{work_id}")
@@ -97,8 +95,7 @@ def test_a_reviewer_sees_the_question_and_three_views_first(
 def test_the_home_page_groups_work_and_caption_review_shows_videos(
     qa_release: Path,
     tmp_path: Path,
-    serve_app: Callable[..., str],
-    open_page: Callable[..., Any],
+    web: Web,
 ) -> None:
     project = make_project(qa_release, tmp_path)
     conn = project.connect()
@@ -107,8 +104,8 @@ def test_the_home_page_groups_work_and_caption_review_shows_videos(
     for work_id, name in writers(project, UID0):
         work.save(conn, work_id, people[name], 0, f"A cube spins, says {name}.", "submitted")
     conn.close()
-    base = serve_app(create_app(project, ADAPTERS))
-    page = open_page()
+    base = web.serve(create_app(project, ADAPTERS))
+    page = web.open()
     sign_in_page(page, base, "ann1")
     write = page.locator("[data-task=write]")
     mine = query(
@@ -128,7 +125,7 @@ def test_the_home_page_groups_work_and_caption_review_shows_videos(
         counts[("answer", "todo")]
     )
 
-    reviewer = open_page()
+    reviewer = web.open()
     sign_in_page(reviewer, base, "rita")
     reviewer.goto(f"{base}/review/captions")
     block = reviewer.locator(f"[data-object='caption:{UID0}']")

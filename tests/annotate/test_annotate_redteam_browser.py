@@ -14,6 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from annotate_support import ADAPTERS, PASSWORD, query, sign_in_page
+from browser import Web
 from conftest import AUTOEVAL
 from vidbench.annotate import assign, auth, exports
 from vidbench.annotate.folder import import_folder
@@ -39,8 +40,7 @@ def _judge(body: dict) -> str:
 
 def test_red_team_rounds_in_the_browser(
     tmp_path: Path,
-    serve_app: Callable[..., str],
-    open_page: Callable[..., Any],
+    web: Web,
     fake: Callable[..., Any],
 ) -> None:
     from vidbench.annotate.project import Project
@@ -63,8 +63,8 @@ def test_red_team_rounds_in_the_browser(
     judge = ModelChoice(
         f"openai-compat:{server.base_url}#judge", {"backoff": "0.01"}, "--judge-opt"
     )
-    base = serve_app(create_app(project, ADAPTERS, judge))
-    page = open_page()
+    base = web.serve(create_app(project, ADAPTERS, judge))
+    page = web.open()
     sign_in_page(page, base, "red")
     page.goto(f"{base}/work/{work_id}")
     rule0 = page.locator("pre.rule").inner_text()

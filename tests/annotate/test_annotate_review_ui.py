@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -78,14 +77,6 @@ def project(release: Path, tmp_path: Path) -> Project:
 def _row(project: Project, work_id: int) -> tuple[str, str]:
     found = query(project, "SELECT status, content FROM work WHERE id = ?", (work_id,))[0]
     return found[0], found[1]
-
-
-def _wait_for(check: Callable[[], bool], what: str, seconds: float = 15) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 class MediaLog:

@@ -202,14 +202,8 @@ def test_a_broken_record_of_the_annotations_costs_itself(tmp_path: Path) -> None
     assert "not UTF-8 text (byte 0xff at line" in loaded.problems[1].message
 
     table = rows(records())
-    names = [k for k in table[0] if k != "options"] + [f"option_{x}" for x in "abcd"]
-    csv_path = root / "questions.csv"
-    with csv_path.open("w", newline="") as f:
-        writer = csv.DictWriter(f, names)
-        writer.writeheader()
-        for r in table:
-            opts = {f"option_{k}": v for k, v in r["options"].items()}
-            writer.writerow({**{k: v for k, v in r.items() if k != "options"}, **opts})
+    names = [k for k in table[0] if k != "options"]
+    csv_path = _write_csv(root / "questions.csv", table)
     lines = csv_path.read_bytes().split(b"\n")
     lines[2] = lines[2].replace(b",", b",\xe9", 1)  # the second question's second column
     csv_path.write_bytes(b"\n".join(lines))

@@ -153,17 +153,24 @@ def _sample_ids(out: Path) -> list[str]:
     return [json.loads(line)["id"] for line in (out / "samples.jsonl").read_text().splitlines()]
 
 
+def _run_command(
+    release: Path, server: ChatServer, tmp_path: Path, concurrency: int, *ray: str
+) -> list[str]:
+    """`vidbench run` of the release against the fake server, into tmp_path/out, as a command."""
+    return [
+        sys.executable, "-m", "vidbench.cli", "--no-progress", "run", "4dbench-qa",
+        "--data", str(release), "--model", spec_of(server), "--out", str(tmp_path / "out"),
+        "--cache-dir", str(tmp_path / "cache"), "--concurrency", str(concurrency),
+        "--model-opt", "backoff=0.01", *ray,
+    ]  # fmt: skip
+
+
 def test_a_driver_killed_with_kill_9_resumes_from_the_store(
     cluster: str, release: Path, server: ChatServer, tmp_path: Path
 ) -> None:
     server.reset(latency=0.2, reply=scripted_reply)
     out = tmp_path / "out"
-    command = [
-        sys.executable, "-m", "vidbench.cli", "--no-progress", "run", "4dbench-qa",
-        "--data", str(release), "--model", spec_of(server), "--out", str(out),
-        "--cache-dir", str(tmp_path / "cache"), "--concurrency", "2",
-        "--model-opt", "backoff=0.01", "--ray", cluster,
-    ]  # fmt: skip
+    command = _run_command(release, server, tmp_path, 2, "--ray", cluster)
     env = {**os.environ, **WORKER_ENV}
     driver = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
@@ -205,12 +212,7 @@ def test_a_killed_driver_takes_its_own_cluster_along_and_loses_no_answer(
     workers had got: it sends again only what was in flight at the kill."""
     server.reset(latency=0.3, reply=scripted_reply)
     out = tmp_path / "out"
-    command = [
-        sys.executable, "-m", "vidbench.cli", "--no-progress", "run", "4dbench-qa",
-        "--data", str(release), "--model", spec_of(server), "--out", str(out),
-        "--cache-dir", str(tmp_path / "cache"), "--concurrency", "4",
-        "--model-opt", "backoff=0.01", "--ray",
-    ]  # fmt: skip
+    command = _run_command(release, server, tmp_path, 4, "--ray")
     mark = secrets.token_hex(8)
     env = {**os.environ, **WORKER_ENV, RUN_ENV: mark}
     driver = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
