@@ -13,6 +13,7 @@ from conftest import AUTOEVAL, AUTOEVAL_CLIPS, solid_frames
 from vidbench.cli import main
 from vidbench.core.errors import ConfigError, MediaError
 from vidbench.core.records import MediaRef
+from vidbench.media import decode as decode_module
 from vidbench.media import frames as frames_module
 from vidbench.media.cache import FrameCache
 from vidbench.media.decode import decode_frames, probe
@@ -102,6 +103,61 @@ def test_selective_decode_equals_decoding_everything(clip: Path) -> None:
     assert len(every) == info.frame_count
     for index in wanted:
         assert np.array_equal(got[index], every[index])
+
+
+def _moving_video(path: Path, codec: str, options: dict[str, str], n: int = 60) -> None:
+    """A clip whose content moves every frame (so inter frames carry real motion), written with
+    `codec` and B-frames where the codec has them."""
+    rng = np.random.default_rng(7)
+    texture = rng.integers(0, 255, size=(96, 160, 3), dtype=np.uint8)
+    with av.open(str(path), mode="w") as container:
+        stream = container.add_stream(codec, rate=24, options=options)
+        stream.width, stream.height, stream.pix_fmt = 96, 64, "yuv420p"
+        for t in range(n):
+            frame = np.ascontiguousarray(texture[t % 32 : t % 32 + 64, t : t + 96])
+            container.mux(stream.encode(av.VideoFrame.from_ndarray(frame, format="rgb24")))
+        container.mux(stream.encode(None))
+
+
+@pytest.mark.parametrize(
+    ("codec", "suffix", "options"),
+    [
+        ("libx264", "mp4", {"bf": "3", "g": "30"}),
+        ("libx265", "mp4", {"x265-params": "bframes=3:keyint=30:log-level=error"}),
+        ("mpeg4", "mp4", {"bf": "2", "g": "30"}),
+        ("libvpx-vp9", "webm", {"g": "30"}),
+    ],
+)
+def test_skipping_unreferenced_frames_leaves_the_wanted_ones_exact(
+    tmp_path: Path, codec: str, suffix: str, options: dict[str, str]
+) -> None:
+    """decode_frames does not decode frames that are neither wanted nor referenced by others;
+    what it returns is bit-for-bit what decoding every frame gives, for every codec here, and
+    for wanted frames of every kind (keyframes, references, unreferenced B-frames)."""
+    clip = tmp_path / f"clip.{suffix}"
+    _moving_video(clip, codec, options)
+    info = probe(clip)
+    with av.open(str(clip)) as container:
+        every = [f.to_ndarray(format="rgb24") for f in container.decode(video=0)]
+    assert len(every) == info.frame_count == 60
+    for wanted in ([0, 59], list(range(1, 60, 7)), [13, 14, 15, 46], list(range(60))):
+        got = decode_frames(clip, info, wanted)
+        assert sorted(got) == wanted
+        assert all(np.array_equal(got[i], every[i]) for i in wanted), wanted
+
+
+def test_frames_nothing_refers_to_are_not_decoded(tmp_path: Path) -> None:
+    """An H.264 clip with B-frames: asking for its last frame decodes the references on the
+    way there, not the B-frames nothing refers to."""
+    clip = tmp_path / "clip.mp4"
+    _moving_video(clip, "libx264", {"bf": "3", "b-pyramid": "none", "g": "60"})
+    info = probe(clip)
+    with av.open(str(clip)) as container:
+        stream = container.streams.video[0]
+        wanted_pts = {info.pts[-1]}
+        decoded = [f.pts for f in decode_module._decode_from_here(container, stream, wanted_pts)]
+    assert decoded[-1] == info.pts[-1]
+    assert len(decoded) < 0.5 * info.frame_count  # x264 without b-pyramid: B-frames unreferenced
 
 
 def test_frame_content_and_order(tmp_path: Path) -> None:
