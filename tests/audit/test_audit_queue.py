@@ -132,7 +132,7 @@ def test_flagged_items_are_kept_fixed_or_dropped_and_the_rerun_audit_is_clean(
     assert vidbench("annotate", "export", project, "audit") == 0
     said = capsys.readouterr()
     exported = project / "exports" / "faulty-decisions.jsonl"
-    assert f"6 written to {exported}" in "".join(said.out.splitlines())  # Rich wraps lines
+    assert f"6 records written to {exported}" in "".join(said.out.splitlines())  # Rich wraps lines
     assert said.err == ""  # nothing left out
     flat = " ".join(said.out.split())
     assert 'and add decisions = "decisions.jsonl" to' in flat  # how the benchmark reads it
@@ -254,7 +254,7 @@ def test_double_review_exports_what_both_decided_and_names_the_rest(
     capsys.readouterr()
     assert vidbench("annotate", "export", project, "audit") == 0
     said = capsys.readouterr()
-    assert "1 written to" in said.out  # q12, kept by both
+    assert "1 record written to" in said.out  # q12, kept by both
     left_out = " ".join(said.err.split())
     assert "audit:q03:D:gold+chance: the reviewers disagree (rita: fix to B, rob: fix to C)" in (
         left_out

@@ -29,6 +29,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -161,9 +162,11 @@ class LocalLLMServer:
         except (urllib.error.URLError, OSError):
             return False
 
-    def wait_ready(self, timeout_s: float) -> None:
+    def wait_ready(self, timeout_s: float, cancelled: threading.Event | None = None) -> None:
         deadline = time.monotonic() + timeout_s
         while not self.ready():
+            if cancelled is not None and cancelled.is_set():
+                raise ConfigError("the local LLM server was stopped before it answered")
             ended = self.exit_description()
             if ended is not None:
                 raise ConfigError(f"before it answered, {ended}")
@@ -194,8 +197,11 @@ def start_server(
     threads: int | None = None,
     timeout_s: float = 120.0,
     log_to_terminal: bool = False,
+    cancelled: threading.Event | None = None,
 ) -> LocalLLMServer:
-    """Start the server (a free port unless one is given) and return once it answers."""
+    """Start the server (a free port unless one is given) and return once it answers; stopped
+    and cleaned up, with an error, when `cancelled` is set first (a caller in another thread
+    that was interrupted)."""
     model = gguf_path()
     workdir = Path(tempfile.mkdtemp(prefix="vidbench-local-llm-"))
     log = None if log_to_terminal else workdir / "server.log"
@@ -209,7 +215,7 @@ def start_server(
         )  # fmt: skip
     server = LocalLLMServer(int(command[command.index("--port") + 1]), process, workdir, log)
     try:
-        server.wait_ready(timeout_s)
+        server.wait_ready(timeout_s, cancelled)
     except BaseException:
         server.stop()
         raise

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import subprocess
+import threading
 from collections.abc import Sequence
 
 from vidbench.core.errors import ConfigError
@@ -51,7 +52,14 @@ class LocalLLM(Model):
         if self._server is not None:
             return
         local_llm.require_local_llm()
-        server = await asyncio.to_thread(local_llm.start_server, None, self._ctx, self._threads)
+        cancelled = threading.Event()
+        try:
+            server = await asyncio.to_thread(
+                local_llm.start_server, None, self._ctx, self._threads, cancelled=cancelled
+            )
+        except asyncio.CancelledError:  # Ctrl-C or SIGTERM while it starts: the thread goes on,
+            cancelled.set()  # so it stops the server and removes its folder itself
+            raise
         self._server = server
         options = ModelOptions(self._options.seed, self._options.concurrency, dict(TRANSPORT))
         self._client = load_model(server.spec, options)

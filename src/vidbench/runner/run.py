@@ -139,9 +139,13 @@ class Run:
     def problems(self) -> list[Problem]:
         return self._load().problems
 
-    def infer(self) -> InferStats:
-        if self.model.needs_frames:  # a view no sample has: said once, before any model call
+    def _check_views(self) -> None:
+        """A view no sample has: said once, before any model call (and before the run writes)."""
+        if self.model.needs_frames:
             check_views(self.task, self.samples, str(data_folder(self.task, self.config.data)))
+
+    def infer(self) -> InferStats:
+        self._check_views()
         self.config.model_identity = self.model.identity()
         if self.judge is not None:  # so a later score stage needs no judge key
             self.config.judge_identity = self.judge.identity()
@@ -321,6 +325,8 @@ class Run:
         if "judge" in stages:
             self._check_judge_given()  # before inference, not after it
             self._check_judge_reachable()
+        if "infer" in stages:
+            self._check_views()
         if {"infer", "judge", "score"} & set(stages):
             self._check_data()
         if "score" in stages:

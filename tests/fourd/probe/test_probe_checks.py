@@ -92,7 +92,7 @@ def test_probe_fields_reach_samples_but_not_the_prompt(tmp_path: Path) -> None:
     loaded = load_qa(root)
     problems = sorted((p.record, p.message) for p in loaded.problems)
     assert [r for r, _ in problems] == [f"line {len(keys)}", f"line {len(keys) + 1}"]
-    assert "not JSON" in problems[0][1] and '"probe"' in problems[1][1]
+    assert "malformed JSON" in problems[0][1] and '"probe"' in problems[1][1]
     by_id = {s.id: s for s in loaded.items}
     assert by_id[keys[1]].metadata["probe"] == {"occluders": 1, "count": 1}
     assert "probe" not in by_id[keys[-1]].metadata
