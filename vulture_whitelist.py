@@ -21,6 +21,7 @@ TinyOwnVL  # tests/tiny_own_code.py
 option_string  # argparse.Action.__call__
 signum  # signal handler
 map_wn  # nltk WordNetCorpusReader
+_.skip_frame  # media/decode.py: PyAV's codec context, read by FFmpeg's decoder
 _.schema_version  # report/schema.py: every results file's field
 _.raw_output_cut  # report/schema.py
 _.created  # report/schema.py
