@@ -44,8 +44,8 @@ def cut_middle(text: str, width: int) -> str:
     """`text` in at most `width` characters: its start and its end with "…" between."""
     if len(text) <= width:
         return text
-    head = (width - 1 + 1) // 2
-    tail = width - 1 - head
+    head = width // 2
+    tail = width - 1 - head  # and "…" between
     return text[:head] + "…" + (text[-tail:] if tail else "")
 
 
