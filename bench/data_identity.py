@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import argparse
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
+from results_io import best  # the best of N timings (bench/ is the script's folder)
 from vidbench.core.records import MediaRef, Sample
 from vidbench.runner import data_identity
 
@@ -33,15 +32,6 @@ def samples(n: int) -> list[Sample]:
         )
         for k in range(n)
     ]
-
-
-def best(repeat: int, action: Callable[[], object]) -> float:
-    times = []
-    for _ in range(repeat):
-        began = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - began)
-    return min(times)
 
 
 def main() -> None:
