@@ -145,7 +145,6 @@ class Run:
             check_views(self.task, self.samples, str(data_folder(self.task, self.config.data)))
 
     def infer(self) -> InferStats:
-        self._check_views()
         self.config.model_identity = self.model.identity()
         if self.judge is not None:  # so a later score stage needs no judge key
             self.config.judge_identity = self.judge.identity()
