@@ -174,6 +174,12 @@ def wait_for(check: Callable[[], bool], what: str, seconds: float = 15) -> None:
         time.sleep(0.05)
 
 
+def loop_videos(page: Any) -> None:
+    """Make the page's videos loop. The test clips last half a second: on a loaded machine one
+    ends (and a player's label goes back to "play") before a test reads what playing shows."""
+    page.evaluate("document.querySelectorAll('video').forEach(v => { v.loop = true; })")
+
+
 @dataclass(frozen=True)
 class Web:
     """A test's app server, page opener and page watch (the fixtures above), as one."""

@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import expect
 
 from annotate_support import ADAPTERS, make_project, qa_candidate, query, sign_in_page
-from browser import Web, wait_for
+from browser import Web, loop_videos, wait_for
 from vidbench.annotate import assign, auth, work
 from vidbench.annotate.web.app import create_app
 from vidbench.benchmarks.fourd.review.items import import_queue
@@ -194,6 +194,7 @@ def test_qa_review_in_the_browser_exports_a_valid_4d_qa_json(
     page.goto(f"{base}/work/{by_item[edit_item][0]}?views=0,5,17")
     videos = page.locator("video")
     expect(videos).to_have_count(3)  # the chosen views, under one control
+    loop_videos(page)
     page.click("[data-play]")
     expect(page.locator("[data-play-label]")).to_have_text("pause")
     assert videos.evaluate_all("vs => vs.map(v => v.paused)") == [False] * 3

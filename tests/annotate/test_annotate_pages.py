@@ -20,7 +20,7 @@ from annotate_support import (
     work_ids,
     writers,
 )
-from browser import Web
+from browser import Web, loop_videos
 from vidbench.annotate import assign, auth, work
 from vidbench.annotate.web.app import create_app
 from vidbench.benchmarks.fourd.review.items import import_queue
@@ -131,5 +131,6 @@ def test_the_home_page_groups_work_and_caption_review_shows_videos(
     block = reviewer.locator(f"[data-object='caption:{UID0}']")
     expect(block.locator("video")).to_have_count(3)
     expect(block.locator("[data-caption-row]")).to_have_count(5)
+    loop_videos(reviewer)
     block.locator("[data-play]").click()
     expect(block.locator("[data-play-label]")).to_have_text("pause")

@@ -25,7 +25,7 @@ import pytest
 from playwright.sync_api import expect
 
 from annotate_support import ADAPTERS, PASSWORD, accounts, query, sign_in_page, work_ids
-from browser import ARTIFACTS, Watch
+from browser import ARTIFACTS, Watch, loop_videos
 from vidbench.annotate import assign, auth, work
 from vidbench.annotate.folder import import_folder
 from vidbench.annotate.project import Project
@@ -150,8 +150,10 @@ def test_a_qa_review_by_keyboard_alone(
     page.keyboard.press("Escape")
     expect(page.locator("[data-keys]")).to_be_hidden()
 
+    loop_videos(page)
     page.keyboard.press(" ")  # Space plays the views, together
     expect(page.locator("[data-play-label]")).to_have_text("pause")
+    assert page.locator(".main-views video").evaluate_all("vs => vs.every(v => !v.paused)")
     page.keyboard.press(" ")
     expect(page.locator("[data-play-label]")).to_have_text("play")
 
