@@ -42,6 +42,8 @@ from vidbench.models.retry import CallFailed, Failure, RetryPolicy
 
 log = logging.getLogger("vidbench.models")
 
+PREFLIGHT_MIN_S = 5.0  # the reachability check's shortest deadline (start())
+
 
 @dataclass
 class CallStats:
@@ -114,7 +116,9 @@ class ApiModel(Model):
         """Fail fast: an unreachable server or a rejected key stops the run before any work."""
         client = self._client()
         try:
-            async with asyncio.timeout(min(self.settings.timeout, 30.0)):
+            # at least PREFLIGHT_MIN_S: a per-attempt timeout set tight for answers must not make
+            # a slow first connection (a loaded machine, a TLS handshake) look like no server
+            async with asyncio.timeout(min(max(self.settings.timeout, PREFLIGHT_MIN_S), 30.0)):
                 await self._preflight(client)
         except Exception as e:
             failure = self._failure(e)
