@@ -37,8 +37,10 @@ from vidbench.core.errors import ConfigError, DataError, DiskFullError, is_disk_
 Json: TypeAlias = Mapping[str, "Json"] | Sequence["Json"] | str | int | float | bool | None
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write `data` to `path` whole: a temporary file in the same folder, then a rename."""
+def write_atomic(path: Path, data: bytes | Iterable[bytes]) -> None:
+    """Write `data` (or its chunks, in order) to `path` whole: a temporary file in the same
+    folder, then a rename. Chunks are written as they come, so a large file need not be held
+    in memory; an error while making them leaves `path` as it was."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
@@ -48,7 +50,8 @@ def write_atomic(path: Path, data: bytes) -> None:
         raise
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            for chunk in [data] if isinstance(data, bytes) else data:
+                f.write(chunk)
         os.chmod(tmp, 0o644)  # mkstemp makes it private; caches and outputs are shared
         os.replace(tmp, path)
     except BaseException as e:
@@ -77,7 +80,8 @@ def jsonl_text(records: Iterable[object]) -> str:
 
 
 def write_jsonl(path: Path, records: Iterable[object]) -> None:
-    write_text(path, jsonl_text(records))
+    """One line per record, each written as it comes (`records` may be a generator)."""
+    write_atomic(path, (jsonl_text([record]).encode("utf-8") for record in records))
 
 
 def json_object(value: JsonValue, where: str) -> dict[str, JsonValue]:

@@ -42,7 +42,9 @@ async def infer(
     workers = max(1, concurrency)
     queue: asyncio.Queue[Prepared | None] = asyncio.Queue(maxsize=workers * model.batch_size)
     loop = asyncio.get_running_loop()
-    decode_slots = asyncio.Semaphore(2 * (os.cpu_count() or 2))
+    # samples prepared at once: each preparer takes the next sample when it has handed on its
+    # last, so the stage holds the samples in flight, not a coroutine per sample
+    preparers = 2 * (os.cpu_count() or 2)
 
     with (
         ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool,
@@ -53,22 +55,27 @@ async def infer(
         recorder = Recorder(store, plan, run_id, len(samples), lambda: progress.advance(bar))
 
         async def prepare(sample: Sample) -> None:
-            async with decode_slots:
-                try:
-                    frames = await loop.run_in_executor(
-                        pool, sample_frames, task, sample, cache, model.needs_frames
-                    )
-                except DataError as e:
-                    recorder.failure(sample.id, None, f"{sample.id}: {e}", "media")
-                    return
+            try:
+                frames = await loop.run_in_executor(
+                    pool, sample_frames, task, sample, cache, model.needs_frames
+                )
+            except DataError as e:
+                recorder.failure(sample.id, None, f"{sample.id}: {e}", "media")
+                return
             prepared = build_request(task, sample, frames, plan)
             if prepared.request.key in recorder.answered:
                 recorder.reused()
                 return
             await queue.put(prepared)
 
+        remaining = iter(samples)  # shared by the preparers: each `next` is one step
+
+        async def preparer() -> None:
+            for sample in remaining:
+                await prepare(sample)
+
         async def produce() -> None:
-            await asyncio.gather(*(prepare(s) for s in samples))
+            await asyncio.gather(*(preparer() for _ in range(preparers)))
             for _ in range(workers):
                 await queue.put(None)
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -33,11 +34,12 @@ from vidbench.runner.model_calls import ask_model, describe_verdicts
 from vidbench.runner.prepare import check_views
 from vidbench.runner.recorder import InferStats
 from vidbench.runner.run_config import RunConfig
-from vidbench.runner.score import score_samples
+from vidbench.runner.score import scored_rows
 from vidbench.runner.spool import take_spooled
 from vidbench.runner.store import Store
 from vidbench.scoring.judge import no_verdict_message
 from vidbench.scoring.model_call import CallResult, ModelCall
+from vidbench.scoring.outcome import SCORED
 from vidbench.tasks.base import Task
 from vidbench.tasks.data import data_folder, load_samples
 from vidbench.tasks.problems import Loaded, Problem
@@ -246,27 +248,34 @@ class Run:
         if self.judge is not None:
             check_reachable(self.judge)
 
-    def score(self) -> list[SampleRow]:
+    def score(self) -> Counter[str]:
+        """Write samples.jsonl (a batch of rows at a time) and usage.json; the statuses of the
+        rows not scored, counted."""
         self.config.save()  # the task variant scored is the one a later report stage shows
+        unscored: Counter[str] = Counter()
+
+        def counted(rows: Iterable[SampleRow]) -> Iterator[SampleRow]:
+            for row in rows:
+                if row.status != SCORED:
+                    unscored[row.status] += 1
+                yield row
+
         with Store(self.config.results_dir) as store:
             verdicts = self._verdicts(store, allow_calls=False)
-            records = score_samples(
-                self.task, self.samples, self.problems, store, self.plan, verdicts
-            )
             usage: dict[str, int | dict[str, int]] = {**store.usage(self.plan)}
             if self.config.judge:
                 usage["judge"] = store.call_usage(self.config.judge)
-        ResultsDir(self.config.results_dir).write_scored(records, usage)
-        return records
+            rows = scored_rows(self.task, self.samples, self.problems, store, self.plan, verdicts)
+            ResultsDir(self.config.results_dir).write_scored(counted(rows), usage)
+        return unscored
 
     def report(self, print_to: Console | None = None) -> Results:
         directory = ResultsDir(self.config.results_dir)
-        rows = directory.read_samples()
         usage = directory.read_usage()
         results = build_results(
             self.task,
             self.model_identity,
-            rows,
+            directory.iter_samples(),
             extra={
                 "data": str(data_folder(self.task, self.config.data)),  # a task's own: its folder
                 "seed": self.config.seed,
@@ -342,9 +351,9 @@ class Run:
                 outcome.incomplete.append(no_verdict_message(absent))
                 outcome.retry_helps = True
         if "score" in stages and "report" not in stages:
-            unscored = [row.status for row in self.score() if row.status != "ok"]
+            unscored = self.score()
             if unscored:
-                outcome.incomplete.append(f"{len(unscored)} sample(s) not scored")
+                outcome.incomplete.append(f"{unscored.total()} sample(s) not scored")
                 outcome.retry_helps = bool(set(unscored) & RETRY_HELPS)
         elif "score" in stages:
             self.score()
@@ -361,7 +370,7 @@ class Run:
     def _failed_statuses(self) -> set[str]:
         """The statuses of this run's samples still without an answer."""
         with Store(self.config.results_dir) as store:
-            answered = store.responses(self.plan)
+            answered = store.answered_samples(self.plan)
             failures = store.last_failures(self.plan)
-        wanted = {s.id for s in self.samples} - set(answered)
+        wanted = {s.id for s in self.samples} - answered
         return {status for sample_id, (status, _) in failures.items() if sample_id in wanted}
