@@ -58,13 +58,15 @@ def measure(command: list[str]) -> Measured:
 
 
 def vidbench(*args: str) -> list[str]:
-    return [sys.executable, "-m", "vidbench", *args]
+    """The `vidbench` command of this Python (and of its PYTHONPATH, which a checkout may set)."""
+    return [sys.executable, "-c", "import sys; from vidbench.cli import main; sys.exit(main())",
+            *args]  # fmt: skip
 
 
 def render(root: Path, objects: int) -> Path:
     """The rendered objects' QA data folder."""
     subprocess.run(
-        vidbench("synth", "4d", str(root), "--objects", str(objects), "--size", "32",
+        vidbench("synth", "4d", "--out", str(root), "--objects", str(objects), "--size", "32",
                  "--frames", "12", "--views", "24"),  # fmt: skip
         check=True,
         stdout=subprocess.DEVNULL,
@@ -86,8 +88,8 @@ def questions(rendered: Path, n: int, out: Path) -> Path:
 
 
 def run_command(data: Path, out: Path, cache: Path) -> list[str]:
-    return vidbench(TASK, "--data", str(data), "--model", "random", "--out", str(out),
-                    "--cache-dir", str(cache), "--no-progress")  # fmt: skip
+    return vidbench("--no-progress", "run", TASK, "--data", str(data), "--model", "random",
+                    "--out", str(out), "--cache-dir", str(cache))  # fmt: skip
 
 
 def main() -> None:
@@ -109,7 +111,7 @@ def main() -> None:
         header = "| questions | run | per question | peak | rerun, all reused | per question |"
         header += " view | view peak |" if args.view else ""
         print(header)
-        print("|" + " --- |" * header.count("|")[:-1] if False else header.replace("|", "|")[:0])
+        print("|" + " --- |" * (header.count("|") - 1))
         for n in sizes:
             data = questions(rendered, n, root / f"data-{n}")
             out = root / f"run-{n}"

@@ -18,7 +18,7 @@ from vidbench.core.requests import Response
 from vidbench.media.cache import FrameCache
 from vidbench.models.base import Model
 from vidbench.progress import progress_bar
-from vidbench.runner.prepare import Prepared, build_request, sample_frames
+from vidbench.runner.prepare import Prepared, new_request
 from vidbench.runner.recorder import Answer, InferStats, Recorder
 from vidbench.runner.store import Store
 from vidbench.tasks.base import Task
@@ -56,14 +56,20 @@ async def infer(
 
         async def prepare(sample: Sample) -> None:
             try:
-                frames = await loop.run_in_executor(
-                    pool, sample_frames, task, sample, cache, model.needs_frames
+                prepared = await loop.run_in_executor(
+                    pool,
+                    new_request,
+                    task,
+                    sample,
+                    cache,
+                    model.needs_frames,
+                    plan,
+                    recorder.answered,
                 )
             except DataError as e:
                 recorder.failure(sample.id, None, f"{sample.id}: {e}", "media")
                 return
-            prepared = build_request(task, sample, frames, plan)
-            if prepared.request.key in recorder.answered:
+            if prepared is None:
                 recorder.reused()
                 return
             await queue.put(prepared)

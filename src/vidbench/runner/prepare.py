@@ -6,7 +6,7 @@ these functions, so a request (and so its store key) is the same wherever it is 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 
 from vidbench.core.errors import DataError
@@ -47,6 +47,25 @@ def sample_frames(
     """The frames a model sees for a sample (none for a model that reads no images).
     Raises DataError for unusable media."""
     return load_frames(sample.media, task.frame_spec, cache) if needs_frames else []
+
+
+def new_request(
+    task: Task,
+    sample: Sample,
+    cache: FrameCache | None,
+    needs_frames: bool,
+    plan: str,
+    answered: Container[str],
+) -> Prepared | None:
+    """The request of a sample, or None when its key is `answered` already. Where the frames'
+    labels alone decide the key (no grid image), that is checked before any image is read, so
+    a rerun reads no frame of an answered sample. Raises DataError for unusable media."""
+    if needs_frames and task.frame_spec.grid is None:
+        named = load_frames(sample.media, task.frame_spec, cache, pixels=False)
+        if build_request(task, sample, named, plan).request.key in answered:
+            return None
+    prepared = build_request(task, sample, sample_frames(task, sample, cache, needs_frames), plan)
+    return None if prepared.request.key in answered else prepared
 
 
 def check_views(task: Task, samples: Sequence[Sample], data: str) -> None:
