@@ -82,7 +82,7 @@ def questions(rendered: Path, n: int, out: Path) -> Path:
     for k in range(n):
         key, record = base[k % len(base)]
         records[f"{key.split('_')[0]}_q{k}"] = record
-    (out / QA_FILE).write_text(json.dumps(records))
+    (out / QA_FILE).write_text(json.dumps(records, indent=2))  # as the release writes it
     (out / VIDEO_DIR).symlink_to((rendered / VIDEO_DIR).resolve())
     return out
 

@@ -193,10 +193,12 @@ def json_members(path: Path) -> JsonMembers:
     kind, closing = (dict, "}") if text[pos] == "{" else (list, "]")
     members: list[JsonMember] = []
     pos, note = _skip(text, pos + 1), None
+    line, counted = 1, 0  # the line number at `counted`: counted on from there, member by member
     while pos < len(text) and text[pos] != closing:
         start = pos
+        line, counted = line + text.count("\n", counted, start), start
         key, value, error, pos = _member(text, start, kind)
-        members.append(JsonMember(len(members) + 1, _line(text, start), key, value, error, note))
+        members.append(JsonMember(len(members) + 1, line, key, value, error, note))
         pos, note = _skip(text, pos), None
         if text[pos : pos + 1] == ",":
             pos = _skip(text, pos + 1)
