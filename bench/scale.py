@@ -57,20 +57,19 @@ def measure(command: list[str]) -> Measured:
     return Measured(wall, usage.ru_maxrss / 1024)  # Linux: kilobytes
 
 
+CLI = "import sys; from vidbench.cli import main; sys.exit(main())"
+RENDER = ["--size", "32", "--frames", "12", "--views", "24"]  # the issue's procedural data
+
+
 def vidbench(*args: str) -> list[str]:
     """The `vidbench` command of this Python (and of its PYTHONPATH, which a checkout may set)."""
-    return [sys.executable, "-c", "import sys; from vidbench.cli import main; sys.exit(main())",
-            *args]  # fmt: skip
+    return [sys.executable, "-c", CLI, *args]
 
 
 def render(root: Path, objects: int) -> Path:
     """The rendered objects' QA data folder."""
-    subprocess.run(
-        vidbench("synth", "4d", "--out", str(root), "--objects", str(objects), "--size", "32",
-                 "--frames", "12", "--views", "24"),  # fmt: skip
-        check=True,
-        stdout=subprocess.DEVNULL,
-    )
+    command = vidbench("synth", "4d", "--out", str(root), "--objects", str(objects), *RENDER)
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return root / QA_DATA
 
 
@@ -95,7 +94,9 @@ def run_command(data: Path, out: Path, cache: Path) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000", help="question counts")
-    parser.add_argument("--objects", type=int, default=20, help="objects rendered (5 questions each)")
+    parser.add_argument(
+        "--objects", type=int, default=20, help="objects rendered (5 questions each)"
+    )
     parser.add_argument("--keep", type=Path, help="work here and keep it (default: a temp folder)")
     parser.add_argument("--view", action="store_true", help="also time `vidbench view` per run")
     args = parser.parse_args()
@@ -108,7 +109,9 @@ def main() -> None:
         warm = questions(rendered, 5 * args.objects, root / "warm-data")
         measure(run_command(warm, root / "warm-run", cache))  # fills the frame cache
         print(f"load average (1, 5, 15 min): {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-        header = "| questions | run | per question | peak | rerun, all reused | per question |"
+        header = (
+            "| questions | run | per question | peak | rerun, all reused | per question | peak |"
+        )
         header += " view | view peak |" if args.view else ""
         print(header)
         print("|" + " --- |" * (header.count("|") - 1))
@@ -118,8 +121,9 @@ def main() -> None:
             first = measure(run_command(data, out, cache))
             again = measure(run_command(data, out, cache))
             row = (
-                f"| {n:,} | {first.wall_s:.1f} s | {1000 * first.wall_s / n:.2f} ms | "
-                f"{first.peak_mb:.0f} MB | {again.wall_s:.1f} s | {1000 * again.wall_s / n:.3f} ms |"
+                f"| {n:,} | {first.wall_s:.1f} s | {1000 * first.wall_s / n:.2f} ms "
+                f"| {first.peak_mb:.0f} MB | {again.wall_s:.1f} s "
+                f"| {1000 * again.wall_s / n:.3f} ms | {again.peak_mb:.0f} MB |"
             )
             if args.view:
                 shown = measure(vidbench("view", str(out), "--out", str(root / f"view-{n}")))

@@ -113,7 +113,8 @@ def load_frames(
         path = media.videos.get(view)
         if path is None:
             raise MediaError(f"view {view} is missing (have views {sorted(media.videos)})")
-        per_view.append(_view_frames(Path(path), media, spec, view, cache, pixels))
+        path = path if isinstance(path, Path) else Path(path)  # a loader's are Paths already
+        per_view.append(_view_frames(path, media, spec, view, cache, pixels))
     if spec.order == "view-first":
         ordered = [frame for view_frames in per_view for frame in view_frames]
     else:

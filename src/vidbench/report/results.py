@@ -6,8 +6,8 @@ from __future__ import annotations
 import platform
 import subprocess
 import time
-from collections import Counter
 from array import array
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from importlib import metadata
 from itertools import islice

@@ -62,7 +62,7 @@ def new_request(
     a rerun reads no frame of an answered sample. Raises DataError for unusable media."""
     if needs_frames and task.frame_spec.grid is None:
         named = load_frames(sample.media, task.frame_spec, cache, pixels=False)
-        if build_request(task, sample, named, plan).request.key in answered:
+        if request_key(plan, sample.id, task.build_messages(sample, named)) in answered:
             return None
     prepared = build_request(task, sample, sample_frames(task, sample, cache, needs_frames), plan)
     return None if prepared.request.key in answered else prepared

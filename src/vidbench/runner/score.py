@@ -52,7 +52,9 @@ def scored_rows(
         yield from _scored_batch(task, samples, store, plan, verdicts, whole_set=True)
     else:
         for start in range(0, len(samples), SCORE_BATCH):
-            yield from _scored_batch(task, samples[start : start + SCORE_BATCH], store, plan, verdicts)
+            yield from _scored_batch(
+                task, samples[start : start + SCORE_BATCH], store, plan, verdicts
+            )
     for problem in problems:
         yield SampleRow.unanswered(problem.record, problem.status, str(problem))
 
