@@ -172,6 +172,9 @@ class JsonMembers:
 
 _SPACE = re.compile(r"[ \t\n\r]*")
 _UNDECODED = re.compile("[\udc80-\udcff]")  # a byte that is not UTF-8 (surrogateescape)
+# what a member's text holds when its value may hold a surrogate: one itself (a byte that was not
+# UTF-8), or a JSON escape of one; a member without either is text (no need to encode it)
+_MAYBE_SURROGATE = re.compile("[\ud800-\udfff]|\\\\u[dD][89a-fA-F]")
 _DECODER = json.JSONDecoder()
 
 
@@ -296,6 +299,8 @@ def _member_end(text: str, start: int) -> int:
 def _not_text(text: str, start: int, end: int, key: str | None, value: JsonValue) -> str | None:
     """Why a decoded member cannot be kept as text (bytes that are not UTF-8, an unpaired
     surrogate escape such as "\\ud800"), or None."""
+    if not _MAYBE_SURROGATE.search(text, start, end):
+        return None
     try:
         json.dumps([key, value], ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:

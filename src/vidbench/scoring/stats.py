@@ -48,8 +48,8 @@ def mcnemar_exact(a_only: int, b_only: int) -> float:
 
 # Resampled indices drawn at a time: the means of a large set's resamples are computed a block
 # of resamples at a time, so the bootstrap's memory stays bounded (n_resamples x n indices at
-# once would be 1.6 GB for 100,000 values).
-RESAMPLE_BLOCK = 1 << 21
+# once would be 1.6 GB for 100,000 values; a block is 4 MB of them).
+RESAMPLE_BLOCK = 1 << 19
 
 
 def resampled_means(data: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
