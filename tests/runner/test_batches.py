@@ -46,3 +46,10 @@ def test_batch_sizes_change_nothing_written(
     assert whole["n"] == 20 and whole["column_n"]["Overall"] == 20  # type: ignore[index]
     written = [(tmp_path / run / "samples.jsonl").read_bytes() for run in ("whole", "batched")]
     assert written[0] == written[1] and written[0].count(b"\n") == 20
+    # the run's report stage tallied the rows as its score stage wrote them; the report stage
+    # alone reads them back from samples.jsonl: the same results
+    out = tmp_path / "batched"
+    assert main(["--no-progress", "run", "--out", str(out), "--stage", "report"]) == 0
+    reported = json.loads((out / "results.json").read_text())
+    del reported["created"]
+    assert reported == whole

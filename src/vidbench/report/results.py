@@ -63,7 +63,7 @@ def needs_whole_set(task: Task) -> bool:
     )
 
 
-class _Tally:
+class RowTally:
     """What results.json needs of the rows, gathered a batch at a time: the counts, the failed
     rows, and each column's values (8 bytes a value); the scored rows themselves only for a task
     that `needs_whole_set`. A column's values come out in the rows' order, as
@@ -94,6 +94,18 @@ class _Tally:
         else:
             self.scored += scored
 
+    def passing(self, rows: Iterable[SampleRow]) -> Iterator[SampleRow]:
+        """`rows`, each handed on as it comes and tallied ROW_BATCH at a time (so the score
+        stage's rows are tallied as they are written, not read back)."""
+        batch: list[SampleRow] = []
+        for row in rows:
+            yield row
+            batch.append(row)
+            if len(batch) == ROW_BATCH:
+                self.add(batch)
+                batch = []
+        self.add(batch)
+
     def values(self) -> Mapping[str, Sequence[float]]:
         if self.scored is None:
             return self._values
@@ -103,15 +115,18 @@ class _Tally:
 def build_results(
     task: Task,
     model: Mapping[str, Json],
-    rows: Iterable[SampleRow],
+    rows: Iterable[SampleRow] | RowTally,
     extra: Mapping[str, object] | None = None,  # more Results fields (validated with the rest)
     seed: int = 0,
 ) -> Results:
     """The results of scored rows, every number at full precision (tables round them). The
-    rows are read ROW_BATCH at a time (`rows` may be a generator)."""
-    tally = _Tally(task)
-    for batch in _batches(rows, ROW_BATCH):
-        tally.add(batch)
+    rows are read ROW_BATCH at a time (`rows` may be a generator), or were tallied already."""
+    if isinstance(rows, RowTally):
+        tally = rows
+    else:
+        tally = RowTally(task)
+        for batch in _batches(rows, ROW_BATCH):
+            tally.add(batch)
     scored = tally.scored or []
     failed = tally.failed
     values = tally.values()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -22,9 +22,9 @@ from vidbench.media.cache import FrameCache
 from vidbench.models.base import Model, ModelRef, check_reachable
 from vidbench.models.pricing import cost_of
 from vidbench.models.registry import ModelOptions, load_model
-from vidbench.report.results import build_results
+from vidbench.report.results import RowTally, build_results
 from vidbench.report.results_dir import RESULTS_FILE, TIMING_FILE, ResultsDir
-from vidbench.report.schema import Results, SampleRow
+from vidbench.report.schema import Results
 from vidbench.report.tables import print_table
 from vidbench.runner import data_identity
 from vidbench.runner.infer import infer
@@ -91,6 +91,7 @@ class Run:
                 "be used; leave it out"
             )
         self._loaded: Loaded[Sample] | None = None
+        self._scored: RowTally | None = None  # what this run's score stage wrote
 
     @cached_property
     def model(self) -> Model:
@@ -249,25 +250,20 @@ class Run:
             check_reachable(self.judge)
 
     def score(self) -> Counter[str]:
-        """Write samples.jsonl (a batch of rows at a time) and usage.json; the statuses of the
-        rows not scored, counted."""
+        """Write samples.jsonl (a batch of rows at a time) and usage.json, tallying the rows for
+        this run's report stage as they are written; the statuses of the rows not scored,
+        counted."""
         self.config.save()  # the task variant scored is the one a later report stage shows
-        unscored: Counter[str] = Counter()
-
-        def counted(rows: Iterable[SampleRow]) -> Iterator[SampleRow]:
-            for row in rows:
-                if row.status != SCORED:
-                    unscored[row.status] += 1
-                yield row
-
+        tally = RowTally(self.task)
         with Store(self.config.results_dir) as store:
             verdicts = self._verdicts(store, allow_calls=False)
             usage: dict[str, int | dict[str, int]] = {**store.usage(self.plan)}
             if self.config.judge:
                 usage["judge"] = store.call_usage(self.config.judge)
             rows = scored_rows(self.task, self.samples, self.problems, store, self.plan, verdicts)
-            ResultsDir(self.config.results_dir).write_scored(counted(rows), usage)
-        return unscored
+            ResultsDir(self.config.results_dir).write_scored(tally.passing(rows), usage)
+        self._scored = tally
+        return Counter(row.status for row in tally.failed if row.status != SCORED)
 
     def report(self, print_to: Console | None = None) -> Results:
         directory = ResultsDir(self.config.results_dir)
@@ -275,7 +271,8 @@ class Run:
         results = build_results(
             self.task,
             self.model_identity,
-            directory.iter_samples(),
+            # the rows this run's score stage wrote, tallied as it wrote them; else the file's
+            self._scored if self._scored is not None else directory.iter_samples(),
             extra={
                 "data": str(data_folder(self.task, self.config.data)),  # a task's own: its folder
                 "seed": self.config.seed,
