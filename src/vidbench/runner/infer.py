@@ -11,6 +11,7 @@ import asyncio
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from itertools import islice
 
 from vidbench.core.errors import DataError
 from vidbench.core.records import Sample
@@ -18,10 +19,14 @@ from vidbench.core.requests import Response
 from vidbench.media.cache import FrameCache
 from vidbench.models.base import Model
 from vidbench.progress import progress_bar
-from vidbench.runner.prepare import Prepared, new_request
+from vidbench.runner.prepare import Prepared, answered_by_labels, request_unless_answered
 from vidbench.runner.recorder import Answer, InferStats, Recorder
 from vidbench.runner.store import Store
 from vidbench.tasks.base import Task
+
+# Samples a preparer checks at once for answers already stored (by their frames' labels, no
+# image read): one trip to the thread pool for them all, not one a sample.
+CHECK_CHUNK = 16
 
 
 async def infer(
@@ -54,11 +59,26 @@ async def infer(
 
         recorder = Recorder(store, plan, run_id, len(samples), lambda: progress.advance(bar))
 
+        def answered_among(chunk: list[Sample]) -> list[bool | DataError]:
+            """Which samples of a chunk are answered already, by their frames' labels (or the
+            error of their unusable media): one trip to the thread pool a chunk."""
+            found: list[bool | DataError] = []
+            for sample in chunk:
+                try:
+                    found.append(
+                        answered_by_labels(
+                            task, sample, cache, model.needs_frames, plan, recorder.answered
+                        )
+                    )
+                except DataError as e:
+                    found.append(e)
+            return found
+
         async def prepare(sample: Sample) -> None:
             try:
                 prepared = await loop.run_in_executor(
                     pool,
-                    new_request,
+                    request_unless_answered,
                     task,
                     sample,
                     cache,
@@ -74,11 +94,18 @@ async def infer(
                 return
             await queue.put(prepared)
 
-        remaining = iter(samples)  # shared by the preparers: each `next` is one step
+        remaining = iter(samples)  # shared by the preparers: each `islice` is one step
 
         async def preparer() -> None:
-            for sample in remaining:
-                await prepare(sample)
+            while chunk := list(islice(remaining, CHECK_CHUNK)):
+                found = await loop.run_in_executor(pool, answered_among, chunk)
+                for sample, answered in zip(chunk, found, strict=True):
+                    if isinstance(answered, DataError):
+                        recorder.failure(sample.id, None, f"{sample.id}: {answered}", "media")
+                    elif answered:
+                        recorder.reused()
+                    else:
+                        await prepare(sample)
 
         async def produce() -> None:
             await asyncio.gather(*(preparer() for _ in range(preparers)))
