@@ -190,6 +190,7 @@ def json_members(path: Path) -> JsonMembers:
     except OSError as e:
         raise DataError(f"{path}: cannot read ({e.strerror or e})") from e
     text = raw.decode("utf-8", errors="surrogateescape").removeprefix("\ufeff")
+    del raw  # the text is what is read from here on: not both held while its members are made
     pos = _skip(text, 0)
     if text[pos : pos + 1] not in ("{", "["):
         raise DataError(f"{path}: expected a JSON object or list of records")

@@ -166,9 +166,11 @@ def load_qa(data: Path) -> Loaded[Sample]:
     path = data_dir / QA_FILE
     pairs, problems = _read_qa_json(path)
     last = dict(pairs)  # a repeated id keeps its last record, as json.load does
+    del pairs
     samples = []
     media: dict[str, MediaRef] = {}
-    for key, record in last.items():
+    for key in list(last):
+        record = last.pop(key)  # dropped once it is a Sample: not every record and sample at once
         try:
             samples.append(_qa_sample(key, record, data_dir, media))
         except DataError as e:
