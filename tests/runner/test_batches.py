@@ -11,8 +11,12 @@ import numpy as np
 import pytest
 
 from vidbench.cli import main
+from vidbench.media import frames as frames_module
+from vidbench.media.cache import FrameCache
+from vidbench.registry import get_task
 from vidbench.report import results as results_module
 from vidbench.runner import score as score_module
+from vidbench.runner.prepare import answered_by_labels, request_unless_answered
 from vidbench.scoring import stats
 
 
@@ -53,3 +57,26 @@ def test_batch_sizes_change_nothing_written(
     reported = json.loads((out / "results.json").read_text())
     del reported["created"]
     assert reported == whole
+
+
+def test_a_rerun_reads_no_frame_of_an_answered_sample(
+    qa_release: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The labels of a sample's frames decide its request key (runner/keys.py), so a rerun
+    knows an answered sample without reading or decoding any of its images."""
+    task = get_task("4dbench-qa")
+    sample = task.load(qa_release).items[0]
+    cache = FrameCache(tmp_path / "cache")
+    prepared = request_unless_answered(task, sample, cache, True, "plan", ())
+    assert prepared is not None and prepared.record["frames"]
+    key = prepared.request.key
+    assert answered_by_labels(task, sample, cache, True, "plan", {key})
+    assert not answered_by_labels(task, sample, cache, True, "other plan", {key})
+
+    first = _run(qa_release, tmp_path / "res", tmp_path / "cache")
+
+    def no_frames(*args: object) -> None:
+        raise AssertionError("an answered sample's frames were read")
+
+    monkeypatch.setattr(frames_module, "_encoded_frames", no_frames)
+    assert _run(qa_release, tmp_path / "res", tmp_path / "cache") == first
