@@ -37,8 +37,10 @@ from vidbench.core.errors import ConfigError, DataError, DiskFullError, is_disk_
 Json: TypeAlias = Mapping[str, "Json"] | Sequence["Json"] | str | int | float | bool | None
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write `data` to `path` whole: a temporary file in the same folder, then a rename."""
+def write_atomic(path: Path, data: bytes | Iterable[bytes]) -> None:
+    """Write `data` (or its chunks, in order) to `path` whole: a temporary file in the same
+    folder, then a rename. Chunks are written as they come, so a large file need not be held
+    in memory; an error while making them leaves `path` as it was."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
@@ -48,7 +50,8 @@ def write_atomic(path: Path, data: bytes) -> None:
         raise
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            for chunk in [data] if isinstance(data, bytes) else data:
+                f.write(chunk)
         os.chmod(tmp, 0o644)  # mkstemp makes it private; caches and outputs are shared
         os.replace(tmp, path)
     except BaseException as e:
@@ -77,7 +80,8 @@ def jsonl_text(records: Iterable[object]) -> str:
 
 
 def write_jsonl(path: Path, records: Iterable[object]) -> None:
-    write_text(path, jsonl_text(records))
+    """One line per record, each written as it comes (`records` may be a generator)."""
+    write_atomic(path, (jsonl_text([record]).encode("utf-8") for record in records))
 
 
 def json_object(value: JsonValue, where: str) -> dict[str, JsonValue]:
@@ -168,6 +172,9 @@ class JsonMembers:
 
 _SPACE = re.compile(r"[ \t\n\r]*")
 _UNDECODED = re.compile("[\udc80-\udcff]")  # a byte that is not UTF-8 (surrogateescape)
+# what a member's text holds when its value may hold a surrogate: one itself (a byte that was not
+# UTF-8), or a JSON escape of one; a member without either is text (no need to encode it)
+_MAYBE_SURROGATE = re.compile("[\ud800-\udfff]|\\\\u[dD][89a-fA-F]")
 _DECODER = json.JSONDecoder()
 
 
@@ -183,16 +190,19 @@ def json_members(path: Path) -> JsonMembers:
     except OSError as e:
         raise DataError(f"{path}: cannot read ({e.strerror or e})") from e
     text = raw.decode("utf-8", errors="surrogateescape").removeprefix("\ufeff")
+    del raw  # the text is what is read from here on: not both held while its members are made
     pos = _skip(text, 0)
     if text[pos : pos + 1] not in ("{", "["):
         raise DataError(f"{path}: expected a JSON object or list of records")
     kind, closing = (dict, "}") if text[pos] == "{" else (list, "]")
     members: list[JsonMember] = []
     pos, note = _skip(text, pos + 1), None
+    line, counted = 1, 0  # the line number at `counted`: counted on from there, member by member
     while pos < len(text) and text[pos] != closing:
         start = pos
+        line, counted = line + text.count("\n", counted, start), start
         key, value, error, pos = _member(text, start, kind)
-        members.append(JsonMember(len(members) + 1, _line(text, start), key, value, error, note))
+        members.append(JsonMember(len(members) + 1, line, key, value, error, note))
         pos, note = _skip(text, pos), None
         if text[pos : pos + 1] == ",":
             pos = _skip(text, pos + 1)
@@ -290,6 +300,8 @@ def _member_end(text: str, start: int) -> int:
 def _not_text(text: str, start: int, end: int, key: str | None, value: JsonValue) -> str | None:
     """Why a decoded member cannot be kept as text (bytes that are not UTF-8, an unpaired
     surrogate escape such as "\\ud800"), or None."""
+    if not _MAYBE_SURROGATE.search(text, start, end):
+        return None
     try:
         json.dumps([key, value], ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:

@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -26,6 +27,9 @@ from vidbench.media.decode import VideoInfo, probe
 # The probe's checks change what it accepts (v2: truncated files are refused): probes cached by
 # another version are made again rather than trusted.
 PROBE_VERSION = "v2"
+# Probes a FrameCache keeps in memory (a few KB each): a video's probe is read from disk once
+# per run, not once per sample that shows it.
+PROBES_KEPT = 4096
 
 
 def cache_root() -> Path:
@@ -53,14 +57,17 @@ def file_digest(path: Path) -> str:
 class FrameCache:
     def __init__(self, root: Path | None = None) -> None:
         self.root = Path(root) if root is not None else default_cache_dir()
-        self._digests: dict[tuple[str, int, int], str] = {}
+        self._digests: dict[tuple[int, int, int, int], str] = {}
+        self._probes: OrderedDict[str, VideoInfo] = OrderedDict()  # by digest, last used last
         self._lock = threading.Lock()
         self._flights: dict[Hashable, _Flight] = {}
 
     def video_digest(self, path: Path) -> str:
-        """Hash of the file's bytes, memoised per (path, size, mtime) within this process."""
+        """Hash of the file's bytes, memoised per (file, size, mtime) within this process (the
+        file by device and inode, which `stat` gives through any symlink: resolving the path
+        would cost a system call per folder of it, per view of every sample)."""
         stat = path.stat()
-        memo_key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+        memo_key = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
         with self._lock:
             digest = self._digests.get(memo_key)
         if digest is None:
@@ -95,14 +102,25 @@ class FrameCache:
                     del self._flights[key]
 
     def info(self, path: Path, digest: str) -> VideoInfo:
-        """The video's probe, from the cache or by demuxing it once."""
+        """The video's probe: from memory (the PROBES_KEPT last used), the cache, or by
+        demuxing it once."""
+        with self._lock:
+            info = self._probes.get(digest)
+            if info is not None:
+                self._probes.move_to_end(digest)
+                return info
         meta = self.root / "meta" / PROBE_VERSION / digest[:2] / f"{digest}.json"
         with self.single_flight(("probe", digest)):
             if meta.is_file():
-                return VideoInfo.from_json(json.loads(meta.read_text()))
-            info = probe(path)
-            write_atomic(meta, json.dumps(info.to_json()).encode())
-            return info
+                info = VideoInfo.from_json(json.loads(meta.read_text()))
+            else:
+                info = probe(path)
+                write_atomic(meta, json.dumps(info.to_json()).encode())
+        with self._lock:
+            self._probes[digest] = info
+            if len(self._probes) > PROBES_KEPT:
+                self._probes.popitem(last=False)
+        return info
 
     def frame_path(self, digest: str, index: int, variant: str) -> Path:
         return self.root / "img" / digest[:2] / digest / f"{index:06d}-{variant}"

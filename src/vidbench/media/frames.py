@@ -24,7 +24,12 @@ def _variant(spec: FrameSpec) -> str:
 
 
 def _view_frames(
-    path: Path, media: MediaRef, spec: FrameSpec, view: int, cache: FrameCache | None
+    path: Path,
+    media: MediaRef,
+    spec: FrameSpec,
+    view: int,
+    cache: FrameCache | None,
+    pixels: bool = True,
 ) -> list[Frame]:
     if not path.is_file():
         raise MediaError(f"{path}: view {view} video file not found")
@@ -42,7 +47,9 @@ def _view_frames(
     except MediaError as e:
         raise MediaError(f"{path}: {e}") from None
     variant = _variant(spec)
-    if cache:  # one decode per video and frames in flight: the others wait, then read the cache
+    if not pixels:
+        encoded = dict.fromkeys(picks, b"")
+    elif cache:  # one decode per video and frames in flight: the others wait, then read the cache
         with cache.single_flight(("frames", digest, variant, tuple(picks))):
             encoded = _encoded_frames(path, info, picks, spec, cache, digest)
     else:
@@ -87,19 +94,27 @@ def _encoded_frames(
     return encoded
 
 
-def load_frames(media: MediaRef, spec: FrameSpec, cache: FrameCache | None = None) -> list[Frame]:
+def load_frames(
+    media: MediaRef, spec: FrameSpec, cache: FrameCache | None = None, pixels: bool = True
+) -> list[Frame]:
     """The frames of `spec.views`, sampled and ordered as the spec says (then shuffled or tiled
     into one grid image when the spec asks for it).
+
+    `pixels=False` (a spec without a grid only): the same frames with empty image data, which
+    name the frames a request would have (and so its store key) without reading or decoding
+    any image.
 
     Raises MediaError naming the file for a missing view, an unreadable video or one with fewer
     frames than asked.
     """
+    assert pixels or spec.grid is None, "a grid image's frames need their pixels"
     per_view: list[list[Frame]] = []
     for view in spec.views:
         path = media.videos.get(view)
         if path is None:
             raise MediaError(f"view {view} is missing (have views {sorted(media.videos)})")
-        per_view.append(_view_frames(Path(path), media, spec, view, cache))
+        path = path if isinstance(path, Path) else Path(path)  # a loader's are Paths already
+        per_view.append(_view_frames(path, media, spec, view, cache, pixels))
     if spec.order == "view-first":
         ordered = [frame for view_frames in per_view for frame in view_frames]
     else:

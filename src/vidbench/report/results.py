@@ -6,9 +6,11 @@ from __future__ import annotations
 import platform
 import subprocess
 import time
+from array import array
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from importlib import metadata
+from itertools import islice
 from pathlib import Path
 
 import numpy as np
@@ -47,21 +49,91 @@ def git_commit() -> str | None:
     return out.stdout.strip() or None
 
 
+# Rows tallied at a time by build_results: read, counted and dropped before the next batch.
+ROW_BATCH = 1000
+
+
+def needs_whole_set(task: Task) -> bool:
+    """Whether the task's results need every scored row at once (its own corpus columns or
+    results fields, e.g. corpus BLEU or chance levels); otherwise each column's values are
+    gathered batch by batch and no row is kept."""
+    kind = type(task)
+    return kind.corpus_columns is not Task.corpus_columns or (
+        kind.extra_results is not Task.extra_results
+    )
+
+
+class RowTally:
+    """What results.json needs of the rows, gathered a batch at a time: the counts, the failed
+    rows, and each column's values (8 bytes a value); the scored rows themselves only for a task
+    that `needs_whole_set`. A column's values come out in the rows' order, as
+    `task.column_values` over all rows at once gives them (it reads each row on its own)."""
+
+    def __init__(self, task: Task) -> None:
+        self.task = task
+        self.n = 0
+        self.n_scored = 0
+        self.unparsed = 0
+        self.failed: list[SampleRow] = []
+        self.scored: list[SampleRow] | None = [] if needs_whole_set(task) else None
+        self._values: dict[str, array[float]] = {}
+        self._add_values([])  # the columns a task always has, in its order
+
+    def _add_values(self, scored: Sequence[SampleRow]) -> None:
+        for column, values in self.task.column_values(scored).items():
+            self._values.setdefault(column, array("d")).extend(values)
+
+    def add(self, rows: Sequence[SampleRow]) -> None:
+        scored = [row for row in rows if not row.failed]
+        self.n += len(rows)
+        self.n_scored += len(scored)
+        self.unparsed += sum(1 for row in scored if row.unparsed)
+        self.failed += [row for row in rows if row.failed]
+        if self.scored is None:
+            self._add_values(scored)
+        else:
+            self.scored += scored
+
+    def passing(self, rows: Iterable[SampleRow]) -> Iterator[SampleRow]:
+        """`rows`, each handed on as it comes and tallied ROW_BATCH at a time (so the score
+        stage's rows are tallied as they are written, not read back)."""
+        batch: list[SampleRow] = []
+        for row in rows:
+            yield row
+            batch.append(row)
+            if len(batch) == ROW_BATCH:
+                self.add(batch)
+                batch = []
+        self.add(batch)
+
+    def values(self) -> Mapping[str, Sequence[float]]:
+        if self.scored is None:
+            return self._values
+        return self.task.column_values(self.scored)
+
+
 def build_results(
     task: Task,
     model: Mapping[str, Json],
-    rows: Sequence[SampleRow],
+    rows: Iterable[SampleRow] | RowTally,
     extra: Mapping[str, object] | None = None,  # more Results fields (validated with the rest)
     seed: int = 0,
 ) -> Results:
-    """The results of scored rows, every number at full precision (tables round them)."""
-    scored = [row for row in rows if not row.failed]
-    failed = [row for row in rows if row.failed]
-    values = task.column_values(scored)
+    """The results of scored rows, every number at full precision (tables round them). The
+    rows are read ROW_BATCH at a time (`rows` may be a generator), or were tallied already."""
+    if isinstance(rows, RowTally):
+        tally = rows
+    else:
+        tally = RowTally(task)
+        for batch in _batches(rows, ROW_BATCH):
+            tally.add(batch)
+    scored = tally.scored or []
+    failed = tally.failed
+    values = tally.values()
     table = task.table
     columns = table.shown_columns(values)
     groups = table.shown_groups(values)
-    corpus = task.corpus_columns(scored)
+    corpus = task.corpus_columns(scored) if tally.scored is not None else {}
     return Results.model_validate(
         {
             "schema_version": SCHEMA_VERSION,
@@ -71,14 +143,14 @@ def build_results(
             "protocol": task.protocol,
             "frame_spec": task.frame_spec.as_dict(),
             "generation": task.generation.as_dict(),
-            "n": len(rows),
-            "n_scored": len(scored),
+            "n": tally.n,
+            "n_scored": tally.n_scored,
             "errors": len(failed),
             "errors_by_status": dict(Counter(row.status for row in failed)),
             "error_details": [
                 {"id": row.id, "status": row.status, "error": _error(row)} for row in failed
             ],
-            "unparsed": sum(1 for row in rows if not row.failed and row.unparsed),
+            "unparsed": tally.unparsed,
             **_unjudged(task, failed),
             "columns": {
                 c: corpus[c] if c in corpus else _scaled_mean(values[c], table.scale_of(c))
@@ -94,10 +166,17 @@ def build_results(
             "versions": versions(),
             "git_commit": git_commit(),
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            **task.extra_results(scored),
+            **(task.extra_results(scored) if tally.scored is not None else {}),
             **(extra or {}),
         }
     )
+
+
+def _batches(rows: Iterable[SampleRow], size: int) -> Iterator[list[SampleRow]]:
+    """`rows` in lists of `size` (itertools.batched is Python 3.12's; vidbench runs on 3.11)."""
+    remaining = iter(rows)
+    while batch := list(islice(remaining, size)):
+        yield batch
 
 
 def _unjudged(task: Task, failed: Sequence[SampleRow]) -> dict[str, int]:

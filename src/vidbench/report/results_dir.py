@@ -19,7 +19,7 @@ file, line and field.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -100,12 +100,15 @@ def read_results_file(path: Path) -> Results:
 
 def read_sample_rows(path: Path) -> list[SampleRow]:
     """Every row of a samples.jsonl; DataError naming the file and line of the first bad one."""
-    rows = []
+    return list(iter_sample_rows(path))
+
+
+def iter_sample_rows(path: Path) -> Iterator[SampleRow]:
+    """The rows of a samples.jsonl one at a time, as `read_sample_rows` reads them."""
     for line in json_lines(path):
         if line.error is not None:
             raise DataError(f"{line.where(path)}: {line.error}")
-        rows.append(typed(SampleRow, line.value, line.where(path)))
-    return rows
+        yield typed(SampleRow, line.value, line.where(path))
 
 
 def write_tables(out: Path, results: Sequence[Results]) -> None:
@@ -132,15 +135,20 @@ class ResultsDir:
         return read_required(self.file(RUN_FILE), RunFile, "run the infer stage first")
 
     # samples.jsonl and usage.json: the score stage
-    def write_scored(self, rows: Sequence[SampleRow], usage: Mapping[str, Json]) -> None:
+    def write_scored(self, rows: Iterable[SampleRow], usage: Mapping[str, Json]) -> None:
+        """samples.jsonl (each row written as it comes) and usage.json."""
         write_jsonl(self.file(SAMPLES_FILE), (row.record() for row in rows))
         write_json(self.file(USAGE_FILE), usage)
 
     def read_samples(self) -> list[SampleRow]:
+        return list(self.iter_samples())
+
+    def iter_samples(self) -> Iterator[SampleRow]:
+        """The rows of samples.jsonl one at a time (ConfigError at once when it is missing)."""
         path = self.file(SAMPLES_FILE)
         if not path.is_file():
             raise ConfigError(f"{path} is missing; run the score stage first")
-        return read_sample_rows(path)
+        return iter_sample_rows(path)
 
     def read_usage(self) -> dict[str, JsonValue]:
         path = self.file(USAGE_FILE)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vidbench.core.errors import ConfigError
-from vidbench.core.records import Sample
+from vidbench.core.records import MediaRef, Sample
 from vidbench.report.results_dir import (
     RESULTS_FILE,
     RUN_FILE,
@@ -40,17 +40,31 @@ class DataIdentity:
     rows: dict[str, str]  # sample id -> fingerprint
 
 
-def fingerprint(sample: Sample) -> str:
+def fingerprint(sample: Sample, videos: list[list[object]] | None = None) -> str:
     """What the model is asked about a sample, whichever folder holds it (an export, a moved
-    benchmark): the question, options, videos by file name, and the window."""
+    benchmark): the question, options, videos by file name, and the window. `videos`: those of
+    its media (`video_names`), when known already."""
     media = sample.media
-    videos = [[view, path.name] for view, path in sorted(media.videos.items())]
+    videos = video_names(media) if videos is None else videos
     parts = [sample.question, list(sample.options), videos, media.start_s, media.end_s]
     return hashlib.blake2b(json.dumps(parts).encode(), digest_size=8).hexdigest()
 
 
+def video_names(media: MediaRef) -> list[list[object]]:
+    return [[view, path.name] for view, path in sorted(media.videos.items())]
+
+
 def identity_of(samples: Sequence[Sample], folder: Path | str) -> DataIdentity:
-    return DataIdentity(str(Path(folder).absolute()), {s.id: fingerprint(s) for s in samples})
+    # the questions of one object (4D-Bench: five, each naming its 24 videos) share its MediaRef:
+    # its video names are listed once (by the object's id: `samples` keeps every one alive)
+    names: dict[int, list[list[object]]] = {}
+    rows = {}
+    for sample in samples:
+        videos = names.get(id(sample.media))
+        if videos is None:
+            videos = names[id(sample.media)] = video_names(sample.media)
+        rows[sample.id] = fingerprint(sample, videos)
+    return DataIdentity(str(Path(folder).absolute()), rows)
 
 
 def stored_identity(results_dir: Path) -> DataIdentity | None:

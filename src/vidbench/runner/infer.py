@@ -11,6 +11,7 @@ import asyncio
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from itertools import islice
 
 from vidbench.core.errors import DataError
 from vidbench.core.records import Sample
@@ -18,10 +19,14 @@ from vidbench.core.requests import Response
 from vidbench.media.cache import FrameCache
 from vidbench.models.base import Model
 from vidbench.progress import progress_bar
-from vidbench.runner.prepare import Prepared, build_request, sample_frames
+from vidbench.runner.prepare import Prepared, answered_by_labels, request_unless_answered
 from vidbench.runner.recorder import Answer, InferStats, Recorder
 from vidbench.runner.store import Store
 from vidbench.tasks.base import Task
+
+# Samples a preparer checks at once for answers already stored (by their frames' labels, no
+# image read): one trip to the thread pool for them all, not one a sample.
+CHECK_CHUNK = 16
 
 
 async def infer(
@@ -42,7 +47,9 @@ async def infer(
     workers = max(1, concurrency)
     queue: asyncio.Queue[Prepared | None] = asyncio.Queue(maxsize=workers * model.batch_size)
     loop = asyncio.get_running_loop()
-    decode_slots = asyncio.Semaphore(2 * (os.cpu_count() or 2))
+    # samples prepared at once: each preparer takes the next sample when it has handed on its
+    # last, so the stage holds the samples in flight, not a coroutine per sample
+    preparers = 2 * (os.cpu_count() or 2)
 
     with (
         ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool,
@@ -52,23 +59,56 @@ async def infer(
 
         recorder = Recorder(store, plan, run_id, len(samples), lambda: progress.advance(bar))
 
-        async def prepare(sample: Sample) -> None:
-            async with decode_slots:
+        def answered_among(chunk: list[Sample]) -> list[bool | DataError]:
+            """Which samples of a chunk are answered already, by their frames' labels (or the
+            error of their unusable media): one trip to the thread pool a chunk."""
+            found: list[bool | DataError] = []
+            for sample in chunk:
                 try:
-                    frames = await loop.run_in_executor(
-                        pool, sample_frames, task, sample, cache, model.needs_frames
+                    found.append(
+                        answered_by_labels(
+                            task, sample, cache, model.needs_frames, plan, recorder.answered
+                        )
                     )
                 except DataError as e:
-                    recorder.failure(sample.id, None, f"{sample.id}: {e}", "media")
-                    return
-            prepared = build_request(task, sample, frames, plan)
-            if prepared.request.key in recorder.answered:
+                    found.append(e)
+            return found
+
+        async def prepare(sample: Sample) -> None:
+            try:
+                prepared = await loop.run_in_executor(
+                    pool,
+                    request_unless_answered,
+                    task,
+                    sample,
+                    cache,
+                    model.needs_frames,
+                    plan,
+                    recorder.answered,
+                )
+            except DataError as e:
+                recorder.failure(sample.id, None, f"{sample.id}: {e}", "media")
+                return
+            if prepared is None:
                 recorder.reused()
                 return
             await queue.put(prepared)
 
+        remaining = iter(samples)  # shared by the preparers: each `islice` is one step
+
+        async def preparer() -> None:
+            while chunk := list(islice(remaining, CHECK_CHUNK)):
+                found = await loop.run_in_executor(pool, answered_among, chunk)
+                for sample, answered in zip(chunk, found, strict=True):
+                    if isinstance(answered, DataError):
+                        recorder.failure(sample.id, None, f"{sample.id}: {answered}", "media")
+                    elif answered:
+                        recorder.reused()
+                    else:
+                        await prepare(sample)
+
         async def produce() -> None:
-            await asyncio.gather(*(prepare(s) for s in samples))
+            await asyncio.gather(*(preparer() for _ in range(preparers)))
             for _ in range(workers):
                 await queue.put(None)
 

@@ -6,7 +6,7 @@ these functions, so a request (and so its store key) is the same wherever it is 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 
 from vidbench.core.errors import DataError
@@ -47,6 +47,51 @@ def sample_frames(
     """The frames a model sees for a sample (none for a model that reads no images).
     Raises DataError for unusable media."""
     return load_frames(sample.media, task.frame_spec, cache) if needs_frames else []
+
+
+def answered_by_labels(
+    task: Task,
+    sample: Sample,
+    cache: FrameCache | None,
+    needs_frames: bool,
+    plan: str,
+    answered: Container[str],
+) -> bool:
+    """Whether the sample's request key is `answered` already, told from its frames' labels
+    alone, without reading any image (False where the labels cannot tell: a grid image). Raises
+    DataError for unusable media, as preparing the request would."""
+    if needs_frames and task.frame_spec.grid is not None:
+        return False
+    named = load_frames(sample.media, task.frame_spec, cache, pixels=False) if needs_frames else []
+    return request_key(plan, sample.id, task.build_messages(sample, named)) in answered
+
+
+def request_unless_answered(
+    task: Task,
+    sample: Sample,
+    cache: FrameCache | None,
+    needs_frames: bool,
+    plan: str,
+    answered: Container[str],
+) -> Prepared | None:
+    """The sample's request with its frames, or None when its key is `answered` already."""
+    prepared = build_request(task, sample, sample_frames(task, sample, cache, needs_frames), plan)
+    return None if prepared.request.key in answered else prepared
+
+
+def new_request(
+    task: Task,
+    sample: Sample,
+    cache: FrameCache | None,
+    needs_frames: bool,
+    plan: str,
+    answered: Container[str],
+) -> Prepared | None:
+    """The request of a sample, or None when its key is `answered` already: where the frames'
+    labels tell (`answered_by_labels`), before any image is read, so a rerun reads no frame of
+    an answered sample. Raises DataError for unusable media."""
+    args = (task, sample, cache, needs_frames, plan, answered)
+    return None if answered_by_labels(*args) else request_unless_answered(*args)
 
 
 def check_views(task: Task, samples: Sequence[Sample], data: str) -> None:

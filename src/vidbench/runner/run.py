@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
@@ -21,9 +22,9 @@ from vidbench.media.cache import FrameCache
 from vidbench.models.base import Model, ModelRef, check_reachable
 from vidbench.models.pricing import cost_of
 from vidbench.models.registry import ModelOptions, load_model
-from vidbench.report.results import build_results
+from vidbench.report.results import RowTally, build_results
 from vidbench.report.results_dir import RESULTS_FILE, TIMING_FILE, ResultsDir
-from vidbench.report.schema import Results, SampleRow
+from vidbench.report.schema import Results
 from vidbench.report.tables import print_table
 from vidbench.runner import data_identity
 from vidbench.runner.infer import infer
@@ -33,11 +34,12 @@ from vidbench.runner.model_calls import ask_model, describe_verdicts
 from vidbench.runner.prepare import check_views
 from vidbench.runner.recorder import InferStats
 from vidbench.runner.run_config import RunConfig
-from vidbench.runner.score import score_samples
+from vidbench.runner.score import scored_rows
 from vidbench.runner.spool import take_spooled
 from vidbench.runner.store import Store
 from vidbench.scoring.judge import no_verdict_message
 from vidbench.scoring.model_call import CallResult, ModelCall
+from vidbench.scoring.outcome import SCORED
 from vidbench.tasks.base import Task
 from vidbench.tasks.data import data_folder, load_samples
 from vidbench.tasks.problems import Loaded, Problem
@@ -89,6 +91,7 @@ class Run:
                 "be used; leave it out"
             )
         self._loaded: Loaded[Sample] | None = None
+        self._scored: RowTally | None = None  # what this run's score stage wrote
 
     @cached_property
     def model(self) -> Model:
@@ -246,27 +249,30 @@ class Run:
         if self.judge is not None:
             check_reachable(self.judge)
 
-    def score(self) -> list[SampleRow]:
+    def score(self) -> Counter[str]:
+        """Write samples.jsonl (a batch of rows at a time) and usage.json, tallying the rows for
+        this run's report stage as they are written; the statuses of the rows not scored,
+        counted."""
         self.config.save()  # the task variant scored is the one a later report stage shows
+        tally = RowTally(self.task)
         with Store(self.config.results_dir) as store:
             verdicts = self._verdicts(store, allow_calls=False)
-            records = score_samples(
-                self.task, self.samples, self.problems, store, self.plan, verdicts
-            )
             usage: dict[str, int | dict[str, int]] = {**store.usage(self.plan)}
             if self.config.judge:
                 usage["judge"] = store.call_usage(self.config.judge)
-        ResultsDir(self.config.results_dir).write_scored(records, usage)
-        return records
+            rows = scored_rows(self.task, self.samples, self.problems, store, self.plan, verdicts)
+            ResultsDir(self.config.results_dir).write_scored(tally.passing(rows), usage)
+        self._scored = tally
+        return Counter(row.status for row in tally.failed if row.status != SCORED)
 
     def report(self, print_to: Console | None = None) -> Results:
         directory = ResultsDir(self.config.results_dir)
-        rows = directory.read_samples()
         usage = directory.read_usage()
         results = build_results(
             self.task,
             self.model_identity,
-            rows,
+            # the rows this run's score stage wrote, tallied as it wrote them; else the file's
+            self._scored if self._scored is not None else directory.iter_samples(),
             extra={
                 "data": str(data_folder(self.task, self.config.data)),  # a task's own: its folder
                 "seed": self.config.seed,
@@ -342,9 +348,9 @@ class Run:
                 outcome.incomplete.append(no_verdict_message(absent))
                 outcome.retry_helps = True
         if "score" in stages and "report" not in stages:
-            unscored = [row.status for row in self.score() if row.status != "ok"]
+            unscored = self.score()
             if unscored:
-                outcome.incomplete.append(f"{len(unscored)} sample(s) not scored")
+                outcome.incomplete.append(f"{unscored.total()} sample(s) not scored")
                 outcome.retry_helps = bool(set(unscored) & RETRY_HELPS)
         elif "score" in stages:
             self.score()
@@ -361,7 +367,7 @@ class Run:
     def _failed_statuses(self) -> set[str]:
         """The statuses of this run's samples still without an answer."""
         with Store(self.config.results_dir) as store:
-            answered = store.responses(self.plan)
+            answered = store.answered_samples(self.plan)
             failures = store.last_failures(self.plan)
-        wanted = {s.id for s in self.samples} - set(answered)
+        wanted = {s.id for s in self.samples} - answered
         return {status for sample_id, (status, _) in failures.items() if sample_id in wanted}

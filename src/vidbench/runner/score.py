@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from vidbench.core.errors import ConfigError
 from vidbench.core.records import Sample
 from vidbench.report.schema import AnsweredFields, SampleRow
-from vidbench.runner.store import Store
+from vidbench.runner.store import MAX_IDS, Store
 from vidbench.scoring.model_call import CallResult
 from vidbench.scoring.outcome import SampleScore
 from vidbench.tasks.base import Task
@@ -19,15 +19,27 @@ from vidbench.tasks.problems import Problem
 RAW_OUTPUT_CAP = 65_536
 
 
-def score_samples(
+# Samples scored at a time: their answers are read from the store, scored and handed on (to be
+# written) before the next batch, so scoring holds one batch, whatever the number of samples.
+SCORE_BATCH = MAX_IDS
+
+
+def scores_whole_set(task: Task) -> bool:
+    """Whether the task scores every answer at once (its own `score_all`: corpus statistics, a
+    batched metric model) rather than one by one."""
+    return type(task).score_all is not Task.score_all
+
+
+def scored_rows(
     task: Task,
     samples: Sequence[Sample],
     problems: Sequence[Problem],
     store: Store,
     plan: str,
     verdicts: Mapping[str, CallResult[object]] | None = None,
-) -> list[SampleRow]:
-    """One row per planned sample and per unloadable record.
+) -> Iterator[SampleRow]:
+    """One row per planned sample (in the samples' order), then one per unloadable record,
+    scored SCORE_BATCH samples at a time (all at once for a task that `scores_whole_set`).
 
     A scored row holds the prompt hash, the frames used, the raw output (at most RAW_OUTPUT_CAP
     characters of it: `raw_output_cut` says where the rest is) and the task's `SampleScore`; a
@@ -36,8 +48,29 @@ def score_samples(
     outcome `no-answer`. A task whose scorer returns anything but SampleScores is refused
     (ConfigError naming the task and what it returned).
     """
-    responses = store.responses(plan)
-    failures = store.last_failures(plan)
+    if scores_whole_set(task):
+        yield from _scored_batch(task, samples, store, plan, verdicts, whole_set=True)
+    else:
+        for start in range(0, len(samples), SCORE_BATCH):
+            yield from _scored_batch(
+                task, samples[start : start + SCORE_BATCH], store, plan, verdicts
+            )
+    for problem in problems:
+        yield SampleRow.unanswered(problem.record, problem.status, str(problem))
+
+
+def _scored_batch(
+    task: Task,
+    samples: Sequence[Sample],
+    store: Store,
+    plan: str,
+    verdicts: Mapping[str, CallResult[object]] | None,
+    whole_set: bool = False,
+) -> list[SampleRow]:
+    """The rows of these samples (`whole_set`: every sample of the plan, read at once)."""
+    ids = None if whole_set else [sample.id for sample in samples]
+    responses = store.responses(plan, ids)
+    failures = store.last_failures(plan, ids)
     answered = [(s, responses[s.id].text) for s in samples if s.id in responses]
     items = [(s, text, _of_sample(task, s, text, verdicts)) for s, text in answered]
     scored = iter(_checked(task, task.score_all(items), len(items)))
@@ -60,7 +93,6 @@ def score_samples(
             answer["raw_output_cut"] = _cut_note(stored.text, stored.key)
         # a task may mark an answer it cannot score (the score's status and status_detail)
         rows.append(SampleRow.scored(answer, next(scored)))
-    rows.extend(SampleRow.unanswered(p.record, p.status, str(p)) for p in problems)
     return rows
 
 

@@ -20,6 +20,7 @@ import json
 import shutil
 import sqlite3
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypedDict
@@ -81,6 +82,8 @@ CREATE TABLE IF NOT EXISTS calls (
 
 
 FULL_BELOW = 1 << 20  # bytes free under which a failed store write counts as a full disk
+# sample ids one query may name (SQLite takes 32,766 parameters since 3.32, 999 before)
+MAX_IDS = 900
 RETRIED = "retried"  # the status of a failed attempt that was tried again: not the outcome
 
 
@@ -210,6 +213,11 @@ class Store:
         rows = self._db.execute("SELECT key FROM responses WHERE plan = ?", (plan,))
         return {key for (key,) in rows}
 
+    def answered_samples(self, plan: str) -> set[str]:
+        """The samples of a plan with an answer."""
+        rows = self._db.execute("SELECT DISTINCT sample_id FROM responses WHERE plan = ?", (plan,))
+        return {sample_id for (sample_id,) in rows}
+
     def has(self, key: str) -> bool:
         """Whether a response with this request key is stored (whatever its plan)."""
         found = self._db.execute("SELECT 1 FROM responses WHERE key = ?", (key,)).fetchone()
@@ -260,25 +268,32 @@ class Store:
             (plan, sample_id, run_id, key, status, error, time.time()),
         )
 
-    def responses(self, plan: str) -> dict[str, StoredResponse]:
-        """The latest answer per sample of a plan."""
+    def responses(
+        self, plan: str, sample_ids: Sequence[str] | None = None
+    ) -> dict[str, StoredResponse]:
+        """The latest answer per sample of a plan (of these samples only: a batch of at most
+        MAX_IDS, so a large run is read a batch at a time)."""
+        among, ids = _among(sample_ids)
         rows = self._db.execute(
             "SELECT key, sample_id, prompt_hash, request, text, input_tokens, output_tokens, "
-            "latency_s FROM responses WHERE plan = ? ORDER BY created",
-            (plan,),
+            f"latency_s FROM responses WHERE plan = ?{among} ORDER BY created",
+            (plan, *ids),
         )
         return {
             row[1]: StoredResponse(row[0], row[1], row[2], json.loads(row[3]), *row[4:])
             for row in rows
         }
 
-    def last_failures(self, plan: str) -> dict[str, tuple[str, str]]:
-        """The most recent failure (status, message) per sample of a plan (attempts that were
-        tried again are not an outcome)."""
+    def last_failures(
+        self, plan: str, sample_ids: Sequence[str] | None = None
+    ) -> dict[str, tuple[str, str]]:
+        """The most recent failure (status, message) per sample of a plan (of these samples
+        only, as `responses`; attempts that were tried again are not an outcome)."""
+        among, ids = _among(sample_ids)
         rows = self._db.execute(
-            "SELECT sample_id, status, error FROM failures WHERE plan = ? AND status != ? "
-            "ORDER BY id",
-            (plan, RETRIED),
+            "SELECT sample_id, status, error FROM failures WHERE plan = ? AND status != ?"
+            f"{among} ORDER BY id",
+            (plan, RETRIED, *ids),
         )
         return {sample_id: (status, error) for sample_id, status, error in rows}
 
@@ -381,6 +396,15 @@ class Store:
                 raise DiskFullError(self.path.parent) from e
             raise StoreError(f"{self.path}: {e}") from e
         self._write("COMMIT", ())
+
+
+def _among(sample_ids: Sequence[str] | None) -> tuple[str, Sequence[str]]:
+    """The SQL condition (and its parameters) that keeps rows of these samples: none for None."""
+    if sample_ids is None:
+        return "", ()
+    if len(sample_ids) > MAX_IDS:
+        raise ValueError(f"at most {MAX_IDS} sample ids at a time, got {len(sample_ids)}")
+    return f" AND sample_id IN ({', '.join('?' * len(sample_ids))})", sample_ids
 
 
 def _is_full(error: sqlite3.OperationalError, folder: Path) -> bool:

@@ -126,8 +126,9 @@ def _read_qa_json(path: Path) -> tuple[list[tuple[str, JsonValue]], list[Problem
     return pairs, problems
 
 
-def _qa_sample(key: str, record: Any, data_dir: Path) -> Sample:
-    """One QA record as a Sample; raises DataError(what is wrong) for a bad record."""
+def _qa_sample(key: str, record: Any, data_dir: Path, media: dict[str, MediaRef]) -> Sample:
+    """One QA record as a Sample; raises DataError(what is wrong) for a bad record. `media`:
+    each object's MediaRef, shared by its questions (24 paths an object, not a question)."""
     if not isinstance(record, dict):
         raise DataError("record is not a JSON object")
     obj = record
@@ -151,7 +152,7 @@ def _qa_sample(key: str, record: Any, data_dir: Path) -> Sample:
         id=key,
         benchmark="4dbench",
         kind="mcq",
-        media=media_for(data_dir, uid),
+        media=media[uid] if uid in media else media.setdefault(uid, media_for(data_dir, uid)),
         question=question,
         options=options or (),
         answer=LETTERS[index - 1],
@@ -165,10 +166,13 @@ def load_qa(data: Path) -> Loaded[Sample]:
     path = data_dir / QA_FILE
     pairs, problems = _read_qa_json(path)
     last = dict(pairs)  # a repeated id keeps its last record, as json.load does
+    del pairs
     samples = []
-    for key, record in last.items():
+    media: dict[str, MediaRef] = {}
+    for key in list(last):
+        record = last.pop(key)  # dropped once it is a Sample: not every record and sample at once
         try:
-            samples.append(_qa_sample(key, record, data_dir))
+            samples.append(_qa_sample(key, record, data_dir, media))
         except DataError as e:
             problems.append(Problem(key, path, str(e)))
     if (data_dir / PROBE_FILE).is_file():

@@ -77,6 +77,24 @@ class _Slot:
         return self.handle
 
 
+class _Chunks:
+    """The samples not sent yet, cut into chunks as they are sent (no list per chunk made
+    ahead: the driver holds only the chunks in flight)."""
+
+    def __init__(self, samples: Sequence[Sample], size: int) -> None:
+        self.samples = samples
+        self.size = max(1, size)
+        self.next = 0
+
+    def __bool__(self) -> bool:
+        return self.next < len(self.samples)
+
+    def popleft(self) -> list[Sample]:
+        chunk = list(self.samples[self.next : self.next + self.size])
+        self.next += len(chunk)
+        return chunk
+
+
 @dataclass(frozen=True)
 class _InFlight:
     slot: _Slot
@@ -94,7 +112,7 @@ class _Driver:
     make_worker: Callable[[str], ActorHandle]  # (name) -> a new worker
     limiter: ActorHandle | None  # the LimiterActor of an API model
     recorder: Recorder
-    pending: deque[list[Sample]]
+    pending: _Chunks
     suspects: deque[Sample] = field(default_factory=deque)  # in flight at one death: in groups
     isolated: deque[Sample] = field(default_factory=deque)  # in flight at two: alone
     deaths: Counter[str] = field(default_factory=Counter)
@@ -336,8 +354,7 @@ def ray_infer(
             def make_worker(name: str) -> ActorHandle:
                 return actor.remote(setup, answered, limiter, name)
 
-            chunk = max(1, settings.chunk)
-            pending = deque([list(samples[i : i + chunk]) for i in range(0, len(samples), chunk)])
+            pending = _Chunks(samples, settings.chunk)
             driver = _Driver(settings, identity, make_worker, limiter, recorder, pending)
             try:
                 driver.run()

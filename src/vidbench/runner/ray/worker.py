@@ -27,7 +27,7 @@ from vidbench.media.cache import FrameCache
 from vidbench.models.api_model import ApiModel
 from vidbench.models.owned_process import watch_owner
 from vidbench.models.registry import ModelOptions, load_model
-from vidbench.runner.prepare import Prepared, build_request, sample_frames
+from vidbench.runner.prepare import Prepared, new_request
 from vidbench.runner.recorder import Answer
 from vidbench.runner.spool import AnswerSpool
 from vidbench.tasks.base import Task
@@ -111,7 +111,7 @@ class InferWorker:
         ):
             if isinstance(prepared, str):
                 outcomes.append(RequestOutcome(sample.id, "media", error=prepared))
-            elif prepared.request.key in self.answered:
+            elif prepared is None:
                 outcomes.append(RequestOutcome(sample.id, "reused"))
             else:
                 to_ask.append(prepared)
@@ -135,16 +135,23 @@ class InferWorker:
             self.spool.write(answers)
         return answers
 
-    async def _prepare(self, sample: Sample) -> Prepared | str:
-        """The sample's request, or the message of its unusable media."""
+    async def _prepare(self, sample: Sample) -> Prepared | str | None:
+        """The sample's request, the message of its unusable media, or None when it is answered
+        already (runner/prepare.new_request: then no frame of it is read)."""
         loop = asyncio.get_running_loop()
         try:
-            frames = await loop.run_in_executor(
-                self.pool, sample_frames, self.task, sample, self.cache, self.model.needs_frames
+            return await loop.run_in_executor(
+                self.pool,
+                new_request,
+                self.task,
+                sample,
+                self.cache,
+                self.model.needs_frames,
+                self.setup.plan,
+                self.answered,
             )
         except DataError as e:
             return f"{sample.id}: {e}"
-        return build_request(self.task, sample, frames, self.setup.plan)
 
     async def _ensure_started(self) -> None:
         async with self._start_lock:

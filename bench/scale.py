@@ -1,0 +1,140 @@
+"""`vidbench run` as the question count grows: 1,000, 10,000 and 100,000 4D-Bench questions with
+the built-in random model, each run in its own process.
+
+    python bench/scale.py [--sizes 1000,10000,100000] [--objects 20] [--keep DIR] [--view]
+
+For each size it prints the wall time of `vidbench run 4dbench-qa --model random` into a new
+results folder (and per question), the peak memory (maximum resident set) of that process, and a
+rerun into the same folder, where every answer is reused from the store (ms per question);
+with --view, the wall time and peak memory of `vidbench view` on the run too.
+
+The data: `vidbench synth 4d` renders --objects procedural objects (32 px, 24 views, 12 frames,
+five questions each) once; each size's data folder is a copy of its 4d_qa.json whose N questions
+are the rendered ones repeated under new ids (`<uid>_q<k>`, so each points at one of the
+rendered objects' videos, which the folder links to). The random model reads frames like any
+other model (`needs_frames`), so every question's frames are prepared as usual; they come from a
+frame cache private to the bench that one warm-up run fills, so every size measures the warm
+path (vidbench's own cost per question, not the decoding of 20,000 objects' videos, which is
+bench/frames.py's figure).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+QA_FILE = "4d_qa.json"
+VIDEO_DIR = "4d_object_multi_view_videos"
+QA_DATA = Path("4D_Object_Question_Answering") / "data"
+TASK = "4dbench-qa"
+
+
+@dataclass(frozen=True)
+class Measured:
+    wall_s: float
+    peak_mb: float
+
+
+def measure(command: list[str]) -> Measured:
+    """Wall time and peak resident memory (the process's own maximum RSS) of a command; the
+    command must succeed."""
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - started
+    stderr = process.stderr.read().decode() if process.stderr else ""
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed ({process.returncode}):\n{stderr[-3000:]}")
+    return Measured(wall, usage.ru_maxrss / 1024)  # Linux: kilobytes
+
+
+CLI = "import sys; from vidbench.cli import main; sys.exit(main())"
+RENDER = ["--size", "32", "--frames", "12", "--views", "24"]  # the issue's procedural data
+
+
+def vidbench(*args: str) -> list[str]:
+    """The `vidbench` command of this Python (and of its PYTHONPATH, which a checkout may set)."""
+    return [sys.executable, "-c", CLI, *args]
+
+
+def render(root: Path, objects: int) -> Path:
+    """The rendered objects' QA data folder."""
+    command = vidbench("synth", "4d", "--out", str(root), "--objects", str(objects), *RENDER)
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return root / QA_DATA
+
+
+def questions(rendered: Path, n: int, out: Path) -> Path:
+    """A data folder of `n` questions: the rendered ones, repeated under new ids."""
+    base = list(json.loads((rendered / QA_FILE).read_text()).items())
+    out.mkdir(parents=True)
+    records = {}
+    for k in range(n):
+        key, record = base[k % len(base)]
+        records[f"{key.split('_')[0]}_q{k}"] = record
+    (out / QA_FILE).write_text(json.dumps(records, indent=2))  # as the release writes it
+    (out / VIDEO_DIR).symlink_to((rendered / VIDEO_DIR).resolve())
+    return out
+
+
+def run_command(data: Path, out: Path, cache: Path) -> list[str]:
+    return vidbench("--no-progress", "run", TASK, "--data", str(data), "--model", "random",
+                    "--out", str(out), "--cache-dir", str(cache))  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,10000,100000", help="question counts")
+    parser.add_argument(
+        "--objects", type=int, default=20, help="objects rendered (5 questions each)"
+    )
+    parser.add_argument("--keep", type=Path, help="work here and keep it (default: a temp folder)")
+    parser.add_argument("--view", action="store_true", help="also time `vidbench view` per run")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    root = args.keep or Path(tempfile.mkdtemp(prefix="vidbench-scale-"))
+    root.mkdir(parents=True, exist_ok=True)
+    try:
+        rendered = render(root / "rendered", args.objects)
+        cache = root / "frame-cache"
+        warm = questions(rendered, 5 * args.objects, root / "warm-data")
+        measure(run_command(warm, root / "warm-run", cache))  # fills the frame cache
+        print(f"load average (1, 5, 15 min): {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        header = (
+            "| questions | run | per question | peak | rerun, all reused | per question | peak |"
+        )
+        header += " view | view peak |" if args.view else ""
+        print(header)
+        print("|" + " --- |" * (header.count("|") - 1))
+        for n in sizes:
+            data = questions(rendered, n, root / f"data-{n}")
+            out = root / f"run-{n}"
+            first = measure(run_command(data, out, cache))
+            again = measure(run_command(data, out, cache))
+            row = (
+                f"| {n:,} | {first.wall_s:.1f} s | {1000 * first.wall_s / n:.2f} ms "
+                f"| {first.peak_mb:.0f} MB | {again.wall_s:.1f} s "
+                f"| {1000 * again.wall_s / n:.3f} ms | {again.peak_mb:.0f} MB |"
+            )
+            if args.view:
+                shown = measure(vidbench("view", str(out), "--out", str(root / f"view-{n}")))
+                row += f" {shown.wall_s:.1f} s | {shown.peak_mb:.0f} MB |"
+            print(row, flush=True)
+            shutil.rmtree(data)
+    finally:
+        if args.keep is None:
+            shutil.rmtree(root, ignore_errors=True)
+    print(f"load average (1, 5, 15 min): {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()
