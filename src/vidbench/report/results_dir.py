@@ -19,7 +19,8 @@ file, line and field.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -105,6 +106,30 @@ def read_sample_rows(path: Path) -> list[SampleRow]:
         if line.error is not None:
             raise DataError(f"{line.where(path)}: {line.error}")
         rows.append(typed(SampleRow, line.value, line.where(path)))
+    return rows
+
+
+def iter_sample_rows(path: Path) -> Iterator[tuple[int, SampleRow]]:
+    """Each row of a samples.jsonl with the byte offset of its line, read a line at a time (a
+    large run's rows are never all in memory); DataError as `read_sample_rows`."""
+    for line in json_lines(path):
+        if line.error is not None:
+            raise DataError(f"{line.where(path)}: {line.error}")
+        yield line.offset, typed(SampleRow, line.value, line.where(path))
+
+
+def sample_rows_at(path: Path, offsets: Sequence[int]) -> list[SampleRow]:
+    """The rows of a samples.jsonl whose lines start at `offsets` (from `iter_sample_rows`)."""
+    rows = []
+    with path.open("rb") as handle:
+        for offset in offsets:
+            handle.seek(offset)
+            where = f"{path} byte {offset}"
+            try:
+                value = json.loads(handle.readline())
+            except (json.JSONDecodeError, UnicodeDecodeError) as e:  # changed since it was read
+                raise DataError(f"{where}: not a JSON line ({e})") from e
+            rows.append(typed(SampleRow, value, where))
     return rows
 
 

@@ -20,6 +20,7 @@ import json
 import shutil
 import sqlite3
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypedDict
@@ -193,10 +194,10 @@ class Store:
         rows = self._db.execute("SELECT plan, sample_id, status, error FROM failures ORDER BY id")
         return [StoredFailure(*row) for row in rows]
 
-    def prompts(self) -> dict[str, list[str]]:
-        """The prompt text of every stored request, by prompt hash."""
-        rows = self._db.execute("SELECT prompt_hash, request FROM responses")
-        return {h: list(json.loads(request).get("prompt", [])) for h, request in rows}
+    def prompts(self) -> Iterator[tuple[str, list[str]]]:
+        """The prompt hash and prompt text of every stored request, a row at a time."""
+        for prompt_hash, request in self._db.execute("SELECT prompt_hash, request FROM responses"):
+            yield prompt_hash, list(json.loads(request).get("prompt", []))
 
     def start_run(self, plan: str, config: dict[str, JsonValue]) -> int:
         cursor = self._write(

@@ -12,7 +12,7 @@ they disagree on come first.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import NotRequired, TypedDict
 
 from vidbench.core.records import Sample
@@ -35,6 +35,9 @@ class SampleMedia(TypedDict, total=False):
 
 # (run index, sample) -> the sample's frames / videos as the page describes them
 MediaOf = Callable[[int, Sample], SampleMedia]
+# [file, position]: a prompt's text in the report's prompt files, which the page loads when a
+# sample's "Prompt" is opened (prompts are most of a run's text, and rarely read)
+PromptRef = list[int]
 
 
 class JudgeAttempt(TypedDict):
@@ -60,7 +63,7 @@ class RunEntry(TypedDict):
     verdict_reply: str | None
     scores: dict[str, str]
     judge: list[JudgeAttempt]
-    prompt: list[str]
+    prompt: PromptRef | None  # where the exact prompt's text is (build.py's prompt files)
     videos: NotRequired[list[PlacedVideo]]
     frames: NotRequired[Strip]
     media_error: NotRequired[str]
@@ -124,7 +127,12 @@ def _judge(run: RunData, sample_id: str) -> list[JudgeAttempt]:
 
 
 def run_entry(
-    run: RunData, index: int, row: SampleRow, media: MediaOf, groups: Sequence[str] = ()
+    run: RunData,
+    index: int,
+    row: SampleRow,
+    media: MediaOf,
+    groups: Sequence[str] = (),
+    prompts: Mapping[str, PromptRef] | None = None,
 ) -> RunEntry:
     sample = run.samples.get(row.id)
     entry: RunEntry = {
@@ -136,7 +144,7 @@ def run_entry(
         "verdict_reply": row.judge_reply,
         "scores": _scores(row, groups),
         "judge": _judge(run, row.id),
-        "prompt": run.prompts.get(str(row.prompt_hash), []),
+        "prompt": (prompts or {}).get(str(row.prompt_hash)),
     }
     if sample is not None:
         shown = media(index, sample)
@@ -149,23 +157,42 @@ def run_entry(
     return entry
 
 
+def sample_order(runs: Sequence[RunData]) -> tuple[list[str], int]:
+    """Every sample id over all runs (in the first run's order, then new ids), the samples the
+    runs disagree on first; and how many those are."""
+    ids = dict.fromkeys(sample_id for run in runs for sample_id in run.index())
+    if len(runs) < 2:
+        return list(ids), 0
+    indexes = [run.index() for run in runs]
+    differ = [
+        i for i in ids if _differ([(x[i].outcome, x[i].parsed) for x in indexes if i in x])
+    ]
+    split = set(differ)
+    return differ + [i for i in ids if i not in split], len(differ)
+
+
 def sample_rows(
-    runs: Sequence[RunData], media: MediaOf, groups: Sequence[str] = ()
+    runs: Sequence[RunData],
+    ids: Sequence[str],
+    media: MediaOf,
+    groups: Sequence[str] = (),
+    prompts: Mapping[str, PromptRef] | None = None,
 ) -> list[SampleView]:
-    """One row per sample id over all runs (in the first run's order, then new ids), each with
-    one entry per run (None where a run has no such sample), grouped by the first of `groups`
-    each holds; disagreements first."""
-    order: list[str] = []
+    """The rows of the samples `ids` (from `sample_order`), each with one entry per run (None
+    where a run has no such sample), grouped by the first of `groups` each holds; the runs'
+    rows are read again for just these samples."""
     by_run: list[dict[str, SampleRow]] = []
     for run in runs:
-        records = {row.id: row for row in run.records}
-        order.extend(records)
-        by_run.append(records)
+        index = run.index()
+        there = [i for i in ids if i in index]
+        by_run.append(dict(zip(there, run.rows_at([index[i] for i in there]), strict=True)))
     rows: list[SampleView] = []
-    for sample_id in dict.fromkeys(order):
+    for sample_id in ids:
         sample = next((r.samples[sample_id] for r in runs if sample_id in r.samples), None)
         entries = [
-            run_entry(run, i, records[sample_id], media, groups) if sample_id in records else None
+            run_entry(run, i, records[sample_id], media, groups, prompts)
+            if sample_id in records
+            else None
             for i, (run, records) in enumerate(zip(runs, by_run, strict=True))
         ]
         first = next(records[sample_id] for records in by_run if sample_id in records)
@@ -182,12 +209,24 @@ def sample_rows(
                 "disagree": len(runs) > 1 and disagree(entries),
             }
         )
-    rows.sort(key=lambda row: not row["disagree"])  # stable: the runs' own order otherwise
     return rows
+
+
+def search_text(row: SampleView) -> str:
+    """What the page's search looks in: the id, group, question and options, and each run's
+    output, parsed answer and error, a line each."""
+    parts = [row["id"], row["group"], row["question"], *row["options"]]
+    for entry in row["runs"]:
+        if entry is not None:
+            parts += [entry["output"], entry["parsed"], entry["error"]]
+    return "\n".join("" if part is None else part for part in parts)
+
+
+def _differ(seen: Sequence[tuple[str, str | None]]) -> bool:
+    return len(set(seen)) > 1
 
 
 def disagree(entries: Sequence[RunEntry | None]) -> bool:
     """The runs that have the sample differ in outcome or parsed answer (a sample only one
     run has, e.g. of another task, is no disagreement)."""
-    seen = {(e["outcome"], e["parsed"]) for e in entries if e is not None}
-    return len(seen) > 1
+    return _differ([(e["outcome"], e["parsed"]) for e in entries if e is not None])
