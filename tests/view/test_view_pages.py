@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from view_support import matching, open_report
+from view_support import READY, matching
 from vidbench.core.requests import Response, Usage
 from vidbench.report.results_dir import ResultsDir
 from vidbench.report.schema import SampleRow
@@ -60,10 +60,19 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def _loaded(page: Any) -> list[str]:
-    """The data files the page has loaded so far."""
-    names = page.evaluate("performance.getEntriesByType('resource').map((r) => r.name)")
-    return sorted(name.rsplit("/", 1)[-1] for name in names if "/data/" in name)
+def _open(open_page: Callable[..., Any], report: Path) -> tuple[Any, list[str]]:
+    """The report from file://, once its first page is drawn; and the list of the data files
+    it asks for, kept up to date."""
+    page = open_page()
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url))
+    page.goto((report / "index.html").resolve().as_uri())
+    page.wait_for_function(READY, timeout=15000)
+    return page, asked
+
+
+def _data(asked: list[str]) -> list[str]:
+    return sorted({url.rsplit("/", 1)[-1] for url in asked if "/data/" in url})
 
 
 def _ids(page: Any) -> list[str]:
@@ -75,16 +84,16 @@ def _shown_page(page: Any, number: int) -> None:
 
 
 def test_pages_load_the_chunks_they_show(report: Path, open_page: Callable[..., Any]) -> None:
-    page = open_report(open_page, report)
+    page, asked = _open(open_page, report)
     assert matching(page) == SAMPLES
     assert _ids(page) == [f"s{i:04d}" for i in range(50)]
-    assert _loaded(page) == ["meta.js", "samples-000.js"]  # nothing else until asked for
+    assert _data(asked) == ["meta.js", "samples-000.js"]  # nothing else until asked for
     page.click("#next")
     _shown_page(page, 2)
     page.click("#next")
     _shown_page(page, 3)  # rows 100..149: the second chunk
     assert _ids(page) == [f"s{i:04d}" for i in range(100, 150)]
-    assert "samples-001.js" in _loaded(page) and "samples-002.js" not in _loaded(page)
+    assert "samples-001.js" in _data(asked) and "samples-002.js" not in _data(asked)
     assert "101–150 of 1030 matching (page 3 of 21" in page.inner_text("#count")
     page.click("#prev")
     _shown_page(page, 2)
@@ -94,7 +103,7 @@ def test_pages_load_the_chunks_they_show(report: Path, open_page: Callable[..., 
     page.select_option("#f-outcome", "no-answer")
     page.wait_for_function("() => document.body.dataset.matching === '1'")
     assert _ids(page) == [f"s{FAILED:04d}"]
-    assert "samples-010.js" in _loaded(page)
+    assert "samples-010.js" in _data(asked)
     assert "HTTP 500 after retries" in page.inner_text("article.sample")
     page.select_option("#f-outcome", "wrong")
     page.select_option("#f-group", "Counting")  # the odd ones, all wrong
@@ -108,15 +117,15 @@ def test_pages_load_the_chunks_they_show(report: Path, open_page: Callable[..., 
     page.fill("#f-search", "answer number 777")
     page.wait_for_function("() => document.body.dataset.matching === '1'")
     assert _ids(page) == ["s0777"]
-    assert "search-000.js" in _loaded(page) and "samples-007.js" in _loaded(page)
+    assert "search-000.js" in _data(asked) and "samples-007.js" in _data(asked)
     page.fill("#f-search", "S0888")  # case does not matter
     page.wait_for_function("() => document.querySelector('article.sample').dataset.id === 's0888'")
     assert matching(page) == 1
 
     # the exact prompt, from its prompt file when opened
     card = page.locator("article.sample")
-    assert not any(name.startswith("prompts-") for name in _loaded(page))
+    assert not any(name.startswith("prompts-") for name in _data(asked))
     card.locator("summary", has_text="Prompt").click()
     card.locator("pre.prompt").wait_for()
     assert card.locator("pre.prompt").inner_text() == "the prompt of s0888"
-    assert "prompts-001.js" in _loaded(page)  # 500 prompts a file: the 888th is in the second
+    assert "prompts-001.js" in _data(asked)  # 500 prompts a file: the 888th is in the second

@@ -292,8 +292,8 @@ def test_prompts_are_written_once_beside_the_rows(tmp_path: Path) -> None:
             reply = Response(key=f"{name}{sample_id}", text="(A)", usage=Usage(1, 1))
             store.put_response("plan", sample_id, 1, prompt_hash, request, reply)
         store.close()
-        rows = [_row("s1").model_copy(update={"prompt_hash": "h1"}),
-                _row("s2").model_copy(update={"prompt_hash": "h2"})]  # fmt: skip
+        rows = [_row(i, outcome=graded(True)).model_copy(update={"prompt_hash": h})
+                for i, h in (("s1", "h1"), ("s2", "h2"))]  # fmt: skip
         write_jsonl(tmp_path / name / "samples.jsonl", [row.record() for row in rows])
     runs = collect_runs([tmp_path / "a", tmp_path / "b"], with_samples=False)
     write_report(runs, ViewOptions(tmp_path / "report"))

@@ -11,9 +11,10 @@
 
 const PAGE_SIZE = 50;
 const KEEP_CHUNKS = 60;  // sample chunks kept loaded (more than a page can need), the rest let go
-// filtered: the report's row numbers that match; shown: the page last drawn (a draw that a
-// newer one overtook while its chunks loaded is dropped)
-const state = { meta: null, filtered: new Int32Array(0), page: 0, asked: 0, ready: false };
+// filtered: the report's row numbers that match. A filtering that newer filters overtook while
+// the search text loaded, or a page drawing that a newer one overtook while its chunks loaded,
+// is dropped (`filtering` and `drawing` count them).
+const state = { meta: null, filtered: new Int32Array(0), page: 0, filtering: 0, drawing: 0, ready: false };
 const files = new Map();  // "samples-003" -> { promise, resolve, reject, value }
 
 function el(tag, attrs, ...children) {
@@ -179,9 +180,12 @@ function setupFilters() {
 
 // the search text of every sample, in the report's order (loaded at the first search)
 async function searchTexts() {
-  const parts = [];
-  for (let k = 0; k < state.meta.search_files; k++) parts.push(load("search", k));
-  return (await Promise.all(parts)).flat();
+  if (!state.searchTexts) {
+    const parts = [];
+    for (let k = 0; k < state.meta.search_files; k++) parts.push(load("search", k));
+    state.searchTexts = (await Promise.all(parts)).flat();
+  }
+  return state.searchTexts;
 }
 
 // whether the report's row number `row` passes the filters (`runs`: the outcome lists of the
@@ -193,7 +197,7 @@ function matches(row, group, outcome, runs, onlyDisagree) {
 }
 
 async function applyFilters() {
-  const asked = ++state.asked;
+  const asked = ++state.filtering;
   const groupName = document.getElementById("f-group").value;
   const outcomeName = document.getElementById("f-outcome").value;
   const group = groupName ? state.meta.groups.indexOf(groupName) : -1;
@@ -210,7 +214,7 @@ async function applyFilters() {
     } catch (e) {
       texts = [];
     }
-    if (asked !== state.asked) return;  // the filters changed while the text loaded
+    if (asked !== state.filtering) return;  // the filters changed while the text loaded
   }
   const found = [];
   for (let row = 0; row < state.meta.total; row++) {
@@ -220,26 +224,27 @@ async function applyFilters() {
   }
   state.filtered = Int32Array.from(found);
   state.page = 0;
-  await renderPage(asked);
+  await renderPage();
 }
 
 function turn(step) {
   const pages = Math.max(1, Math.ceil(state.filtered.length / PAGE_SIZE));
   state.page = Math.min(pages - 1, Math.max(0, state.page + step));
-  renderPage(++state.asked);
+  renderPage();
   document.getElementById("browser").scrollIntoView();
 }
 
 // the rows of the page (loading the chunks they are in); drawn unless a newer filter or page
 // turn was asked for meanwhile
-async function renderPage(asked) {
+async function renderPage() {
+  const asked = ++state.drawing;
   const size = state.meta.chunk_size;
   const start = state.page * PAGE_SIZE;
   const numbers = Array.from(state.filtered.subarray(start, start + PAGE_SIZE));
   const chunks = [...new Set(numbers.map((n) => Math.floor(n / size)))];
   const loaded = new Map(await Promise.all(chunks.map((k) =>
     load("samples", k).then((rows) => [k, rows], () => [k, []]))));
-  if (asked !== state.asked) return;
+  if (asked !== state.drawing) return;
   const shown = numbers.map((n) => loaded.get(Math.floor(n / size))[n % size]).filter(Boolean);
   const pages = Math.max(1, Math.ceil(state.filtered.length / PAGE_SIZE));
   const total = state.meta.total;
