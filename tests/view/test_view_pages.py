@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from view_support import READY, matching
 from vidbench.core.requests import Response, Usage
 from vidbench.report.results_dir import ResultsDir
 from vidbench.report.schema import SampleRow
@@ -19,6 +18,7 @@ from vidbench.runner.store import Store
 from vidbench.scoring.outcome import SampleScore, graded
 from vidbench.view.build import ViewOptions, write_report
 from vidbench.view.collect import collect_runs
+from view_support import READY, matching
 
 SAMPLES = 1_030
 CHUNK = 100  # rows a chunk: 11 chunks

@@ -4,9 +4,10 @@ older or partly moved run still shows what it has).
 
 What comes from where: results.json (the table row), samples.jsonl (per-sample outcome and raw
 output; read a line at a time: the run keeps where each row is and what the page filters by,
-and the report reads the rows again a chunk at a time), run.json (the task, the data folder, the frame cache), store.sqlite opened read-only
-(judge prompts and replies of every attempt, failed judge calls, the exact prompts), and the
-run's own task loading its data (question, options, gold answer, the videos).
+and the report reads the rows again a chunk at a time), run.json (the task, the data folder,
+the frame cache), store.sqlite opened read-only (judge prompts and replies of every attempt,
+failed judge calls; build.py reads the exact prompts a row at a time), and the run's own task
+loading its data (question, options, gold answer, the videos).
 
 It reads runner/ (the store, run.json) and report/ (results, table labels): view/ sits above
 both (docs/architecture.md).

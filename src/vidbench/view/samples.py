@@ -164,9 +164,7 @@ def sample_order(runs: Sequence[RunData]) -> tuple[list[str], int]:
     if len(runs) < 2:
         return list(ids), 0
     indexes = [run.index() for run in runs]
-    differ = [
-        i for i in ids if _differ([(x[i].outcome, x[i].parsed) for x in indexes if i in x])
-    ]
+    differ = [i for i in ids if _differ([(x[i].outcome, x[i].parsed) for x in indexes if i in x])]
     split = set(differ)
     return differ + [i for i in ids if i not in split], len(differ)
 
