@@ -201,7 +201,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=1)
-    parser.add_argument("--keep", help="write the runs and the report here (default: a temp dir)")
+    parser.add_argument(
+        "--keep",
+        help="write the runs and the report here (default: a temp "
+        "dir); runs already there, of the same --samples, are reused",
+    )
     parser.add_argument("--objects", type=int, default=20, help="objects of the thumbnail run")
     parser.add_argument("--thumbnail-runs", type=int, default=2, help="runs in that report")
     parser.add_argument("--thumbnail-data", help="a `synth 4d` dataset to use for it")
@@ -214,9 +218,13 @@ def main() -> None:
             thumbnail_times(root, args.objects, args.thumbnail_runs, data)
             return
         began = time.perf_counter()
-        runs = [synthetic_run(root / f"run-{k}", args.samples, k) for k in range(args.runs)]
+        runs = [root / f"run-{k}" for k in range(args.runs)]
+        for k, run in enumerate(runs):
+            if not (run / "results.json").is_file():  # --keep: a run made before is reused
+                synthetic_run(run, args.samples, k)
         print(f"synthetic runs: {args.runs} x {args.samples} samples "
               f"({time.perf_counter() - began:.1f} s to make)")  # fmt: skip
+        shutil.rmtree(root / "report", ignore_errors=True)
         write_s, peak_mb = view_in_process(runs, root / "report")
         data = root / "report" / "data"
         print(f"vidbench view: {write_s:.2f} s, peak memory {peak_mb:.0f} MB "

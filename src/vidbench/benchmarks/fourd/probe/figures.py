@@ -25,10 +25,9 @@ from typing import Any
 from vidbench.benchmarks.fourd.loader import SUBTASKS
 from vidbench.benchmarks.fourd.probe.knobs import KNOB_NAMES
 from vidbench.benchmarks.fourd.qa_task import SUBTASK
-from vidbench.core.errors import ConfigError
 from vidbench.core.files import write_text
 from vidbench.report.figures import new_figure, save_figure
-from vidbench.report.results_dir import ResultsDir
+from vidbench.report.results_dir import SAMPLES_FILE, ResultsDir, iter_sample_rows
 from vidbench.report.schema import SampleRow
 from vidbench.scoring.stats import bootstrap_ci
 
@@ -76,11 +75,12 @@ def probe_rows(results: Sequence[Path]) -> dict[str, list[ProbeRow]]:
     for path in results:
         folder = ResultsDir(path if path.is_dir() else path.parent)
         model = str(folder.read_results().model)
-        try:
-            samples = folder.read_samples()
-        except ConfigError:
+        samples = folder.file(SAMPLES_FILE)
+        if not samples.is_file():
             continue
-        rows[model] += [r for r in map(_probe_row, samples) if r is not None]
+        # a row at a time: a large run's rows are never all in memory, only its probe rows
+        probed = (_probe_row(row) for _, row in iter_sample_rows(samples))
+        rows[model] += [r for r in probed if r is not None]
     return {m: r for m, r in rows.items() if r}
 
 
