@@ -136,7 +136,8 @@ def json_lines(path: Path) -> Iterator[JsonLine]:
                 continue
             try:
                 value = json.loads(text)
-                json.dumps(value, ensure_ascii=False).encode("utf-8")
+                if "\\u" in text:  # only an escape can make a lone surrogate in UTF-8 text
+                    json.dumps(value, ensure_ascii=False).encode("utf-8")
             except json.JSONDecodeError as e:
                 yield JsonLine(number, error=f"malformed JSON: {e.msg}", offset=start)
             except UnicodeEncodeError:  # "\ud800": valid JSON, but no text to store or show
