@@ -141,9 +141,10 @@ def browser_times(report: Path) -> dict[str, float]:
             "search_again_s": again, "page_turn_s": turn}  # fmt: skip
 
 
-def view_in_process(runs: list[Path], report: Path) -> tuple[float, float]:
-    """`vidbench view RUNS --out REPORT` in a Python process of its own: seconds and peak
-    resident memory (MB) of that process."""
+def view_in_process(runs: list[Path], report: Path) -> tuple[float, float, float]:
+    """`vidbench view RUNS --out REPORT` in a Python process of its own: wall seconds, CPU
+    seconds (user and system: what a busy machine changes least) and peak resident memory (MB)
+    of that process."""
     command = "import sys; from vidbench.cli import main; sys.exit(main(sys.argv[1:]))"
     args = ["--no-progress", "view", *map(str, runs), "--out", str(report), "--no-thumbnails"]
     began = time.perf_counter()
@@ -151,7 +152,7 @@ def view_in_process(runs: list[Path], report: Path) -> tuple[float, float]:
     _, status, usage = os.wait4(child.pid, 0)
     took = time.perf_counter() - began
     assert os.waitstatus_to_exitcode(status) == 0, "vidbench view failed"
-    return took, usage.ru_maxrss / 1024  # KiB on Linux
+    return took, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024  # KiB on Linux
 
 
 def _timed_view(runs: list[Path], report: Path, *extra: str) -> tuple[float, str]:
@@ -225,9 +226,9 @@ def main() -> None:
         print(f"synthetic runs: {args.runs} x {args.samples} samples "
               f"({time.perf_counter() - began:.1f} s to make)")  # fmt: skip
         shutil.rmtree(root / "report", ignore_errors=True)
-        write_s, peak_mb = view_in_process(runs, root / "report")
+        write_s, cpu_s, peak_mb = view_in_process(runs, root / "report")
         data = root / "report" / "data"
-        print(f"vidbench view: {write_s:.2f} s, peak memory {peak_mb:.0f} MB "
+        print(f"vidbench view: {write_s:.2f} s ({cpu_s:.2f} s CPU), peak memory {peak_mb:.0f} MB "
               f"({args.runs} x {args.samples} samples)")  # fmt: skip
         files = len(list(data.iterdir()))
         print(f"report size: {size_of(root / 'report') / 1e6:.1f} MB "
