@@ -242,10 +242,19 @@ def test_the_store_is_read_without_writing(tmp_path: Path) -> None:
     [row] = _all_rows([run])
     [entry] = row["runs"]
     assert entry["outcome"] == "no-verdict"
-    assert entry["judge"] == [
-        {"item": "s1:judge", "judge": "judge-model", "version": "v1", "attempt": 1,
-         "prompt": "is it right?", "reply": "yes"},
-        {"item": "s1:judge", "error": "error: HTTP 503 after retries"},
+    assert entry["judge"] == [{"item": "s1:judge", "error": "error: HTTP 503 after retries"}]
+    # the judge's calls go to judge files, read from the store a row at a time
+    write_report([run], ViewOptions(tmp_path / "report"))
+    assert (tmp_path / "store.sqlite").stat().st_mtime_ns == before
+    data = tmp_path / "report" / "data"
+    [[entry]] = [
+        row["runs"] for row in _script_data(data / "samples-000.js", "vidbenchView.add")[1]
+    ]
+    assert entry["judge_calls"] == [[0, 0]]
+    assert _script_data(data / "judge-000.js", "vidbenchView.judge") == [
+        0,
+        [{"item": "s1:judge", "judge": "judge-model", "version": "v1", "attempt": 1,
+          "prompt": "is it right?", "reply": "yes"}],
     ]  # fmt: skip
 
 

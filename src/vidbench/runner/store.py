@@ -183,16 +183,24 @@ class Store:
 
     def all_calls(self) -> list[StoredCall]:
         """Every stored model-call reply, by item and attempt."""
+        return list(self.calls())
+
+    def calls(self) -> Iterator[StoredCall]:
+        """`all_calls`, a row at a time."""
         rows = self._db.execute(
             "SELECT item, model, prompt_version, attempt, prompt, reply FROM calls "
             "ORDER BY item, attempt, created"
         )
-        return [StoredCall(*row) for row in rows]
+        return (StoredCall(*row) for row in rows)
 
     def all_failures(self) -> list[StoredFailure]:
         """Every failed attempt, oldest first."""
+        return list(self.failures())
+
+    def failures(self) -> Iterator[StoredFailure]:
+        """`all_failures`, a row at a time."""
         rows = self._db.execute("SELECT plan, sample_id, status, error FROM failures ORDER BY id")
-        return [StoredFailure(*row) for row in rows]
+        return (StoredFailure(*row) for row in rows)
 
     def prompts(self) -> Iterator[tuple[str, list[str]]]:
         """The prompt hash and prompt text of every stored request, a row at a time."""

@@ -9,6 +9,9 @@ REPORT_DIR/
                                 file, loaded at the first search
   data/prompts-NNN.js           the exact prompts, PROMPTS_PER_FILE per file, loaded when a
                                 sample's "Prompt" is opened
+  data/judge-NNN.js             the judge's calls (prompt and reply of every attempt),
+                                JUDGE_CALLS_PER_FILE per file, loaded when a sample's "Judge"
+                                is opened
   thumbs/                       the frames the models saw, as small JPEGs
   videos/                       the source videos (links or copies; `--videos`)
   figures/                      report/figures.py's bar and curve figures, when they apply
@@ -42,12 +45,14 @@ from vidbench.progress import progress_bar
 from vidbench.report.figures import FigureSpec
 from vidbench.report.schema import Results
 from vidbench.runner.store import Store
-from vidbench.view.collect import RunData
+from vidbench.view.collect import RunData, owner_of
 from vidbench.view.samples import (
     OUTCOMES,
     PromptRef,
     SampleMedia,
     SampleView,
+    Written,
+    judge_attempt,
     sample_order,
     sample_rows,
     search_text,
@@ -61,7 +66,8 @@ DATA_DIR = "data"
 CHUNK_SIZE = 500
 SEARCH_CHUNKS = 10  # sample chunks a search file covers
 PROMPTS_PER_FILE = 500
-DATA_FILES = ("samples-*.js", "search-*.js", "prompts-*.js")
+JUDGE_CALLS_PER_FILE = 200  # a judge's prompt holds the question, answers and rules
+DATA_FILES = ("samples-*.js", "search-*.js", "prompts-*.js", "judge-*.js")
 FIGURES_DIR = "figures"
 AUDITS_DIR = "audits"
 
@@ -253,6 +259,32 @@ def _write_prompts(runs: Sequence[RunData], data: Path) -> dict[str, PromptRef]:
     return found
 
 
+def _write_judge_calls(
+    runs: Sequence[RunData], data: Path, messages: list[str]
+) -> list[dict[str, list[PromptRef]]]:
+    """Every judge call about the runs' samples (prompt and reply of each attempt) into judge
+    files; where each run's are, by sample id. The stores are read a row at a time."""
+    files = _Batches(data, "judge", "vidbenchView.judge", JUDGE_CALLS_PER_FILE)
+    found: list[dict[str, list[PromptRef]]] = []
+    for run in runs:
+        found.append({})
+        try:
+            store = Store.read_only(run.path)
+        except VidbenchError:  # none, or not a database: collect.py noted it
+            continue
+        ids = set(run.index())
+        with store:
+            try:
+                for call in store.calls():
+                    owner = owner_of(call.item, ids)
+                    if owner is not None:
+                        found[-1].setdefault(owner, []).append(files.add(judge_attempt(call)))
+            except sqlite3.Error as e:  # an older or damaged store
+                messages.append(f"{run.path}: judge calls not readable ({e}): not all shown")
+    files.flush()
+    return found
+
+
 class _Index:
     """What the page filters by, a list per field with an item per sample in the report's order
     (the samples themselves are in the chunks): each sample's group and its outcome in each run,
@@ -295,14 +327,14 @@ def write_report(runs: Sequence[RunData], options: ViewOptions) -> Built:
     for pattern in DATA_FILES:  # the files of an earlier report
         for stale in data.glob(pattern):
             stale.unlink()
-    prompts = _write_prompts(runs, data)
+    written = Written(_write_prompts(runs, data), _write_judge_calls(runs, data, messages))
     order, disagreements = sample_order(runs)
     size = max(1, options.chunk_size)
     search = _Batches(data, "search", "vidbenchView.search", size * SEARCH_CHUNKS)
     index = _Index(len(runs))
     chunks = 0
     for start in range(0, len(order), size):
-        rows = sample_rows(runs, order[start : start + size], media_of, options.groups, prompts)
+        rows = sample_rows(runs, order[start : start + size], media_of, options.groups, written)
         write_atomic(data / _file("samples", chunks), _script("vidbenchView.add", chunks, rows))
         chunks += 1
         for row in rows:

@@ -5,9 +5,9 @@ older or partly moved run still shows what it has).
 What comes from where: results.json (the table row), samples.jsonl (per-sample outcome and raw
 output; read a line at a time: the run keeps where each row is and what the page filters by,
 and the report reads the rows again a chunk at a time), run.json (the task, the data folder,
-the frame cache), store.sqlite opened read-only (judge prompts and replies of every attempt,
-failed judge calls; build.py reads the exact prompts a row at a time), and the run's own task
-loading its data (question, options, gold answer, the videos).
+the frame cache), store.sqlite opened read-only (failed judge calls; build.py reads the judge's
+prompts and replies of every attempt and the exact prompts a row at a time), and the run's own
+task loading its data (question, options, gold answer, the videos).
 
 It reads runner/ (the store, run.json) and report/ (results, table labels): view/ sits above
 both (docs/architecture.md).
@@ -34,7 +34,7 @@ from vidbench.report.schema import Results, SampleRow
 from vidbench.report.tables import row_labels
 from vidbench.runner.model_calls import CALL_PLAN
 from vidbench.runner.run_config import RunConfig
-from vidbench.runner.store import Store, StoredCall, StoredFailure
+from vidbench.runner.store import Store, StoredFailure
 from vidbench.tasks.base import Task
 from vidbench.tasks.data import data_folder, load_samples
 
@@ -65,7 +65,6 @@ class RunData:
     config: RunConfig | None = None
     task: Task | None = None
     samples: dict[str, Sample] = field(default_factory=dict)
-    judgments: dict[str, list[StoredCall]] = field(default_factory=dict)  # by sample id
     judge_failures: dict[str, list[StoredFailure]] = field(default_factory=dict)  # by sample id
     messages: list[str] = field(default_factory=list)
     rows_read: int = 0  # rows in samples.jsonl (a sample written twice counts twice)
@@ -110,6 +109,8 @@ def owner_of(item: str, ids: set[str]) -> str | None:
 
 
 def _read_store(run: RunData) -> None:
+    """The failed judge calls of the run's samples (the judge's replies, like the exact prompts,
+    are many: build.py writes them to the report a row at a time)."""
     try:
         store = Store.read_only(run.path)
     except VidbenchError as e:  # none, or not a readable database
@@ -118,11 +119,7 @@ def _read_store(run: RunData) -> None:
     with store:
         try:
             ids = set(run.index())
-            for judgment in store.all_calls():
-                owner = owner_of(judgment.item, ids)
-                if owner is not None:
-                    run.judgments.setdefault(owner, []).append(judgment)
-            for failure in store.all_failures():
+            for failure in store.failures():
                 judged = failure.plan.startswith(CALL_PLAN)
                 owner = owner_of(failure.sample_id, ids) if judged else None
                 if owner is not None:

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import NotRequired, TypedDict
 
 from vidbench.core.records import Sample
 from vidbench.report.schema import SampleRow
+from vidbench.runner.store import StoredCall
 from vidbench.scoring.outcome import LABELS
 from vidbench.view.collect import RunData
 from vidbench.view.thumbs import Strip
@@ -62,7 +64,8 @@ class RunEntry(TypedDict):
     error: str | None
     verdict_reply: str | None
     scores: dict[str, str]
-    judge: list[JudgeAttempt]
+    judge: list[JudgeAttempt]  # the failed judge calls
+    judge_calls: list[PromptRef]  # where the judge's calls are (build.py's judge files)
     prompt: PromptRef | None  # where the exact prompt's text is (build.py's prompt files)
     videos: NotRequired[list[PlacedVideo]]
     frames: NotRequired[Strip]
@@ -107,23 +110,32 @@ def _text(value: object) -> str:
     return json.dumps(value) if isinstance(value, dict | list) else str(value)
 
 
-def _judge(run: RunData, sample_id: str) -> list[JudgeAttempt]:
-    attempts: list[JudgeAttempt] = [
-        {
-            "item": j.item,
-            "judge": j.model,
-            "version": j.prompt_version,
-            "attempt": j.attempt + 1,
-            "prompt": j.prompt,
-            "reply": j.reply,
-        }
-        for j in run.judgments.get(sample_id, [])
-    ]
-    failed: list[JudgeAttempt] = [
+def judge_attempt(call: StoredCall) -> JudgeAttempt:
+    """A stored judge call as the page shows it."""
+    return {
+        "item": call.item,
+        "judge": call.model,
+        "version": call.prompt_version,
+        "attempt": call.attempt + 1,
+        "prompt": call.prompt,
+        "reply": call.reply,
+    }
+
+
+def _judge_failures(run: RunData, sample_id: str) -> list[JudgeAttempt]:
+    return [
         {"item": f.sample_id, "error": f"{f.status}: {f.error}"}
         for f in run.judge_failures.get(sample_id, [])
     ]
-    return attempts + failed
+
+
+@dataclass(frozen=True)
+class Written:
+    """Where the texts build.py writes apart from the rows are: the exact prompts by prompt hash,
+    and each run's judge calls by sample id."""
+
+    prompts: Mapping[str, PromptRef] = field(default_factory=dict)
+    judge_calls: Sequence[Mapping[str, list[PromptRef]]] = ()
 
 
 def run_entry(
@@ -132,9 +144,10 @@ def run_entry(
     row: SampleRow,
     media: MediaOf,
     groups: Sequence[str] = (),
-    prompts: Mapping[str, PromptRef] | None = None,
+    written: Written = Written(),
 ) -> RunEntry:
     sample = run.samples.get(row.id)
+    judge_calls = written.judge_calls[index] if index < len(written.judge_calls) else {}
     entry: RunEntry = {
         "outcome": row.outcome.label,
         "status": row.status,
@@ -143,8 +156,9 @@ def run_entry(
         "error": row.error or row.status_detail,
         "verdict_reply": row.judge_reply,
         "scores": _scores(row, groups),
-        "judge": _judge(run, row.id),
-        "prompt": (prompts or {}).get(str(row.prompt_hash)),
+        "judge": _judge_failures(run, row.id),
+        "judge_calls": list(judge_calls.get(row.id, [])),
+        "prompt": written.prompts.get(str(row.prompt_hash)),
     }
     if sample is not None:
         shown = media(index, sample)
@@ -174,7 +188,7 @@ def sample_rows(
     ids: Sequence[str],
     media: MediaOf,
     groups: Sequence[str] = (),
-    prompts: Mapping[str, PromptRef] | None = None,
+    written: Written = Written(),
 ) -> list[SampleView]:
     """The rows of the samples `ids` (from `sample_order`), each with one entry per run (None
     where a run has no such sample), grouped by the first of `groups` each holds; the runs'
@@ -188,7 +202,7 @@ def sample_rows(
     for sample_id in ids:
         sample = next((r.samples[sample_id] for r in runs if sample_id in r.samples), None)
         entries = [
-            run_entry(run, i, records[sample_id], media, groups, prompts)
+            run_entry(run, i, records[sample_id], media, groups, written)
             if sample_id in records
             else None
             for i, (run, records) in enumerate(zip(runs, by_run, strict=True))

@@ -1,12 +1,12 @@
 // vidbench view: the report page. data/meta.js calls vidbenchView.meta(...) with the runs, the
 // tables and the index the filters need (each sample's group and outcomes); the samples are in
-// data/samples-NNN.js chunks (vidbenchView.add(k, rows)), the search text in data/search-NNN.js
-// and the exact prompts in data/prompts-NNN.js. Browsers refuse fetch() from a file:// page,
-// so each file is a script the page adds when it needs it: a page of samples loads the chunks
-// it shows, the first search loads the search text, an opened "Prompt" its prompt file. Every
-// text taken from the data is put in the page with textContent / createElement only (never
-// innerHTML): model outputs, judge replies, questions and ids are untrusted. Links and sources
-// are only paths the report wrote.
+// data/samples-NNN.js chunks (vidbenchView.add(k, rows)), the search text in data/search-NNN.js,
+// the exact prompts in data/prompts-NNN.js and the judge's calls in data/judge-NNN.js. Browsers
+// refuse fetch() from a file:// page, so each file is a script the page adds when it needs it:
+// a page of samples loads the chunks it shows, the first search loads the search text, an
+// opened "Prompt" or "Judge" its file. Every text taken from the data is put in the page with
+// textContent / createElement only (never innerHTML): model outputs, judge replies, questions
+// and ids are untrusted. Links and sources are only paths the report wrote.
 "use strict";
 
 const PAGE_SIZE = 50;
@@ -101,6 +101,7 @@ window.vidbenchView = {
   add(k, rows) { arrived("samples", k, rows); },
   search(k, texts) { arrived("search", k, texts.map((t) => t.toLowerCase())); },
   prompts(k, prompts) { arrived("prompts", k, prompts); },
+  judge(k, attempts) { arrived("judge", k, attempts); },
 };
 
 function note(message) {
@@ -316,9 +317,18 @@ function renderRun(entry, run, sharedMedia) {
   if (scores.length) box.append(el("p", { class: "scores" }, scores.map(([k, v]) => `${k}: ${v}`).join(" · ")));
   if (entry.media_error) box.append(el("p", { class: "error-text media-error" }, text(entry.media_error)));
   if (!sharedMedia) box.append(renderMedia(entry));
-  if (entry.judge.length) box.append(lazyDetails(`Judge: ${entry.judge.length} attempt(s)`, () => renderJudge(entry.judge)));
+  const judged = entry.judge_calls.length + entry.judge.length;
+  if (judged) box.append(lazyDetails(`Judge: ${judged} attempt(s)`, () => judgeOf(entry)));
   if (entry.prompt) box.append(lazyDetails("Prompt", () => promptOf(entry.prompt)));
   return box;
+}
+
+// a run's judge calls about a sample, from the judge files ([file, position] each), then the
+// failed ones
+async function judgeOf(entry) {
+  const calls = await Promise.all(entry.judge_calls.map(([k, position]) =>
+    load("judge", k).then((attempts) => attempts[position])));
+  return renderJudge([...calls.filter(Boolean), ...entry.judge]);
 }
 
 // a sample's exact prompt, from its prompt file ([file, position])
