@@ -20,6 +20,8 @@ from vidbench.view.build import ViewOptions, write_report
 from vidbench.view.collect import collect_runs
 from view_support import READY, matching
 
+pytestmark = pytest.mark.slow  # Chromium, as the other report tests
+
 SAMPLES = 1_030
 CHUNK = 100  # rows a chunk: 11 chunks
 FAILED = 1_017  # the one sample without an answer, in the last chunk
