@@ -223,7 +223,7 @@ class _Batches:
         self.files = 0
 
     def add(self, item: object) -> PromptRef:
-        where = [self.files, len(self.items)]
+        where = (self.files, len(self.items))
         self.items.append(item)
         if len(self.items) == self.size:
             self.flush()

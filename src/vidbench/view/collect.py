@@ -39,7 +39,7 @@ from vidbench.tasks.base import Task
 from vidbench.tasks.data import data_folder, load_samples
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: one per sample of the report
 class RowInfo:
     """What the report keeps of a run's row between reading it and reading it again: where it
     is (a byte offset in samples.jsonl, or an index in `RunData.records`), what the page sorts

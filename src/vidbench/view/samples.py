@@ -39,7 +39,7 @@ class SampleMedia(TypedDict, total=False):
 MediaOf = Callable[[int, Sample], SampleMedia]
 # [file, position]: a prompt's text in the report's prompt files, which the page loads when a
 # sample's "Prompt" is opened (prompts are most of a run's text, and rarely read)
-PromptRef = list[int]
+PromptRef = tuple[int, int]
 
 
 class JudgeAttempt(TypedDict):
