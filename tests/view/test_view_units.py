@@ -314,3 +314,21 @@ def test_prompts_are_written_once_beside_the_rows(tmp_path: Path) -> None:
     _, rows = _script_data(data / "samples-000.js", "vidbenchView.add")
     assert [[e["prompt"] for e in row["runs"]] for row in rows] == [[[0, 0], [0, 0]],
                                                                      [[0, 1], [0, 1]]]  # fmt: skip
+
+
+def test_rows_are_read_again_from_where_they_were(tmp_path: Path) -> None:
+    """The report reads each row of samples.jsonl again from where the first reading found it;
+    a file rewritten in between is an error, never another sample's row under this one's id."""
+    from vidbench.core.errors import DataError
+    from vidbench.core.files import write_jsonl
+    from vidbench.view.collect import collect_run
+
+    rows = [_row(f"s{i}", outcome=graded(i % 3 == 0)) for i in range(30)]
+    write_jsonl(tmp_path / "samples.jsonl", [row.record() for row in rows])
+    run = collect_run(tmp_path, with_samples=False)
+    assert list(run.index()) == [f"s{i}" for i in range(30)]
+    [found] = _all_rows([run])[7:8]
+    assert found["id"] == "s7" and found["runs"][0]["outcome"] == "wrong"
+    write_jsonl(tmp_path / "samples.jsonl", [row.record() for row in reversed(rows)])
+    with pytest.raises(DataError, match="samples.jsonl changed while the report was written"):
+        write_report([run], ViewOptions(tmp_path / "report"))

@@ -16,7 +16,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NotRequired, TypedDict
 
+from vidbench.core.errors import DataError
 from vidbench.core.records import Sample
+from vidbench.report.results_dir import SAMPLES_FILE
 from vidbench.report.schema import SampleRow
 from vidbench.runner.store import StoredCall
 from vidbench.scoring.outcome import LABELS
@@ -197,7 +199,10 @@ def sample_rows(
     for run in runs:
         index = run.index()
         there = [i for i in ids if i in index]
-        by_run.append(dict(zip(there, run.rows_at([index[i] for i in there]), strict=True)))
+        read = dict(zip(there, run.rows_at([index[i] for i in there]), strict=True))
+        if any(row.id != sample_id for sample_id, row in read.items()):
+            raise DataError(f"{run.path}: {SAMPLES_FILE} changed while the report was written")
+        by_run.append(read)
     rows: list[SampleView] = []
     for sample_id in ids:
         sample = next((r.samples[sample_id] for r in runs if sample_id in r.samples), None)
