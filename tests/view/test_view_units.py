@@ -329,6 +329,10 @@ def test_rows_are_read_again_from_where_they_were(tmp_path: Path) -> None:
     assert list(run.index()) == [f"s{i}" for i in range(30)]
     [found] = _all_rows([run])[7:8]
     assert found["id"] == "s7" and found["runs"][0]["outcome"] == "wrong"
-    write_jsonl(tmp_path / "samples.jsonl", [row.record() for row in reversed(rows)])
+    swapped = [rows[0], rows[2], rows[1], *rows[3:]]  # s1 and s2: lines of the same length
+    write_jsonl(tmp_path / "samples.jsonl", [row.record() for row in swapped])
     with pytest.raises(DataError, match="samples.jsonl changed while the report was written"):
+        write_report([run], ViewOptions(tmp_path / "report"))
+    write_jsonl(tmp_path / "samples.jsonl", [row.record() for row in reversed(rows)])
+    with pytest.raises(DataError, match="byte 168: not a JSON line"):  # s10's line, cut
         write_report([run], ViewOptions(tmp_path / "report"))
