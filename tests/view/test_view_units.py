@@ -333,6 +333,8 @@ def test_rows_are_read_again_from_where_they_were(tmp_path: Path) -> None:
     write_jsonl(tmp_path / "samples.jsonl", [row.record() for row in swapped])
     with pytest.raises(DataError, match="samples.jsonl changed while the report was written"):
         write_report([run], ViewOptions(tmp_path / "report"))
+    meta = (tmp_path / "report" / "data" / "meta.js").read_text()  # the page says so
+    assert "its writing stopped: run vidbench view again" in meta and '"total":0' in meta
     write_jsonl(tmp_path / "samples.jsonl", [row.record() for row in reversed(rows)])
     with pytest.raises(DataError, match="byte 168: not a JSON line"):  # s10's line, cut
         write_report([run], ViewOptions(tmp_path / "report"))

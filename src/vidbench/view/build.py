@@ -324,6 +324,8 @@ def write_report(runs: Sequence[RunData], options: ViewOptions) -> Built:
         return media.get((index, sample.id), SampleMedia())
 
     data = out / DATA_DIR
+    # until the report is written, its page says so (and a second try knows the folder)
+    write_atomic(data / "meta.js", _script("vidbenchView.meta", _unfinished()))
     for pattern in DATA_FILES:  # the files of an earlier report
         for stale in data.glob(pattern):
             stale.unlink()
@@ -372,6 +374,17 @@ def write_report(runs: Sequence[RunData], options: ViewOptions) -> Built:
     _copy_static(out)
     made, reused = (thumbs.made, thumbs.reused) if thumbs is not None else (0, 0)
     return Built(out / "index.html", len(order), messages, made, reused)
+
+
+def _unfinished() -> dict[str, Json]:
+    """The meta.js of a report being written: no samples, and a message saying so."""
+    message = "this report is being written, or its writing stopped: run vidbench view again"
+    return {
+        "runs": [], "tables": [], "figures": [], "audits": [], "messages": [message],
+        "groups": [], "outcomes": list(OUTCOMES), "chunks": 0, "chunk_size": 1,
+        "search_files": 0, "search_size": 1, "total": 0, "disagreements": 0,
+        "index": {"group": [], "outcome": []},
+    }  # fmt: skip
 
 
 def _task(run: RunData) -> str | None:
