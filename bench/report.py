@@ -5,9 +5,11 @@ of each answer in the store), --runs (1) of them side by side.
     python bench/report.py [--samples 10000] [--runs 1] [--keep DIR] [--objects 20]
         [--thumbnail-runs 2] [--thumbnail-data DIR] [--skip-browser]
 
-Prints the time to write the report, its size, and in Debian's Chromium (from file://): the
-time until the page is interactive (all data loaded, the first page drawn), and the time a
-filter, a search and a page turn take. The synthetic runs have no data folder, so no frame
+Prints the time `vidbench view` takes to write the report (in a process of its own, so its
+peak memory is its own: startup included), the report's size, and in Debian's Chromium (from
+file://): the time until the page is interactive (its index loaded, the first page drawn), and
+the time a filter, a first search (which loads the search text), a second search and a page
+turn take. The synthetic runs have no data folder, so no frame
 thumbnails or videos are made for them; their cost is measured apart on a procedural 4D-Bench
 dataset of --objects objects (`vidbench synth 4d`, 128 px videos; or --thumbnail-data):
 --thumbnail-runs random runs, then their report without thumbnails, with them from a cold frame
@@ -19,8 +21,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -31,8 +36,6 @@ from vidbench.report.results_dir import ResultsDir
 from vidbench.report.schema import SampleRow
 from vidbench.runner.store import Store
 from vidbench.scoring.outcome import SampleScore, graded
-from vidbench.view.build import ViewOptions, write_report
-from vidbench.view.collect import collect_runs
 
 SUBTASKS = ["Object Counting", "Temporal Relationship", "Action", "Spatial Relationship",
             "Appearance"]  # fmt: skip
@@ -55,12 +58,16 @@ WORDS = [
 CHROMIUM = "/usr/bin/chromium"
 
 
+def _subtask_id(i: int) -> str:
+    return SUBTASKS[i % 5].lower().replace(" ", "_")
+
+
 def synthetic_run(out: Path, n: int, seed: int) -> Path:
     rng = random.Random(seed)
     store = Store(out)
     rows: list[SampleRow] = []
     for i in range(n):
-        sample_id = f"{i // 5:032x}_{SUBTASKS[i % 5].lower().replace(' ', '_')}"
+        sample_id = f"{i // 5:032x}_{_subtask_id(i)}"
         gold = "ABCD"[rng.randrange(4)]
         roll = rng.random()
         if roll < 0.02:
@@ -99,7 +106,22 @@ def size_of(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
 
 
-def browser_times(report: Path) -> dict[str, float]:
+# in the page: when the last input or click came, and when the sample list was last redrawn
+MARKS = """() => {
+  window.marks = { asked: 0, drawn: 0 };
+  for (const kind of ["input", "click"]) {
+    document.addEventListener(kind, () => { marks.asked = performance.now(); }, true);
+  }
+  new MutationObserver(() => { marks.drawn = performance.now(); })
+    .observe(document.getElementById("samples"), { childList: true });
+}"""
+
+
+def browser_times(report: Path, last_id: str) -> dict[str, float]:
+    """Seconds until the report is interactive, and of a filter, a first search, a second one,
+    a search for the last sample (in the last chunk) and a page turn: each as Playwright sees
+    it (its own overhead included) and, `_page` figures, in the page (from the input or click
+    to the sample list drawn)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -110,28 +132,49 @@ def browser_times(report: Path) -> dict[str, float]:
         start = time.perf_counter()
         page.goto((report / "index.html").resolve().as_uri())
         page.wait_for_function("() => document.body.dataset.ready === 'true'", timeout=60000)
-        wall = time.perf_counter() - start
-        ready_ms = float(page.evaluate("document.body.dataset.readyMs"))
+        times = {"wall_s": time.perf_counter() - start}
+        times["ready_s"] = float(page.evaluate("document.body.dataset.readyMs")) / 1000
         total = page.evaluate("document.body.dataset.matching")
+        page.evaluate(MARKS)
+        changed = f"() => document.body.dataset.matching !== '{total}'"
 
-        def timed(action, condition: str) -> float:  # type: ignore[no-untyped-def]
+        def timed(name: str, action, condition: str = changed) -> None:  # type: ignore[no-untyped-def]
             began = time.perf_counter()
             action()
-            page.wait_for_function(condition, timeout=30000)
-            return time.perf_counter() - began
+            page.wait_for_function(condition, timeout=60000)
+            times[f"{name}_s"] = time.perf_counter() - began
+            times[f"{name}_page_s"] = page.evaluate("(marks.drawn - marks.asked) / 1000")
 
-        wrong = timed(lambda: page.select_option("#f-outcome", "wrong"),
-                      f"() => document.body.dataset.matching !== '{total}'")  # fmt: skip
-        page.select_option("#f-outcome", "")
-        search = timed(lambda: page.fill("#f-search", "arm moves up and then down"),
-                       f"() => document.body.dataset.matching !== '{total}'")  # fmt: skip
-        page.fill("#f-search", "")
-        page.wait_for_function(f"() => document.body.dataset.matching === '{total}'")
+        def reset(selector: str) -> None:
+            page.fill(selector, "") if selector == "#f-search" else page.select_option(selector, "")
+            page.wait_for_function(f"() => document.body.dataset.matching === '{total}'")
+
+        timed("filter", lambda: page.select_option("#f-outcome", "wrong"))
+        reset("#f-outcome")
+        timed("search", lambda: page.fill("#f-search", "arm moves up and then down"))
+        reset("#f-search")
+        timed("search_again", lambda: page.fill("#f-search", "left arm rotates"))
+        reset("#f-search")
+        timed("search_last", lambda: page.fill("#f-search", last_id))
+        reset("#f-search")
         second_page = "() => document.getElementById('count').textContent.startsWith('51')"
-        turn = timed(lambda: page.click("#next"), second_page)
+        timed("page_turn", lambda: page.click("#next"), second_page)
         browser.close()
-    return {"ready_ms": ready_ms, "wall_s": wall, "filter_s": wrong, "search_s": search,
-            "page_turn_s": turn}  # fmt: skip
+    return times
+
+
+def view_in_process(runs: list[Path], report: Path) -> tuple[float, float, float]:
+    """`vidbench view RUNS --out REPORT` in a Python process of its own: wall seconds, CPU
+    seconds (user and system: what a busy machine changes least) and peak resident memory (MB)
+    of that process."""
+    command = "import sys; from vidbench.cli import main; sys.exit(main(sys.argv[1:]))"
+    args = ["--no-progress", "view", *map(str, runs), "--out", str(report), "--no-thumbnails"]
+    began = time.perf_counter()
+    child = subprocess.Popen([sys.executable, "-c", command, *args], stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    took = time.perf_counter() - began
+    assert os.waitstatus_to_exitcode(status) == 0, "vidbench view failed"
+    return took, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024  # KiB on Linux
 
 
 def _timed_view(runs: list[Path], report: Path, *extra: str) -> tuple[float, str]:
@@ -181,7 +224,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=1)
-    parser.add_argument("--keep", help="write the runs and the report here (default: a temp dir)")
+    parser.add_argument(
+        "--keep",
+        help="write the runs and the report here (default: a temp "
+        "dir); runs already there, of the same --samples, are reused",
+    )
     parser.add_argument("--objects", type=int, default=20, help="objects of the thumbnail run")
     parser.add_argument("--thumbnail-runs", type=int, default=2, help="runs in that report")
     parser.add_argument("--thumbnail-data", help="a `synth 4d` dataset to use for it")
@@ -194,23 +241,30 @@ def main() -> None:
             thumbnail_times(root, args.objects, args.thumbnail_runs, data)
             return
         began = time.perf_counter()
-        runs = [synthetic_run(root / f"run-{k}", args.samples, k) for k in range(args.runs)]
+        runs = [root / f"run-{k}" for k in range(args.runs)]
+        for k, run in enumerate(runs):
+            if not (run / "results.json").is_file():  # --keep: a run made before is reused
+                synthetic_run(run, args.samples, k)
         print(f"synthetic runs: {args.runs} x {args.samples} samples "
               f"({time.perf_counter() - began:.1f} s to make)")  # fmt: skip
-        began = time.perf_counter()
-        built = write_report(collect_runs(runs, with_samples=False), ViewOptions(root / "report"))
-        write_s = time.perf_counter() - began
+        shutil.rmtree(root / "report", ignore_errors=True)
+        write_s, cpu_s, peak_mb = view_in_process(runs, root / "report")
         data = root / "report" / "data"
-        print(f"write the report: {write_s:.2f} s; {built.samples} sample rows")
+        print(f"vidbench view: {write_s:.2f} s ({cpu_s:.2f} s CPU), peak memory {peak_mb:.0f} MB "
+              f"({args.runs} x {args.samples} samples)")  # fmt: skip
         files = len(list(data.iterdir()))
         print(f"report size: {size_of(root / 'report') / 1e6:.1f} MB "
               f"(data: {size_of(data) / 1e6:.1f} MB in {files} files)")  # fmt: skip
-        times = browser_times(root / "report")
+        last = args.samples - 1
+        times = browser_times(root / "report", f"{last // 5:032x}_{_subtask_id(last)}")
         print(json.dumps({k: round(v, 3) for k, v in times.items()}))
-        print(f"interactive in Chromium: {times['ready_ms'] / 1000:.2f} s after navigation "
-              f"(target < 2 s); filter {times['filter_s']:.2f} s, search "
-              f"{times['search_s']:.2f} s (150 ms of it the typing pause), "
-              f"page turn {times['page_turn_s']:.2f} s")  # fmt: skip
+        print(f"interactive in Chromium: {times['ready_s']:.2f} s after navigation "
+              "(target < 2 s); in the page (Playwright's view): "
+              + ", ".join(f"{name.replace('_', ' ')} {times[f'{name}_page_s']:.2f} s "
+                          f"({times[f'{name}_s']:.2f} s)"
+                          for name in ("filter", "search", "search_again", "search_last",
+                                       "page_turn"))
+              + " (a search waits 150 ms for the typing to pause)")  # fmt: skip
         if args.objects:
             data = Path(args.thumbnail_data) if args.thumbnail_data else None
             thumbnail_times(root, args.objects, args.thumbnail_runs, data)

@@ -42,8 +42,9 @@ def test_judged_run_shows_every_attempt(tmp_path: Path, open_page: Callable[...,
     text = (report / "data" / "samples-000.js").read_text()
     rows = json.loads(text[text.index(",") + 1 : -3])
     assert not (report / "data" / "samples-001.js").exists()  # 327 rows: one chunk
-    attempts = sum(len(e["judge"]) for r in rows for e in r["runs"] if e)
+    attempts = sum(len(e["judge_calls"]) for r in rows for e in r["runs"] if e)
     assert attempts == asked  # every reply the judge gave, on its sample
+    assert not any(e["judge"] for r in rows for e in r["runs"] if e)  # none failed
 
     page = open_report(open_page, report)
     assert matching(page) == len(scored)

@@ -35,7 +35,12 @@ def report(run: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_files_of_the_report(run: Path, report: Path) -> None:
     names = {p.name for p in report.iterdir()}
     assert {"index.html", "app.js", "app.css", "data", "thumbs", "videos"} <= names
-    assert sorted(p.name for p in (report / "data").iterdir()) == ["meta.js", "samples-000.js"]
+    assert sorted(p.name for p in (report / "data").iterdir()) == [
+        "meta.js",
+        "prompts-000.js",
+        "samples-000.js",
+        "search-000.js",
+    ]
     videos = list((report / "videos").iterdir())
     assert len(videos) == 2 * 3  # two objects, the three official views each
     assert all(v.is_symlink() and not Path(v.readlink()).is_absolute() for v in videos)

@@ -18,7 +18,7 @@ from vidbench.report.schema import Results, SampleRow
 from vidbench.scoring.outcome import LABELS, NO_VERDICT, NOT_GRADED, SampleScore, graded
 from vidbench.view.build import ViewOptions, write_report
 from vidbench.view.collect import RunData, owner_of, run_folders
-from vidbench.view.samples import OUTCOMES, disagree, sample_rows
+from vidbench.view.samples import OUTCOMES, SampleView, disagree, sample_order, sample_rows
 from vidbench.view.tables import table_data
 from vidbench.view.videos import VideoPlacer
 
@@ -26,6 +26,12 @@ from vidbench.view.videos import VideoPlacer
 def _row(sample_id: str, **score: Any) -> SampleRow:
     answer = {"id": sample_id, "prompt_hash": "h", "frames": [], "raw_output": "(A)"}
     return SampleRow.scored(answer, SampleScore(**score))  # type: ignore[arg-type]
+
+
+def _all_rows(runs: list[RunData], groups: tuple[str, ...] = ()) -> list[SampleView]:
+    """Every row of the report of `runs`, in its order, without media."""
+    order, _ = sample_order(runs)
+    return sample_rows(runs, order, lambda index, sample: {}, groups)
 
 
 def test_the_page_shows_each_rows_typed_outcome() -> None:
@@ -37,7 +43,7 @@ def test_the_page_shows_each_rows_typed_outcome() -> None:
         _row("c", outcome=NOT_GRADED, metrics={"bleu": 0.3}, details={"caption": "x"}),
         SampleRow.unanswered("d", "media", "gone"),  # set by the score stage: no answer
     ]
-    rows = sample_rows([run], lambda index, sample: {}, groups=("shape",))
+    rows = _all_rows([run], groups=("shape",))
     assert [r["runs"][0]["outcome"] for r in rows] == ["correct", "unparsed", "not-graded",
                                                         "no-answer"]  # fmt: skip
     assert rows[0]["group"] == "cube" and rows[0]["runs"][0]["scores"] == {"size": "big"}
@@ -80,7 +86,8 @@ def test_disagreements_come_first() -> None:
     runs[0].records = [_row(i, outcome=graded(True), parsed="A") for i in "xyz"]
     runs[1].records = [_row(i, outcome=graded(i != "z"), parsed="A" if i != "z" else "B")
                        for i in "xyz"]  # fmt: skip
-    rows = sample_rows(runs, lambda index, sample: {})
+    rows = _all_rows(runs)
+    assert sample_order(runs) == (["z", "x", "y"], 1)  # the page's disagreement filter: row < 1
     assert [r["id"] for r in rows] == ["z", "x", "y"]
     assert [r["disagree"] for r in rows] == [True, False, False]
     assert not disagree([same, dict(same)]) and not disagree([same, None])
@@ -137,6 +144,13 @@ def test_videos_are_linked_relatively_or_copied(tmp_path: Path) -> None:
     assert VideoPlacer(tmp_path / "r3", "none").videos(media, spec) == []
 
 
+def _script_data(path: Path, call: str) -> Any:
+    """The arguments of the one `call(...)` a data file makes, as a JSON list."""
+    text = path.read_text()
+    assert text.startswith(f"{call}(") and text.endswith(");\n")
+    return json.loads(f"[{text[len(call) + 1 : -3]}]")
+
+
 def test_data_are_chunked_scripts(tmp_path: Path) -> None:
     run = RunData(tmp_path / "run", label="m")
     run.records = [_row(f"s{i}", outcome=graded(i % 2 == 0)) for i in range(1201)]
@@ -144,19 +158,29 @@ def test_data_are_chunked_scripts(tmp_path: Path) -> None:
     assert built.samples == 1201
     data = tmp_path / "report" / "data"
     names = sorted(p.name for p in data.iterdir())
-    assert names == ["meta.js", "samples-000.js", "samples-001.js", "samples-002.js"]
-    text = (data / "samples-002.js").read_text()
-    assert text.startswith("vidbenchView.add(2,") and text.endswith(");\n")
-    rows = json.loads(text[len("vidbenchView.add(2,") : -3])
+    assert names == ["meta.js", "samples-000.js", "samples-001.js", "samples-002.js",
+                     "search-000.js"]  # fmt: skip
+    k, rows = _script_data(data / "samples-002.js", "vidbenchView.add")
+    assert k == 2
     assert [r["id"] for r in rows] == ["s1000", "s1001"] + [f"s{i}" for i in range(1002, 1201)]
-    meta = (data / "meta.js").read_text()
-    assert '"chunks":3' in meta and '"correct":601' in meta and '"wrong":600' in meta
+    [meta] = _script_data(data / "meta.js", "vidbenchView.meta")
+    assert (meta["chunks"], meta["chunk_size"], meta["total"]) == (3, 500, 1201)
+    assert meta["runs"][0]["outcomes"]["correct"] == 601
+    assert meta["runs"][0]["outcomes"]["wrong"] == 600
+    # the index the filters read: an outcome (its position in the list) and a group per row
+    correct, wrong = OUTCOMES.index("correct"), OUTCOMES.index("wrong")
+    [outcomes] = meta["index"]["outcome"]
+    assert outcomes == [correct if i % 2 == 0 else wrong for i in range(1201)]
+    assert meta["index"]["group"] == [-1] * 1201 and meta["groups"] == []
+    k, texts = _script_data(data / "search-000.js", "vidbenchView.search")
+    assert k == 0 and len(texts) == 1201 and texts[1000] == "s1000\n\n\n(A)\n\n"
     smaller = write_report([RunData(tmp_path / "run", records=run.records[:10])],
                            ViewOptions(tmp_path / "report"))  # fmt: skip
     with pytest.raises(ConfigError, match="other files"):
         write_report([run], ViewOptions(tmp_path))  # holds run/ and report/: not a report
     assert smaller.samples == 10 and sorted(p.name for p in data.iterdir())[1:] == [
-        "samples-000.js"
+        "samples-000.js",
+        "search-000.js",
     ]
 
 
@@ -215,13 +239,22 @@ def test_the_store_is_read_without_writing(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="store.sqlite: attempt to write a readonly database"):
         readonly.put_failure("plan", "s2", 1, None, "x")
     readonly.close()
-    [row] = sample_rows([run], lambda index, sample: {})
+    [row] = _all_rows([run])
     [entry] = row["runs"]
     assert entry["outcome"] == "no-verdict"
-    assert entry["judge"] == [
-        {"item": "s1:judge", "judge": "judge-model", "version": "v1", "attempt": 1,
-         "prompt": "is it right?", "reply": "yes"},
-        {"item": "s1:judge", "error": "error: HTTP 503 after retries"},
+    assert entry["judge"] == [{"item": "s1:judge", "error": "error: HTTP 503 after retries"}]
+    # the judge's calls go to judge files, read from the store a row at a time
+    write_report([run], ViewOptions(tmp_path / "report"))
+    assert (tmp_path / "store.sqlite").stat().st_mtime_ns == before
+    data = tmp_path / "report" / "data"
+    [[entry]] = [
+        row["runs"] for row in _script_data(data / "samples-000.js", "vidbenchView.add")[1]
+    ]
+    assert entry["judge_calls"] == [[0, 0]]
+    assert _script_data(data / "judge-000.js", "vidbenchView.judge") == [
+        0,
+        [{"item": "s1:judge", "judge": "judge-model", "version": "v1", "attempt": 1,
+          "prompt": "is it right?", "reply": "yes"}],
     ]  # fmt: skip
 
 
@@ -251,3 +284,57 @@ def test_view_of_nothing_is_an_error_not_an_empty_report(
     said = "".join(capsys.readouterr().err.split())  # the console wraps long lines anywhere
     assert "noresultstoshow" in said and "results.json:notaJSONobject" in said
     assert not report.exists()
+
+
+def test_prompts_are_written_once_beside_the_rows(tmp_path: Path) -> None:
+    """The exact prompts go to prompt files, each text once however many runs sent it; a row
+    points at its prompt's place ([file, position]); a prompt no row sent is left out."""
+    from vidbench.core.files import write_jsonl
+    from vidbench.core.requests import Response, Usage
+    from vidbench.runner.store import Store
+    from vidbench.view.collect import collect_runs
+
+    for name in ("a", "b"):
+        store = Store(tmp_path / name)
+        for sample_id, prompt_hash in (("s1", "h1"), ("s2", "h2"), ("old", "h-old")):
+            request = {"frames": [], "prompt": [f"asked {prompt_hash}", "second part"]}
+            reply = Response(key=f"{name}{sample_id}", text="(A)", usage=Usage(1, 1))
+            store.put_response("plan", sample_id, 1, prompt_hash, request, reply)
+        store.close()
+        rows = [_row(i, outcome=graded(True)).model_copy(update={"prompt_hash": h})
+                for i, h in (("s1", "h1"), ("s2", "h2"))]  # fmt: skip
+        write_jsonl(tmp_path / name / "samples.jsonl", [row.record() for row in rows])
+    runs = collect_runs([tmp_path / "a", tmp_path / "b"], with_samples=False)
+    write_report(runs, ViewOptions(tmp_path / "report"))
+    data = tmp_path / "report" / "data"
+    assert _script_data(data / "prompts-000.js", "vidbenchView.prompts") == [
+        0,
+        [["asked h1", "second part"], ["asked h2", "second part"]],
+    ]
+    _, rows = _script_data(data / "samples-000.js", "vidbenchView.add")
+    assert [[e["prompt"] for e in row["runs"]] for row in rows] == [[[0, 0], [0, 0]],
+                                                                     [[0, 1], [0, 1]]]  # fmt: skip
+
+
+def test_rows_are_read_again_from_where_they_were(tmp_path: Path) -> None:
+    """The report reads each row of samples.jsonl again from where the first reading found it;
+    a file rewritten in between is an error, never another sample's row under this one's id."""
+    from vidbench.core.errors import DataError
+    from vidbench.core.files import write_jsonl
+    from vidbench.view.collect import collect_run
+
+    rows = [_row(f"s{i}", outcome=graded(i % 3 == 0)) for i in range(30)]
+    write_jsonl(tmp_path / "samples.jsonl", [row.record() for row in rows])
+    run = collect_run(tmp_path, with_samples=False)
+    assert list(run.index()) == [f"s{i}" for i in range(30)]
+    [found] = _all_rows([run])[7:8]
+    assert found["id"] == "s7" and found["runs"][0]["outcome"] == "wrong"
+    swapped = [rows[0], rows[2], rows[1], *rows[3:]]  # s1 and s2: lines of the same length
+    write_jsonl(tmp_path / "samples.jsonl", [row.record() for row in swapped])
+    with pytest.raises(DataError, match="samples.jsonl changed while the report was written"):
+        write_report([run], ViewOptions(tmp_path / "report"))
+    meta = (tmp_path / "report" / "data" / "meta.js").read_text()  # the page says so
+    assert "its writing stopped: run vidbench view again" in meta and '"total":0' in meta
+    write_jsonl(tmp_path / "samples.jsonl", [row.record() for row in reversed(rows)])
+    with pytest.raises(DataError, match="byte 168: not a JSON line"):  # s10's line, cut
+        write_report([run], ViewOptions(tmp_path / "report"))

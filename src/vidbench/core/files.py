@@ -113,6 +113,7 @@ class JsonLine:
     number: int  # 1-based
     value: JsonValue = None
     error: str | None = None  # "not UTF-8 text (...)" or "malformed JSON: ..."
+    offset: int = 0  # where the line starts in the file, in bytes (to read it again alone)
 
     def where(self, path: Path) -> str:
         return f"{path} line {self.number}"
@@ -127,23 +128,27 @@ def json_lines(path: Path) -> Iterator[JsonLine]:
     except OSError as e:
         raise DataError(f"{path}: cannot read ({e.strerror or e})") from e
     with handle:
+        end = 0
         for number, raw in enumerate(handle, start=1):
+            start, end = end, end + len(raw)
             if not raw.strip():
                 continue
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as e:
-                yield JsonLine(number, error=f"not UTF-8 text (byte {e.start + 1})")
+                yield JsonLine(number, error=f"not UTF-8 text (byte {e.start + 1})", offset=start)
                 continue
             try:
                 value = json.loads(text)
-                json.dumps(value, ensure_ascii=False).encode("utf-8")
+                if "\\u" in text:  # only an escape can make a lone surrogate in UTF-8 text
+                    json.dumps(value, ensure_ascii=False).encode("utf-8")
             except json.JSONDecodeError as e:
-                yield JsonLine(number, error=f"malformed JSON: {e.msg}")
+                yield JsonLine(number, error=f"malformed JSON: {e.msg}", offset=start)
             except UnicodeEncodeError:  # "\ud800": valid JSON, but no text to store or show
-                yield JsonLine(number, error="an unpaired surrogate escape (\\ud8xx): no text")
+                yield JsonLine(number, error="an unpaired surrogate escape (\\ud8xx): no text",
+                               offset=start)  # fmt: skip
             else:
-                yield JsonLine(number, value)
+                yield JsonLine(number, value, offset=start)
 
 
 @dataclass(frozen=True)

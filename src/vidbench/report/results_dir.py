@@ -19,6 +19,7 @@ file, line and field.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -105,10 +106,32 @@ def read_sample_rows(path: Path) -> list[SampleRow]:
 
 def iter_sample_rows(path: Path) -> Iterator[SampleRow]:
     """The rows of a samples.jsonl one at a time, as `read_sample_rows` reads them."""
+    for _, row in sample_rows_with_offsets(path):
+        yield row
+
+
+def sample_rows_with_offsets(path: Path) -> Iterator[tuple[int, SampleRow]]:
+    """Each row of a samples.jsonl with the byte offset of its line, read a line at a time (a
+    large run's rows are never all in memory); DataError as `read_sample_rows`."""
     for line in json_lines(path):
         if line.error is not None:
             raise DataError(f"{line.where(path)}: {line.error}")
-        yield typed(SampleRow, line.value, line.where(path))
+        yield line.offset, typed(SampleRow, line.value, line.where(path))
+
+
+def sample_rows_at(path: Path, offsets: Sequence[int]) -> list[SampleRow]:
+    """The rows of a samples.jsonl whose lines start at `offsets` (`sample_rows_with_offsets`)."""
+    rows = []
+    with path.open("rb") as handle:
+        for offset in offsets:
+            handle.seek(offset)
+            where = f"{path} byte {offset}"
+            try:
+                value = json.loads(handle.readline())
+            except (json.JSONDecodeError, UnicodeDecodeError) as e:  # changed since it was read
+                raise DataError(f"{where}: not a JSON line ({e})") from e
+            rows.append(typed(SampleRow, value, where))
+    return rows
 
 
 def write_tables(out: Path, results: Sequence[Results]) -> None:

@@ -20,7 +20,7 @@ import json
 import shutil
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypedDict
@@ -185,21 +185,29 @@ class Store:
 
     def all_calls(self) -> list[StoredCall]:
         """Every stored model-call reply, by item and attempt."""
+        return list(self.calls())
+
+    def calls(self) -> Iterator[StoredCall]:
+        """`all_calls`, a row at a time."""
         rows = self._db.execute(
             "SELECT item, model, prompt_version, attempt, prompt, reply FROM calls "
             "ORDER BY item, attempt, created"
         )
-        return [StoredCall(*row) for row in rows]
+        return (StoredCall(*row) for row in rows)
 
     def all_failures(self) -> list[StoredFailure]:
         """Every failed attempt, oldest first."""
-        rows = self._db.execute("SELECT plan, sample_id, status, error FROM failures ORDER BY id")
-        return [StoredFailure(*row) for row in rows]
+        return list(self.failures())
 
-    def prompts(self) -> dict[str, list[str]]:
-        """The prompt text of every stored request, by prompt hash."""
-        rows = self._db.execute("SELECT prompt_hash, request FROM responses")
-        return {h: list(json.loads(request).get("prompt", [])) for h, request in rows}
+    def failures(self) -> Iterator[StoredFailure]:
+        """`all_failures`, a row at a time."""
+        rows = self._db.execute("SELECT plan, sample_id, status, error FROM failures ORDER BY id")
+        return (StoredFailure(*row) for row in rows)
+
+    def prompts(self) -> Iterator[tuple[str, list[str]]]:
+        """The prompt hash and prompt text of every stored request, a row at a time."""
+        for prompt_hash, request in self._db.execute("SELECT prompt_hash, request FROM responses"):
+            yield prompt_hash, list(json.loads(request).get("prompt", []))
 
     def start_run(self, plan: str, config: dict[str, JsonValue]) -> int:
         cursor = self._write(

@@ -2,38 +2,61 @@
 
 REPORT_DIR/
   index.html, app.js, app.css   the page (package data, copied as they are; no CDN)
-  data/meta.js                  runs, tables, figures, messages, filter values, chunk count
-  data/samples-NNN.js           the sample rows, CHUNK_SIZE per file
+  data/meta.js                  runs, tables, figures, messages, filter values, and the index:
+                                each sample's group and outcome in each run (what the filters need)
+  data/samples-NNN.js           the sample rows, CHUNK_SIZE per file, loaded as pages need them
+  data/search-NNN.js            the text the search looks in, SEARCH_CHUNKS chunks' worth per
+                                file, loaded at the first search
+  data/prompts-NNN.js           the exact prompts, PROMPTS_PER_FILE per file, loaded when a
+                                sample's "Prompt" is opened
+  data/judge-NNN.js             the judge's calls (prompt and reply of every attempt),
+                                JUDGE_CALLS_PER_FILE per file, loaded when a sample's "Judge"
+                                is opened
   thumbs/                       the frames the models saw, as small JPEGs
   videos/                       the source videos (links or copies; `--videos`)
   figures/                      report/figures.py's bar and curve figures, when they apply
   audits/                       the pages of `vidbench audit` run on these runs (copied)
 
 Browsers refuse fetch() of local files from a file:// page, so the data are JavaScript files
-that hand their rows to the page's `vidbenchView` object, loaded by <script> tags; the page
-shows them a page at a time.
+that hand their contents to the page's `vidbenchView` object, loaded by <script> tags the page
+adds when it needs them: opening a report of any size loads meta.js and the chunks of its first
+page. The rows are written a chunk at a time, read again from each run's samples.jsonl, so the
+report's memory does not grow with the number of samples beyond the index.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import cast
 
 from vidbench.core.errors import ConfigError, VidbenchError
 from vidbench.core.files import Json, write_atomic
-from vidbench.core.records import MediaRef
+from vidbench.core.records import MediaRef, Sample
 from vidbench.media.cache import FrameCache
 from vidbench.media.spec import FrameSpec
 from vidbench.progress import progress_bar
 from vidbench.report.figures import FigureSpec
 from vidbench.report.schema import Results
-from vidbench.view.collect import RunData
-from vidbench.view.samples import OUTCOMES, SampleMedia, SampleView, sample_rows
+from vidbench.runner.store import Store
+from vidbench.view.collect import RunData, owner_of
+from vidbench.view.samples import (
+    OUTCOMES,
+    PromptRef,
+    SampleMedia,
+    SampleView,
+    Written,
+    judge_attempt,
+    sample_order,
+    sample_rows,
+    search_text,
+)
 from vidbench.view.tables import table_data
 from vidbench.view.thumbs import StripIndex, Thumbnailer
 from vidbench.view.videos import VideoMode, VideoPlacer
@@ -41,6 +64,10 @@ from vidbench.view.videos import VideoMode, VideoPlacer
 STATIC_FILES = ("index.html", "app.js", "app.css")
 DATA_DIR = "data"
 CHUNK_SIZE = 500
+SEARCH_CHUNKS = 10  # sample chunks a search file covers
+PROMPTS_PER_FILE = 500
+JUDGE_CALLS_PER_FILE = 200  # a judge's prompt holds the question, answers and rules
+DATA_FILES = ("samples-*.js", "search-*.js", "prompts-*.js", "judge-*.js")
 FIGURES_DIR = "figures"
 AUDITS_DIR = "audits"
 
@@ -104,7 +131,7 @@ def _media(
         cache = caches.setdefault(str(cache.root), cache)
         thumbs = Thumbnailer(options.out, cache, index) if index is not None else None
         spec = run.task.frame_spec
-        for sample_id in dict.fromkeys(row.id for row in run.records):
+        for sample_id in run.index():
             sample = run.samples.get(sample_id)
             if sample is None:
                 continue
@@ -182,32 +209,150 @@ def _check_target(out: Path) -> None:
         raise ConfigError(f"--out {out}: a folder with other files in it; give a new folder")
 
 
+def _file(kind: str, k: int) -> str:
+    return f"{kind}-{k:03d}.js"
+
+
+class _Batches:
+    """Items written to numbered data files (`kind`-NNN.js), `size` a file, each file a
+    `call(k, items)` script; `add` says where the item will be: [file, position]."""
+
+    def __init__(self, data: Path, kind: str, call: str, size: int) -> None:
+        self.data, self.kind, self.call, self.size = data, kind, call, size
+        self.items: list[object] = []
+        self.files = 0
+
+    def add(self, item: object) -> PromptRef:
+        where = (self.files, len(self.items))
+        self.items.append(item)
+        if len(self.items) == self.size:
+            self.flush()
+        return where
+
+    def flush(self) -> None:
+        if self.items:
+            script = _script(self.call, self.files, self.items)
+            write_atomic(self.data / _file(self.kind, self.files), script)
+            self.files += 1
+            self.items = []
+
+
+def _write_prompts(runs: Sequence[RunData], data: Path) -> dict[str, PromptRef]:
+    """The exact prompts of the runs' rows into prompt files, each text once; where each is, by
+    prompt hash. The stores are read a row at a time."""
+    wanted = {info.prompt_hash for run in runs for info in run.index().values()}
+    found: dict[str, PromptRef] = {}
+    files = _Batches(data, "prompts", "vidbenchView.prompts", PROMPTS_PER_FILE)
+    for run in runs:
+        try:
+            store = Store.read_only(run.path)
+        except VidbenchError:  # none, or not a database: collect.py noted it
+            continue
+        with store:
+            try:
+                for prompt_hash, prompt in store.prompts():
+                    if prompt_hash in wanted and prompt_hash not in found:
+                        found[prompt_hash] = files.add(prompt)
+            except sqlite3.Error:  # an older or damaged store: collect.py noted it
+                continue
+    files.flush()
+    return found
+
+
+def _write_judge_calls(
+    runs: Sequence[RunData], data: Path, messages: list[str]
+) -> list[dict[str, list[PromptRef]]]:
+    """Every judge call about the runs' samples (prompt and reply of each attempt) into judge
+    files; where each run's are, by sample id. The stores are read a row at a time."""
+    files = _Batches(data, "judge", "vidbenchView.judge", JUDGE_CALLS_PER_FILE)
+    found: list[dict[str, list[PromptRef]]] = []
+    for run in runs:
+        found.append({})
+        try:
+            store = Store.read_only(run.path)
+        except VidbenchError:  # none, or not a database: collect.py noted it
+            continue
+        ids = set(run.index())
+        with store:
+            try:
+                for call in store.calls():
+                    owner = owner_of(call.item, ids)
+                    if owner is not None:
+                        found[-1].setdefault(owner, []).append(files.add(judge_attempt(call)))
+            except sqlite3.Error as e:  # an older or damaged store
+                messages.append(f"{run.path}: judge calls not readable ({e}): not all shown")
+    files.flush()
+    return found
+
+
+class _Index:
+    """What the page filters by, a list per field with an item per sample in the report's order
+    (the samples themselves are in the chunks): each sample's group and its outcome in each run,
+    as positions in the lists of groups and outcomes (-1: none)."""
+
+    def __init__(self, runs: int) -> None:
+        self.groups: list[str] = []
+        self.outcomes: list[list[int]] = [[] for _ in range(runs)]
+        self.counts = [dict.fromkeys(OUTCOMES, 0) for _ in range(runs)]
+        self._outcome = {name: k for k, name in enumerate(OUTCOMES)}
+
+    def add(self, row: SampleView) -> None:
+        self.groups.append(row["group"])
+        for k, entry in enumerate(row["runs"]):
+            self.outcomes[k].append(-1 if entry is None else self._outcome[entry["outcome"]])
+            if entry is not None:
+                self.counts[k][entry["outcome"]] += 1
+
+    def group_names(self) -> list[str]:
+        return sorted(set(self.groups) - {""})
+
+    def data(self) -> dict[str, Json]:
+        position = {name: k for k, name in enumerate(self.group_names())}
+        groups: list[Json] = [position.get(g, -1) for g in self.groups]
+        return {"group": groups, "outcome": cast(list[Json], self.outcomes)}
+
+
 def write_report(runs: Sequence[RunData], options: ViewOptions) -> Built:
     out = options.out
     _check_target(out)
     out.mkdir(parents=True, exist_ok=True)
     messages = [m for run in runs for m in run.messages]
-    index = StripIndex.load(out) if options.thumbnails else None
-    media = _media(runs, options, index)
-    rows = sample_rows(
-        runs, lambda index, sample: media.get((index, sample.id), SampleMedia()), options.groups
-    )
-    results = [r.results for r in runs if r.results]
+    thumbs = StripIndex.load(out) if options.thumbnails else None
+    media = _media(runs, options, thumbs)
+
+    def media_of(index: int, sample: Sample) -> SampleMedia:
+        return media.get((index, sample.id), SampleMedia())
+
     data = out / DATA_DIR
-    for stale in data.glob("samples-*.js"):  # chunks of an earlier, larger report
-        stale.unlink()
-    chunks = [rows[i : i + options.chunk_size] for i in range(0, len(rows), options.chunk_size)]
-    for k, chunk in enumerate(chunks):
-        write_atomic(data / f"samples-{k:03d}.js", _script("vidbenchView.add", k, chunk))
+    # until the report is written, its page says so (and a second try knows the folder)
+    write_atomic(data / "meta.js", _script("vidbenchView.meta", _unfinished()))
+    for pattern in DATA_FILES:  # the files of an earlier report
+        for stale in data.glob(pattern):
+            stale.unlink()
+    written = Written(_write_prompts(runs, data), _write_judge_calls(runs, data, messages))
+    order, disagreements = sample_order(runs)
+    size = max(1, options.chunk_size)
+    search = _Batches(data, "search", "vidbenchView.search", size * SEARCH_CHUNKS)
+    index = _Index(len(runs))
+    chunks = 0
+    for start in range(0, len(order), size):
+        rows = sample_rows(runs, order[start : start + size], media_of, options.groups, written)
+        write_atomic(data / _file("samples", chunks), _script("vidbenchView.add", chunks, rows))
+        chunks += 1
+        for row in rows:
+            index.add(row)
+            search.add(search_text(row))
+    search.flush()
+    results = [r.results for r in runs if r.results]
     meta = {
         "runs": [
             {
                 "label": run.label,
                 "path": str(run.path),
                 "task": _task(run),
-                "n": len(run.records),
+                "n": run.rows_read,
                 "results_n": run.results.n if run.results else None,
-                "outcomes": {o: sum(1 for r in rows if _outcome(r, i) == o) for o in OUTCOMES},
+                "outcomes": index.counts[i],
             }
             for i, run in enumerate(runs)
         ],
@@ -215,23 +360,34 @@ def write_report(runs: Sequence[RunData], options: ViewOptions) -> Built:
         "figures": _figures(results, [r.path for r in runs], options, messages),
         "audits": _audits(runs, out),
         "messages": messages,
-        "groups": sorted({str(r["group"]) for r in rows if r["group"]}),
+        "groups": index.group_names(),
         "outcomes": list(OUTCOMES),
-        "chunks": len(chunks),
-        "total": len(rows),
+        "chunks": chunks,
+        "chunk_size": size,
+        "search_files": search.files,
+        "search_size": search.size,
+        "total": len(order),
+        "disagreements": disagreements,  # the first rows of the report's order
+        "index": index.data(),
     }
     write_atomic(data / "meta.js", _script("vidbenchView.meta", meta))
     _copy_static(out)
-    made, reused = (index.made, index.reused) if index is not None else (0, 0)
-    return Built(out / "index.html", len(rows), messages, made, reused)
+    made, reused = (thumbs.made, thumbs.reused) if thumbs is not None else (0, 0)
+    return Built(out / "index.html", len(order), messages, made, reused)
+
+
+def _unfinished() -> dict[str, Json]:
+    """The meta.js of a report being written: no samples, and a message saying so."""
+    message = "this report is being written, or its writing stopped: run vidbench view again"
+    return {
+        "runs": [], "tables": [], "figures": [], "audits": [], "messages": [message],
+        "groups": [], "outcomes": list(OUTCOMES), "chunks": 0, "chunk_size": 1,
+        "search_files": 0, "search_size": 1, "total": 0, "disagreements": 0,
+        "index": {"group": [], "outcome": []},
+    }  # fmt: skip
 
 
 def _task(run: RunData) -> str | None:
     if run.results is not None:
         return run.results.task
     return run.config.task if run.config else None
-
-
-def _outcome(row: SampleView, index: int) -> str | None:
-    entry = row["runs"][index]
-    return None if entry is None else entry["outcome"]

@@ -3,9 +3,11 @@ records, with every missing piece turned into a message rather than an error (a 
 older or partly moved run still shows what it has).
 
 What comes from where: results.json (the table row), samples.jsonl (per-sample outcome and raw
-output), run.json (the task, the data folder, the frame cache), store.sqlite opened read-only
-(judge prompts and replies of every attempt, failed judge calls, the exact prompts), and the
-run's own task loading its data (question, options, gold answer, the videos).
+output; read a line at a time: the run keeps where each row is and what the page filters by,
+and the report reads the rows again a chunk at a time), run.json (the task, the data folder,
+the frame cache), store.sqlite opened read-only (failed judge calls; build.py reads the judge's
+prompts and replies of every attempt and the exact prompts a row at a time), and the run's own
+task loading its data (question, options, gold answer, the videos).
 
 It reads runner/ (the store, run.json) and report/ (results, table labels): view/ sits above
 both (docs/architecture.md).
@@ -14,40 +16,85 @@ both (docs/architecture.md).
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from vidbench.core.errors import ConfigError, DataError, VidbenchError
+from vidbench.core.errors import DataError, VidbenchError
 from vidbench.core.records import Sample
-from vidbench.report.results_dir import RESULTS_FILE, RUN_FILE, SAMPLES_FILE, ResultsDir
+from vidbench.report.results_dir import (
+    RESULTS_FILE,
+    RUN_FILE,
+    SAMPLES_FILE,
+    ResultsDir,
+    sample_rows_at,
+    sample_rows_with_offsets,
+)
 from vidbench.report.schema import Results, SampleRow
 from vidbench.report.tables import row_labels
 from vidbench.runner.model_calls import CALL_PLAN
 from vidbench.runner.run_config import RunConfig
-from vidbench.runner.store import Store, StoredCall, StoredFailure
+from vidbench.runner.store import Store, StoredFailure
 from vidbench.tasks.base import Task
 from vidbench.tasks.data import data_folder, load_samples
 
 
+@dataclass(frozen=True, slots=True)  # slots: one per sample of the report
+class RowInfo:
+    """What the report keeps of a run's row between reading it and reading it again: where it
+    is (a byte offset in samples.jsonl, or an index in `RunData.records`), what the page sorts
+    and filters by, and its prompt's hash."""
+
+    at: int
+    outcome: str
+    parsed: str | None
+    prompt_hash: str | None
+
+
 @dataclass
 class RunData:
-    """One results directory as the report sees it; `messages` says what could not be read."""
+    """One results directory as the report sees it; `messages` says what could not be read.
+    Its rows are in `samples_file` (read a line at a time), or, for a run built in code, in
+    `records`."""
 
     path: Path
     label: str = ""
     results: Results | None = None
     records: list[SampleRow] = field(default_factory=list)
+    samples_file: Path | None = None
     config: RunConfig | None = None
     task: Task | None = None
     samples: dict[str, Sample] = field(default_factory=dict)
-    judgments: dict[str, list[StoredCall]] = field(default_factory=dict)  # by sample id
     judge_failures: dict[str, list[StoredFailure]] = field(default_factory=dict)  # by sample id
-    prompts: dict[str, list[str]] = field(default_factory=dict)  # by prompt hash
     messages: list[str] = field(default_factory=list)
+    rows_read: int = 0  # rows in samples.jsonl (a sample written twice counts twice)
+    _index: dict[str, RowInfo] | None = field(default=None, repr=False)
 
     def note(self, message: str) -> None:
         self.messages.append(f"{self.path}: {message}")
+
+    def index(self) -> dict[str, RowInfo]:
+        """Every sample id of the run (in order of first appearance) and its last row's
+        `RowInfo`; read once (DataError: a line that is not JSON, or not a sample row)."""
+        if self._index is None:
+            found: dict[str, RowInfo] = {}
+            count = 0
+            for at, row in self._scan():
+                found[row.id] = RowInfo(at, row.outcome.label, row.parsed, row.prompt_hash)
+                count += 1
+            self._index, self.rows_read = found, count
+        return self._index
+
+    def _scan(self) -> Iterator[tuple[int, SampleRow]]:
+        if self.samples_file is not None:
+            return sample_rows_with_offsets(self.samples_file)
+        return enumerate(self.records)
+
+    def rows_at(self, infos: Sequence[RowInfo]) -> list[SampleRow]:
+        """The rows `infos` point at, read again."""
+        if self.samples_file is not None:
+            return sample_rows_at(self.samples_file, [info.at for info in infos])
+        return [self.records[info.at] for info in infos]
 
 
 def owner_of(item: str, ids: set[str]) -> str | None:
@@ -62,6 +109,8 @@ def owner_of(item: str, ids: set[str]) -> str | None:
 
 
 def _read_store(run: RunData) -> None:
+    """The failed judge calls of the run's samples (the judge's replies, like the exact prompts,
+    are many: build.py writes them to the report a row at a time)."""
     try:
         store = Store.read_only(run.path)
     except VidbenchError as e:  # none, or not a readable database
@@ -69,17 +118,12 @@ def _read_store(run: RunData) -> None:
         return
     with store:
         try:
-            ids = {row.id for row in run.records}
-            for judgment in store.all_calls():
-                owner = owner_of(judgment.item, ids)
-                if owner is not None:
-                    run.judgments.setdefault(owner, []).append(judgment)
-            for failure in store.all_failures():
+            ids = set(run.index())
+            for failure in store.failures():
                 judged = failure.plan.startswith(CALL_PLAN)
                 owner = owner_of(failure.sample_id, ids) if judged else None
                 if owner is not None:
                     run.judge_failures.setdefault(owner, []).append(failure)
-            run.prompts = store.prompts()
         except sqlite3.Error as e:  # an older or damaged store: show the rest
             run.note(f"store.sqlite not readable ({e}): judge prompts and replies are not shown")
 
@@ -125,15 +169,18 @@ def collect_run(path: Path, with_samples: bool = True) -> RunData:
         missing = not (path / RESULTS_FILE).is_file()
         why = "run the report stage" if missing else str(e)
         run.note(f"no readable {RESULTS_FILE} ({why}): no table row")
-    try:
-        run.records = results_dir.read_samples()
-    except DataError as e:  # a line that is not JSON, or not a sample row
-        run.note(f"{SAMPLES_FILE} not readable ({e}): no samples to show")
-    except ConfigError:  # not there
-        if (path / "run-1").is_dir():  # `vidbench run --runs N`: the samples are in its runs
-            run.note(f"repeated runs: give {path / 'run-1'} ... to see their samples")
-        else:
-            run.note(f"no {SAMPLES_FILE} (run the score stage): no samples to show")
+    samples_file = results_dir.file(SAMPLES_FILE)
+    if samples_file.is_file():
+        run.samples_file = samples_file
+        try:
+            run.index()
+        except DataError as e:  # a line that is not JSON, or not a sample row
+            run.note(f"{SAMPLES_FILE} not readable ({e}): no samples to show")
+            run.samples_file = None
+    elif (path / "run-1").is_dir():  # `vidbench run --runs N`: the samples are in its runs
+        run.note(f"repeated runs: give {path / 'run-1'} ... to see their samples")
+    else:
+        run.note(f"no {SAMPLES_FILE} (run the score stage): no samples to show")
     try:
         run.config = RunConfig.load(path)
     except VidbenchError as e:  # run.json that does not fit the schema

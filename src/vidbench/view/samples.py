@@ -12,11 +12,15 @@ they disagree on come first.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import NotRequired, TypedDict
 
+from vidbench.core.errors import DataError
 from vidbench.core.records import Sample
+from vidbench.report.results_dir import SAMPLES_FILE
 from vidbench.report.schema import SampleRow
+from vidbench.runner.store import StoredCall
 from vidbench.scoring.outcome import LABELS
 from vidbench.view.collect import RunData
 from vidbench.view.thumbs import Strip
@@ -35,6 +39,9 @@ class SampleMedia(TypedDict, total=False):
 
 # (run index, sample) -> the sample's frames / videos as the page describes them
 MediaOf = Callable[[int, Sample], SampleMedia]
+# [file, position]: a prompt's text in the report's prompt files, which the page loads when a
+# sample's "Prompt" is opened (prompts are most of a run's text, and rarely read)
+PromptRef = tuple[int, int]
 
 
 class JudgeAttempt(TypedDict):
@@ -59,8 +66,9 @@ class RunEntry(TypedDict):
     error: str | None
     verdict_reply: str | None
     scores: dict[str, str]
-    judge: list[JudgeAttempt]
-    prompt: list[str]
+    judge: list[JudgeAttempt]  # the failed judge calls
+    judge_calls: list[PromptRef]  # where the judge's calls are (build.py's judge files)
+    prompt: PromptRef | None  # where the exact prompt's text is (build.py's prompt files)
     videos: NotRequired[list[PlacedVideo]]
     frames: NotRequired[Strip]
     media_error: NotRequired[str]
@@ -104,29 +112,44 @@ def _text(value: object) -> str:
     return json.dumps(value) if isinstance(value, dict | list) else str(value)
 
 
-def _judge(run: RunData, sample_id: str) -> list[JudgeAttempt]:
-    attempts: list[JudgeAttempt] = [
-        {
-            "item": j.item,
-            "judge": j.model,
-            "version": j.prompt_version,
-            "attempt": j.attempt + 1,
-            "prompt": j.prompt,
-            "reply": j.reply,
-        }
-        for j in run.judgments.get(sample_id, [])
-    ]
-    failed: list[JudgeAttempt] = [
+def judge_attempt(call: StoredCall) -> JudgeAttempt:
+    """A stored judge call as the page shows it."""
+    return {
+        "item": call.item,
+        "judge": call.model,
+        "version": call.prompt_version,
+        "attempt": call.attempt + 1,
+        "prompt": call.prompt,
+        "reply": call.reply,
+    }
+
+
+def _judge_failures(run: RunData, sample_id: str) -> list[JudgeAttempt]:
+    return [
         {"item": f.sample_id, "error": f"{f.status}: {f.error}"}
         for f in run.judge_failures.get(sample_id, [])
     ]
-    return attempts + failed
+
+
+@dataclass(frozen=True)
+class Written:
+    """Where the texts build.py writes apart from the rows are: the exact prompts by prompt hash,
+    and each run's judge calls by sample id."""
+
+    prompts: Mapping[str, PromptRef] = field(default_factory=dict)
+    judge_calls: Sequence[Mapping[str, list[PromptRef]]] = ()
 
 
 def run_entry(
-    run: RunData, index: int, row: SampleRow, media: MediaOf, groups: Sequence[str] = ()
+    run: RunData,
+    index: int,
+    row: SampleRow,
+    media: MediaOf,
+    groups: Sequence[str] = (),
+    written: Written = Written(),
 ) -> RunEntry:
     sample = run.samples.get(row.id)
+    judge_calls = written.judge_calls[index] if index < len(written.judge_calls) else {}
     entry: RunEntry = {
         "outcome": row.outcome.label,
         "status": row.status,
@@ -135,8 +158,9 @@ def run_entry(
         "error": row.error or row.status_detail,
         "verdict_reply": row.judge_reply,
         "scores": _scores(row, groups),
-        "judge": _judge(run, row.id),
-        "prompt": run.prompts.get(str(row.prompt_hash), []),
+        "judge": _judge_failures(run, row.id),
+        "judge_calls": list(judge_calls.get(row.id, [])),
+        "prompt": written.prompts.get(str(row.prompt_hash)),
     }
     if sample is not None:
         shown = media(index, sample)
@@ -149,23 +173,43 @@ def run_entry(
     return entry
 
 
+def sample_order(runs: Sequence[RunData]) -> tuple[list[str], int]:
+    """Every sample id over all runs (in the first run's order, then new ids), the samples the
+    runs disagree on first; and how many those are."""
+    ids = dict.fromkeys(sample_id for run in runs for sample_id in run.index())
+    if len(runs) < 2:
+        return list(ids), 0
+    indexes = [run.index() for run in runs]
+    differ = [i for i in ids if _differ([(x[i].outcome, x[i].parsed) for x in indexes if i in x])]
+    split = set(differ)
+    return differ + [i for i in ids if i not in split], len(differ)
+
+
 def sample_rows(
-    runs: Sequence[RunData], media: MediaOf, groups: Sequence[str] = ()
+    runs: Sequence[RunData],
+    ids: Sequence[str],
+    media: MediaOf,
+    groups: Sequence[str] = (),
+    written: Written = Written(),
 ) -> list[SampleView]:
-    """One row per sample id over all runs (in the first run's order, then new ids), each with
-    one entry per run (None where a run has no such sample), grouped by the first of `groups`
-    each holds; disagreements first."""
-    order: list[str] = []
+    """The rows of the samples `ids` (from `sample_order`), each with one entry per run (None
+    where a run has no such sample), grouped by the first of `groups` each holds; the runs'
+    rows are read again for just these samples."""
     by_run: list[dict[str, SampleRow]] = []
     for run in runs:
-        records = {row.id: row for row in run.records}
-        order.extend(records)
-        by_run.append(records)
+        index = run.index()
+        there = [i for i in ids if i in index]
+        read = dict(zip(there, run.rows_at([index[i] for i in there]), strict=True))
+        if any(row.id != sample_id for sample_id, row in read.items()):
+            raise DataError(f"{run.path}: {SAMPLES_FILE} changed while the report was written")
+        by_run.append(read)
     rows: list[SampleView] = []
-    for sample_id in dict.fromkeys(order):
+    for sample_id in ids:
         sample = next((r.samples[sample_id] for r in runs if sample_id in r.samples), None)
         entries = [
-            run_entry(run, i, records[sample_id], media, groups) if sample_id in records else None
+            run_entry(run, i, records[sample_id], media, groups, written)
+            if sample_id in records
+            else None
             for i, (run, records) in enumerate(zip(runs, by_run, strict=True))
         ]
         first = next(records[sample_id] for records in by_run if sample_id in records)
@@ -182,12 +226,24 @@ def sample_rows(
                 "disagree": len(runs) > 1 and disagree(entries),
             }
         )
-    rows.sort(key=lambda row: not row["disagree"])  # stable: the runs' own order otherwise
     return rows
+
+
+def search_text(row: SampleView) -> str:
+    """What the page's search looks in: the id, group, question and options, and each run's
+    output, parsed answer and error, a line each."""
+    parts = [row["id"], row["group"], row["question"], *row["options"]]
+    for entry in row["runs"]:
+        if entry is not None:
+            parts += [entry["output"], entry["parsed"], entry["error"]]
+    return "\n".join("" if part is None else part for part in parts)
+
+
+def _differ(seen: Sequence[tuple[str, str | None]]) -> bool:
+    return len(set(seen)) > 1
 
 
 def disagree(entries: Sequence[RunEntry | None]) -> bool:
     """The runs that have the sample differ in outcome or parsed answer (a sample only one
     run has, e.g. of another task, is no disagreement)."""
-    seen = {(e["outcome"], e["parsed"]) for e in entries if e is not None}
-    return len(seen) > 1
+    return _differ([(e["outcome"], e["parsed"]) for e in entries if e is not None])

@@ -1,11 +1,21 @@
-// vidbench view: the report page. The data files (data/meta.js, data/samples-NNN.js) call
-// vidbenchView.meta(...) and vidbenchView.add(k, rows). Every text taken from the data is put
-// in the page with textContent / createElement only (never innerHTML): model outputs, judge
-// replies, questions and ids are untrusted. Links and sources are only paths the report wrote.
+// vidbench view: the report page. data/meta.js calls vidbenchView.meta(...) with the runs, the
+// tables and the index the filters need (each sample's group and outcomes); the samples are in
+// data/samples-NNN.js chunks (vidbenchView.add(k, rows)), the search text in data/search-NNN.js,
+// the exact prompts in data/prompts-NNN.js and the judge's calls in data/judge-NNN.js. Browsers
+// refuse fetch() from a file:// page, so each file is a script the page adds when it needs it:
+// a page of samples loads the chunks it shows, the first search loads the search text, an
+// opened "Prompt" or "Judge" its file. Every text taken from the data is put in the page with
+// textContent / createElement only (never innerHTML): model outputs, judge replies, questions
+// and ids are untrusted. Links and sources are only paths the report wrote.
 "use strict";
 
 const PAGE_SIZE = 50;
-const state = { meta: null, chunks: [], loaded: 0, rows: [], filtered: [], page: 0 };
+const KEEP_CHUNKS = 60;  // sample chunks kept loaded (more than a page can need), the rest let go
+// filtered: the report's row numbers that match. A filtering that newer filters overtook while
+// the search text loaded, or a page drawing that a newer one overtook while its chunks loaded,
+// is dropped (`filtering` and `drawing` count them).
+const state = { meta: null, filtered: new Int32Array(0), page: 0, filtering: 0, drawing: 0, ready: false };
+const files = new Map();  // "samples-003" -> { promise, resolve, reject, value }
 
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
@@ -31,23 +41,67 @@ function ownPath(src) {
     && !src.includes("..");
 }
 
+function fileName(kind, k) {
+  return `${kind}-${String(k).padStart(3, "0")}`;
+}
+
+function entryOf(name) {
+  let entry = files.get(name);
+  if (!entry) {
+    entry = {};
+    entry.promise = new Promise((resolve, reject) => { entry.resolve = resolve; entry.reject = reject; });
+    entry.promise.catch(() => {});  // a missing file is noted once; callers see the rejection
+    files.set(name, entry);
+  }
+  return entry;
+}
+
+// the contents of data/KIND-NNN.js, loaded by a <script> once (until let go)
+function load(kind, k) {
+  const name = fileName(kind, k);
+  const known = files.get(name);
+  if (known) {
+    files.delete(name);  // kept in order of use: the least recently used are let go first
+    files.set(name, known);
+    return known.promise;
+  }
+  const entry = entryOf(name);
+  const src = `data/${name}.js`;
+  const script = el("script", { src });
+  script.addEventListener("load", () => script.remove());  // its data are kept, not the tag
+  script.addEventListener("error", () => {
+    script.remove();
+    files.delete(name);
+    note(`data file ${src} is missing`);
+    entry.reject(new Error(`data file ${src} is missing`));
+  });
+  document.head.append(script);
+  if (kind === "samples") letGo();
+  return entry.promise;
+}
+
+function arrived(kind, k, value) {
+  const entry = entryOf(fileName(kind, k));
+  entry.value = value;
+  entry.resolve(value);
+}
+
+// let go of the sample chunks used least recently, beyond KEEP_CHUNKS (those of the page being
+// drawn were used last)
+function letGo() {
+  const chunks = [...files.keys()].filter((name) => name.startsWith("samples-"));
+  for (const name of chunks.slice(0, Math.max(0, chunks.length - KEEP_CHUNKS))) files.delete(name);
+}
+
 window.vidbenchView = {
   meta(meta) {
     state.meta = meta;
-    state.chunks = new Array(meta.chunks);
-    if (meta.chunks === 0) return ready();
-    for (let k = 0; k < meta.chunks; k++) {
-      const script = el("script", { src: `data/samples-${String(k).padStart(3, "0")}.js` });
-      script.async = false;
-      script.addEventListener("error", () => note(`data file ${script.getAttribute("src")} is missing`));
-      document.head.append(script);
-    }
+    ready();
   },
-  add(k, rows) {
-    if (state.chunks[k] === undefined) state.loaded += 1;
-    state.chunks[k] = rows;
-    if (state.loaded === state.chunks.length) ready();
-  },
+  add(k, rows) { arrived("samples", k, rows); },
+  search(k, texts) { arrived("search", k, texts.map((t) => t.toLowerCase())); },
+  prompts(k, prompts) { arrived("prompts", k, prompts); },
+  judge(k, attempts) { arrived("judge", k, attempts); },
 };
 
 function note(message) {
@@ -55,16 +109,13 @@ function note(message) {
 }
 
 function ready() {
-  state.rows = state.chunks.flat().filter(Boolean);
   document.getElementById("loading").textContent =
-    `${state.rows.length} samples, ${state.meta.runs.length} run(s)`;
+    `${state.meta.total} samples, ${state.meta.runs.length} run(s)`;
   renderHeader();
   renderTables();
   renderFigures();
   setupFilters();
-  applyFilters();
-  document.body.dataset.readyMs = String(Math.round(performance.now()));
-  document.body.dataset.ready = "true";
+  applyFilters();  // draws the first page; the page is ready once it is drawn
 }
 
 function renderHeader() {
@@ -128,34 +179,53 @@ function setupFilters() {
   }
 }
 
-function haystack(row) {
-  if (row._text === undefined) {
-    const parts = [row.id, row.group, row.question, ...row.options];
-    for (const entry of row.runs) {
-      if (entry) parts.push(entry.output, entry.parsed, entry.error);
-    }
-    row._text = parts.map(text).join("\n").toLowerCase();
+// the search text of every sample, in the report's order (loaded at the first search)
+async function searchTexts() {
+  if (!state.searchTexts) {
+    const parts = [];
+    for (let k = 0; k < state.meta.search_files; k++) parts.push(load("search", k));
+    state.searchTexts = (await Promise.all(parts)).flat();
   }
-  return row._text;
+  return state.searchTexts;
 }
 
-function applyFilters() {
-  const group = document.getElementById("f-group").value;
-  const outcome = document.getElementById("f-outcome").value;
+// whether the report's row number `row` passes the filters (`runs`: the outcome lists of the
+// runs the outcome filter looks at)
+function matches(row, group, outcome, runs, onlyDisagree) {
+  if (group >= 0 && state.meta.index.group[row] !== group) return false;
+  if (onlyDisagree && row >= state.meta.disagreements) return false;
+  return outcome < 0 || runs.some((outcomes) => outcomes[row] === outcome);
+}
+
+async function applyFilters() {
+  const asked = ++state.filtering;
+  const groupName = document.getElementById("f-group").value;
+  const outcomeName = document.getElementById("f-outcome").value;
+  const group = groupName ? state.meta.groups.indexOf(groupName) : -1;
+  const outcome = outcomeName ? state.meta.outcomes.indexOf(outcomeName) : -1;
   const run = Number(document.getElementById("f-run").value);
+  const runs = run >= 0 ? [state.meta.index.outcome[run]] : state.meta.index.outcome;
   const onlyDisagree = document.getElementById("f-disagree").checked;
   const search = document.getElementById("f-search").value.trim().toLowerCase();
-  state.filtered = state.rows.filter((row) => {
-    if (group && row.group !== group) return false;
-    if (onlyDisagree && !row.disagree) return false;
-    if (outcome) {
-      const entries = run >= 0 ? [row.runs[run]] : row.runs;
-      if (!entries.some((e) => e && e.outcome === outcome)) return false;
+  let texts = null;
+  if (search) {
+    document.getElementById("count").textContent = "searching…";
+    try {
+      texts = await searchTexts();
+    } catch (e) {
+      texts = [];
     }
-    return !search || haystack(row).includes(search);
-  });
+    if (asked !== state.filtering) return;  // the filters changed while the text loaded
+  }
+  const found = [];
+  for (let row = 0; row < state.meta.total; row++) {
+    if (!matches(row, group, outcome, runs, onlyDisagree)) continue;
+    if (texts && !(texts[row] || "").includes(search)) continue;
+    found.push(row);
+  }
+  state.filtered = Int32Array.from(found);
   state.page = 0;
-  renderPage();
+  await renderPage();
 }
 
 function turn(step) {
@@ -165,16 +235,32 @@ function turn(step) {
   document.getElementById("browser").scrollIntoView();
 }
 
-function renderPage() {
+// the rows of the page (loading the chunks they are in); drawn unless a newer filter or page
+// turn was asked for meanwhile
+async function renderPage() {
+  const asked = ++state.drawing;
+  const size = state.meta.chunk_size;
   const start = state.page * PAGE_SIZE;
-  const shown = state.filtered.slice(start, start + PAGE_SIZE);
+  const numbers = Array.from(state.filtered.subarray(start, start + PAGE_SIZE));
+  const chunks = [...new Set(numbers.map((n) => Math.floor(n / size)))];
+  const loaded = new Map(await Promise.all(chunks.map((k) =>
+    load("samples", k).then((rows) => [k, rows], () => [k, []]))));
+  if (asked !== state.drawing) return;
+  const shown = numbers.map((n) => loaded.get(Math.floor(n / size))[n % size]).filter(Boolean);
   const pages = Math.max(1, Math.ceil(state.filtered.length / PAGE_SIZE));
+  const total = state.meta.total;
   document.getElementById("count").textContent = state.filtered.length
-    ? `${start + 1}–${start + shown.length} of ${state.filtered.length} matching (page ${state.page + 1} of ${pages}; ${state.rows.length} samples)`
-    : `none of ${state.rows.length} samples match`;
-  document.body.dataset.matching = String(state.filtered.length);
+    ? `${start + 1}–${start + numbers.length} of ${state.filtered.length} matching (page ${state.page + 1} of ${pages}; ${total} samples)`
+    : `none of ${total} samples match`;
   releaseAllPlayers();
   document.getElementById("samples").replaceChildren(...shown.map(renderSample));
+  document.body.dataset.matching = String(state.filtered.length);
+  document.body.dataset.page = String(state.page + 1);
+  if (!state.ready) {
+    state.ready = true;
+    document.body.dataset.readyMs = String(Math.round(performance.now()));
+    document.body.dataset.ready = "true";
+  }
 }
 
 function renderSample(row) {
@@ -231,16 +317,35 @@ function renderRun(entry, run, sharedMedia) {
   if (scores.length) box.append(el("p", { class: "scores" }, scores.map(([k, v]) => `${k}: ${v}`).join(" · ")));
   if (entry.media_error) box.append(el("p", { class: "error-text media-error" }, text(entry.media_error)));
   if (!sharedMedia) box.append(renderMedia(entry));
-  if (entry.judge.length) box.append(lazyDetails(`Judge: ${entry.judge.length} attempt(s)`, () => renderJudge(entry.judge)));
-  if (entry.prompt.length) box.append(lazyDetails("Prompt", () => entry.prompt.map((p) => el("pre", {}, text(p)))));
+  const judged = entry.judge_calls.length + entry.judge.length;
+  if (judged) box.append(lazyDetails(`Judge: ${judged} attempt(s)`, () => judgeOf(entry)));
+  if (entry.prompt) box.append(lazyDetails("Prompt", () => promptOf(entry.prompt)));
   return box;
 }
 
+// a run's judge calls about a sample, from the judge files ([file, position] each), then the
+// failed ones
+async function judgeOf(entry) {
+  const calls = await Promise.all(entry.judge_calls.map(([k, position]) =>
+    load("judge", k).then((attempts) => attempts[position])));
+  return renderJudge([...calls.filter(Boolean), ...entry.judge]);
+}
+
+// a sample's exact prompt, from its prompt file ([file, position])
+async function promptOf([k, position]) {
+  const prompts = await load("prompts", k);
+  return (prompts[position] || []).map((p) => el("pre", { class: "prompt" }, text(p)));
+}
+
+// a <details> whose content is made (by `build`, which may return a promise) when first opened
 function lazyDetails(summary, build) {
   const details = el("details", {}, el("summary", {}, summary));
   details.addEventListener("toggle", () => {
-    if (details.open && details.children.length === 1) details.append(...build());
-  }, { once: false });
+    if (!details.open || details.dataset.built) return;
+    details.dataset.built = "true";
+    Promise.resolve().then(build).then((nodes) => details.append(...nodes),
+      (e) => details.append(el("p", { class: "error-text" }, `not loaded: ${e.message}`)));
+  });
   return details;
 }
 

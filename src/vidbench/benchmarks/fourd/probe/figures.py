@@ -25,10 +25,10 @@ from typing import Any
 from vidbench.benchmarks.fourd.loader import SUBTASKS
 from vidbench.benchmarks.fourd.probe.knobs import KNOB_NAMES
 from vidbench.benchmarks.fourd.qa_task import SUBTASK
-from vidbench.core.errors import ConfigError
-from vidbench.core.files import write_text
+from vidbench.core.errors import DataError
+from vidbench.core.files import json_lines, write_text
 from vidbench.report.figures import new_figure, save_figure
-from vidbench.report.results_dir import ResultsDir
+from vidbench.report.results_dir import SAMPLES_FILE, ResultsDir, typed
 from vidbench.report.schema import SampleRow
 from vidbench.scoring.stats import bootstrap_ci
 
@@ -69,6 +69,22 @@ def _probe_row(row: SampleRow) -> ProbeRow | None:
     return ProbeRow(knobs, subtask, row.correct)
 
 
+def _probe_rows_of(samples: Path) -> list[ProbeRow]:
+    """The probe rows of a samples.jsonl, read a line at a time (a large run's rows are never
+    all in memory); only the lines with probe fields are read as rows (`vidbench view` draws
+    this figure for every run)."""
+    found = []
+    for line in json_lines(samples):
+        if line.error is not None:
+            raise DataError(f"{line.where(samples)}: {line.error}")
+        details = line.value.get("details") if isinstance(line.value, dict) else None
+        if isinstance(details, dict) and "probe" in details:
+            row = _probe_row(typed(SampleRow, line.value, line.where(samples)))
+            if row is not None:
+                found.append(row)
+    return found
+
+
 def probe_rows(results: Sequence[Path]) -> dict[str, list[ProbeRow]]:
     """Scored rows with probe fields, by model, over the given results directories (or
     results.json files)."""
@@ -76,11 +92,10 @@ def probe_rows(results: Sequence[Path]) -> dict[str, list[ProbeRow]]:
     for path in results:
         folder = ResultsDir(path if path.is_dir() else path.parent)
         model = str(folder.read_results().model)
-        try:
-            samples = folder.read_samples()
-        except ConfigError:
+        samples = folder.file(SAMPLES_FILE)
+        if not samples.is_file():
             continue
-        rows[model] += [r for r in map(_probe_row, samples) if r is not None]
+        rows[model] += _probe_rows_of(samples)
     return {m: r for m, r in rows.items() if r}
 
 
