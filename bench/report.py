@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from vidbench.core.files import write_json
 from vidbench.core.requests import Response, Usage
@@ -117,6 +118,31 @@ MARKS = """() => {
 }"""
 
 
+def open_report(page: Any, report: Path) -> dict[str, float]:
+    """Open a report in a Playwright page: seconds until its first page is interactive, as
+    Playwright sees it (`wall_s`) and in the page (`ready_s`)."""
+    start = time.perf_counter()
+    page.goto((report / "index.html").resolve().as_uri())
+    page.wait_for_function("() => document.body.dataset.ready === 'true'", timeout=60000)
+    times = {"wall_s": time.perf_counter() - start}
+    times["ready_s"] = float(page.evaluate("document.body.dataset.readyMs")) / 1000
+    return times
+
+
+def first_page_s(report: Path) -> float:
+    """Seconds until a report's first page is interactive in Chromium (from file://, a fresh
+    browser: what opening the report costs a reader)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
+        )
+        wall_s = open_report(browser.new_page(), report)["wall_s"]
+        browser.close()
+    return wall_s
+
+
 def browser_times(report: Path, last_id: str) -> dict[str, float]:
     """Seconds until the report is interactive, and of a filter, a first search, a second one,
     a search for the last sample (in the last chunk) and a page turn: each as Playwright sees
@@ -129,11 +155,7 @@ def browser_times(report: Path, last_id: str) -> dict[str, float]:
             executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
         )
         page = browser.new_page()
-        start = time.perf_counter()
-        page.goto((report / "index.html").resolve().as_uri())
-        page.wait_for_function("() => document.body.dataset.ready === 'true'", timeout=60000)
-        times = {"wall_s": time.perf_counter() - start}
-        times["ready_s"] = float(page.evaluate("document.body.dataset.readyMs")) / 1000
+        times = open_report(page, report)
         total = page.evaluate("document.body.dataset.matching")
         page.evaluate(MARKS)
         changed = f"() => document.body.dataset.matching !== '{total}'"

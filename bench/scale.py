@@ -6,7 +6,8 @@ the built-in random model, each run in its own process.
 For each size it prints the wall time of `vidbench run 4dbench-qa --model random` into a new
 results folder (and per question), the peak memory (maximum resident set) of that process, and a
 rerun into the same folder, where every answer is reused from the store (ms per question);
-with --view, the wall time and peak memory of `vidbench view` on the run too.
+with --view, the wall time and peak memory of `vidbench view` on the run too, and the seconds
+until that report's first page is interactive in Debian's Chromium (bench/report.py's measure).
 
 The data: `vidbench synth 4d` renders --objects procedural objects (32 px, 24 views, 12 frames,
 five questions each) once; each size's data folder is a copy of its 4d_qa.json whose N questions
@@ -30,6 +31,8 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from report import first_page_s  # bench/ is on sys.path when run
 
 QA_FILE = "4d_qa.json"
 VIDEO_DIR = "4d_object_multi_view_videos"
@@ -112,7 +115,7 @@ def main() -> None:
         header = (
             "| questions | run | per question | peak | rerun, all reused | per question | peak |"
         )
-        header += " view | view peak |" if args.view else ""
+        header += " view | view peak | first page in Chromium |" if args.view else ""
         print(header)
         print("|" + " --- |" * (header.count("|") - 1))
         for n in sizes:
@@ -126,8 +129,10 @@ def main() -> None:
                 f"| {1000 * again.wall_s / n:.3f} ms | {again.peak_mb:.0f} MB |"
             )
             if args.view:
-                shown = measure(vidbench("view", str(out), "--out", str(root / f"view-{n}")))
-                row += f" {shown.wall_s:.1f} s | {shown.peak_mb:.0f} MB |"
+                report = root / f"view-{n}"
+                shown = measure(vidbench("view", str(out), "--out", str(report)))
+                row += f" {shown.wall_s:.1f} s | {shown.peak_mb:.0f} MB "
+                row += f"| {first_page_s(report):.2f} s |"
             print(row, flush=True)
             shutil.rmtree(data)
     finally:
