@@ -1,15 +1,19 @@
 """The `infer` stage: prepare frames, build requests, call the model, store every answer.
 
 Frames are prepared in a thread pool (PyAV decodes outside the GIL) while up to `concurrency`
-model calls are in flight. Requests already answered in the store are skipped, so a rerun makes no
-model call and a killed run continues where it stopped.
+model calls are in flight. Samples that show the same frames (the questions of one clip) are
+prepared together: their frames are loaded once, then each sample's request is queued, so a
+clip's requests go out as soon as it is ready. The pool takes one clip per core in the samples'
+order, so the cores decode different clips instead of questions of one clip waiting for each
+other. Requests already answered in the store are skipped, so a rerun makes no model call and a
+killed run continues where it stopped.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from vidbench.core.errors import DataError
@@ -42,33 +46,39 @@ async def infer(
     workers = max(1, concurrency)
     queue: asyncio.Queue[Prepared | None] = asyncio.Queue(maxsize=workers * model.batch_size)
     loop = asyncio.get_running_loop()
-    decode_slots = asyncio.Semaphore(2 * (os.cpu_count() or 2))
+    cores = preparing_threads()
+    # Groups being prepared or waiting for room in the queue, taken in the samples' order: the
+    # pool decodes one per core, and the frames held in memory stay bounded.
+    groups_ahead = asyncio.Semaphore(2 * cores)
 
     with (
-        ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool,
+        ThreadPoolExecutor(max_workers=cores) as pool,
         progress_bar(disable=not show_progress) as progress,
     ):
         bar = progress.add_task(f"infer {task.name} · {model.spec}", total=len(samples))
 
         recorder = Recorder(store, plan, run_id, len(samples), lambda: progress.advance(bar))
 
-        async def prepare(sample: Sample) -> None:
-            async with decode_slots:
+        async def prepare(group: Sequence[Sample]) -> None:
+            async with groups_ahead:
                 try:
                     frames = await loop.run_in_executor(
-                        pool, sample_frames, task, sample, cache, model.needs_frames
+                        pool, sample_frames, task, group[0], cache, model.needs_frames
                     )
                 except DataError as e:
-                    recorder.failure(sample.id, None, f"{sample.id}: {e}", "media")
+                    for sample in group:
+                        recorder.failure(sample.id, None, f"{sample.id}: {e}", "media")
                     return
-            prepared = build_request(task, sample, frames, plan)
-            if prepared.request.key in recorder.answered:
-                recorder.reused()
-                return
-            await queue.put(prepared)
+                for sample in group:
+                    prepared = build_request(task, sample, frames, plan)
+                    if prepared.request.key in recorder.answered:
+                        recorder.reused()
+                        continue
+                    await queue.put(prepared)
 
         async def produce() -> None:
-            await asyncio.gather(*(prepare(s) for s in samples))
+            groups = same_frames(task, samples, model.needs_frames)
+            await asyncio.gather(*(prepare(group) for group in groups))
             for _ in range(workers):
                 await queue.put(None)
 
@@ -113,3 +123,22 @@ async def infer(
                 running.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
     return recorder.stats
+
+
+def preparing_threads() -> int:
+    """Threads that prepare frames: one per core (each decodes one clip at a time)."""
+    return os.cpu_count() or 2
+
+
+def same_frames(task: Task, samples: Sequence[Sample], needs_frames: bool) -> list[list[Sample]]:
+    """The samples in groups that show the same frames, in the order of each group's first
+    sample. A sample's frames depend only on its media (video files and time window) and the
+    task's FrameSpec, so samples with equal media are one group: the questions of one clip.
+    Without frames, each sample is its own group."""
+    groups: dict[Hashable, list[Sample]] = {}
+    for index, sample in enumerate(samples):
+        media = sample.media
+        videos = tuple(sorted((view, str(path)) for view, path in media.videos.items()))
+        key = (videos, media.start_s, media.end_s) if needs_frames else index
+        groups.setdefault(key, []).append(sample)
+    return list(groups.values())
