@@ -77,7 +77,7 @@ async def infer(
                     await queue.put(prepared)
 
         async def produce() -> None:
-            groups = same_frames(task, samples, model.needs_frames)
+            groups = same_frames(samples, model.needs_frames)
             await asyncio.gather(*(prepare(group) for group in groups))
             for _ in range(workers):
                 await queue.put(None)
@@ -130,7 +130,7 @@ def preparing_threads() -> int:
     return os.cpu_count() or 2
 
 
-def same_frames(task: Task, samples: Sequence[Sample], needs_frames: bool) -> list[list[Sample]]:
+def same_frames(samples: Sequence[Sample], needs_frames: bool) -> list[list[Sample]]:
     """The samples in groups that show the same frames, in the order of each group's first
     sample. A sample's frames depend only on its media (video files and time window) and the
     task's FrameSpec, so samples with equal media are one group: the questions of one clip.
