@@ -9,11 +9,15 @@ import re
 import time
 
 import pytest
+from openai._utils._json import openapi_dumps
 
 from api_support import BACKENDS, FAKE_KEYS, ask, backend, image, request
 from vidbench.core.errors import ConfigError
+from vidbench.core.messages import ImagePart, Message, TextPart
 from vidbench.core.requests import GenerationConfig
+from vidbench.models.openai_backend import IMAGE_MARK, chat_body, chat_messages
 from vidbench.models.registry import ModelOptions, load_model
+from vidbench.models.wire import data_url
 from vidbench.testing import ChatServer, FaultPlan, Reply
 
 
@@ -52,6 +56,28 @@ def test_openai_compat_sends_images_in_order_with_generation_settings(fake) -> N
     assert base64.b64decode(url.split(",", 1)[1]) == image(11).data  # the bytes as they are
     assert "detail" not in user["content"][0]["image_url"]
     assert model.identity() == {"spec": f"openai-compat:{server.base_url}#fake-model"}
+
+
+def test_openai_body_is_what_the_sdk_would_serialise() -> None:
+    """The request body vidbench serialises itself (images put in without json.dumps reading
+    their base64) is byte for byte the SDK's own serialisation of the same payload, with text
+    that JSON must escape around the images and an image shown twice."""
+    text = 'Quote " backslash \\ tab \t née 北京 \U0001f600 and a mark-like "vidbench-image-0'
+    images = (image(11), image(12))
+    content = (images[0], TextPart(text), images[1], images[0], TextPart("\n"))
+    messages = [Message("system", (TextPart("Answer with a letter."),)), Message("user", content)]
+    urls: list[str] = []
+
+    def marked(part: ImagePart) -> str:
+        urls.append(data_url(part))
+        return f"{IMAGE_MARK}{len(urls) - 1}"
+
+    fields = {"model": "m", "temperature": 0.3, "top_p": 1.0, "max_tokens": 17, "seed": 5}
+    body = chat_body({**fields, "messages": chat_messages(messages, "low", marked)}, urls)
+    expected = openapi_dumps({**fields, "messages": chat_messages(messages, "low", data_url)})
+    assert body == expected
+    assert len(urls) == 3 and urls[0] == urls[2] and urls[0] != urls[1]
+    assert json.loads(body)["messages"][1]["content"][1]["text"] == text
 
 
 def test_seed_is_sent_only_when_set(fake) -> None:

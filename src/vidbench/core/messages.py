@@ -5,7 +5,9 @@ Tasks build these; model backends convert them to their own wire format.
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 
@@ -28,6 +30,12 @@ class ImagePart:
 
     def __repr__(self) -> str:  # keep logs readable: never dump the bytes
         return f"ImagePart({self.mime}, {len(self.data)} bytes, {self.label!r})"
+
+    @cached_property
+    def base64(self) -> str:
+        """`data` in base64, as APIs take images: made once per image however many requests
+        show it (the questions of one clip share its frames)."""
+        return base64.b64encode(self.data).decode("ascii")
 
 
 Part = TextPart | ImagePart

@@ -39,13 +39,7 @@ def _view_frames(
     if small is not None:  # refused, not sent as frames that show nothing
         raise MediaError(f"{path}: view {view} video {small}")
     window = window_indices(info.times, media.start_s, media.end_s)
-    try:
-        if spec.sampler == "keyframes":
-            picks = pick_keyframes(path, info, window, spec.frames, cache, digest)
-        else:
-            picks = [window[i] for i in sample_indices(len(window), spec.frames, spec.sampler)]
-    except MediaError as e:
-        raise MediaError(f"{path}: {e}") from None
+    picks = frame_picks(path, info, window, spec, cache, digest)
     variant = _variant(spec)
     if not pixels:
         encoded = dict.fromkeys(picks, b"")
@@ -65,6 +59,23 @@ def _view_frames(
         )
         for i in picks
     ]
+
+
+def frame_picks(
+    path: Path,
+    info: VideoInfo,
+    window: list[int],
+    spec: FrameSpec,
+    cache: FrameCache | None = None,
+    digest: str = "",
+) -> list[int]:
+    """The indices of the frames `spec` samples out of `window` (a time window's frames)."""
+    try:
+        if spec.sampler == "keyframes":
+            return pick_keyframes(path, info, window, spec.frames, cache, digest)
+        return [window[i] for i in sample_indices(len(window), spec.frames, spec.sampler)]
+    except MediaError as e:
+        raise MediaError(f"{path}: {e}") from None
 
 
 def _encoded_frames(

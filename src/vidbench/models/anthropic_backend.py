@@ -24,7 +24,7 @@ from vidbench.models.call_errors import MalformedReply, reply_text
 from vidbench.models.registry import ModelOptions
 from vidbench.models.retry import Failure
 from vidbench.models.stainless import classify_stainless, stainless_client
-from vidbench.models.wire import b64, image_bytes, split_system
+from vidbench.models.wire import image_base64, split_system
 
 ANTHROPIC_URL = "https://api.anthropic.com"
 
@@ -42,8 +42,8 @@ def anthropic_messages(
                 if part.text:  # the API rejects empty text blocks
                     blocks.append({"type": "text", "text": part.text})
                 continue
-            data, mime = image_bytes(part, jpeg_quality)
-            source = {"type": "base64", "media_type": mime, "data": b64(data)}
+            data, mime = image_base64(part, jpeg_quality)
+            source = {"type": "base64", "media_type": mime, "data": data}
             blocks.append({"type": "image", "source": source})
         turns.append({"role": message.role, "content": blocks})
     return system, turns

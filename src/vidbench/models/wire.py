@@ -23,14 +23,19 @@ def image_bytes(part: ImagePart, jpeg_quality: int | None = None) -> tuple[bytes
     return buffer.getvalue(), "image/jpeg"
 
 
-def b64(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
+def image_base64(part: ImagePart, jpeg_quality: int | None = None) -> tuple[str, str]:
+    """(base64, mime) to send: the image's own base64 (made once per image) by default,
+    re-encoded at `jpeg_quality` when given."""
+    if jpeg_quality is None:
+        return part.base64, part.mime
+    data, mime = image_bytes(part, jpeg_quality)
+    return base64.b64encode(data).decode("ascii"), mime
 
 
 def data_url(part: ImagePart, jpeg_quality: int | None = None) -> str:
     """A `data:image/jpeg;base64,...` URL (the OpenAI image_url form)."""
-    data, mime = image_bytes(part, jpeg_quality)
-    return f"data:{mime};base64,{b64(data)}"
+    data, mime = image_base64(part, jpeg_quality)
+    return f"data:{mime};base64,{data}"
 
 
 def split_system(messages: Sequence[Message], refusal: str) -> tuple[str | None, list[Message]]:

@@ -1,17 +1,21 @@
 """The `infer` stage: prepare frames, build requests, call the model, store every answer.
 
 Frames are prepared in a thread pool (PyAV decodes outside the GIL) while up to `concurrency`
-model calls are in flight. Requests already answered in the store are skipped, so a rerun makes no
-model call and a killed run continues where it stopped.
+model calls are in flight. Samples that show the same frames (the questions of one clip) are
+prepared together: their frames are loaded once, then each sample's request is queued, so a
+clip's requests go out as soon as it is ready. The pool takes one clip per core in the samples'
+order, so the cores decode different clips instead of questions of one clip waiting for each
+other. Requests already answered in the store are skipped, known by their frames' labels before
+any image is read, so a rerun makes no model call and reads no frame, and a killed run
+continues where it stopped.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from itertools import islice
 
 from vidbench.core.errors import DataError
 from vidbench.core.records import Sample
@@ -19,7 +23,7 @@ from vidbench.core.requests import Response
 from vidbench.media.cache import FrameCache
 from vidbench.models.base import Model
 from vidbench.progress import progress_bar
-from vidbench.runner.prepare import Prepared, answered_by_labels, request_unless_answered
+from vidbench.runner.prepare import Prepared, answered_by_labels, build_request, sample_frames
 from vidbench.runner.recorder import Answer, InferStats, Recorder
 from vidbench.runner.store import Store
 from vidbench.tasks.base import Task
@@ -47,12 +51,13 @@ async def infer(
     workers = max(1, concurrency)
     queue: asyncio.Queue[Prepared | None] = asyncio.Queue(maxsize=workers * model.batch_size)
     loop = asyncio.get_running_loop()
-    # samples prepared at once: each preparer takes the next sample when it has handed on its
-    # last, so the stage holds the samples in flight, not a coroutine per sample
-    preparers = 2 * (os.cpu_count() or 2)
+    cores = preparing_threads()
+    # Groups whose frames are to be loaded, waiting for a decoder: bounded, so the frames held in
+    # memory stay bounded and the stage holds no coroutine per sample.
+    to_decode: asyncio.Queue[list[Sample] | None] = asyncio.Queue(maxsize=2 * cores)
 
     with (
-        ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool,
+        ThreadPoolExecutor(max_workers=cores) as pool,
         progress_bar(disable=not show_progress) as progress,
     ):
         bar = progress.add_task(f"infer {task.name} · {model.spec}", total=len(samples))
@@ -74,41 +79,56 @@ async def infer(
                     found.append(e)
             return found
 
-        async def prepare(sample: Sample) -> None:
-            try:
-                prepared = await loop.run_in_executor(
-                    pool,
-                    request_unless_answered,
-                    task,
-                    sample,
-                    cache,
-                    model.needs_frames,
-                    plan,
-                    recorder.answered,
-                )
-            except DataError as e:
-                recorder.failure(sample.id, None, f"{sample.id}: {e}", "media")
-                return
-            if prepared is None:
-                recorder.reused()
-                return
-            await queue.put(prepared)
+        chunks = chunks_of(same_frames(samples, model.needs_frames), CHECK_CHUNK)
 
-        remaining = iter(samples)  # shared by the preparers: each `islice` is one step
+        async def check() -> None:
+            """Answered samples counted, unusable media recorded, the rest of each group sent
+            on to the decoders, a chunk at a time in the samples' order."""
+            for chunk in chunks:  # shared by the checkers: each step takes the next chunk
+                flat = [sample for group in chunk for sample in group]
+                found = iter(await loop.run_in_executor(pool, answered_among, flat))
+                for group in chunk:
+                    unanswered = []
+                    for sample in group:
+                        answered = next(found)
+                        if isinstance(answered, DataError):
+                            recorder.failure(sample.id, None, f"{sample.id}: {answered}", "media")
+                        elif answered:
+                            recorder.reused()
+                        else:
+                            unanswered.append(sample)
+                    if unanswered:
+                        await to_decode.put(unanswered)
 
-        async def preparer() -> None:
-            while chunk := list(islice(remaining, CHECK_CHUNK)):
-                found = await loop.run_in_executor(pool, answered_among, chunk)
-                for sample, answered in zip(chunk, found, strict=True):
-                    if isinstance(answered, DataError):
-                        recorder.failure(sample.id, None, f"{sample.id}: {answered}", "media")
-                    elif answered:
+        async def decode() -> None:
+            """A group's frames, loaded once (one clip per core), then a request for each of its
+            samples."""
+            while (group := await to_decode.get()) is not None:
+                try:
+                    frames = await loop.run_in_executor(
+                        pool, sample_frames, task, group[0], cache, model.needs_frames
+                    )
+                except DataError as e:
+                    for sample in group:
+                        recorder.failure(sample.id, None, f"{sample.id}: {e}", "media")
+                    continue
+                for sample in group:
+                    prepared = build_request(task, sample, frames, plan)
+                    if prepared.request.key in recorder.answered:  # where labels could not tell
                         recorder.reused()
-                    else:
-                        await prepare(sample)
+                        continue
+                    await queue.put(prepared)
 
         async def produce() -> None:
-            await asyncio.gather(*(preparer() for _ in range(preparers)))
+            decoders = [asyncio.create_task(decode()) for _ in range(2 * cores)]
+            try:
+                await asyncio.gather(*(check() for _ in range(cores)))
+                for _ in decoders:
+                    await to_decode.put(None)
+                await asyncio.gather(*decoders)
+            finally:
+                for decoder in decoders:
+                    decoder.cancel()
             for _ in range(workers):
                 await queue.put(None)
 
@@ -153,3 +173,36 @@ async def infer(
                 running.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
     return recorder.stats
+
+
+def preparing_threads() -> int:
+    """Threads that prepare frames: one per core (each decodes one clip at a time)."""
+    return os.cpu_count() or 2
+
+
+def same_frames(samples: Sequence[Sample], needs_frames: bool) -> list[list[Sample]]:
+    """The samples in groups that show the same frames, in the order of each group's first
+    sample. A sample's frames depend only on its media (video files and time window) and the
+    task's FrameSpec, so samples with equal media are one group: the questions of one clip.
+    Without frames, each sample is its own group."""
+    groups: dict[Hashable, list[Sample]] = {}
+    for index, sample in enumerate(samples):
+        media = sample.media
+        videos = tuple(sorted((view, str(path)) for view, path in media.videos.items()))
+        key = (videos, media.start_s, media.end_s) if needs_frames else index
+        groups.setdefault(key, []).append(sample)
+    return list(groups.values())
+
+
+def chunks_of(groups: Sequence[list[Sample]], size: int) -> Iterator[list[list[Sample]]]:
+    """Consecutive groups, as many as hold about `size` samples (at least one group) a chunk."""
+    chunk: list[list[Sample]] = []
+    held = 0
+    for group in groups:
+        chunk.append(group)
+        held += len(group)
+        if held >= size:
+            yield chunk
+            chunk, held = [], 0
+    if chunk:
+        yield chunk

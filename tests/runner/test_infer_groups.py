@@ -1,0 +1,95 @@
+"""The infer stage prepares the questions of one clip together and keeps both cores on different
+clips: each clip's frames are loaded once for all its questions, and two clips decode at once."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from conftest import make_qa_dataset, solid_frames
+from vidbench.core.records import MediaRef, Sample
+from vidbench.media import frames as frames_module
+from vidbench.media.encode import write_mp4
+from vidbench.runner import infer as infer_module
+from vidbench.runner.infer import same_frames
+from vidbench.runner.run import Run
+from vidbench.runner.run_config import RunConfig
+
+OBJECTS = 4
+READ_VIEWS = (1, 8, 16)  # the views 4dbench-qa shows
+
+
+def sample(sample_id: str, video: str, start_s: float | None = None) -> Sample:
+    return Sample(sample_id, "bench", "mcq", MediaRef.single(Path(video), start_s))
+
+
+def test_samples_with_the_same_media_are_one_group_in_order_of_their_first() -> None:
+    samples = [
+        sample("a1", "a.mp4"),
+        sample("b1", "b.mp4"),
+        sample("a2", "a.mp4"),
+        sample("a-late", "a.mp4", start_s=2.0),  # another window of the clip: other frames
+        sample("b2", "b.mp4"),
+    ]
+    groups = same_frames(samples, needs_frames=True)
+    assert [[s.id for s in g] for g in groups] == [["a1", "a2"], ["b1", "b2"], ["a-late"]]
+    # a model that reads no frames: nothing to share, each sample is ready at once
+    alone = same_frames(samples, needs_frames=False)
+    assert [[s.id for s in g] for g in alone] == [[s.id] for s in samples]
+
+
+def test_a_run_loads_each_clip_once_for_its_questions_and_decodes_two_clips_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = make_qa_dataset(tmp_path / "data", n_objects=OBJECTS)
+    views = data / "4D_Object_Question_Answering" / "data" / "4d_object_multi_view_videos"
+    for i, uid in enumerate(sorted(p.name for p in views.iterdir())):
+        for k in READ_VIEWS:  # every object its own videos (the fixture repeats them)
+            write_mp4(
+                views / uid / f"view_{k}_rgb_white_bg.mp4", solid_frames(12, seed=100 * i + k)
+            )
+
+    lock = threading.Lock()
+    decodes: Counter[str] = Counter()
+    active, most_active = 0, 0
+    loads: list[str] = []
+    decode, load = frames_module.decode_frames, infer_module.sample_frames
+
+    def slow_decode(path: Path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        nonlocal active, most_active
+        with lock:
+            decodes[f"{path.parent.name}/{path.name}"] += 1
+            active += 1
+            most_active = max(most_active, active)
+        time.sleep(0.1)  # long enough for the other thread to start its own clip meanwhile
+        try:
+            return decode(path, *args, **kwargs)
+        finally:
+            with lock:
+                active -= 1
+
+    def counted_load(task, sample, *args, **kwargs):  # type: ignore[no-untyped-def]
+        loads.append(sample.id)
+        return load(task, sample, *args, **kwargs)
+
+    monkeypatch.setattr(frames_module, "decode_frames", slow_decode)
+    monkeypatch.setattr(infer_module, "sample_frames", counted_load)
+    monkeypatch.setattr(infer_module, "preparing_threads", lambda: 2)  # a 2-core machine
+    config = RunConfig(
+        task="4dbench-qa",
+        data=str(data),
+        model="random",
+        out=str(tmp_path / "out"),
+        cache_dir=str(tmp_path / "cache"),
+        progress=False,
+    )
+    stats = Run(config).infer()
+
+    assert stats.answered == OBJECTS * 5
+    assert len(loads) == OBJECTS  # one frame load per object, not one per question
+    assert len(decodes) == OBJECTS * len(READ_VIEWS) and set(decodes.values()) == {1}
+    assert most_active == 2  # both threads decoding, each its own object's clip
