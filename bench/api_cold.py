@@ -7,6 +7,13 @@ server with 1 s latency and room for 32 requests at once, --concurrency 32.
 Without --clips it uses the 8 clips the repository keeps (tests/data/autoeval-video: 64
 questions, ideal 2 s). With the 24 clips: ideal 192 / 32 x 1 s = 6 s.
 
+    python bench/api_cold.py --fourd 32 [--size 512] [--repeat 3]
+
+The 4D path instead: 4D-Bench QA (`4dbench-qa`, its own frame spec: three views a question) over
+--fourd procedural objects (`vidbench synth 4d`, 24 views of --size px, 24 frames), five
+questions an object sharing its three views' frames: 32 objects are 160 questions, ideal 5 s (a
+number of questions that is not a multiple of 32 needs a last, partly filled round of 1 s).
+
 Each repetition measures, in this order:
 - the decode floor: decoding (and scaling, in libswscale) every frame the run needs, each clip
   once, with as many clips at once as the infer stage prepares (one per core);
@@ -27,6 +34,8 @@ import importlib
 import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from collections import Counter
@@ -92,7 +101,7 @@ def count_decodes() -> Counter[str]:
     decode = frames_module.decode_frames
 
     def counted(path, *args, **kwargs):  # type: ignore[no-untyped-def]
-        counts[Path(path).name] += 1
+        counts[f"{Path(path).parent.name}/{Path(path).name}"] += 1  # 4D views share file names
         return decode(path, *args, **kwargs)
 
     frames_module.decode_frames = counted  # type: ignore[assignment]
@@ -107,6 +116,16 @@ class DecodeJob:
     info: VideoInfo
     picks: list[int]
     max_side: int | None
+
+
+def write_fourd(root: Path, objects: int, size: int) -> int:
+    """A procedural 4D-Bench dataset (24 views of `size` px, 24 frames) of `objects` objects;
+    returns its question count."""
+    command = [sys.executable, "-m", "vidbench.cli", "--no-progress", "synth", "4d"]
+    options = ["--out", str(root), "--objects", str(objects), "--size", str(size), "--frames", "24"]
+    subprocess.run([*command, *options], check=True, stdout=subprocess.DEVNULL)
+    qa = root / "4D_Object_Question_Answering" / "data" / "4d_qa.json"
+    return len(json.loads(qa.read_text()))
 
 
 def decode_jobs(run: Run) -> list[DecodeJob]:
@@ -135,6 +154,12 @@ def decode_floor(jobs: list[DecodeJob]) -> tuple[float, float]:
     return time.perf_counter() - started, time.process_time() - cpu
 
 
+def run_frames(config: RunConfig) -> int:
+    """Frames a question shows: views x frames a view."""
+    spec = Run(config).task.frame_spec
+    return len(spec.views) * spec.frames
+
+
 def timed_infer(config: RunConfig) -> tuple[float, float, int]:
     """(wall seconds, this process's CPU seconds, requests answered) of the infer stage."""
     run = Run(config)
@@ -152,11 +177,19 @@ def main() -> None:
     parser.add_argument("--capacity", type=int, default=32)
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--repeat", type=int, default=1, help="measure this many times")
+    parser.add_argument("--fourd", type=int, metavar="OBJECTS", help="the 4D path instead")
+    parser.add_argument("--size", type=int, default=512, help="--fourd: the views' pixels")
     args = parser.parse_args()
 
     workdir = Path(tempfile.mkdtemp(prefix="vidbench-bench-cold-"))
-    clips = write_dataset(args.clips, workdir / "data", args.per_clip)
-    questions = clips * args.per_clip
+    if args.fourd:
+        task, frames = "4dbench-qa", {}  # the task's own frame spec: three views
+        questions = write_fourd(workdir / "data", args.fourd, args.size)
+        clips = args.fourd
+    else:
+        task, frames = "mmworld", {"frames": args.frames}
+        clips = write_dataset(args.clips, workdir / "data", args.per_clip)
+        questions = clips * args.per_clip
     ideal = questions / args.capacity * args.latency
     counts = count_decodes()
     # A process pays for importing the API client once, whatever its frame cache holds: imported
@@ -166,12 +199,12 @@ def main() -> None:
 
     def config(name: str, attempt: int) -> RunConfig:
         return RunConfig(
-            task="mmworld",
+            task=task,
             data=str(workdir / "data"),
             model=f"openai-compat:{base_url}#bench",
             out=str(workdir / f"runs-{attempt}" / name),
             concurrency=args.concurrency,
-            frames={"frames": args.frames},
+            frames=frames,
             cache_dir=str(workdir / f"cache-{attempt}"),
             progress=False,
         )
@@ -180,7 +213,8 @@ def main() -> None:
     try:
         jobs = decode_jobs(Run(config("floor", 0)))
         print(
-            f"{questions} questions over {clips} clips, {args.frames} frames each; "
+            f"{questions} questions over {clips} {'objects' if args.fourd else 'clips'}, "
+            f"{run_frames(config('floor', 0))} frames each; "
             f"{len(jobs)} videos to decode, {preparing_threads()} at a time; ideal {ideal:.2f} s "
             f"({questions}/{args.capacity} x {args.latency:g} s)"
         )
