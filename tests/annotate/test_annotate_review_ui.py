@@ -104,6 +104,19 @@ def _at(page: Any, url: str) -> None:
     expect(page.locator("body")).to_have_attribute("data-keys-ready", "yes")
 
 
+def _player_state(page: Any) -> str:
+    """What a failed player check needs to be understood: the focused element, whether each
+    main view is paused, and the keys dialog."""
+    return str(
+        page.evaluate("""() => ({
+        focused: document.activeElement ? document.activeElement.outerHTML.slice(0, 160) : null,
+        paused: [...document.querySelectorAll('.main-views video')].map(v => v.paused),
+        keysOpen: document.querySelector('[data-keys]').open,
+        label: document.querySelector('[data-play-label]').textContent,
+    })""")
+    )
+
+
 def _widths(page: Any, selector: str) -> list[float]:
     return page.locator(selector).evaluate_all(
         "els => els.map(e => e.getBoundingClientRect().width)"
@@ -152,7 +165,10 @@ def test_a_qa_review_by_keyboard_alone(
 
     loop_videos(page)
     page.keyboard.press(" ")  # Space plays the views, together
-    expect(page.locator("[data-play-label]")).to_have_text("pause")
+    try:
+        expect(page.locator("[data-play-label]")).to_have_text("pause")
+    except AssertionError as e:  # seen twice in full runs on a loaded machine, never alone
+        raise AssertionError(f"{e}\nthe page then: {_player_state(page)}") from None
     assert page.locator(".main-views video").evaluate_all("vs => vs.every(v => !v.paused)")
     page.keyboard.press(" ")
     expect(page.locator("[data-play-label]")).to_have_text("play")
