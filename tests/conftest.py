@@ -15,6 +15,8 @@ import numpy as np
 import pytest
 
 from vidbench.media.encode import write_mp4
+from vidbench.runner.run import Run
+from vidbench.runner.run_config import RunConfig
 from vidbench.testing import ChatServer
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -64,6 +66,20 @@ def make_qa_dataset(root: Path, n_objects: int = 4, frames: int = 12) -> Path:
             }
     (data_dir / "4d_qa.json").write_text(json.dumps(qa, indent=1))
     return root
+
+
+def random_qa_run(data: Path, tmp_path: Path) -> Run:
+    """A run of the built-in random model over a 4D-Bench QA folder, into tmp_path/out with its
+    own frame cache, no progress bars."""
+    config = RunConfig(
+        task="4dbench-qa",
+        data=str(data),
+        model="random",
+        out=str(tmp_path / "out"),
+        cache_dir=str(tmp_path / "cache"),
+        progress=False,
+    )
+    return Run(config)
 
 
 def make_caption_dataset(root: Path, uids: list[str], frames: int = 8) -> Path:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import solid_frames
+from conftest import random_qa_run, solid_frames
 from vidbench.core.errors import MediaError
 from vidbench.core.records import MediaRef
 from vidbench.media import cache as cache_module
@@ -20,8 +20,6 @@ from vidbench.media.cache import FrameCache
 from vidbench.media.encode import write_mp4
 from vidbench.media.frames import load_frames
 from vidbench.media.spec import FrameSpec
-from vidbench.runner.run import Run
-from vidbench.runner.run_config import RunConfig
 
 
 @pytest.fixture
@@ -101,15 +99,7 @@ def test_a_video_that_fails_to_decode_fails_once_for_all_waiters(
 def test_a_run_decodes_each_view_once(
     tmp_path: Path, qa_release: Path, counted: Counter[str]
 ) -> None:
-    config = RunConfig(
-        task="4dbench-qa",
-        data=str(qa_release),
-        model="random",
-        out=str(tmp_path / "out"),
-        cache_dir=str(tmp_path / "cache"),
-        progress=False,
-    )
-    Run(config).run()
+    random_qa_run(qa_release, tmp_path).run()
     # 4 objects x 5 questions each, the official views 1, 8, 16: 12 view files, whose contents
     # repeat across objects (3 distinct videos; the cache is content-addressed). Twenty questions
     # asked for their frames at once, and each distinct video was probed and decoded once.

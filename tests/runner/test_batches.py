@@ -16,7 +16,7 @@ from vidbench.media.cache import FrameCache
 from vidbench.registry import get_task
 from vidbench.report import results as results_module
 from vidbench.runner import score as score_module
-from vidbench.runner.prepare import answered_by_labels, request_unless_answered
+from vidbench.runner.prepare import Preparation
 from vidbench.scoring import stats
 
 
@@ -67,11 +67,11 @@ def test_a_rerun_reads_no_frame_of_an_answered_sample(
     task = get_task("4dbench-qa")
     sample = task.load(qa_release).items[0]
     cache = FrameCache(tmp_path / "cache")
-    prepared = request_unless_answered(task, sample, cache, True, "plan", ())
+    prepared = Preparation(task, cache, True, "plan", ()).new_request(sample)
     assert prepared is not None and prepared.record["frames"]
     key = prepared.request.key
-    assert answered_by_labels(task, sample, cache, True, "plan", {key})
-    assert not answered_by_labels(task, sample, cache, True, "other plan", {key})
+    assert Preparation(task, cache, True, "plan", {key}).answered_by_labels(sample)
+    assert not Preparation(task, cache, True, "other plan", {key}).answered_by_labels(sample)
 
     first = _run(qa_release, tmp_path / "res", tmp_path / "cache")
 

@@ -10,14 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import make_qa_dataset, solid_frames
+from conftest import make_qa_dataset, random_qa_run, solid_frames
 from vidbench.core.records import MediaRef, Sample
 from vidbench.media import frames as frames_module
 from vidbench.media.encode import write_mp4
 from vidbench.runner import infer as infer_module
 from vidbench.runner.infer import same_frames
-from vidbench.runner.run import Run
-from vidbench.runner.run_config import RunConfig
 
 OBJECTS = 4
 READ_VIEWS = (1, 8, 16)  # the views 4dbench-qa shows
@@ -79,15 +77,7 @@ def test_a_run_loads_each_clip_once_for_its_questions_and_decodes_two_clips_at_o
     monkeypatch.setattr(frames_module, "decode_frames", slow_decode)
     monkeypatch.setattr(infer_module, "sample_frames", counted_load)
     monkeypatch.setattr(infer_module, "preparing_threads", lambda: 2)  # a 2-core machine
-    config = RunConfig(
-        task="4dbench-qa",
-        data=str(data),
-        model="random",
-        out=str(tmp_path / "out"),
-        cache_dir=str(tmp_path / "cache"),
-        progress=False,
-    )
-    stats = Run(config).infer()
+    stats = random_qa_run(data, tmp_path).infer()
 
     assert stats.answered == OBJECTS * 5
     assert len(loads) == OBJECTS  # one frame load per object, not one per question

@@ -23,7 +23,7 @@ from vidbench.core.requests import Response
 from vidbench.media.cache import FrameCache
 from vidbench.models.base import Model
 from vidbench.progress import progress_bar
-from vidbench.runner.prepare import Prepared, answered_by_labels, build_request, sample_frames
+from vidbench.runner.prepare import Preparation, Prepared, build_request, sample_frames
 from vidbench.runner.recorder import Answer, InferStats, Recorder
 from vidbench.runner.store import Store
 from vidbench.tasks.base import Task
@@ -63,6 +63,7 @@ async def infer(
         bar = progress.add_task(f"infer {task.name} · {model.spec}", total=len(samples))
 
         recorder = Recorder(store, plan, run_id, len(samples), lambda: progress.advance(bar))
+        preparation = Preparation(task, cache, model.needs_frames, plan, recorder.answered)
 
         def answered_among(chunk: list[Sample]) -> list[bool | DataError]:
             """Which samples of a chunk are answered already, by their frames' labels (or the
@@ -70,11 +71,7 @@ async def infer(
             found: list[bool | DataError] = []
             for sample in chunk:
                 try:
-                    found.append(
-                        answered_by_labels(
-                            task, sample, cache, model.needs_frames, plan, recorder.answered
-                        )
-                    )
+                    found.append(preparation.answered_by_labels(sample))
                 except DataError as e:
                     found.append(e)
             return found

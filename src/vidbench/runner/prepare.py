@@ -49,49 +49,42 @@ def sample_frames(
     return load_frames(sample.media, task.frame_spec, cache) if needs_frames else []
 
 
-def answered_by_labels(
-    task: Task,
-    sample: Sample,
-    cache: FrameCache | None,
-    needs_frames: bool,
-    plan: str,
-    answered: Container[str],
-) -> bool:
-    """Whether the sample's request key is `answered` already, told from its frames' labels
-    alone, without reading any image (False where the labels cannot tell: a grid image). Raises
-    DataError for unusable media, as preparing the request would."""
-    if needs_frames and task.frame_spec.grid is not None:
-        return False
-    named = load_frames(sample.media, task.frame_spec, cache, pixels=False) if needs_frames else []
-    return request_key(plan, sample.id, task.build_messages(sample, named)) in answered
+@dataclass(frozen=True)
+class Preparation:
+    """What preparing a sample's request needs besides the sample: the task, the frame cache,
+    whether the model reads images, the plan key, and the request keys answered already."""
 
+    task: Task
+    cache: FrameCache | None
+    needs_frames: bool
+    plan: str
+    answered: Container[str]
 
-def request_unless_answered(
-    task: Task,
-    sample: Sample,
-    cache: FrameCache | None,
-    needs_frames: bool,
-    plan: str,
-    answered: Container[str],
-) -> Prepared | None:
-    """The sample's request with its frames, or None when its key is `answered` already."""
-    prepared = build_request(task, sample, sample_frames(task, sample, cache, needs_frames), plan)
-    return None if prepared.request.key in answered else prepared
+    def answered_by_labels(self, sample: Sample) -> bool:
+        """Whether the sample's request key is answered already, told from its frames' labels
+        alone, without reading any image (False where the labels cannot tell: a grid image).
+        Raises DataError for unusable media, as preparing the request would."""
+        task = self.task
+        if self.needs_frames and task.frame_spec.grid is not None:
+            return False
+        named = (
+            load_frames(sample.media, task.frame_spec, self.cache, pixels=False)
+            if self.needs_frames
+            else []
+        )
+        return (
+            request_key(self.plan, sample.id, task.build_messages(sample, named)) in self.answered
+        )
 
-
-def new_request(
-    task: Task,
-    sample: Sample,
-    cache: FrameCache | None,
-    needs_frames: bool,
-    plan: str,
-    answered: Container[str],
-) -> Prepared | None:
-    """The request of a sample, or None when its key is `answered` already: where the frames'
-    labels tell (`answered_by_labels`), before any image is read, so a rerun reads no frame of
-    an answered sample. Raises DataError for unusable media."""
-    args = (task, sample, cache, needs_frames, plan, answered)
-    return None if answered_by_labels(*args) else request_unless_answered(*args)
+    def new_request(self, sample: Sample) -> Prepared | None:
+        """The request of a sample, or None when its key is answered already: where the frames'
+        labels tell (`answered_by_labels`), before any image is read, so a rerun reads no frame
+        of an answered sample. Raises DataError for unusable media."""
+        if self.answered_by_labels(sample):
+            return None
+        frames = sample_frames(self.task, sample, self.cache, self.needs_frames)
+        prepared = build_request(self.task, sample, frames, self.plan)
+        return None if prepared.request.key in self.answered else prepared
 
 
 def check_views(task: Task, samples: Sequence[Sample], data: str) -> None:

@@ -27,7 +27,7 @@ from vidbench.media.cache import FrameCache
 from vidbench.models.api_model import ApiModel
 from vidbench.models.owned_process import watch_owner
 from vidbench.models.registry import ModelOptions, load_model
-from vidbench.runner.prepare import Prepared, new_request
+from vidbench.runner.prepare import Preparation, Prepared
 from vidbench.runner.recorder import Answer
 from vidbench.runner.spool import AnswerSpool
 from vidbench.tasks.base import Task
@@ -80,7 +80,6 @@ class InferWorker:
             os.chdir(setup.workdir)
         self.setup = setup
         self.task = setup.task
-        self.answered = answered
         self.model = load_model(setup.model_spec, setup.model_options)
         if limiter is not None and isinstance(self.model, ApiModel):
             from vidbench.runner.ray.limiter import SharedLimiter
@@ -88,7 +87,10 @@ class InferWorker:
             self.model.limiter = SharedLimiter(limiter, name)  # one bound for all workers
         spool_name = name or str(os.getpid())
         self.spool = AnswerSpool.open(setup.spool, spool_name, setup.plan, setup.run_id)
-        self.cache = FrameCache(Path(setup.cache_dir) if setup.cache_dir else None)
+        cache = FrameCache(Path(setup.cache_dir) if setup.cache_dir else None)
+        self.preparation = Preparation(
+            self.task, cache, self.model.needs_frames, setup.plan, answered
+        )
         self.pool = ThreadPoolExecutor(max_workers=setup.decode_threads)
         self._started = False
         self._start_lock = asyncio.Lock()
@@ -137,19 +139,10 @@ class InferWorker:
 
     async def _prepare(self, sample: Sample) -> Prepared | str | None:
         """The sample's request, the message of its unusable media, or None when it is answered
-        already (runner/prepare.new_request: then no frame of it is read)."""
+        already (runner/prepare.Preparation.new_request: then no frame of it is read)."""
         loop = asyncio.get_running_loop()
         try:
-            return await loop.run_in_executor(
-                self.pool,
-                new_request,
-                self.task,
-                sample,
-                self.cache,
-                self.model.needs_frames,
-                self.setup.plan,
-                self.answered,
-            )
+            return await loop.run_in_executor(self.pool, self.preparation.new_request, sample)
         except DataError as e:
             return f"{sample.id}: {e}"
 
