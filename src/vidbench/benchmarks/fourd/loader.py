@@ -148,11 +148,13 @@ def _qa_sample(key: str, record: Any, data_dir: Path, media: dict[str, MediaRef]
     problem = missing_options(rest, question) if options is None else None
     if problem is not None:
         raise DataError(problem)
+    if uid not in media:
+        media[uid] = media_for(data_dir, uid)
     return Sample(
         id=key,
         benchmark="4dbench",
         kind="mcq",
-        media=media[uid] if uid in media else media.setdefault(uid, media_for(data_dir, uid)),
+        media=media[uid],
         question=question,
         options=options or (),
         answer=LETTERS[index - 1],
