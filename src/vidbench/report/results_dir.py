@@ -160,7 +160,7 @@ class ResultsDir:
     # samples.jsonl and usage.json: the score stage
     def write_scored(self, rows: Iterable[SampleRow], usage: Mapping[str, Json]) -> None:
         """samples.jsonl (each row written as it comes) and usage.json."""
-        write_jsonl(self.file(SAMPLES_FILE), (row.record() for row in rows))
+        write_atomic(self.file(SAMPLES_FILE), ((row.line() + "\n").encode() for row in rows))
         write_json(self.file(USAGE_FILE), usage)
 
     def read_samples(self) -> list[SampleRow]:

@@ -84,27 +84,20 @@ class RunFile(BaseModel):
     )
 
 
-# What a samples.jsonl row holds besides the task's SampleScore, in the order the file has it.
-ROW_FIELDS = ("schema_version", "id", "status", "error", "prompt_hash", "frames", "raw_output",
-              "raw_output_cut")  # fmt: skip
+ROW_STATUS = (
+    "ok, or why the sample is not scored: data (bad record), media, error, empty, refused, "
+    "blocked, missing (no answer), judge (no usable verdict), or a benchmark's own"
+)
 
 
-class SampleRow(SampleScore):
-    """One line of samples.jsonl: one sample (or one record that could not be loaded) as the
-    score stage left it: what the run knows of it (its answer, prompt, frames, or why it has
-    none), then the task's `SampleScore` (scoring/outcome.py) of it. A row without an answer
-    holds the outcome `no-answer` and no other score field."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid", coerce_numbers_to_str=True)
+class RunFields(BaseModel):
+    """What a samples.jsonl row holds besides the task's SampleScore, in the order the file has
+    it (SampleRow lists them first: a pydantic model's fields come base by base, the last base
+    first)."""
 
     schema_version: SchemaVersion = SCHEMA_VERSION
     id: str = Field(description="the sample's id (a bad record: the record's name)")
-    status: str = Field(
-        SCORED,
-        description="ok, or why the sample is not scored: data (bad record), media, error, "
-        "empty, refused, blocked, missing (no answer), judge (no usable verdict), or a "
-        "benchmark's own",
-    )
+    status: str = Field(SCORED, description=ROW_STATUS)
     error: str | None = Field(None, description="the message when there is no answer")
     prompt_hash: str | None = Field(None, description="digest of the exact prompt sent")
     frames: list[FrameRecord] | None = Field(
@@ -115,6 +108,26 @@ class SampleRow(SampleScore):
         None, description="set when raw_output was cut short: where the whole reply is"
     )
 
+
+ROW_FIELDS = tuple(RunFields.model_fields)
+
+
+class SampleRow(SampleScore, RunFields):
+    """One line of samples.jsonl: one sample (or one record that could not be loaded) as the
+    score stage left it: what the run knows of it (its answer, prompt, frames, or why it has
+    none), then the task's `SampleScore` (scoring/outcome.py) of it. A row without an answer
+    holds the outcome `no-answer` and no other score field."""
+
+    # NaN and infinite numbers written as Python's json module writes (and reads) them
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", coerce_numbers_to_str=True, ser_json_inf_nan="constants"
+    )
+
+    status: str = Field(SCORED, description=ROW_STATUS)  # the row's, not only the score's
+
+    def model_post_init(self, context: object, /) -> None:
+        self.__pydantic_fields_set__.add("schema_version")  # every row says its version
+
     @property
     def failed(self) -> bool:
         """Not scored: no answer (`error`), or an answer the task could not score (`status`);
@@ -124,9 +137,12 @@ class SampleRow(SampleScore):
     def record(self) -> dict[str, JsonValue]:
         """The row as the file holds it (JSON types; fields never set are left out): what the
         run knows first, then the task's score."""
-        data: dict[str, JsonValue] = self.model_dump(mode="json", exclude_unset=True)
-        data["schema_version"] = self.schema_version
-        return {k: data[k] for k in ROW_FIELDS if k in data} | data
+        return self.model_dump(mode="json", exclude_unset=True)
+
+    def line(self) -> str:
+        """The row as a line of samples.jsonl (`record` as JSON, made by pydantic's serializer:
+        a third of the time json.dumps of `record` takes), without the newline."""
+        return self.model_dump_json(exclude_unset=True)
 
     @classmethod
     def scored(cls, answered: AnsweredFields, score: SampleScore) -> SampleRow:
