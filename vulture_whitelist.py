@@ -100,3 +100,4 @@ _.per_mtok  # models/pricing.py
 _.multi_modal_data  # models/vllm_inputs.py
 _.verdict_reply  # view/samples.py
 _.media_error  # view/samples.py
+_.model_post_init  # report/schema.py: pydantic calls it after validation

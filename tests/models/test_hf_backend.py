@@ -165,7 +165,8 @@ def test_time_first_order_reaches_the_processor(
     spy = Spy(run, monkeypatch)
     run.infer()
     assert_frames_in_spec_order(run, spy)
-    views = [f.view for f in load_frames(run.samples[0].media, run.task.frame_spec, None)]
+    first = next(iter(run.samples))
+    views = [f.view for f in load_frames(first.media, run.task.frame_spec, None)]
     assert views[:6] == [1, 8, 16, 1, 8, 16]
 
 

@@ -33,16 +33,28 @@ def test_samples_with_the_same_media_are_one_group_in_order_of_their_first() -> 
         sample("a-late", "a.mp4", start_s=2.0),  # another window of the clip: other frames
         sample("b2", "b.mp4"),
     ]
-    groups = same_frames(samples, needs_frames=True)
+    groups = list(same_frames(samples, needs_frames=True))
     assert [[s.id for s in g] for g in groups] == [["a1", "a2"], ["b1", "b2"], ["a-late"]]
     # a model that reads no frames: nothing to share, each sample is ready at once
-    alone = same_frames(samples, needs_frames=False)
+    alone = list(same_frames(samples, needs_frames=False))
     assert [[s.id for s in g] for g in alone] == [[s.id] for s in samples]
 
 
+def test_groups_are_found_within_a_window_of_consecutive_samples() -> None:
+    """A run holds a window of samples, not all: a clip's questions further apart than the
+    window are two groups (the second reads the frames the first put in the frame cache)."""
+    samples = [sample("a1", "a.mp4"), sample("b1", "b.mp4"), sample("a2", "a.mp4")]
+    samples += [sample("c1", "c.mp4"), sample("a3", "a.mp4")]
+    groups = list(same_frames(iter(samples), needs_frames=True, window=3))
+    assert [[s.id for s in g] for g in groups] == [["a1", "a2"], ["b1"], ["c1"], ["a3"]]
+
+
+@pytest.mark.parametrize("window", [infer_module.GROUP_WINDOW, 3])
 def test_a_run_loads_each_clip_once_for_its_questions_and_decodes_two_clips_at_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, window: int
 ) -> None:
+    """Also with a window (3) that cuts an object's five questions in two groups: the second
+    group's frames come from the frame cache, each clip is still decoded once."""
     data = make_qa_dataset(tmp_path / "data", n_objects=OBJECTS)
     views = data / "4D_Object_Question_Answering" / "data" / "4d_object_multi_view_videos"
     for i, uid in enumerate(sorted(p.name for p in views.iterdir())):
@@ -77,9 +89,13 @@ def test_a_run_loads_each_clip_once_for_its_questions_and_decodes_two_clips_at_o
     monkeypatch.setattr(frames_module, "decode_frames", slow_decode)
     monkeypatch.setattr(infer_module, "sample_frames", counted_load)
     monkeypatch.setattr(infer_module, "preparing_threads", lambda: 2)  # a 2-core machine
+    monkeypatch.setattr(infer_module, "GROUP_WINDOW", window)
     stats = random_qa_run(data, tmp_path).infer()
 
     assert stats.answered == OBJECTS * 5
-    assert len(loads) == OBJECTS  # one frame load per object, not one per question
+    if window > 5:
+        assert len(loads) == OBJECTS  # one frame load per object, not one per question
+    else:
+        assert OBJECTS < len(loads) < OBJECTS * 5
     assert len(decodes) == OBJECTS * len(READ_VIEWS) and set(decodes.values()) == {1}
     assert most_active == 2  # both threads decoding, each its own object's clip

@@ -142,7 +142,7 @@ def test_timestamps_label_each_image(qa_release: Path, tmp_path: Path) -> None:
         cache_dir=str(tmp_path / "c"),
     )
     r = Run(config)
-    sample = r.samples[0]
+    sample = next(iter(r.samples))
     from vidbench.media.frames import load_frames
 
     frames = load_frames(sample.media, r.task.frame_spec)

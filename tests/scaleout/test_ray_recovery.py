@@ -197,7 +197,7 @@ class _Handle:
         self.answer = self
         self.sent: list[list[str]] = []
 
-    def remote(self, samples: list[Sample]) -> object:
+    def remote(self, samples: list[Sample], answered: set[str]) -> object:
         self.sent.append([s.id for s in samples])
         return object()
 
@@ -208,6 +208,9 @@ class _Recorder:
 
     def failure(self, sample_id: str, key: str | None, message: str, status: str) -> None:
         self.failed[sample_id] = message
+
+    def answered_keys_of(self, sample_ids: list[str]) -> set[str]:
+        return set()  # none answered yet
 
 
 def _sample(n: int) -> Sample:

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from vidbench.core.errors import ConfigError
@@ -30,102 +29,99 @@ from vidbench.report.results_dir import (
     TIMING_FILE,
     USAGE_FILE,
 )
+from vidbench.runner.samples import SampleSet
 from vidbench.runner.store import Store
 from vidbench.tasks.problems import Problem
 
 
-@dataclass(frozen=True)
-class DataIdentity:
-    folder: str  # the data folder the rows were read from
-    rows: dict[str, str]  # sample id -> fingerprint
-
-
-def fingerprint(sample: Sample, videos: list[list[object]] | None = None) -> str:
+def fingerprint(sample: Sample, videos: str | None = None) -> str:
     """What the model is asked about a sample, whichever folder holds it (an export, a moved
     benchmark): the question, options, videos by file name, and the window. `videos`: those of
-    its media (`video_names`), when known already."""
+    its media as JSON (`video_names`), when known already."""
     media = sample.media
     videos = video_names(media) if videos is None else videos
-    parts = [sample.question, list(sample.options), videos, media.start_s, media.end_s]
-    return hashlib.blake2b(json.dumps(parts).encode(), digest_size=8).hexdigest()
+    # json.dumps([question, options, videos, start, end]) with the videos' JSON made once
+    parts = ", ".join(
+        (json.dumps(sample.question), json.dumps(list(sample.options)), videos,
+         json.dumps(media.start_s), json.dumps(media.end_s))
+    )  # fmt: skip
+    return hashlib.blake2b(f"[{parts}]".encode(), digest_size=8).hexdigest()
 
 
-def video_names(media: MediaRef) -> list[list[object]]:
-    return [[view, path.name] for view, path in sorted(media.videos.items())]
+def video_names(media: MediaRef) -> str:
+    """The media's videos by view and file name, as JSON."""
+    return json.dumps([[view, path.name] for view, path in sorted(media.videos.items())])
 
 
-def identity_of(samples: Sequence[Sample], folder: Path | str) -> DataIdentity:
+def fingerprints(samples: Iterable[Sample]) -> Iterator[tuple[str, str]]:
+    """(sample id, fingerprint) of each sample."""
     # the questions of one object (4D-Bench: five, each naming its 24 videos) share its MediaRef:
-    # its video names are listed once (by the object's id: `samples` keeps every one alive)
-    names: dict[int, list[list[object]]] = {}
-    rows = {}
+    # its video names are listed once (while it is the last MediaRef seen: a run's samples come
+    # a batch at a time, an object's questions together)
+    media, videos = None, ""
     for sample in samples:
-        videos = names.get(id(sample.media))
-        if videos is None:
-            videos = names[id(sample.media)] = video_names(sample.media)
-        rows[sample.id] = fingerprint(sample, videos)
-    return DataIdentity(str(Path(folder).absolute()), rows)
+        if sample.media is not media:
+            media, videos = sample.media, video_names(sample.media)
+        yield sample.id, fingerprint(sample, videos)
 
 
-def stored_identity(results_dir: Path) -> DataIdentity | None:
-    """The identity the folder's store holds; None for a folder without runs."""
-    if not (results_dir / Store.FILENAME).is_file():
-        return None
+def check_and_record(
+    samples: SampleSet, folder: Path | str, results_dir: Path, problems: Sequence[Problem] = ()
+) -> None:
+    """Add the run's rows to the folder's identity; ConfigError, before anything is written,
+    when the run loads no row or reads other data than the folder holds. The rows are compared
+    in the store (SQL), so no set of them is held."""
+    folder = str(Path(folder).absolute())
+    existing = (results_dir / Store.FILENAME).is_file()
+    if not len(samples):
+        stored = None
+        if existing:
+            with Store.read_only(results_dir) as store:
+                stored = store.stored_data()
+        raise ConfigError(_no_rows(stored, folder, problems, results_dir))
     with Store(results_dir) as store:  # as every stage opens it (a full disk says so)
-        rows = store.data_rows()
-    if not rows:
-        return None
-    folders = [folder for _, folder in rows.values()]
-    return DataIdentity(max(set(folders), key=folders.count), {k: f for k, (f, _) in rows.items()})
+        stored = store.stored_data() if existing else None
+        count = store.stage_run_rows(fingerprints(samples))
+        if stored is not None:
+            _check_same_data(store, stored, folder, count, results_dir)
+        store.keep_run_rows(folder)
 
 
 def _no_rows(
-    stored: DataIdentity | None, new: DataIdentity, problems: Sequence[Problem], results_dir: Path
+    stored: tuple[str, int] | None, folder: str, problems: Sequence[Problem], results_dir: Path
 ) -> str:
     shown = "".join(f"\n  {p}" for p in problems[:5])
     more = f"\n  ... and {len(problems) - 5} more" if len(problems) > 5 else ""
-    kept = f" (it keeps its run over {stored.folder})" if stored else ""
+    kept = f" (it keeps its run over {stored[0]})" if stored else ""
     return (
-        f"no row loads from {new.folder} ({len(problems)} problem(s)){shown}{more}\n"
+        f"no row loads from {folder} ({len(problems)} problem(s)){shown}{more}\n"
         f"nothing was written to {results_dir}{kept}: check --data (vidbench validate)"
     )
 
 
-def check_same_data(
-    stored: DataIdentity | None,
-    new: DataIdentity,
-    results_dir: Path,
-    problems: Sequence[Problem] = (),
+def _check_same_data(
+    store: Store, stored: tuple[str, int], folder: str, count: int, results_dir: Path
 ) -> None:
-    """ConfigError when the run loads no row, or reads other data than the folder holds."""
-    if not new.rows:
-        raise ConfigError(_no_rows(stored, new, problems, results_dir))
-    if stored is None:
-        return
-    shared = stored.rows.keys() & new.rows.keys()
-    changed = sorted(i for i in shared if stored.rows[i] != new.rows[i])
+    """ConfigError when the staged rows are other data than the folder holds: they share none
+    of its rows, or some they share differ."""
+    shared, changed, first = store.changed_run_rows()
     if shared and not changed:
         return
     if changed:
-        named = ", ".join(changed[:3]) + (", ..." if len(changed) > 3 else "")
+        named = ", ".join(first) + (", ..." if changed > len(first) else "")
         how = (
-            f"{len(changed)} of the {len(shared)} rows they share differ (question, options, "
+            f"{changed} of the {shared} rows they share differ (question, options, "
             f"videos or window: {named})"
         )
     else:
         how = "they share no row"
+    stored_folder, stored_count = stored
     raise ConfigError(
-        f"{results_dir} holds a run over other data: {stored.folder} ({len(stored.rows)} rows); "
-        f"this run reads {new.folder} ({len(new.rows)} rows), and {how}. Nothing was written. "
+        f"{results_dir} holds a run over other data: {stored_folder} ({stored_count} rows); "
+        f"this run reads {folder} ({count} rows), and {how}. Nothing was written. "
         f"Give another --out, or --fresh to start over in {results_dir} (its answers and "
         "results are deleted)"
     )
-
-
-def record(results_dir: Path, identity: DataIdentity) -> None:
-    """Add the run's rows to the folder's identity (after check_same_data let it run)."""
-    with Store(results_dir) as store:
-        store.add_data_rows(identity.rows, identity.folder)
 
 
 RUN_FILES = (RUN_FILE, SAMPLES_FILE, USAGE_FILE, TIMING_FILE, RESULTS_FILE, *TABLE_FILES)

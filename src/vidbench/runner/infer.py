@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Hashable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from itertools import islice
 
 from vidbench.core.errors import DataError
 from vidbench.core.records import Sample
@@ -25,6 +26,7 @@ from vidbench.models.base import Model
 from vidbench.progress import progress_bar
 from vidbench.runner.prepare import Preparation, Prepared, build_request, sample_frames
 from vidbench.runner.recorder import Answer, InferStats, Recorder
+from vidbench.runner.samples import SampleSet
 from vidbench.runner.store import Store
 from vidbench.tasks.base import Task
 
@@ -36,7 +38,7 @@ CHECK_CHUNK = 16
 async def infer(
     task: Task,
     model: Model,
-    samples: Sequence[Sample],
+    samples: SampleSet,
     store: Store,
     plan: str,
     run_id: int,
@@ -63,37 +65,41 @@ async def infer(
         bar = progress.add_task(f"infer {task.name} · {model.spec}", total=len(samples))
 
         recorder = Recorder(store, plan, run_id, len(samples), lambda: progress.advance(bar))
-        preparation = Preparation(task, cache, model.needs_frames, plan, recorder.answered)
+        # its `answered` is unused here: the keys are looked up in the store a chunk at a time
+        preparation = Preparation(task, cache, model.needs_frames, plan, ())
 
-        def answered_among(chunk: list[Sample]) -> list[bool | DataError]:
-            """Which samples of a chunk are answered already, by their frames' labels (or the
-            error of their unusable media): one trip to the thread pool a chunk."""
-            found: list[bool | DataError] = []
-            for sample in chunk:
+        def label_keys(chunk: list[list[Sample]]) -> list[list[str | None] | DataError]:
+            """The request keys of each group of a chunk by their frames' labels (found once a
+            group; None where they cannot tell), or the error of the group's unusable media:
+            one trip to the thread pool a chunk."""
+            found: list[list[str | None] | DataError] = []
+            for group in chunk:
                 try:
-                    found.append(preparation.answered_by_labels(sample))
+                    found.append(preparation.label_keys_of(group))
                 except DataError as e:
                     found.append(e)
             return found
 
-        chunks = chunks_of(same_frames(samples, model.needs_frames), CHECK_CHUNK)
+        chunks = chunks_of(same_frames(samples, model.needs_frames, GROUP_WINDOW), CHECK_CHUNK)
 
         async def check() -> None:
             """Answered samples counted, unusable media recorded, the rest of each group sent
             on to the decoders, a chunk at a time in the samples' order."""
             for chunk in chunks:  # shared by the checkers: each step takes the next chunk
-                flat = [sample for group in chunk for sample in group]
-                found = iter(await loop.run_in_executor(pool, answered_among, flat))
-                for group in chunk:
-                    unanswered = []
-                    for sample in group:
-                        answered = next(found)
-                        if isinstance(answered, DataError):
-                            recorder.failure(sample.id, None, f"{sample.id}: {answered}", "media")
-                        elif answered:
-                            recorder.reused()
-                        else:
-                            unanswered.append(sample)
+                found = await loop.run_in_executor(pool, label_keys, chunk)
+                answered = recorder.answered_among(
+                    key for keys in found if not isinstance(keys, DataError) for key in keys if key
+                )
+                for group, keys in zip(chunk, found, strict=True):
+                    if isinstance(keys, DataError):
+                        for sample in group:
+                            recorder.failure(sample.id, None, f"{sample.id}: {keys}", "media")
+                        continue
+                    unanswered = [
+                        s for s, key in zip(group, keys, strict=True) if key not in answered
+                    ]
+                    for _ in range(len(group) - len(unanswered)):
+                        recorder.reused()
                     if unanswered:
                         await to_decode.put(unanswered)
 
@@ -111,7 +117,7 @@ async def infer(
                     continue
                 for sample in group:
                     prepared = build_request(task, sample, frames, plan)
-                    if prepared.request.key in recorder.answered:  # where labels could not tell
+                    if recorder.answered_among([prepared.request.key]):  # labels could not tell
                         recorder.reused()
                         continue
                     await queue.put(prepared)
@@ -177,21 +183,38 @@ def preparing_threads() -> int:
     return os.cpu_count() or 2
 
 
-def same_frames(samples: Sequence[Sample], needs_frames: bool) -> list[list[Sample]]:
+# Consecutive samples grouped by their frames at a time: a clip's questions stand together in
+# every benchmark's files, so a window this size finds them while holding few samples. Questions
+# of one clip further apart than that make two groups: the second reads the clip's frames from
+# the frame cache the first filled, so no clip is decoded twice either way.
+GROUP_WINDOW = 4096
+
+
+def same_frames(
+    samples: Iterable[Sample], needs_frames: bool, window: int = GROUP_WINDOW
+) -> Iterator[list[Sample]]:
     """The samples in groups that show the same frames, in the order of each group's first
-    sample. A sample's frames depend only on its media (video files and time window) and the
-    task's FrameSpec, so samples with equal media are one group: the questions of one clip.
-    Without frames, each sample is its own group."""
-    groups: dict[Hashable, list[Sample]] = {}
-    for index, sample in enumerate(samples):
-        media = sample.media
-        videos = tuple(sorted((view, str(path)) for view, path in media.videos.items()))
-        key = (videos, media.start_s, media.end_s) if needs_frames else index
-        groups.setdefault(key, []).append(sample)
-    return list(groups.values())
+    sample, `window` consecutive samples at a time. A sample's frames depend only on its media
+    (video files and time window) and the task's FrameSpec, so samples with equal media are one
+    group: the questions of one clip. Without frames, each sample is its own group."""
+    if not needs_frames:
+        yield from ([sample] for sample in samples)
+        return
+    ahead = iter(samples)
+    while held := list(islice(ahead, window)):
+        groups: dict[Hashable, list[Sample]] = {}
+        # the questions of one object (4D-Bench) share its MediaRef: its key is made once
+        keys: dict[int, Hashable] = {}
+        for sample in held:
+            media = sample.media
+            if (key := keys.get(id(media))) is None:
+                videos = tuple(sorted((view, str(path)) for view, path in media.videos.items()))
+                key = keys[id(media)] = (videos, media.start_s, media.end_s)
+            groups.setdefault(key, []).append(sample)
+        yield from groups.values()
 
 
-def chunks_of(groups: Sequence[list[Sample]], size: int) -> Iterator[list[list[Sample]]]:
+def chunks_of(groups: Iterable[list[Sample]], size: int) -> Iterator[list[list[Sample]]]:
     """Consecutive groups, as many as hold about `size` samples (at least one group) a chunk."""
     chunk: list[list[Sample]] = []
     held = 0

@@ -126,7 +126,7 @@ def _asks_the_same(
         return plan == Run(stored).plan
     except ConfigError:
         with Store.read_only(directory) as store:
-            return bool(store.answered_keys(plan))
+            return store.has_answers(plan)
 
 
 def _stored_configs(request: RunRequest, console: Console) -> list[RunConfig]:

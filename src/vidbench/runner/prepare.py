@@ -16,6 +16,7 @@ from vidbench.media.cache import FrameCache
 from vidbench.media.frame import Frame
 from vidbench.media.frames import load_frames
 from vidbench.runner.keys import prompt_hash, request_key
+from vidbench.runner.samples import SampleSet
 from vidbench.runner.store import RequestRecord
 from vidbench.tasks.base import Task
 
@@ -52,7 +53,8 @@ def sample_frames(
 @dataclass(frozen=True)
 class Preparation:
     """What preparing a sample's request needs besides the sample: the task, the frame cache,
-    whether the model reads images, the plan key, and the request keys answered already."""
+    whether the model reads images, the plan key, and the request keys answered already (of the
+    samples at hand, at least)."""
 
     task: Task
     cache: FrameCache | None
@@ -64,17 +66,29 @@ class Preparation:
         """Whether the sample's request key is answered already, told from its frames' labels
         alone, without reading any image (False where the labels cannot tell: a grid image).
         Raises DataError for unusable media, as preparing the request would."""
+        return self.answered_by_labels_of([sample])[0]
+
+    def answered_by_labels_of(self, group: Sequence[Sample]) -> list[bool]:
+        """`answered_by_labels` of each sample of a group that shows the same frames (one
+        clip's questions: infer.same_frames), its frames' labels found once for them all."""
+        return [key is not None and key in self.answered for key in self.label_keys_of(group)]
+
+    def label_keys_of(self, group: Sequence[Sample]) -> list[str | None]:
+        """The request key of each sample of a group that shows the same frames, made from its
+        frames' labels alone, without reading any image (None where the labels cannot tell: a
+        grid image). Raises DataError for unusable media."""
         task = self.task
         if self.needs_frames and task.frame_spec.grid is not None:
-            return False
+            return [None] * len(group)
         named = (
-            load_frames(sample.media, task.frame_spec, self.cache, pixels=False)
-            if self.needs_frames
+            load_frames(group[0].media, task.frame_spec, self.cache, pixels=False)
+            if self.needs_frames and group
             else []
         )
-        return (
-            request_key(self.plan, sample.id, task.build_messages(sample, named)) in self.answered
-        )
+        return [
+            request_key(self.plan, sample.id, task.build_messages(sample, named))
+            for sample in group
+        ]
 
     def new_request(self, sample: Sample) -> Prepared | None:
         """The request of a sample, or None when its key is answered already: where the frames'
@@ -87,22 +101,28 @@ class Preparation:
         return None if prepared.request.key in self.answered else prepared
 
 
-def check_views(task: Task, samples: Sequence[Sample], data: str) -> None:
+def check_views(task: Task, samples: SampleSet, data: str) -> None:
     """DataError when the samples have videos on disk, but no sample one for a view the task
     reads (a dataset rendered with fewer views than that): said once, before any model call,
     instead of a media error on every sample. Videos missing altogether, or a view missing for
-    some samples only, are the samples' own media errors."""
+    some samples only, are the samples' own media errors. Reads the samples until every view is
+    found (the first sample, most often)."""
 
     def has(sample: Sample, view: int) -> bool:
         path = sample.media.videos.get(view)
         return path is not None and path.is_file()
 
     views = task.frame_spec.views
-    nowhere = [v for v in views if not any(has(s, v) for s in samples)]
-    if not nowhere:
-        return
-    with_videos = next((s for s in samples if any(has(s, v) for v in s.media.videos)), None)
-    if with_videos is None:
+    unseen = set(views)
+    with_videos: Sample | None = None  # the first sample with a video on disk
+    for sample in samples:
+        if not unseen:
+            return
+        unseen -= {view for view in unseen if has(sample, view)}
+        if with_videos is None and any(has(sample, view) for view in sample.media.videos):
+            with_videos = sample
+    nowhere = [view for view in views if view in unseen]
+    if not nowhere or with_videos is None:
         return
     there = [v for v in sorted(with_videos.media.videos) if has(with_videos, v)]
     raise DataError(

@@ -7,11 +7,11 @@ same rows in the store.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from vidbench.core.requests import Response, Usage
-from vidbench.runner.store import RETRIED, RequestRecord, Store
+from vidbench.runner.store import MAX_IDS, RETRIED, RequestRecord, Store
 
 
 @dataclass
@@ -51,8 +51,17 @@ class Recorder:
         self.plan = plan
         self.run_id = run_id
         self.stats = InferStats(planned=planned)
-        self.answered = store.answered_keys(plan)  # keys never sent to the model again
         self._advance = advance
+
+    def answered_among(self, keys: Iterable[str]) -> set[str]:
+        """Those of these request keys already answered (by an earlier run, or this one): never
+        sent to the model again. Asked of the store a batch at a time, so a run holds no set
+        of every answered key."""
+        keys = list(keys)
+        found: set[str] = set()
+        for start in range(0, len(keys), MAX_IDS):
+            found |= self.store.answered_among(keys[start : start + MAX_IDS])
+        return found
 
     def reused(self) -> None:
         self.stats.reused += 1
@@ -65,13 +74,16 @@ class Recorder:
         self.stats.failed += 1
         self._advance()
 
+    def answered_keys_of(self, sample_ids: Sequence[str]) -> set[str]:
+        """The request keys answered already for these samples (at most MAX_IDS)."""
+        return self.store.answered_keys_of(self.plan, sample_ids)
+
     def answer(self, answer: Answer) -> None:
         store_answer(self.store, self.plan, self.run_id, answer)
         response = answer.response
         if not response.ok:
             self.stats.failed += 1
         else:
-            self.answered.add(response.key)
             self.stats.answered += 1
             self.stats.usage += response.usage
         self._advance()

@@ -17,7 +17,6 @@ from rich.markup import escape
 from vidbench.console import err
 from vidbench.core.errors import ConfigError
 from vidbench.core.files import Json
-from vidbench.core.records import Sample
 from vidbench.media.cache import FrameCache
 from vidbench.models.base import Model, ModelRef, check_reachable
 from vidbench.models.pricing import cost_of
@@ -34,6 +33,7 @@ from vidbench.runner.model_calls import ask_model, describe_verdicts
 from vidbench.runner.prepare import check_views
 from vidbench.runner.recorder import InferStats
 from vidbench.runner.run_config import RunConfig
+from vidbench.runner.samples import RunSamples
 from vidbench.runner.score import scored_rows
 from vidbench.runner.spool import take_spooled
 from vidbench.runner.store import Store
@@ -41,8 +41,8 @@ from vidbench.scoring.judge import no_verdict_message
 from vidbench.scoring.model_call import CallResult, ModelCall
 from vidbench.scoring.outcome import SCORED
 from vidbench.tasks.base import Task
-from vidbench.tasks.data import data_folder, load_samples
-from vidbench.tasks.problems import Loaded, Problem
+from vidbench.tasks.data import data_folder
+from vidbench.tasks.problems import Problem
 
 STAGES = ("infer", "judge", "score", "report")
 # Sample statuses that running the same command again may clear: a failed model call (a timeout,
@@ -90,7 +90,7 @@ class Run:
                 f"{config.task} is not scored by an LLM judge: --judge {config.judge} would not "
                 "be used; leave it out"
             )
-        self._loaded: Loaded[Sample] | None = None
+        self._samples: RunSamples | None = None
         self._scored: RowTally | None = None  # what this run's score stage wrote
 
     @cached_property
@@ -124,23 +124,23 @@ class Run:
     def plan(self) -> str:
         return plan_key(self.task.settings(), self.model_identity)
 
-    def _load(self) -> Loaded[Sample]:
-        if self._loaded is None:
-            loaded = load_samples(self.task, self.config.data)
-            limit = self.config.limit
-            problems = [*loaded.problems, *self.input_problems]
-            self._loaded = Loaded(loaded.items[:limit] if limit else loaded.items, problems)
-            for problem in problems:
-                self.console.print(f"[yellow]skipped[/] {escape(str(problem))}")
-        return self._loaded
+    def _skipped(self, problem: Problem) -> None:
+        self.console.print(f"[yellow]skipped[/] {escape(str(problem))}")
 
     @property
-    def samples(self) -> list[Sample]:
-        return self._load().items
+    def samples(self) -> RunSamples:
+        """The run's samples, read a batch at a time (runner/samples.py)."""
+        if self._samples is None:
+            self._samples = RunSamples(
+                self.task, self.config.data, self.config.limit, on_problem=self._skipped
+            )
+            for problem in self.input_problems:
+                self._skipped(problem)
+        return self._samples
 
     @property
     def problems(self) -> list[Problem]:
-        return self._load().problems
+        return [*self.samples.problems, *self.input_problems]
 
     def _check_views(self) -> None:
         """A view no sample has: said once, before any model call (and before the run writes)."""
@@ -204,13 +204,16 @@ class Run:
             await self.model.aclose()
 
     def _judge_calls(self, store: Store) -> list[ModelCall[object]]:
-        responses = store.responses(self.plan)
-        return [
-            call
-            for sample in self.samples
-            if sample.id in responses
-            for call in self.task.judge_calls(sample, responses[sample.id].text)
-        ]
+        calls: list[ModelCall[object]] = []
+        for batch in self.samples.batches():  # a batch's answers read at a time
+            responses = store.responses(self.plan, [sample.id for sample in batch])
+            calls += [
+                call
+                for sample in batch
+                if sample.id in responses
+                for call in self.task.judge_calls(sample, responses[sample.id].text)
+            ]
+        return calls
 
     def _check_judge_given(self) -> None:
         if self.task.uses_judge and not self.task.judge_optional and self.judge is None:
@@ -311,17 +314,18 @@ class Run:
             if self.config.fresh:
                 for path in data_identity.start_over(self.config.results_dir):
                     self.console.print(f"--fresh: deleted {escape(str(path))}", highlight=False)
-            return self._run(stages, print_to)
+            try:
+                return self._run(stages, print_to)
+            finally:
+                if self._samples is not None:  # its spool file
+                    self._samples.close()
+                    self._samples = None
 
     def _check_data(self) -> None:
         """The rows this run reads must be the data the results folder holds, and there must be
         some (runner/data_identity.py): otherwise it stops here, before writing anything."""
         folder = data_folder(self.task, self.config.data)
-        identity = data_identity.identity_of(self.samples, folder)
-        results_dir = self.config.results_dir
-        stored = data_identity.stored_identity(results_dir)
-        data_identity.check_same_data(stored, identity, results_dir, self.problems)
-        data_identity.record(results_dir, identity)
+        data_identity.check_and_record(self.samples, folder, self.config.results_dir, self.problems)
 
     def _run(self, stages: tuple[str, ...], print_to: Console | None) -> RunOutcome:
         unknown = set(stages) - set(STAGES)
@@ -366,8 +370,11 @@ class Run:
 
     def _failed_statuses(self) -> set[str]:
         """The statuses of this run's samples still without an answer."""
+        statuses: set[str] = set()
         with Store(self.config.results_dir) as store:
-            answered = store.answered_samples(self.plan)
-            failures = store.last_failures(self.plan)
-        wanted = {s.id for s in self.samples} - answered
-        return {status for sample_id, (status, _) in failures.items() if sample_id in wanted}
+            for batch in self.samples.batches():
+                ids = [sample.id for sample in batch]
+                answered = store.responses(self.plan, ids).keys()
+                failures = store.last_failures(self.plan, ids)
+                statuses |= {status for i, (status, _) in failures.items() if i not in answered}
+        return statuses

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from itertools import islice
 
 from vidbench.core.errors import ConfigError
 from vidbench.core.records import Sample
@@ -32,7 +33,7 @@ def scores_whole_set(task: Task) -> bool:
 
 def scored_rows(
     task: Task,
-    samples: Sequence[Sample],
+    samples: Iterable[Sample],
     problems: Sequence[Problem],
     store: Store,
     plan: str,
@@ -49,12 +50,11 @@ def scored_rows(
     (ConfigError naming the task and what it returned).
     """
     if scores_whole_set(task):
-        yield from _scored_batch(task, samples, store, plan, verdicts, whole_set=True)
+        yield from _scored_batch(task, list(samples), store, plan, verdicts, whole_set=True)
     else:
-        for start in range(0, len(samples), SCORE_BATCH):
-            yield from _scored_batch(
-                task, samples[start : start + SCORE_BATCH], store, plan, verdicts
-            )
+        ahead = iter(samples)
+        while batch := list(islice(ahead, SCORE_BATCH)):
+            yield from _scored_batch(task, batch, store, plan, verdicts)
     for problem in problems:
         yield SampleRow.unanswered(problem.record, problem.status, str(problem))
 

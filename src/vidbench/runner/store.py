@@ -20,7 +20,7 @@ import json
 import shutil
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypedDict
@@ -217,14 +217,25 @@ class Store:
         assert cursor.lastrowid is not None  # an INSERT sets it
         return cursor.lastrowid
 
-    def answered_keys(self, plan: str) -> set[str]:
-        rows = self._db.execute("SELECT key FROM responses WHERE plan = ?", (plan,))
+    def has_answers(self, plan: str) -> bool:
+        """Whether any response of the plan is stored."""
+        found = self._db.execute("SELECT 1 FROM responses WHERE plan = ? LIMIT 1", (plan,))
+        return found.fetchone() is not None
+
+    def answered_among(self, keys: Sequence[str]) -> set[str]:
+        """Those of these request keys (at most MAX_IDS) that have a stored response."""
+        if len(keys) > MAX_IDS:
+            raise ValueError(f"at most {MAX_IDS} keys at a time, got {len(keys)}")
+        rows = self._db.execute(
+            f"SELECT key FROM responses WHERE key IN ({', '.join('?' * len(keys))})", keys
+        )
         return {key for (key,) in rows}
 
-    def answered_samples(self, plan: str) -> set[str]:
-        """The samples of a plan with an answer."""
-        rows = self._db.execute("SELECT DISTINCT sample_id FROM responses WHERE plan = ?", (plan,))
-        return {sample_id for (sample_id,) in rows}
+    def answered_keys_of(self, plan: str, sample_ids: Sequence[str]) -> set[str]:
+        """The request keys of a plan answered for these samples (at most MAX_IDS)."""
+        among, ids = _among(sample_ids)
+        rows = self._db.execute(f"SELECT key FROM responses WHERE plan = ?{among}", (plan, *ids))
+        return {key for (key,) in rows}
 
     def has(self, key: str) -> bool:
         """Whether a response with this request key is stored (whatever its plan)."""
@@ -388,16 +399,61 @@ class Store:
         count: int = self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
         return count
 
-    def data_rows(self) -> dict[str, tuple[str, str]]:
-        """sample id -> (fingerprint, data folder) of every row a run here read."""
-        return {r[0]: (r[1], r[2]) for r in self._db.execute("SELECT * FROM data_rows")}
+    # the data rows (runner/data_identity.py): a run's rows are staged in a temporary table of
+    # this connection, compared with the folder's in SQL, then added: no set of ids is held
+    def stored_data(self) -> tuple[str, int] | None:
+        """The data folder most of the kept rows were read from, and how many rows are kept;
+        None when no run here read any."""
+        count: int = self._db.execute("SELECT COUNT(*) FROM data_rows").fetchone()[0]
+        if not count:
+            return None
+        folder = self._db.execute(
+            "SELECT folder FROM data_rows GROUP BY folder ORDER BY COUNT(*) DESC LIMIT 1"
+        ).fetchone()[0]
+        return str(folder), count
 
-    def add_data_rows(self, rows: dict[str, str], folder: str) -> None:
-        """Rows a run reads, in one transaction (rows already kept keep their first record)."""
+    def stage_run_rows(self, rows: Iterable[tuple[str, str]]) -> int:
+        """A run's rows (sample id, fingerprint; a repeated id keeps its last), to compare with
+        the kept ones (`changed_run_rows`) and then keep (`keep_run_rows`); how many ids."""
+        self._db.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS run_rows "
+            "(sample_id TEXT PRIMARY KEY, fingerprint TEXT NOT NULL)"
+        )
+        self._db.execute("BEGIN")
+        try:
+            self._db.execute("DELETE FROM run_rows")
+            self._db.executemany("INSERT OR REPLACE INTO run_rows VALUES (?, ?)", rows)
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+        count: int = self._db.execute("SELECT COUNT(*) FROM temp.run_rows").fetchone()[0]
+        return count
+
+    def changed_run_rows(self, shown: int = 3) -> tuple[int, int, list[str]]:
+        """(rows the staged run shares with the kept ones, how many of those have another
+        fingerprint, the first `shown` of those ids in order)."""
+        joined = "FROM temp.run_rows r JOIN data_rows d USING (sample_id)"
+        shared, changed = self._db.execute(
+            f"SELECT COUNT(*), COALESCE(SUM(r.fingerprint != d.fingerprint), 0) {joined}"
+        ).fetchone()
+        first = self._db.execute(
+            f"SELECT r.sample_id {joined} WHERE r.fingerprint != d.fingerprint "
+            "ORDER BY r.sample_id LIMIT ?",
+            (shown,),
+        )
+        return int(shared), int(changed), [sample_id for (sample_id,) in first]
+
+    def keep_run_rows(self, folder: str) -> None:
+        """Keep the staged rows, read from `folder`, in one transaction (rows already kept keep
+        their first record)."""
         self._write("BEGIN", ())
         try:
-            values = [(sample_id, found, folder) for sample_id, found in rows.items()]
-            self._db.executemany("INSERT OR IGNORE INTO data_rows VALUES (?, ?, ?)", values)
+            self._db.execute(
+                "INSERT OR IGNORE INTO data_rows SELECT sample_id, fingerprint, ? "
+                "FROM temp.run_rows",
+                (folder,),
+            )
         except sqlite3.OperationalError as e:
             self._db.execute("ROLLBACK")
             if _is_full(e, self.path.parent):

@@ -5,13 +5,14 @@ samples through here, so each accepts all three."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from vidbench.core.errors import ConfigError
 from vidbench.core.records import Sample
 from vidbench.tasks.base import Task
 from vidbench.tasks.exported import is_export, read_export
-from vidbench.tasks.problems import Loaded
+from vidbench.tasks.problems import Loaded, Problem
 
 # run.json's `data` when --data was left out: the task's own data.
 OWN_DATA = ""
@@ -33,3 +34,15 @@ def load_samples(task: Task, data: str | Path) -> Loaded[Sample]:
     if is_export(folder):
         return read_export(folder, task.name.partition(":")[0])
     return task.load(folder)
+
+
+def stream_samples(task: Task, data: str | Path) -> Iterator[Sample | Problem]:
+    """`load_samples`, a sample (or problem) at a time: the task's own `iter_load` streams where
+    the task can; an exported copy is read whole."""
+    folder = data_folder(task, data)
+    if is_export(folder):
+        loaded = read_export(folder, task.name.partition(":")[0])
+        yield from loaded.items
+        yield from loaded.problems
+    else:
+        yield from task.iter_load(folder)

@@ -22,8 +22,9 @@ which the next run stores first; a local cluster's processes end with the driver
 from __future__ import annotations
 
 from collections import Counter, deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import TYPE_CHECKING
 
 from vidbench.core.errors import ConfigError, VidbenchError
@@ -33,6 +34,7 @@ from vidbench.progress import progress_bar
 from vidbench.runner.ray.cluster import ray_cluster
 from vidbench.runner.ray.worker import InferWorker, RequestOutcome, WorkerSetup
 from vidbench.runner.recorder import InferStats, Recorder
+from vidbench.runner.samples import SampleSet
 from vidbench.runner.spool import take_spooled
 from vidbench.runner.store import Store
 from vidbench.tasks.base import Task
@@ -78,20 +80,19 @@ class _Slot:
 
 
 class _Chunks:
-    """The samples not sent yet, cut into chunks as they are sent (no list per chunk made
-    ahead: the driver holds only the chunks in flight)."""
+    """The samples not sent yet, cut into chunks as they are sent: read from the run's samples
+    as they go out, so the driver holds only the chunks in flight."""
 
-    def __init__(self, samples: Sequence[Sample], size: int) -> None:
-        self.samples = samples
+    def __init__(self, samples: Iterable[Sample], size: int) -> None:
+        self.ahead = iter(samples)
         self.size = max(1, size)
-        self.next = 0
+        self.next: list[Sample] = list(islice(self.ahead, self.size))
 
     def __bool__(self) -> bool:
-        return self.next < len(self.samples)
+        return bool(self.next)
 
     def popleft(self) -> list[Sample]:
-        chunk = list(self.samples[self.next : self.next + self.size])
-        self.next += len(chunk)
+        chunk, self.next = self.next, list(islice(self.ahead, self.size))
         return chunk
 
 
@@ -227,7 +228,9 @@ class _Driver:
             )
 
     def _send(self, slot: _Slot, samples: list[Sample], exclusive: bool = False) -> None:
-        ref = slot.worker.answer.remote(samples)
+        # the keys of these samples answered already go with them: workers skip those
+        answered = self.recorder.answered_keys_of([sample.id for sample in samples])
+        ref = slot.worker.answer.remote(samples, answered)
         self.flights[ref] = _InFlight(slot, slot.generation, samples, exclusive)
         slot.inflight += 1
         slot.exclusive = exclusive
@@ -319,7 +322,7 @@ def _check_gpus(settings: RaySettings, cluster_gpus: float) -> None:
 def ray_infer(
     task: Task,
     setup: WorkerSetup,
-    samples: Sequence[Sample],
+    samples: SampleSet,
     store: Store,
     run_id: int,
     settings: RaySettings,
@@ -341,7 +344,6 @@ def ray_infer(
                 store, setup.plan, run_id, len(samples), lambda: progress.advance(bar)
             )
             _check_gpus(settings, ray.cluster_resources().get("GPU", 0.0))
-            answered = ray.put(recorder.answered)  # shipped once; workers skip these keys
             limiter = None
             if settings.concurrency is not None:
                 limiter = LimiterActor.remote(  # type: ignore[attr-defined]  # ray.remote adds it
@@ -352,7 +354,7 @@ def ray_infer(
             )(InferWorker)
 
             def make_worker(name: str) -> ActorHandle:
-                return actor.remote(setup, answered, limiter, name)
+                return actor.remote(setup, limiter, name)
 
             pending = _Chunks(samples, settings.chunk)
             driver = _Driver(settings, identity, make_worker, limiter, recorder, pending)

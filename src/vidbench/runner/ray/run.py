@@ -7,7 +7,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from vidbench.core.files import Json
-from vidbench.core.records import Sample
 from vidbench.models.api_model import ApiModel
 from vidbench.models.base import Model, check_reachable
 from vidbench.models.registry import ModelOptions
@@ -17,6 +16,7 @@ from vidbench.runner.ray.driver import RaySettings, ray_infer
 from vidbench.runner.ray.worker import WorkerSetup
 from vidbench.runner.recorder import InferStats
 from vidbench.runner.run_config import RunConfig
+from vidbench.runner.samples import SampleSet
 from vidbench.runner.store import Store
 from vidbench.tasks.base import Task
 
@@ -30,7 +30,7 @@ class RayInfer:
     model: Model
     identity: Mapping[str, Json]  # the model's identity in the driver (the plan's key)
     plan: str
-    samples: list[Sample]
+    samples: SampleSet
 
 
 def infer_run_on_ray(run: RayInfer, store: Store, run_id: int) -> InferStats:
