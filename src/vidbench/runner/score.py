@@ -86,7 +86,7 @@ def _scored_batch(
         answer: AnsweredFields = {
             "id": sample.id,
             "prompt_hash": stored.prompt_hash,
-            "frames": stored.request.get("frames", []),
+            "frames": stored.frames,
             "raw_output": stored.text[:RAW_OUTPUT_CAP],
         }
         if len(stored.text) > RAW_OUTPUT_CAP:

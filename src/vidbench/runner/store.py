@@ -103,7 +103,7 @@ class StoredResponse:
     key: str
     sample_id: str
     prompt_hash: str
-    request: RequestRecord
+    frames: list[FrameRecord]  # the images the request showed
     text: str
     input_tokens: int
     output_tokens: int
@@ -291,17 +291,22 @@ class Store:
         self, plan: str, sample_ids: Sequence[str] | None = None
     ) -> dict[str, StoredResponse]:
         """The latest answer per sample of a plan (of these samples only: a batch of at most
-        MAX_IDS, so a large run is read a batch at a time)."""
+        MAX_IDS, so a large run is read a batch at a time). The questions of one clip show the
+        same frames: their `frames` are one list, read once (not to be changed)."""
         among, ids = _among(sample_ids)
         rows = self._db.execute(
-            "SELECT key, sample_id, prompt_hash, request, text, input_tokens, output_tokens, "
-            f"latency_s FROM responses WHERE plan = ?{among} ORDER BY created",
+            "SELECT key, sample_id, prompt_hash, json_extract(request, '$.frames'), text, "
+            "input_tokens, output_tokens, latency_s "
+            f"FROM responses WHERE plan = ?{among} ORDER BY created",
             (plan, *ids),
         )
-        return {
-            row[1]: StoredResponse(row[0], row[1], row[2], json.loads(row[3]), *row[4:])
-            for row in rows
-        }
+        frames: dict[str | None, list[FrameRecord]] = {None: []}
+        found = {}
+        for key, sample_id, prompt_hash, shown, *rest in rows:
+            if shown not in frames:
+                frames[shown] = json.loads(shown)
+            found[sample_id] = StoredResponse(key, sample_id, prompt_hash, frames[shown], *rest)
+        return found
 
     def last_failures(
         self, plan: str, sample_ids: Sequence[str] | None = None
