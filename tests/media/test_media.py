@@ -126,6 +126,7 @@ def _moving_video(path: Path, codec: str, options: dict[str, str], n: int = 60) 
         ("libx265", "mp4", {"x265-params": "bframes=3:keyint=30:log-level=error"}),
         ("mpeg4", "mp4", {"bf": "2", "g": "30"}),
         ("libvpx-vp9", "webm", {"g": "30"}),
+        ("libx264", "mkv", {"bf": "3", "g": "30"}),
     ],
 )
 def test_skipping_unreferenced_frames_leaves_the_wanted_ones_exact(
