@@ -175,7 +175,7 @@ class OpenAIChat(ApiModel):
 
     async def _preflight(self, client: Any) -> None:
         # GET /models through the client's low-level get (as _send posts): `client.models.list()`
-        # would first import every resource module of the SDK (openai.resources, about 50 ms of
+        # would first import every resource module of the SDK (openai.resources, about 8 ms of
         # CPU before the first request), which nothing else here uses. The same errors come
         # back for the same answers (classify_stainless).
         await client.get("/models", cast_to=object)
