@@ -24,7 +24,9 @@ decode calls are counted in this process. The CPU seconds of this process (decod
 building and sending requests; not the server's) are printed with each figure. Targets (issue
 35): cold at most 1.2x max(ideal, decode floor), warm at most 1.1x ideal. Other work on the
 machine slows all three: the load average is printed with each repetition, and the best of the
-repetitions is the figure to quote.
+repetitions is the figure to quote. Below each repetition, the cold and warm runs' timelines:
+when the first request went out, the request that fills the server's slots (--capacity), the
+last decode, the last request and the last answer, in seconds from the stage's start.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ import tempfile
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from api_throughput import server_stats, start_server  # bench/ is on sys.path when run
@@ -49,6 +51,7 @@ from vidbench.media.cache import file_digest
 from vidbench.media.decode import VideoInfo, decode_frames, probe
 from vidbench.media.frames import frame_picks
 from vidbench.media.sampling import window_indices
+from vidbench.models.openai_backend import OpenAIChat
 from vidbench.runner.infer import preparing_threads, same_frames
 from vidbench.runner.run import Run
 from vidbench.runner.run_config import RunConfig
@@ -95,16 +98,55 @@ def write_dataset(clips: Path, root: Path, per_clip: int) -> int:
     return len(videos)
 
 
-def count_decodes() -> Counter[str]:
-    """Wrap the frame loader's decoder so each call is counted per video."""
+@dataclass
+class Timeline:
+    """When (time.perf_counter) a run's videos were decoded and its requests sent and answered:
+    where a cold run's time goes."""
+
+    decoded: list[float] = field(default_factory=list)
+    sent: list[float] = field(default_factory=list)
+    answered: list[float] = field(default_factory=list)
+
+    def clear(self) -> None:
+        for marks in (self.decoded, self.sent, self.answered):
+            marks.clear()
+
+    def describe(self, started: float, capacity: int) -> str:
+        """The first request, the request that fills the server's slots, the last decode, the
+        last request and the last answer, in seconds from `started`."""
+        sent = sorted(self.sent)
+        marks = [
+            ("first request", sent[0] if sent else None),
+            (f"request {capacity}", sent[capacity - 1] if len(sent) >= capacity else None),
+            ("last decode", max(self.decoded, default=None)),
+            ("last request", sent[-1] if sent else None),
+            ("last answer", max(self.answered, default=None)),
+        ]
+        return ", ".join(f"{name} {t - started:.2f}" for name, t in marks if t is not None)
+
+
+def watch(timeline: Timeline) -> Counter[str]:
+    """Wrap the frame loader's decoder and the chat backend's send so each decode is counted per
+    video and every decode, request and answer is put on `timeline`."""
     counts: Counter[str] = Counter()
     decode = frames_module.decode_frames
 
     def counted(path, *args, **kwargs):  # type: ignore[no-untyped-def]
         counts[f"{Path(path).parent.name}/{Path(path).name}"] += 1  # 4D views share file names
-        return decode(path, *args, **kwargs)
+        frames = decode(path, *args, **kwargs)
+        timeline.decoded.append(time.perf_counter())
+        return frames
+
+    send = OpenAIChat._send
+
+    async def timed_send(self, client, payload, request):  # type: ignore[no-untyped-def]
+        timeline.sent.append(time.perf_counter())
+        response = await send(self, client, payload, request)
+        timeline.answered.append(time.perf_counter())
+        return response
 
     frames_module.decode_frames = counted  # type: ignore[assignment]
+    OpenAIChat._send = timed_send  # type: ignore[method-assign]
     return counts
 
 
@@ -160,12 +202,13 @@ def run_frames(config: RunConfig) -> int:
     return len(spec.views) * spec.frames
 
 
-def timed_infer(config: RunConfig) -> tuple[float, float, int]:
-    """(wall seconds, this process's CPU seconds, requests answered) of the infer stage."""
+def timed_infer(config: RunConfig) -> tuple[float, float, int, float]:
+    """(wall seconds, this process's CPU seconds, requests answered, start time) of the infer
+    stage."""
     run = Run(config)
     started, cpu = time.perf_counter(), time.process_time()
     stats = run.infer()
-    return time.perf_counter() - started, time.process_time() - cpu, stats.answered
+    return time.perf_counter() - started, time.process_time() - cpu, stats.answered, started
 
 
 def main() -> None:
@@ -191,7 +234,8 @@ def main() -> None:
         clips = write_dataset(args.clips, workdir / "data", args.per_clip)
         questions = clips * args.per_clip
     ideal = questions / args.capacity * args.latency
-    counts = count_decodes()
+    timeline = Timeline()
+    counts = watch(timeline)
     # A process pays for importing the API client once, whatever its frame cache holds: imported
     # here, so the first timed run does not pay for it (about 0.5 s on a quiet machine).
     importlib.import_module("openai")
@@ -224,10 +268,13 @@ def main() -> None:
             measured = {"floor": floor}
             cpu = {"floor": floor_cpu}
             decodes: dict[str, Counter[str]] = {}
+            timelines: dict[str, str] = {}
             for name in ("cold", "warm"):
                 counts.clear()
-                measured[name], cpu[name], answered = timed_infer(config(name, attempt))
+                timeline.clear()
+                measured[name], cpu[name], answered, started = timed_infer(config(name, attempt))
                 decodes[name] = Counter(counts)
+                timelines[name] = timeline.describe(started, args.capacity)
                 if answered != questions:
                     raise SystemExit(f"{name}: {answered} of {questions} answered")
             cold_ratio = measured["cold"] / max(ideal, floor)
@@ -240,6 +287,8 @@ def main() -> None:
                 f"{max(decodes['cold'].values(), default=0)} per clip), warm "
                 f"{sum(decodes['warm'].values())}"
             )
+            print(f"   seconds into the cold run: {timelines['cold']}")
+            print(f"   seconds into the warm run: {timelines['warm']}")
             results.append(measured)
         served = server_stats(base_url)["served"]
     finally:

@@ -105,6 +105,39 @@ def test_selective_decode_equals_decoding_everything(clip: Path) -> None:
         assert np.array_equal(got[index], every[index])
 
 
+@pytest.mark.parametrize("clip", CLIPS[:2], ids=lambda p: p.name)
+def test_probe_reads_what_a_plain_open_reads(clip: Path) -> None:
+    """Opening a video without decoding its first frames (decode._open) gives the probe the
+    size, rate and frame count that opening it as PyAV does by default gives."""
+    info = probe(clip)
+    with av.open(str(clip)) as container:
+        stream = container.streams.video[0]
+        plain = (stream.codec_context.width, stream.codec_context.height, stream.frames)
+        assert (info.width, info.height, info.frame_count) == plain
+        assert info.fps == float(stream.average_rate)
+
+
+def test_a_video_whose_size_needs_decoding_is_opened_again(monkeypatch) -> None:
+    """Where the container does not say the frame size, the video is opened again with its
+    first frames decoded: the probe and the frames are what they would be."""
+    clip = CLIPS[0]
+    expected = probe(clip)
+    frames = decode_frames(clip, expected, [0, expected.frame_count - 1], max_side=64)
+    opened: list[dict[str, str] | None] = []
+    real_open = av.open
+
+    def recording_open(path: str, *args, **kwargs):  # type: ignore[no-untyped-def]
+        opened.append(kwargs.get("options"))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(decode_module.av, "open", recording_open)
+    monkeypatch.setattr(decode_module, "_has_size", lambda stream: False)
+    assert probe(clip) == expected
+    again = decode_frames(clip, expected, [0, expected.frame_count - 1], max_side=64)
+    assert all(np.array_equal(again[i], frames[i]) for i in frames)
+    assert opened == [decode_module.SKIP_STREAM_INFO_DECODING, None] * 2
+
+
 def _moving_video(path: Path, codec: str, options: dict[str, str], n: int = 60) -> None:
     """A clip whose content moves every frame (so inter frames carry real motion), written with
     `codec` and B-frames where the codec has them."""
@@ -126,6 +159,7 @@ def _moving_video(path: Path, codec: str, options: dict[str, str], n: int = 60) 
         ("libx265", "mp4", {"x265-params": "bframes=3:keyint=30:log-level=error"}),
         ("mpeg4", "mp4", {"bf": "2", "g": "30"}),
         ("libvpx-vp9", "webm", {"g": "30"}),
+        ("libx264", "mkv", {"bf": "3", "g": "30"}),
     ],
 )
 def test_skipping_unreferenced_frames_leaves_the_wanted_ones_exact(
