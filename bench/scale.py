@@ -1,13 +1,16 @@
 """`vidbench run` as the question count grows: 1,000, 10,000 and 100,000 4D-Bench questions with
 the built-in random model, each run in its own process.
 
-    python bench/scale.py [--sizes 1000,10000,100000] [--objects 20] [--keep DIR] [--view]
+    python bench/scale.py [--sizes 1000,10000,100000] [--objects 20] [--keep DIR] [--view] [--ray]
 
 For each size it prints the wall time of `vidbench run 4dbench-qa --model random` into a new
 results folder (and per question), the peak memory (maximum resident set) of that process, and a
 rerun into the same folder, where every answer is reused from the store (ms per question);
 with --view, the wall time and peak memory of `vidbench view` on the run too, and the seconds
-until that report's first page is interactive in Debian's Chromium (bench/report.py's measure).
+until that report's first page is interactive in Debian's Chromium (bench/report.py's measure);
+with --ray, the same run on a local Ray cluster of two workers (`--ray`) into another folder: its
+wall time and the peak memory of the driver process (the workers are processes of their own), to
+show what the driver holds as the run grows.
 
 The data: `vidbench synth 4d` renders --objects procedural objects (32 px, 24 views, 12 frames,
 five questions each) once; each size's data folder is a copy of its 4d_qa.json whose N questions
@@ -89,9 +92,9 @@ def questions(rendered: Path, n: int, out: Path) -> Path:
     return out
 
 
-def run_command(data: Path, out: Path, cache: Path) -> list[str]:
+def run_command(data: Path, out: Path, cache: Path, *more: str) -> list[str]:
     return vidbench("--no-progress", "run", TASK, "--data", str(data), "--model", "random",
-                    "--out", str(out), "--cache-dir", str(cache))  # fmt: skip
+                    "--out", str(out), "--cache-dir", str(cache), *more)  # fmt: skip
 
 
 def main() -> None:
@@ -102,6 +105,7 @@ def main() -> None:
     )
     parser.add_argument("--keep", type=Path, help="work here and keep it (default: a temp folder)")
     parser.add_argument("--view", action="store_true", help="also time `vidbench view` per run")
+    parser.add_argument("--ray", action="store_true", help="also run each size on local Ray")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     root = args.keep or Path(tempfile.mkdtemp(prefix="vidbench-scale-"))
@@ -116,6 +120,7 @@ def main() -> None:
             "| questions | run | per question | peak | rerun, all reused | per question | peak |"
         )
         header += " view | view peak | first page in Chromium |" if args.view else ""
+        header += " on Ray | Ray driver peak |" if args.ray else ""
         print(header)
         print("|" + " --- |" * (header.count("|") - 1))
         for n in sizes:
@@ -133,6 +138,9 @@ def main() -> None:
                 shown = measure(vidbench("view", str(out), "--out", str(report)))
                 row += f" {shown.wall_s:.1f} s | {shown.peak_mb:.0f} MB "
                 row += f"| {first_page_s(report):.2f} s |"
+            if args.ray:
+                on_ray = measure(run_command(data, root / f"ray-{n}", cache, "--ray"))
+                row += f" {on_ray.wall_s:.1f} s | {on_ray.peak_mb:.0f} MB |"
             print(row, flush=True)
             shutil.rmtree(data)
     finally:
