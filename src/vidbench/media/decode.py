@@ -9,7 +9,7 @@ to, and converts (and resizes, in libswscale) only the wanted frames.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Container, Iterator, Sequence
+from collections.abc import Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -203,20 +203,17 @@ def decode_frames(
             if frames is None or _needs_seek(info, position, target):
                 k = bisect.bisect_right(info.keyframes, target) - 1
                 if frames is not None or (k >= 0 and info.keyframes[k] > 0):
-                    start = info.keyframes[k] if k >= 0 else 0
-                    container.seek(info.pts[start], stream=stream, backward=True)
+                    _seek(container, stream, info, info.keyframes[k] if k >= 0 else 0)
                 frames = _decode_from_here(container, stream, by_pts)
-            for frame in frames:
-                if frame.pts is None:
-                    continue
-                position = bisect.bisect_right(info.pts, frame.pts)
-                index = by_pts.get(frame.pts)
-                if index is not None:
-                    out[index] = frame.to_ndarray(
-                        width=width, height=height, format="rgb24", interpolation="AREA"
-                    )
-                if frame.pts >= info.pts[target]:
-                    break
+            position = _read_to(frames, target, info, by_pts, out, (width, height), position)
+            # a container that seeks by decoding time (MPEG-TS with B-frames) can land after
+            # the keyframe asked for, where nothing decodes until the next one: then from each
+            # earlier keyframe in turn, the first frame last
+            earlier = [*[f for f in reversed(info.keyframes) if f <= target][1:], 0]
+            while target not in out and earlier:
+                _seek(container, stream, info, earlier.pop(0))
+                frames = _decode_from_here(container, stream, by_pts)
+                position = _read_to(frames, target, info, by_pts, out, (width, height), 0)
             if target not in out:
                 raise MediaError(f"{path}: frame {target} could not be decoded")
     except av.FFmpegError as e:
@@ -224,6 +221,42 @@ def decode_frames(
     finally:
         container.close()
     return out
+
+
+def _seek(
+    container: av.container.InputContainer,
+    stream: av.video.stream.VideoStream,
+    info: VideoInfo,
+    frame: int,
+) -> None:
+    container.seek(info.pts[frame], stream=stream, backward=True)
+
+
+def _read_to(
+    frames: Iterator[av.VideoFrame],
+    target: int,
+    info: VideoInfo,
+    by_pts: Mapping[int, int],
+    out: dict[int, np.ndarray],
+    size: tuple[int, int],
+    position: int,
+) -> int:
+    """Decode on until the frame at `target` (or a later one) comes out, keeping every wanted
+    frame met in `out` at `size`; the index of the next frame the decoder will produce (was
+    `position`)."""
+    width, height = size
+    for frame in frames:
+        if frame.pts is None:
+            continue
+        position = bisect.bisect_right(info.pts, frame.pts)
+        index = by_pts.get(frame.pts)
+        if index is not None:
+            out[index] = frame.to_ndarray(
+                width=width, height=height, format="rgb24", interpolation="AREA"
+            )
+        if frame.pts >= info.pts[target]:
+            break
+    return position
 
 
 def _decode_from_here(
