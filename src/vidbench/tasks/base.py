@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from vidbench.core.files import Json
@@ -14,7 +14,7 @@ from vidbench.media.frame import Frame
 from vidbench.media.spec import FrameSpec
 from vidbench.scoring.model_call import CallResult, ModelCall
 from vidbench.scoring.outcome import SampleScore
-from vidbench.tasks.problems import Loaded
+from vidbench.tasks.problems import Loaded, Problem
 from vidbench.tasks.table import Table
 
 
@@ -47,6 +47,14 @@ class Task(ABC):
 
     @abstractmethod
     def load(self, data: Path) -> Loaded[Sample]: ...
+
+    def iter_load(self, data: Path) -> Iterator[Sample | Problem]:
+        """What `load` reads, one at a time: by default its samples, then its problems. A task
+        whose data can be large reads it as it goes (4D-Bench QA), so that a run holds a batch
+        of samples, not all of them."""
+        loaded = self.load(data)
+        yield from loaded.items
+        yield from loaded.problems
 
     def reviewed(self, data: Path) -> dict[str, frozenset[str]]:
         """Items people reviewed after an audit and kept as they are, as the data records it:
