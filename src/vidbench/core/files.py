@@ -194,9 +194,9 @@ JSON_CHUNK = 1 << 16  # bytes read at a time by iter_json_members
 _LOOKAHEAD = 16
 _SPACE = re.compile(r"[ \t\n\r]*")
 _UNDECODED = re.compile("[\udc80-\udcff]")  # a byte that is not UTF-8 (surrogateescape)
-# what a member's text holds when its value may hold a surrogate: one itself (a byte that was not
-# UTF-8), or a JSON escape of one; a member without either is text (no need to encode it)
-_MAYBE_SURROGATE = re.compile("[\ud800-\udfff]|\\\\u[dD][89a-fA-F]")
+# a JSON escape of half of a character (or of a whole one, as a pair); a member that holds neither
+# this nor a byte that is not UTF-8 is text (no need to encode it to know)
+_SURROGATE_ESCAPE = re.compile("\\\\u[dD][89a-fA-F]")
 _DECODER = json.JSONDecoder()
 
 
@@ -246,6 +246,9 @@ class _Window:
         self._chunk_size = chunk_size
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="surrogateescape")
         self._started = False  # the first character was read (and a BOM before it dropped)
+        # whether a byte that is not UTF-8 may have been read: only then are members searched
+        # for one (a search per member costs as much as decoding it)
+        self.maybe_undecoded = False
         self._mark = 0
         self._first_line = 1  # the line text[0] is on
         self._newline_before = -1  # where the last newline before text[0] is (-1: none)
@@ -266,6 +269,7 @@ class _Window:
         except OSError as e:
             raise DataError(f"{self._handle.name}: cannot read ({e.strerror or e})") from e
         piece = self._decoder.decode(raw, final=not raw)
+        self.maybe_undecoded = self.maybe_undecoded or not raw.isascii()
         if piece and not self._started:
             piece, self._started = piece.removeprefix("\ufeff"), True
         self.text += piece
@@ -384,7 +388,7 @@ def _member(window: _Window, start: int, kind: type) -> _Read | None:
             return None
         sibling = _sibling(text, start)
         end = _member_end(text, start, sibling)
-        if not window.settled(end + (len(sibling.pattern) if sibling else 0)):
+        if not window.settled(end + len(sibling or "")):
             return None
         error = f"malformed JSON at {window.where(e.pos)}: {e.msg}"
         if end == len(text):
@@ -400,7 +404,7 @@ def _member(window: _Window, start: int, kind: type) -> _Read | None:
     return key, None if not_text else value, not_text, pos
 
 
-def _sibling(text: str, start: int) -> re.Pattern[str] | None:
+def _sibling(text: str, start: int) -> str | None:
     """In an indented file that starts each member on a line of its own, what the start of the
     next member looks like: a new line, this one's indentation and first character; None in a
     file written otherwise."""
@@ -408,7 +412,7 @@ def _sibling(text: str, start: int) -> re.Pattern[str] | None:
     indent = text[line_start:start]
     if line_start == 0 or not indent or indent.strip():
         return None
-    return re.compile(r"\n" + re.escape(indent) + re.escape(text[start]))
+    return "\n" + indent + text[start]
 
 
 def _swallowed(text: str, start: int, end: int, value: JsonValue) -> int | None:
@@ -417,17 +421,19 @@ def _swallowed(text: str, start: int, end: int, value: JsonValue) -> int | None:
     sibling = _sibling(text, start)
     if sibling is None or text[start] != '"' or not isinstance(value, dict):
         return None
-    for found in sibling.finditer(text, start, end):
+    found = text.find(sibling, start, end)
+    while found >= 0:
         try:
-            key, _ = _DECODER.raw_decode(text, found.end() - 1)
+            key, _ = _DECODER.raw_decode(text, found + len(sibling) - 1)
         except json.JSONDecodeError:
-            continue
+            key = None
         if key in value:
-            return found.start() + 1
+            return found + 1
+        found = text.find(sibling, found + 1, end)
     return None
 
 
-def _member_end(text: str, start: int, sibling: re.Pattern[str] | None) -> int:
+def _member_end(text: str, start: int, sibling: str | None) -> int:
     """Where the broken member at `start` ends: the ',' or closing bracket after it at its own
     depth (strings skipped, a string ending at its line's end as JSON's must), or, in a file
     written one member a line, the next line that starts a member as this one did (a bracket
@@ -446,7 +452,7 @@ def _member_end(text: str, start: int, sibling: re.Pattern[str] | None) -> int:
                 return pos
             depth = max(depth - 1, 0)
         elif (char == "," and depth == 0) or (
-            char == "\n" and depth > 0 and sibling and sibling.match(text, pos)
+            char == "\n" and depth > 0 and sibling and text.startswith(sibling, pos)
         ):
             return pos
         pos += 1
@@ -459,7 +465,8 @@ def _not_text(
     """Why a decoded member cannot be kept as text (bytes that are not UTF-8, an unpaired
     surrogate escape such as "\\ud800"), or None."""
     text = window.text
-    if not _MAYBE_SURROGATE.search(text, start, end):
+    undecoded = window.maybe_undecoded and _UNDECODED.search(text, start, end)
+    if not undecoded and not _SURROGATE_ESCAPE.search(text, start, end):
         return None
     try:
         json.dumps([key, value], ensure_ascii=False).encode("utf-8")
