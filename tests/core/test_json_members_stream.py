@@ -30,7 +30,7 @@ BREAKS = {
 CHUNK_SIZES = (1, 2, 7, 64)
 
 records = st.lists(
-    st.sampled_from([12, -3.5e2, True, None, "s"])  # a number may go on in the next chunk
+    st.sampled_from([12, -3.5e2, 1.5e30, True, None, "s"])  # a number may go on in the next chunk
     | st.fixed_dictionaries(
         {
             # one longer than the lookahead: a string left open must not be decided early
