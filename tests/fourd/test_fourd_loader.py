@@ -189,6 +189,9 @@ def test_a_broken_record_costs_itself_and_is_named(tmp_path: Path) -> None:
 def test_missing_annotation_file(tmp_path: Path) -> None:
     with pytest.raises(DataError, match="no 4d_qa.json here or in 4D_Object_Question_Answering"):
         fourd_bench.load_qa(tmp_path)
+    (tmp_path / "4d_qa.json").write_text("[]")
+    with pytest.raises(DataError, match="expected a JSON object keyed"):
+        fourd_bench.iter_qa(tmp_path)  # when called, not at its first sample
 
 
 def test_captions_csv(tmp_path: Path) -> None:

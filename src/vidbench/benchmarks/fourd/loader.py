@@ -174,9 +174,14 @@ def iter_qa(data: Path) -> Iterator[Sample | Problem]:
     record and a chunk of the file (plus the records of ids that repeat, and 8 bytes a record
     to find those). The file's own problems (its end) and the repeated ids come first; the probe
     file's problems last. A repeated id keeps its last record, at its first record's place, as
-    json.load does."""
+    json.load does. DataError here, before any sample, when there is no 4d_qa.json or it holds
+    no JSON object."""
     data_dir = resolve_data_dir(data, QA_FILE)
-    path = data_dir / QA_FILE
+    _qa_members(data_dir / QA_FILE)  # what it holds, read now: a file of no use fails the call
+    return _qa_items(data_dir, data_dir / QA_FILE)
+
+
+def _qa_items(data_dir: Path, path: Path) -> Iterator[Sample | Problem]:
     repeated, last, file_problems = _repeated_ids(path)
     yield from (Problem("", path, problem) for problem in file_problems)
     for key, copies in repeated.items():
