@@ -12,6 +12,8 @@ from conftest import make_qa_dataset
 from vidbench.benchmarks.fourd import loader as fourd_bench
 from vidbench.benchmarks.fourd.options import find_options, find_question
 from vidbench.core.errors import DataError
+from vidbench.registry import get_task
+from vidbench.tasks.problems import Problem
 
 
 @pytest.mark.parametrize(
@@ -187,6 +189,9 @@ def test_a_broken_record_costs_itself_and_is_named(tmp_path: Path) -> None:
 def test_missing_annotation_file(tmp_path: Path) -> None:
     with pytest.raises(DataError, match="no 4d_qa.json here or in 4D_Object_Question_Answering"):
         fourd_bench.load_qa(tmp_path)
+    (tmp_path / "4d_qa.json").write_text("[]")
+    with pytest.raises(DataError, match="expected a JSON object keyed"):
+        fourd_bench.iter_qa(tmp_path)  # when called, not at its first sample
 
 
 def test_captions_csv(tmp_path: Path) -> None:
@@ -250,3 +255,55 @@ def test_an_unclosed_quote_is_named_and_the_swallowed_rows_recovered(tmp_path: P
         "not-a-uid: line 6: folder_name 'not-a-uid' is not a uid (32 lowercase hex "
         "characters); row skipped",
     ]
+
+
+def _with_repeats(tmp_path: Path) -> Path:
+    """4d_qa.json whose ids repeat: record 1's id again as record 4 (another answer), record 2's
+    as record 5 and as record 6 (not JSON); a probe file for record 2's id."""
+    good = {"Question": "Q", "Options": ["a", "b", "c", "d"], "Category": "Action"}
+    ids = [f"{i:032x}_motion" for i in (1, 2, 3, 1, 2)]
+    records = [json.dumps({**good, "Answer index": 1 + i % 4}) for i in range(5)]
+    text = ",\n".join(f'"{key}": {record}' for key, record in zip(ids, records, strict=True))
+    broken = f'"{ids[1]}": {{"Answer index": 1,,}}'
+    (tmp_path / "4d_qa.json").write_text("{\n" + text + ",\n" + broken + "\n}")
+    (tmp_path / "probe.jsonl").write_text(json.dumps({"id": ids[1], "probe": {"speed": 2}}) + "\n")
+    return tmp_path
+
+
+def test_repeated_ids_keep_the_last_record_at_the_first_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """However many ids share a hash (here: all, as if every id collided), a repeated id keeps
+    its last readable record, at its first record's place."""
+    first, second, third = (f"{i:032x}_motion" for i in (1, 2, 3))
+    data = _with_repeats(tmp_path)
+    for hash_mask in (fourd_bench._HASH_MASK, 0):
+        monkeypatch.setattr(fourd_bench, "_HASH_MASK", hash_mask)
+        loaded = fourd_bench.load_qa(data)
+        assert [(s.id, s.answer) for s in loaded.items] == [
+            (first, "D"),
+            (second, "A"),
+            (third, "C"),
+        ]
+        assert loaded.items[1].metadata["probe"] == {"speed": 2}
+        assert [(p.record, p.message) for p in loaded.problems] == [
+            (first, "duplicate question id: 2 copies (records 1, 4 of the file); the last is "
+             "used, as json.load does"),
+            (second, "duplicate question id: 2 copies (records 2, 5 of the file); the last is "
+             "used, as json.load does"),
+            (second, "record 6 (line 7): malformed JSON at line 7, column 63: Expecting "
+             "property name enclosed in double quotes; skipped"),
+        ]  # fmt: skip
+
+
+def test_the_qa_task_streams_what_it_loads(tmp_path: Path) -> None:
+    """FourDQA.iter_load: the samples in load's order, each problem in its place among them."""
+    task = get_task("4dbench-qa")
+    data = _with_repeats(tmp_path)
+    loaded = task.load(data)
+    streamed = list(task.iter_load(data))
+    assert [x for x in streamed if not isinstance(x, Problem)] == loaded.items
+    assert [x for x in streamed if isinstance(x, Problem)] == loaded.problems
+    # the repeated ids first (known before any record is given), then the records in file order
+    kinds = [type(x).__name__ if isinstance(x, Problem) else x.id[-8:] for x in streamed]
+    assert kinds == ["Problem", "Problem", "1_motion", "2_motion", "3_motion", "Problem"]

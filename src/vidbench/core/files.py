@@ -7,11 +7,12 @@ name the file and line of every bad line (not JSON, not UTF-8) and keep reading:
 never hides the rest. Hand-written rather than the `jsonlines` library because callers need the
 line numbers of the bad lines as well as the good records, and no library returns both.
 
-`json_members` reads a JSON file that holds one object or list of records (4D-Bench's
-4d_qa.json, MMWorld's annotations) the same way, record by record: Python's `json` module decodes
-each member (`raw_decode`), and between members this module finds where a broken one ends, so a
-missing comma or a byte that is not UTF-8 costs the record it is in, not the file. No JSON
-library reads on past an error (they stop at the first one), hence the hand-written walk.
+`iter_json_members` reads a JSON file that holds one object or list of records (4D-Bench's
+4d_qa.json, MMWorld's annotations) the same way, record by record and a chunk of the file at a
+time (`json_members`: all of them in a list): Python's `json` module decodes each member
+(`raw_decode`), and between members this module finds where a broken one ends, so a missing comma
+or a byte that is not UTF-8 costs the record it is in, not the file. No JSON library reads on past
+an error (they stop at the first one), hence the hand-written walk.
 
 Two JSON types: what is read is pydantic's `JsonValue` (dicts and lists a reader narrows with
 isinstance); what is built to be written is `Json`, whose containers are read-only, so that a
@@ -21,6 +22,7 @@ invariant). The writers take any value json.dumps takes: TypedDicts and dataclas
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import re
@@ -28,7 +30,7 @@ import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeAlias
+from typing import BinaryIO, TypeAlias
 
 from pydantic import JsonValue
 
@@ -175,54 +177,198 @@ class JsonMembers:
     problems: list[str]  # what is wrong with the file around its members (its end)
 
 
+@dataclass(frozen=True)
+class JsonMemberStream:
+    """The members of a JSON file as they are read (`iter_json_members`): `problems` is filled
+    once `members` is exhausted (the file's end is where they are found)."""
+
+    kind: type  # dict or list: what the file holds
+    members: Iterator[JsonMember]
+    problems: list[str]
+
+
+JSON_CHUNK = 1 << 16  # bytes read at a time by iter_json_members
+# How far past a position JSON's decoder may look before it decides (a number's exponent, a
+# literal such as -Infinity, a \uXXXX escape): a decision made closer than this to the end of
+# what has been read may change with more text, so more is read first.
+_LOOKAHEAD = 16
 _SPACE = re.compile(r"[ \t\n\r]*")
 _UNDECODED = re.compile("[\udc80-\udcff]")  # a byte that is not UTF-8 (surrogateescape)
-# what a member's text holds when its value may hold a surrogate: one itself (a byte that was not
-# UTF-8), or a JSON escape of one; a member without either is text (no need to encode it)
-_MAYBE_SURROGATE = re.compile("[\ud800-\udfff]|\\\\u[dD][89a-fA-F]")
+# a JSON escape of half of a character (or of a whole one, as a pair); a member that holds neither
+# this nor a byte that is not UTF-8 is text (no need to encode it to know)
+_SURROGATE_ESCAPE = re.compile("\\\\u[dD][89a-fA-F]")
 _DECODER = json.JSONDecoder()
 
 
 def json_members(path: Path) -> JsonMembers:
     """The members of the object or list a JSON file holds, in file order, each decoded on its
-    own. A member that is not JSON (a missing comma or quote inside it, a bad literal, a bracket
-    left open where the next member begins), holds bytes that are not UTF-8 or an unpaired
-    surrogate escape comes back with its error, and the reading goes on after it; a missing
-    comma between two members is noted on the second, which is read. DataError when the file
-    cannot be read or holds neither an object nor a list."""
+    own (`iter_json_members`, all at once)."""
+    stream = iter_json_members(path)
+    members = list(stream.members)
+    return JsonMembers(stream.kind, members, stream.problems)
+
+
+def iter_json_members(path: Path, chunk_size: int = JSON_CHUNK) -> JsonMemberStream:
+    """The members of the object or list a JSON file holds, in file order, each decoded on its
+    own as the file is read `chunk_size` bytes at a time: what is held is the member being read
+    and the chunk after it (a broken member: until where it ends is known). A member that is not
+    JSON (a missing comma or quote inside it, a bad literal, a bracket left open where the next
+    member begins), holds bytes that are not UTF-8 or an unpaired surrogate escape comes back
+    with its error, and the reading goes on after it; a missing comma between two members is
+    noted on the second, which is read. DataError when the file cannot be read or holds neither
+    an object nor a list (raised here, before any member).
+
+    No JSON library reads on past an error, nor says where it stopped reading (to know whether
+    a decision could change with more text), hence the hand-written walk around `raw_decode`."""
+    with _open(path) as handle:
+        kind, _ = _opening(path, _Window(handle, chunk_size))
+    problems: list[str] = []
+    return JsonMemberStream(kind, _read_members(path, chunk_size, problems), problems)
+
+
+def _open(path: Path) -> BinaryIO:
     try:
-        raw = path.read_bytes()
+        return path.open("rb")
     except OSError as e:
         raise DataError(f"{path}: cannot read ({e.strerror or e})") from e
-    text = raw.decode("utf-8", errors="surrogateescape").removeprefix("\ufeff")
-    del raw  # the text is what is read from here on: not both held while its members are made
-    pos = _skip(text, 0)
-    if text[pos : pos + 1] not in ("{", "["):
+
+
+class _Window:
+    """The part of a JSON file's text still needed: from the mark (where the member being read,
+    or the space before the next, begins) to the end of what has been read. Positions are
+    indices into `text`; `more` reads on and drops what is before the mark, shifting them. The
+    line numbers and columns it gives are the file's."""
+
+    def __init__(self, handle: BinaryIO, chunk_size: int) -> None:
+        self.text = ""
+        self.eof = False
+        self._handle = handle
+        self._chunk_size = chunk_size
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="surrogateescape")
+        self._started = False  # the first character was read (and a BOM before it dropped)
+        # whether a byte that is not UTF-8 may have been read: only then are members searched
+        # for one (a search per member costs as much as decoding it)
+        self.maybe_undecoded = False
+        self._mark = 0
+        self._first_line = 1  # the line text[0] is on
+        self._newline_before = -1  # where the last newline before text[0] is (-1: none)
+        self._line, self._counted = 1, 0  # the line text[_counted] is on: counted on from there
+
+    def mark(self, pos: int) -> None:
+        """Nothing before `pos` is needed any more."""
+        self._mark = pos
+
+    def more(self) -> int:
+        """Read on: a chunk, or as much as is held past the mark when that is more (a long
+        member is decoded again at each step: doubling keeps that linear). Drops what is before
+        the mark first and returns how many characters it dropped (positions shift back by
+        that); sets `eof` at the end of the file."""
+        shift = self._drop()
+        try:
+            raw = self._handle.read(max(self._chunk_size, len(self.text) - self._mark))
+        except OSError as e:
+            raise DataError(f"{self._handle.name}: cannot read ({e.strerror or e})") from e
+        piece = self._decoder.decode(raw, final=not raw)
+        self.maybe_undecoded = self.maybe_undecoded or not raw.isascii()
+        if piece and not self._started:
+            piece, self._started = piece.removeprefix("\ufeff"), True
+        self.text += piece
+        self.eof = not raw
+        return shift
+
+    def _drop(self) -> int:
+        keep = self._mark
+        newline = self.text.rfind("\n", 0, keep)
+        if newline >= 0 and not self.text[newline + 1 : keep].strip():
+            keep = newline  # the indentation before a member tells its siblings (_sibling)
+        # else the window starts on the file's first line or after something on its line:
+        # no member there has a sibling pattern, here as in the whole text
+        if keep == 0:
+            return 0
+        last = self.text.rfind("\n", 0, keep)
+        self._newline_before = (last if last >= 0 else self._newline_before) - keep
+        self._first_line += self.text.count("\n", 0, keep)
+        if self._counted >= keep:
+            self._counted -= keep
+        else:
+            self._line, self._counted = self._first_line, 0
+        self._mark -= keep
+        self.text = self.text[keep:]
+        return keep
+
+    def skip(self, pos: int) -> int:
+        """The first position at or after `pos` that is not JSON whitespace, reading on as
+        needed (the end of `text` only at the end of the file). Nothing before `pos` is needed
+        any more."""
+        while True:
+            pos = _skip(self.text, pos)
+            self._mark = pos
+            if pos < len(self.text) or self.eof:
+                return pos
+            pos -= self.more()
+
+    def settled(self, pos: int) -> bool:
+        """Whether what was decided reading up to `pos` stays so however the file goes on."""
+        return self.eof or pos + _LOOKAHEAD <= len(self.text)
+
+    def line(self, pos: int) -> int:
+        if pos < self._counted:
+            self._line, self._counted = self._first_line, 0
+        self._line += self.text.count("\n", self._counted, pos)
+        self._counted = pos
+        return self._line
+
+    def where(self, pos: int) -> str:
+        newline = self.text.rfind("\n", 0, pos)
+        column = pos - (newline if newline >= 0 else self._newline_before)
+        return f"line {self.line(pos)}, column {column}"
+
+
+def _opening(path: Path, window: _Window) -> tuple[type, int]:
+    """What the file holds (dict or list) and the position after its opening bracket."""
+    pos = window.skip(0)
+    if window.text[pos : pos + 1] not in ("{", "["):
         raise DataError(f"{path}: expected a JSON object or list of records")
-    kind, closing = (dict, "}") if text[pos] == "{" else (list, "]")
-    members: list[JsonMember] = []
-    pos, note = _skip(text, pos + 1), None
-    line, counted = 1, 0  # the line number at `counted`: counted on from there, member by member
-    while pos < len(text) and text[pos] != closing:
-        start = pos
-        line, counted = line + text.count("\n", counted, start), start
-        key, value, error, pos = _member(text, start, kind)
-        members.append(JsonMember(len(members) + 1, line, key, value, error, note))
-        pos, note = _skip(text, pos), None
-        if text[pos : pos + 1] == ",":
-            pos = _skip(text, pos + 1)
-        elif not error and pos < len(text) and text[pos] != closing:
-            note = f"a ',' is missing before this record ({_where(text, pos)}); read as if there"
-    problems = []
-    if pos == len(text):
-        problems.append(f"the file ends before the '{closing}' that closes its records")
-    elif text[_skip(text, pos + 1) :]:
-        problems.append(f"text after the records' closing '{closing}' ({_where(text, pos + 1)})")
-    return JsonMembers(kind, members, problems)
+    return (dict if window.text[pos] == "{" else list), pos + 1
 
 
-def _member(text: str, start: int, kind: type) -> tuple[str | None, JsonValue, str | None, int]:
-    """(key, value or None, error or None, end) of the member at `start`."""
+def _read_members(path: Path, chunk_size: int, problems: list[str]) -> Iterator[JsonMember]:
+    """iter_json_members' members; the file's problems appended to `problems` at its end."""
+    with _open(path) as handle:
+        window = _Window(handle, chunk_size)
+        kind, pos = _opening(path, window)
+        closing = "}" if kind is dict else "]"
+        pos, note, index = window.skip(pos), None, 0
+        while pos < len(window.text) and window.text[pos] != closing:
+            index += 1
+            line = window.line(pos)
+            window.mark(pos)
+            while (read := _member(window, pos, kind)) is None:
+                pos -= window.more()
+            key, value, error, end = read
+            yield JsonMember(index, line, key, value, error, note)
+            pos, note = window.skip(end), None
+            if window.text[pos : pos + 1] == ",":
+                pos = window.skip(pos + 1)
+            elif not error and pos < len(window.text) and window.text[pos] != closing:
+                where = window.where(pos)
+                note = f"a ',' is missing before this record ({where}); read as if there"
+        if pos == len(window.text):
+            problems.append(f"the file ends before the '{closing}' that closes its records")
+            return
+        where = window.where(pos + 1)
+        if window.skip(pos + 1) < len(window.text):
+            problems.append(f"text after the records' closing '{closing}' ({where})")
+
+
+# (key, value or None, error or None, where it ends) of one member
+_Read: TypeAlias = tuple[str | None, JsonValue, str | None, int]
+
+
+def _member(window: _Window, start: int, kind: type) -> _Read | None:
+    """The member at `start`; None when more text must be read to know it (a decision was made
+    too close to the end of what has been read)."""
+    text = window.text
     key, pos = None, start
     try:
         if kind is dict:
@@ -235,20 +381,30 @@ def _member(text: str, start: int, kind: type) -> tuple[str | None, JsonValue, s
             pos = _skip(text, pos + 1)
         value, pos = _DECODER.raw_decode(text, pos)
     except json.JSONDecodeError as e:
-        end = _member_end(text, start)
-        error = f"malformed JSON at {_where(text, e.pos)}: {e.msg}"
+        # the decoder fails where it stops reading, or a few characters before, except in a
+        # string still open at the end of what was read (it may close further on)
+        unterminated = e.msg.startswith("Unterminated string") and not window.eof
+        if unterminated or not window.settled(e.pos):
+            return None
+        sibling = _sibling(text, start)
+        end = _member_end(text, start, sibling)
+        if not window.settled(end + len(sibling or "")):
+            return None
+        error = f"malformed JSON at {window.where(e.pos)}: {e.msg}"
         if end == len(text):
             error += "; the file ends inside this record"
         return key, None, error, end
+    if not window.settled(pos):
+        return None
     swallowed = _swallowed(text, start, pos, value)
     if swallowed is not None:  # a bracket left open: the next members were read into this one
-        error = f"a bracket is not closed before the next record begins ({_where(text, swallowed)})"
+        error = f"a bracket is not closed before the next record begins ({window.where(swallowed)})"
         return key, None, error, swallowed
-    not_text = _not_text(text, start, pos, key, value)
+    not_text = _not_text(window, start, pos, key, value)
     return key, None if not_text else value, not_text, pos
 
 
-def _sibling(text: str, start: int) -> re.Pattern[str] | None:
+def _sibling(text: str, start: int) -> str | None:
     """In an indented file that starts each member on a line of its own, what the start of the
     next member looks like: a new line, this one's indentation and first character; None in a
     file written otherwise."""
@@ -256,7 +412,7 @@ def _sibling(text: str, start: int) -> re.Pattern[str] | None:
     indent = text[line_start:start]
     if line_start == 0 or not indent or indent.strip():
         return None
-    return re.compile(r"\n" + re.escape(indent) + re.escape(text[start]))
+    return "\n" + indent + text[start]
 
 
 def _swallowed(text: str, start: int, end: int, value: JsonValue) -> int | None:
@@ -265,22 +421,23 @@ def _swallowed(text: str, start: int, end: int, value: JsonValue) -> int | None:
     sibling = _sibling(text, start)
     if sibling is None or text[start] != '"' or not isinstance(value, dict):
         return None
-    for found in sibling.finditer(text, start, end):
+    found = text.find(sibling, start, end)
+    while found >= 0:
         try:
-            key, _ = _DECODER.raw_decode(text, found.end() - 1)
+            key, _ = _DECODER.raw_decode(text, found + len(sibling) - 1)
         except json.JSONDecodeError:
-            continue
+            key = None
         if key in value:
-            return found.start() + 1
+            return found + 1
+        found = text.find(sibling, found + 1, end)
     return None
 
 
-def _member_end(text: str, start: int) -> int:
+def _member_end(text: str, start: int, sibling: str | None) -> int:
     """Where the broken member at `start` ends: the ',' or closing bracket after it at its own
     depth (strings skipped, a string ending at its line's end as JSON's must), or, in a file
     written one member a line, the next line that starts a member as this one did (a bracket
     left open must not swallow the records after it); the end of the text when none."""
-    sibling = _sibling(text, start)
     depth, pos = 0, start
     while pos < len(text):
         char = text[pos]
@@ -291,21 +448,25 @@ def _member_end(text: str, start: int) -> int:
         elif char in "{[":
             depth += 1
         elif char in "}]":
-            if depth == 0:
+            if depth == 0 and pos > start:  # at `start`: a stray bracket, this member's text
                 return pos
-            depth -= 1
+            depth = max(depth - 1, 0)
         elif (char == "," and depth == 0) or (
-            char == "\n" and depth > 0 and sibling and sibling.match(text, pos)
+            char == "\n" and depth > 0 and sibling and text.startswith(sibling, pos)
         ):
             return pos
         pos += 1
     return len(text)
 
 
-def _not_text(text: str, start: int, end: int, key: str | None, value: JsonValue) -> str | None:
+def _not_text(
+    window: _Window, start: int, end: int, key: str | None, value: JsonValue
+) -> str | None:
     """Why a decoded member cannot be kept as text (bytes that are not UTF-8, an unpaired
     surrogate escape such as "\\ud800"), or None."""
-    if not _MAYBE_SURROGATE.search(text, start, end):
+    text = window.text
+    undecoded = window.maybe_undecoded and _UNDECODED.search(text, start, end)
+    if not undecoded and not _SURROGATE_ESCAPE.search(text, start, end):
         return None
     try:
         json.dumps([key, value], ensure_ascii=False).encode("utf-8")
@@ -313,7 +474,7 @@ def _not_text(text: str, start: int, end: int, key: str | None, value: JsonValue
         bad = _UNDECODED.search(text, start, end)
         if bad is None:
             return "an unpaired surrogate escape (\\ud8xx): no text"
-        return f"not UTF-8 text ({not_text(bad.group())} at {_where(text, bad.start())})"
+        return f"not UTF-8 text ({not_text(bad.group())} at {window.where(bad.start())})"
     return None
 
 
@@ -331,14 +492,6 @@ def not_text(text: str) -> str | None:
 
 def _skip(text: str, pos: int) -> int:
     return _SPACE.match(text, pos).end()  # type: ignore[union-attr]
-
-
-def _line(text: str, pos: int) -> int:
-    return text.count("\n", 0, pos) + 1
-
-
-def _where(text: str, pos: int) -> str:
-    return f"line {_line(text, pos)}, column {pos - text.rfind(chr(10), 0, pos)}"
 
 
 def read_jsonl(path: Path) -> list[JsonValue]:

@@ -12,9 +12,12 @@ Probe:     <data>/probe.jsonl, optional ({"id": "<uid>_<suffix>", "probe": {...}
 from __future__ import annotations
 
 import dataclasses
+from array import array
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypedDict
 
+import numpy
 from pydantic import JsonValue
 
 from vidbench.benchmarks.fourd.options import (
@@ -25,7 +28,7 @@ from vidbench.benchmarks.fourd.options import (
 )
 from vidbench.benchmarks.fourd.references import read_references
 from vidbench.core.errors import DataError
-from vidbench.core.files import json_lines, json_members
+from vidbench.core.files import JsonMemberStream, iter_json_members, json_lines
 from vidbench.core.records import MediaRef, Sample
 from vidbench.tasks.problems import Loaded, Problem
 
@@ -94,36 +97,44 @@ def resolve_data_dir(path: Path, annotation_file: str) -> Path:
     )
 
 
-def _read_qa_json(path: Path) -> tuple[list[tuple[str, JsonValue]], list[Problem]]:
-    """(question id, record) in file order, record by record: a record that is not JSON, not
-    UTF-8 or not text is a problem naming it (by id when its id could be read) and its line, and
-    the records around it load (core/files.json_members)."""
-    read = json_members(path)
+def _repeated_ids(path: Path) -> tuple[dict[str, list[int]], dict[str, JsonValue], list[str]]:
+    """The question ids that more than one readable record of 4d_qa.json has: each with the
+    indices of its records and the last record (a repeated id keeps it, as json.load does).
+
+    Read without holding the records: a first pass keeps one 8-byte hash of each id (in an
+    array, not a set: 8 bytes a record); only when two are equal is the file read again, holding
+    just the records whose id has a repeated hash (a collision of two ids is sorted out there).
+    Last: the file's own problems (around its records), found by the first pass."""
+    first_pass = _qa_members(path)
+    readable = (m for m in first_pass.members if m.error is None)
+    hashes = array("Q", (hash(m.key) & _HASH_MASK for m in readable))
+    values, counts = numpy.unique(numpy.frombuffer(hashes, dtype=numpy.uint64), return_counts=True)
+    repeated_hashes = set(values[counts > 1].tolist())
+    del hashes, values, counts
+    positions: dict[str, list[int]] = {}
+    last: dict[str, JsonValue] = {}
+    if repeated_hashes:
+        for member in _qa_members(path).members:
+            if member.error is None and hash(member.key) & _HASH_MASK in repeated_hashes:
+                positions.setdefault(str(member.key), []).append(member.index)
+                last[str(member.key)] = member.value
+    repeated = {key: where for key, where in positions.items() if len(where) > 1}
+    return repeated, {key: last[key] for key in repeated}, first_pass.problems
+
+
+_HASH_MASK = (1 << 64) - 1  # hash() as an unsigned 64-bit number, for array("Q")
+
+
+def _qa_members(path: Path) -> JsonMemberStream:
+    read = iter_json_members(path)
     if read.kind is not dict:
         raise DataError(f"{path}: expected a JSON object keyed '<uid>_<suffix>'")
-    pairs: list[tuple[str, JsonValue]] = []
-    problems = [Problem("", path, problem) for problem in read.problems]
-    positions: dict[str, list[int]] = {}
-    for member in read.members:
-        where = f"record {member.index} (line {member.line})"
-        if member.note is not None:
-            problems.append(Problem(member.name(), path, f"{where}: {member.note}"))
-        if member.error is not None:
-            problems.append(Problem(member.name(), path, f"{where}: {member.error}; skipped"))
-            continue
-        pairs.append((str(member.key), member.value))
-        positions.setdefault(str(member.key), []).append(member.index)
-    problems += [
-        Problem(
-            key,
-            path,
-            f"duplicate question id: {len(where)} copies (records {', '.join(map(str, where))} "
-            f"of the file); the last is used, as json.load does",
-        )
-        for key, where in positions.items()
-        if len(where) > 1
-    ]
-    return pairs, problems
+    return read
+
+
+# Objects whose MediaRef a stream keeps to share with their next questions: a few, not every
+# object's (24 paths each: at 100,000 questions that would be 20,000 objects' paths held).
+MEDIA_KEPT = 64
 
 
 def _qa_sample(key: str, record: Any, data_dir: Path, media: dict[str, MediaRef]) -> Sample:
@@ -162,31 +173,70 @@ def _qa_sample(key: str, record: Any, data_dir: Path, media: dict[str, MediaRef]
     )
 
 
-def load_qa(data: Path) -> Loaded[Sample]:
-    """All QA samples of a release; bad records become problems, never a crash."""
+def iter_qa(data: Path) -> Iterator[Sample | Problem]:
+    """The QA samples of a release one at a time, in file order, each with its problems (a
+    record that cannot be read, a bad record) in their place among them: what is held is a
+    record and a chunk of the file (plus the records of ids that repeat, and 8 bytes a record
+    to find those). The file's own problems (its end) and the repeated ids come first; the probe
+    file's problems last. A repeated id keeps its last record, at its first record's place, as
+    json.load does. DataError here, before any sample, when there is no 4d_qa.json or it holds
+    no JSON object."""
     data_dir = resolve_data_dir(data, QA_FILE)
-    path = data_dir / QA_FILE
-    pairs, problems = _read_qa_json(path)
-    last = dict(pairs)  # a repeated id keeps its last record, as json.load does
-    del pairs
-    samples = []
+    _qa_members(data_dir / QA_FILE)  # what it holds, read now: a file of no use fails the call
+    return _qa_items(data_dir, data_dir / QA_FILE)
+
+
+def _qa_items(data_dir: Path, path: Path) -> Iterator[Sample | Problem]:
+    repeated, last, file_problems = _repeated_ids(path)
+    yield from (Problem("", path, problem) for problem in file_problems)
+    for key, copies in repeated.items():
+        yield Problem(
+            key,
+            path,
+            f"duplicate question id: {len(copies)} copies (records {', '.join(map(str, copies))} "
+            f"of the file); the last is used, as json.load does",
+        )
+    probe_fields, probe_problems = (
+        read_probe_fields(data_dir / PROBE_FILE) if (data_dir / PROBE_FILE).is_file() else ({}, [])
+    )
     media: dict[str, MediaRef] = {}
-    for key in list(last):
-        record = last.pop(key)  # dropped once it is a Sample: not every record and sample at once
+    for member in _qa_members(path).members:
+        where = f"record {member.index} (line {member.line})"
+        if member.note is not None:
+            yield Problem(member.name(), path, f"{where}: {member.note}")
+        if member.error is not None:
+            yield Problem(member.name(), path, f"{where}: {member.error}; skipped")
+            continue
+        key, record = str(member.key), member.value
+        if key in repeated:
+            if member.index != repeated[key][0]:
+                continue  # a later copy: its record is the first copy's sample
+            record = last.pop(key)
+        if len(media) >= MEDIA_KEPT:  # an object's questions stand together: the last ones do
+            media.clear()
         try:
-            samples.append(_qa_sample(key, record, data_dir, media))
+            sample = _qa_sample(key, record, data_dir, media)
         except DataError as e:
-            problems.append(Problem(key, path, str(e)))
-    if (data_dir / PROBE_FILE).is_file():
-        fields, bad = read_probe_fields(data_dir / PROBE_FILE)
-        problems += bad
-        samples = [
-            dataclasses.replace(s, metadata={**s.metadata, "probe": fields[s.id]})
-            if s.id in fields
-            else s
-            for s in samples
-        ]
-    return Loaded(samples, problems)
+            yield Problem(key, path, str(e))
+            continue
+        if key in probe_fields:
+            sample = dataclasses.replace(
+                sample, metadata={**sample.metadata, "probe": probe_fields[key]}
+            )
+        yield sample
+    yield from probe_problems
+
+
+def load_qa(data: Path) -> Loaded[Sample]:
+    """All QA samples of a release (`iter_qa`, all at once); bad records become problems,
+    never a crash."""
+    loaded: Loaded[Sample] = Loaded([], [])
+    for item in iter_qa(data):
+        if isinstance(item, Problem):
+            loaded.problems.append(item)
+        else:
+            loaded.items.append(item)
+    return loaded
 
 
 def read_probe_fields(path: Path) -> tuple[dict[str, dict[str, JsonValue]], list[Problem]]:

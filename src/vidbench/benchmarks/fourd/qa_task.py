@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from vidbench.benchmarks.fourd import loader as fourd_bench
@@ -17,7 +17,7 @@ from vidbench.scoring.choices import extract_choice
 from vidbench.scoring.model_call import CallResult
 from vidbench.scoring.outcome import SampleScore, graded
 from vidbench.tasks.base import Task
-from vidbench.tasks.problems import Loaded
+from vidbench.tasks.problems import Loaded, Problem
 from vidbench.tasks.table import Table
 
 # 4D-Bench supplement Fig. VI, with the image counts filled from the FrameSpec.
@@ -51,6 +51,9 @@ class FourDQA(Task):
 
     def load(self, data: Path) -> Loaded[Sample]:
         return fourd_bench.load_qa(data)
+
+    def iter_load(self, data: Path) -> Iterator[Sample | Problem]:
+        return fourd_bench.iter_qa(data)
 
     def prompt_text(self, sample: Sample) -> str:
         return QA_PROMPT.format(
