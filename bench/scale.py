@@ -83,11 +83,16 @@ def questions(rendered: Path, n: int, out: Path) -> Path:
     """A data folder of `n` questions: the rendered ones, repeated under new ids."""
     base = list(json.loads((rendered / QA_FILE).read_text()).items())
     out.mkdir(parents=True)
-    records = {}
-    for k in range(n):
-        key, record = base[k % len(base)]
-        records[f"{key.split('_')[0]}_q{k}"] = record
-    (out / QA_FILE).write_text(json.dumps(records, indent=2))  # as the release writes it
+    # written as the release writes it (json.dumps(records, indent=2)), a record at a time: this
+    # process stays small, since a child's peak memory counts the process it was forked from
+    with (out / QA_FILE).open("w") as f:
+        f.write("{")
+        for k in range(n):
+            key, record = base[k % len(base)]
+            new_key = json.dumps(f"{key.split('_')[0]}_q{k}")
+            body = json.dumps(record, indent=2).replace("\n", "\n  ")
+            f.write(("," if k else "") + f"\n  {new_key}: {body}")
+        f.write("\n}")
     (out / VIDEO_DIR).symlink_to((rendered / VIDEO_DIR).resolve())
     return out
 
