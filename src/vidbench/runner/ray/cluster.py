@@ -42,6 +42,9 @@ def worker_env() -> dict[str, dict[str, str]] | None:
     return {"env_vars": {"PYTHONPATH": absolute}}
 
 
+TASK_EVENTS_ENV = "RAY_task_events_report_interval_ms"
+
+
 @contextmanager
 def ray_cluster(address: str | None, workers: int) -> Iterator[None]:
     """Join the cluster at `address` ("auto": the running one) or start one here (None,
@@ -52,6 +55,10 @@ def ray_cluster(address: str | None, workers: int) -> Iterator[None]:
     if ray.is_initialized():
         yield
         return
+    # Ray keeps an event of every task a driver sends (about 1 KB each, for its dashboard's task
+    # list, which vidbench does not use): a run of 100,000 requests would hold 100 MB of them.
+    # Off unless the variable is set.
+    os.environ.setdefault(TASK_EVENTS_ENV, "0")
     if address not in (None, "local"):  # a cluster of its own: Ray ends a dead driver's workers
         with _own_sigterm():
             ray.init(address=address, log_to_driver=False, runtime_env=worker_env())
