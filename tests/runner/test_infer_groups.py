@@ -10,12 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from conftest import make_qa_dataset, random_qa_run, solid_frames
+from conftest import AUTOEVAL, make_qa_dataset, random_qa_run, solid_frames
 from vidbench.core.records import MediaRef, Sample
 from vidbench.media import frames as frames_module
 from vidbench.media.encode import write_mp4
 from vidbench.runner import infer as infer_module
 from vidbench.runner.infer import same_frames
+from vidbench.runner.run import Run
+from vidbench.runner.run_config import RunConfig
+from vidbench.testing import ChatServer
 
 OBJECTS = 4
 READ_VIEWS = (1, 8, 16)  # the views 4dbench-qa shows
@@ -99,3 +102,26 @@ def test_a_run_loads_each_clip_once_for_its_questions_and_decodes_two_clips_at_o
         assert OBJECTS < len(loads) < OBJECTS * 5
     assert len(decodes) == OBJECTS * len(READ_VIEWS) and set(decodes.values()) == {1}
     assert most_active == 2  # both threads decoding, each its own object's clip
+
+
+def test_a_rerun_of_a_grid_task_asks_nothing(tmp_path: Path) -> None:
+    """A grid image's request key is known only once the grid is made (its labels cannot tell):
+    a rerun decodes those, checks each key in the store and asks the model nothing."""
+    with ChatServer() as server:  # open-ended questions: a chat model answers them
+        config = RunConfig(
+            task="autoeval-video:grid-2x4",
+            data=str(AUTOEVAL),
+            model=f"openai-compat:{server.base_url}#fake-model",
+            out=str(tmp_path / "out"),
+            cache_dir=str(tmp_path / "cache"),
+            frames={"max_side": 64},
+            progress=False,
+        )
+        run = Run(config)
+        with_clips = sum(1 for s in run.samples if s.media.videos[0].is_file())  # others: media
+        first = run.infer()
+        assert first.answered == with_clips > 0
+        asked = server.stats().received
+        again = Run(config).infer()
+        assert (again.answered, again.reused) == (0, with_clips)
+        assert server.stats().received == asked

@@ -67,6 +67,8 @@ async def infer(
         recorder = Recorder(store, plan, run_id, len(samples), lambda: progress.advance(bar))
         # its `answered` is unused here: the keys are looked up in the store a chunk at a time
         preparation = Preparation(task, cache, model.needs_frames, plan, ())
+        # a grid image's key is known only once it is made: checked then (`decode`)
+        labels_unknown = model.needs_frames and task.frame_spec.grid is not None
 
         def label_keys(chunk: list[list[Sample]]) -> list[list[str | None] | DataError]:
             """The request keys of each group of a chunk by their frames' labels (found once a
@@ -117,7 +119,8 @@ async def infer(
                     continue
                 for sample in group:
                     prepared = build_request(task, sample, frames, plan)
-                    if recorder.answered_among([prepared.request.key]):  # labels could not tell
+                    key = prepared.request.key
+                    if labels_unknown and recorder.answered_among([key]):
                         recorder.reused()
                         continue
                     await queue.put(prepared)
