@@ -65,8 +65,7 @@ async def infer(
         bar = progress.add_task(f"infer {task.name} · {model.spec}", total=len(samples))
 
         recorder = Recorder(store, plan, run_id, len(samples), lambda: progress.advance(bar))
-        # its `answered` is unused here: the keys are looked up in the store a chunk at a time
-        preparation = Preparation(task, cache, model.needs_frames, plan, ())
+        preparation = Preparation(task, cache, model.needs_frames, plan)
         # a grid image's key is known only once it is made: checked then (`decode`)
         labels_unknown = model.needs_frames and task.frame_spec.grid is not None
 

@@ -53,30 +53,25 @@ def sample_frames(
 @dataclass(frozen=True)
 class Preparation:
     """What preparing a sample's request needs besides the sample: the task, the frame cache,
-    whether the model reads images, the plan key, and the request keys answered already (of the
-    samples at hand, at least)."""
+    whether the model reads images, and the plan key."""
 
     task: Task
     cache: FrameCache | None
     needs_frames: bool
     plan: str
-    answered: Container[str]
 
-    def answered_by_labels(self, sample: Sample) -> bool:
-        """Whether the sample's request key is answered already, told from its frames' labels
+    def answered_by_labels(self, sample: Sample, answered: Container[str]) -> bool:
+        """Whether the sample's request key is among `answered`, told from its frames' labels
         alone, without reading any image (False where the labels cannot tell: a grid image).
         Raises DataError for unusable media, as preparing the request would."""
-        return self.answered_by_labels_of([sample])[0]
-
-    def answered_by_labels_of(self, group: Sequence[Sample]) -> list[bool]:
-        """`answered_by_labels` of each sample of a group that shows the same frames (one
-        clip's questions: infer.same_frames), its frames' labels found once for them all."""
-        return [key is not None and key in self.answered for key in self.label_keys_of(group)]
+        key = self.label_keys_of([sample])[0]
+        return key is not None and key in answered
 
     def label_keys_of(self, group: Sequence[Sample]) -> list[str | None]:
-        """The request key of each sample of a group that shows the same frames, made from its
-        frames' labels alone, without reading any image (None where the labels cannot tell: a
-        grid image). Raises DataError for unusable media."""
+        """The request key of each sample of a group that shows the same frames (one clip's
+        questions: infer.same_frames), made from its frames' labels alone, found once for them
+        all, without reading any image (None where the labels cannot tell: a grid image).
+        Raises DataError for unusable media."""
         task = self.task
         if self.needs_frames and task.frame_spec.grid is not None:
             return [None] * len(group)
@@ -90,15 +85,16 @@ class Preparation:
             for sample in group
         ]
 
-    def new_request(self, sample: Sample) -> Prepared | None:
-        """The request of a sample, or None when its key is answered already: where the frames'
-        labels tell (`answered_by_labels`), before any image is read, so a rerun reads no frame
-        of an answered sample. Raises DataError for unusable media."""
-        if self.answered_by_labels(sample):
+    def new_request(self, sample: Sample, answered: Container[str]) -> Prepared | None:
+        """The request of a sample, or None when its key is among `answered` (the keys stored
+        for it): where the frames' labels tell (`answered_by_labels`), before any image is
+        read, so a rerun reads no frame of an answered sample. Raises DataError for unusable
+        media."""
+        if self.answered_by_labels(sample, answered):
             return None
         frames = sample_frames(self.task, sample, self.cache, self.needs_frames)
         prepared = build_request(self.task, sample, frames, self.plan)
-        return None if prepared.request.key in self.answered else prepared
+        return None if prepared.request.key in answered else prepared
 
 
 def check_views(task: Task, samples: SampleSet, data: str) -> None:

@@ -12,7 +12,6 @@ a driver that is killed is still stored by the next run.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -88,8 +87,7 @@ class InferWorker:
         spool_name = name or str(os.getpid())
         self.spool = AnswerSpool.open(setup.spool, spool_name, setup.plan, setup.run_id)
         cache = FrameCache(Path(setup.cache_dir) if setup.cache_dir else None)
-        # the keys answered already come with each call's samples (`answer`)
-        self.preparation = Preparation(self.task, cache, self.model.needs_frames, setup.plan, ())
+        self.preparation = Preparation(self.task, cache, self.model.needs_frames, setup.plan)
         self.pool = ThreadPoolExecutor(max_workers=setup.decode_threads)
         self._started = False
         self._start_lock = asyncio.Lock()
@@ -109,8 +107,7 @@ class InferWorker:
         request key is among `answered` (the keys stored for these samples)."""
         outcomes: list[RequestOutcome] = []
         to_ask: list[Prepared] = []
-        preparation = dataclasses.replace(self.preparation, answered=answered)
-        prepared_all = await asyncio.gather(*(self._prepare(preparation, s) for s in samples))
+        prepared_all = await asyncio.gather(*(self._prepare(s, answered) for s in samples))
         for sample, prepared in zip(samples, prepared_all, strict=True):
             if isinstance(prepared, str):
                 outcomes.append(RequestOutcome(sample.id, "media", error=prepared))
@@ -138,12 +135,14 @@ class InferWorker:
             self.spool.write(answers)
         return answers
 
-    async def _prepare(self, preparation: Preparation, sample: Sample) -> Prepared | str | None:
+    async def _prepare(self, sample: Sample, answered: set[str]) -> Prepared | str | None:
         """The sample's request, the message of its unusable media, or None when it is answered
         already (runner/prepare.Preparation.new_request: then no frame of it is read)."""
         loop = asyncio.get_running_loop()
         try:
-            return await loop.run_in_executor(self.pool, preparation.new_request, sample)
+            return await loop.run_in_executor(
+                self.pool, self.preparation.new_request, sample, answered
+            )
         except DataError as e:
             return f"{sample.id}: {e}"
 
