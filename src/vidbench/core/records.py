@@ -1,10 +1,12 @@
-"""Benchmark samples and the media they point at."""
+"""Benchmark samples and the media they point at, and how records are taken a batch at a time."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from vidbench.core.files import Json
 
@@ -50,3 +52,14 @@ class Sample:
     references: tuple[str, ...] = ()
     rules: str | None = None
     metadata: dict[str, Json] = field(default_factory=dict)
+
+
+T = TypeVar("T")
+
+
+def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    """`items` in lists of `size` (the last may be shorter), taken as they come
+    (itertools.batched is Python 3.12's; vidbench runs on 3.11)."""
+    remaining = iter(items)
+    while batch := list(islice(remaining, size)):
+        yield batch

@@ -10,12 +10,12 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from importlib import metadata
-from itertools import islice
 from pathlib import Path
 
 import numpy as np
 
 from vidbench.core.files import Json
+from vidbench.core.records import batched
 from vidbench.report.schema import SCHEMA_VERSION, Results, SampleRow
 from vidbench.scoring.stats import bootstrap_ci, mean_percent
 from vidbench.tasks.base import Task
@@ -125,7 +125,7 @@ def build_results(
         tally = rows
     else:
         tally = RowTally(task)
-        for batch in _batches(rows, ROW_BATCH):
+        for batch in batched(rows, ROW_BATCH):
             tally.add(batch)
     scored = tally.scored or []
     failed = tally.failed
@@ -170,13 +170,6 @@ def build_results(
             **(extra or {}),
         }
     )
-
-
-def _batches(rows: Iterable[SampleRow], size: int) -> Iterator[list[SampleRow]]:
-    """`rows` in lists of `size` (itertools.batched is Python 3.12's; vidbench runs on 3.11)."""
-    remaining = iter(rows)
-    while batch := list(islice(remaining, size)):
-        yield batch
 
 
 def _unjudged(task: Task, failed: Sequence[SampleRow]) -> dict[str, int]:

@@ -16,10 +16,9 @@ import asyncio
 import os
 from collections.abc import Hashable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from itertools import islice
 
 from vidbench.core.errors import DataError
-from vidbench.core.records import Sample
+from vidbench.core.records import Sample, batched
 from vidbench.core.requests import Response
 from vidbench.media.cache import FrameCache
 from vidbench.models.base import Model
@@ -66,8 +65,6 @@ async def infer(
 
         recorder = Recorder(store, plan, run_id, len(samples), lambda: progress.advance(bar))
         preparation = Preparation(task, cache, model.needs_frames, plan)
-        # a grid image's key is known only once it is made: checked then (`decode`)
-        labels_unknown = model.needs_frames and task.frame_spec.grid is not None
 
         def label_keys(chunk: list[list[Sample]]) -> list[list[str | None] | DataError]:
             """The request keys of each group of a chunk by their frames' labels (found once a
@@ -118,8 +115,8 @@ async def infer(
                     continue
                 for sample in group:
                     prepared = build_request(task, sample, frames, plan)
-                    key = prepared.request.key
-                    if labels_unknown and recorder.answered_among([key]):
+                    # a grid image's key is known only now that it is made: checked here
+                    if not preparation.keys_from_labels and store.has(prepared.request.key):
                         recorder.reused()
                         continue
                     await queue.put(prepared)
@@ -202,8 +199,7 @@ def same_frames(
     if not needs_frames:
         yield from ([sample] for sample in samples)
         return
-    ahead = iter(samples)
-    while held := list(islice(ahead, window)):
+    for held in batched(samples, window):
         groups: dict[Hashable, list[Sample]] = {}
         # the questions of one object (4D-Bench) share its MediaRef: its key is made once
         keys: dict[int, Hashable] = {}

@@ -60,6 +60,12 @@ class Preparation:
     needs_frames: bool
     plan: str
 
+    @property
+    def keys_from_labels(self) -> bool:
+        """Whether a request's key is known from its frames' labels, before any image is read
+        (not for a grid image: its key is known once it is made)."""
+        return not (self.needs_frames and self.task.frame_spec.grid is not None)
+
     def answered_by_labels(self, sample: Sample, answered: Container[str]) -> bool:
         """Whether the sample's request key is among `answered`, told from its frames' labels
         alone, without reading any image (False where the labels cannot tell: a grid image).
@@ -73,7 +79,7 @@ class Preparation:
         all, without reading any image (None where the labels cannot tell: a grid image).
         Raises DataError for unusable media."""
         task = self.task
-        if self.needs_frames and task.frame_spec.grid is not None:
+        if not self.keys_from_labels:
             return [None] * len(group)
         named = (
             load_frames(group[0].media, task.frame_spec, self.cache, pixels=False)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from vidbench.core.records import batched
 from vidbench.core.requests import Response, Usage
 from vidbench.runner.store import MAX_IDS, RETRIED, RequestRecord, Store
 
@@ -57,10 +58,9 @@ class Recorder:
         """Those of these request keys already answered (by an earlier run, or this one): never
         sent to the model again. Asked of the store a batch at a time, so a run holds no set
         of every answered key."""
-        keys = list(keys)
         found: set[str] = set()
-        for start in range(0, len(keys), MAX_IDS):
-            found |= self.store.answered_among(keys[start : start + MAX_IDS])
+        for some in batched(keys, MAX_IDS):
+            found |= self.store.answered_among(some)
         return found
 
     def reused(self) -> None:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Protocol
 
-from vidbench.core.records import Sample
+from vidbench.core.records import Sample, batched
 from vidbench.runner.store import MAX_IDS
 from vidbench.tasks.base import Task
 from vidbench.tasks.data import stream_samples
@@ -60,18 +60,7 @@ class RunSamples:
             return self._spool
         spool = tempfile.TemporaryFile(prefix="vidbench-samples-")  # noqa: SIM115 - kept open
         try:
-            batch: list[Sample] = []
-            for item in stream_samples(self.task, self.data):
-                if isinstance(item, Problem):
-                    self._problems.append(item)
-                    self.on_problem(item)
-                elif not self.limit or self._count < self.limit:
-                    batch.append(item)
-                    self._count += 1
-                    if len(batch) == BATCH:
-                        self._write(spool, batch)
-                        batch = []
-            if batch:
+            for batch in batched(self._read(), BATCH):
                 self._write(spool, batch)
         except BaseException:
             spool.close()
@@ -79,6 +68,17 @@ class RunSamples:
             raise
         self._spool = spool
         return spool
+
+    def _read(self) -> Iterator[Sample]:
+        """The data's samples (the first `limit`) as the task reads them; its problems kept
+        and said as they come, all of them, past the limit too."""
+        for item in stream_samples(self.task, self.data):
+            if isinstance(item, Problem):
+                self._problems.append(item)
+                self.on_problem(item)
+            elif not self.limit or self._count < self.limit:
+                self._count += 1
+                yield item
 
     def _write(self, spool: IO[bytes], batch: list[Sample]) -> None:
         data = pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL)

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from itertools import islice
 
 from vidbench.core.errors import ConfigError
-from vidbench.core.records import Sample
+from vidbench.core.records import Sample, batched
 from vidbench.report.schema import AnsweredFields, SampleRow
 from vidbench.runner.store import MAX_IDS, Store
 from vidbench.scoring.model_call import CallResult
@@ -52,8 +51,7 @@ def scored_rows(
     if scores_whole_set(task):
         yield from _scored_batch(task, list(samples), store, plan, verdicts, whole_set=True)
     else:
-        ahead = iter(samples)
-        while batch := list(islice(ahead, SCORE_BATCH)):
+        for batch in batched(samples, SCORE_BATCH):
             yield from _scored_batch(task, batch, store, plan, verdicts)
     for problem in problems:
         yield SampleRow.unanswered(problem.record, problem.status, str(problem))

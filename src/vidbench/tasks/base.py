@@ -52,9 +52,7 @@ class Task(ABC):
         """The samples and problems of `load`, one at a time: a task whose loader can read its
         data a record at a time overrides this, so a run holds a batch of samples, not all
         (runner/samples.py). By default: `load`'s samples, then its problems."""
-        loaded = self.load(data)
-        yield from loaded.items
-        yield from loaded.problems
+        return self.load(data).stream()
 
     def reviewed(self, data: Path) -> dict[str, frozenset[str]]:
         """Items people reviewed after an audit and kept as they are, as the data records it:

@@ -41,8 +41,5 @@ def stream_samples(task: Task, data: str | Path) -> Iterator[Sample | Problem]:
     the task can; an exported copy is read whole."""
     folder = data_folder(task, data)
     if is_export(folder):
-        loaded = read_export(folder, task.name.partition(":")[0])
-        yield from loaded.items
-        yield from loaded.problems
-    else:
-        yield from task.iter_load(folder)
+        return read_export(folder, task.name.partition(":")[0]).stream()
+    return task.iter_load(folder)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +32,22 @@ class Loaded(Generic[T]):
 
     items: list[T]
     problems: list[Problem]
+
+    def stream(self) -> Iterator[T | Problem]:
+        """The items, then the problems: what a loader that streams (Task.iter_load) gives."""
+        yield from self.items
+        yield from self.problems
+
+    @classmethod
+    def gathered(cls, stream: Iterable[T | Problem]) -> Loaded[T]:
+        """What a streaming loader gave, its items and problems each in their order."""
+        loaded: Loaded[T] = cls([], [])
+        for item in stream:
+            if isinstance(item, Problem):
+                loaded.problems.append(item)
+            else:
+                loaded.items.append(item)
+        return loaded
 
 
 def check_all(

@@ -230,13 +230,7 @@ def _qa_items(data_dir: Path, path: Path) -> Iterator[Sample | Problem]:
 def load_qa(data: Path) -> Loaded[Sample]:
     """All QA samples of a release (`iter_qa`, all at once); bad records become problems,
     never a crash."""
-    loaded: Loaded[Sample] = Loaded([], [])
-    for item in iter_qa(data):
-        if isinstance(item, Problem):
-            loaded.problems.append(item)
-        else:
-            loaded.items.append(item)
-    return loaded
+    return Loaded.gathered(iter_qa(data))
 
 
 def read_probe_fields(path: Path) -> tuple[dict[str, dict[str, JsonValue]], list[Problem]]:

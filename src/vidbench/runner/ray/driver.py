@@ -24,12 +24,11 @@ from __future__ import annotations
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from itertools import islice
 from typing import TYPE_CHECKING
 
 from vidbench.core.errors import ConfigError, VidbenchError
 from vidbench.core.files import Json
-from vidbench.core.records import Sample
+from vidbench.core.records import Sample, batched
 from vidbench.progress import progress_bar
 from vidbench.runner.ray.cluster import ray_cluster
 from vidbench.runner.ray.worker import InferWorker, RequestOutcome, WorkerSetup
@@ -84,15 +83,14 @@ class _Chunks:
     as they go out, so the driver holds only the chunks in flight."""
 
     def __init__(self, samples: Iterable[Sample], size: int) -> None:
-        self.ahead = iter(samples)
-        self.size = max(1, size)
-        self.next: list[Sample] = list(islice(self.ahead, self.size))
+        self.ahead = batched(samples, max(1, size))
+        self.next: list[Sample] = next(self.ahead, [])
 
     def __bool__(self) -> bool:
         return bool(self.next)
 
     def popleft(self) -> list[Sample]:
-        chunk, self.next = self.next, list(islice(self.ahead, self.size))
+        chunk, self.next = self.next, next(self.ahead, [])
         return chunk
 
 
