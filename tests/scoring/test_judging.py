@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from vidbench.core.messages import user
 from vidbench.core.requests import Request, Response
 from vidbench.models.base import Model
 from vidbench.models.registry import ModelOptions, load_model
-from vidbench.runner.model_calls import ask_all, ask_model, call_key
+from vidbench.runner.model_calls import (
+    ask_all,
+    ask_model,
+    ask_streamed,
+    call_key,
+    describe_verdicts,
+)
 from vidbench.runner.store import Store
 from vidbench.scoring.model_call import ModelCall
 from vidbench.testing import FaultPlan, Reply, request_text
@@ -151,5 +157,46 @@ def test_a_judge_calls_failed_attempts_are_kept(fake, tmp_path: Path) -> None:
         assert "attempt 2 failed, tried again: rate_limit: HTTP 429" in failures[1].error
         key = call_key(model, _calls(["a"])[0], 0)
         assert store.failure_of(key) is None  # the call answered: no failure to report
+    finally:
+        store.close()
+
+
+def test_a_stream_of_calls_is_built_as_it_is_asked(tmp_path: Path) -> None:
+    """The run's judge stage (`ask_streamed`): 600 calls from a generator, 8 at once; no call
+    is built more than the workers' 8 ahead of the ones asked, the outcomes are counted, and
+    a second pass reads every reply from the store."""
+    n, concurrency = 600, 8
+    built = 0
+
+    def calls() -> Iterator[ModelCall]:
+        nonlocal built
+        for i in range(n):
+            built += 1
+            yield ModelCall(f"i{i}", (user(f"judge i{i}"),), "test-v1", _parse_digit)
+
+    # every seventh item gets three unreadable replies: unparsed after its three attempts
+    judge = ScriptedJudge({f"i{i}": ["no"] * 3 if i % 7 == 0 else ["2"] for i in range(n)})
+    ahead: list[int] = []
+    scripted = judge.generate
+
+    async def generate(requests: Sequence[Request]) -> list[Response]:
+        ahead.append(built - len(judge.calls))  # built, not yet sent to the judge
+        return await scripted(requests)
+
+    judge.generate = generate  # type: ignore[method-assign]
+    store = Store(tmp_path)
+    try:
+        tally = ask_streamed(judge, calls, store, concurrency=concurrency)
+        unreadable = len(range(0, n, 7))
+        assert max(ahead) <= concurrency and judge.max_in_flight == concurrency
+        assert (tally.asked, tally.total, tally.absent) == (n, n, 0)
+        assert tally.statuses == Counter({"ok": n - unreadable, "unparsed": unreadable})
+        assert describe_verdicts(tally) == (
+            f"judge: {n} asked now, 0 reused from the store; "
+            f"{n - unreadable} ok, {unreadable} unparsed"
+        )
+        again = ask_streamed(judge, calls, store, concurrency=concurrency)
+        assert (again.asked, again.statuses) == (0, tally.statuses)
+        assert sum(judge.calls.values()) == n + 2 * unreadable  # nothing asked twice
     finally:
         store.close()

@@ -17,8 +17,10 @@ reply (or share its failure), so what is sent does not depend on timing.
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypedDict, TypeVar
 
@@ -75,7 +77,6 @@ async def _ask_one(
     store: Store,
     max_attempts: int,
     allow_calls: bool,
-    slots: asyncio.Semaphore,
     merged: SingleFlight | None = None,
 ) -> CallResult[Value]:
     reply: str | None = None
@@ -94,8 +95,7 @@ async def _ask_one(
                     )
                 if flight.failure is None:
                     request = Request(key, call.item, call.messages, call.generation)
-                    async with slots:
-                        [response] = await model.generate([request])
+                    [response] = await model.generate([request])  # ask_each: N at once
                     asked += 1
                     for number, why in enumerate(response.retried, start=1):  # kept as well
                         message = f"attempt {number} failed, tried again: {why}"
@@ -122,17 +122,67 @@ async def _ask_one(
     return CallResult(call.item, "unparsed", reply=reply, attempts=max_attempts, asked=asked)
 
 
-def describe_verdicts(verdicts: Iterable[CallResult[object]]) -> str:
+@dataclass
+class CallTally:
+    """What a stream of model calls gave, without holding the results: how many were asked
+    now (the rest came from the store) and how many ended in each status."""
+
+    asked: int = 0
+    statuses: Counter[str] = field(default_factory=Counter)
+
+    @classmethod
+    def of(cls, results: Iterable[CallResult[object]]) -> CallTally:
+        tally = cls()
+        for result in results:
+            tally.add(result)
+        return tally
+
+    def add(self, result: CallResult[object]) -> None:
+        self.asked += 1 if result.asked else 0
+        self.statuses[result.status] += 1
+
+    @property
+    def total(self) -> int:
+        return self.statuses.total()
+
+    @property
+    def absent(self) -> int:
+        """Calls without a verdict (failed, or never judged): CallResult.absent."""
+        return self.statuses["error"] + self.statuses["missing"]
+
+
+def describe_verdicts(tally: CallTally) -> str:
     """What a judge stage did, e.g. "judge: 3 asked now, 27 reused from the store; 29 ok,
     1 failed": never "30 ok" for verdicts that were only read back."""
-    verdicts = list(verdicts)
-    asked = sum(1 for v in verdicts if v.asked)
-    outcomes: Counter[str] = Counter(v.status for v in verdicts)
     words = {"ok": "ok", "unparsed": "unparsed", "error": "failed", "missing": "not judged yet"}
-    told = ", ".join(f"{outcomes[s]} {w}" for s, w in words.items() if outcomes[s])
-    return f"judge: {asked} asked now, {len(verdicts) - asked} reused from the store" + (
+    told = ", ".join(f"{tally.statuses[s]} {w}" for s, w in words.items() if tally.statuses[s])
+    return f"judge: {tally.asked} asked now, {tally.total - tally.asked} reused from the store" + (
         f"; {told}" if told else ""
     )
+
+
+async def ask_each(
+    model: Model,
+    calls: Iterable[ModelCall[Value]],
+    store: Store,
+    done: Callable[[CallResult[Value]], None],
+    *,
+    max_attempts: int = DEFAULT_ATTEMPTS,
+    concurrency: int = 16,
+    allow_calls: bool = True,
+) -> None:
+    """Every call asked (stored replies reused), each result given to `done` as it comes.
+    `concurrency` workers take the next call from `calls` when theirs is answered, so a
+    generator of calls is built as it is asked: at most `concurrency` calls are held at once,
+    however many there are."""
+    merged = SingleFlight()  # identical calls at once: one is sent
+    source = iter(calls)  # shared by the workers; one event loop, so never read at once
+
+    async def worker() -> None:
+        for call in source:
+            done(await _ask_one(model, call, store, max_attempts, allow_calls, merged))
+
+    await asyncio.gather(*(worker() for _ in range(max(1, concurrency))))
 
 
 async def ask_all(
@@ -151,19 +201,23 @@ async def ask_all(
     items = [c.item for c in calls]
     if len(set(items)) != len(items):
         raise ValueError("model calls must have unique items")
-    slots = asyncio.Semaphore(max(1, concurrency))
-    merged = SingleFlight()  # identical calls at once: one is sent
     results: dict[str, CallResult[Value]] = {}
     with progress_bar(disable=not show_progress) as progress:
         bar = progress.add_task(f"{label} · {model.spec}", total=len(calls))
 
-        async def one(call: ModelCall[Value]) -> None:
-            results[call.item] = await _ask_one(
-                model, call, store, max_attempts, allow_calls, slots, merged
-            )
+        def done(result: CallResult[Value]) -> None:
+            results[result.item] = result
             progress.advance(bar)
 
-        await asyncio.gather(*(one(c) for c in calls))
+        await ask_each(
+            model,
+            calls,
+            store,
+            done,
+            max_attempts=max_attempts,
+            concurrency=concurrency,
+            allow_calls=allow_calls,
+        )
     return results
 
 
@@ -191,6 +245,52 @@ def ask_model(
             await model.aclose()
 
     return asyncio.run(go())
+
+
+def ask_streamed(
+    model: Model,
+    calls: Callable[[], Iterable[ModelCall[object]]],
+    store: Store,
+    *,
+    max_attempts: int = DEFAULT_ATTEMPTS,
+    concurrency: int = 16,
+    show_progress: bool = False,
+    label: str = "judge",
+) -> CallTally:
+    """The run's judge stage: every call of `calls()` asked as it is built (`ask_each`), after
+    the model's start check and with the model closed after it; what they gave, counted (the
+    verdicts stay in the store, where the score stage reads a batch's at a time). With a
+    progress bar, `calls()` is gone through once more first, to count them."""
+    tally = CallTally()
+
+    async def go() -> None:
+        source = iter(calls())
+        first = next(source, None)
+        if first is None:
+            return
+        total = sum(1 for _ in calls()) if show_progress else None
+        await model.start()
+        try:
+            with progress_bar(disable=not show_progress) as progress:
+                bar = progress.add_task(f"{label} · {model.spec}", total=total)
+
+                def done(result: CallResult[object]) -> None:
+                    tally.add(result)
+                    progress.advance(bar)
+
+                await ask_each(
+                    model,
+                    itertools.chain([first], source),
+                    store,
+                    done,
+                    max_attempts=max_attempts,
+                    concurrency=concurrency,
+                )
+        finally:
+            await model.aclose()
+
+    asyncio.run(go())
+    return tally
 
 
 class CallSettings(Protocol):
@@ -247,5 +347,5 @@ def ask_judge(
         show_progress=show_progress,
     )
     if console is not None and verdicts:
-        console.print(describe_verdicts(verdicts.values()), highlight=False)
+        console.print(describe_verdicts(CallTally.of(verdicts.values())), highlight=False)
     return verdicts, model.identity()

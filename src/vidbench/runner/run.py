@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -29,12 +29,12 @@ from vidbench.runner import data_identity
 from vidbench.runner.infer import infer
 from vidbench.runner.keys import plan_key
 from vidbench.runner.lock import results_lock
-from vidbench.runner.model_calls import ask_model, describe_verdicts
+from vidbench.runner.model_calls import CallTally, ask_model, ask_streamed, describe_verdicts
 from vidbench.runner.prepare import check_views
 from vidbench.runner.recorder import InferStats
 from vidbench.runner.run_config import RunConfig
 from vidbench.runner.samples import RunSamples
-from vidbench.runner.score import scored_rows
+from vidbench.runner.score import StoredVerdicts, scored_rows
 from vidbench.runner.spool import take_spooled
 from vidbench.runner.store import Store
 from vidbench.scoring.judge import no_verdict_message
@@ -203,49 +203,58 @@ class Run:
         finally:
             await self.model.aclose()
 
-    def _judge_calls(self, store: Store) -> list[ModelCall[object]]:
-        calls: list[ModelCall[object]] = []
-        for batch in self.samples.batches():  # a batch's answers read at a time
+    def _judge_calls(self, store: Store) -> Iterator[ModelCall[object]]:
+        """The judge calls of every stored answer, built as they are asked for (a batch's
+        answers read at a time)."""
+        for batch in self.samples.batches():
             responses = store.responses(self.plan, [sample.id for sample in batch])
-            calls += [
-                call
-                for sample in batch
-                if sample.id in responses
-                for call in self.task.judge_calls(sample, responses[sample.id].text)
-            ]
-        return calls
+            for sample in batch:
+                if sample.id in responses:
+                    yield from self.task.judge_calls(sample, responses[sample.id].text)
 
     def _check_judge_given(self) -> None:
         if self.task.uses_judge and not self.task.judge_optional and self.judge is None:
             raise ConfigError(f"{self.task.name} needs an LLM judge: give --judge SPEC")
 
-    def _verdicts(self, store: Store, allow_calls: bool) -> dict[str, CallResult[object]] | None:
-        """Verdicts by judge-call item; None when this run has no judge."""
-        judge = self.judge if allow_calls else self._judge_ref()
+    def _stored_verdicts(self, store: Store) -> StoredVerdicts | None:
+        """What the score stage reads the judge's verdicts with (nothing is asked); None when
+        this run has no judge."""
+        judge = self._judge_ref()
         if judge is None:
-            if allow_calls:
-                self._check_judge_given()
             return None
-        return ask_model(
-            judge,
-            self._judge_calls(store),
-            store,
-            max_attempts=self.task.judge_attempts or self.config.judge_attempts,
-            concurrency=self.config.concurrency,
-            show_progress=allow_calls and self.config.progress,
-            allow_calls=allow_calls,
-        )
 
-    def judge_stage(self) -> dict[str, CallResult[object]]:
-        """Ask the judge about every stored answer that needs one (stored verdicts are reused)."""
+        def stored(calls: Sequence[ModelCall[object]]) -> Mapping[str, CallResult[object]]:
+            return ask_model(
+                judge,
+                calls,
+                store,
+                allow_calls=False,
+                max_attempts=self.task.judge_attempts or self.config.judge_attempts,
+            )
+
+        return stored
+
+    def judge_stage(self) -> CallTally:
+        """Ask the judge about every stored answer that needs one (stored verdicts are reused;
+        the calls are built as they are asked, never all held at once)."""
         if self.judge is not None:
             self.config.judge_identity = self.judge.identity()
         self.config.save()  # later `score`/`report` stages read the judge from run.json
+        if self.judge is None:
+            self._check_judge_given()
+            return CallTally()
         with Store(self.config.results_dir) as store:
-            verdicts = self._verdicts(store, allow_calls=True) or {}
-        if verdicts:
-            self.console.print(describe_verdicts(verdicts.values()))
-        return verdicts
+            tally = ask_streamed(
+                self.judge,
+                lambda: self._judge_calls(store),
+                store,
+                max_attempts=self.task.judge_attempts or self.config.judge_attempts,
+                concurrency=self.config.concurrency,
+                show_progress=self.config.progress,
+            )
+        if tally.total:
+            self.console.print(describe_verdicts(tally))
+        return tally
 
     def _check_judge_reachable(self) -> None:
         """An unreachable judge or a rejected key stops the run before inference."""
@@ -259,7 +268,7 @@ class Run:
         self.config.save()  # the task variant scored is the one a later report stage shows
         tally = RowTally(self.task)
         with Store(self.config.results_dir) as store:
-            verdicts = self._verdicts(store, allow_calls=False)
+            verdicts = self._stored_verdicts(store)
             usage: dict[str, int | dict[str, int]] = {**store.usage(self.plan)}
             if self.config.judge:
                 usage["judge"] = store.call_usage(self.config.judge)
@@ -347,7 +356,7 @@ class Run:
                 outcome.incomplete.append(f"{stats.failed} sample(s) without an answer")
                 outcome.retry_helps = bool(self._failed_statuses() & RETRY_HELPS)
         if "judge" in stages:
-            absent = sum(1 for v in self.judge_stage().values() if v.absent)
+            absent = self.judge_stage().absent
             if absent:
                 outcome.incomplete.append(no_verdict_message(absent))
                 outcome.retry_helps = True

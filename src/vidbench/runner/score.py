@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from vidbench.core.errors import ConfigError
 from vidbench.core.records import Sample, batched
 from vidbench.report.schema import AnsweredFields, SampleRow
 from vidbench.runner.store import MAX_IDS, Store
-from vidbench.scoring.model_call import CallResult
+from vidbench.scoring.model_call import CallResult, ModelCall
 from vidbench.scoring.outcome import SampleScore
 from vidbench.tasks.base import Task
 from vidbench.tasks.problems import Problem
@@ -23,6 +23,10 @@ RAW_OUTPUT_CAP = 65_536
 # written) before the next batch, so scoring holds one batch, whatever the number of samples.
 SCORE_BATCH = MAX_IDS
 
+# The stored verdicts of some judge calls, by item (runner/run.py: the judge's, read from the
+# store without asking); a batch's calls are looked up at a time.
+StoredVerdicts = Callable[[Sequence[ModelCall[object]]], Mapping[str, CallResult[object]]]
+
 
 def scores_whole_set(task: Task) -> bool:
     """Whether the task scores every answer at once (its own `score_all`: corpus statistics, a
@@ -36,7 +40,7 @@ def scored_rows(
     problems: Sequence[Problem],
     store: Store,
     plan: str,
-    verdicts: Mapping[str, CallResult[object]] | None = None,
+    verdicts: StoredVerdicts | None = None,
 ) -> Iterator[SampleRow]:
     """One row per planned sample (in the samples' order), then one per unloadable record,
     scored SCORE_BATCH samples at a time (all at once for a task that `scores_whole_set`).
@@ -62,7 +66,7 @@ def _scored_batch(
     samples: Sequence[Sample],
     store: Store,
     plan: str,
-    verdicts: Mapping[str, CallResult[object]] | None,
+    verdicts: StoredVerdicts | None,
     whole_set: bool = False,
 ) -> list[SampleRow]:
     """The rows of these samples (`whole_set`: every sample of the plan, read at once)."""
@@ -70,7 +74,10 @@ def _scored_batch(
     responses = store.responses(plan, ids)
     failures = store.last_failures(plan, ids)
     answered = [(s, responses[s.id].text) for s in samples if s.id in responses]
-    items = [(s, text, _of_sample(task, s, text, verdicts)) for s, text in answered]
+    items = [
+        (s, text, judged)
+        for (s, text), judged in zip(answered, _judged(task, answered, verdicts), strict=True)
+    ]
     scored = iter(_checked(task, task.score_all(items), len(items)))
     rows: list[SampleRow] = []
     for sample in samples:
@@ -118,14 +125,17 @@ def _cut_note(text: str, key: str) -> str:
     )
 
 
-def _of_sample(
-    task: Task, sample: Sample, reply: str, verdicts: Mapping[str, CallResult[object]] | None
-) -> dict[str, CallResult[object]]:
-    """This sample's verdicts (`missing` for calls nobody judged), or none at all when the run
-    has no judge (a task whose judge columns are optional then leaves them empty)."""
+def _judged(
+    task: Task, answered: Sequence[tuple[Sample, str]], verdicts: StoredVerdicts | None
+) -> list[dict[str, CallResult[object]]]:
+    """Each answered sample's verdicts (`missing` for calls nobody judged), looked up for the
+    batch at once; none at all when the run has no judge (a task whose judge columns are
+    optional then leaves them empty)."""
     if verdicts is None:
-        return {}
-    return {
-        call.item: verdicts.get(call.item, CallResult(call.item, "missing"))
-        for call in task.judge_calls(sample, reply)
-    }
+        return [{} for _ in answered]
+    calls = [list(task.judge_calls(sample, reply)) for sample, reply in answered]
+    found = verdicts([call for of_sample in calls for call in of_sample])
+    return [
+        {call.item: found.get(call.item, CallResult(call.item, "missing")) for call in of_sample}
+        for of_sample in calls
+    ]
