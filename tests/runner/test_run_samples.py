@@ -71,9 +71,10 @@ def test_a_pass_holds_a_batch_not_every_sample(
     before = alive_samples()
     assert len(samples) == N
     assert alive_samples() - before == 0  # loaded into the spool, none held
-    most = 0
+    looked_at = {1, BATCH - 1, BATCH + 1, 2 * BATCH + 3}  # each batch (a scan of every object
+    most = 0  # in the process costs a second in a full test run: a few, not every 100th)
     for n, _sample in enumerate(samples):
-        if n % 100 == 0:
+        if n in looked_at:
             most = max(most, alive_samples() - before)
     assert 0 < most <= BATCH
     samples.close()

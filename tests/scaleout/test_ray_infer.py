@@ -248,8 +248,10 @@ def test_a_killed_driver_takes_its_own_cluster_along_and_loses_no_answer(
     assert server.stats().received - after.received == 40 - len(answered_before)
     assert server.stats().max_sends_per_prompt <= 2
     # ... and so sends again, of the prompts the server had answered, only those that were in
-    # flight at the kill (a local run killed so loses those as well): at most the concurrency
-    assert server.stats().resent_after_answer - after.resent_after_answer <= 4
+    # flight at the kill (a local run killed so loses those as well): at most the concurrency,
+    # and those the workers started as it died (answered, but never stored: counted above)
+    started_as_it_died = after.received - at_death.received
+    assert server.stats().resent_after_answer - after.resent_after_answer <= 4 + started_as_it_died
 
 
 @pytest.mark.parametrize(

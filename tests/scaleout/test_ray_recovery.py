@@ -129,13 +129,13 @@ def _run_with_a_kill(cfg: Any, server: ChatServer, after: int, rng: random.Rando
 def test_a_worker_killed_at_random_points_never_hangs_the_run(
     cluster: None, release: Path, tmp_path: Path
 ) -> None:
-    """6 runs of 2 workers sharing the API limiter, each with one worker killed after a random
+    """4 runs of 2 workers sharing the API limiter, each with one worker killed after a random
     number of answers: every run ends, each sample answered exactly once. With --concurrency 1
     the dead worker's one waiting call, granted after it was forgotten, held the only slot for
     ever; --concurrency 4 is the issue's setting."""
     rng = random.Random(28)
     with ChatServer() as server:
-        for attempt in range(6):
+        for attempt in range(4):
             server.reset(latency=LATENCY_S, reply=scripted_reply)
             concurrency = 4 if attempt % 3 == 2 else 1
             spec = spec_of(server)
