@@ -32,9 +32,14 @@ from vidbench.runner.run import Run
 from vidbench.runner.run_config import RunConfig
 
 
-def start_server(latency: float, capacity: int) -> tuple[subprocess.Popen[str], str]:
+def start_server(
+    latency: float, capacity: int, reply: str | None = None
+) -> tuple[subprocess.Popen[str], str]:
+    """The fake chat server (`reply`: its answer to every request; None: its default), once it
+    answers; its process and base URL."""
     command = [sys.executable, "-m", "vidbench.testing.chat_server", "--port", "0"]
     command += ["--latency", str(latency), "--capacity", str(capacity), "--no-record"]
+    command += [] if reply is None else ["--reply", reply]
     server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     assert server.stdout is not None
     base_url = server.stdout.readline().strip()

@@ -15,8 +15,6 @@ import argparse
 import io
 import json
 import math
-import subprocess
-import sys
 import tempfile
 import time
 import urllib.request
@@ -24,6 +22,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from api_throughput import start_server  # bench/ is on sys.path when run
 from vidbench.benchmarks.autoeval_video.calls import JudgePrompt
 from vidbench.benchmarks.autoeval_video.judge_predictions import JudgeJob, judge_predictions
 from vidbench.benchmarks.autoeval_video.rules import get_protocol
@@ -31,14 +30,6 @@ from vidbench.models.registry import ModelChoice
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "autoeval-video"
 REPLY = "The answer matches the rules.\n1"
-
-
-def start_server(latency: float, capacity: int) -> tuple[subprocess.Popen[str], str]:
-    command = [sys.executable, "-m", "vidbench.testing.chat_server", "--port", "0", "--reply"]
-    command += [REPLY, "--latency", str(latency), "--capacity", str(capacity), "--no-record"]
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
-    assert server.stdout is not None
-    return server, server.stdout.readline().strip()
 
 
 def received(base_url: str) -> int:
@@ -63,7 +54,7 @@ def main() -> None:
     quiet = Console(file=io.StringIO())
     n = sum(1 for line in (args.data / "AUTO-EVAL-VIDEO.json").open() if line.strip())
     floor = math.ceil(n / min(args.capacity, args.concurrency)) * args.latency
-    server, base_url = start_server(args.latency, args.capacity)
+    server, base_url = start_server(args.latency, args.capacity, REPLY)
     try:
         with tempfile.TemporaryDirectory() as tmp:
             judge = ModelChoice(f"openai-compat:{base_url}#judge", concurrency=args.concurrency)
