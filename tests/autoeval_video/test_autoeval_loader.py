@@ -3,6 +3,7 @@ malformed rows, missing clips, and windows cut out of full-length videos by seek
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import numpy as np
@@ -11,12 +12,15 @@ import pytest
 from autoeval_support import rows, vidbench, write_jsonl
 from conftest import AUTOEVAL, AUTOEVAL_CLIPS
 from vidbench.benchmarks.autoeval_video import loader as av
+from vidbench.core import records
 from vidbench.core.errors import DataError
+from vidbench.core.records import Sample
 from vidbench.media.encode import write_mp4
 from vidbench.media.frames import load_frames
 from vidbench.media.images import decode_image
 from vidbench.media.spec import FrameSpec
 from vidbench.registry import by_name
+from vidbench.tasks.problems import Problem
 
 
 def test_real_rules_load() -> None:
@@ -77,8 +81,7 @@ def test_malformed_rows_are_named_and_the_rest_loads(tmp_path: Path) -> None:
     assert [s.id for s in loaded.items] == ["1", "2", "3"]
     assert loaded.items[1].question == good[0]["Question"]  # ID 2's last copy
     messages = [str(p).rsplit(" [", 1)[0] for p in loaded.problems]
-    assert messages == [
-        "line 13: malformed JSON: Expecting property name enclosed in double quotes",
+    assert messages == [  # in the file's order
         "10: line 4: the Rule has no '[Answer to be judged]:' marker (exactly one is needed to "
         "insert the answer)",
         "11: line 5: unknown Dimension 'Humour' (one of " + ", ".join(av.DIMENSIONS) + ")",
@@ -90,8 +93,51 @@ def test_malformed_rows_are_named_and_the_rest_loads(tmp_path: Path) -> None:
         "15: line 11: 'Question' must be a non-empty string",
         "16: line 12: the Rule has 2 '[Answer to be judged]:' markers (exactly one is needed to "
         "insert the answer)",
+        "line 13: malformed JSON: Expecting property name enclosed in double quotes",
     ]
     assert all(p.path == path for p in loaded.problems)
+
+
+def test_a_streamed_rules_file_keeps_a_dicts_answer_and_holds_few_samples(tmp_path: Path) -> None:
+    """3,000 rows, 600 of them copies of another row's ID (some copies broken): the stream gives
+    what a dict by ID gives (each ID at its first good row's place, with its last good row) and
+    names each later copy with the line before it; while it streams, only the samples of the
+    repeated IDs are alive (plus the one handed out)."""
+    rng = np.random.default_rng(5)
+    template = rows()[0]
+    lines, expected, lines_of = [], {}, {}
+    for n in range(3000):
+        number = int(rng.integers(1, 2400)) if n % 5 == 0 else 10_000 + n
+        row = {**template, "ID": number, "Question": f"question {n}?"}
+        if n % 97 == 0:
+            row["Dimension"] = "Humour"  # a bad row: a problem, not a copy
+        else:
+            expected[str(number)] = row["Question"]  # a dict keeps the first place, last value
+            lines_of.setdefault(str(number), []).append(n + 1)
+        lines.append(row)
+    path = write_jsonl(tmp_path / av.RULES_FILE, lines)
+    repeated = sum(1 for where in lines_of.values() if len(where) > 1)
+    alive = []
+    items = []
+    for n, item in enumerate(av.iter_instances(tmp_path)):
+        items.append((item.id, item.question) if isinstance(item, Sample) else item)
+        if n % 500 == 0:
+            gc.collect()
+            alive.append(sum(1 for o in gc.get_objects() if type(o) is Sample))
+    samples = [i for i in items if isinstance(i, tuple)]
+    assert samples == list(expected.items())
+    copies = [
+        str(p).rsplit(" [", 1)[0] for p in items if isinstance(p, Problem) and "dupl" in str(p)
+    ]
+    later = sorted(
+        (where[k], f"{key}: line {where[k]}: duplicate ID (also line {where[k - 1]}); the last is "
+         "used, as a dict by ID keeps it")
+        for key, where in lines_of.items()
+        for k in range(1, len(where))
+    )  # fmt: skip
+    assert copies == [message for _, message in later]  # in the file's order
+    assert max(alive) <= repeated + 1 and repeated > 50
+    assert av.load(path).items == [i for i in av.iter_instances(path) if isinstance(i, Sample)]
 
 
 def test_validate_lists_missing_clips_and_bad_rows(
@@ -140,3 +186,20 @@ def test_window_cut_from_a_full_length_video(tmp_path: Path) -> None:
     write_jsonl(tmp_path / av.RULES_FILE, [late])
     [problem] = by_name("autoeval-video").validate(tmp_path, False, None)
     assert "ends at" in problem.message and "before its window's end (60 s)" in problem.message
+
+
+def test_ids_whose_hashes_collide_are_told_apart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every ID with the same hash (as if all collided): the second pass sorts them out, and
+    the load is the one real hashes give."""
+    good = rows()[:3]
+    path = write_jsonl(tmp_path / av.RULES_FILE, [*good, {**good[1], "Question": "again?"}])
+    normal = av.load(path)
+    monkeypatch.setattr(records, "_HASH_MASK", 0)
+    assert av.load(path) == normal
+    assert [(s.id, s.question) for s in normal.items] == [
+        ("1", good[0]["Question"]),
+        ("2", "again?"),
+        ("3", good[2]["Question"]),
+    ]

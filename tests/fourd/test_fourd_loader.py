@@ -11,6 +11,7 @@ import pytest
 from conftest import make_qa_dataset
 from vidbench.benchmarks.fourd import loader as fourd_bench
 from vidbench.benchmarks.fourd.options import find_options, find_question
+from vidbench.core import records
 from vidbench.core.errors import DataError
 from vidbench.registry import get_task
 from vidbench.tasks.problems import Problem
@@ -277,8 +278,8 @@ def test_repeated_ids_keep_the_last_record_at_the_first_place(
     its last readable record, at its first record's place."""
     first, second, third = (f"{i:032x}_motion" for i in (1, 2, 3))
     data = _with_repeats(tmp_path)
-    for hash_mask in (fourd_bench._HASH_MASK, 0):
-        monkeypatch.setattr(fourd_bench, "_HASH_MASK", hash_mask)
+    for hash_mask in (records._HASH_MASK, 0):
+        monkeypatch.setattr(records, "_HASH_MASK", hash_mask)
         loaded = fourd_bench.load_qa(data)
         assert [(s.id, s.answer) for s in loaded.items] == [
             (first, "D"),

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
 from typing import Literal, TypeVar
+
+import numpy
 
 from vidbench.core.files import Json
 
@@ -63,3 +66,22 @@ def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
     remaining = iter(items)
     while batch := list(islice(remaining, size)):
         yield batch
+
+
+_HASH_MASK = (1 << 64) - 1  # hash() as an unsigned 64-bit number, for array("Q")
+
+
+def key_hash(key: str) -> int:
+    """`key`'s 64-bit hash, as `repeated_hashes` keeps it."""
+    return hash(key) & _HASH_MASK
+
+
+def repeated_hashes(keys: Iterable[str]) -> set[int]:
+    """The hashes (`key_hash`) that more than one of `keys` has: every key that repeats has one
+    (and, rarely, a key whose hash another key shares: the caller's second pass, over just the
+    records with these hashes, sorts that out). What it holds while it reads is 8 bytes a key,
+    in an array, not a set of the keys: a loader that streams 100,000 records finds its
+    repeated ids so."""
+    hashes = array("Q", (key_hash(key) for key in keys))
+    values, counts = numpy.unique(numpy.frombuffer(hashes, dtype=numpy.uint64), return_counts=True)
+    return set(values[counts > 1].tolist())

@@ -13,6 +13,7 @@ the ID and what is wrong; they never stop a load.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from urllib.parse import parse_qs, urlparse
 
 from vidbench.core.errors import DataError
 from vidbench.core.files import json_lines
-from vidbench.core.records import MediaRef, Sample
+from vidbench.core.records import MediaRef, Sample, key_hash, repeated_hashes
 from vidbench.scoring.rule_judge import ANSWER_MARKER
 from vidbench.tasks.problems import Loaded, Problem
 
@@ -194,28 +195,71 @@ def _sample(row: RulesLine, data_dir: Path) -> Sample:
     )
 
 
-def load(data: Path) -> Loaded[Sample]:
-    """Every instance of a rules file; bad rows and repeated IDs become problems."""
+def iter_instances(data: Path) -> Iterator[Sample | Problem]:
+    """The instances of a rules file one at a time, in file order, each bad row's problem in
+    its place; a repeated ID keeps its last row, at its first row's place, and each later copy
+    is a problem (as a dict by ID keeps it). What is held is a row (plus the samples of IDs
+    that repeat, and 8 bytes a row to find those: `repeated_hashes`), so a run over a large
+    rules file holds a batch of its samples, never all. DataError here when there is no rules
+    file."""
     path = resolve_rules(data)
-    rows, problems = read_rows(path)
-    samples: dict[str, Sample] = {}
-    lines: dict[str, int] = {}
-    for row in rows:
+    return _instances(path)
+
+
+def _instances(path: Path) -> Iterator[Sample | Problem]:
+    repeated, last = _repeated_ids(path)
+    seen: dict[str, int] = {}  # the rows of repeated IDs read so far
+    for row, made in _rows(path):
+        if isinstance(made, Problem):
+            yield made
+            continue
+        copies = repeated.get(made.id)
+        if copies is None:
+            yield made
+            continue
+        seen[made.id] = seen.get(made.id, 0) + 1
+        if seen[made.id] == 1:
+            yield last[made.id]
+        else:
+            yield Problem(
+                made.id,
+                path,
+                f"line {row.line}: duplicate ID (also line {copies[seen[made.id] - 2]}); the last "
+                "is used, as a dict by ID keeps it",
+            )
+
+
+def _rows(path: Path) -> Iterator[tuple[RulesLine, Sample | Problem]]:
+    """Each row of the rules file as a sample, or the problem that it is."""
+    for line in json_lines(path):
+        row = RulesLine(line.number, line.value)
+        if line.error is not None:
+            yield row, Problem(f"line {line.number}", path, line.error)
+            continue
         try:
-            sample = _sample(row, path.parent)
+            yield row, _sample(row, path.parent)
         except DataError as e:
             where = "" if row.name == f"line {row.line}" else f"line {row.line}: "
-            problems.append(Problem(row.name, path, f"{where}{e}"))
-            continue
-        if sample.id in samples:
-            problems.append(
-                Problem(
-                    sample.id,
-                    path,
-                    f"line {row.line}: duplicate ID (also line {lines[sample.id]}); the last is "
-                    "used, as a dict by ID keeps it",
-                )
-            )
-        samples[sample.id] = sample
-        lines[sample.id] = row.line
-    return Loaded(list(samples.values()), problems)
+            yield row, Problem(row.name, path, f"{where}{e}")
+
+
+def _repeated_ids(path: Path) -> tuple[dict[str, list[int]], dict[str, Sample]]:
+    """The IDs that more than one good row has, with the lines of their rows, and each one's
+    last row's sample; read without holding the rows (8 bytes a row, then, only when two
+    hashes are equal, a second pass holding just the rows whose ID has a repeated hash)."""
+    hashes = repeated_hashes(made.id for _, made in _rows(path) if isinstance(made, Sample))
+    lines: dict[str, list[int]] = {}
+    last: dict[str, Sample] = {}
+    if hashes:
+        for row, made in _rows(path):
+            if isinstance(made, Sample) and key_hash(made.id) in hashes:
+                lines.setdefault(made.id, []).append(row.line)
+                last[made.id] = made
+    ids = {key: where for key, where in lines.items() if len(where) > 1}
+    return ids, {key: last[key] for key in ids}
+
+
+def load(data: Path) -> Loaded[Sample]:
+    """Every instance of a rules file (`iter_instances`, all at once); bad rows and repeated IDs
+    become problems."""
+    return Loaded.gathered(iter_instances(data))

@@ -11,7 +11,7 @@ to a square for models that center-crop. The open-ended answer is stored; the ru
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from pydantic import JsonValue
@@ -29,7 +29,7 @@ from vidbench.scoring.model_call import CallResult, ModelCall
 from vidbench.scoring.outcome import NO_ANSWER, SampleScore
 from vidbench.scoring.rule_judge import Judgment
 from vidbench.tasks.base import SharedAnswersTask, Task
-from vidbench.tasks.problems import Loaded
+from vidbench.tasks.problems import Loaded, Problem
 from vidbench.tasks.registry import TaskEntry, TaskRequest
 from vidbench.tasks.table import Table
 
@@ -92,6 +92,9 @@ class AutoEvalVideo(SharedAnswersTask):
 
     def load(self, data: Path) -> Loaded[Sample]:
         return autoeval_video.load(data)
+
+    def iter_load(self, data: Path) -> Iterator[Sample | Problem]:
+        return autoeval_video.iter_instances(data)
 
     def build_messages(self, sample: Sample, frames: Sequence[Frame]) -> tuple[Message, ...]:
         parts: list[Part] = [frame.image for frame in frames]

@@ -12,12 +12,10 @@ Probe:     <data>/probe.jsonl, optional ({"id": "<uid>_<suffix>", "probe": {...}
 from __future__ import annotations
 
 import dataclasses
-from array import array
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypedDict
 
-import numpy
 from pydantic import JsonValue
 
 from vidbench.benchmarks.fourd.options import (
@@ -29,7 +27,7 @@ from vidbench.benchmarks.fourd.options import (
 from vidbench.benchmarks.fourd.references import read_references
 from vidbench.core.errors import DataError
 from vidbench.core.files import JsonMemberStream, iter_json_members, json_lines
-from vidbench.core.records import MediaRef, Sample
+from vidbench.core.records import MediaRef, Sample, key_hash, repeated_hashes
 from vidbench.tasks.problems import Loaded, Problem
 
 VIEWS_PER_OBJECT = 24  # cameras on the ring around each object, view ids 0..23
@@ -106,23 +104,16 @@ def _repeated_ids(path: Path) -> tuple[dict[str, list[int]], dict[str, JsonValue
     just the records whose id has a repeated hash (a collision of two ids is sorted out there).
     Last: the file's own problems (around its records), found by the first pass."""
     first_pass = _qa_members(path)
-    readable = (m for m in first_pass.members if m.error is None)
-    hashes = array("Q", (hash(m.key) & _HASH_MASK for m in readable))
-    values, counts = numpy.unique(numpy.frombuffer(hashes, dtype=numpy.uint64), return_counts=True)
-    repeated_hashes = set(values[counts > 1].tolist())
-    del hashes, values, counts
+    repeated = repeated_hashes(str(m.key) for m in first_pass.members if m.error is None)
     positions: dict[str, list[int]] = {}
     last: dict[str, JsonValue] = {}
-    if repeated_hashes:
+    if repeated:
         for member in _qa_members(path).members:
-            if member.error is None and hash(member.key) & _HASH_MASK in repeated_hashes:
+            if member.error is None and key_hash(str(member.key)) in repeated:
                 positions.setdefault(str(member.key), []).append(member.index)
                 last[str(member.key)] = member.value
-    repeated = {key: where for key, where in positions.items() if len(where) > 1}
-    return repeated, {key: last[key] for key in repeated}, first_pass.problems
-
-
-_HASH_MASK = (1 << 64) - 1  # hash() as an unsigned 64-bit number, for array("Q")
+    ids = {key: where for key, where in positions.items() if len(where) > 1}
+    return ids, {key: last[key] for key in ids}, first_pass.problems
 
 
 def _qa_members(path: Path) -> JsonMemberStream:
