@@ -200,3 +200,26 @@ def test_a_stream_of_calls_is_built_as_it_is_asked(tmp_path: Path) -> None:
         assert sum(judge.calls.values()) == n + 2 * unreadable  # nothing asked twice
     finally:
         store.close()
+
+
+def test_a_failed_prompt_is_sent_once_however_far_apart_its_copies_come(tmp_path: Path) -> None:
+    """Two workers and 12 calls whose first and last share a prompt the judge fails: by the time
+    the last is taken, nobody waits on the first any more; it gets the first one's failure,
+    not a second send (what is sent does not depend on how the stream is spaced)."""
+    script: dict[str, list[str | None]] = {f"i{n}": ["1"] for n in range(12)}
+    script["i0"] = [None]
+    judge = ScriptedJudge(script)
+    calls = [
+        ModelCall(f"i{n}", (user("judge the same" if n in (0, 11) else f"judge {n}"),), "v1",
+                  _parse_digit)
+        for n in range(12)
+    ]  # fmt: skip
+    store = Store(tmp_path)
+    try:
+        verdicts = asyncio.run(ask_all(judge, calls, store, concurrency=2))
+        assert judge.calls == Counter({f"i{n}": 1 for n in range(11)})  # i11 never sent
+        assert (verdicts["i0"].status, verdicts["i11"].status) == ("error", "error")
+        assert verdicts["i11"].error == "HTTP 503 after 6 retries" and verdicts["i11"].asked == 0
+        assert {f.sample_id for f in store.all_failures()} == {"i0", "i11"}
+    finally:
+        store.close()

@@ -28,19 +28,30 @@ class Flight:
 
 class SingleFlight:
     """Hand-written because functools' caches do not merge concurrent misses of coroutines and
-    the result lives in the store, not in memory."""
+    the result lives in the store, not in memory.
+
+    A key whose call failed keeps its failure for as long as this object lives (one stage's
+    calls): an identical call made later, when nobody waits on the first any more, gets the
+    same failure rather than sending the call again, so what is sent does not depend on how far
+    apart identical calls come (the calls of a stream are taken a few at a time). A new object
+    (the next stage's, the next run's) asks again."""
 
     def __init__(self) -> None:
         self._flights: dict[Hashable, Flight] = {}
+        self._failed: dict[Hashable, tuple[str, str]] = {}  # the failed keys only
 
     @asynccontextmanager
     async def hold(self, key: Hashable) -> AsyncIterator[Flight]:
-        flight = self._flights.setdefault(key, Flight())
+        flight = self._flights.get(key)
+        if flight is None:
+            flight = self._flights[key] = Flight(failure=self._failed.get(key))
         flight.waiting += 1
         try:
             async with flight.lock:
                 yield flight
         finally:
             flight.waiting -= 1
-            if flight.waiting == 0:  # nobody waits: a later call (the next run's) asks again
+            if flight.failure is not None:
+                self._failed[key] = flight.failure
+            if flight.waiting == 0:  # nobody waits: the flight goes, a failure stays
                 del self._flights[key]

@@ -11,7 +11,8 @@ attempt that failed and was tried again is recorded there too (status `retried`)
 `allow_calls=False` (the score stage) nothing is sent: results come from the store, are `error`
 (with the message) when the last call failed, or `missing`. Identical calls (the same
 key) in flight at once are merged: one is sent, the others wait for it and read its stored
-reply (or share its failure), so what is sent does not depend on timing.
+reply (or share its failure; a failed key keeps its failure for the rest of the call, so a
+later identical call is not sent either), so what is sent does not depend on timing.
 """
 
 from __future__ import annotations
