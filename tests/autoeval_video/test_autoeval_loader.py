@@ -98,6 +98,11 @@ def test_malformed_rows_are_named_and_the_rest_loads(tmp_path: Path) -> None:
     assert all(p.path == path for p in loaded.problems)
 
 
+def _alive_samples() -> int:
+    gc.collect()
+    return sum(1 for o in gc.get_objects() if type(o) is Sample)
+
+
 def test_a_streamed_rules_file_keeps_a_dicts_answer_and_holds_few_samples(tmp_path: Path) -> None:
     """3,000 rows, 600 of them copies of another row's ID (some copies broken): the stream gives
     what a dict by ID gives (each ID at its first good row's place, with its last good row) and
@@ -117,13 +122,13 @@ def test_a_streamed_rules_file_keeps_a_dicts_answer_and_holds_few_samples(tmp_pa
         lines.append(row)
     path = write_jsonl(tmp_path / av.RULES_FILE, lines)
     repeated = sum(1 for where in lines_of.values() if len(where) > 1)
+    before = _alive_samples()  # other tests' samples may still be alive in this process
     alive = []
     items = []
     for n, item in enumerate(av.iter_instances(tmp_path)):
         items.append((item.id, item.question) if isinstance(item, Sample) else item)
         if n % 500 == 0:
-            gc.collect()
-            alive.append(sum(1 for o in gc.get_objects() if type(o) is Sample))
+            alive.append(_alive_samples() - before)
     samples = [i for i in items if isinstance(i, tuple)]
     assert samples == list(expected.items())
     copies = [
