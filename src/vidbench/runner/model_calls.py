@@ -20,7 +20,8 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypedDict, TypeVar
@@ -78,11 +79,10 @@ async def _ask_one(
     store: Store,
     max_attempts: int,
     allow_calls: bool,
-    merged: SingleFlight | None = None,
+    merged: SingleFlight,
 ) -> CallResult[Value]:
     reply: str | None = None
     asked = 0
-    merged = merged or SingleFlight()
     for attempt in range(max_attempts):
         key = call_key(model, call, attempt)
         async with merged.hold(key) as flight:  # an identical call in flight: wait for it
@@ -171,19 +171,38 @@ async def ask_each(
     max_attempts: int = DEFAULT_ATTEMPTS,
     concurrency: int = 16,
     allow_calls: bool = True,
+    show_progress: bool = False,
+    label: str = "judge",
+    total: int | None = None,
 ) -> None:
-    """Every call asked (stored replies reused), each result given to `done` as it comes.
+    """Every call asked (stored replies reused), each result given to `done` as it comes, on a
+    progress bar named by `label` (judge, generate, validate, ...) out of `total`.
     `concurrency` workers take the next call from `calls` when theirs is answered, so a
     generator of calls is built as it is asked: at most `concurrency` calls are held at once,
     however many there are."""
     merged = SingleFlight()  # identical calls at once: one is sent
     source = iter(calls)  # shared by the workers; one event loop, so never read at once
+    with progress_bar(disable=not show_progress) as progress:
+        bar = progress.add_task(f"{label} · {model.spec}", total=total)
 
-    async def worker() -> None:
-        for call in source:
-            done(await _ask_one(model, call, store, max_attempts, allow_calls, merged))
+        async def worker() -> None:
+            for call in source:
+                done(await _ask_one(model, call, store, max_attempts, allow_calls, merged))
+                progress.advance(bar)
 
-    await asyncio.gather(*(worker() for _ in range(max(1, concurrency))))
+        await asyncio.gather(*(worker() for _ in range(max(1, concurrency))))
+
+
+@asynccontextmanager
+async def _opened(model: Model, allow_calls: bool) -> AsyncIterator[None]:
+    """The model's start check (server reachable, key accepted) unless nothing may be sent,
+    and the model closed after."""
+    if allow_calls:
+        await model.start()
+    try:
+        yield
+    finally:
+        await model.aclose()
 
 
 async def ask_all(
@@ -203,22 +222,22 @@ async def ask_all(
     if len(set(items)) != len(items):
         raise ValueError("model calls must have unique items")
     results: dict[str, CallResult[Value]] = {}
-    with progress_bar(disable=not show_progress) as progress:
-        bar = progress.add_task(f"{label} · {model.spec}", total=len(calls))
 
-        def done(result: CallResult[Value]) -> None:
-            results[result.item] = result
-            progress.advance(bar)
+    def done(result: CallResult[Value]) -> None:
+        results[result.item] = result
 
-        await ask_each(
-            model,
-            calls,
-            store,
-            done,
-            max_attempts=max_attempts,
-            concurrency=concurrency,
-            allow_calls=allow_calls,
-        )
+    await ask_each(
+        model,
+        calls,
+        store,
+        done,
+        max_attempts=max_attempts,
+        concurrency=concurrency,
+        allow_calls=allow_calls,
+        show_progress=show_progress,
+        label=label,
+        total=len(calls),
+    )
     return results
 
 
@@ -238,12 +257,8 @@ def ask_model(
     async def go() -> dict[str, CallResult[Value]]:
         if not calls:
             return {}
-        if allow_calls:
-            await model.start()
-        try:
+        async with _opened(model, allow_calls):
             return await ask_all(model, calls, store, allow_calls=allow_calls, **options)
-        finally:
-            await model.aclose()
 
     return asyncio.run(go())
 
@@ -270,25 +285,18 @@ def ask_streamed(
         if first is None:
             return
         total = sum(1 for _ in calls()) if show_progress else None
-        await model.start()
-        try:
-            with progress_bar(disable=not show_progress) as progress:
-                bar = progress.add_task(f"{label} · {model.spec}", total=total)
-
-                def done(result: CallResult[object]) -> None:
-                    tally.add(result)
-                    progress.advance(bar)
-
-                await ask_each(
-                    model,
-                    itertools.chain([first], source),
-                    store,
-                    done,
-                    max_attempts=max_attempts,
-                    concurrency=concurrency,
-                )
-        finally:
-            await model.aclose()
+        async with _opened(model, allow_calls=True):
+            await ask_each(
+                model,
+                itertools.chain([first], source),
+                store,
+                tally.add,
+                max_attempts=max_attempts,
+                concurrency=concurrency,
+                show_progress=show_progress,
+                label=label,
+                total=total,
+            )
 
     asyncio.run(go())
     return tally
