@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -58,6 +58,7 @@ class Sample:
 
 
 T = TypeVar("T")
+V = TypeVar("V")  # a record, as a loader reads it
 
 
 def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
@@ -78,10 +79,30 @@ def key_hash(key: str) -> int:
 
 def repeated_hashes(keys: Iterable[str]) -> set[int]:
     """The hashes (`key_hash`) that more than one of `keys` has: every key that repeats has one
-    (and, rarely, a key whose hash another key shares: the caller's second pass, over just the
-    records with these hashes, sorts that out). What it holds while it reads is 8 bytes a key,
-    in an array, not a set of the keys: a loader that streams 100,000 records finds its
-    repeated ids so."""
+    (and, rarely, a key whose hash another key shares: `repeated_records`' second pass, over
+    just the records with these hashes, sorts that out). What it holds while it reads is 8
+    bytes a key, in an array, not a set of the keys."""
     hashes = array("Q", (key_hash(key) for key in keys))
     values, counts = numpy.unique(numpy.frombuffer(hashes, dtype=numpy.uint64), return_counts=True)
     return set(values[counts > 1].tolist())
+
+
+def repeated_records(
+    first: Iterable[tuple[str, int, V]], again: Callable[[], Iterable[tuple[str, int, V]]]
+) -> tuple[dict[str, list[int]], dict[str, V]]:
+    """The keys that more than one record has, each with its records' positions, and each
+    one's last record (a repeated key keeps it, as a dict does). `first` and `again()` give
+    the same (key, position, record) of each usable record of a file, read twice: so a loader
+    that streams 100,000 records finds its repeated ids without holding them (8 bytes a record,
+    `repeated_hashes`); only when two hashes are equal is `again()` read, holding just the
+    records whose key has a repeated hash."""
+    hashes = repeated_hashes(key for key, _, _ in first)
+    positions: dict[str, list[int]] = {}
+    last: dict[str, V] = {}
+    if hashes:
+        for key, position, record in again():
+            if key_hash(key) in hashes:
+                positions.setdefault(key, []).append(position)
+                last[key] = record
+    keys = {key: where for key, where in positions.items() if len(where) > 1}
+    return keys, {key: last[key] for key in keys}

@@ -21,7 +21,7 @@ from urllib.parse import parse_qs, urlparse
 
 from vidbench.core.errors import DataError
 from vidbench.core.files import json_lines
-from vidbench.core.records import MediaRef, Sample, key_hash, repeated_hashes
+from vidbench.core.records import MediaRef, Sample, repeated_records
 from vidbench.scoring.rule_judge import ANSWER_MARKER
 from vidbench.tasks.problems import Loaded, Problem
 
@@ -199,7 +199,7 @@ def iter_instances(data: Path) -> Iterator[Sample | Problem]:
     """The instances of a rules file one at a time, in file order, each bad row's problem in
     its place; a repeated ID keeps its last row, at its first row's place, and each later copy
     is a problem (as a dict by ID keeps it). What is held is a row (plus the samples of IDs
-    that repeat, and 8 bytes a row to find those: `repeated_hashes`), so a run over a large
+    that repeat, and 8 bytes a row to find those: `repeated_records`), so a run over a large
     rules file holds a batch of its samples, never all. DataError here when there is no rules
     file."""
     path = resolve_rules(data)
@@ -245,18 +245,12 @@ def _rows(path: Path) -> Iterator[tuple[RulesLine, Sample | Problem]]:
 
 def _repeated_ids(path: Path) -> tuple[dict[str, list[int]], dict[str, Sample]]:
     """The IDs that more than one good row has, with the lines of their rows, and each one's
-    last row's sample; read without holding the rows (8 bytes a row, then, only when two
-    hashes are equal, a second pass holding just the rows whose ID has a repeated hash)."""
-    hashes = repeated_hashes(made.id for _, made in _rows(path) if isinstance(made, Sample))
-    lines: dict[str, list[int]] = {}
-    last: dict[str, Sample] = {}
-    if hashes:
-        for row, made in _rows(path):
-            if isinstance(made, Sample) and key_hash(made.id) in hashes:
-                lines.setdefault(made.id, []).append(row.line)
-                last[made.id] = made
-    ids = {key: where for key, where in lines.items() if len(where) > 1}
-    return ids, {key: last[key] for key in ids}
+    last row's sample (`repeated_records`: read without holding the rows)."""
+    return repeated_records(_good_rows(path), lambda: _good_rows(path))
+
+
+def _good_rows(path: Path) -> Iterator[tuple[str, int, Sample]]:
+    return ((made.id, row.line, made) for row, made in _rows(path) if isinstance(made, Sample))
 
 
 def load(data: Path) -> Loaded[Sample]:

@@ -27,7 +27,7 @@ from vidbench.benchmarks.fourd.options import (
 from vidbench.benchmarks.fourd.references import read_references
 from vidbench.core.errors import DataError
 from vidbench.core.files import JsonMemberStream, iter_json_members, json_lines
-from vidbench.core.records import MediaRef, Sample, key_hash, repeated_hashes
+from vidbench.core.records import MediaRef, Sample, repeated_records
 from vidbench.tasks.problems import Loaded, Problem
 
 VIEWS_PER_OBJECT = 24  # cameras on the ring around each object, view ids 0..23
@@ -97,23 +97,16 @@ def resolve_data_dir(path: Path, annotation_file: str) -> Path:
 
 def _repeated_ids(path: Path) -> tuple[dict[str, list[int]], dict[str, JsonValue], list[str]]:
     """The question ids that more than one readable record of 4d_qa.json has: each with the
-    indices of its records and the last record (a repeated id keeps it, as json.load does).
-
-    Read without holding the records: a first pass keeps one 8-byte hash of each id (in an
-    array, not a set: 8 bytes a record); only when two are equal is the file read again, holding
-    just the records whose id has a repeated hash (a collision of two ids is sorted out there).
-    Last: the file's own problems (around its records), found by the first pass."""
+    indices of its records and the last record (a repeated id keeps it, as json.load does),
+    read without holding the records (`repeated_records`). Last: the file's own problems
+    (around its records), found by the first pass."""
     first_pass = _qa_members(path)
-    repeated = repeated_hashes(str(m.key) for m in first_pass.members if m.error is None)
-    positions: dict[str, list[int]] = {}
-    last: dict[str, JsonValue] = {}
-    if repeated:
-        for member in _qa_members(path).members:
-            if member.error is None and key_hash(str(member.key)) in repeated:
-                positions.setdefault(str(member.key), []).append(member.index)
-                last[str(member.key)] = member.value
-    ids = {key: where for key, where in positions.items() if len(where) > 1}
-    return ids, {key: last[key] for key in ids}, first_pass.problems
+    ids, last = repeated_records(_readable(first_pass), lambda: _readable(_qa_members(path)))
+    return ids, last, first_pass.problems
+
+
+def _readable(read: JsonMemberStream) -> Iterator[tuple[str, int, JsonValue]]:
+    return ((str(m.key), m.index, m.value) for m in read.members if m.error is None)
 
 
 def _qa_members(path: Path) -> JsonMemberStream:
