@@ -40,6 +40,8 @@ _EXPORTS = {
     "TaskRequest": "vidbench.tasks.registry",
     "no_other_modifiers": "vidbench.tasks.registry",
     "Table": "vidbench.tasks.table",
+    "ResultsTally": "vidbench.tasks.tally",
+    "ColumnTally": "vidbench.tasks.tally",
     "Loaded": "vidbench.tasks.problems",
     "Problem": "vidbench.tasks.problems",
     "Sample": "vidbench.core.records",
@@ -119,3 +121,4 @@ if TYPE_CHECKING:  # what a type checker and an editor see; at run time __getatt
     from vidbench.tasks.problems import Loaded, Problem
     from vidbench.tasks.registry import TaskEntry, TaskRequest, no_other_modifiers
     from vidbench.tasks.table import Table
+    from vidbench.tasks.tally import ColumnTally, ResultsTally

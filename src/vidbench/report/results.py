@@ -6,7 +6,6 @@ from __future__ import annotations
 import platform
 import subprocess
 import time
-from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from importlib import metadata
@@ -19,6 +18,7 @@ from vidbench.core.records import batched
 from vidbench.report.schema import SCHEMA_VERSION, Results, SampleRow
 from vidbench.scoring.stats import bootstrap_ci, mean_percent
 from vidbench.tasks.base import Task
+from vidbench.tasks.tally import ColumnTally
 
 _PACKAGES = ("vidbench", "av", "numpy", "pillow")
 
@@ -54,20 +54,20 @@ ROW_BATCH = 1000
 
 
 def needs_whole_set(task: Task) -> bool:
-    """Whether the task's results need every scored row at once (its own corpus columns or
-    results fields, e.g. corpus BLEU or chance levels); otherwise each column's values are
-    gathered batch by batch and no row is kept."""
+    """Whether the task's results need every scored row at once (its own corpus columns, e.g.
+    corpus BLEU, or results fields from `extra_results` rather than a `results_tally`);
+    otherwise each column's values are gathered batch by batch and no row is kept."""
     kind = type(task)
-    return kind.corpus_columns is not Task.corpus_columns or (
-        kind.extra_results is not Task.extra_results
-    )
+    whole_extra = kind.extra_results is not Task.extra_results and task.results_tally() is None
+    return kind.corpus_columns is not Task.corpus_columns or whole_extra
 
 
 class RowTally:
     """What results.json needs of the rows, gathered a batch at a time: the counts, the failed
-    rows, and each column's values (8 bytes a value); the scored rows themselves only for a task
-    that `needs_whole_set`. A column's values come out in the rows' order, as
-    `task.column_values` over all rows at once gives them (it reads each row on its own)."""
+    rows, each column's values (8 bytes a value) and the task's own fields (its
+    `results_tally`); the scored rows themselves only for a task that `needs_whole_set`. A
+    column's values come out in the rows' order, as `task.column_values` over all rows at once
+    gives them (it reads each row on its own)."""
 
     def __init__(self, task: Task) -> None:
         self.task = task
@@ -76,12 +76,9 @@ class RowTally:
         self.unparsed = 0
         self.failed: list[SampleRow] = []
         self.scored: list[SampleRow] | None = [] if needs_whole_set(task) else None
-        self._values: dict[str, array[float]] = {}
-        self._add_values([])  # the columns a task always has, in its order
-
-    def _add_values(self, scored: Sequence[SampleRow]) -> None:
-        for column, values in self.task.column_values(scored).items():
-            self._values.setdefault(column, array("d")).extend(values)
+        self.extra = None if self.scored is not None else task.results_tally()
+        self._columns = ColumnTally()
+        self._columns.add(task.column_values([]))  # the columns a task always has, in its order
 
     def add(self, rows: Sequence[SampleRow]) -> None:
         scored = [row for row in rows if not row.failed]
@@ -89,10 +86,12 @@ class RowTally:
         self.n_scored += len(scored)
         self.unparsed += sum(1 for row in scored if row.unparsed)
         self.failed += [row for row in rows if row.failed]
-        if self.scored is None:
-            self._add_values(scored)
-        else:
+        if self.scored is not None:
             self.scored += scored
+            return
+        self._columns.add(self.task.column_values(scored))
+        if self.extra is not None:
+            self.extra.add(scored)
 
     def passing(self, rows: Iterable[SampleRow]) -> Iterator[SampleRow]:
         """`rows`, each handed on as it comes and tallied ROW_BATCH at a time (so the score
@@ -108,8 +107,15 @@ class RowTally:
 
     def values(self) -> Mapping[str, Sequence[float]]:
         if self.scored is None:
-            return self._values
+            return self._columns.values
         return self.task.column_values(self.scored)
+
+    def extra_fields(self, values: Mapping[str, Sequence[float]]) -> Mapping[str, Json]:
+        """The task's own results fields: from its tally, or its `extra_results` over every
+        row."""
+        if self.extra is not None:
+            return self.extra.fields(values)
+        return self.task.extra_results(self.scored) if self.scored is not None else {}
 
 
 def build_results(
@@ -166,7 +172,7 @@ def build_results(
             "versions": versions(),
             "git_commit": git_commit(),
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            **(task.extra_results(scored) if tally.scored is not None else {}),
+            **tally.extra_fields(values),
             **(extra or {}),
         }
     )

@@ -134,12 +134,13 @@ A task's `score(sample, reply, verdicts)` returns one `SampleScore`
 (`vidbench.scoring.outcome.SampleScore`) per answered sample, and `score_all` one per item; a
 scorer that returns anything else (a dict, say) stops the score stage with an error naming the
 task. The score stage writes each score into the sample's row, beside the fields above, and
-`column_values`, `corpus_columns` and `extra_results` get the scores back (the rows, read from
-`samples.jsonl`). `view`, `report`, `analyze`, `compare`, `export` and `figures` read only these
-typed fields: `outcome` decides how a sample counts (a right/wrong column's value is 1 for
-`correct`, 0 for `wrong`, and the sample is left out when `unscored`), `parsed` and `gold` are
-shown and compared, `groups` name the groups a sample counts in (the HTML report groups samples by
-the first of them), and `metrics` and `details` are shown as they are.
+`column_values`, `corpus_columns`, a `results_tally` (a batch at a time) or `extra_results`
+get the scores back (the rows, read from `samples.jsonl`). `view`, `report`, `analyze`,
+`compare`, `export` and `figures` read only these typed fields: `outcome` decides how a sample
+counts (a right/wrong column's value is 1 for `correct`, 0 for `wrong`, and the sample is left
+out when `unscored`), `parsed` and `gold` are shown and compared, `groups` name the groups a
+sample counts in (the HTML report groups samples by the first of them), and `metrics` and
+`details` are shown as they are.
 """
 
 

@@ -16,6 +16,7 @@ from vidbench.scoring.model_call import CallResult, ModelCall
 from vidbench.scoring.outcome import SampleScore
 from vidbench.tasks.problems import Loaded, Problem
 from vidbench.tasks.table import Table
+from vidbench.tasks.tally import ResultsTally
 
 
 class Task(ABC):
@@ -100,9 +101,22 @@ class Task(ABC):
         scaled; no confidence interval), e.g. corpus BLEU."""
         return {}
 
+    def results_tally(self) -> ResultsTally | None:
+        """Task-specific fields for results.json (e.g. chance levels, counts), gathered a batch
+        of scores at a time (tasks/tally.py): a run of any size then holds none of its rows.
+        None by default: `extra_results` gives them."""
+        return None
+
     def extra_results(self, scores: Sequence[SampleScore]) -> Mapping[str, Json]:
-        """Task-specific fields for results.json (e.g. chance levels, column groups)."""
-        return {}
+        """Task-specific fields for results.json from every scored row at once. A task may
+        override this instead of `results_tally` (simpler to write, but the report then holds
+        all its rows, as for `corpus_columns`). By default: the `results_tally`'s fields over
+        `scores` (none without one)."""
+        tally = self.results_tally()
+        if tally is None:
+            return {}
+        tally.add(scores)
+        return tally.fields(self.column_values(scores))
 
     def settings(self) -> Mapping[str, Json]:
         """What identifies this task's prompts and scoring in the store and in results."""

@@ -188,7 +188,7 @@ def column_values(scores: Sequence[SampleScore]) -> dict[str, list[float]]:
     return values
 
 
-def summary(scores: Sequence[SampleScore]) -> dict[str, JsonValue]:
+def summary(scores: Sequence[SampleScore]) -> dict[str, int]:
     """The counts behind the denominators (scores of answers that could not be judged at all,
     e.g. bad input, are not part of any count here)."""
     scored = [s for s in scores if s.status != "data"]

@@ -11,6 +11,7 @@ to a square for models that center-crop. The open-ended answer is stored; the ru
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
@@ -32,6 +33,7 @@ from vidbench.tasks.base import SharedAnswersTask, Task
 from vidbench.tasks.problems import Loaded, Problem
 from vidbench.tasks.registry import TaskEntry, TaskRequest
 from vidbench.tasks.table import Table
+from vidbench.tasks.tally import ResultsTally
 
 FRAME_VARIANTS = (
     "frames-8",
@@ -138,12 +140,26 @@ class AutoEvalVideo(SharedAnswersTask):
     def column_values(self, scores: Sequence[SampleScore]) -> dict[str, list[float]]:
         return rules.column_values(scores)
 
-    def extra_results(self, scores: Sequence[SampleScore]) -> dict[str, JsonValue]:
-        """The judge protocol and prompt, and the counts behind the denominators."""
+    def results_tally(self) -> AutoEvalTally:
+        return AutoEvalTally(self)
+
+
+class AutoEvalTally(ResultsTally):
+    """The judge protocol and prompt, and the counts behind the denominators (rules.summary,
+    added up a batch of scores at a time)."""
+
+    def __init__(self, task: AutoEvalVideo) -> None:
+        self.task = task
+        self.counts = Counter(rules.summary([]))  # every count, 0 until a score adds to it
+
+    def add(self, scores: Sequence[SampleScore]) -> None:
+        self.counts.update(rules.summary(scores))
+
+    def fields(self, values: Mapping[str, Sequence[float]]) -> dict[str, JsonValue]:
         return {
-            "judge_prompt": self.prompt.kind,
-            "judge_protocol": self.judge_protocol.as_dict(),
-            **rules.summary(scores),
+            "judge_prompt": self.task.prompt.kind,
+            "judge_protocol": self.task.judge_protocol.as_dict(),
+            **self.counts,
         }
 
 

@@ -25,6 +25,7 @@ from vidbench.scoring.outcome import NO_GOLD, Outcome, SampleScore, graded, verd
 from vidbench.scoring.rule_judge import Judgment
 from vidbench.tasks.base import Task
 from vidbench.tasks.problems import Loaded
+from vidbench.tasks.tally import ColumnTally, ResultsTally
 
 # An unreadable reply the spec leaves out of the denominators (`unparsed = "drop"`).
 LEFT_OUT_UNPARSED = Outcome(kind="unscored", reason="unparsed")
@@ -149,26 +150,43 @@ class DeclaredTask(Task):
     def column_values(self, scores: Sequence[SampleScore]) -> dict[str, list[float]]:
         return column_values(scores, self.spec.groups)
 
-    def extra_results(self, scores: Sequence[SampleScore]) -> dict[str, JsonValue]:
-        """How it was scored, and (multiple choice) the random-choice baseline's expected
-        accuracy per column."""
+    def results_tally(self) -> DeclaredTally:
+        return DeclaredTally(self)
+
+
+class DeclaredTally(ResultsTally):
+    """How a declared benchmark was scored, and (multiple choice) the random-choice baseline's
+    expected accuracy per column, counted a batch of scores at a time."""
+
+    def __init__(self, task: DeclaredTask) -> None:
+        self.task = task
+        self.no_gold = 0
+        self.not_counted = 0
+        self.chance = ColumnTally()
+
+    def add(self, scores: Sequence[SampleScore]) -> None:
+        spec = self.task.spec
+        self.no_gold += sum(1 for s in scores if s.outcome == NO_GOLD)
+        self.not_counted += sum(1 for s in scores if s.outcome == LEFT_OUT_UNPARSED)
+        if spec.multiple_choice:
+            self.chance.add(column_values(scores, spec.groups, lambda s: s.metrics.get(CHANCE)))
+
+    def fields(self, values: Mapping[str, Sequence[float]]) -> dict[str, JsonValue]:
+        spec = self.task.spec
         extra: dict[str, JsonValue] = {
-            "benchmark": {"name": self.spec.name, "title": self.spec.title, "kind": self.spec.kind}
+            "benchmark": {"name": spec.name, "title": spec.title, "kind": spec.kind}
         }
-        no_gold = sum(1 for s in scores if s.outcome == NO_GOLD)
-        if not self.spec.multiple_choice:
-            return extra | {"scoring": {"method": self.spec.scoring, "no_gold": no_gold}}
-        values = self.column_values(scores)
-        chance = column_values(scores, self.spec.groups, value=lambda s: s.metrics.get(CHANCE))
+        if not spec.multiple_choice:
+            return extra | {"scoring": {"method": spec.scoring, "no_gold": self.no_gold}}
         return extra | {
             "scoring": {
-                "parser": self.parser,
-                "unparsed": self.spec.unparsed,
-                "not_counted": sum(1 for s in scores if s.outcome == LEFT_OUT_UNPARSED),
-                "no_gold": no_gold,
+                "parser": self.task.parser,
+                "unparsed": spec.unparsed,
+                "not_counted": self.not_counted,
+                "no_gold": self.no_gold,
             },
             "chance": {
-                c: round(100 * sum(chance[c]) / len(chance[c]), 2) if chance.get(c) else None
-                for c in self.table.shown_columns(values)
+                c: None if (p := self.chance.percent(c)) is None else round(p, 2)
+                for c in self.task.table.shown_columns(values)
             },
         }

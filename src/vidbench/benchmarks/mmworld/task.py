@@ -20,6 +20,7 @@ set), then, when `human_raters.json` is supplied, Figure 4's difficulty levels.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +44,7 @@ from vidbench.scoring.outcome import SampleScore, graded
 from vidbench.tasks.base import SharedAnswersTask
 from vidbench.tasks.problems import Loaded, Problem
 from vidbench.tasks.table import Table
+from vidbench.tasks.tally import ColumnTally, ResultsTally
 
 SCORING_MODES = ("rule", "judge-all", "judge-fallback")
 DIFFICULTY = ("Easy", "Medium", "Hard", "Expert")  # 3, 2, 1, 0 of 3 raters correct
@@ -207,7 +209,7 @@ class MMWorld(SharedAnswersTask):
         )
 
     # --------------------------------------------------------------------------- aggregation
-    def _values(
+    def values_by_column(
         self, scores: Sequence[SampleScore], value: Callable[[SampleScore], float | None]
     ) -> dict[str, list[float]]:
         values: dict[str, list[float]] = {c: [] for c in self.table.all_columns}
@@ -222,36 +224,53 @@ class MMWorld(SharedAnswersTask):
         return values
 
     def column_values(self, scores: Sequence[SampleScore]) -> dict[str, list[float]]:
-        return self._values(scores, _correct)
+        return self.values_by_column(scores, _correct)
 
-    def extra_results(self, scores: Sequence[SampleScore]) -> dict[str, JsonValue]:
-        """MMWorld's additions to results.json: how it was scored, the columns again (kept for
-        readers of `columns_unrounded`: the columns themselves are unrounded now) and the exact
-        expected accuracy of the random-choice baseline (for the columns shown)."""
-        values = self.column_values(scores)
-        shown = self.table.shown_columns(values)
-        chance = self._values(scores, lambda score: score.metrics.get(CHANCE))
+    def results_tally(self) -> MMWorldTally:
+        return MMWorldTally(self)
+
+
+class MMWorldTally(ResultsTally):
+    """MMWorld's additions to results.json, counted a batch of scores at a time: how it was
+    scored, the columns again (kept for readers of `columns_unrounded`: the columns themselves
+    are unrounded now), the exact expected accuracy of the random-choice baseline (for the
+    columns shown) and Figure 4b's accuracy by discipline and difficulty."""
+
+    def __init__(self, task: MMWorld) -> None:
+        self.task = task
+        self.judged = 0
+        self.judged_yes = 0
+        self.chance = ColumnTally()
+        self.by_difficulty = DifficultyTally()
+
+    def add(self, scores: Sequence[SampleScore]) -> None:
         judged = [s for s in scores if s.details.get("scored_by") == "judge"]
+        self.judged += len(judged)
+        self.judged_yes += sum(1 for s in judged if s.correct)
+        self.chance.add(self.task.values_by_column(scores, lambda score: score.metrics.get(CHANCE)))
+        self.by_difficulty.add(scores)
+
+    def fields(self, values: Mapping[str, Sequence[float]]) -> dict[str, JsonValue]:
+        options = self.task.options
+        shown = self.task.table.shown_columns(values)
         return {
             "scoring": {
-                "mode": self.options.scoring,
-                "answer_parser": self.options.answer_parser,
-                "verdict_parser": self.options.verdict_parser,
-                "judge_input": self.options.judge_input,
-                "prompt": self.options.prompt,
-                "subtitles": self.options.subtitles,
-                "subset": self.options.subset,
-                "judged": len(judged),
-                "judged_yes": sum(1 for s in judged if s.correct),
+                "mode": options.scoring,
+                "answer_parser": options.answer_parser,
+                "verdict_parser": options.verdict_parser,
+                "judge_input": options.judge_input,
+                "prompt": options.prompt,
+                "subtitles": options.subtitles,
+                "subset": options.subset,
+                "judged": self.judged,
+                "judged_yes": self.judged_yes,
             },
             # what Table 3's mean ± std over runs is computed from (report/runs.py)
             "columns_unrounded": {
                 c: 100 * sum(values[c]) / len(values[c]) if values[c] else None for c in shown
             },
-            "chance": {
-                c: 100 * sum(chance[c]) / len(chance[c]) if chance[c] else None for c in shown
-            },
-            "difficulty_by_discipline": difficulty_by_discipline(scores),
+            "chance": {c: self.chance.percent(c) for c in shown},
+            "difficulty_by_discipline": self.by_difficulty.fields(),
         }
 
 
@@ -265,30 +284,37 @@ def flag_columns(score: SampleScore) -> list[str]:
     return [f for f in flags if isinstance(f, str)] if isinstance(flags, list) else []
 
 
-def difficulty_by_discipline(
-    scores: Sequence[SampleScore],
-) -> dict[str, JsonValue]:
+class DifficultyTally:
     """Figure 4b: accuracy (percent) and count per discipline and human difficulty level, for the
-    questions that have rater results (empty when none do)."""
-    cells: dict[str, dict[str, list[float]]] = {}
-    for score in scores:
-        level, discipline, correct = (
-            score.group("difficulty"),
-            score.group("discipline"),
-            score.correct,
-        )
-        if level is None or discipline is None or correct is None:
-            continue
-        cells.setdefault(discipline, {}).setdefault(level, []).append(float(correct))
-    return {
-        discipline: {
-            level: {"accuracy": 100 * sum(v) / len(v), "n": len(v)}
-            for level in DIFFICULTY
-            if (v := by_level.get(level))
-        }
-        for discipline in TABLE3
-        if (by_level := cells.get(discipline))
-    }
+    questions that have rater results (empty when none do), counted a batch at a time."""
+
+    def __init__(self) -> None:
+        self.right: Counter[tuple[str, str]] = Counter()
+        self.asked: Counter[tuple[str, str]] = Counter()
+
+    def add(self, scores: Sequence[SampleScore]) -> None:
+        for score in scores:
+            level, discipline, correct = (
+                score.group("difficulty"),
+                score.group("discipline"),
+                score.correct,
+            )
+            if level is None or discipline is None or correct is None:
+                continue
+            self.asked[discipline, level] += 1
+            self.right[discipline, level] += int(correct)
+
+    def fields(self) -> dict[str, JsonValue]:
+        found: dict[str, JsonValue] = {}
+        for discipline in TABLE3:
+            levels: dict[str, JsonValue] = {
+                level: {"accuracy": 100 * self.right[discipline, level] / n, "n": n}
+                for level in DIFFICULTY
+                if (n := self.asked[discipline, level])
+            }
+            if levels:
+                found[discipline] = levels
+        return found
 
 
 def _short(verdict: CallResult[object]) -> str:
