@@ -9,7 +9,9 @@ picks a distractor by the item's own Dirichlet weights); each answers through
 `blind:predictions:FILE`; then `vidbench audit` reads the runs. Printed, for 5, 10 and 20
 models: precision and recall of each planted flag, the Spearman rank correlation of fitted
 against true difficulty and discrimination, the same for an oracle that knows every true
-ability and slope (the ceiling of any estimator at that many models), and the audit's seconds.
+ability and slope (the ceiling of any estimator at that many models), once on whether each answer
+is the true one and once on what the audit sees (whether it is the gold, 5% of which are wrong),
+and for the plain share of models right; and the audit's seconds.
 
     python bench/audit_recovery.py [--models 5 10 20] [--items 1000] [--seed 0]
         [--autoeval tests/data/autoeval-video]
@@ -222,6 +224,7 @@ def one_population(bench: Path, truth, n_models: int, work: Path, seed: int) -> 
     fitted_a = np.array([np.nan if it["discrimination"] is None else it["discrimination"]
                          for it in document["items"]])  # fmt: skip
     correct = (letters == truth["true"][None, :]).astype(float)
+    observed = (letters == truth["gold"][None, :]).astype(float)
     ok = ~np.isnan(fitted_b)
     accuracy = [m["accuracy"] for m in document["models"] if not m["blind"]]
     result = {
@@ -233,6 +236,11 @@ def one_population(bench: Path, truth, n_models: int, work: Path, seed: int) -> 
         "oracle_difficulty_rho": spearmanr(
             oracle_difficulty(truth, ability, correct), truth["difficulty"]
         )[0],
+        # the same oracle on what the audit sees: right or wrong against the golds, 5% wrong
+        "observed_oracle_difficulty_rho": spearmanr(
+            oracle_difficulty(truth, ability, observed), truth["difficulty"]
+        )[0],
+        "share_right_difficulty_rho": spearmanr(-observed.mean(axis=0), truth["difficulty"])[0],
         "gold_suggested_right": suggested_right,
         "sizing": document["summary"]["sizing"],
     }
@@ -338,7 +346,9 @@ def main() -> None:
             print(f"  gold suggestions that name the true answer: {r['gold_suggested_right']}")
             print(
                 f"  rank correlation with the truth: difficulty {r['difficulty_rho']:.3f} "
-                f"(oracle {r['oracle_difficulty_rho']:.3f}), "
+                f"(oracle {r['oracle_difficulty_rho']:.3f}; on the answers against the golds "
+                f"{r['observed_oracle_difficulty_rho']:.3f}; share of models right "
+                f"{r['share_right_difficulty_rho']:.3f}), "
                 f"discrimination {r['discrimination_rho']:.3f}"
             )
             s = r["sizing"]

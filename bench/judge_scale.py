@@ -2,7 +2,7 @@
 answers from a predictions file and an LLM judge (the fake chat server, no latency) asked about
 each one, each size run in its own process.
 
-    python bench/judge_scale.py [--sizes 2000,20000] [--concurrency 32]
+    python bench/judge_scale.py [--sizes 2000,20000] [--concurrency 32] [--stages]
 
 The data: AutoEval-Video's rules as the repository keeps them (tests/data/autoeval-video: 327
 instances, 8 clips), repeated under new ids up to N, every instance's clip a link to one of the
@@ -12,7 +12,9 @@ that no two judge calls are the same prompt, which the judge would be asked once
 loading, the judge stage (every answer's rules call, asked and stored) and scoring and writing
 the rows. Printed for each size: the wall time of the run (and per question), the peak memory
 (maximum resident set) of that process, and a rerun into the same folder, where every answer
-and verdict is read back from the store. The judge server's process is not counted.
+and verdict is read back from the store. The judge server's process is not counted. With
+--stages, each stage of that rerun is then run alone (`--stage infer`, `judge`, `score`,
+`report`): its wall time and peak memory.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from api_throughput import server_stats, start_server  # bench/ is on sys.path w
 from scale import measure, vidbench
 
 KEPT = Path(__file__).resolve().parents[1] / "tests/data/autoeval-video"
+STAGES = ("infer", "judge", "score", "report")
 VERDICT = "The answer follows the rule.\n1"  # what the robust protocol reads as "correct"
 
 
@@ -55,6 +58,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="2000,20000")
     parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--stages", action="store_true", help="also each stage alone")
     args = parser.parse_args()
     server, base_url = start_server(0.0, 256, VERDICT)
     try:
@@ -81,6 +85,16 @@ def main() -> None:
                     f"n = {results['n']}, errors {results['errors']}",
                     flush=True,
                 )
+                if args.stages:
+                    alone = {stage: measure([*command, "--stage", stage]) for stage in STAGES}
+                    print(
+                        "         a stage alone: "
+                        + ", ".join(
+                            f"{stage} {m.wall_s:.1f} s {m.peak_mb:.0f} MB"
+                            for stage, m in alone.items()
+                        ),
+                        flush=True,
+                    )
     finally:
         server.terminate()
         server.wait()

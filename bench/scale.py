@@ -2,6 +2,7 @@
 the built-in random model, each run in its own process.
 
     python bench/scale.py [--sizes 1000,10000,100000] [--objects 20] [--keep DIR] [--view] [--ray]
+        [--declared]
 
 For each size it prints the wall time of `vidbench run 4dbench-qa --model random` into a new
 results folder (and per question), the peak memory (maximum resident set) of that process, and a
@@ -10,7 +11,9 @@ with --view, the wall time and peak memory of `vidbench view` on the run too, an
 until that report's first page is interactive in Debian's Chromium (bench/report.py's measure);
 with --ray, the same run on a local Ray cluster of two workers (`--ray`) into another folder: its
 wall time and the peak memory of the driver process (the workers are processes of their own), to
-show what the driver holds as the run grows.
+show what the driver holds as the run grows. With --declared, the questions are a declared
+benchmark's instead (`custom:DIR`: a benchmark.toml and a JSONL rows file, one view of a rendered
+object a question, four options, seven categories as group columns).
 
 The data: `vidbench synth 4d` renders --objects procedural objects (32 px, 24 views, 12 frames,
 five questions each) once; each size's data folder is a copy of its 4d_qa.json whose N questions
@@ -97,8 +100,44 @@ def questions(rendered: Path, n: int, out: Path) -> Path:
     return out
 
 
+DECLARED_TOML = """name = "scale"
+rows = "questions.jsonl"
+video = "videos/{object}/view_{view}_rgb_white_bg.mp4"
+question = "question"
+options = "options"
+answer = "answer"
+groups = ["category"]
+frames = 6
+"""
+
+
+def declared_questions(rendered: Path, n: int, out: Path) -> Path:
+    """A declared benchmark (benchmark.toml, questions.jsonl) of `n` multiple-choice questions,
+    each on one view of a rendered object, in seven categories."""
+    objects = sorted(p.name for p in (rendered / VIDEO_DIR).iterdir())
+    out.mkdir(parents=True)
+    (out / "benchmark.toml").write_text(DECLARED_TOML)
+    with (out / "questions.jsonl").open("w") as f:  # a row at a time: this process stays small
+        for k in range(n):
+            row = {
+                "id": f"q{k:06d}",
+                "object": objects[k % len(objects)],
+                "view": (k // len(objects)) % 4,
+                "question": f"What does the object do in clip {k}?",
+                "options": ["it spins", "it jumps", "it waves", "it stays still"],
+                "answer": "ABCD"[k % 4],
+                "category": f"category {k % 7}",
+            }
+            f.write(json.dumps(row) + "\n")
+    (out / "videos").symlink_to((rendered / VIDEO_DIR).resolve())
+    return out
+
+
 def run_command(data: Path, out: Path, cache: Path, *more: str) -> list[str]:
-    return vidbench("--no-progress", "run", TASK, "--data", str(data), "--model", "random",
+    """`vidbench run` of the 4D-Bench questions in `data`, or of the declared benchmark there."""
+    task = f"custom:{data}" if (data / "benchmark.toml").is_file() else TASK
+    data_option = [] if task != TASK else ["--data", str(data)]
+    return vidbench("--no-progress", "run", task, *data_option, "--model", "random",
                     "--out", str(out), "--cache-dir", str(cache), *more)  # fmt: skip
 
 
@@ -111,6 +150,11 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="work here and keep it (default: a temp folder)")
     parser.add_argument("--view", action="store_true", help="also time `vidbench view` per run")
     parser.add_argument("--ray", action="store_true", help="also run each size on local Ray")
+    parser.add_argument(
+        "--declared",
+        action="store_true",
+        help="a declared benchmark (custom:DIR, a JSONL rows file) over the same videos instead",
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     root = args.keep or Path(tempfile.mkdtemp(prefix="vidbench-scale-"))
@@ -118,7 +162,8 @@ def main() -> None:
     try:
         rendered = render(root / "rendered", args.objects)
         cache = root / "frame-cache"
-        warm = questions(rendered, 5 * args.objects, root / "warm-data")
+        make = declared_questions if args.declared else questions
+        warm = make(rendered, 5 * args.objects, root / "warm-data")
         measure(run_command(warm, root / "warm-run", cache))  # fills the frame cache
         print(f"load average (1, 5, 15 min): {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         header = (
@@ -129,7 +174,7 @@ def main() -> None:
         print(header)
         print("|" + " --- |" * (header.count("|") - 1))
         for n in sizes:
-            data = questions(rendered, n, root / f"data-{n}")
+            data = make(rendered, n, root / f"data-{n}")
             out = root / f"run-{n}"
             first = measure(run_command(data, out, cache))
             again = measure(run_command(data, out, cache))
