@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from vidbench.benchmarks.custom import fields, gold, paths
-from vidbench.benchmarks.custom.rows import DeclaredRow, read_rows
+from vidbench.benchmarks.custom.rows import DeclaredRow, iter_rows
 from vidbench.benchmarks.custom.spec import Spec
 from vidbench.core.errors import DataError
 from vidbench.core.records import MediaRef, Sample
@@ -94,14 +94,20 @@ def has_gold(sample: Sample) -> bool:
     return sample.answer is not None or bool(sample.references) or sample.rules is not None
 
 
-def load(spec: Spec, data: Path) -> Loaded[Sample]:
-    """Every good row of the benchmark's rows files under `data` as a Sample; every bad one (and
-    every unreadable file) a Problem."""
-    read = read_rows(spec, data)
-    samples, problems = [], list(read.problems)
-    for row in read.items:
+def iter_load(spec: Spec, data: Path) -> Iterator[Sample | Problem]:
+    """Every good row of the benchmark's rows files under `data` as a Sample, every bad one (and
+    every unreadable file) a Problem, one at a time as the rows are read (rows.iter_rows: in
+    file order, then the problems of the answers and decisions files)."""
+    for row in iter_rows(spec, data):
+        if isinstance(row, Problem):
+            yield row
+            continue
         try:
-            samples.append(sample_of(row, spec, data))
+            yield sample_of(row, spec, data)
         except DataError as e:
-            problems.append(Problem(row.id, row.file, f"{row.where}: {e}"))
-    return Loaded(samples, problems)
+            yield Problem(row.id, row.file, f"{row.where}: {e}")
+
+
+def load(spec: Spec, data: Path) -> Loaded[Sample]:
+    """`iter_load`'s samples and problems, all at once."""
+    return Loaded.gathered(iter_load(spec, data))
