@@ -180,3 +180,23 @@ def test_the_answers_and_decisions_problems_come_after_the_rows(tmp_path: Path) 
         "gone: line 2: a decision on an id no row has",
     ]
     assert all(isinstance(i, Problem) for i in items[1:])
+
+
+def test_a_jsonl_escape_that_is_no_text_loses_its_row_and_other_escapes_load(
+    tmp_path: Path,
+) -> None:
+    """A JSON Lines line is looked through for text that is not UTF-8 only when it could hold
+    some (a "\\u" escape or a byte kept as a surrogate): "\\ud800" is a problem, "\\u00e9" loads."""
+    folder = make_bench(tmp_path, ID_TOML, [_row(n, f"q{n}") for n in range(3)])
+    path = folder / "questions.jsonl"
+    text = path.read_text().replace("row 1?", "row \\ud800?").replace("row 2?", "row \\u00e9?")
+    path.write_text(text)
+    loaded = load(read_spec(folder), folder)
+    assert [(s.id, s.question) for s in loaded.items] == [
+        ("q0", "What happens in row 0?"),
+        ("q2", "What happens in row \u00e9?"),
+    ]
+    assert [str(p) for p in loaded.problems] == [
+        "line 2: not UTF-8 text in the field 'question' (an unpaired surrogate escape); this row "
+        f"skipped [{path}]"
+    ]

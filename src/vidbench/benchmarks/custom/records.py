@@ -31,6 +31,7 @@ class Record:
     where: str  # "line 3", "record 2", "key 'q1'", "row 4"
     value: Any
     key: str | None = None  # the key of a JSON object of records
+    utf8: bool = False  # known to hold only UTF-8 text (`bad_text` need not look)
 
 
 def plain(value: Any) -> Any:
@@ -120,9 +121,13 @@ def _jsonl_records(path: Path) -> Iterator[Record | Problem]:
         if not line.strip():
             continue
         try:
-            yield Record(f"line {number}", json.loads(line))
+            value = json.loads(line)
         except json.JSONDecodeError as e:
             yield Problem(f"line {number}", path, f"malformed JSON: {e.msg}")
+            continue
+        # Only a byte kept by surrogateescape or a "\\u" escape can make text that is not UTF-8.
+        utf8 = "\\u" not in line and _SURROGATE.search(line) is None
+        yield Record(f"line {number}", value, utf8=utf8)
 
 
 _INT = re.compile(r"-?(0|[1-9]\d*)")
@@ -242,6 +247,9 @@ def read_records(path: Path) -> Iterator[Record | Problem]:
         found = _READERS[path.suffix.lower()](path)
         for record in found:
             if isinstance(record, Problem):
+                yield record
+                continue
+            if record.utf8:
                 yield record
                 continue
             where = "its key" if bad_text(record.key) else bad_text(record.value)

@@ -85,7 +85,7 @@ def _id_of(fields: Mapping[str, Any], spec: Spec) -> str | None:
 
 def _elements(record: Record, spec: Spec) -> Iterator[tuple[str, dict[str, Any]] | str]:
     """(where, fields) of each row a record makes, or why one cannot be made."""
-    base = plain(record.value)
+    base = dict(record.value)  # records.py gives plain values: a copy, to add `_key` to
     if record.key is not None:
         base[KEY_FIELD] = record.key
     if spec.explode is None:
