@@ -10,7 +10,7 @@ import json
 import math
 import re
 from collections.abc import Mapping, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +72,24 @@ def _video_file(text: str, data: Path, pattern: bool) -> Path:
     return found[0]
 
 
-def videos_of(row: Mapping[str, Any], source: RowSource, data: Path, views: int) -> dict[int, Path]:
+class VideoFiles:
+    """The video files of one load's rows, by the path text a row gives: rows often share a
+    few videos, so each distinct text is parsed (pathlib) and looked for (a stat) once while
+    it is among the last `KEPT` found (a missing one is looked for again: it raises)."""
+
+    KEPT = 4096
+
+    def __init__(self, data: Path) -> None:
+        self.data = data
+        self.file = lru_cache(maxsize=self.KEPT)(self._file)
+
+    def _file(self, text: str, pattern: bool) -> Path:
+        return _video_file(text, self.data, pattern)
+
+
+def videos_of(
+    row: Mapping[str, Any], source: RowSource, files: VideoFiles, views: int
+) -> dict[int, Path]:
     """The row's videos by view (0, 1, ...), from the path templates (which may hold `*`
     wildcards matching one file) or the videos field, relative to the data folder; DataError
     when one is missing."""
@@ -96,7 +113,7 @@ def videos_of(row: Mapping[str, Any], source: RowSource, data: Path, views: int)
         raise DataError(f"{len(texts)} video(s), the benchmark declares views = {views}")
     patterns = patterns or [False] * len(texts)  # paths given in a field are never patterns
     return {
-        view: _video_file(text, data, pattern)
+        view: files.file(text, pattern)
         for view, (text, pattern) in enumerate(zip(texts, patterns, strict=True))
     }
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from vidbench.benchmarks.custom import fields, gold, paths
-from vidbench.benchmarks.custom.rows import DeclaredRow, read_rows
+from vidbench.benchmarks.custom.rows import DeclaredRow, iter_rows
 from vidbench.benchmarks.custom.spec import Spec
 from vidbench.core.errors import DataError
 from vidbench.core.records import MediaRef, Sample
@@ -62,9 +62,10 @@ def _open_ended(spec: Spec, row: Mapping[str, Any]) -> tuple[tuple[str, ...], st
     return references, rubric if spec.scoring == "judge" else None
 
 
-def sample_of(row: DeclaredRow, spec: Spec, data: Path) -> Sample:
-    """One row as a Sample; DataError saying what is wrong with it. A row without a gold answer
-    is a Sample too (answer None, no references): it is asked, and scored as `no-gold`."""
+def sample_of(row: DeclaredRow, spec: Spec, videos: fields.VideoFiles) -> Sample:
+    """One row as a Sample (its videos found under `videos.data`); DataError saying what is
+    wrong with it. A row without a gold answer is a Sample too (answer None, no references): it
+    is asked, and scored as `no-gold`."""
     values = row.fields
     question = fields.value_of(values, spec.question)
     if not isinstance(question, str) or not question.strip():
@@ -72,7 +73,7 @@ def sample_of(row: DeclaredRow, spec: Spec, data: Path) -> Sample:
         hint = paths.where_it_is(values, spec.question) if question is None else ""
         raise DataError(f"no question: {part} is missing or empty{hint}")
     start, end = fields.window_of(values, spec)
-    media = MediaRef(fields.videos_of(values, row.source, data, spec.views), start, end)
+    media = MediaRef(fields.videos_of(values, row.source, videos, spec.views), start, end)
     fields.group_values(values, spec.groups)
     if spec.multiple_choice:
         assert spec.answer is not None  # spec.py refuses a multiple-choice spec without one
@@ -94,14 +95,21 @@ def has_gold(sample: Sample) -> bool:
     return sample.answer is not None or bool(sample.references) or sample.rules is not None
 
 
-def load(spec: Spec, data: Path) -> Loaded[Sample]:
-    """Every good row of the benchmark's rows files under `data` as a Sample; every bad one (and
-    every unreadable file) a Problem."""
-    read = read_rows(spec, data)
-    samples, problems = [], list(read.problems)
-    for row in read.items:
+def iter_load(spec: Spec, data: Path) -> Iterator[Sample | Problem]:
+    """Every good row of the benchmark's rows files under `data` as a Sample, every bad one (and
+    every unreadable file) a Problem, one at a time as the rows are read (rows.iter_rows: in
+    file order, then the problems of the answers and decisions files)."""
+    videos = fields.VideoFiles(data)
+    for row in iter_rows(spec, data):
+        if isinstance(row, Problem):
+            yield row
+            continue
         try:
-            samples.append(sample_of(row, spec, data))
+            yield sample_of(row, spec, videos)
         except DataError as e:
-            problems.append(Problem(row.id, row.file, f"{row.where}: {e}"))
-    return Loaded(samples, problems)
+            yield Problem(row.id, row.file, f"{row.where}: {e}")
+
+
+def load(spec: Spec, data: Path) -> Loaded[Sample]:
+    """`iter_load`'s samples and problems, all at once."""
+    return Loaded.gathered(iter_load(spec, data))

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from vidbench.core.errors import DataError
 from vidbench.extras import require
-from vidbench.tasks.csv_records import read_csv_records
+from vidbench.tasks.csv_records import CsvRecord, iter_csv_records
 from vidbench.tasks.problems import Problem
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -31,6 +31,7 @@ class Record:
     where: str  # "line 3", "record 2", "key 'q1'", "row 4"
     value: Any
     key: str | None = None  # the key of a JSON object of records
+    utf8: bool = False  # known to hold only UTF-8 text (`bad_text` need not look)
 
 
 def plain(value: Any) -> Any:
@@ -84,28 +85,49 @@ def _read_text(path: Path) -> str:
         raise DataError(f"cannot read ({e.strerror or e})") from e
 
 
-def _json_records(path: Path) -> tuple[list[Record], list[Problem]]:
+def _open_text(path: Path, newline: str | None = None) -> TextIO:
+    """The file as text, decoded as `_read_text` decodes it, to read line by line."""
+    try:
+        return path.open(encoding="utf-8-sig", errors="surrogateescape", newline=newline)
+    except OSError as e:
+        raise DataError(f"cannot read ({e.strerror or e})") from e
+
+
+def _json_records(path: Path) -> Iterator[Record | Problem]:
+    # A JSON document is parsed whole (json has no incremental reader): its records are held
+    # while they are handed out, unlike the other formats' (read a record or a batch at a time).
     try:
         data = json.loads(_read_text(path))
     except json.JSONDecodeError as e:
         raise DataError(f"malformed JSON at line {e.lineno}, column {e.colno}: {e.msg}") from e
     if isinstance(data, list):
-        return [Record(f"record {i + 1}", v) for i, v in enumerate(data)], []
+        return (Record(f"record {i + 1}", v) for i, v in enumerate(data))
     if isinstance(data, dict):
-        return [Record(f"key {k!r}", v, str(k)) for k, v in data.items()], []
+        return (Record(f"key {k!r}", v, str(k)) for k, v in data.items())
     raise DataError("expected a JSON list of records or an object of records keyed by id")
 
 
-def _jsonl_records(path: Path) -> tuple[list[Record], list[Problem]]:
-    records, problems = [], []
-    for number, line in enumerate(_read_text(path).splitlines(), start=1):
+def _text_lines(path: Path) -> Iterator[str]:
+    """The file's lines as `str.splitlines` of its whole text gives them (it also breaks at
+    \x0b, \x0c, \x1c-\x1e, \x85, \u2028 and \u2029, which a file's own lines keep), read a
+    line at a time."""
+    with _open_text(path, newline="\n") as handle:
+        for line in handle:
+            yield from line.splitlines()
+
+
+def _jsonl_records(path: Path) -> Iterator[Record | Problem]:
+    for number, line in enumerate(_text_lines(path), start=1):
         if not line.strip():
             continue
         try:
-            records.append(Record(f"line {number}", json.loads(line)))
+            value = json.loads(line)
         except json.JSONDecodeError as e:
-            problems.append(Problem(f"line {number}", path, f"malformed JSON: {e.msg}"))
-    return records, problems
+            yield Problem(f"line {number}", path, f"malformed JSON: {e.msg}")
+            continue
+        # Only a byte kept by surrogateescape or a "\\u" escape can make text that is not UTF-8.
+        utf8 = "\\u" not in line and _SURROGATE.search(line) is None
+        yield Record(f"line {number}", value, utf8=utf8)
 
 
 _INT = re.compile(r"-?(0|[1-9]\d*)")
@@ -121,26 +143,41 @@ def _number(text: str) -> int | float | None:
     return None
 
 
-def _numeric_columns(rows: list[dict[str, str]]) -> set[str]:
-    columns = {name for row in rows for name in row}
-    return {
-        name
-        for name in columns
-        if any(row.get(name) for row in rows)
-        and all(not row.get(name) or _number(row[name]) is not None for row in rows)
-    }
+def _numeric_columns(rows: Iterable[dict[str, str]]) -> set[str]:
+    """The columns that some row fills and that hold only plain numbers where filled."""
+    filled: set[str] = set()
+    not_numbers: set[str] = set()
+    for row in rows:
+        for name, text in row.items():
+            if text:
+                filled.add(name)
+                if name not in not_numbers and _number(text) is None:
+                    not_numbers.add(name)
+    return filled - not_numbers
 
 
-def _csv_records(path: Path) -> tuple[list[Record], list[Problem]]:
-    found, problems = read_csv_records(_read_text(path), path, ())
-    numeric = _numeric_columns([r.fields for r in found])
-    records = []
-    for r in found:
+def _csv_lines(path: Path) -> Iterator[CsvRecord | Problem]:
+    with _open_text(path, newline="") as handle:
+        yield from iter_csv_records(handle, path, ())
+
+
+def _csv_records(path: Path) -> Iterator[Record | Problem]:
+    # Read twice, holding neither: once to find the numeric columns (which need every row),
+    # then to hand the records out. A file the csv module cannot parse fails the first time,
+    # before any record is handed out.
+    numeric = _numeric_columns(r.fields for r in _csv_lines(path) if isinstance(r, CsvRecord))
+    return _csv_converted(path, numeric)
+
+
+def _csv_converted(path: Path, numeric: set[str]) -> Iterator[Record | Problem]:
+    for r in _csv_lines(path):
+        if isinstance(r, Problem):
+            yield r
+            continue
         fields: dict[str, Any] = dict(r.fields)
         for name in numeric:
             fields[name] = _number(fields[name]) if fields[name] else None
-        records.append(Record(f"line {r.line}", fields))
-    return records, problems
+        yield Record(f"line {r.line}", fields)
 
 
 def _binary_type(kind: Any) -> Any:
@@ -156,24 +193,45 @@ def _binary_type(kind: Any) -> Any:
     return kind
 
 
-def _parquet_records(path: Path) -> tuple[list[Record], list[Problem]]:
+_PARQUET_BATCH = 4096  # rows read at a time
+
+
+def _parquet_records(path: Path) -> Iterator[Record | Problem]:
     require("reading .parquet rows", ["pyarrow"], "export")
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(path)
+        parquet = pq.ParquetFile(path)
+        batches = parquet.iter_batches(batch_size=_PARQUET_BATCH)
+        first = next(batches, None)  # a file that cannot be read at all fails here
     except (OSError, pa.ArrowException) as e:
         raise DataError(f"not a readable Parquet file ({e})") from e
-    try:
-        rows = table.to_pylist()
-    except UnicodeDecodeError:  # some text is not UTF-8: read it as bytes, decode each value
-        schema = pa.schema([pa.field(f.name, _binary_type(f.type)) for f in table.schema])
-        rows = table.cast(schema).to_pylist()
-    return [Record(f"row {i + 1}", plain(v)) for i, v in enumerate(rows)], []
+    return _parquet_rows(path, first, batches)
 
 
-_READERS = {
+def _parquet_rows(path: Path, first: Any, batches: Iterator[Any]) -> Iterator[Record | Problem]:
+    import pyarrow as pa
+
+    number = 0
+    batch = first
+    while batch is not None:
+        try:
+            rows = batch.to_pylist()
+        except UnicodeDecodeError:  # some text is not UTF-8: read it as bytes, decode each value
+            schema = pa.schema([pa.field(f.name, _binary_type(f.type)) for f in batch.schema])
+            rows = batch.cast(schema).to_pylist()
+        for value in rows:
+            number += 1
+            yield Record(f"row {number}", plain(value))
+        try:
+            batch = next(batches, None)
+        except (OSError, pa.ArrowException) as e:  # a damaged page past the first batch
+            yield Problem("", path, f"not a readable Parquet file past row {number} ({e})")
+            return
+
+
+_READERS: dict[str, Callable[[Path], Iterator[Record | Problem]]] = {
     ".json": _json_records,
     ".jsonl": _jsonl_records,
     ".csv": _csv_records,
@@ -182,18 +240,22 @@ _READERS = {
 
 
 def read_records(path: Path) -> Iterator[Record | Problem]:
-    """Every record of a rows file, or a Problem for each one that cannot be read (a record
-    holding text that is not UTF-8 names its field); one Problem for a file that cannot be read
-    at all."""
+    """Every record of a rows file in file order, read a record (a Parquet batch) at a time, or
+    a Problem for each one that cannot be read (a record holding text that is not UTF-8 names
+    its field); one Problem for a file that cannot be read at all."""
     try:
-        records, problems = _READERS[path.suffix.lower()](path)
+        found = _READERS[path.suffix.lower()](path)
+        for record in found:
+            if isinstance(record, Problem):
+                yield record
+                continue
+            if record.utf8:
+                yield record
+                continue
+            where = "its key" if bad_text(record.key) else bad_text(record.value)
+            if where:
+                yield Problem(record.where, path, f"not UTF-8 text in {where}; this row skipped")
+            else:
+                yield record
     except DataError as e:
         yield Problem("", path, str(e))
-        return
-    yield from problems
-    for record in records:
-        where = "its key" if bad_text(record.key) else bad_text(record.value)
-        if where:
-            yield Problem(record.where, path, f"not UTF-8 text in {where}; this row skipped")
-        else:
-            yield record

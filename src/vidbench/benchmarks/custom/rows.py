@@ -16,7 +16,7 @@ review decisions (`decisions`, decisions.py) drop rows and change gold answers.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,7 +39,8 @@ from vidbench.benchmarks.custom.spec import (
     Spec,
 )
 from vidbench.core.errors import DataError
-from vidbench.tasks.problems import Loaded, Problem
+from vidbench.core.records import key_hash, repeated_hashes
+from vidbench.tasks.problems import Problem
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,7 @@ def _id_of(fields: Mapping[str, Any], spec: Spec) -> str | None:
 
 def _elements(record: Record, spec: Spec) -> Iterator[tuple[str, dict[str, Any]] | str]:
     """(where, fields) of each row a record makes, or why one cannot be made."""
-    base = plain(record.value)
+    base = dict(record.value)  # records.py gives plain values: a copy, to add `_key` to
     if record.key is not None:
         base[KEY_FIELD] = record.key
     if spec.explode is None:
@@ -105,20 +106,44 @@ def _elements(record: Record, spec: Spec) -> Iterator[tuple[str, dict[str, Any]]
         yield where, {**parent, **item, INDEX_FIELD: index, PARENT_FIELD: parent}
 
 
-def _rows_of(file: Path, source: RowSource, spec: Spec) -> Iterator[DeclaredRow | Problem]:
-    found = list(read_records(file))
-    records = [r for r in found if isinstance(r, Record)]
-    yield from (p for p in found if isinstance(p, Problem))
+def _records_of(file: Path, spec: Spec) -> Iterable[Record | Problem]:
+    """The file's records in file order (records.py reads them one at a time); a JSON object
+    holding the list that `explode` names is one record, the whole object."""
+    found = read_records(file)
+    if spec.explode is None or file.suffix.lower() != ".json":
+        return found
+    held = list(found)  # a JSON document: records.py has read it whole already
+    records = [r for r in held if isinstance(r, Record)]
     whole = {r.key: r.value for r in records if r.key is not None}  # a JSON object's records
     if (
-        spec.explode is not None
-        and len(records) > 1
+        len(records) > 1
         and len(whole) == len(records)
         and paths.lookup(whole, spec.explode) is not paths.MISSING
     ):  # an object holding the list itself: the whole object is one record
-        records = [Record("the file's object", whole)]
-    own_ids = spec.id is None and all("id" in r.value for r in records if isinstance(r.value, dict))
-    for n, record in enumerate(records, start=1):
+        return [*(p for p in held if isinstance(p, Problem)), Record("the file's object", whole)]
+    return held
+
+
+def _own_ids(file: Path, spec: Spec) -> bool:
+    """Whether the rows' default ids are their records' own `id`s: no `id` key, and every
+    record of the file has one (a pass over the file that holds none of it)."""
+    return spec.id is None and all(
+        "id" in r.value
+        for r in _records_of(file, spec)
+        if isinstance(r, Record) and isinstance(r.value, dict)
+    )
+
+
+def _rows_of(
+    file: Path, source: RowSource, spec: Spec, own_ids: bool
+) -> Iterator[DeclaredRow | Problem]:
+    """The rows of one file and the problems of its records, in file order."""
+    n = 0
+    for record in _records_of(file, spec):
+        if isinstance(record, Problem):
+            yield record
+            continue
+        n += 1
         if not isinstance(record.value, dict):
             yield Problem(record.where, file, _record_shape(record.value))
             continue
@@ -147,8 +172,26 @@ def _rows_of(file: Path, source: RowSource, spec: Spec) -> Iterator[DeclaredRow 
             yield DeclaredRow(row_id, fields, where, file, source)
 
 
+def _all_rows(spec: Spec, data: Path, own_ids: dict[Path, bool]) -> Iterator[DeclaredRow | Problem]:
+    """Every row of every rows file, and the problems of their files and records, in file
+    order, before ids are checked for repeats. `own_ids` keeps `_own_ids` of each file read,
+    so that a second reading needs no third."""
+    for source in spec.sources:
+        files = source_files(source, data)
+        if not files or not files[0].is_file():
+            where = files[0] if files else data / source.path
+            yield Problem("", where, f"no rows file here (rows = {source.path!r})")
+            continue
+        for file in files:
+            if file not in own_ids:
+                own_ids[file] = _own_ids(file, spec)
+            yield from _rows_of(file, source, spec, own_ids[file])
+
+
 def _answers(answers: AnswersFile, spec: Spec, data: Path) -> tuple[dict[str, Any], Path, list]:
-    """Answer (or record) by row id from the answers file, and the problems reading it."""
+    """Answer (or record) by row id from the answers file, and the problems reading it. It is
+    held whole, as a dict: a separate file of answers (an id and an answer or a small record a
+    row), usually far smaller than the rows, which are streamed past it."""
     path = Path(answers.path) if Path(answers.path).is_absolute() else data / answers.path
     if not path.is_file():
         return {}, path, [Problem("", path, f"no answers file here (answers = {answers.path!r})")]
@@ -192,7 +235,7 @@ def _with_answer(fields: dict[str, Any], given: Any, spec: Spec) -> dict[str, An
     return {**fields, spec.answer: given}
 
 
-def _duplicate(found: DeclaredRow, earlier: DeclaredRow, spec: Spec) -> Problem:
+def _duplicate(found: DeclaredRow, earlier: tuple[Path, str], spec: Spec) -> Problem:
     hint = ""
     if spec.id is not None and "{" not in spec.id:
         fields = [name for t in found.source.video for name in paths.fields_of(t)]
@@ -201,99 +244,91 @@ def _duplicate(found: DeclaredRow, earlier: DeclaredRow, spec: Spec) -> Problem:
             f" (if {spec.id!r} is unique only within a video, make ids of several fields: "
             f'id = "{{{other}}}_{{{spec.id}}}")'
         )
+    file, where = earlier
     return Problem(
         found.id,
         found.file,
-        f"{found.where}: duplicate id (first at {earlier.file.name} {earlier.where}); this row "
-        f"skipped{hint}",
+        f"{found.where}: duplicate id (first at {file.name} {where}); this row skipped{hint}",
     )
 
 
-def _apply_decisions(
-    rows: Sequence[DeclaredRow], decided: Mapping[str, RowDecision], spec: Spec, path: Path
-) -> tuple[list[DeclaredRow], list[Problem]]:
-    """The rows with the decisions applied: dropped rows left out, fixed
-    golds in the answer field; a decision that cannot apply is a problem and the row stays as
-    its file has it."""
-    out: list[DeclaredRow] = []
-    problems: list[Problem] = []
-    for row in rows:
-        decision = decided.get(row.id)
-        if decision is not None and decision.dropped:
-            continue
-        if decision is None or decision.answer is None:
-            out.append(row)
-        else:
-            try:
-                answer = fixed_answer(row.fields, spec, decision)
-            except DataError as e:
-                why = f"{decision.where}: the fix is not applied ({e})"
-                problems.append(Problem(row.id, path, why))
-                out.append(row)
-                continue
-            assert spec.answer is not None  # fixed_answer refuses a benchmark without one
-            fields = {**row.fields, spec.answer: answer}  # a path is found as a name first
-            out.append(DeclaredRow(row.id, fields, row.where, row.file, row.source))
-    unknown = sorted(set(decided) - {row.id for row in rows})
-    for key in unknown:
-        problems.append(Problem(key, path, f"{decided[key].where}: a decision on an id no row has"))
-    return out, problems
+def _decided(
+    row: DeclaredRow, decision: RowDecision, spec: Spec, path: Path
+) -> tuple[DeclaredRow, Problem | None]:
+    """The row with a kept or fixed decision applied (a fixed gold in the answer field); a fix
+    that cannot apply is a problem and the row stays as its file has it."""
+    if decision.answer is None:
+        return row, None
+    try:
+        answer = fixed_answer(row.fields, spec, decision)
+    except DataError as e:
+        return row, Problem(row.id, path, f"{decision.where}: the fix is not applied ({e})")
+    assert spec.answer is not None  # fixed_answer refuses a benchmark without one
+    fields = {**row.fields, spec.answer: answer}  # a path is found as a name first
+    return DeclaredRow(row.id, fields, row.where, row.file, row.source), None
 
 
-def read_rows(spec: Spec, data: Path) -> Loaded[DeclaredRow]:
+def iter_rows(spec: Spec, data: Path) -> Iterator[DeclaredRow | Problem]:
     """Every row of every rows file (answers joined, review decisions applied), and a Problem
     for each file or record that cannot be read (a missing file, malformed JSON, a line of the
-    wrong width, a repeated id, an answer or a decision for no row)."""
-    rows: list[DeclaredRow] = []
-    problems: list[Problem] = []
-    first: dict[str, DeclaredRow] = {}
-    for source in spec.sources:
-        files = source_files(source, data)
-        if not files or not files[0].is_file():
-            where = files[0] if files else data / source.path
-            problems.append(Problem("", where, f"no rows file here (rows = {source.path!r})"))
-            continue
-        for file in files:
-            for found in _rows_of(file, source, spec):
-                if isinstance(found, Problem):
-                    problems.append(found)
-                elif found.id in first:
-                    problems.append(_duplicate(found, first[found.id], spec))
-                else:
-                    first[found.id] = found
-                    rows.append(found)
-    if spec.answers is not None:
-        rows, unread = _join_answers(rows, set(first), spec, data)
-        problems += unread
+    wrong width, a repeated id, an answer or a decision for no row), one at a time.
+
+    Rows and the problems of the rows files come in file order; then the answers file's
+    problems, then the decisions file's. A repeated id keeps its first row and names it in the
+    later rows' problems. What is held while the rows stream is one row, the answers and the
+    decisions (each a dict of its file), and to find repeated ids 8 bytes a row
+    (`repeated_hashes`, a first reading of the files) plus where the rows whose id hash
+    repeats were first found."""
+    own_ids: dict[Path, bool] = {}
+    repeated = repeated_hashes(
+        row.id for row in _all_rows(spec, data, own_ids) if isinstance(row, DeclaredRow)
+    )
+    answers, answers_path, answer_problems = (
+        _answers(spec.answers, spec, data) if spec.answers is not None else ({}, None, [])
+    )
     decisions = decisions_path(spec, data)
-    if decisions is not None:
-        decided, unread = read_decisions(decisions)
-        rows, undone = _apply_decisions(rows, decided, spec, decisions)
-        problems += unread + undone
-    return Loaded(rows, problems)
-
-
-def _join_answers(
-    rows: list[DeclaredRow], ids: set[str], spec: Spec, data: Path
-) -> tuple[list[DeclaredRow], list[Problem]]:
-    """The rows with the answers file's answers joined, and its problems."""
-    assert spec.answers is not None
-    answers, path, unread = _answers(spec.answers, spec, data)
-    joined = [
-        DeclaredRow(r.id, _with_answer(r.fields, answers[r.id], spec), r.where, r.file, r.source)
-        if r.id in answers
-        else r
-        for r in rows
-    ]
-    unknown = sorted(set(answers) - ids)
-    if unknown:
+    decided, decision_problems = read_decisions(decisions) if decisions is not None else ({}, [])
+    first: dict[str, tuple[Path, str]] = {}  # where each id whose hash repeats was first
+    answered: set[str] = set()  # the answers' ids that a row has
+    reached: set[str] = set()  # the decisions' ids that a row has
+    undone: list[Problem] = []  # fixes that cannot apply (at most one a decision)
+    for found in _all_rows(spec, data, own_ids):
+        if isinstance(found, Problem):
+            yield found
+            continue
+        row = found
+        if key_hash(row.id) in repeated:
+            earlier = first.get(row.id)
+            if earlier is not None:
+                yield _duplicate(row, earlier, spec)
+                continue
+            first[row.id] = (row.file, row.where)
+        if row.id in answers:
+            answered.add(row.id)
+            fields = _with_answer(row.fields, answers[row.id], spec)
+            row = DeclaredRow(row.id, fields, row.where, row.file, row.source)
+        decision = decided.get(row.id)
+        if decision is not None:
+            reached.add(row.id)
+            if decision.dropped:
+                continue
+            assert decisions is not None  # a decision comes from the decisions file
+            row, problem = _decided(row, decision, spec, decisions)
+            if problem is not None:
+                undone.append(problem)
+        yield row
+    yield from answer_problems
+    unknown = sorted(set(answers) - answered)
+    if unknown and answers_path is not None:
         shown = ", ".join(repr(u) for u in unknown[:3]) + (", ..." if len(unknown) > 3 else "")
-        unread.append(
-            Problem(
-                "",
-                path,
-                f"{len(unknown)} answer(s) for ids no row has ({shown}); the "
-                "answers are matched with the rows' ids (the `id` key)",
-            )
+        yield Problem(
+            "",
+            answers_path,
+            f"{len(unknown)} answer(s) for ids no row has ({shown}); the "
+            "answers are matched with the rows' ids (the `id` key)",
         )
-    return joined, unread
+    yield from decision_problems
+    yield from undone
+    for key in sorted(set(decided) - reached):
+        assert decisions is not None
+        yield Problem(key, decisions, f"{decided[key].where}: a decision on an id no row has")

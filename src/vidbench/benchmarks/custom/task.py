@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from pydantic import JsonValue
@@ -24,7 +24,7 @@ from vidbench.scoring.model_call import CallResult, ModelCall
 from vidbench.scoring.outcome import NO_GOLD, Outcome, SampleScore, graded, verdict_unparsed
 from vidbench.scoring.rule_judge import Judgment
 from vidbench.tasks.base import Task
-from vidbench.tasks.problems import Loaded
+from vidbench.tasks.problems import Loaded, Problem
 from vidbench.tasks.tally import ColumnTally, ResultsTally
 
 # An unreadable reply the spec leaves out of the denominators (`unparsed = "drop"`).
@@ -53,6 +53,9 @@ class DeclaredTask(Task):
 
     def load(self, data: Path) -> Loaded[Sample]:
         return loader.load(self.spec, data)
+
+    def iter_load(self, data: Path) -> Iterator[Sample | Problem]:
+        return loader.iter_load(self.spec, data)
 
     def reviewed(self, data: Path) -> dict[str, frozenset[str]]:
         """The rows the decisions file keeps after review (decisions.py); its problems are the
