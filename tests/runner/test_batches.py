@@ -23,6 +23,7 @@ from vidbench.scoring import stats
 def test_resampled_means_in_blocks_are_those_drawn_at_once(monkeypatch) -> None:
     data = np.random.default_rng(1).random(10)
     at_once = data[np.random.default_rng(5).integers(0, 10, size=(50, 10))].mean(axis=1)
+    monkeypatch.setattr(stats, "FEW_LEVELS", 0)  # 10 distinct values: through the indices
     monkeypatch.setattr(stats, "RESAMPLE_BLOCK", 37)  # 3 resamples a block, the last one 2
     in_blocks = stats.resampled_means(data, 50, seed=5)
     assert in_blocks.shape == (50,)

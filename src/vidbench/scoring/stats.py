@@ -52,12 +52,27 @@ def mcnemar_exact(a_only: int, b_only: int) -> float:
 RESAMPLE_BLOCK = 1 << 19
 
 
+# Data with at most this many distinct values (right/wrong columns, 0-5 judge scores, paired
+# differences of them) has its resamples drawn as counts of each value, not as indices.
+FEW_LEVELS = 64
+
+
 def resampled_means(data: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
-    """The means of `n_resamples` resamples (with replacement) of `data`: the same numbers as
-    drawing every resample's indices at once with `default_rng(seed)` (the generator's stream
-    does not depend on how its draws are split), a block of resamples at a time."""
+    """The means of `n_resamples` resamples (with replacement) of `data`.
+
+    Data with few distinct values: a resample is, in distribution, a draw of how many times each
+    value comes up (multinomial, with each value's share of the data as its chance), so the
+    means are drawn that way: 2,000 resamples of a 100,000-sample right/wrong column cost two
+    multinomial draws apiece instead of 200 million indices (numpy and scipy have no bootstrap
+    of the mean that does this). Other data: the same numbers as drawing every resample's
+    indices at once with `default_rng(seed)` (the generator's stream does not depend on how its
+    draws are split), a block of resamples at a time."""
     rng = np.random.default_rng(seed)
     n = len(data)
+    levels, counts = np.unique(data, return_counts=True)
+    if 0 < len(levels) <= FEW_LEVELS:
+        drawn = rng.multinomial(n, counts / n, size=n_resamples)
+        return np.asarray(drawn @ levels / n, dtype=float)
     rows = max(1, RESAMPLE_BLOCK // n)
     blocks = [
         data[rng.integers(0, n, size=(min(rows, n_resamples - start), n))].mean(axis=1)
