@@ -159,6 +159,44 @@ def test_bad_input_is_refused(
     assert vidbench("audit", "--plan", "100", runs[0]) == 2
 
 
+def test_one_run_given_twice_is_refused(
+    audited: tuple[Path, list[Path], dict], tmp_path: Path, capsys
+) -> None:
+    # counted twice, its answers would vote twice on every gold
+    _, runs, _ = audited
+    again = tmp_path / "again"
+    again.symlink_to(runs[0])
+    assert vidbench("audit", *runs[:3], again, "--out", tmp_path / "a") == 2
+    err = " ".join(capsys.readouterr().err.split())  # Rich wraps lines
+    assert f"the run {again} is given twice (as {runs[0]} and {again})" in err
+    assert not (tmp_path / "a").exists()
+
+
+def test_models_of_the_same_name_keep_their_own_figures(
+    audited: tuple[Path, list[Path], dict], tmp_path: Path
+) -> None:
+    root, runs, _ = audited
+    bench = root / "bench"
+    same = []
+    for name in ("sees5", "always-a"):  # two models both named "same", in folders named "run"
+        out = tmp_path / name / "run"
+        model = f"predictions:{root / f'{name}.jsonl'}"
+        assert (
+            vidbench(
+                "run", f"custom:{bench}", "--model", model, "--model-opt", "name=same", "--out", out
+            )
+            == 0
+        )
+        same.append(out)
+    assert vidbench("audit", *same, runs[0], "--out", tmp_path / "a", "--no-duplicates") == 0
+    models = json.loads((tmp_path / "a" / "audit.json").read_text())["models"]
+    labels = [m["model"] for m in models]
+    assert labels[:2] == [f"predictions:same ({same[0]})", f"predictions:same ({same[1]})"]
+    always_a = models[1]["position_bias"]
+    assert always_a["shares"] == {"A": 1.0, "B": 0.0, "C": 0.0, "D": 0.0}
+    assert models[0]["position_bias"]["shares"]["A"] < 0.5
+
+
 @pytest.mark.slow
 def test_near_duplicates_by_the_caption_metrics_sentence_model(tmp_path: Path) -> None:
     from audit_support import ROWS, TOML

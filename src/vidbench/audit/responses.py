@@ -102,6 +102,12 @@ def read_responses(paths: Sequence[Path]) -> Responses:
     same data, or when their data cannot be loaded."""
     if len(paths) < 2:
         raise ConfigError("audit: give at least two runs of the same benchmark")
+    seen: dict[Path, Path] = {}
+    for path in paths:  # one run given twice would vote twice on every gold
+        first = seen.setdefault(path.resolve(), path)
+        if first is not path:
+            same = "" if str(first) == str(path) else f" (as {first} and {path})"
+            raise ConfigError(f"audit: the run {path} is given twice{same}")
     configs = [RunConfig.load(p) for p in paths]
     bases = {c.task.partition(":")[0] for c in configs}
     if len(bases) != 1:
@@ -121,8 +127,8 @@ def read_responses(paths: Sequence[Path]) -> Responses:
         spec = str((config.model_identity or {}).get("spec") or config.model)
         runs.append(Run(path, spec, config.model, is_blind(config), rows))
     labels = [run.label for run in runs]
-    runs = [
-        Run(r.path, f"{r.label} ({r.path.name})", r.model, r.blind, r.rows)
+    runs = [  # models of the same name told apart by their folder, as given (names may repeat)
+        Run(r.path, f"{r.label} ({r.path})", r.model, r.blind, r.rows)
         if labels.count(r.label) > 1
         else r
         for r in runs
@@ -142,3 +148,4 @@ def read_responses(paths: Sequence[Path]) -> Responses:
             f"with (e.g. {changed[0]}): score the runs again (`vidbench run` reuses the answers)"
         )
     return Responses(configs[0].task, items, runs, notes, reviewed)
+
