@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -195,6 +196,29 @@ def test_models_of_the_same_name_keep_their_own_figures(
     always_a = models[1]["position_bias"]
     assert always_a["shares"] == {"A": 1.0, "B": 0.0, "C": 0.0, "D": 0.0}
     assert models[0]["position_bias"]["shares"]["A"] < 0.5
+
+
+def test_runs_over_other_items_are_named_or_refused(
+    audited: tuple[Path, list[Path], dict], tmp_path: Path, capsys
+) -> None:
+    _, runs, _ = audited
+    parts = []
+    for k, run in enumerate(runs[:3]):  # each run keeps its own ten rows (a run cut short)
+        part = tmp_path / run.name
+        shutil.copytree(run, part)
+        rows = (run / "samples.jsonl").read_text().splitlines(keepends=True)
+        (part / "samples.jsonl").write_text("".join(rows[10 * k : 10 * k + 10]))
+        parts.append(part)
+    assert vidbench("audit", *parts, "--out", tmp_path / "a", "--no-duplicates") == 2
+    err = " ".join(capsys.readouterr().err.split())  # Rich wraps lines
+    assert "the runs have no item in common (30 item(s) in all" in err
+    assert vidbench("audit", parts[0], *runs[1:3], "--out", tmp_path / "a", "--no-duplicates") == 0
+    notes = json.loads((tmp_path / "a" / "audit.json").read_text())["summary"]["notes"]
+    assert any(note.startswith("predictions:sees0 has 10 of the 40 items") for note in notes)
+    (parts[1] / "samples.jsonl").write_text("")
+    assert vidbench("audit", parts[1], *runs[2:4], "--out", tmp_path / "b") == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"{parts[1]} has no rows of these items" in err
 
 
 @pytest.mark.slow

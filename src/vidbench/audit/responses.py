@@ -8,6 +8,7 @@ blind when its model is `blind:SPEC` (run.json's model spec, or its identity's `
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -139,9 +140,9 @@ def read_responses(paths: Sequence[Path]) -> Responses:
         for s in samples
         if s.id in answered
     ]
+    notes = _coverage(runs, [item.id for item in items])
     gold = {item.id: item.gold for item in items}
     changed = [s.id for s in samples if s.kind == "mcq" and s.id in gold and s.answer != gold[s.id]]
-    notes = []
     if changed:
         notes.append(
             f"{len(changed)} item(s) have another gold in the data than the runs were scored "
@@ -149,3 +150,25 @@ def read_responses(paths: Sequence[Path]) -> Responses:
         )
     return Responses(configs[0].task, items, runs, notes, reviewed)
 
+
+def _coverage(runs: Sequence[Run], items: Sequence[str]) -> list[str]:
+    """A note for each run without a row for some of the items (a --limit run, one not
+    finished, one on fewer rows): its accuracy is over the items it has. ConfigError when no
+    item has rows from two runs: then nothing can be compared."""
+    counts = Counter(item for run in runs for item in items if item in run.rows)
+    if not any(n >= 2 for n in counts.values()):
+        raise ConfigError(
+            f"audit: the runs have no item in common ({len(items)} item(s) in all, each in one "
+            "run): give runs over the same items"
+        )
+    notes = []
+    for run in runs:
+        has = sum(1 for item in items if item in run.rows)
+        if has == 0:
+            raise ConfigError(f"audit: {run.path} has no rows of these items: finish it first")
+        if has < len(items):
+            notes.append(
+                f"{run.label} has {has} of the {len(items)} items (a --limit run, or one not "
+                f"finished?): its accuracy is over those {has} only"
+            )
+    return notes
