@@ -76,9 +76,9 @@ def _print(document: dict) -> None:
             f"sizing: at {size['n']} items a score's 95% interval is "
             f"[{100 * size['ci95'][0]:.1f}, {100 * size['ci95'][1]:.1f}] around "
             f"{100 * size['accuracy']:.1f}; McNemar (80% power) detects "
-            + _points(size["detectable_observed"])
+            + _points(size["detectable_observed"], size["discordance_observed"])
             + " between these models, "
-            + _points(size["detectable"])
+            + _points(size["detectable"], size["discordance"])
             + " between models with independent errors",
             highlight=False,
         )
@@ -86,8 +86,14 @@ def _print(document: dict) -> None:
         err.print(f"[yellow]note[/]: {escape(note)}", highlight=False)
 
 
-def _points(share: float | None) -> str:
-    return "no difference (too few items)" if share is None else f"{100 * share:.1f} points"
+def _points(share: float | None, discordance: float | None) -> str:
+    if share is None and discordance is None:
+        return "nothing (no two models graded on the same items)"
+    if share is None and discordance == 0:  # identical answers, or 0% or 100% accuracy
+        return "no difference (the models never disagree)"
+    if share is None:
+        return "no difference (too few items)"
+    return f"{100 * share:.2g} points" if share < 0.001 else f"{100 * share:.1f} points"
 
 
 def _plan(n: int, accuracy: float, discordance: float | None) -> int:
@@ -100,7 +106,7 @@ def _plan(n: int, accuracy: float, discordance: float | None) -> int:
         f"{100 * high:.1f}] (Wilson)\nsmallest difference McNemar's test detects with 80% "
         f"power at alpha 0.05, the models disagreeing on {100 * size.discordance:.1f}% of "
         f"items{' (independent errors)' if discordance is None else ''}: "
-        + _points(size.detectable),
+        + _points(size.detectable, size.discordance),
         highlight=False,
     )
     return 0
@@ -118,7 +124,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--sbert-model", help="sentence-transformers model folder (duplicates)")
     p.add_argument(
-        "--plan", type=types.positive, metavar="N", help="size a benchmark of N items instead"
+        "--plan",
+        type=types.whole_number(1, 10**12),  # beyond, the interval's count overflows numpy
+        metavar="N",
+        help="size a benchmark of N items instead",
     )
     p.add_argument(
         "--accuracy",
