@@ -221,6 +221,31 @@ def test_runs_over_other_items_are_named_or_refused(
     assert f"{parts[1]} has no rows of these items" in err
 
 
+def test_rows_the_data_no_longer_has_are_named(tmp_path: Path, capsys) -> None:
+    from audit_support import ROWS, TOML, seeing_answer
+    from custom_support import make_bench, predictions, write_rows
+
+    bench = make_bench(tmp_path / "bench", toml=TOML, rows=ROWS)
+    runs = []
+    for m in range(3):
+        given = {row["n"]: seeing_answer(m, i) for i, row in enumerate(ROWS)}
+        model = predictions(tmp_path / f"m{m}.jsonl", given)
+        runs.append(tmp_path / f"m{m}")
+        assert vidbench("run", f"custom:{bench}", "--model", model, "--out", runs[-1]) == 0
+    # the data changes after the runs: q05 removed, q07 renamed
+    rows = [dict(row, n="q07x") if row["n"] == "q07" else row for row in ROWS if row["n"] != "q05"]
+    write_rows(bench / "questions.jsonl", rows)
+    assert vidbench("audit", *runs, "--out", tmp_path / "a", "--no-duplicates") == 0
+    document = json.loads((tmp_path / "a" / "audit.json").read_text())
+    assert len(document["items"]) == 38
+    notes = document["summary"]["notes"]
+    assert any(
+        n.startswith("2 item(s) the runs answered are no longer in the data (e.g. q05)")
+        for n in notes
+    )
+    assert "1 item(s) of the data no run answered (e.g. q07x): not audited" in notes
+
+
 @pytest.mark.slow
 def test_near_duplicates_by_the_caption_metrics_sentence_model(tmp_path: Path) -> None:
     from audit_support import ROWS, TOML

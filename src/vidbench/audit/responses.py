@@ -141,6 +141,18 @@ def read_responses(paths: Sequence[Path]) -> Responses:
         if s.id in answered
     ]
     notes = _coverage(runs, [item.id for item in items])
+    gone = sorted(answered - {s.id for s in samples})
+    if gone:  # rows of an older version of the data: left out, said so
+        notes.append(
+            f"{len(gone)} item(s) the runs answered are no longer in the data (e.g. {gone[0]}) "
+            "and are left out: score the runs again (`vidbench run` with the same --out)"
+        )
+    unasked = [s.id for s in samples if s.id not in answered]
+    if unasked:
+        notes.append(
+            f"{len(unasked)} item(s) of the data no run answered (e.g. {unasked[0]}): "
+            "not audited"
+        )
     gold = {item.id: item.gold for item in items}
     changed = [s.id for s in samples if s.kind == "mcq" and s.id in gold and s.answer != gold[s.id]]
     if changed:
