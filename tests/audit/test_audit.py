@@ -157,6 +157,10 @@ def test_bad_input_is_refused(
     assert vidbench("audit", runs[0], tmp_path / "nothing", "--out", tmp_path / "a") == 2
     assert "no such results directory" in capsys.readouterr().err
     assert vidbench("audit", *runs) == 2
+    (tmp_path / "file").write_text("")
+    assert vidbench("audit", *runs[:3], "--out", tmp_path / "file") == 2
+    err = " ".join(capsys.readouterr().err.split())  # named, not a FileExistsError traceback
+    assert "is a file, not a folder" in err
     assert vidbench("audit", "--plan", "100", runs[0]) == 2
 
 

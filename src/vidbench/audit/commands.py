@@ -33,10 +33,12 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     missing = [str(r) for r in runs if not r.is_dir()]
     if missing:
         raise ConfigError(f"audit: no such results directory: {', '.join(missing)}")
+    target = Path(args.out)
+    if target.exists() and not target.is_dir():
+        raise ConfigError(f"audit: --out {target} is a file, not a folder")
     responses = read_responses(runs)
     options = AuditOptions(duplicates=not args.no_duplicates, sbert_model=args.sbert_model)
     document = audit(responses, options)
-    target = Path(args.out)
     target.mkdir(parents=True, exist_ok=True)
     write_json(target / DOCUMENT, document)
     texts = {item.id: item.text for item in responses.items}

@@ -150,8 +150,7 @@ def read_responses(paths: Sequence[Path]) -> Responses:
     unasked = [s.id for s in samples if s.id not in answered]
     if unasked:
         notes.append(
-            f"{len(unasked)} item(s) of the data no run answered (e.g. {unasked[0]}): "
-            "not audited"
+            f"{len(unasked)} item(s) of the data no run answered (e.g. {unasked[0]}): not audited"
         )
     gold = {item.id: item.gold for item in items}
     changed = [s.id for s in samples if s.kind == "mcq" and s.id in gold and s.answer != gold[s.id]]
