@@ -225,17 +225,26 @@ def test_runs_over_other_items_are_named_or_refused(
     assert f"{parts[1]} has no rows of these items" in err
 
 
-def test_rows_the_data_no_longer_has_are_named(tmp_path: Path, capsys) -> None:
+def _three_runs(root: Path) -> tuple[Path, list[Path]]:
+    """A benchmark of its own (the test changes its data) and three seeing runs of it."""
     from audit_support import ROWS, TOML, seeing_answer
-    from custom_support import make_bench, predictions, write_rows
+    from custom_support import make_bench, predictions
 
-    bench = make_bench(tmp_path / "bench", toml=TOML, rows=ROWS)
+    bench = make_bench(root / "bench", toml=TOML, rows=ROWS)
     runs = []
     for m in range(3):
         given = {row["n"]: seeing_answer(m, i) for i, row in enumerate(ROWS)}
-        model = predictions(tmp_path / f"m{m}.jsonl", given)
-        runs.append(tmp_path / f"m{m}")
+        model = predictions(root / f"m{m}.jsonl", given)
+        runs.append(root / f"m{m}")
         assert vidbench("run", f"custom:{bench}", "--model", model, "--out", runs[-1]) == 0
+    return bench, runs
+
+
+def test_rows_the_data_no_longer_has_are_named(tmp_path: Path) -> None:
+    from audit_support import ROWS
+    from custom_support import write_rows
+
+    bench, runs = _three_runs(tmp_path)
     # the data changes after the runs: q05 removed, q07 renamed
     rows = [dict(row, n="q07x") if row["n"] == "q07" else row for row in ROWS if row["n"] != "q05"]
     write_rows(bench / "questions.jsonl", rows)
@@ -248,6 +257,26 @@ def test_rows_the_data_no_longer_has_are_named(tmp_path: Path, capsys) -> None:
         for n in notes
     )
     assert "1 item(s) of the data no run answered (e.g. q07x): not audited" in notes
+
+
+def test_runs_scored_against_different_golds_are_refused(tmp_path: Path, capsys) -> None:
+    # q03's gold fixed, one run scored again: its right and wrong disagree with the others'
+    from audit_support import ROWS
+    from custom_support import write_rows
+
+    bench, runs = _three_runs(tmp_path)
+    rows = [dict(row, answer="B") if row["n"] == "q03" else row for row in ROWS]
+    write_rows(bench / "questions.jsonl", rows)
+    model = f"predictions:{tmp_path / 'm0.jsonl'}"
+    assert vidbench("run", f"custom:{bench}", "--model", model, "--out", runs[0]) == 0
+    capsys.readouterr()
+    assert vidbench("audit", *runs, "--out", tmp_path / "a", "--no-duplicates") == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "the runs were scored against different golds of q03" in err
+    assert f"the data has B): score {runs[1]}, {runs[2]} again" in err
+    for run in runs[1:]:
+        assert vidbench("run", f"custom:{bench}", "--model", model, "--out", run) == 0
+    assert vidbench("audit", *runs, "--out", tmp_path / "a", "--no-duplicates") == 0
 
 
 @pytest.mark.slow

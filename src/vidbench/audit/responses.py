@@ -135,6 +135,7 @@ def read_responses(paths: Sequence[Path]) -> Responses:
         for r in runs
     ]
     answered = {i for run in runs for i in run.rows}
+    _same_golds(runs, samples)
     items = [
         _item(s, task, [run.rows[s.id] for run in runs if s.id in run.rows])
         for s in samples
@@ -160,6 +161,28 @@ def read_responses(paths: Sequence[Path]) -> Responses:
             f"with (e.g. {changed[0]}): score the runs again (`vidbench run` reuses the answers)"
         )
     return Responses(configs[0].task, items, runs, notes, reviewed)
+
+
+def _same_golds(runs: Sequence[Run], samples: Sequence[Sample]) -> None:
+    """ConfigError when runs were scored against different golds of one item (some scored
+    again after the data's gold changed, some not): their right and wrong disagree about what
+    is right, and every figure of the audit would mix the two."""
+    for sample in samples:
+        if sample.kind != "mcq":
+            continue
+        scored = {
+            run.path: row.gold
+            for run in runs
+            if (row := run.rows.get(sample.id)) is not None and row.gold is not None
+        }
+        if len(set(scored.values())) > 1:
+            stale = [str(path) for path, gold in scored.items() if gold != sample.answer]
+            golds = ", ".join(f"{gold} in {path}" for path, gold in scored.items())
+            raise ConfigError(
+                f"audit: the runs were scored against different golds of {sample.id} ({golds}; "
+                f"the data has {sample.answer}): score {', '.join(stale)} again (`vidbench run` "
+                "with the same --out reuses the answers)"
+            )
 
 
 def _coverage(runs: Sequence[Run], items: Sequence[str]) -> list[str]:
