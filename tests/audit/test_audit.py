@@ -218,11 +218,22 @@ def test_runs_over_other_items_are_named_or_refused(
     assert "the runs have no item in common (30 item(s) in all" in err
     assert vidbench("audit", parts[0], *runs[1:3], "--out", tmp_path / "a", "--no-duplicates") == 0
     notes = json.loads((tmp_path / "a" / "audit.json").read_text())["summary"]["notes"]
-    assert any(note.startswith("predictions:sees0 has 10 of the 40 items") for note in notes)
+    assert any(
+        note.startswith("predictions:sees0 has a graded answer on 10 of the 40 items")
+        for note in notes
+    )
     (parts[1] / "samples.jsonl").write_text("")
     assert vidbench("audit", parts[1], *runs[2:4], "--out", tmp_path / "b") == 2
     err = " ".join(capsys.readouterr().err.split())
-    assert f"{parts[1]} has no rows of these items" in err
+    assert f"{parts[1]} has no graded answer on these items (0 row(s)" in err
+    # rows without a grade (the answers failed): the same, said with its count of rows
+    rows = (runs[1] / "samples.jsonl").read_text()
+    for kind in ('"kind":"correct","reason":null', '"kind":"wrong","reason":null'):
+        rows = rows.replace(kind, '"kind":"unscored","reason":"no-answer"')
+    (parts[1] / "samples.jsonl").write_text(rows)
+    assert vidbench("audit", parts[1], *runs[2:4], "--out", tmp_path / "b") == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"{parts[1]} has no graded answer on these items (40 row(s), none right" in err
 
 
 def _three_runs(root: Path) -> tuple[Path, list[Path]]:

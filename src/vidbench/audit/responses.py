@@ -186,23 +186,32 @@ def _same_golds(runs: Sequence[Run], samples: Sequence[Sample]) -> None:
 
 
 def _coverage(runs: Sequence[Run], items: Sequence[str]) -> list[str]:
-    """A note for each run without a row for some of the items (a --limit run, one not
-    finished, one on fewer rows): its accuracy is over the items it has. ConfigError when no
-    item has rows from two runs: then nothing can be compared."""
-    counts = Counter(item for run in runs for item in items if item in run.rows)
+    """A note for each run without a graded answer on some of the items (a --limit run, one
+    not finished, answers without a verdict): its accuracy is over the items it has.
+    ConfigError when a run has no graded answer, or no item has graded answers from two runs:
+    then nothing can be compared."""
+
+    def graded(run: Run) -> list[str]:
+        return [i for i in items if (row := run.rows.get(i)) is not None and row.outcome.graded]
+
+    has = {run.path: graded(run) for run in runs}
+    for run in runs:
+        if not has[run.path]:
+            rows = sum(1 for item in items if item in run.rows)
+            raise ConfigError(
+                f"audit: {run.path} has no graded answer on these items ({rows} row(s), none "
+                "right or wrong: not finished, or no verdict; its results.json says why)"
+            )
+    counts = Counter(item for found in has.values() for item in found)
     if not any(n >= 2 for n in counts.values()):
         raise ConfigError(
-            f"audit: the runs have no item in common ({len(items)} item(s) in all, each in one "
-            "run): give runs over the same items"
+            f"audit: the runs have no item in common ({len(items)} item(s) in all, each graded "
+            "in one run): give runs over the same items"
         )
-    notes = []
-    for run in runs:
-        has = sum(1 for item in items if item in run.rows)
-        if has == 0:
-            raise ConfigError(f"audit: {run.path} has no rows of these items: finish it first")
-        if has < len(items):
-            notes.append(
-                f"{run.label} has {has} of the {len(items)} items (a --limit run, or one not "
-                f"finished?): its accuracy is over those {has} only"
-            )
-    return notes
+    return [
+        f"{run.label} has a graded answer on {len(has[run.path])} of the {len(items)} items (a "
+        "--limit run, one not finished, or answers without a verdict?): its accuracy is over "
+        f"those {len(has[run.path])} only"
+        for run in runs
+        if len(has[run.path]) < len(items)
+    ]
