@@ -158,9 +158,12 @@ def test_bad_input_is_refused(
     assert "no such results directory" in capsys.readouterr().err
     assert vidbench("audit", *runs) == 2
     (tmp_path / "file").write_text("")
-    assert vidbench("audit", *runs[:3], "--out", tmp_path / "file") == 2
-    err = " ".join(capsys.readouterr().err.split())  # named, not a FileExistsError traceback
-    assert "is a file, not a folder" in err
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    for target in (tmp_path / "file", loop):  # named, not a FileExistsError traceback
+        assert vidbench("audit", *runs[:3], "--out", target) == 2
+        err = " ".join(capsys.readouterr().err.split())
+        assert f"--out {target}: not a folder (a file or a broken link is in the way)" in err
     assert vidbench("audit", "--plan", "100", runs[0]) == 2
 
 

@@ -178,6 +178,10 @@ def test_data_are_chunked_scripts(tmp_path: Path) -> None:
                            ViewOptions(tmp_path / "report"))  # fmt: skip
     with pytest.raises(ConfigError, match="other files"):
         write_report([run], ViewOptions(tmp_path))  # holds run/ and report/: not a report
+    loop = tmp_path / "loop"  # a link to itself: not a folder, named rather than a traceback
+    loop.symlink_to(loop)
+    with pytest.raises(ConfigError, match="cannot be made a folder"):
+        write_report([run], ViewOptions(loop))
     assert smaller.samples == 10 and sorted(p.name for p in data.iterdir())[1:] == [
         "samples-000.js",
         "search-000.js",

@@ -27,19 +27,19 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     from vidbench.audit.link import DOCUMENT, PAGE, record_audit
     from vidbench.audit.page import render
     from vidbench.audit.responses import read_responses
-    from vidbench.core.files import write_atomic, write_json
+    from vidbench.core.files import make_folder, write_atomic, write_json
 
     runs = [Path(r) for r in args.runs]
     missing = [str(r) for r in runs if not r.is_dir()]
     if missing:
         raise ConfigError(f"audit: no such results directory: {', '.join(missing)}")
     target = Path(args.out)
-    if target.exists() and not target.is_dir():
-        raise ConfigError(f"audit: --out {target} is a file, not a folder")
+    if (target.exists() or target.is_symlink()) and not target.is_dir():  # named before the work
+        raise ConfigError(f"--out {target}: not a folder (a file or a broken link is in the way)")
     responses = read_responses(runs)
     options = AuditOptions(duplicates=not args.no_duplicates, sbert_model=args.sbert_model)
     document = audit(responses, options)
-    target.mkdir(parents=True, exist_ok=True)
+    make_folder(target)
     write_json(target / DOCUMENT, document)
     texts = {item.id: item.text for item in responses.items}
     write_atomic(target / PAGE, render(document, texts).encode())
