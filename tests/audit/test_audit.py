@@ -167,6 +167,16 @@ def test_bad_input_is_refused(
     assert vidbench("audit", "--plan", "100", runs[0]) == 2
 
 
+def test_a_folder_of_runs_stands_for_its_runs(
+    audited: tuple[Path, list[Path], dict], tmp_path: Path
+) -> None:
+    root, runs, document = audited
+    assert vidbench("audit", root / "runs", "--out", tmp_path / "a", "--no-duplicates") == 0
+    again = json.loads((tmp_path / "a" / "audit.json").read_text())
+    assert sorted(m["path"] for m in again["models"]) == sorted(str(run) for run in runs)
+    assert again["items"] == document["items"]
+
+
 def test_one_run_given_twice_is_refused(
     audited: tuple[Path, list[Path], dict], tmp_path: Path, capsys
 ) -> None:

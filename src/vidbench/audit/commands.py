@@ -28,11 +28,13 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     from vidbench.audit.page import render
     from vidbench.audit.responses import read_responses
     from vidbench.core.files import make_folder, write_atomic, write_json
+    from vidbench.view.collect import run_folders
 
-    runs = [Path(r) for r in args.runs]
-    missing = [str(r) for r in runs if not r.is_dir()]
+    given = [Path(r) for r in args.runs]
+    missing = [str(r) for r in given if not r.is_dir()]
     if missing:
         raise ConfigError(f"audit: no such results directory: {', '.join(missing)}")
+    runs, _ = run_folders(given)  # a folder of runs stands for the runs in it, as in `view`
     target = Path(args.out)
     if (target.exists() or target.is_symlink()) and not target.is_dir():  # named before the work
         raise ConfigError(f"--out {target}: not a folder (a file or a broken link is in the way)")
