@@ -262,6 +262,18 @@ def test_the_store_is_read_without_writing(tmp_path: Path) -> None:
     ]  # fmt: skip
 
 
+def test_runs_of_one_name_in_folders_of_one_name_are_told_apart(tmp_path: Path) -> None:
+    from vidbench.view.collect import collect_runs
+
+    results = {"task": "t", "model": "m", "n": 2, "errors": 0, "columns": {}}
+    for folder in ("a/run", "b/run", "c/other"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "results.json").write_text(json.dumps(results))
+    runs = collect_runs([tmp_path / f for f in ("a/run", "b/run", "c/other")], with_samples=False)
+    assert [r.label for r in runs] == [f"m ({tmp_path / 'a/run'})", f"m ({tmp_path / 'b/run'})",
+                                       "m (other)"]  # fmt: skip
+
+
 def test_a_repeated_runs_folder_points_at_its_runs(tmp_path: Path) -> None:
     from vidbench.view.collect import collect_run
 
