@@ -177,6 +177,23 @@ def test_a_folder_of_runs_stands_for_its_runs(
     assert again["items"] == document["items"]
 
 
+def test_runs_on_other_data_are_named(
+    audited: tuple[Path, list[Path], dict], tmp_path: Path, capsys
+) -> None:
+    from audit_support import ROWS, TOML
+    from custom_support import make_bench
+
+    root, runs, _ = audited
+    other = make_bench(tmp_path / "other", toml=TOML, rows=ROWS)
+    run = tmp_path / "other-run"
+    assert vidbench("run", f"custom:{other}", "--model", "random", "--out", run) == 0
+    capsys.readouterr()
+    assert vidbench("audit", *runs[:2], run, "--out", tmp_path / "a") == 2
+    err = " ".join(capsys.readouterr().err.split())
+    bench = (root / "bench").resolve()
+    assert f"different data ({bench}: {runs[0]}, {runs[1]}; {other.resolve()}: {run})" in err
+
+
 def test_one_run_given_twice_is_refused(
     audited: tuple[Path, list[Path], dict], tmp_path: Path, capsys
 ) -> None:

@@ -110,13 +110,13 @@ def read_responses(paths: Sequence[Path]) -> Responses:
             same = "" if str(first) == str(path) else f" (as {first} and {path})"
             raise ConfigError(f"audit: the run {path} is given twice{same}")
     configs = [RunConfig.load(p) for p in paths]
-    bases = {c.task.partition(":")[0] for c in configs}
-    if len(bases) != 1:
-        raise ConfigError(f"audit: the runs are of different tasks ({', '.join(sorted(bases))})")
+    bases = [c.task.partition(":")[0] for c in configs]
+    if len(set(bases)) != 1:
+        raise ConfigError(f"audit: the runs are of different tasks ({_which(bases, paths)})")
     task = configs[0].open_task()
-    folders = {str(data_folder(c.open_task(), c.data).resolve()) for c in configs}
-    if len(folders) != 1:
-        raise ConfigError(f"audit: the runs are on different data ({', '.join(sorted(folders))})")
+    folders = [str(data_folder(c.open_task(), c.data).resolve()) for c in configs]
+    if len(set(folders)) != 1:
+        raise ConfigError(f"audit: the runs are on different data ({_which(folders, paths)})")
     try:
         samples = load_samples(task, configs[0].data).items
         reviewed = task.reviewed(data_folder(task, configs[0].data))
@@ -161,6 +161,14 @@ def read_responses(paths: Sequence[Path]) -> Responses:
             f"with (e.g. {changed[0]}): score the runs again (`vidbench run` reuses the answers)"
         )
     return Responses(configs[0].task, items, runs, notes, reviewed)
+
+
+def _which(values: Sequence[str], paths: Sequence[Path]) -> str:
+    """Each value with the runs that have it: "custom: a, b; mmworld: c"."""
+    runs: dict[str, list[str]] = {}
+    for value, path in zip(values, paths, strict=True):
+        runs.setdefault(value, []).append(str(path))
+    return "; ".join(f"{value}: {', '.join(found)}" for value, found in sorted(runs.items()))
 
 
 def _same_golds(runs: Sequence[Run], samples: Sequence[Sample]) -> None:
