@@ -165,6 +165,8 @@ def test_bad_input_is_refused(
         err = " ".join(capsys.readouterr().err.split())
         assert f"--out {target}: not a folder (a file or a broken link is in the way)" in err
     assert vidbench("audit", "--plan", "100", runs[0]) == 2
+    assert vidbench("audit", *runs[:3], "--out", tmp_path / "a", "--accuracy", "0.5") == 2
+    assert "give them with --plan N" in " ".join(capsys.readouterr().err.split())
 
 
 def test_a_folder_of_runs_stands_for_its_runs(

@@ -20,7 +20,11 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     if args.plan is not None:
         if args.runs or args.out:
             raise ConfigError("audit --plan N: give no runs and no --out (it sizes a plan)")
-        return _plan(args.plan, args.accuracy, args.discordance)
+        return _plan(args.plan, 0.7 if args.accuracy is None else args.accuracy, args.discordance)
+    if args.accuracy is not None or args.discordance is not None:  # not silently ignored
+        raise ConfigError(
+            "audit: --accuracy and --discordance size a plan: give them with --plan N"
+        )
     if not args.runs or not args.out:
         raise ConfigError("audit: give two or more runs and --out DIR (or --plan N)")
     from vidbench.audit.audit import AuditOptions, audit
@@ -136,7 +140,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--accuracy",
         type=types.number(0.0, 1.0),
-        default=0.7,
         help="--plan: the models' accuracy, a share (default 0.7)",
     )
     p.add_argument(
