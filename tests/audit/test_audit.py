@@ -177,6 +177,14 @@ def test_a_folder_of_runs_stands_for_its_runs(
     again = json.loads((tmp_path / "a" / "audit.json").read_text())
     assert sorted(m["path"] for m in again["models"]) == sorted(str(run) for run in runs)
     assert again["items"] == document["items"]
+    # a --runs N folder (its results.json the mean of run-1..N) stands for its runs
+    repeated = tmp_path / "repeated"
+    args = ["run", f"custom:{root / 'bench'}", "--model", "random", "--runs", "2"]
+    assert vidbench(*args, "--out", repeated) == 0
+    assert vidbench("audit", repeated, runs[0], "--out", tmp_path / "b", "--no-duplicates") == 0
+    models = json.loads((tmp_path / "b" / "audit.json").read_text())["models"]
+    assert [m["path"] for m in models] == [str(repeated / "run-1"), str(repeated / "run-2"),
+                                           str(runs[0])]  # fmt: skip
 
 
 def test_runs_on_other_data_are_named(
