@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -156,7 +157,177 @@ def test_bad_input_is_refused(
     assert vidbench("audit", runs[0], tmp_path / "nothing", "--out", tmp_path / "a") == 2
     assert "no such results directory" in capsys.readouterr().err
     assert vidbench("audit", *runs) == 2
+    (tmp_path / "file").write_text("")
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    for target in (tmp_path / "file", loop):  # named, not a FileExistsError traceback
+        assert vidbench("audit", *runs[:3], "--out", target) == 2
+        err = " ".join(capsys.readouterr().err.split())
+        assert f"--out {target}: not a folder (a file or a broken link is in the way)" in err
     assert vidbench("audit", "--plan", "100", runs[0]) == 2
+    assert vidbench("audit", *runs[:3], "--out", tmp_path / "a", "--accuracy", "0.5") == 2
+    assert "give them with --plan N" in " ".join(capsys.readouterr().err.split())
+
+
+def test_a_folder_of_runs_stands_for_its_runs(
+    audited: tuple[Path, list[Path], dict], tmp_path: Path
+) -> None:
+    root, runs, document = audited
+    assert vidbench("audit", root / "runs", "--out", tmp_path / "a", "--no-duplicates") == 0
+    again = json.loads((tmp_path / "a" / "audit.json").read_text())
+    assert sorted(m["path"] for m in again["models"]) == sorted(str(run) for run in runs)
+    assert again["items"] == document["items"]
+    # a --runs N folder (its results.json the mean of run-1..N) stands for its runs
+    repeated = tmp_path / "repeated"
+    args = ["run", f"custom:{root / 'bench'}", "--model", "random", "--runs", "2"]
+    assert vidbench(*args, "--out", repeated) == 0
+    assert vidbench("audit", repeated, runs[0], "--out", tmp_path / "b", "--no-duplicates") == 0
+    models = json.loads((tmp_path / "b" / "audit.json").read_text())["models"]
+    assert [m["path"] for m in models] == [str(repeated / "run-1"), str(repeated / "run-2"),
+                                           str(runs[0])]  # fmt: skip
+
+
+def test_runs_on_other_data_are_named(
+    audited: tuple[Path, list[Path], dict], tmp_path: Path, capsys
+) -> None:
+    from audit_support import ROWS, TOML
+    from custom_support import make_bench
+
+    root, runs, _ = audited
+    other = make_bench(tmp_path / "other", toml=TOML, rows=ROWS)
+    run = tmp_path / "other-run"
+    assert vidbench("run", f"custom:{other}", "--model", "random", "--out", run) == 0
+    capsys.readouterr()
+    assert vidbench("audit", *runs[:2], run, "--out", tmp_path / "a") == 2
+    err = " ".join(capsys.readouterr().err.split())
+    bench = (root / "bench").resolve()
+    assert f"different data ({bench}: {runs[0]}, {runs[1]}; {other.resolve()}: {run})" in err
+
+
+def test_one_run_given_twice_is_refused(
+    audited: tuple[Path, list[Path], dict], tmp_path: Path, capsys
+) -> None:
+    # counted twice, its answers would vote twice on every gold
+    _, runs, _ = audited
+    again = tmp_path / "again"
+    again.symlink_to(runs[0])
+    assert vidbench("audit", *runs[:3], again, "--out", tmp_path / "a") == 2
+    err = " ".join(capsys.readouterr().err.split())  # Rich wraps lines
+    assert f"the run {again} is given twice (as {runs[0]} and {again})" in err
+    assert not (tmp_path / "a").exists()
+
+
+def test_models_of_the_same_name_keep_their_own_figures(
+    audited: tuple[Path, list[Path], dict], tmp_path: Path
+) -> None:
+    root, runs, _ = audited
+    bench = root / "bench"
+    same = []
+    for name in ("sees5", "always-a"):  # two models both named "same", in folders named "run"
+        out = tmp_path / name / "run"
+        model = f"predictions:{root / f'{name}.jsonl'}"
+        assert (
+            vidbench(
+                "run", f"custom:{bench}", "--model", model, "--model-opt", "name=same", "--out", out
+            )
+            == 0
+        )
+        same.append(out)
+    assert vidbench("audit", *same, runs[0], "--out", tmp_path / "a", "--no-duplicates") == 0
+    models = json.loads((tmp_path / "a" / "audit.json").read_text())["models"]
+    labels = [m["model"] for m in models]
+    assert labels[:2] == [f"predictions:same ({same[0]})", f"predictions:same ({same[1]})"]
+    always_a = models[1]["position_bias"]
+    assert always_a["shares"] == {"A": 1.0, "B": 0.0, "C": 0.0, "D": 0.0}
+    assert models[0]["position_bias"]["shares"]["A"] < 0.5
+
+
+def test_runs_over_other_items_are_named_or_refused(
+    audited: tuple[Path, list[Path], dict], tmp_path: Path, capsys
+) -> None:
+    _, runs, _ = audited
+    parts = []
+    for k, run in enumerate(runs[:3]):  # each run keeps its own ten rows (a run cut short)
+        part = tmp_path / run.name
+        shutil.copytree(run, part)
+        rows = (run / "samples.jsonl").read_text().splitlines(keepends=True)
+        (part / "samples.jsonl").write_text("".join(rows[10 * k : 10 * k + 10]))
+        parts.append(part)
+    assert vidbench("audit", *parts, "--out", tmp_path / "a", "--no-duplicates") == 2
+    err = " ".join(capsys.readouterr().err.split())  # Rich wraps lines
+    assert "the runs have no item in common (30 item(s) in all" in err
+    assert vidbench("audit", parts[0], *runs[1:3], "--out", tmp_path / "a", "--no-duplicates") == 0
+    notes = json.loads((tmp_path / "a" / "audit.json").read_text())["summary"]["notes"]
+    assert any(
+        note.startswith("predictions:sees0 has a graded answer on 10 of the 40 items")
+        for note in notes
+    )
+    (parts[1] / "samples.jsonl").write_text("")
+    assert vidbench("audit", parts[1], *runs[2:4], "--out", tmp_path / "b") == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"{parts[1]} has no graded answer on these items (0 row(s)" in err
+    # rows without a grade (the answers failed): the same, said with its count of rows
+    rows = (runs[1] / "samples.jsonl").read_text()
+    for kind in ('"kind":"correct","reason":null', '"kind":"wrong","reason":null'):
+        rows = rows.replace(kind, '"kind":"unscored","reason":"no-answer"')
+    (parts[1] / "samples.jsonl").write_text(rows)
+    assert vidbench("audit", parts[1], *runs[2:4], "--out", tmp_path / "b") == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"{parts[1]} has no graded answer on these items (40 row(s), none right" in err
+
+
+def _three_runs(root: Path) -> tuple[Path, list[Path]]:
+    """A benchmark of its own (the test changes its data) and three seeing runs of it."""
+    from audit_support import ROWS, TOML, seeing_answer
+    from custom_support import make_bench, predictions
+
+    bench = make_bench(root / "bench", toml=TOML, rows=ROWS)
+    runs = []
+    for m in range(3):
+        given = {row["n"]: seeing_answer(m, i) for i, row in enumerate(ROWS)}
+        model = predictions(root / f"m{m}.jsonl", given)
+        runs.append(root / f"m{m}")
+        assert vidbench("run", f"custom:{bench}", "--model", model, "--out", runs[-1]) == 0
+    return bench, runs
+
+
+def test_rows_the_data_no_longer_has_are_named(tmp_path: Path) -> None:
+    from audit_support import ROWS
+    from custom_support import write_rows
+
+    bench, runs = _three_runs(tmp_path)
+    # the data changes after the runs: q05 removed, q07 renamed
+    rows = [dict(row, n="q07x") if row["n"] == "q07" else row for row in ROWS if row["n"] != "q05"]
+    write_rows(bench / "questions.jsonl", rows)
+    assert vidbench("audit", *runs, "--out", tmp_path / "a", "--no-duplicates") == 0
+    document = json.loads((tmp_path / "a" / "audit.json").read_text())
+    assert len(document["items"]) == 38
+    notes = document["summary"]["notes"]
+    assert any(
+        n.startswith("2 item(s) the runs answered are no longer in the data (e.g. q05)")
+        for n in notes
+    )
+    assert "1 item(s) of the data no run answered (e.g. q07x): not audited" in notes
+
+
+def test_runs_scored_against_different_golds_are_refused(tmp_path: Path, capsys) -> None:
+    # q03's gold fixed, one run scored again: its right and wrong disagree with the others'
+    from audit_support import ROWS
+    from custom_support import write_rows
+
+    bench, runs = _three_runs(tmp_path)
+    rows = [dict(row, answer="B") if row["n"] == "q03" else row for row in ROWS]
+    write_rows(bench / "questions.jsonl", rows)
+    model = f"predictions:{tmp_path / 'm0.jsonl'}"
+    assert vidbench("run", f"custom:{bench}", "--model", model, "--out", runs[0]) == 0
+    capsys.readouterr()
+    assert vidbench("audit", *runs, "--out", tmp_path / "a", "--no-duplicates") == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "the runs were scored against different golds of q03" in err
+    assert f"the data has B): score {runs[1]}, {runs[2]} again" in err
+    for run in runs[1:]:
+        assert vidbench("run", f"custom:{bench}", "--model", model, "--out", run) == 0
+    assert vidbench("audit", *runs, "--out", tmp_path / "a", "--no-duplicates") == 0
 
 
 @pytest.mark.slow

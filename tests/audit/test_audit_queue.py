@@ -205,6 +205,15 @@ def test_an_audit_of_another_benchmark_or_no_audit_is_refused(
     err = " ".join(capsys.readouterr().err.split())  # Rich wraps lines
     assert "the audit is of the benchmark 'faulty'" in err and "another project's audit" in err
 
+    # the audit's folder (its --out) stands for its audit.json; a folder without one is named
+    assert vidbench("annotate", "import-audit", project, audit_dir) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "the audit is of the benchmark 'faulty'" in err
+    assert vidbench("annotate", "import-audit", project, tmp_path) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'audit.json'}:" in "".join(err.split())
+    assert "cannot read it ([Errno 2] No such file" in " ".join(err.split())
+
     not_audit = tmp_path / "results.json"
     not_audit.write_text('{"summary": {}}')
     assert vidbench("annotate", "import-audit", project, not_audit) == 2

@@ -23,6 +23,9 @@ def test_detectable_difference_inverts_the_formula() -> None:
     assert d is not None and mcnemar_n(d, 0.42) == pytest.approx(1000, rel=1e-6)
     assert 0.05 < d < 0.06
     assert detectable_difference(5, 0.1) is None  # too few items for any difference
+    for n, psi in ((10**12, 0.42), (10**8, 1e-5)):  # roots below 1e-6
+        d = detectable_difference(n, psi)
+        assert d is not None and mcnemar_n(d, psi) == pytest.approx(n, rel=1e-6)
 
 
 def test_wilson_interval() -> None:
@@ -44,3 +47,20 @@ def test_plan_prints_the_same(capsys: pytest.CaptureFixture[str]) -> None:
     assert f"{100 * detectable_difference(1000, 0.42):.1f} points" in said
     assert vidbench("audit", "--plan", "1000", "--discordance", "0.2") == 0
     assert f"{100 * detectable_difference(1000, 0.2):.1f} points" in capsys.readouterr().out
+
+
+def test_plan_says_why_no_difference_shows(capsys: pytest.CaptureFixture[str]) -> None:
+    # at 100% accuracy two models never disagree: not a matter of too few items
+    assert vidbench("audit", "--plan", "100", "--accuracy", "1") == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert "no difference (the models never disagree)" in said and "too few" not in said
+    assert vidbench("audit", "--plan", "5", "--discordance", "0.1") == 0
+    assert "no difference (too few items)" in " ".join(capsys.readouterr().out.split())
+    # a difference under 0.05 points is not printed as 0.0 points
+    assert vidbench("audit", "--plan", str(10**12)) == 0
+    d = detectable_difference(10**12, 0.42)
+    said = " ".join(capsys.readouterr().out.split())
+    assert d is not None and f"{100 * d:.2g} points" in said and "0.0 points" not in said
+    with pytest.raises(SystemExit):  # past what the interval counts: argparse refuses it
+        vidbench("audit", "--plan", str(10**12 + 1))
+    assert "whole number in 1..1000000000000" in capsys.readouterr().err

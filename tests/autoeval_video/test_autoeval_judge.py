@@ -195,3 +195,25 @@ def test_bad_input_is_named_counted_and_the_rest_judged(
         sent = [prompt_of(b) for b in server.requests]
     assert official_prompt(rules[2]["Rule"], "   ") in sent  # official: the empty answer is sent
     assert json.loads((official / "results.json").read_text())["n_judged"] == 10
+
+
+def test_a_folder_of_another_run_is_started_over_with_fresh(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the refusal names --fresh: the judge command takes it too
+    from custom_support import make_bench
+
+    out = tmp_path / "out"
+    assert vidbench("run", f"custom:{make_bench(tmp_path / 'bench')}", "--model", "random",
+                    "--out", out) == 0  # fmt: skip
+    rules_file = write_jsonl(tmp_path / "AUTO-EVAL-VIDEO.json", rows()[:3])
+    pred_file = write_jsonl(
+        tmp_path / "pred.jsonl", [{"ID": r["ID"], "prediction": "x"} for r in rows()[:3]]
+    )
+    capsys.readouterr()
+    with ChatServer(reply="Fine.\n1") as server:
+        judged = judging(server, rules_file, pred_file)
+        assert vidbench(*judged, "--out", out) == 2
+        assert "or --fresh to start over in" in " ".join(capsys.readouterr().err.split())
+        assert vidbench(*judged, "--out", out, "--fresh") == 0
+    assert json.loads((out / "results.json").read_text())["n_judged"] == 3

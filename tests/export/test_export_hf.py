@@ -162,6 +162,12 @@ def test_bad_records_stop_the_export_unless_skipped(
 
     assert vidbench("export", bench, "--to", "hf", out, "--license", "mit") == 2  # not empty
     assert "exists and is not an empty folder" in capsys.readouterr().err.replace("\n", "")
+    for link in (tmp_path / "dangling", tmp_path / "to-empty"):  # renamed onto: a link cannot be
+        (tmp_path / "empty").mkdir(exist_ok=True)
+        link.symlink_to(tmp_path / ("empty" if link.name == "to-empty" else "nowhere"))
+        assert vidbench("export", bench, "--to", "hf", link, "--license", "mit") == 2
+        assert "is a symbolic link" in capsys.readouterr().err.replace("\n", "")
+    assert list(tmp_path.glob(".*.partial-*")) == [] and list((tmp_path / "empty").iterdir()) == []
 
 
 def test_a_missing_view_is_named(tmp_path: Path, qa_release: Path) -> None:

@@ -61,6 +61,12 @@ def test_an_mp4_cut_before_its_index_cannot_open(tmp_path: Path) -> None:
         probe(video)
 
 
+def test_an_empty_file_is_named_empty(tmp_path: Path) -> None:
+    (tmp_path / "v.mp4").write_bytes(b"")
+    with pytest.raises(MediaError, match=r"v\.mp4: an empty file \(0 bytes\)"):
+        probe(tmp_path / "v.mp4")
+
+
 @pytest.mark.parametrize(
     ("fmt", "codec", "name"), [("matroska", "libx264", "v.mkv"), ("webm", "libvpx-vp9", "v.webm")]
 )

@@ -133,3 +133,25 @@ def test_retry_is_suggested_only_when_it_can_help(
     out = tmp_path / "server-errors"
     assert vidbench("run", f"custom:{make_bench(tmp_path / 'ok')}", *model, "--out", out) == 3
     assert "run the same command again to retry the failed calls" in said(capsys)
+
+
+def test_scoring_a_stopped_run_says_to_ask_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    # a run stopped before the end: the store holds some answers; the score and report stages
+    # alone cannot ask the rest, and "the same command again does not change them" misled
+    import sqlite3
+    from contextlib import closing
+
+    out = tmp_path / "run"
+    assert vidbench("run", f"custom:{make_bench(tmp_path / 'bench')}", "--model", "random",
+                    "--out", out) == 0  # fmt: skip
+    with closing(sqlite3.connect(out / "store.sqlite")) as db, db:
+        db.execute("delete from responses where sample_id in (select sample_id from responses "
+                    "order by sample_id limit 2)")  # fmt: skip
+    capsys.readouterr()
+    for stage in ("score", "report"):
+        assert vidbench("run", "--out", out, "--stage", stage) == 3
+        message = said(capsys)
+        assert "some samples were never asked (the run stopped before the end)" in message
+        assert "does not change them" not in message

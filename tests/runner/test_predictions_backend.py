@@ -71,3 +71,20 @@ def test_autoeval_predictions_run_agrees_with_judge_command(tmp_path: Path) -> N
     assert by_run.n == by_command.n == 327
     assert by_run.columns == by_command.columns
     assert asked == 327
+
+
+def test_a_file_saved_with_a_bom_and_crlf_is_read_whole(tmp_path: Path) -> None:
+    # Notepad and Excel start UTF-8 text with a byte order mark; its first line was "malformed"
+    from audit_support import ROWS, TOML
+    from custom_support import make_bench, samples
+
+    bench = make_bench(tmp_path / "bench", toml=TOML, rows=ROWS[:4])
+    lines = [json.dumps({"id": row["n"], "answer": row["answer"]}) for row in ROWS[:4]]
+    answers = tmp_path / "answers.jsonl"
+    answers.write_bytes(b"\xef\xbb\xbf" + "\r\n".join(lines).encode() + b"\r\n")
+    out = tmp_path / "out"
+    assert (
+        vidbench("run", f"custom:{bench}", "--model", f"predictions:{answers}", "--out", out) == 0
+    )
+    assert [row["status"] for row in samples(out).values()] == ["ok"] * 4
+    assert ResultsDir(out).read_results().columns["Overall"] == 100.0

@@ -178,6 +178,10 @@ def test_data_are_chunked_scripts(tmp_path: Path) -> None:
                            ViewOptions(tmp_path / "report"))  # fmt: skip
     with pytest.raises(ConfigError, match="other files"):
         write_report([run], ViewOptions(tmp_path))  # holds run/ and report/: not a report
+    loop = tmp_path / "loop"  # a link to itself: not a folder, named rather than a traceback
+    loop.symlink_to(loop)
+    with pytest.raises(ConfigError, match="cannot be made a folder"):
+        write_report([run], ViewOptions(loop))
     assert smaller.samples == 10 and sorted(p.name for p in data.iterdir())[1:] == [
         "samples-000.js",
         "search-000.js",
@@ -256,6 +260,18 @@ def test_the_store_is_read_without_writing(tmp_path: Path) -> None:
         [{"item": "s1:judge", "judge": "judge-model", "version": "v1", "attempt": 1,
           "prompt": "is it right?", "reply": "yes"}],
     ]  # fmt: skip
+
+
+def test_runs_of_one_name_in_folders_of_one_name_are_told_apart(tmp_path: Path) -> None:
+    from vidbench.view.collect import collect_runs
+
+    results = {"task": "t", "model": "m", "n": 2, "errors": 0, "columns": {}}
+    for folder in ("a/run", "b/run", "c/other"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "results.json").write_text(json.dumps(results))
+    runs = collect_runs([tmp_path / f for f in ("a/run", "b/run", "c/other")], with_samples=False)
+    assert [r.label for r in runs] == [f"m ({tmp_path / 'a/run'})", f"m ({tmp_path / 'b/run'})",
+                                       "m (other)"]  # fmt: skip
 
 
 def test_a_repeated_runs_folder_points_at_its_runs(tmp_path: Path) -> None:

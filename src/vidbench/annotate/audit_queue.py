@@ -110,8 +110,11 @@ def _item(n: int, raw: JsonValue) -> AuditedItem:
 
 
 def read_audit(path: Path) -> AuditDocument:
-    """The audit at `path`; ConfigError naming the file when it is not one (a malformed item is
-    a problem naming it, the rest are read)."""
+    """The audit at `path` (or the audit.json in the folder `path`, the audit's --out);
+    ConfigError naming the file when it is not one (a malformed item is a problem naming it,
+    the rest are read)."""
+    if Path(path).is_dir():
+        path = Path(path) / "audit.json"  # audit/link.py's DOCUMENT (annotate sits below audit)
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:

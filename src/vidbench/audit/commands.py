@@ -20,24 +20,31 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     if args.plan is not None:
         if args.runs or args.out:
             raise ConfigError("audit --plan N: give no runs and no --out (it sizes a plan)")
-        return _plan(args.plan, args.accuracy, args.discordance)
+        return _plan(args.plan, 0.7 if args.accuracy is None else args.accuracy, args.discordance)
+    if args.accuracy is not None or args.discordance is not None:  # not silently ignored
+        raise ConfigError(
+            "audit: --accuracy and --discordance size a plan: give them with --plan N"
+        )
     if not args.runs or not args.out:
         raise ConfigError("audit: give two or more runs and --out DIR (or --plan N)")
     from vidbench.audit.audit import AuditOptions, audit
     from vidbench.audit.link import DOCUMENT, PAGE, record_audit
     from vidbench.audit.page import render
     from vidbench.audit.responses import read_responses
-    from vidbench.core.files import write_atomic, write_json
+    from vidbench.core.files import make_folder, write_atomic, write_json
 
-    runs = [Path(r) for r in args.runs]
-    missing = [str(r) for r in runs if not r.is_dir()]
+    given = [Path(r) for r in args.runs]
+    missing = [str(r) for r in given if not r.is_dir()]
     if missing:
         raise ConfigError(f"audit: no such results directory: {', '.join(missing)}")
+    runs = [run for path in given for run in _runs_under(path)]
+    target = Path(args.out)
+    if (target.exists() or target.is_symlink()) and not target.is_dir():  # named before the work
+        raise ConfigError(f"--out {target}: not a folder (a file or a broken link is in the way)")
     responses = read_responses(runs)
     options = AuditOptions(duplicates=not args.no_duplicates, sbert_model=args.sbert_model)
     document = audit(responses, options)
-    target = Path(args.out)
-    target.mkdir(parents=True, exist_ok=True)
+    make_folder(target)
     write_json(target / DOCUMENT, document)
     texts = {item.id: item.text for item in responses.items}
     write_atomic(target / PAGE, render(document, texts).encode())
@@ -45,6 +52,23 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     _print(document)
     err.print(f"wrote {target / DOCUMENT} and {target / PAGE}", highlight=False)
     return 0
+
+
+def _runs_under(path: Path, depth: int = 3) -> list[Path]:
+    """`path` when it is a run (it has run.json), else the runs in it up to `depth` levels down
+    (a sweep's output, a --runs N folder's run-1..N); `path` itself when it holds none, so that
+    reading it names what it lacks."""
+    from vidbench.report.results_dir import RUN_FILE
+
+    def under(folder: Path, depth: int) -> list[Path]:
+        if (folder / RUN_FILE).is_file():
+            return [folder]
+        if depth == 0:
+            return []
+        children = sorted(p for p in folder.iterdir() if p.is_dir())
+        return [run for child in children for run in under(child, depth - 1)]
+
+    return under(path, depth) or [path]
 
 
 def _print(document: dict) -> None:
@@ -76,9 +100,9 @@ def _print(document: dict) -> None:
             f"sizing: at {size['n']} items a score's 95% interval is "
             f"[{100 * size['ci95'][0]:.1f}, {100 * size['ci95'][1]:.1f}] around "
             f"{100 * size['accuracy']:.1f}; McNemar (80% power) detects "
-            + _points(size["detectable_observed"])
+            + _points(size["detectable_observed"], size["discordance_observed"])
             + " between these models, "
-            + _points(size["detectable"])
+            + _points(size["detectable"], size["discordance"])
             + " between models with independent errors",
             highlight=False,
         )
@@ -86,8 +110,14 @@ def _print(document: dict) -> None:
         err.print(f"[yellow]note[/]: {escape(note)}", highlight=False)
 
 
-def _points(share: float | None) -> str:
-    return "no difference (too few items)" if share is None else f"{100 * share:.1f} points"
+def _points(share: float | None, discordance: float | None) -> str:
+    if share is None and discordance is None:
+        return "nothing (no two models graded on the same items)"
+    if share is None and discordance == 0:  # identical answers, or 0% or 100% accuracy
+        return "no difference (the models never disagree)"
+    if share is None:
+        return "no difference (too few items)"
+    return f"{100 * share:.2g} points" if share < 0.001 else f"{100 * share:.1f} points"
 
 
 def _plan(n: int, accuracy: float, discordance: float | None) -> int:
@@ -100,7 +130,7 @@ def _plan(n: int, accuracy: float, discordance: float | None) -> int:
         f"{100 * high:.1f}] (Wilson)\nsmallest difference McNemar's test detects with 80% "
         f"power at alpha 0.05, the models disagreeing on {100 * size.discordance:.1f}% of "
         f"items{' (independent errors)' if discordance is None else ''}: "
-        + _points(size.detectable),
+        + _points(size.detectable, size.discordance),
         highlight=False,
     )
     return 0
@@ -118,12 +148,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--sbert-model", help="sentence-transformers model folder (duplicates)")
     p.add_argument(
-        "--plan", type=types.positive, metavar="N", help="size a benchmark of N items instead"
+        "--plan",
+        type=types.whole_number(1, 10**12),  # beyond, the interval's count overflows numpy
+        metavar="N",
+        help="size a benchmark of N items instead",
     )
     p.add_argument(
         "--accuracy",
         type=types.number(0.0, 1.0),
-        default=0.7,
         help="--plan: the models' accuracy, a share (default 0.7)",
     )
     p.add_argument(

@@ -62,7 +62,12 @@ def detectable_difference(n: int, discordance: float) -> float | None:
     top = discordance * (1 - 1e-9)  # d = p10 - p01 <= p10 + p01 = psi
     if mcnemar_n(top, discordance) > n:
         return None
-    return float(brentq(lambda d: mcnemar_n(d, discordance) - n, 1e-6, top))
+    # mcnemar_n falls from infinity at d -> 0 to at most n at top; a fixed lower end (it was
+    # 1e-6) is above the root for a large n or a small psi (ValueError from brentq)
+    low = top / 2
+    while mcnemar_n(low, discordance) <= n:
+        low /= 2
+    return float(brentq(lambda d: mcnemar_n(d, discordance) - n, low, top, xtol=low * 1e-9))
 
 
 def independent_discordance(p1: float, p2: float) -> float:

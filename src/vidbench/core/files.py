@@ -133,6 +133,8 @@ def json_lines(path: Path) -> Iterator[JsonLine]:
         end = 0
         for number, raw in enumerate(handle, start=1):
             start, end = end, end + len(raw)
+            if number == 1 and raw.startswith(codecs.BOM_UTF8):  # a file saved by Notepad, Excel
+                raw, start = raw[len(codecs.BOM_UTF8) :], start + len(codecs.BOM_UTF8)
             if not raw.strip():
                 continue
             try:

@@ -183,6 +183,8 @@ def _check_problems(request: ExportRequest) -> list[Problem]:
 
 
 def _check_out(out: Path) -> None:
+    if out.is_symlink():  # the finished folder is renamed onto OUT: a link cannot take it
+        raise ConfigError(f"{out} is a symbolic link; export into a new folder")
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ConfigError(f"{out} exists and is not an empty folder; export into a new one")
 

@@ -81,6 +81,10 @@ SKIP_STREAM_INFO_DECODING = {"skip_frame": "all"}
 def _open(path: Path) -> av.container.InputContainer:
     if not path.is_file():
         raise MediaError(f"{path}: video file not found")
+    if path.stat().st_size == 0:  # FFmpeg says only "Invalid data found when processing input"
+        raise MediaError(
+            f"{path}: an empty file (0 bytes): a copy or download that did not finish?"
+        )
     try:
         container = av.open(str(path), options=SKIP_STREAM_INFO_DECODING)
         if container.streams.video and not _has_size(container.streams.video[0]):

@@ -140,12 +140,18 @@ def _cmd_run(args: argparse.Namespace) -> int:
     request = _run_request(args)  # every option parsed and checked here, before any work
     outcome = launch(request, err, out)
     if not outcome.complete:
-        then = (
-            "run the same command again to retry the failed calls"
-            if outcome.retry_helps
-            else "error_details in results.json names each sample left out and why (bad rows "
-            "and videos: vidbench validate); the same command again does not change them"
-        )
+        if outcome.not_asked:  # --stage score or report of a run stopped before it finished
+            then = (
+                "some samples were never asked (the run stopped before the end): run its "
+                "command again (TASK, --model and --out, no --stage) to ask them"
+            )
+        elif outcome.retry_helps:
+            then = "run the same command again to retry the failed calls"
+        else:
+            then = (
+                "error_details in results.json names each sample left out and why (bad rows "
+                "and videos: vidbench validate); the same command again does not change them"
+            )
         err.print(
             f"[red]incomplete[/]: the results in {escape(args.out)} do not cover every "
             f"sample (exit code {EXIT_INCOMPLETE}); {then}"

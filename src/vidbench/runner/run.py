@@ -57,6 +57,7 @@ class RunOutcome:
 
     incomplete: list[str] = field(default_factory=list)  # one line per kind of gap
     retry_helps: bool = False  # some gap is a failed call (a timeout, a server error)
+    not_asked: bool = False  # some sample has no answer yet: a stopped run, scored alone
 
     @property
     def complete(self) -> bool:
@@ -365,6 +366,7 @@ class Run:
             if unscored:
                 outcome.incomplete.append(f"{unscored.total()} sample(s) not scored")
                 outcome.retry_helps = bool(set(unscored) & RETRY_HELPS)
+                outcome.not_asked = "missing" in unscored
         elif "score" in stages:
             self.score()
         if "report" in stages:
@@ -375,6 +377,7 @@ class Run:
                     {"judge"} if results.unjudged else set()
                 )
                 outcome.retry_helps = bool(statuses & RETRY_HELPS)
+                outcome.not_asked = "missing" in statuses
         return outcome
 
     def _failed_statuses(self) -> set[str]:

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import cast
 
 from vidbench.core.errors import ConfigError, VidbenchError
-from vidbench.core.files import Json, write_atomic
+from vidbench.core.files import Json, make_folder, write_atomic
 from vidbench.core.records import MediaRef, Sample
 from vidbench.media.cache import FrameCache
 from vidbench.media.spec import FrameSpec
@@ -315,7 +315,7 @@ class _Index:
 def write_report(runs: Sequence[RunData], options: ViewOptions) -> Built:
     out = options.out
     _check_target(out)
-    out.mkdir(parents=True, exist_ok=True)
+    make_folder(out)
     messages = [m for run in runs for m in run.messages]
     thumbs = StripIndex.load(out) if options.thumbnails else None
     media = _media(runs, options, thumbs)

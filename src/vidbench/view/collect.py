@@ -229,7 +229,8 @@ def collect_runs(paths: Sequence[Path], with_samples: bool = True) -> list[RunDa
 
 def _label(runs: Sequence[RunData]) -> None:
     """Row labels as `vidbench report` prints them; a run without results is named by its model
-    or folder; labels that coincide get the folder name."""
+    or folder; labels that coincide get the folder name (the path as given where the folder
+    names coincide too: a/run and b/run)."""
     if all(r.results for r in runs):
         labels = row_labels([r.results for r in runs if r.results])
     else:
@@ -239,4 +240,6 @@ def _label(runs: Sequence[RunData]) -> None:
             for r in runs
         ]  # fmt: skip
     for run, label in zip(runs, labels, strict=True):
-        run.label = label if labels.count(label) == 1 else f"{label} ({run.path.name})"
+        folders = [r.path.name for r, other in zip(runs, labels, strict=True) if other == label]
+        folder = run.path.name if folders.count(run.path.name) == 1 else str(run.path)
+        run.label = label if len(folders) == 1 else f"{label} ({folder})"

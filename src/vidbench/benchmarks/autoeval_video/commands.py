@@ -99,7 +99,9 @@ def _judging(args: argparse.Namespace) -> Judging:
 def _cmd_judge(args: argparse.Namespace) -> int:
     from vidbench.benchmarks.autoeval_video.judge_predictions import JudgeJob, judge_predictions
 
-    job = JudgeJob(predictions=Path(args.predictions), name=args.name, **_judging(args))
+    job = JudgeJob(
+        predictions=Path(args.predictions), name=args.name, fresh=args.fresh, **_judging(args)
+    )
     results = judge_predictions(job, out)  # the run's stages hold OUT while they work
     err.print(
         f"judged {results['n_judged']}, dropped {results['n_dropped']}, "
@@ -178,6 +180,12 @@ def register(groups: CommandGroups) -> None:
     p.add_argument("--predictions", required=True, help='JSON Lines {"ID": .., "prediction": ..}')
     options.add_out(p, "results directory")
     p.add_argument("--name", help="row name in the table (default: the predictions file name)")
+    p.add_argument(
+        "--fresh",
+        action="store_true",
+        help="start over in --out: delete its stored answers and results first (a results "
+        "folder holding a run over other data is otherwise refused)",
+    )
     _add_judge_options(p)
     p.set_defaults(func=_cmd_judge)
 

@@ -50,6 +50,7 @@ class JudgeJob:
     name: str | None = None  # the row name in tables (default: the predictions file's name)
     seed: int = 0
     progress: bool = True
+    fresh: bool = False  # start over in OUT (a folder holding a run over other data)
 
 
 def input_problems(job: JudgeJob, predictions: Predictions, known: set[str]) -> list[Problem]:
@@ -110,6 +111,7 @@ def judge_predictions(job: JudgeJob, console: Console) -> dict[str, JsonValue]:
         judge_options=dict(job.judge.options),
         judge_attempts=protocol.attempts,
         progress=job.progress,
+        fresh=job.fresh,
     )
     problems = input_problems(job, predictions, known)
     Run(config, task, console, problems).run(print_to=console)  # holds OUT for the whole time
