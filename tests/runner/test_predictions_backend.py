@@ -88,3 +88,28 @@ def test_a_file_saved_with_a_bom_and_crlf_is_read_whole(tmp_path: Path) -> None:
     )
     assert [row["status"] for row in samples(out).values()] == ["ok"] * 4
     assert ResultsDir(out).read_results().columns["Overall"] == 100.0
+
+
+def test_an_id_given_again_with_another_answer_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The last line of a repeated id is used (a resumed job appends), but where it changes the
+    answer the run says so, once, naming the id and both lines."""
+    from audit_support import ROWS, TOML
+    from custom_support import make_bench, samples
+
+    bench = make_bench(tmp_path / "bench", toml=TOML, rows=ROWS[:4])
+    lines = [json.dumps({"id": row["n"], "answer": row["answer"]}) for row in ROWS[:4]]
+    wrong = "B" if ROWS[0]["answer"] != "B" else "C"
+    lines += [json.dumps({"id": ROWS[0]["n"], "answer": wrong}), lines[1]]  # changed, same
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "out"
+    assert (
+        vidbench("run", f"custom:{bench}", "--model", f"predictions:{answers}", "--out", out) == 0
+    )
+    said = " ".join(capsys.readouterr().err.split())
+    assert said.count("given again with another answer") == 1
+    assert f"1 id given again with another answer: {ROWS[0]['n']} (lines 1 and 5)" in said
+    assert "the last line of each is used" in said and ROWS[1]["n"] + " (lines" not in said
+    assert samples(out)[ROWS[0]["n"]]["parsed"] == wrong

@@ -5,7 +5,8 @@ One JSON object a line: `{"id": "<sample id>", "answer": "<the answer>"}`. The i
 called `ID` or `uid` (AutoEval-Video's submissions, 4D-Bench's captions), the answer
 `prediction` or `caption`. A sample with no line gets an error naming the file (never an empty
 answer); unreadable lines are named with their line number in that error; a repeated id keeps
-its last line, as a dict does. No frame is decoded for this model (`needs_frames`).
+its last line, as a dict does (a file a resumed job appended to), and a warning names the ids
+whose lines give different answers. No frame is decoded for this model (`needs_frames`).
 
 The identity is the file's name (or `--model-opt name=LABEL`, the row's name in tables) and the
 digest of its bytes, so editing the file asks again (new store keys) and moving it does not.
@@ -19,7 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import JsonValue
+from rich.markup import escape
 
+from vidbench.console import counted, err
 from vidbench.core.errors import ConfigError, DataError
 from vidbench.core.files import Json, json_lines
 from vidbench.core.requests import Request, Response
@@ -35,7 +38,9 @@ ANSWER_FIELDS = ("answer", "prediction", "caption")
 class PredictionLines:
     answers: dict[str, str] = field(default_factory=dict)
     bad_lines: list[str] = field(default_factory=list)  # "line 3: malformed JSON (...)"
-    repeated: list[str] = field(default_factory=list)  # ids given more than once
+    line_of: dict[str, int] = field(default_factory=dict)  # the line each answer is from
+    # an id whose lines give different answers: (id, the earlier line, the later one)
+    conflicting: list[tuple[str, int, int]] = field(default_factory=list)
 
 
 def _first(record: dict[str, JsonValue], names: tuple[str, ...]) -> Any:
@@ -61,10 +66,23 @@ def read_prediction_lines(path: Path) -> PredictionLines:
             wanted = f"an id ({'/'.join(ID_FIELDS)}) and a text ({'/'.join(ANSWER_FIELDS)})"
             read.bad_lines.append(f"line {number}: needs {wanted}")
             continue
-        if str(key) in read.answers:
-            read.repeated.append(str(key))
-        read.answers[str(key)] = answer
+        key = str(key)
+        if key in read.answers and read.answers[key] != answer:
+            read.conflicting.append((key, read.line_of[key], number))
+        read.answers[key] = answer
+        read.line_of[key] = number
     return read
+
+
+def conflict_warning(path: Path, conflicting: Sequence[tuple[str, int, int]]) -> str:
+    """What to say of ids whose lines give different answers (the last line is used)."""
+    shown = ", ".join(f"{key} (lines {a} and {b})" for key, a, b in conflicting[:3])
+    more = f" and {len(conflicting) - 3} more" if len(conflicting) > 3 else ""
+    ids = counted(len({key for key, _, _ in conflicting}), "id")
+    return (
+        f"predictions file {path}: {ids} given again with another answer: {shown}{more}; "
+        "the last line of each is used"
+    )
 
 
 class PredictionsFile(Model):
@@ -77,6 +95,9 @@ class PredictionsFile(Model):
         self.spec = f"predictions:{name or path.name}"
         self.lines = read_prediction_lines(path)
         self.digest = file_digest(path)
+        if self.lines.conflicting:
+            warning = conflict_warning(path, self.lines.conflicting)
+            err.print(f"[yellow]warning[/]: {escape(warning)}", highlight=False, soft_wrap=True)
 
     def identity(self) -> dict[str, Json]:
         return {"spec": self.spec, "digest": self.digest}
