@@ -200,3 +200,10 @@ def test_the_export_appends_each_round_and_a_later_keep_keeps_an_earlier_fix(
     again = write_decisions(folder, second, exports)
     assert again.path.read_text() == (folder / "decisions.jsonl").read_text()
     assert again.then.startswith("the benchmark applies it once it is its decisions file: cp ")
+
+
+def test_nothing_decided_is_not_advised_as_a_decisions_file(tmp_path: Path) -> None:
+    folder = make_bench(tmp_path / "bench", ISSUE_TOML + 'id = "n"\n', ROWS_N)
+    done = write_decisions(folder, [], tmp_path / "exports")
+    assert done.written == 0 and done.path.read_text() == ""
+    assert done.then == "no decision is submitted yet: nothing for the benchmark to apply"

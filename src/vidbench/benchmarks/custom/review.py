@@ -144,6 +144,9 @@ def write_decisions(data: Path, made: Sequence[Decision], exports: Path) -> Expo
             records.append(record)
     out.written = len(records)
     write_jsonl(out.path, records)
+    if not records:  # an empty decisions file changes nothing: no advice to copy it in
+        out.then = "no decision is submitted yet: nothing for the benchmark to apply"
+        return out
     named = decisions.decisions_path(spec, data)
     target = named or data / "decisions.jsonl"
     out.then = f"the benchmark applies it once it is its decisions file: cp {out.path} {target}" + (
