@@ -64,3 +64,13 @@ def test_plan_says_why_no_difference_shows(capsys: pytest.CaptureFixture[str]) -
     with pytest.raises(SystemExit):  # past what the interval counts: argparse refuses it
         vidbench("audit", "--plan", str(10**12 + 1))
     assert "whole number in 1..1000000000000" in capsys.readouterr().err
+
+
+def test_plan_refuses_a_disagreement_the_accuracy_rules_out(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # at 70% two models disagree on at most 60% of the items (30% each way)
+    assert vidbench("audit", "--plan", "100", "--accuracy", "0.7", "--discordance", "1") == 2
+    said = " ".join(capsys.readouterr().err.split())
+    assert "--discordance 1 cannot be" in said and "at most 0.6 of the items" in said
+    assert vidbench("audit", "--plan", "100", "--accuracy", "0.7", "--discordance", "0.6") == 0

@@ -46,6 +46,12 @@ def test_rows_name_what_differs_beside_the_model() -> None:
     assert labels[1] == "gpt-4o [mmworld:shuffled, frames=8, shuffle_seed=0]"
     assert "frames=2" in labels[2] and "frames=8" in labels[0]
     assert row_labels([plain, _result("qwen")]) == ["gpt-4o", "qwen"]  # nothing else differs
+    # two runs of one model name that differ in nothing shown: told apart by their order
+    assert row_labels([plain, _result("qwen"), _result("gpt-4o")]) == [
+        "gpt-4o #1",
+        "qwen",
+        "gpt-4o #2",
+    ]
 
 
 def test_long_model_names_wrap_instead_of_being_cut() -> None:

@@ -114,3 +114,17 @@ def test_thumbnails_and_videos_load(report: Path, open_page: Callable[..., Any])
         "() => [...document.querySelector('article.sample').querySelectorAll('video')]"
         ".every(v => !v.paused)"
     )
+
+
+def test_one_run_given_twice_is_shown_once(
+    run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    link = tmp_path / "again"
+    link.symlink_to(run)
+    out = tmp_path / "report"
+    args = ["--no-progress", "view", str(run), str(link), "--out", str(out), "--no-thumbnails"]
+    assert main(args) == 0
+    assert f"{link}: given twice: shown once" in " ".join(capsys.readouterr().err.split())
+    meta = (out / "data" / "meta.js").read_text()
+    shown = json.loads(meta[meta.index("(") + 1 : meta.rindex(")")])
+    assert [run["path"] for run in shown["runs"]] == [str(run)]  # one run in the report

@@ -14,10 +14,11 @@ from vidbench.cli import main
 from vidbench.core.errors import ConfigError
 from vidbench.core.records import MediaRef
 from vidbench.media.spec import FrameSpec
+from vidbench.report.results_dir import run_folders
 from vidbench.report.schema import Results, SampleRow
 from vidbench.scoring.outcome import LABELS, NO_VERDICT, NOT_GRADED, SampleScore, graded
 from vidbench.view.build import ViewOptions, write_report
-from vidbench.view.collect import RunData, owner_of, run_folders
+from vidbench.view.collect import RunData, owner_of
 from vidbench.view.samples import OUTCOMES, SampleView, disagree, sample_order, sample_rows
 from vidbench.view.tables import table_data
 from vidbench.view.videos import VideoPlacer

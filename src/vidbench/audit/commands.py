@@ -32,12 +32,13 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     from vidbench.audit.page import render
     from vidbench.audit.responses import read_responses
     from vidbench.core.files import make_folder, write_atomic, write_json
+    from vidbench.report.results_dir import RUN_FILE, run_folders
 
     given = [Path(r) for r in args.runs]
     missing = [str(r) for r in given if not r.is_dir()]
     if missing:
         raise ConfigError(f"audit: no such results directory: {', '.join(missing)}")
-    runs = [run for path in given for run in _runs_under(path)]
+    runs = run_folders(given, marks=(RUN_FILE,))[0]  # each a folder (above): none skipped
     target = Path(args.out)
     if (target.exists() or target.is_symlink()) and not target.is_dir():  # named before the work
         raise ConfigError(f"--out {target}: not a folder (a file or a broken link is in the way)")
@@ -52,23 +53,6 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     _print(document)
     err.print(f"wrote {target / DOCUMENT} and {target / PAGE}", highlight=False)
     return 0
-
-
-def _runs_under(path: Path, depth: int = 3) -> list[Path]:
-    """`path` when it is a run (it has run.json), else the runs in it up to `depth` levels down
-    (a sweep's output, a --runs N folder's run-1..N); `path` itself when it holds none, so that
-    reading it names what it lacks."""
-    from vidbench.report.results_dir import RUN_FILE
-
-    def under(folder: Path, depth: int) -> list[Path]:
-        if (folder / RUN_FILE).is_file():
-            return [folder]
-        if depth == 0:
-            return []
-        children = sorted(p for p in folder.iterdir() if p.is_dir())
-        return [run for child in children for run in under(child, depth - 1)]
-
-    return under(path, depth) or [path]
 
 
 def _print(document: dict) -> None:
@@ -123,6 +107,12 @@ def _points(share: float | None, discordance: float | None) -> str:
 def _plan(n: int, accuracy: float, discordance: float | None) -> int:
     from vidbench.audit.sizing import sizing
 
+    most = 2 * min(accuracy, 1 - accuracy)  # one model right where the other is wrong, at most
+    if discordance is not None and discordance > most + 1e-12:
+        raise ConfigError(
+            f"audit --plan: --discordance {discordance:g} cannot be: two models of "
+            f"{100 * accuracy:g}% accuracy disagree on at most {most:.3g} of the items"
+        )
     size = sizing(n, accuracy, discordance)
     low, high = size.ci95
     out.print(

@@ -200,3 +200,33 @@ class ResultsDir:
 
     def write_json(self, name: str, data: object) -> None:
         write_json(self.file(name), data)
+
+
+def run_folders(
+    paths: Sequence[Path], marks: Sequence[str] = (RUN_FILE, RESULTS_FILE, SAMPLES_FILE)
+) -> tuple[list[Path], list[str]]:
+    """The results directories `paths` name, and what was skipped: a results.json stands for
+    its folder; a folder of runs (the demo's results/, a sweep's output, a `--runs N` folder's
+    run-1..N) for the runs in it, up to three levels down, a run being a folder holding one of
+    `marks` (`vidbench view` shows a `--runs N` folder's results.json, the mean; `vidbench
+    audit` needs each run's run.json); any other file is skipped. A folder with nothing of a run
+    stays, so the command reading it says what it lacks."""
+    found: list[Path] = []
+    skipped: list[str] = []
+    for path in paths:
+        if path.is_file() and path.name == RESULTS_FILE:
+            found.append(path.parent)
+        elif path.is_file():
+            skipped.append(f"{path}: a file, not a results directory: skipped")
+        else:
+            found += _runs_in(path, marks, depth=3) or [path]
+    return found, skipped
+
+
+def _runs_in(path: Path, marks: Sequence[str], depth: int) -> list[Path]:
+    if any((path / name).is_file() for name in marks):
+        return [path]
+    if depth == 0 or not path.is_dir():
+        return []
+    children = sorted(p for p in path.iterdir() if p.is_dir())
+    return [run for child in children for run in _runs_in(child, marks, depth - 1)]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections import Counter
 from collections.abc import Sequence
 from typing import Literal
 
@@ -91,14 +92,25 @@ def _differences(results: Sequence[Results]) -> list[list[str]]:
     return notes
 
 
-def row_labels(results: Sequence[Results]) -> list[str]:
+def row_labels(results: Sequence[Results], number_repeats: bool = True) -> list[str]:
     """Row names that tell the rows apart: the model, then what else differs (shuffled or
-    reduced frames, another protocol, ...), then the number of runs averaged."""
+    reduced frames, another protocol, ...), then the number of runs averaged; rows that differ
+    in none of these are numbered (#1, #2) unless `number_repeats` is False (the caller tells
+    them apart itself, e.g. by folder)."""
     labels = []
     for r, note in zip(results, _differences(results), strict=True):
         label = str(r.model) + (f" [{', '.join(note)}]" if note else "")
         labels.append(label + (f" ({r.runs} runs)" if r.runs else ""))
-    return labels
+    if not number_repeats:
+        return labels
+    # runs that differ in nothing shown (one model name, two folders): numbered in their order
+    repeats = Counter(labels)
+    seen: Counter[str] = Counter()
+    numbered = []
+    for label in labels:
+        seen[label] += 1
+        numbered.append(f"{label} #{seen[label]}" if repeats[label] > 1 else label)
+    return numbered
 
 
 def rows(

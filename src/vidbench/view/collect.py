@@ -24,7 +24,6 @@ from vidbench.core.errors import DataError, VidbenchError
 from vidbench.core.records import Sample
 from vidbench.report.results_dir import (
     RESULTS_FILE,
-    RUN_FILE,
     SAMPLES_FILE,
     ResultsDir,
     sample_rows_at,
@@ -191,36 +190,6 @@ def collect_run(path: Path, with_samples: bool = True) -> RunData:
     return run
 
 
-def run_folders(paths: Sequence[Path]) -> tuple[list[Path], list[str]]:
-    """The results directories `paths` name, and what was skipped: a results.json stands for
-    its folder; a folder of runs (the demo's results/, a sweep's output) for the runs in it, up
-    to three levels down; any other file is skipped. A folder with nothing of a run stays, so
-    the report says what it lacks."""
-    found: list[Path] = []
-    skipped: list[str] = []
-    for path in paths:
-        if path.is_file() and path.name == RESULTS_FILE:
-            found.append(path.parent)
-        elif path.is_file():
-            skipped.append(f"{path}: a file, not a results directory: skipped")
-        else:
-            found += _runs_in(path, depth=3) or [path]
-    return found, skipped
-
-
-def _is_run(path: Path) -> bool:
-    return any((path / name).is_file() for name in (RUN_FILE, RESULTS_FILE, SAMPLES_FILE))
-
-
-def _runs_in(path: Path, depth: int) -> list[Path]:
-    if _is_run(path):
-        return [path]
-    if depth == 0 or not path.is_dir():
-        return []
-    children = sorted(p for p in path.iterdir() if p.is_dir())
-    return [run for child in children for run in _runs_in(child, depth - 1)]
-
-
 def collect_runs(paths: Sequence[Path], with_samples: bool = True) -> list[RunData]:
     runs = [collect_run(p, with_samples) for p in paths]
     _label(runs)
@@ -232,7 +201,7 @@ def _label(runs: Sequence[RunData]) -> None:
     or folder; labels that coincide get the folder name (the path as given where the folder
     names coincide too: a/run and b/run)."""
     if all(r.results for r in runs):
-        labels = row_labels([r.results for r in runs if r.results])
+        labels = row_labels([r.results for r in runs if r.results], number_repeats=False)
     else:
         labels = [
             str((r.results.model if r.results else None)

@@ -21,8 +21,9 @@ from vidbench.view.videos import VIDEO_MODES
 
 
 def _cmd_view(args: argparse.Namespace) -> int:
+    from vidbench.report.results_dir import run_folders
     from vidbench.view.build import ViewOptions, write_report
-    from vidbench.view.collect import collect_runs, run_folders
+    from vidbench.view.collect import collect_runs
     from vidbench.view.serve import bind, serve
 
     folder = Path(args.out)
@@ -33,8 +34,14 @@ def _cmd_view(args: argparse.Namespace) -> int:
         missing = [d for d in args.results if not Path(d).exists()]
         if missing:
             raise ConfigError(f"vidbench view: no such results directory: {', '.join(missing)}")
-        folders, skipped = run_folders([Path(d) for d in args.results])
-        runs = collect_runs(folders)
+        found, skipped = run_folders([Path(d) for d in args.results])
+        run_dirs: list[Path] = []
+        for run_dir in found:  # one run given twice (or through a link): shown once
+            if any(run_dir.resolve() == kept.resolve() for kept in run_dirs):
+                skipped.append(f"{run_dir}: given twice: shown once")
+            else:
+                run_dirs.append(run_dir)
+        runs = collect_runs(run_dirs)
         if not any(run.results or run.records for run in runs):
             notes = "; ".join([*skipped, *(m for run in runs for m in run.messages)])
             raise ConfigError(f"vidbench view: no results to show ({notes})")
