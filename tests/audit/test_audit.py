@@ -114,6 +114,29 @@ def test_the_page_and_the_view_link(audited: tuple[Path, list[Path], dict], tmp_
     ]
 
 
+def test_a_view_leaves_out_an_audit_its_folder_no_longer_holds(
+    audited: tuple[Path, list[Path], dict], tmp_path: Path
+) -> None:
+    """An audit written again into the same --out with other runs replaces the page the first
+    runs' audits.json point at: their view no longer links it."""
+    _, runs, _ = audited
+    out = tmp_path / "audit"
+    assert vidbench("audit", runs[0], runs[1], "--out", out, "--no-duplicates") == 0
+    assert vidbench("audit", runs[2], runs[3], "--out", out, "--no-duplicates") == 0
+    assert str(out.resolve()) in json.loads((runs[0] / AUDITS_FILE).read_text())["audits"]
+
+    def linked(run: Path) -> list[str]:
+        report = tmp_path / f"report-{run.name}"
+        args = ["view", run, "--out", report, "--no-thumbnails", "--videos", "none"]
+        assert vidbench(*args) == 0
+        meta = (report / "data" / "meta.js").read_text()
+        shown = json.loads(re.search(r"vidbenchView\.meta\((.*)\);", meta).group(1))["audits"]
+        return [entry["folder"] for entry in shown]
+
+    assert str(out.resolve()) not in linked(runs[0])  # the page now audits runs 2 and 3
+    assert str(out.resolve()) in linked(runs[2])
+
+
 def test_text_from_the_data_is_escaped(tmp_path: Path) -> None:
     from vidbench.audit.page import render
 

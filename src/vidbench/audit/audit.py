@@ -115,6 +115,7 @@ def audit(responses: Responses, options: AuditOptions | None = None) -> dict[str
         {
             "model": run.label,
             "path": str(run.path),
+            "folder": str(run.path.resolve()),  # what `vidbench view` of the run matches
             "blind": run.blind,
             "n": int(n_graded[r]),
             "accuracy": _number(accuracy[r]),

@@ -37,9 +37,26 @@ def audits_of(run: Path) -> list[str]:
 
 
 def audit_pages(runs: Sequence[Path]) -> list[Path]:
-    """The audit pages still there for any of `runs`, each once, in the order recorded."""
+    """The audit pages still there for any of `runs`, each once, in the order recorded: a
+    folder that a later audit of other runs wrote again is left out for these runs."""
+    wanted = {str(run.resolve()) for run in runs}
     folders = dict.fromkeys(a for run in runs for a in audits_of(run))
-    return [Path(f) / PAGE for f in folders if (Path(f) / PAGE).is_file()]
+    pages = [Path(f) / PAGE for f in folders]
+    return [page for page in pages if page.is_file() and _covers(page, wanted)]
+
+
+def _covers(page: Path, runs: set[str]) -> bool:
+    """Whether the audit beside `page` read one of `runs` (resolved folders); True when its
+    audit.json cannot tell (unreadable, or written before audits named each run's folder)."""
+    try:
+        data = read_required_json(page.parent / DOCUMENT, "")
+    except VidbenchError:
+        return True
+    models = data.get("models") if isinstance(data, dict) else None
+    if not isinstance(models, list):
+        return True
+    folders = {m.get("folder") for m in models if isinstance(m, dict)}
+    return None in folders or bool(folders & runs)
 
 
 def audited_runs(page: Path) -> int | None:
