@@ -206,3 +206,14 @@ def test_several_videos_per_row(tmp_path: Path) -> None:
         assert kinds[:8] == ["Video 1:", *["image"] * 3, "Video 2:", *["image"] * 3]
         assert len(kinds) == 9
         assert kinds[8].startswith("What happens in clip 0")
+
+
+def test_a_video_that_is_a_link_loop_says_so(tmp_path: Path) -> None:
+    folder = make_bench(tmp_path, ISSUE_TOML, [{**BASE, "id": "q", "video_id": "loop"}])
+    loop = folder / "videos" / "loop.mp4"
+    loop.symlink_to(loop)
+    samples, problems = loaded(folder)
+    assert not samples
+    assert [str(p) for p in problems] == [
+        f"q: line 1: missing video {loop} (a link loop) [{folder / 'questions.jsonl'}]"
+    ]

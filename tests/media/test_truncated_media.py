@@ -5,6 +5,7 @@ decode. And the default sizes of frames and grids."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import av
@@ -65,6 +66,20 @@ def test_an_empty_file_is_named_empty(tmp_path: Path) -> None:
     (tmp_path / "v.mp4").write_bytes(b"")
     with pytest.raises(MediaError, match=r"v\.mp4: an empty file \(0 bytes\)"):
         probe(tmp_path / "v.mp4")
+
+
+def test_a_link_loop_a_broken_link_and_a_folder_are_named(tmp_path: Path) -> None:
+    loop, broken, folder = tmp_path / "loop.mp4", tmp_path / "broken.mp4", tmp_path / "dir.mp4"
+    loop.symlink_to(loop)
+    broken.symlink_to(tmp_path / "gone.mp4")
+    folder.mkdir()
+    for path, why in ((loop, "a link loop"), (broken, "a link to nothing (broken)"),
+                      (folder, "a folder"), (tmp_path / "none.mp4", "not found")):  # fmt: skip
+        expected = "video file not found" if why == "not found" else f"video file is {why}"
+        with pytest.raises(MediaError, match=f"{path}: {re.escape(expected)}"):
+            probe(path)
+        with pytest.raises(MediaError, match=re.escape(f"view 0 {expected}")):
+            load_frames(MediaRef({0: path}), FrameSpec(frames=2))
 
 
 @pytest.mark.parametrize(

@@ -520,3 +520,24 @@ def make_folder(path: Path, what: str = "--out") -> Path:
             reason = "a file is in the way"
         raise ConfigError(f"{what} {path}: cannot be made a folder ({reason})") from None
     return path
+
+
+def not_a_file(path: Path) -> str:
+    """Why `path` (which is not a readable file) is not one, in words: "not found", "a folder",
+    "a link to nothing (broken)" or "a link loop"."""
+    if path.is_symlink():
+        try:
+            path.resolve(strict=True)
+        except FileNotFoundError:
+            return "a link to nothing (broken)"
+        except (RuntimeError, OSError):  # Python 3.11 says RuntimeError, later ones ELOOP
+            return "a link loop"
+    if path.is_dir():
+        return "a folder"
+    return "not found"
+
+
+def missing_file(path: Path, what: str) -> str:
+    """ "WHAT not found", or why `path` is not one ("WHAT is a link loop")."""
+    why = not_a_file(path)
+    return f"{what} not found" if why == "not found" else f"{what} is {why}"

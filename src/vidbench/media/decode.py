@@ -18,6 +18,7 @@ import numpy as np
 
 from vidbench.console import counted
 from vidbench.core.errors import MediaError
+from vidbench.core.files import missing_file
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,7 @@ SKIP_STREAM_INFO_DECODING = {"skip_frame": "all"}
 
 def _open(path: Path) -> av.container.InputContainer:
     if not path.is_file():
-        raise MediaError(f"{path}: video file not found")
+        raise MediaError(f"{path}: {missing_file(path, 'video file')}")
     if path.stat().st_size == 0:  # FFmpeg says only "Invalid data found when processing input"
         raise MediaError(
             f"{path}: an empty file (0 bytes): a copy or download that did not finish?"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from vidbench.core.errors import MediaError
+from vidbench.core.files import missing_file
 from vidbench.core.messages import ImagePart
 from vidbench.core.records import MediaRef
 from vidbench.media.arrange import arrange
@@ -32,7 +33,7 @@ def _view_frames(
     pixels: bool = True,
 ) -> list[Frame]:
     if not path.is_file():
-        raise MediaError(f"{path}: view {view} video file not found")
+        raise MediaError(f"{path}: {missing_file(path, f'view {view} video file')}")
     digest = cache.video_digest(path) if cache else ""
     info = cache.info(path, digest) if cache else probe(path)
     small = too_small(info)

@@ -18,6 +18,7 @@ from vidbench.benchmarks.custom import paths
 from vidbench.benchmarks.custom.gold import decoded, has_gold
 from vidbench.benchmarks.custom.spec import RowSource, Spec
 from vidbench.core.errors import DataError
+from vidbench.core.files import not_a_file
 
 NO_GROUP = "(none)"  # the group column of a row without a value for a group field
 _WINDOW = re.compile(r"^\s*([^\s-][^-]*?)\s*-\s*([^\s-].*?)\s*$")
@@ -60,7 +61,8 @@ def _video_file(text: str, data: Path, pattern: bool) -> Path:
     path = Path(text) if Path(text).is_absolute() else data / text
     if not pattern:
         if not path.is_file():
-            raise DataError(f"missing video {path}")
+            why = not_a_file(path)
+            raise DataError(f"missing video {path}" + ("" if why == "not found" else f" ({why})"))
         return path
     try:
         found = [p for p in _matches(str(path)) if p.is_file()]
