@@ -24,6 +24,16 @@ def add_out(p: argparse.ArgumentParser, help: str, required: bool = True) -> Non
     p.add_argument("--out", required=required, metavar="DIR", help=help)
 
 
+def add_fresh(p: argparse.ArgumentParser) -> None:
+    """`--fresh`, for a command whose --out holds a run's store and results."""
+    p.add_argument(
+        "--fresh",
+        action="store_true",
+        help="start over in --out: delete its stored answers and results first (a results "
+        "folder holding a run over other data is otherwise refused)",
+    )
+
+
 def add_concurrency(
     p: argparse._ActionsContainer,
     default: int = DEFAULT_CONCURRENCY,

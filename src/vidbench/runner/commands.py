@@ -123,12 +123,7 @@ def _add_run(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default="all",
         help="run one stage only (judge, score and report of a stored run need only --out)",
     )
-    p.add_argument(
-        "--fresh",
-        action="store_true",
-        help="start over in --out: delete its stored answers and results first (a results "
-        "folder holding a run over other data is otherwise refused)",
-    )
+    options.add_fresh(p)
     options.add_run_place(p, "only the first N samples")
     options.add_frames(p)
     options.add_generation(p)

@@ -180,12 +180,7 @@ def register(groups: CommandGroups) -> None:
     p.add_argument("--predictions", required=True, help='JSON Lines {"ID": .., "prediction": ..}')
     options.add_out(p, "results directory")
     p.add_argument("--name", help="row name in the table (default: the predictions file name)")
-    p.add_argument(
-        "--fresh",
-        action="store_true",
-        help="start over in --out: delete its stored answers and results first (a results "
-        "folder holding a run over other data is otherwise refused)",
-    )
+    options.add_fresh(p)
     _add_judge_options(p)
     p.set_defaults(func=_cmd_judge)
 
