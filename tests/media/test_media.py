@@ -180,6 +180,44 @@ def test_skipping_unreferenced_frames_leaves_the_wanted_ones_exact(
         got = decode_frames(clip, info, wanted)
         assert sorted(got) == wanted
         assert all(np.array_equal(got[i], every[i]) for i in wanted), wanted
+    with decode_module.decoding():  # another decode runs: this one decodes on one thread
+        got = decode_frames(clip, info, list(range(60)))
+    assert all(np.array_equal(got[i], every[i]) for i in range(60))
+
+
+def test_decodes_share_the_cores(monkeypatch) -> None:
+    """A decode alone uses every core; decodes that start while others run share them, one
+    thread each once as many run as there are cores; a decode that fails gives its share back."""
+    monkeypatch.setattr(decode_module.os, "cpu_count", lambda: 4)
+    threads: list[int] = []
+    with decode_module.decoding() as first:
+        threads.append(first)
+        with decode_module.decoding() as second, decode_module.decoding() as third:
+            threads += [second, third]
+            with decode_module.decoding() as fourth, decode_module.decoding() as fifth:
+                threads += [fourth, fifth]
+        with decode_module.decoding() as later:  # two run now, this one included
+            threads.append(later)
+    assert threads == [4, 2, 1, 1, 1, 2]
+    with pytest.raises(MediaError), decode_module.decoding():
+        raise MediaError("a corrupt video")
+    with decode_module.decoding() as alone:
+        assert alone == 4
+    assert decode_module._DECODERS.running == 0
+
+    seen: list[int] = []  # what the decoder was opened with
+    real = decode_module._decode_from_here
+
+    def recording(container, stream, wanted):  # type: ignore[no-untyped-def]
+        seen.append(stream.codec_context.thread_count)
+        return real(container, stream, wanted)
+
+    monkeypatch.setattr(decode_module, "_decode_from_here", recording)
+    info = probe(CLIPS[0])
+    decode_frames(CLIPS[0], info, [0], max_side=32)
+    with decode_module.decoding():
+        decode_frames(CLIPS[0], info, [0], max_side=32)
+    assert seen == [4, 2]
 
 
 def test_frames_nothing_refers_to_are_not_decoded(tmp_path: Path) -> None:

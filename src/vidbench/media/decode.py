@@ -9,7 +9,10 @@ to, and converts (and resizes, in libswscale) only the wanted frames.
 from __future__ import annotations
 
 import bisect
+import os
+import threading
 from collections.abc import Container, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -198,34 +201,79 @@ def decode_frames(
     width, height = _target_size(info.width, info.height, max_side)
     by_pts = {info.pts[i]: i for i in wanted}
     out: dict[int, np.ndarray] = {}
-    container = _open(path)
-    try:
-        stream = container.streams.video[0]
-        stream.thread_type = "AUTO"
-        position = 0  # index of the next frame the decoder will produce
-        frames = None  # one decode iterator per contiguous stretch: frames in flight stay in it
-        for target in wanted:
-            if frames is None or _needs_seek(info, position, target):
-                k = bisect.bisect_right(info.keyframes, target) - 1
-                if frames is not None or (k >= 0 and info.keyframes[k] > 0):
-                    _seek(container, stream, info, info.keyframes[k] if k >= 0 else 0)
-                frames = _decode_from_here(container, stream, by_pts)
-            position = _read_to(frames, target, info, by_pts, out, (width, height), position)
-            # a container that seeks by decoding time (MPEG-TS with B-frames) can land after
-            # the keyframe asked for, where nothing decodes until the next one: then from each
-            # earlier keyframe in turn, the first frame last
-            earlier = [*[f for f in reversed(info.keyframes) if f <= target][1:], 0]
-            while target not in out and earlier:
-                _seek(container, stream, info, earlier.pop(0))
-                frames = _decode_from_here(container, stream, by_pts)
-                position = _read_to(frames, target, info, by_pts, out, (width, height), 0)
-            if target not in out:
-                raise MediaError(f"{path}: frame {target} could not be decoded")
-    except av.FFmpegError as e:
-        raise MediaError(f"{path}: corrupt video ({e})") from e
-    finally:
-        container.close()
+    with decoding() as threads:
+        container = _open(path)
+        try:
+            _decode_into(out, container, path, info, wanted, by_pts, (width, height), threads)
+        except av.FFmpegError as e:
+            raise MediaError(f"{path}: corrupt video ({e})") from e
+        finally:
+            container.close()
     return out
+
+
+class _Decoders:
+    """The decodes running in this process, to share the cores among them (`decoding`)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.running = 0
+
+
+_DECODERS = _Decoders()
+
+
+@contextmanager
+def decoding() -> Iterator[int]:
+    """Count a decode among those running in this process while it runs, and give the threads
+    it may use: the cores shared among the decodes running as it starts (all of them for a
+    decode alone, one a decode once as many run as there are cores). FFmpeg's own thread
+    count (cores + 1 frame threads a decode) pays off for a decode alone but costs CPU when
+    decodes already share the cores: 24 1080p clips, two at a time on 2 cores, took 12.6 CPU s
+    and 6.6 s with it, 10.4 CPU s and 5.6 s with one thread each (bench/api_cold.py's floor)."""
+    with _DECODERS.lock:
+        _DECODERS.running += 1
+        threads = max(1, (os.cpu_count() or 1) // _DECODERS.running)
+    try:
+        yield threads
+    finally:
+        with _DECODERS.lock:
+            _DECODERS.running -= 1
+
+
+def _decode_into(
+    out: dict[int, np.ndarray],
+    container: av.container.InputContainer,
+    path: Path,
+    info: VideoInfo,
+    wanted: list[int],
+    by_pts: Mapping[int, int],
+    size: tuple[int, int],
+    threads: int,
+) -> None:
+    """decode_frames' work on an open container with `threads` decoding threads."""
+    stream = container.streams.video[0]
+    stream.thread_type = "AUTO"
+    stream.codec_context.thread_count = threads
+    position = 0  # index of the next frame the decoder will produce
+    frames = None  # one decode iterator per contiguous stretch: frames in flight stay in it
+    for target in wanted:
+        if frames is None or _needs_seek(info, position, target):
+            k = bisect.bisect_right(info.keyframes, target) - 1
+            if frames is not None or (k >= 0 and info.keyframes[k] > 0):
+                _seek(container, stream, info, info.keyframes[k] if k >= 0 else 0)
+            frames = _decode_from_here(container, stream, by_pts)
+        position = _read_to(frames, target, info, by_pts, out, size, position)
+        # a container that seeks by decoding time (MPEG-TS with B-frames) can land after
+        # the keyframe asked for, where nothing decodes until the next one: then from each
+        # earlier keyframe in turn, the first frame last
+        earlier = [*[f for f in reversed(info.keyframes) if f <= target][1:], 0]
+        while target not in out and earlier:
+            _seek(container, stream, info, earlier.pop(0))
+            frames = _decode_from_here(container, stream, by_pts)
+            position = _read_to(frames, target, info, by_pts, out, size, 0)
+        if target not in out:
+            raise MediaError(f"{path}: frame {target} could not be decoded")
 
 
 def _seek(
