@@ -15,8 +15,9 @@ writes its fixed data (AuditFixer.write); what it cannot take is listed under `l
 
 Bad input is refused with the file and the item named: a file that is not an audit, an audit of
 a benchmark no adapter takes, one whose flagged items are none of the project's data (another
-project's audit), and per item (the rest import): an id the data lacks, a gold that changed
-since the audit, a suggested option the item does not have.
+project's audit), and per item (the rest import): a flag of a kind the audit does not write
+(core/audit_flags.py: an audit.json edited by hand, or by another version), an id the data
+lacks, a gold that changed since the audit, a suggested option the item does not have.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from vidbench.annotate.adapters import Adapters, Audited, Decision
 from vidbench.annotate.exports import live_work, not_assigned, review_of, unassigned
 from vidbench.annotate.items import Exported, Imported, add_item
 from vidbench.annotate.project import Project
+from vidbench.core.audit_flags import FLAG_KINDS
 from vidbench.core.errors import ConfigError, DataError
 
 KIND = "audit"  # the item kind and the job (assign.JOBS)
@@ -83,6 +85,10 @@ def _flag(raw: JsonValue) -> AuditFlag:
     kind, reason, suggested = raw.get("kind"), raw.get("reason", ""), raw.get("suggested")
     if not isinstance(kind, str) or not kind:
         raise DataError(f"a flag without its kind: {raw!r}"[:200])
+    if kind not in FLAG_KINDS:  # it would key the queue item and be written back as reviewed
+        raise DataError(
+            f"unknown flag kind {kind[:60]!r} (the audit writes {', '.join(FLAG_KINDS)})"
+        )
     if not isinstance(reason, str):
         raise DataError(f"the {kind} flag's reason is not text: {reason!r}"[:200])
     if suggested is not None and not isinstance(suggested, str):

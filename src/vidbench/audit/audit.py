@@ -19,9 +19,8 @@ from vidbench.audit.flags import Flag
 from vidbench.audit.irt import ItemFit, fit_2pl
 from vidbench.audit.responses import Responses
 from vidbench.audit.sizing import Sizing, detectable_difference, sizing, wilson
+from vidbench.core.audit_flags import FLAG_KINDS
 from vidbench.core.errors import ConfigError
-
-KINDS = ("gold", "blind", "chance", "easy", "negative", "duplicate")
 
 
 @dataclass(frozen=True)
@@ -105,7 +104,9 @@ def audit(responses: Responses, options: AuditOptions | None = None) -> dict[str
             "gold": item.gold,
             "difficulty": _number(fit.difficulty[i]) if fit else None,
             "discrimination": _number(fit.discrimination[i]) if fit else None,
-            "flags": [f.as_dict() for f in sorted(flags[i], key=lambda f: KINDS.index(f.kind))],
+            "flags": [
+                f.as_dict() for f in sorted(flags[i], key=lambda f: FLAG_KINDS.index(f.kind))
+            ],
         }
         for i, item in enumerate(responses.items)
     ]
@@ -143,11 +144,11 @@ def audit(responses: Responses, options: AuditOptions | None = None) -> dict[str
         "items": len(responses.items),
         "models": len(seeing),
         "blind_models": len(responses.blind),
-        "flags": {kind: counts.get(kind, 0) for kind in KINDS},
+        "flags": {kind: counts.get(kind, 0) for kind in FLAG_KINDS},
         "flagged_items": sum(1 for found in flags if any(not f.reviewed for f in found)),
         "reviewed": {
             "items": sum(1 for found in flags if any(f.reviewed for f in found)),
-            "flags": {kind: reviewed.get(kind, 0) for kind in KINDS},
+            "flags": {kind: reviewed.get(kind, 0) for kind in FLAG_KINDS},
         },
         "position_bias": {"gold": gold_bias(responses)},
         "sizing": _sizing(correct, seeing, accuracy),

@@ -7,7 +7,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from vidbench.audit.audit import KINDS
+from vidbench.core.audit_flags import FLAG_KINDS
 
 MEANING = {
     "gold": "the gold is likely wrong: the models strong on the rest agree on another option",
@@ -32,7 +32,7 @@ font-size:.85em}
 .filters label{margin-right:1em;cursor:pointer}.filters input{margin-right:.3em}
 .reviewed{opacity:.55}
 """ + "".join(
-    f"#k-{k}:checked~table tbody tr:not(.k-{k}){{display:none}}" for k in (*KINDS, "reviewed")
+    f"#k-{k}:checked~table tbody tr:not(.k-{k}){{display:none}}" for k in (*FLAG_KINDS, "reviewed")
 )
 
 
@@ -123,7 +123,7 @@ def _items(
     items: list[dict[str, Any]], texts: dict[str, str], counts: dict[str, int], kept: int
 ) -> str:
     filters = ['<input type="radio" name="kind" id="k-all" checked><label for="k-all">all</label>']
-    for kind in KINDS:
+    for kind in FLAG_KINDS:
         filters.append(
             f'<input type="radio" name="kind" id="k-{kind}"><label for="k-{kind}">'
             f'<span class="flag {kind}">{kind}</span> {counts[kind]}</label>'
