@@ -2,7 +2,7 @@
 the built-in random model, each run in its own process.
 
     python bench/scale.py [--sizes 1000,10000,100000] [--objects 20] [--keep DIR] [--view] [--ray]
-        [--declared]
+        [--declared [--declared-ids own|key|none]]
 
 For each size it prints the wall time of `vidbench run 4dbench-qa --model random` into a new
 results folder (and per question), the peak memory (maximum resident set) of that process, and a
@@ -13,7 +13,9 @@ with --ray, the same run on a local Ray cluster of two workers (`--ray`) into an
 wall time and the peak memory of the driver process (the workers are processes of their own), to
 show what the driver holds as the run grows. With --declared, the questions are a declared
 benchmark's instead (`custom:DIR`: a benchmark.toml and a JSONL rows file, one view of a rendered
-object a question, four options, seven categories as group columns).
+object a question, four options, seven categories as group columns); --declared-ids says where
+its ids come from: `own` (default), each row's `id` field with no `id` key in benchmark.toml;
+`key`, that field named by `id = "id"`; `none`, no such field (the rows are numbered).
 
 The data: `vidbench synth 4d` renders --objects procedural objects (32 px, 24 views, 12 frames,
 five questions each) once; each size's data folder is a copy of its 4d_qa.json whose N questions
@@ -36,6 +38,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from report import first_page_s  # bench/ is on sys.path when run
@@ -111,16 +114,16 @@ frames = 6
 """
 
 
-def declared_questions(rendered: Path, n: int, out: Path) -> Path:
+def declared_questions(rendered: Path, n: int, out: Path, ids: str = "own") -> Path:
     """A declared benchmark (benchmark.toml, questions.jsonl) of `n` multiple-choice questions,
-    each on one view of a rendered object, in seven categories."""
+    each on one view of a rendered object, in seven categories; `ids`: as --declared-ids."""
     objects = sorted(p.name for p in (rendered / VIDEO_DIR).iterdir())
     out.mkdir(parents=True)
-    (out / "benchmark.toml").write_text(DECLARED_TOML)
+    (out / "benchmark.toml").write_text(DECLARED_TOML + ('id = "id"\n' if ids == "key" else ""))
     with (out / "questions.jsonl").open("w") as f:  # a row at a time: this process stays small
         for k in range(n):
             row = {
-                "id": f"q{k:06d}",
+                **({} if ids == "none" else {"id": f"q{k:06d}"}),
                 "object": objects[k % len(objects)],
                 "view": (k // len(objects)) % 4,
                 "question": f"What does the object do in clip {k}?",
@@ -155,6 +158,12 @@ def main() -> None:
         action="store_true",
         help="a declared benchmark (custom:DIR, a JSONL rows file) over the same videos instead",
     )
+    parser.add_argument(
+        "--declared-ids",
+        choices=("own", "key", "none"),
+        default="own",
+        help="the declared rows' ids: their `id` field (own), named by the id key (key), or none",
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     root = args.keep or Path(tempfile.mkdtemp(prefix="vidbench-scale-"))
@@ -162,7 +171,7 @@ def main() -> None:
     try:
         rendered = render(root / "rendered", args.objects)
         cache = root / "frame-cache"
-        make = declared_questions if args.declared else questions
+        make = partial(declared_questions, ids=args.declared_ids) if args.declared else questions
         warm = make(rendered, 5 * args.objects, root / "warm-data")
         measure(run_command(warm, root / "warm-run", cache))  # fills the frame cache
         print(f"load average (1, 5, 15 min): {' '.join(f'{x:.2f}' for x in os.getloadavg())}")

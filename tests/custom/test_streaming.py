@@ -5,6 +5,8 @@ a dict of every row (rows.iter_rows), the first row kept and each later one a pr
 from __future__ import annotations
 
 import gc
+from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -200,3 +202,45 @@ def test_a_jsonl_escape_that_is_no_text_loses_its_row_and_other_escapes_load(
         "line 2: not UTF-8 text in the field 'question' (an unpaired surrogate escape); this row "
         f"skipped [{path}]"
     ]
+
+
+def test_files_without_an_id_key_are_read_twice_as_files_with_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no `id` key, a file whose every record has an `id` takes those ids, and one where
+    a record lacks it numbers its rows; a repeated id is found across files all the same, and
+    an empty own id is a problem, not a repeat. Each file is read twice, as with an `id` key."""
+    readings: Counter[str] = Counter()  # records read, by file
+    real = rows.read_records
+
+    def counted(path: Path) -> Iterator[Record | Problem]:
+        for record in real(path):
+            readings[path.name] += 1
+            yield record
+
+    monkeypatch.setattr(rows, "read_records", counted)
+    toml = ISSUE_TOML.replace('rows = "questions.jsonl"', 'rows = "parts/*.jsonl"')
+    folder = make_bench(tmp_path, toml, [_row(0, "a")], "unused.jsonl")
+    parts = {  # file -> the rows' own ids (None: the record has no `id`)
+        "one": ["a", "b", "c"],
+        "three": ["c", "", "d", "c"],  # own ids: c repeats one's, then its own
+        "two": ["x", None, "y"],  # numbered: two-1, two-2, two-3
+    }
+    for name, ids in parts.items():
+        table = [_row(n, key or "") for n, key in enumerate(ids)]
+        for row, key in zip(table, ids, strict=True):
+            if key is None:
+                del row["id"]
+        write_rows(folder / "parts" / f"{name}.jsonl", table)
+
+    loaded = load(read_spec(folder), folder)
+    assert [s.id for s in loaded.items] == ["a", "b", "c", "d", "two-1", "two-2", "two-3"]
+    three = folder / "parts" / "three.jsonl"
+    assert [str(p).split(" (")[0] for p in loaded.problems] == [
+        "c: line 1: duplicate id",
+        "line 2: no id: the field 'id' is missing or empty",
+        "c: line 4: duplicate id",
+    ]
+    assert "(first at one.jsonl line 3); this row skipped" in str(loaded.problems[0])
+    assert str(loaded.problems[1]).endswith(f"[{three}]")
+    assert readings == {"one.jsonl": 6, "three.jsonl": 8, "two.jsonl": 6}

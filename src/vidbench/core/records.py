@@ -82,8 +82,13 @@ def repeated_hashes(keys: Iterable[str]) -> set[int]:
     (and, rarely, a key whose hash another key shares: `repeated_records`' second pass, over
     just the records with these hashes, sorts that out). What it holds while it reads is 8
     bytes a key, in an array, not a set of the keys."""
-    hashes = array("Q", (key_hash(key) for key in keys))
-    values, counts = numpy.unique(numpy.frombuffer(hashes, dtype=numpy.uint64), return_counts=True)
+    return repeated_among(key_hash(key) for key in keys)
+
+
+def repeated_among(hashes: Iterable[int]) -> set[int]:
+    """The hashes (`key_hash`) given more than once, held as `repeated_hashes` holds them."""
+    found = array("Q", hashes)
+    values, counts = numpy.unique(numpy.frombuffer(found, dtype=numpy.uint64), return_counts=True)
     return set(values[counts > 1].tolist())
 
 

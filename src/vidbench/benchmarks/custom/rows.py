@@ -16,6 +16,7 @@ review decisions (`decisions`, decisions.py) drop rows and change gold answers.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +40,7 @@ from vidbench.benchmarks.custom.spec import (
     Spec,
 )
 from vidbench.core.errors import DataError
-from vidbench.core.records import key_hash, repeated_hashes
+from vidbench.core.records import key_hash, repeated_among
 from vidbench.tasks.problems import Problem
 
 
@@ -124,20 +125,9 @@ def _records_of(file: Path, spec: Spec) -> Iterable[Record | Problem]:
     return held
 
 
-def _own_ids(file: Path, spec: Spec) -> bool:
-    """Whether the rows' default ids are their records' own `id`s: no `id` key, and every
-    record of the file has one (a pass over the file that holds none of it)."""
-    return spec.id is None and all(
-        "id" in r.value
-        for r in _records_of(file, spec)
-        if isinstance(r, Record) and isinstance(r.value, dict)
-    )
-
-
-def _rows_of(
-    file: Path, source: RowSource, spec: Spec, own_ids: bool
-) -> Iterator[DeclaredRow | Problem]:
-    """The rows of one file and the problems of its records, in file order."""
+def _records_with_fields(file: Path, spec: Spec) -> Iterator[tuple[Record, int] | Problem]:
+    """The file's records that are objects of fields, each with its number (from 1, counting
+    every record read), and the problems of the others, in file order."""
     n = 0
     for record in _records_of(file, spec):
         if isinstance(record, Problem):
@@ -147,16 +137,43 @@ def _rows_of(
         if not isinstance(record.value, dict):
             yield Problem(record.where, file, _record_shape(record.value))
             continue
-        default = record.key or (str(record.value["id"]) if own_ids else f"{file.stem}-{n}")
+        yield record, n
+
+
+def _default_id(record: Record, n: int, file: Path, own_ids: bool) -> str:
+    """What a record's rows' ids start from when the spec names no `id`."""
+    return record.key or (str(record.value["id"]) if own_ids else f"{file.stem}-{n}")
+
+
+def _default_row_id(default: str, fields: Mapping[str, Any]) -> str:
+    """A row's id when the spec names no `id`: an exploded row's adds its place in the list."""
+    index = fields.get(INDEX_FIELD)
+    return default if index is None else f"{default}-{index + 1}"
+
+
+def _row_fields(values: dict[str, Any], source: RowSource, file: Path) -> dict[str, Any]:
+    return {**values, **source.set, FILE_FIELD: file.stem}
+
+
+def _rows_of(
+    file: Path, source: RowSource, spec: Spec, own_ids: bool
+) -> Iterator[DeclaredRow | Problem]:
+    """The rows of one file and the problems of its records, in file order; `own_ids`: the
+    rows' default ids are their records' own `id`s (`_default_id_hashes` finds out)."""
+    for found in _records_with_fields(file, spec):
+        if isinstance(found, Problem):
+            yield found
+            continue
+        record, n = found
+        default = _default_id(record, n, file, own_ids)
         for made in _elements(record, spec):
             if isinstance(made, str):
                 yield Problem(record.where, file, made)
                 continue
             where, values = made
-            fields = {**values, **source.set, FILE_FIELD: file.stem}
+            fields = _row_fields(values, source, file)
             if spec.id is None:
-                index = fields.get(INDEX_FIELD)
-                row_id: str | None = default if index is None else f"{default}-{index + 1}"
+                row_id: str | None = _default_row_id(default, fields)
             else:
                 try:
                     row_id = _id_of(fields, spec)
@@ -172,10 +189,35 @@ def _rows_of(
             yield DeclaredRow(row_id, fields, where, file, source)
 
 
-def _all_rows(spec: Spec, data: Path, own_ids: dict[Path, bool]) -> Iterator[DeclaredRow | Problem]:
-    """Every row of every rows file, and the problems of their files and records, in file
-    order, before ids are checked for repeats. `own_ids` keeps `_own_ids` of each file read,
-    so that a second reading needs no third."""
+def _default_id_hashes(file: Path, source: RowSource, spec: Spec) -> tuple[array[int], bool]:
+    """The hashes (`key_hash`) of the ids of the file's rows when the spec names no `id`, and
+    whether those are their records' own `id`s (every record of the file has one), in one
+    reading of the file: both ids of each row are hashed until a record without an `id` is
+    read (16 bytes a row of this file), then only the numbered ones."""
+    numbered: array[int] = array("Q")
+    own: array[int] | None = array("Q")  # None: some record has no `id`
+    for found in _records_with_fields(file, spec):
+        if isinstance(found, Problem):
+            continue
+        record, n = found
+        if own is not None and "id" not in record.value:
+            own = None
+        variants = [(numbered, _default_id(record, n, file, False))]
+        if own is not None:
+            variants.append((own, _default_id(record, n, file, True)))
+        for made in _elements(record, spec):
+            if isinstance(made, str):
+                continue
+            fields = _row_fields(made[1], source, file)
+            for hashes, default in variants:
+                row_id = _default_row_id(default, fields)
+                if row_id.strip():  # an empty id is a problem, not a row (`_rows_of`)
+                    hashes.append(key_hash(row_id))
+    return (numbered, False) if own is None else (own, True)
+
+
+def _row_files(spec: Spec, data: Path) -> Iterator[tuple[RowSource, Path] | Problem]:
+    """Each rows file of each [[rows]] entry, or a problem for an entry that names none."""
     for source in spec.sources:
         files = source_files(source, data)
         if not files or not files[0].is_file():
@@ -183,9 +225,35 @@ def _all_rows(spec: Spec, data: Path, own_ids: dict[Path, bool]) -> Iterator[Dec
             yield Problem("", where, f"no rows file here (rows = {source.path!r})")
             continue
         for file in files:
-            if file not in own_ids:
-                own_ids[file] = _own_ids(file, spec)
-            yield from _rows_of(file, source, spec, own_ids[file])
+            yield source, file
+
+
+def _id_hashes(spec: Spec, data: Path, own_ids: dict[Path, bool]) -> Iterator[int]:
+    """The hashes (`key_hash`) of every row's id, a first reading of the rows files; when the
+    spec names no `id`, whether each file's rows take their records' own ids is kept in
+    `own_ids`, for the second reading."""
+    for found in _row_files(spec, data):
+        if isinstance(found, Problem):
+            continue
+        source, file = found
+        if spec.id is None:
+            hashes, own_ids[file] = _default_id_hashes(file, source, spec)
+            yield from hashes
+        else:
+            for row in _rows_of(file, source, spec, own_ids=False):
+                if isinstance(row, DeclaredRow):
+                    yield key_hash(row.id)
+
+
+def _all_rows(spec: Spec, data: Path, own_ids: dict[Path, bool]) -> Iterator[DeclaredRow | Problem]:
+    """Every row of every rows file, and the problems of their files and records, in file
+    order, before ids are checked for repeats (`own_ids`: as `_id_hashes` found them)."""
+    for found in _row_files(spec, data):
+        if isinstance(found, Problem):
+            yield found
+            continue
+        source, file = found
+        yield from _rows_of(file, source, spec, own_ids.get(file, False))
 
 
 def _answers(answers: AnswersFile, spec: Spec, data: Path) -> tuple[dict[str, Any], Path, list]:
@@ -277,12 +345,11 @@ def iter_rows(spec: Spec, data: Path) -> Iterator[DeclaredRow | Problem]:
     problems, then the decisions file's. A repeated id keeps its first row and names it in the
     later rows' problems. What is held while the rows stream is one row, the answers and the
     decisions (each a dict of its file), and to find repeated ids 8 bytes a row
-    (`repeated_hashes`, a first reading of the files) plus where the rows whose id hash
-    repeats were first found."""
+    (`repeated_among`, a first reading of the files; 16 while a file is read whose rows may
+    take their records' own ids) plus where the rows whose id hash repeats were first found.
+    Each file is read twice, whether the spec names the ids or not."""
     own_ids: dict[Path, bool] = {}
-    repeated = repeated_hashes(
-        row.id for row in _all_rows(spec, data, own_ids) if isinstance(row, DeclaredRow)
-    )
+    repeated = repeated_among(_id_hashes(spec, data, own_ids))
     answers, answers_path, answer_problems = (
         _answers(spec.answers, spec, data) if spec.answers is not None else ({}, None, [])
     )
