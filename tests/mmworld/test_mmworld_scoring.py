@@ -64,6 +64,8 @@ def test_official_post_processing(reply: str, processed: str) -> None:
         ("Option A is the best fit", None, "a"),
         ("The answer is A because the robot tips over", None, "a"),
         ("Answer: A robot falls", None, None),
+        ("A. B. C.", "a", None),  # every option, a sentence each
+        ("The answer is b. Option a is wrong.", "b", "b"),
         ("b{END}", "b", "b"),  # the official GPT stop mark
         ("", None, None),
     ],
