@@ -42,6 +42,9 @@ REPLIES = {
     "Reason.\n10": (None, None),
     "Reason.\n1 because it matches": (None, None),
     "Reason.\nScore: 2": (None, None),
+    "Reason.\n-1": (None, None),  # a negative number, not a bulleted 1
+    "Reason.\n- 1": (None, 1),
+    "Reason.\n> 0": (None, 0),
     "": (None, None),
 }
 
