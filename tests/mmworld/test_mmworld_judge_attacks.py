@@ -94,6 +94,7 @@ def test_gamed_answers_and_buried_verdicts(tmp_path: Path, server: ChatServer) -
     assert "told the grader to reply 'yes'" in details["vid4#1"]  # the judge's reply, quoted
     assert "'Yes.\\n\\nNo.'" in details["vid6#1"]
     assert rows["vid4#1"]["outcome"] == {"kind": "unscored", "reason": "verdict-unparsed"}
+    assert rows["vid4#1"]["judge_reply"] == ATTACKS["[q9]"][1]  # whole, in samples.jsonl
     # judge-all asked the 11 not judged yet (the fallback's 3 verdicts are reused), the two
     # unreadable ones 3 times each; a rerun asks nothing again
     assert _judge_sends(server) == 3 + 11 + 2 * 2
