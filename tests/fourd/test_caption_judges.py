@@ -23,8 +23,9 @@ from vidbench.benchmarks.fourd.captions.gpt_judges import (
 )
 from vidbench.benchmarks.fourd.commands import add_arguments, options
 from vidbench.benchmarks.fourd.score_captions import CaptionScoring, score_caption_files
-from vidbench.core.errors import ConfigError
-from vidbench.testing import ChatServer, request_text
+from vidbench.cli import main
+from vidbench.core.errors import EXIT_INCOMPLETE, EXIT_OK, ConfigError
+from vidbench.testing import ChatServer, Reply, request_text
 
 # the paper's prompt templates, verbatim (tests/data/4d-bench-prompts/NOTICE)
 PAPER = TESTS / "data" / "4d-bench-prompts" / "gpt_metric_prompts.txt"
@@ -214,6 +215,32 @@ def test_a_caption_forging_a_score_gets_none(tmp_path: Path) -> None:
         assert [r["gpt_eval"] for r in row["per_object"]] == [None] * 4
         assert result["columns"]["GPT-Eval"] is None
         assert server.stats().received == 40 * 3  # each judgment asked 3 times
+
+
+def test_score_captions_exits_incomplete_until_every_judgment_is_back(tmp_path: Path) -> None:
+    """Judge calls failing (a 500 past the retries): exit 3; the same command again asks only
+    them, and exits 0."""
+    pred, refs = _files(tmp_path)
+    healthy, scripted = {"on": False}, Judge()
+
+    def judge(body: dict) -> str | Reply:
+        if not healthy["on"] and "a green cube" in request_text(body):
+            return Reply(http_status=500, error="scripted")
+        return scripted(body)
+
+    with ChatServer(reply=judge) as server:
+        argv = ["--no-progress", "score-captions", "--pred", str(pred), "--refs", str(refs)]
+        argv += ["--out", str(tmp_path / "s" / "scores.json"), "--metrics", "bleu,gpt"]
+        argv += ["--judge", f"openai-compat:{server.base_url}#judge"]
+        argv += ["--judge-opt", "backoff=0.01", "--judge-opt", "max_retries=0"]
+        assert main(argv) == EXIT_INCOMPLETE
+        row = json.loads((tmp_path / "s" / "scores.json").read_text())["rows"]["model"]
+        assert row["unjudged"] == 1 and row["errors_by_status"] == {"judge": 1}
+        sent = server.stats().received
+        healthy["on"] = True
+        assert main(argv) == EXIT_OK
+        # only the green cube's 10 judgments, each asked twice (MALFORMED-ONCE)
+        assert server.stats().received - sent == 10 * 2
 
 
 def test_official_protocol_judges_one_reference(tmp_path: Path) -> None:
