@@ -133,8 +133,14 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
 
     job = AgreementJob(labels=Path(args.labels), **_judging(args))
     with results_lock(job.out, "vidbench judge-agreement"):
-        judge_agreement(job, out)
-    return 0
+        report = judge_agreement(job, out)
+    if not report["n_unjudged"]:
+        return EXIT_OK
+    err.print(  # an agreement measured without some verdicts is not complete
+        f"[red]incomplete[/]: {report['n_unjudged']} label(s) have no verdict (exit code "
+        f"{EXIT_INCOMPLETE}); the same command again asks only those"
+    )
+    return EXIT_INCOMPLETE
 
 
 def _cmd_rules(args: argparse.Namespace) -> int:
