@@ -11,9 +11,10 @@ import pytest
 
 from autoeval_support import RULES, judge_args, prompt_of, read_jsonl, rows, vidbench, write_jsonl
 from vidbench.benchmarks.autoeval_video.unified import assemble_unified
+from vidbench.core.errors import EXIT_INCOMPLETE, EXIT_OK
 from vidbench.scoring.agreement import binary_agreement, cohen_kappa
 from vidbench.scoring.stats import bootstrap_ci
-from vidbench.testing import ChatServer
+from vidbench.testing import ChatServer, Reply
 
 ANSWER = re.compile(r"\[Answer to be judged\]: (.*)\n")
 
@@ -78,6 +79,32 @@ def test_agreement_overall_subsets_confusion_and_interval(tmp_path: Path, labels
     official = _run(tmp_path, labels, "official", "--protocol", "official")
     assert official["n_counted"] == 29 and official["n_dropped"] == 1  # bad 6 dropped
     assert official["overall"]["agreement"] == round(100 * 26 / 29, 2)
+
+
+def test_a_failed_judge_call_exits_incomplete_until_a_rerun_asks_it(
+    tmp_path: Path, labels: Path
+) -> None:
+    healthy = {"on": False}
+
+    def reply(body: dict) -> str | Reply:
+        if not healthy["on"] and ANSWER.search(prompt_of(body)).group(1) == "good 7":
+            return Reply(http_status=500, error="scripted")
+        return judge_reply(body)
+
+    out = tmp_path / "agreement"
+    with ChatServer(reply=reply) as server:
+        args = ("judge-agreement", "--rules", RULES, "--labels", labels, "--out", out)
+        more = (*judge_args(server), "--judge-opt", "max_retries=0")
+        assert vidbench(*args, *more) == EXIT_INCOMPLETE
+        report = json.loads((out / "agreement.json").read_text())
+        assert report["n_unjudged"] == 1 and report["overall"]["n"] == 29
+        assert any("judge failed" in e["error"] for e in report["errors"])
+        sent = len(server.requests)
+        healthy["on"] = True
+        assert vidbench(*args, *more) == EXIT_OK
+        assert len(server.requests) - sent == 1
+        report = json.loads((out / "agreement.json").read_text())
+        assert report["n_unjudged"] == 0 and report["overall"]["n"] == 30
 
 
 def test_unified_prompt_agreement(tmp_path: Path, labels: Path) -> None:

@@ -23,7 +23,8 @@ from autoeval_support import (
 )
 from vidbench.benchmarks.autoeval_video.loader import DIMENSIONS, RELEASED_COUNTS
 from vidbench.benchmarks.autoeval_video.rules import COLUMNS, OFFICIAL_ATTEMPTS
-from vidbench.testing import ChatServer
+from vidbench.core.errors import EXIT_INCOMPLETE, EXIT_OK
+from vidbench.testing import ChatServer, Reply
 
 # Reply kinds, by ID: parsed by both parsers, by the robust parser only, by neither.
 STRICT = {"correct": "The answer names the seat belt.\n1", "wrong": "It names a chair.\n0"}
@@ -159,6 +160,37 @@ def test_rerun_asks_nothing_and_retries_stop_when_a_reply_parses(tmp_path: Path)
     assert {r["details"]["attempts"] for r in written if not r["error"]} == {3}
 
 
+def test_failed_judge_calls_exit_incomplete_and_a_rerun_asks_only_them(tmp_path: Path) -> None:
+    """A judge failing mid-run (a 500, a 429 past the retries): exit 3, the instances named;
+    the same command again asks only those, and exits 0."""
+    rules = write_jsonl(tmp_path / "rules.jsonl", rows()[:10])
+    failing = {prompt_of_rule(r["Rule"]) for r in rows()[3:5]}
+    healthy = {"on": False}
+
+    def reply(body: dict) -> str | Reply:
+        if not healthy["on"] and any(f in prompt_of(body) for f in failing):
+            return Reply(http_status=500 if "2" in prompt_of(body) else 429, error="scripted")
+        return "Reason.\n1"
+
+    out = tmp_path / "out"
+    with ChatServer(reply=reply) as server:
+        args = [*judging(server, rules), "--out", out, "--judge-opt", "max_retries=1"]
+        assert vidbench(*args) == EXIT_INCOMPLETE
+        results = json.loads((out / "results.json").read_text())
+        assert results["unjudged"] == 2 and results["n_judged"] == 8
+        assert {e["id"] for e in results["error_details"] if e["status"] == "judge"} == {"4", "5"}
+        sent = len(server.requests)
+        healthy["on"] = True
+        assert vidbench(*args) == EXIT_OK
+        assert len(server.requests) - sent == 2  # only the two without a verdict
+        assert json.loads((out / "results.json").read_text())["n_judged"] == 10
+
+
+def prompt_of_rule(rule: str) -> str:
+    """A piece of a rule's text that only its judge prompt holds."""
+    return rule[:200]
+
+
 def test_bad_input_is_named_counted_and_the_rest_judged(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -174,7 +206,9 @@ def test_bad_input_is_named_counted_and_the_rest_judged(
         f.write('{"ID": 7, "prediction": \n')  # malformed line
     with ChatServer(reply="Fine.\n1") as server:
         out = tmp_path / "out"
-        assert vidbench(*judging(server, rules_file, pred_file), "--out", out) == 0
+        # rule 4 and ID 5 are left out: incomplete
+        code = vidbench(*judging(server, rules_file, pred_file), "--out", out)
+        assert code == EXIT_INCOMPLETE
         prompts = [prompt_of(b) for b in server.requests]
     assert len(prompts) == 9  # 12 rules - bad rule 4 - missing 5 - empty 3 (robust: no call)
     printed = " ".join(capsys.readouterr().out.split())
@@ -191,7 +225,7 @@ def test_bad_input_is_named_counted_and_the_rest_judged(
     official = tmp_path / "official"
     with ChatServer(reply="Fine.\n1") as server:
         judged = judging(server, rules_file, pred_file)
-        assert vidbench(*judged, "--out", official, "--protocol", "official") == 0
+        assert vidbench(*judged, "--out", official, "--protocol", "official") == EXIT_INCOMPLETE
         sent = [prompt_of(b) for b in server.requests]
     assert official_prompt(rules[2]["Rule"], "   ") in sent  # official: the empty answer is sent
     assert json.loads((official / "results.json").read_text())["n_judged"] == 10

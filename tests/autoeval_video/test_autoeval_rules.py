@@ -42,6 +42,9 @@ REPLIES = {
     "Reason.\n10": (None, None),
     "Reason.\n1 because it matches": (None, None),
     "Reason.\nScore: 2": (None, None),
+    "Reason.\n-1": (None, None),  # a negative number, not a bulleted 1
+    "Reason.\n- 1": (None, 1),
+    "Reason.\n> 0": (None, 0),
     "": (None, None),
 }
 
@@ -128,6 +131,10 @@ def test_unified_prompt_and_references(tmp_path: Path) -> None:
         prompt
     )
     assert prompt.endswith("You should not trust anyone but the information above.")
+    # each field is filled once: braces in the question or reference stay as written
+    odd = assemble_unified("Q {reference}?", "R {answer}", "A {question}")
+    assert "[Question]: Q {reference}?\n[Reference answer]: R {answer}\n" in odd
+    assert "[Answer to be judged]: A {question}\n" in odd
     call = unified_call("1", "Q?", "R", "A", rules.get_protocol("robust"))
     assert call.prompt_version == "autoeval-unified-v1" and call.parse("x\n1").verdict == 1
 

@@ -11,6 +11,7 @@ import pytest
 from vidbench.benchmarks.fourd.captions.rows import held_out
 from vidbench.benchmarks.fourd.captions.table import COLUMNS
 from vidbench.cli import main
+from vidbench.core.errors import EXIT_INCOMPLETE
 from vidbench.testing.tiny_bert import tiny_bert
 
 UIDS = [f"{i:032x}" for i in range(6)]
@@ -76,7 +77,7 @@ def test_score_captions_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture
             "official",
         ]
     )
-    assert code == 0
+    assert code == EXIT_INCOMPLETE  # the bad rows leave objects out
     result = json.loads(out.read_text())
     assert list(result["columns"]) == list(COLUMNS) == result["column_order"]
     model, human = result["rows"]["model"], result["rows"]["human"]

@@ -54,6 +54,18 @@ def test_official_post_processing(reply: str, processed: str) -> None:
         ("The answer is (a)", None, "a"),
         ("d", None, None),  # not among this question's labels
         ("It keeps walking or the engineer stops it", None, None),  # two options' texts
+        # several labels named alike, or the one named is ruled out: no choice
+        ("Option A or option B", None, None),
+        ("(a) or (b)", None, None),
+        ("Definitely not option C.", None, None),
+        ("The answer is (b), not (a)", None, "b"),
+        ("Not option a but option c", None, "c"),
+        # "a" after "option", and "A" mid-sentence, are labels, not the article
+        ("Option A is the best fit", None, "a"),
+        ("The answer is A because the robot tips over", None, "a"),
+        ("Answer: A robot falls", None, None),
+        ("A. B. C.", "a", None),  # every option, a sentence each
+        ("The answer is b. Option a is wrong.", "b", "b"),
         ("b{END}", "b", "b"),  # the official GPT stop mark
         ("", None, None),
     ],
@@ -86,7 +98,11 @@ def test_judge_prompt_is_the_official_text() -> None:
         ("**No**, the model chose b.", False, False),
         ("The model picked option a, which matches. So yes.", True, True),
         ("Looking at the options, the model's choice differs from the ground truth.", False, None),
-        ("Yes and no.", True, True),
+        ("Yes and no.", True, None),  # two verdicts
+        ("No. Yes.", True, None),
+        # a yes/no inside the reasoning may be the judge quoting the answer under test
+        ("The model answered 'yes', which does not match the ground truth.", True, None),
+        ("Based on the ground truth, the model's answer is not correct, no.", False, False),
         ("The eyes deceive", True, None),  # the official substring rule
     ],
 )

@@ -90,7 +90,7 @@ def test_judge_predictions_lists_answers_without_verdict(
 ) -> None:
     with ChatServer(reply=_failing_judge) as server:
         out = tmp_path / "judged"
-        assert vidbench(*judging(server), "--out", out) == 0
+        assert vidbench(*judging(server), "--out", out) == EXIT_INCOMPLETE
         results = _results(out)
         assert results["errors_by_status"]["judge"] == 2
         assert results["unjudged"] == 2

@@ -20,17 +20,41 @@ def normalize(text: str) -> str:
 
 
 def _stands_alone(reply: str, match: re.Match[str]) -> bool:
-    """A bracketed letter is a label; a bare one too, unless it is the article "a" starting a
-    phrase ("the answer is a robot")."""
+    """A bracketed letter is a label, and so is one after "option" or "choice" ("option a is
+    right"); a bare one too, unless it is the article "a" starting a phrase ("the answer is a
+    robot", "Answer: A robot"; but "the answer is A because" names option A)."""
     bracketed = match.group(0).rstrip().endswith((")", "]"))
-    rest = reply[match.end() :]
-    return bracketed or match.group(1).lower() != "a" or not re.match(r"\s+[A-Za-z]", rest)
+    named_option = re.search(r"option|choice", match.group(0), re.IGNORECASE) is not None
+    letter, before = match.group(1), reply[: match.start(1)]
+    starts_sentence = re.search(r"(?:^|[:.!?])\s*$", before) is not None
+    article = (letter == "a" or (letter == "A" and starts_sentence)) and (
+        re.match(r"\s+[A-Za-z]", reply[match.end() :]) is not None
+    )
+    return bracketed or named_option or not article
+
+
+def _negated(reply: str, match: re.Match[str]) -> bool:
+    """The label is ruled out, not chosen: "not option a", "not (b)"."""
+    return re.search(r"(?:\bnot|\bnever|n't)\s*$", reply[: match.start()], re.I) is not None
+
+
+def _named(pattern: str, reply: str, by_lower: Mapping[str, str]) -> set[str]:
+    """The labels a pattern's matches name as chosen (standing alone, not negated)."""
+    return {
+        by_lower[match.group(1).lower()]
+        for match in re.finditer(pattern, reply, flags=re.IGNORECASE)
+        if _stands_alone(reply, match) and not _negated(reply, match)
+    }
 
 
 def label_in_reply(reply: str, labels: tuple[str, ...]) -> str | None:
-    """The label (as `labels` spell it) the reply names, or None."""
+    """The label (as `labels` spell it) the reply names, or None. A reply that names several
+    labels the same way ("option a or option b"), or brackets several ("(a) or (b)"), chose
+    none of them."""
     by_lower = {label.lower(): label for label in labels}
     letters = re.escape("".join(labels))
+    if len(_named(rf"[\(\[]([{letters}])[\)\]]", reply, by_lower)) > 1:
+        return None
     patterns = (
         rf"^\W*[\(\[]?([{letters}])[\)\]]?\W*$",  # "b", "(b)", "B.", "[b]"
         rf"\banswer\s*(?:is|:)?\s*(?:option\s*)?[\(\[]?([{letters}])\b[\)\]]?",
@@ -38,9 +62,9 @@ def label_in_reply(reply: str, labels: tuple[str, ...]) -> str | None:
         rf"^\s*[\(\[]?([{letters}])[\)\]\.:]\s",  # "b) text", "B: text", "(c) text"
     )
     for pattern in patterns:
-        for match in re.finditer(pattern, reply, flags=re.IGNORECASE):
-            if _stands_alone(reply, match):
-                return by_lower.get(match.group(1).lower())
+        named = _named(pattern, reply, by_lower)
+        if named:
+            return named.pop() if len(named) == 1 else None
     return None
 
 

@@ -7,8 +7,9 @@ ends with a line "1" (correct) or "0" (incorrect). Two readers of that reply:
 - `parse_official`: the official `check_judge`: split on "\\n"; the first line must be non-empty
   and not itself "0"/"1", the last line must be exactly "0" or "1".
 - `parse_robust`: the last non-empty line, stripped of spaces and markdown (`**1**`, `# 1`,
-  `` `1` ``), may be "1", "1.", "Score: 1", "Final verdict: 0", "Result - 1", "1/1"; the reason
-  (everything before it) may be empty.
+  `` `1` ``, `> 1`, `- 1`; "-1" stays a negative number, no verdict), may be "1", "1.",
+  "Score: 1", "Final verdict: 0", "Result - 1", "1/1"; the reason (everything before it) may be
+  empty.
 """
 
 from __future__ import annotations
@@ -45,13 +46,15 @@ _ROBUST_LAST = re.compile(
     rf"^(?:(?:final\s+)?(?:{_LABELS})\s*[:=\-]?\s*)?([01])(?:\s*/\s*1)?\s*[.!]?$", re.IGNORECASE
 )
 _MARKDOWN = str.maketrans("", "", "*`_[]")
+_LEADING_MARKS = re.compile(r"^[#>\s]*(?:-\s+)?")
 
 
 def parse_robust(reply: str) -> Judgment | None:
     lines = [line.strip() for line in reply.strip().splitlines() if line.strip()]
     if not lines:
         return None
-    last = lines[-1].translate(_MARKDOWN).strip().lstrip("#>- \t").strip()
+    # a heading, quote or bullet mark goes; a minus sign stays: "-1" is no verdict, never 1
+    last = _LEADING_MARKS.sub("", lines[-1].translate(_MARKDOWN)).strip()
     match = _ROBUST_LAST.match(last)
     if match is None:
         return None

@@ -88,6 +88,7 @@ class AgreementReport(TypedDict):
     n_counted: int
     n_dropped: int
     n_unparsed: int
+    n_unjudged: int  # labels whose judge call failed: left out, asked again by a rerun
     errors: list[AgreementError]
     overall: Agreement
     by_subset: dict[str, Agreement]
@@ -208,6 +209,7 @@ def judge_agreement(job: AgreementJob, console: Console) -> AgreementReport:
         "n_counted": sum(1 for i in items if i["counted"]),
         "n_dropped": sum(1 for i in items if i["judge_status"] == "unparsed" and not i["counted"]),
         "n_unparsed": sum(1 for i in items if i["judge_status"] == "unparsed"),
+        "n_unjudged": unjudged,
         "errors": errors,
         "overall": overall,
         "by_subset": by_subset,

@@ -9,12 +9,15 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
+from rich.markup import escape
+
 from vidbench import cli_options as options
 from vidbench import cli_types as types
 from vidbench.benchmarks.autoeval_video import rules
 from vidbench.benchmarks.autoeval_video.calls import PROMPT_KINDS, JudgePrompt
 from vidbench.cli_options import CommandGroups
 from vidbench.console import err, out
+from vidbench.core.errors import EXIT_INCOMPLETE, EXIT_OK
 from vidbench.models.registry import ModelChoice, parse_options
 from vidbench.runner.lock import results_lock
 
@@ -97,7 +100,11 @@ def _judging(args: argparse.Namespace) -> Judging:
 
 
 def _cmd_judge(args: argparse.Namespace) -> int:
-    from vidbench.benchmarks.autoeval_video.judge_predictions import JudgeJob, judge_predictions
+    from vidbench.benchmarks.autoeval_video.judge_predictions import (
+        UNKNOWN_ID,
+        JudgeJob,
+        judge_predictions,
+    )
 
     job = JudgeJob(
         predictions=Path(args.predictions), name=args.name, fresh=args.fresh, **_judging(args)
@@ -107,7 +114,18 @@ def _cmd_judge(args: argparse.Namespace) -> int:
         f"judged {results['n_judged']}, dropped {results['n_dropped']}, "
         f"unparsed {results['n_unparsed']}, not judged {results['errors']}: see {args.out}"
     )
-    return 0
+    # as `run`: results that leave an instance out (no verdict, no prediction, a bad rule) never
+    # exit 0; a prediction for an ID without a rule leaves no instance out
+    by_status = results["errors_by_status"]
+    assert isinstance(by_status, dict)
+    if set(by_status) <= {UNKNOWN_ID}:
+        return EXIT_OK
+    err.print(
+        f"[red]incomplete[/]: the results in {escape(args.out)} do not cover every instance "
+        f"(exit code {EXIT_INCOMPLETE}); error_details in results.json names each and why "
+        "(a judge call that failed is asked again by the same command)"
+    )
+    return EXIT_INCOMPLETE
 
 
 def _cmd_agreement(args: argparse.Namespace) -> int:
@@ -115,8 +133,14 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
 
     job = AgreementJob(labels=Path(args.labels), **_judging(args))
     with results_lock(job.out, "vidbench judge-agreement"):
-        judge_agreement(job, out)
-    return 0
+        report = judge_agreement(job, out)
+    if not report["n_unjudged"]:
+        return EXIT_OK
+    err.print(  # an agreement measured without some verdicts is not complete
+        f"[red]incomplete[/]: {report['n_unjudged']} label(s) have no verdict (exit code "
+        f"{EXIT_INCOMPLETE}); the same command again asks only those"
+    )
+    return EXIT_INCOMPLETE
 
 
 def _cmd_rules(args: argparse.Namespace) -> int:

@@ -39,6 +39,9 @@ from vidbench.runner.run import Run
 from vidbench.runner.run_config import RunConfig
 from vidbench.tasks.problems import Problem
 
+# the status of a prediction for an ID that has no rule (it leaves no instance out)
+UNKNOWN_ID = "unknown-id"
+
 
 @dataclass
 class JudgeJob:
@@ -61,7 +64,7 @@ def input_problems(job: JudgeJob, predictions: Predictions, known: set[str]) -> 
             key,
             job.predictions,
             f"ID {key}: prediction for an unknown ID (no such rule in {job.rules})",
-            "unknown-id",
+            UNKNOWN_ID,
         )
         for key in predictions.answers
         if key not in known

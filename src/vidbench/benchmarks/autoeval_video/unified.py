@@ -11,6 +11,7 @@ strings is joined with " / ").
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from vidbench.benchmarks.autoeval_video.loader import instance_id
@@ -39,13 +40,14 @@ UNIFIED_PROMPT = (
 )
 
 
+_FIELD = re.compile(r"\{(question|reference|answer)\}")
+
+
 def assemble_unified(question: str, reference: str, answer: str) -> str:
-    # str.replace, not str.format: answers may hold braces.
-    return (
-        UNIFIED_PROMPT.replace("{question}", question)
-        .replace("{reference}", reference)
-        .replace("{answer}", answer)
-    )
+    # One pass over the template, not str.format (answers may hold braces) nor chained
+    # str.replace (a question or reference holding "{answer}" would get the answer put in it).
+    fields = {"question": question, "reference": reference, "answer": answer}
+    return _FIELD.sub(lambda match: fields[match.group(1)], UNIFIED_PROMPT)
 
 
 def unified_call(

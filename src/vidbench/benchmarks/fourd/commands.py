@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from rich.markup import escape
+
 from vidbench import cli_options
 from vidbench import cli_types as types
 from vidbench.benchmarks.fourd.captions.rows import HUMAN_SEED
@@ -17,7 +19,7 @@ from vidbench.benchmarks.fourd.score_captions import CaptionScoring
 from vidbench.benchmarks.fourd.variants import OFFICIAL_VIEWS
 from vidbench.cli_options import CURATE_HELP, CommandGroups
 from vidbench.console import counted, err, out
-from vidbench.core.errors import ConfigError
+from vidbench.core.errors import EXIT_INCOMPLETE, EXIT_OK, ConfigError
 from vidbench.media.spec import views_evenly
 from vidbench.models.registry import parse_options
 from vidbench.scoring.captions.metrics import ALL_METRICS, PROTOCOLS, SBERT_RUNTIMES
@@ -125,12 +127,19 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_score_captions(args: argparse.Namespace) -> int:
-    from vidbench.benchmarks.fourd.score_captions import score_caption_files
+    from vidbench.benchmarks.fourd.score_captions import covers_every_object, score_caption_files
     from vidbench.runner.lock import results_lock
 
     with results_lock(Path(args.out).parent, "vidbench score-captions"):
-        score_caption_files(options(args), out)
-    return 0
+        scores = score_caption_files(options(args), out)
+    if covers_every_object(scores):
+        return EXIT_OK
+    err.print(  # as `run` says it: objects left out (no verdict, a bad row) never exit 0
+        f"[red]incomplete[/]: the scores in {escape(args.out)} do not cover every object "
+        f"(exit code {EXIT_INCOMPLETE}); error_details of each row names each and why (a judge "
+        "call that failed is asked again by the same command)"
+    )
+    return EXIT_INCOMPLETE
 
 
 def register(groups: CommandGroups) -> None:

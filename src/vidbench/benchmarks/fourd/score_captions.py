@@ -79,6 +79,16 @@ def _metrics(text: str | None, judge: str | None) -> tuple[str, ...]:
     return chosen
 
 
+# a prediction for a uid the references do not have: it leaves no object out
+UNKNOWN_UID = "unknown_uid"
+
+
+def covers_every_object(scores: Scores) -> bool:
+    """Whether every object of every row was scored (judged, with a judge): a row's errors
+    other than predictions for unknown uids leave objects out."""
+    return all(set(row["errors_by_status"]) <= {UNKNOWN_UID} for row in scores["rows"].values())
+
+
 def _cross_check(preds: Read[str], refs: Read[tuple[str, ...]], refs_path: Path) -> None:
     """Predictions whose uid has no usable references become issues (and are dropped)."""
     unusable = {i.problem.record: i for i in refs.issues}
@@ -88,7 +98,7 @@ def _cross_check(preds: Read[str], refs: Read[tuple[str, ...]], refs_path: Path)
             reason = unusable[uid].problem.message.removesuffix("; object skipped")
             preds.add_issue("missing_references", uid, refs_path, f"references unusable ({reason})")
         else:
-            preds.add_issue("unknown_uid", uid, refs_path, "uid not in the references; not scored")
+            preds.add_issue(UNKNOWN_UID, uid, refs_path, "uid not in the references; not scored")
 
 
 def _judge_info(settings: CaptionMetricSettings, options: CaptionScoring) -> dict[str, Json]:

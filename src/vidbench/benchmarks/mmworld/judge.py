@@ -7,9 +7,11 @@ before "(please select one)"), the gold label and the model's answer.
 Verdicts:
 - `official`: the script's rule, "yes" anywhere in the lowercased reply (so "Yes.", "yes, it is"
   and also "eyes" are yes; anything else, rambling included, is no). Never unreadable.
-- `yes-no` (vidbench's default): the reply's first word, when it is yes or no; else the one of
-  the words yes/no the reply contains, when it contains only one; otherwise unreadable, and the
-  judge runner asks again (up to its attempt limit, then the verdict is `unparsed`).
+- `yes-no` (vidbench's default): the yes or no the reply opens or closes with ("Yes.", "No, the
+  model chose b.", "... So yes."); a reply giving neither there (a yes/no only inside its
+  reasoning, perhaps quoted from the answer under test), or opening with one and closing with the
+  other, is unreadable, and the judge runner asks again (up to its attempt limit, then the
+  verdict is `unparsed`).
 An empty reply is a failed call for every parser (the backend records it as `empty`), never a
 "no": the sample is reported as a judge error and the next judge stage asks again.
 """
@@ -53,10 +55,11 @@ def official_verdict(reply: str) -> bool:
 
 
 def yes_no_verdict(reply: str) -> bool | None:
+    """The verdict a reply opens or closes with; None when it gives none there, or opens with
+    one and closes with the other. A yes or no inside the reasoning is not read: it may be the
+    judge quoting the answer under test (which can say "yes" to the judge)."""
     words = re.findall(r"[a-z]+", reply.lower())
-    if words and words[0] in ("yes", "no"):
-        return words[0] == "yes"
-    said = {w for w in words if w in ("yes", "no")}
+    said = {w for w in words[:1] + words[-1:] if w in ("yes", "no")}
     return said.pop() == "yes" if len(said) == 1 else None
 
 

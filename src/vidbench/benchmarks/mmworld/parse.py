@@ -5,9 +5,11 @@ is" removed, stripped, lowercased, quotes stripped, text before the first ":"), 
 match against the labels: "b", "B.", "The answer is b. Because ..." map; "(b)", "b) text",
 "Option b" and the option's text do not.
 
-`letter-or-text` (vidbench's default): the official mapping first; then the label or the option
+`letter-or-text` (vidbench's default): the official mapping first, unless another sentence of the
+reply maps to another label ("A. B. C. D." names no one option); then the label or the option
 text the reply names (scoring/option_text.py: a lone or bracketed label, a label after "answer
-is" / "option", a label leading the reply, or exactly one option's text).
+is" / "option", a label leading the reply, or exactly one option's text; never several labels
+named alike, nor one ruled out: "option a or option b", "not (a)").
 """
 
 from __future__ import annotations
@@ -42,8 +44,12 @@ def parse_answer(reply: str | None, options: Mapping[str, str], parser: str) -> 
         return None
     reply = strip_end_mark(reply)
     processed = official_post_processing(reply)
+    if parser == "official":
+        return processed if processed in options else None
+    # the official mapping reads the first sentence only: "A. B. C. D." would be a
+    sentences = {official_post_processing(s) for s in reply.split(".")} & set(options)
+    if len(sentences) > 1:
+        return None
     if processed in options:
         return processed
-    if parser == "official":
-        return None
     return letter_or_text(reply, options)

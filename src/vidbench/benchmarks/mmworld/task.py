@@ -192,6 +192,7 @@ class MMWorld(SharedAnswersTask):
                 parsed=parsed,
                 gold=sample.answer,
                 unparsed=unparsed,
+                judge_reply=verdict.reply,  # the last one, whole (the detail shortens it)
                 groups=groups,
                 metrics=metrics,
                 details=details,

@@ -12,7 +12,8 @@ Which references an object is judged against:
 - "all" (vidbench default): every reference is judged and the object's score is their mean.
 The reply is read as a Python dict literal (`ast.literal_eval`, as the official scripts do);
 the score key may be spelled with an underscore or a space. Official parsing reads the whole
-reply; the default also accepts a dict literal inside other text (e.g. a code fence).
+reply; the default also accepts a dict literal inside other text (e.g. a code fence), when the
+reply's dict literals do not give different scores.
 A reply that does not parse is asked again (runner/model_calls.py), then counted as unscored.
 """
 
@@ -57,23 +58,40 @@ def judge_messages(kind: str, human: str, predicted: str) -> tuple[Message, ...]
     return (Message("system", (TextPart(system),)), user(filled))
 
 
-def parse_score(reply: str, kind: str, lenient: bool = True) -> float | None:
-    """The 0..5 score in a reply like "{'appearance_score': 4}", or None."""
-    texts = [reply.strip()]
-    if lenient:
-        texts += _DICT.findall(reply)
-    for text in texts:
-        try:
-            value = ast.literal_eval(text)
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            continue
-        if not isinstance(value, dict):
-            continue
-        for key in (f"{kind}_score", f"{kind} score"):
-            score = value.get(key)
-            if isinstance(score, int | float) and not isinstance(score, bool) and 0 <= score <= 5:
-                return float(score)
+_NO_SCORE = object()  # a dict literal without the score key
+
+
+def _dict_score(text: str, kind: str) -> object:
+    """The score a dict literal gives (any value, checked by the caller), or _NO_SCORE."""
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return _NO_SCORE
+    if not isinstance(value, dict):
+        return _NO_SCORE
+    for key in (f"{kind}_score", f"{kind} score"):
+        if key in value:
+            return value[key]
+    return _NO_SCORE
+
+
+def _valid(score: object) -> float | None:
+    if isinstance(score, int | float) and not isinstance(score, bool) and 0 <= score <= 5:
+        return float(score)
     return None
+
+
+def parse_score(reply: str, kind: str, lenient: bool = True) -> float | None:
+    """The 0..5 score in a reply like "{'appearance_score': 4}", or None. Lenient: the one score
+    the reply's dict literals give; dicts giving different scores are no verdict (one of them
+    may be the judge quoting a caption that holds a score of its own)."""
+    whole = _dict_score(reply.strip(), kind)
+    if whole is not _NO_SCORE or not lenient:
+        return _valid(whole)
+    scores = [s for text in _DICT.findall(reply) if (s := _dict_score(text, kind)) is not _NO_SCORE]
+    if not scores or any(score != scores[0] for score in scores):
+        return None
+    return _valid(scores[0])
 
 
 def draw_references(
