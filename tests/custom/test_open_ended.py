@@ -60,7 +60,8 @@ def _judge(body: dict) -> str:
     """A scripted judge: right when the judged answer names a cat or a red cup; no verdict at
     all for "garbage"."""
     text = request_text(body)
-    answer = re.search(r"\[Answer to be judged\]: (.*)", text).group(1)
+    fenced = re.search(r"<answer (\w+)>\n(.*?)\n</answer \1>", text, re.DOTALL)  # judge.v2
+    answer = fenced.group(2) if fenced else re.search(r"\[Answer to be judged\]: (.*)", text)[1]
     if "garbage" in answer:
         return "I cannot judge this."
     good = "cat" in answer or "kitten" in answer or "red cup" in answer

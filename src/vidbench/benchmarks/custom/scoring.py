@@ -13,9 +13,11 @@ Open-ended, against the row's accepted answers (`answer`: one text or a list):
 - `regex`: one of them, a regular expression, matches somewhere in the reply (re.search);
 - `judge`: an LLM judge in AutoEval-Video's rule style: a row's rubric holding
   `[Answer to be judged]:` is a complete judge prompt, filled as AutoEval-Video's script does;
-  otherwise prompts/judge.v1.txt (or the benchmark's `judge_prompt` file) carries the question,
+  otherwise prompts/judge.v2.txt (or the benchmark's `judge_prompt` file) carries the question,
   the reference answer and the rubric; the reply's last line is 1 or 0
-  (scoring/rule_judge.parse_robust).
+  (scoring/rule_judge.parse_robust). The built-in prompt fences the answer under test between
+  two lines named by a hash of the answer (`answer_fence`), so an answer cannot close the fence
+  and write rules or a verdict of its own after it.
 """
 
 from __future__ import annotations
@@ -97,8 +99,15 @@ def judge_prompt(spec: Spec, sample: Sample, reply: str) -> tuple[str, str]:
                 f"and $answer ({e!r})"
             ) from None
         return text, _own_template_version(spec, spec.judge_prompt)
-    prompt = load_prompt("vidbench.benchmarks.custom", "judge.v1.txt", "custom")
-    return prompt.render(**fields), prompt.version
+    prompt = load_prompt("vidbench.benchmarks.custom", "judge.v2.txt", "custom")
+    return prompt.render(**fields, fence=answer_fence(reply)), prompt.version
+
+
+def answer_fence(reply: str) -> str:
+    """The name of the lines that fence a reply in the judge prompt: from a hash of the reply, so
+    the same reply gets the same prompt (and its stored verdict) and no reply can hold the line
+    that closes its own fence."""
+    return hashlib.sha256(reply.encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 
 def judge_call(spec: Spec, sample: Sample, reply: str) -> ModelCall[Judgment]:
