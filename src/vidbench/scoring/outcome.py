@@ -123,19 +123,21 @@ class SampleScore(BaseModel):
     run knows (report/schema.SampleRow), and `column_values` reads it back."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+    # Defaults are given as `default=`, never positionally: a type checker without pydantic's
+    # mypy plugin (a benchmark plugin's own) then knows these fields may be left out.
 
     outcome: Outcome = Field(description="how the sample counts, and why")
     parsed: str | None = Field(
-        None, description="the answer read from the reply (an option label, a text), if any"
+        default=None, description="the answer read from the reply (an option label, a text), if any"
     )
-    gold: str | None = Field(None, description="the right answer, for tasks that have one")
+    gold: str | None = Field(default=None, description="the right answer, for tasks that have one")
     unparsed: bool | None = Field(
-        None,
+        default=None,
         description="the task could not read the reply (an option, a caption marker) or, "
         "AutoEval-Video, the judge's verdict",
     )
     judge_reply: str | None = Field(
-        None, description="judged tasks: the judge's reply that decided the outcome"
+        default=None, description="judged tasks: the judge's reply that decided the outcome"
     )
     groups: dict[str, str | list[str]] = Field(
         default_factory=dict,
@@ -154,15 +156,15 @@ class SampleScore(BaseModel):
         "a judge's verdict and reason, MMWorld's annotation flags, ...",
     )
     status: str = Field(
-        SCORED,
+        default=SCORED,
         description="ok, or why the task could not score the answer it has: judge (no usable "
         "verdict), data (the sample cannot be judged)",
     )
     status_detail: str | None = Field(
-        None, description="why a task could not score an answer it has (e.g. no verdict)"
+        default=None, description="why a task could not score an answer it has (e.g. no verdict)"
     )
     verdict_absent: bool | None = Field(
-        None, description="judged tasks: the verdict's call failed or was not made yet"
+        default=None, description="judged tasks: the verdict's call failed or was not made yet"
     )
 
     def group(self, field: str) -> str | None:
