@@ -21,7 +21,7 @@ from vidbench.core.errors import DataError
 from vidbench.core.records import Sample, batched
 from vidbench.core.requests import Response
 from vidbench.media.cache import FrameCache
-from vidbench.models.base import Model
+from vidbench.models.base import Model, answers_of
 from vidbench.progress import progress_bar
 from vidbench.runner.prepare import Preparation, Prepared, build_request, sample_frames
 from vidbench.runner.recorder import Answer, InferStats, Recorder
@@ -154,10 +154,8 @@ async def infer(
                         queue.put_nowait(None)  # leave the stop signal for this worker's next turn
                         break
                     batch.append(nxt)
-                try:
-                    responses = await model.generate([p.request for p in batch])
-                except Exception as e:  # a backend bug must not stop the run: record and go on
-                    responses = [Response(p.request.key, None, error=repr(e)) for p in batch]
+                # one Response per request, whatever the backend did (a bug: that request fails)
+                responses = await answers_of(model, [p.request for p in batch])
                 for prepared, response in zip(batch, responses, strict=True):
                     finish(prepared, response)
 

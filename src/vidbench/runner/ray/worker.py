@@ -25,6 +25,7 @@ from vidbench.core.records import Sample
 from vidbench.core.requests import Response
 from vidbench.media.cache import FrameCache
 from vidbench.models.api_model import ApiModel
+from vidbench.models.base import answers_of
 from vidbench.models.owned_process import watch_owner
 from vidbench.models.registry import ModelOptions, load_model
 from vidbench.runner.prepare import Preparation, Prepared
@@ -153,7 +154,5 @@ class InferWorker:
                 self._started = True
 
     async def _generate(self, batch: list[Prepared]) -> list[Response]:
-        try:
-            return await self.model.generate([p.request for p in batch])
-        except Exception as e:  # a backend bug must not stop the run: record and go on
-            return [Response(p.request.key, None, error=repr(e)) for p in batch]
+        # one Response per request, whatever the backend did (a bug: that request fails)
+        return await answers_of(self.model, [p.request for p in batch])

@@ -1,0 +1,187 @@
+"""The mistakes a plugin's author makes, each named with the plugin's code, the task and the
+sample, while the rest of the run goes on: a results folder never looks complete when it is
+not (RunOutcome.complete, exit code 3) and every answer a run got is kept. The task and the
+model backends here are a plugin's own (models through the `python:` spec), run in process."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pytest
+
+from vidbench import (
+    CallResult,
+    Frame,
+    FrameSpec,
+    GenerationConfig,
+    Loaded,
+    MediaRef,
+    Message,
+    Model,
+    ModelCall,
+    Request,
+    Response,
+    Run,
+    RunConfig,
+    Sample,
+    SampleScore,
+    Table,
+    Task,
+    TextPart,
+    extract_choice,
+    outcome,
+)
+from vidbench.runner.model_calls import ask_model
+from vidbench.runner.run import RunOutcome
+from vidbench.runner.store import Store
+
+GOLD = "ABCA"  # q0..q3
+MODELS = "python:test_plugin_mistakes"
+
+
+class Letters(Task):
+    """Four questions whose options name their letters; no frame is decoded (the models here
+    read text only)."""
+
+    name = "letters"
+    version = "1"
+    protocol = "test"
+    table = Table(("Accuracy",))
+    frame_spec = FrameSpec(views=(0,), frames=1)
+    generation = GenerationConfig()
+
+    def load(self, data: Path) -> Loaded[Sample]:
+        return Loaded([self.sample(i, data) for i in range(len(GOLD))], [])
+
+    @staticmethod
+    def sample(i: int, data: Path) -> Sample:
+        question = "Which letter? (A) a (B) b (C) c"
+        return Sample(f"q{i}", "letters", "mcq", MediaRef.single(data / f"{i}.mp4"), question,
+                      ("a", "b", "c"), GOLD[i])  # fmt: skip
+
+    def build_messages(self, sample: Sample, frames: Sequence[Frame]) -> tuple[Message, ...]:
+        return (Message("user", (TextPart(f"{sample.id}: {sample.question}"),)),)
+
+    def score(
+        self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult[object]]
+    ) -> SampleScore:
+        parsed = extract_choice(reply)
+        correct = parsed == sample.answer
+        return SampleScore(outcome=outcome.graded(correct), parsed=parsed, gold=sample.answer)
+
+    def column_values(self, scores: Sequence[SampleScore]) -> dict[str, list[float]]:
+        return {"Accuracy": [float(s.correct) for s in scores if s.correct is not None]}
+
+
+class Gold(Model):
+    """Answers each question right (its sample id leads the prompt), a batch at a time."""
+
+    needs_frames = False
+    batch_size = 4
+
+    def right(self, request: Request) -> Response:
+        return Response(request.key, GOLD[int(request.sample_id[1:])])
+
+    async def generate(self, requests: Sequence[Request]) -> list[Response]:
+        return [self.right(r) for r in requests]
+
+
+class Reversed(Gold):
+    largest = 0  # the most requests it was given at once
+
+    async def generate(self, requests: Sequence[Request]) -> list[Response]:
+        Reversed.largest = max(Reversed.largest, len(requests))
+        return [self.right(r) for r in reversed(requests)]  # keyed: the order does not matter
+
+
+class Fewer(Gold):
+    async def generate(self, requests: Sequence[Request]) -> list[Response]:
+        return [self.right(r) for r in requests if r.sample_id != "q1"]
+
+
+class Raises(Gold):
+    batch_size = 1  # the other requests are not in q1's batch
+
+    async def generate(self, requests: Sequence[Request]) -> list[Response]:
+        if any(r.sample_id == "q1" for r in requests):
+            raise RuntimeError("device out of memory")
+        return [self.right(r) for r in requests]
+
+
+class NotText(Gold):
+    async def generate(self, requests: Sequence[Request]) -> list[Response]:
+        return [
+            Response(r.key, {"text": "B"}) if r.sample_id == "q1" else self.right(r)  # type: ignore[arg-type]
+            for r in requests
+        ]
+
+
+def run_letters(model: str, data: Path, out: Path, task: Task | None = None) -> RunOutcome:
+    config = RunConfig("letters", str(data), model, str(out), progress=False, concurrency=1)
+    return Run(config, task or Letters()).run()
+
+
+def rows(out: Path) -> dict[str, dict[str, object]]:
+    return {r["id"]: r for r in map(json.loads, (out / "samples.jsonl").open())}
+
+
+def test_a_backend_answering_out_of_order_gives_each_sample_its_own_answer(
+    tmp_path: Path,
+) -> None:
+    done = run_letters(f"{MODELS}:Reversed", tmp_path, tmp_path / "out")
+    assert done.complete and Reversed.largest > 1
+    found = rows(tmp_path / "out")
+    assert {i: r["raw_output"] for i, r in found.items()} == {
+        "q0": "A",
+        "q1": "B",
+        "q2": "C",
+        "q3": "A",
+    }
+    assert {r["outcome"]["kind"] for r in found.values()} == {"correct"}
+
+
+@pytest.mark.parametrize(
+    ("model", "said"),
+    [
+        ("Fewer", "generate() returned no Response for this request"),
+        ("Raises", "generate() raised RuntimeError('device out of memory')"),
+        ("NotText", "its Response's text is a dict, not a str"),
+    ],
+)
+def test_a_backend_that_breaks_its_contract_fails_those_requests_naming_it(
+    model: str, said: str, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    done = run_letters(f"{MODELS}:{model}", tmp_path, out)
+    assert not done.complete
+    found = rows(out)
+    failed = {i for i, r in found.items() if r["status"] != "ok"}
+    assert failed == {"q1"}
+    spec = f"{MODELS}:{model}"
+    assert found["q1"]["error"] == f"q1: model {spec!r} (test_plugin_mistakes.{model}): {said}"
+    assert {i: r["raw_output"] for i, r in found.items() if i not in failed} == {
+        i: GOLD[int(i[1:])] for i in found if i not in failed
+    }
+    results = json.loads((out / "results.json").read_text())
+    assert (results["n"], results["errors"], results["errors_by_status"]) == (4, 1, {"error": 1})
+
+
+def test_a_judge_backend_that_raises_gives_an_error_verdict_naming_it(tmp_path: Path) -> None:
+    """The judge's calls go through the same check: the call fails, the others are asked."""
+    calls = [
+        ModelCall(f"q{i}", (Message("user", (TextPart(f"q{i}: judge"),)),), "v1", str.strip)
+        for i in range(3)
+    ]
+    judge = Raises()
+    judge.spec = "raises"
+    with Store(tmp_path) as store:
+        verdicts = ask_model(judge, calls, store, concurrency=1)
+    assert {item: v.status for item, v in verdicts.items()} == {
+        "q0": "ok", "q1": "error", "q2": "ok",
+    }  # fmt: skip
+    assert verdicts["q1"].error == (
+        "model 'raises' (test_plugin_mistakes.Raises): generate() raised "
+        "RuntimeError('device out of memory')"
+    )
