@@ -13,6 +13,7 @@ import pytest
 
 from vidbench import (
     CallResult,
+    ConfigError,
     Frame,
     FrameSpec,
     GenerationConfig,
@@ -185,3 +186,65 @@ def test_a_judge_backend_that_raises_gives_an_error_verdict_naming_it(tmp_path: 
         "model 'raises' (test_plugin_mistakes.Raises): generate() raised "
         "RuntimeError('device out of memory')"
     )
+
+
+class ScoreRaises(Letters):
+    def score(
+        self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult[object]]
+    ) -> SampleScore:
+        if sample.id == "q1":
+            raise KeyError("subtask")
+        return super().score(sample, reply, verdicts)
+
+
+class ScoreAllRaises(Letters):
+    def score_all(
+        self, items: Sequence[tuple[Sample, str, Mapping[str, CallResult[object]]]]
+    ) -> list[SampleScore]:
+        raise ZeroDivisionError("division by zero")
+
+
+class ScoreNeedsAMetric(Letters):
+    def score(
+        self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult[object]]
+    ) -> SampleScore:
+        raise ConfigError("the CIDEr scorer needs pycocoevalcap")
+
+
+def test_a_scorer_that_raises_fails_that_sample_alone_keeping_its_answer(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "out"
+    done = run_letters(f"{MODELS}:Gold", tmp_path, out, ScoreRaises())
+    assert not done.complete and done.scorer_failed
+    found = rows(out)
+    assert {i for i, r in found.items() if r["status"] == "ok"} == {"q0", "q2", "q3"}
+    assert found["q1"]["error"] == (
+        "q1: task letters (test_plugin_mistakes.ScoreRaises): score() raised KeyError('subtask')"
+    )
+    assert found["q1"]["status"] == "score" and found["q1"]["raw_output"] == "B"
+    assert found["q1"]["outcome"] == {"kind": "unscored", "reason": "score-failed"}
+    results = json.loads((out / "results.json").read_text())
+    assert (results["n"], results["n_scored"], results["errors_by_status"]) == (4, 3, {"score": 1})
+    assert results["columns"]["Accuracy"] == pytest.approx(100.0)  # of the three scored
+
+    again = run_letters(f"{MODELS}:Gold", tmp_path, out)  # fixed: its answers scored, none asked
+    assert again.complete
+    assert json.loads((out / "results.json").read_text())["n_scored"] == 4
+
+
+def test_a_whole_set_scorer_that_raises_fails_its_batch_naming_the_task(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    done = run_letters(f"{MODELS}:Gold", tmp_path, out, ScoreAllRaises())
+    assert not done.complete
+    found = rows(out)
+    assert {r["status"] for r in found.values()} == {"score"}
+    assert found["q2"]["error"] == (
+        "q2: task letters (test_plugin_mistakes.ScoreAllRaises): score_all() raised "
+        "ZeroDivisionError('division by zero')"
+    )
+
+
+def test_a_scorer_missing_what_it_needs_still_stops_the_run(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="needs pycocoevalcap"):
+        run_letters(f"{MODELS}:Gold", tmp_path, tmp_path / "out", ScoreNeedsAMetric())

@@ -23,7 +23,7 @@ from vidbench.models.pricing import cost_of
 from vidbench.models.registry import ModelOptions, load_model
 from vidbench.report.results import RowTally, build_results
 from vidbench.report.results_dir import RESULTS_FILE, TIMING_FILE, ResultsDir
-from vidbench.report.schema import Results
+from vidbench.report.schema import SCORE_STATUS, Results
 from vidbench.report.tables import print_table
 from vidbench.runner import data_identity
 from vidbench.runner.infer import infer
@@ -58,6 +58,7 @@ class RunOutcome:
     incomplete: list[str] = field(default_factory=list)  # one line per kind of gap
     retry_helps: bool = False  # some gap is a failed call (a timeout, a server error)
     not_asked: bool = False  # some sample has no answer yet: a stopped run, scored alone
+    scorer_failed: bool = False  # the task's scorer failed on some answer (status `score`)
 
     @property
     def complete(self) -> bool:
@@ -367,6 +368,7 @@ class Run:
                 outcome.incomplete.append(f"{unscored.total()} sample(s) not scored")
                 outcome.retry_helps = bool(set(unscored) & RETRY_HELPS)
                 outcome.not_asked = "missing" in unscored
+                outcome.scorer_failed = SCORE_STATUS in unscored
         elif "score" in stages:
             self.score()
         if "report" in stages:
@@ -378,6 +380,7 @@ class Run:
                 )
                 outcome.retry_helps = bool(statuses & RETRY_HELPS)
                 outcome.not_asked = "missing" in statuses
+                outcome.scorer_failed = SCORE_STATUS in statuses
         return outcome
 
     def _failed_statuses(self) -> set[str]:

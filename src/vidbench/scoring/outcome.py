@@ -14,7 +14,13 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 OutcomeKind = Literal["correct", "wrong", "unscored"]
 OutcomeReason = Literal[
-    "no-answer", "unparsed", "no-verdict", "verdict-unparsed", "not-graded", "no-gold"
+    "no-answer",
+    "unparsed",
+    "no-verdict",
+    "verdict-unparsed",
+    "not-graded",
+    "no-gold",
+    "score-failed",
 ]
 
 KINDS: dict[str, str] = {
@@ -39,6 +45,9 @@ REASONS: dict[str, str] = {
     "no-gold": "unscored: the model answered, but the row has no gold answer to score it against "
     "(a test split whose answers are kept apart or not public); `vidbench predictions` writes "
     "the answers for the benchmark's own server",
+    "score-failed": "unscored: the model answered, but the task's scorer failed on the answer "
+    "(it raised, or returned no SampleScore); the row's `error` names the task's code and what "
+    "went wrong; once it is fixed, the same run again scores the stored answer (no model call)",
 }
 # The reasons each kind may have (None: no reason given).
 ALLOWED: dict[str, tuple[str | None, ...]] = {
@@ -51,11 +60,12 @@ ALLOWED: dict[str, tuple[str | None, ...]] = {
         "verdict-unparsed",
         "not-graded",
         "no-gold",
+        "score-failed",
     ),
 }
 # Every label an outcome can have (`Outcome.label`), in the order the report lists them.
 LABELS = ("correct", "wrong", "unparsed", "verdict-unparsed", "no-verdict", "no-answer",
-          "not-graded", "no-gold")  # fmt: skip
+          "not-graded", "no-gold", "score-failed")  # fmt: skip
 
 
 class Outcome(BaseModel):
@@ -98,6 +108,7 @@ NO_ANSWER = Outcome(kind="unscored", reason="no-answer")
 NO_VERDICT = Outcome(kind="unscored", reason="no-verdict")
 NOT_GRADED = Outcome(kind="unscored", reason="not-graded")
 NO_GOLD = Outcome(kind="unscored", reason="no-gold")
+SCORE_FAILED = Outcome(kind="unscored", reason="score-failed")
 
 
 def graded(correct: bool, unparsed: bool = False) -> Outcome:
