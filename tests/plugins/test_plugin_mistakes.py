@@ -6,8 +6,9 @@ model backends here are a plugin's own (models through the `python:` spec), run 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,6 +23,7 @@ from vidbench import (
     Message,
     Model,
     ModelCall,
+    Problem,
     Request,
     Response,
     Run,
@@ -124,7 +126,7 @@ def run_letters(model: str, data: Path, out: Path, task: Task | None = None) -> 
     return Run(config, task or Letters()).run()
 
 
-def rows(out: Path) -> dict[str, dict[str, object]]:
+def rows(out: Path) -> dict[str, dict[str, Any]]:
     return {r["id"]: r for r in map(json.loads, (out / "samples.jsonl").open())}
 
 
@@ -248,3 +250,45 @@ def test_a_whole_set_scorer_that_raises_fails_its_batch_naming_the_task(tmp_path
 def test_a_scorer_missing_what_it_needs_still_stops_the_run(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="needs pycocoevalcap"):
         run_letters(f"{MODELS}:Gold", tmp_path, tmp_path / "out", ScoreNeedsAMetric())
+
+
+class GivesADict(Letters):
+    def iter_load(self, data: Path) -> Iterator[Sample | Problem]:
+        for item in super().iter_load(data):
+            if isinstance(item, Sample) and item.id == "q1":
+                yield {"id": "q1"}  # type: ignore[misc]  # the mistake
+            else:
+                yield item
+
+
+class RaisesMidway(Letters):
+    def iter_load(self, data: Path) -> Iterator[Sample | Problem]:
+        for item in super().iter_load(data):
+            if isinstance(item, Sample) and item.id == "q2":
+                raise ValueError("row 3 has no 'shape'")
+            yield item
+
+
+def test_a_loader_giving_no_sample_or_raising_midway_is_named_and_the_rest_runs(
+    tmp_path: Path,
+) -> None:
+    gave = run_letters(f"{MODELS}:Gold", tmp_path, tmp_path / "dict", GivesADict())
+    assert not gave.complete
+    found = rows(tmp_path / "dict")
+    assert {i for i, r in found.items() if r["status"] == "ok"} == {"q0", "q2", "q3"}
+    assert found["record 2"]["error"] == (
+        "record 2: task letters (test_plugin_mistakes.GivesADict): its loader gave a dict, not "
+        f"a Sample or a Problem [{tmp_path}]"
+    )
+
+    raised = run_letters(f"{MODELS}:Gold", tmp_path, tmp_path / "raised", RaisesMidway())
+    assert not raised.complete
+    found = rows(tmp_path / "raised")
+    assert {i for i, r in found.items() if r["status"] == "ok"} == {"q0", "q1"}
+    assert found[""]["status"] == "data" and found[""]["error"] == (
+        "task letters (test_plugin_mistakes.RaisesMidway): its loader raised "
+        "ValueError(\"row 3 has no 'shape'\") after 2 record(s); the rest were not read "
+        f"[{tmp_path}]"
+    )
+    results = json.loads((tmp_path / "raised" / "results.json").read_text())
+    assert (results["n_scored"], results["errors"]) == (2, 1)
