@@ -292,3 +292,22 @@ def test_a_loader_giving_no_sample_or_raising_midway_is_named_and_the_rest_runs(
     )
     results = json.loads((tmp_path / "raised" / "results.json").read_text())
     assert (results["n_scored"], results["errors"]) == (2, 1)
+
+
+class PromptRaises(Letters):
+    def build_messages(self, sample: Sample, frames: Sequence[Frame]) -> tuple[Message, ...]:
+        if sample.id == "q1":
+            raise IndexError("tuple index out of range")
+        return super().build_messages(sample, frames)
+
+
+def test_a_task_failing_on_one_prompt_fails_that_sample_alone(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    done = run_letters(f"{MODELS}:Gold", tmp_path, out, PromptRaises())
+    assert not done.complete
+    found = rows(out)
+    assert {i for i, r in found.items() if r["status"] == "ok"} == {"q0", "q2", "q3"}
+    assert found["q1"]["status"] == "prompt" and found["q1"]["error"] == (
+        "q1: task letters (test_plugin_mistakes.PromptRaises): build_messages() raised "
+        "IndexError('tuple index out of range')"
+    )

@@ -88,8 +88,8 @@ class RunFile(BaseModel):
 SCORE_STATUS = "score"
 ROW_STATUS = (
     "ok, or why the sample is not scored: data (bad record), media, error, empty, refused, "
-    "blocked, missing (no answer), judge (no usable verdict), score (the task's scorer failed "
-    "on the answer), or a benchmark's own"
+    "blocked, missing (no answer), prompt (the task's code failed on its request), judge (no "
+    "usable verdict), score (the task's scorer failed on the answer), or a benchmark's own"
 )
 
 

@@ -23,7 +23,14 @@ from vidbench.core.requests import Response
 from vidbench.media.cache import FrameCache
 from vidbench.models.base import Model, answers_of
 from vidbench.progress import progress_bar
-from vidbench.runner.prepare import Preparation, Prepared, build_request, sample_frames
+from vidbench.runner.prepare import (
+    PROMPT,
+    Preparation,
+    Prepared,
+    PromptError,
+    build_request,
+    sample_frames,
+)
 from vidbench.runner.recorder import Answer, InferStats, Recorder
 from vidbench.runner.samples import SampleSet
 from vidbench.runner.store import Store
@@ -114,7 +121,11 @@ async def infer(
                         recorder.failure(sample.id, None, f"{sample.id}: {e}", "media")
                     continue
                 for sample in group:
-                    prepared = build_request(task, sample, frames, plan)
+                    try:
+                        prepared = build_request(task, sample, frames, plan)
+                    except PromptError as e:  # the task's code failed on this sample alone
+                        recorder.failure(sample.id, None, f"{sample.id}: {e}", PROMPT)
+                        continue
                     # a grid image's key is known only now that it is made: checked here
                     if not preparation.keys_from_labels and store.has(prepared.request.key):
                         recorder.reused()
