@@ -5,6 +5,7 @@ model backends here are a plugin's own (models through the `python:` spec), run 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -311,3 +312,24 @@ def test_a_task_failing_on_one_prompt_fails_that_sample_alone(tmp_path: Path) ->
         "q1: task letters (test_plugin_mistakes.PromptRaises): build_messages() raised "
         "IndexError('tuple index out of range')"
     )
+
+
+class RepeatsIds(Letters):
+    def load(self, data: Path) -> Loaded[Sample]:
+        samples = super().load(data).items
+        return Loaded(
+            [dataclasses.replace(s, id="q0" if s.id == "q1" else s.id) for s in samples], []
+        )
+
+
+def test_a_loader_giving_two_samples_one_id_stops_before_any_call(tmp_path: Path) -> None:
+    """Answers are kept by sample id: two samples with one id would share an answer, and the
+    results would look complete."""
+    with pytest.raises(ConfigError) as stopped:
+        run_letters(f"{MODELS}:Gold", tmp_path, tmp_path / "out", RepeatsIds())
+    assert str(stopped.value) == (
+        f"task letters (test_plugin_mistakes.RepeatsIds) gave samples that share an id, reading "
+        f"{tmp_path} ('q0': samples 1, 2): each sample needs an id of its own (answers are kept "
+        "by id, so two would share one); nothing was run"
+    )
+    assert not (tmp_path / "out" / "samples.jsonl").exists()

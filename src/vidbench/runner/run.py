@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from vidbench.console import err
-from vidbench.core.errors import ConfigError
+from vidbench.core.errors import ConfigError, code_of
 from vidbench.core.files import Json
 from vidbench.media.cache import FrameCache
 from vidbench.models.base import Model, ModelRef, check_reachable
@@ -336,7 +336,10 @@ class Run:
         """The rows this run reads must be the data the results folder holds, and there must be
         some (runner/data_identity.py): otherwise it stops here, before writing anything."""
         folder = data_folder(self.task, self.config.data)
-        data_identity.check_and_record(self.samples, folder, self.config.results_dir, self.problems)
+        loader = f"task {self.task.name} ({code_of(self.task)})"
+        data_identity.check_and_record(
+            self.samples, folder, self.config.results_dir, self.problems, loader
+        )
 
     def _run(self, stages: tuple[str, ...], print_to: Console | None) -> RunOutcome:
         unknown = set(stages) - set(STAGES)
