@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from plugin_support import fake_plugin
 
 from vidbench import (
     CallResult,
@@ -33,13 +34,19 @@ from vidbench import (
     SampleScore,
     Table,
     Task,
+    TaskEntry,
+    TaskRequest,
     TextPart,
     extract_choice,
+    load_model,
     outcome,
 )
+from vidbench.models import registry as model_registry
+from vidbench.models.base import check_reachable
 from vidbench.runner.model_calls import ask_model
 from vidbench.runner.run import RunOutcome
 from vidbench.runner.store import Store
+from vidbench.tasks.registry import build_task
 
 GOLD = "ABCA"  # q0..q3
 MODELS = "python:test_plugin_mistakes"
@@ -333,3 +340,88 @@ def test_a_loader_giving_two_samples_one_id_stops_before_any_call(tmp_path: Path
         "by id, so two would share one); nothing was run"
     )
     assert not (tmp_path / "out" / "samples.jsonl").exists()
+
+
+BACKENDS = """
+from pathlib import Path
+
+from test_plugin_mistakes import Gold
+
+
+class PathIdentity(Gold):
+    def identity(self):
+        return {"spec": self.spec, "weights": Path("/models/x")}
+
+
+class StartRaises(Gold):
+    async def start(self):
+        raise RuntimeError("server at 127.0.0.1:9 refused")
+
+
+def build_raises(arg, options):
+    return {}["weights"]
+
+
+def path_identity(arg, options):
+    model = PathIdentity()
+    model.spec = "pathid:" + arg
+    return model
+
+
+def start_raises(arg, options):
+    model = StartRaises()
+    model.spec = "startraises:" + arg
+    return model
+"""
+
+
+@pytest.fixture
+def backends(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Three backend plugins installed (on the path, with their entry points)."""
+    entry_points = (
+        "[vidbench.models]\nbuildraises = badbackends:build_raises\n"
+        "pathid = badbackends:path_identity\nstartraises = badbackends:start_raises\n"
+    )
+    fake_plugin(tmp_path / "site", "badbackends", entry_points, {"badbackends": BACKENDS})
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    model_registry.plugins.cache_clear()
+    yield
+    model_registry.plugins.cache_clear()
+
+
+def test_a_backend_failing_to_build_start_or_say_its_identity_is_named(backends: None) -> None:
+    with pytest.raises(ConfigError) as built:
+        load_model("buildraises:x")
+    assert str(built.value) == (
+        "model 'buildraises:x': model backend plugin buildraises (badbackends:build_raises) "
+        "raised KeyError('weights')"
+    )
+    with pytest.raises(ConfigError) as identity:
+        load_model("pathid:x")
+    assert str(identity.value) == (
+        "model 'pathid:x' (badbackends.PathIdentity): identity() must be a dict of JSON values; "
+        "weights: input was not a valid JSON value (PosixPath)"
+    )
+    model = load_model("startraises:x")
+    with pytest.raises(ConfigError) as started:
+        check_reachable(model)
+    assert str(started.value) == (
+        "model 'startraises:x' (badbackends.StartRaises): start() raised "
+        "RuntimeError('server at 127.0.0.1:9 refused')"
+    )
+
+
+def make_raises(request: TaskRequest) -> Task:
+    raise KeyError("frames")
+
+
+def test_a_task_factory_that_raises_or_makes_no_task_is_named() -> None:
+    entry = TaskEntry(make_raises, Letters.frame_spec, lambda spec, modifier: None, ())
+    with pytest.raises(ConfigError) as raised:
+        build_task({"letters": entry}, "letters")
+    assert str(raised.value) == (
+        "task letters: its factory test_plugin_mistakes.make_raises raised KeyError('frames')"
+    )
+    not_a_task = dataclasses.replace(entry, make=lambda request: "letters")  # type: ignore[arg-type,return-value]
+    with pytest.raises(ConfigError, match="<lambda> made a str, not a vidbench Task"):
+        build_task({"letters": not_a_task}, "letters")

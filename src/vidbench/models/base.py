@@ -6,7 +6,7 @@ import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 
-from vidbench.core.errors import ConfigError, code_of
+from vidbench.core.errors import ConfigError, VidbenchError, code_of
 from vidbench.core.files import Json
 from vidbench.core.requests import Request, Response
 
@@ -47,6 +47,18 @@ class Model(ABC):
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook; most backends hold nothing
         """Release connections, servers or devices."""
+
+
+async def start_checked(model: Model) -> None:
+    """`model.start()`; an exception other than vidbench's own (a bug of the backend's code, a
+    plugin's) becomes a ConfigError naming the backend, which stops the run with its message
+    rather than a traceback."""
+    try:
+        await model.start()
+    except VidbenchError:
+        raise
+    except Exception as e:
+        raise ConfigError(f"model {model.spec!r} ({code_of(model)}): start() raised {e!r}") from e
 
 
 async def answers_of(model: Model, requests: Sequence[Request]) -> list[Response]:
@@ -95,7 +107,7 @@ def check_reachable(model: Model) -> None:
 
     async def check() -> None:
         try:
-            await model.start()
+            await start_checked(model)
         finally:
             await model.aclose()
 

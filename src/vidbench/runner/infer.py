@@ -21,7 +21,7 @@ from vidbench.core.errors import DataError
 from vidbench.core.records import Sample, batched
 from vidbench.core.requests import Response
 from vidbench.media.cache import FrameCache
-from vidbench.models.base import Model, answers_of
+from vidbench.models.base import Model, answers_of, start_checked
 from vidbench.progress import progress_bar
 from vidbench.runner.prepare import (
     PROMPT,
@@ -53,7 +53,9 @@ async def infer(
     show_progress: bool = True,
 ) -> InferStats:
     if not model.start_when_needed:
-        await model.start()  # an unreachable server or a bad key stops here, before any decoding
+        await start_checked(
+            model
+        )  # an unreachable server or a bad key stops here, before any decoding
     start_lock = asyncio.Lock()
     started = not model.start_when_needed
     workers = max(1, concurrency)
@@ -152,7 +154,7 @@ async def infer(
             nonlocal started
             async with start_lock:
                 if not started:
-                    await model.start()  # a ConfigError here stops the run
+                    await start_checked(model)  # a ConfigError here stops the run
                     started = True
 
         async def work() -> None:

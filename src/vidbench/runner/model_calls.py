@@ -30,7 +30,7 @@ from rich.console import Console
 
 from vidbench.core.files import Json
 from vidbench.core.requests import Request
-from vidbench.models.base import Model, answers_of
+from vidbench.models.base import Model, answers_of, start_checked
 from vidbench.models.registry import ModelChoice
 from vidbench.progress import progress_bar
 from vidbench.runner.inflight import SingleFlight
@@ -198,7 +198,7 @@ async def _opened(model: Model, allow_calls: bool) -> AsyncIterator[None]:
     """The model's start check (server reachable, key accepted) unless nothing may be sent,
     and the model closed after."""
     if allow_calls:
-        await model.start()
+        await start_checked(model)
     try:
         yield
     finally:

@@ -25,7 +25,7 @@ from vidbench.core.records import Sample
 from vidbench.core.requests import Response
 from vidbench.media.cache import FrameCache
 from vidbench.models.api_model import ApiModel
-from vidbench.models.base import answers_of
+from vidbench.models.base import answers_of, start_checked
 from vidbench.models.owned_process import watch_owner
 from vidbench.models.registry import ModelOptions, load_model
 from vidbench.runner.prepare import Preparation, Prepared, PromptError
@@ -156,7 +156,9 @@ class InferWorker:
     async def _ensure_started(self) -> None:
         async with self._start_lock:
             if not self._started:
-                await self.model.start()  # a ConfigError here reaches the driver and stops it
+                await start_checked(
+                    self.model
+                )  # a ConfigError here reaches the driver and stops it
                 self._started = True
 
     async def _generate(self, batch: list[Prepared]) -> list[Response]:
