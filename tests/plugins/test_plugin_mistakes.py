@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from plugin_support import fake_plugin
+from plugin_support import fake_plugin, refused, run_vidbench
 
 from vidbench import (
     CallResult,
@@ -425,3 +425,36 @@ def test_a_task_factory_that_raises_or_makes_no_task_is_named() -> None:
     not_a_task = dataclasses.replace(entry, make=lambda request: "letters")  # type: ignore[arg-type,return-value]
     with pytest.raises(ConfigError, match="<lambda> made a str, not a vidbench Task"):
         build_task({"letters": not_a_task}, "letters")
+
+
+MALFORMED = """
+from vidbench import Benchmark
+
+
+def validate_raises(root, show_progress=False, frames=None):
+    raise KeyError("video")
+
+
+VALIDATE = Benchmark(name="badval", title="BadVal", tasks={}, validate=validate_raises)
+LISTED = Benchmark(name="listed", title="Listed", tasks=[("listed-qa", None)], validate=print)
+"""
+
+
+def test_a_malformed_benchmark_is_skipped_and_a_validate_that_raises_named(
+    tmp_path: Path,
+) -> None:
+    entry_points = "[vidbench.benchmarks]\nbadval = malformed:VALIDATE\nlisted = malformed:LISTED\n"
+    site = fake_plugin(tmp_path / "site", "malformed", entry_points, {"malformed": MALFORMED})
+    listed = run_vidbench([site], "tasks")
+    assert listed.returncode == 0, listed.stderr  # every other benchmark still listed
+    assert "4dbench-qa" in listed.stdout
+    assert refused(listed.stderr) == [
+        "skipped benchmark plugin listed (malformed:LISTED): its tasks must be a mapping of "
+        "names to TaskEntry values (it is a list)"
+    ]
+    checked = run_vidbench([site], "validate", "badval", str(tmp_path))
+    assert checked.returncode == 1
+    assert " ".join(checked.stderr.split()).endswith(
+        "error: benchmark badval (plugin badval (malformed:VALIDATE)): its validate raised "
+        "KeyError('video')"
+    )
