@@ -8,6 +8,7 @@ set; both are listed with their meaning in KINDS and REASONS (docs/results-schem
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
@@ -135,7 +136,9 @@ class SampleScore(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     # Defaults are given as `default=`, never positionally: a type checker without pydantic's
-    # mypy plugin (a benchmark plugin's own) then knows these fields may be left out.
+    # mypy plugin (a benchmark plugin's own) then knows these fields may be left out. The maps
+    # are typed Mapping (pydantic still makes dicts of them) so that a task may pass its own
+    # dict[str, str] or dict[str, float]: a dict parameter would refuse them (invariance).
 
     outcome: Outcome = Field(description="how the sample counts, and why")
     parsed: str | None = Field(
@@ -150,18 +153,18 @@ class SampleScore(BaseModel):
     judge_reply: str | None = Field(
         default=None, description="judged tasks: the judge's reply that decided the outcome"
     )
-    groups: dict[str, str | list[str]] = Field(
+    groups: Mapping[str, str | list[str]] = Field(
         default_factory=dict,
         description="the groups the sample counts in, by the benchmark's group fields (4D-Bench "
         "`subtask`, MMWorld `discipline`, a declared benchmark's `groups`; a list: it counts in "
         "each); the HTML report groups samples by them",
     )
-    metrics: dict[str, float | None] = Field(
+    metrics: Mapping[str, float | None] = Field(
         default_factory=dict,
         description="the sample's numbers the task's columns average (a caption's CIDEr, a "
         "judge's 0..5 score, the chance a random choice is right); None: not measured",
     )
-    details: dict[str, JsonValue] = Field(
+    details: Mapping[str, JsonValue] = Field(
         default_factory=dict,
         description="the benchmark's own fields (JSON values): a caption and its references, "
         "a judge's verdict and reason, MMWorld's annotation flags, ...",

@@ -78,16 +78,24 @@ def resolve(name: str, entries: Mapping[str, TaskEntry]) -> TaskRequest:
 def _made(make: TaskFactory, request: TaskRequest) -> Task:
     """The factory's task; ConfigError naming the factory's code (a plugin's) when it raises
     anything but vidbench's own errors or makes something that is not a Task."""
-    where = f"task {request.name}: its factory {make.__module__}.{make.__qualname__}"
     try:
         task: object = make(request)
     except VidbenchError:  # its own word: an unknown variant, a bad setting
         raise
     except Exception as e:
-        raise ConfigError(f"{where} raised {e!r}") from e
+        raise ConfigError(f"{_factory(request, make)} raised {e!r}") from e
     if not isinstance(task, Task):
-        raise ConfigError(f"{where} made a {type(task).__name__}, not a vidbench Task")
+        made = type(task).__name__
+        raise ConfigError(f"{_factory(request, make)} made a {made}, not a vidbench Task")
     return task
+
+
+def _factory(request: TaskRequest, make: TaskFactory) -> str:
+    """The factory of a task, for messages: its code's place (a functools.partial: the
+    function it calls)."""
+    function = getattr(make, "func", make)
+    name = getattr(function, "__qualname__", type(function).__name__)
+    return f"task {request.name}: its factory {getattr(function, '__module__', '?')}.{name}"
 
 
 def build_task(
