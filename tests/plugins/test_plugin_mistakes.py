@@ -458,3 +458,28 @@ def test_a_malformed_benchmark_is_skipped_and_a_validate_that_raises_named(
         "error: benchmark badval (plugin badval (malformed:VALIDATE)): its validate raised "
         "KeyError('video')"
     )
+
+
+class JudgeCallsRaise(Letters):
+    uses_judge = True
+    judge_optional = True
+
+    def judge_calls(self, sample: Sample, reply: str) -> Sequence[ModelCall[object]]:
+        if sample.id == "q1":
+            raise ValueError("no rubric for q1")
+        return ()
+
+
+def test_judge_calls_that_raise_fail_that_sample_alone(tmp_path: Path) -> None:
+    """The judge stage asks about the others; the score stage names the sample it skipped."""
+    out = tmp_path / "out"
+    config = RunConfig("letters", str(tmp_path), f"{MODELS}:Gold", str(out), progress=False,
+                       judge=f"{MODELS}:Gold")  # fmt: skip
+    done = Run(config, JudgeCallsRaise()).run()
+    assert not done.complete and done.scorer_failed
+    found = rows(out)
+    assert {i for i, r in found.items() if r["status"] == "ok"} == {"q0", "q2", "q3"}
+    assert found["q1"]["error"] == (
+        "q1: task letters (test_plugin_mistakes.JudgeCallsRaise): judge_calls() raised "
+        "ValueError('no rubric for q1')"
+    )

@@ -34,7 +34,7 @@ from vidbench.runner.prepare import check_views
 from vidbench.runner.recorder import InferStats
 from vidbench.runner.run_config import RunConfig
 from vidbench.runner.samples import RunSamples
-from vidbench.runner.score import StoredVerdicts, scored_rows
+from vidbench.runner.score import StoredVerdicts, judge_calls_of, scored_rows
 from vidbench.runner.spool import take_spooled
 from vidbench.runner.store import Store
 from vidbench.scoring.judge import no_verdict_message
@@ -212,7 +212,9 @@ class Run:
             responses = store.responses(self.plan, [sample.id for sample in batch])
             for sample in batch:
                 if sample.id in responses:
-                    yield from self.task.judge_calls(sample, responses[sample.id].text)
+                    calls = judge_calls_of(self.task, sample, responses[sample.id].text)
+                    if isinstance(calls, list):  # else: its row says why (the score stage)
+                        yield from calls
 
     def _check_judge_given(self) -> None:
         if self.task.uses_judge and not self.task.judge_optional and self.judge is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
-from vidbench.core.errors import ConfigError, code_of
+from vidbench.core.errors import ConfigError, VidbenchError, code_of
 from vidbench.core.records import Sample, batched
 from vidbench.report.schema import AnsweredFields, SampleRow
 from vidbench.runner.store import MAX_IDS, Store
@@ -77,10 +77,10 @@ def _scored_batch(
     responses = store.responses(plan, ids)
     failures = store.last_failures(plan, ids)
     answered = [(s, responses[s.id].text) for s in samples if s.id in responses]
-    items = [
-        (s, text, judged)
-        for (s, text), judged in zip(answered, _judged(task, answered, verdicts), strict=True)
-    ]
+    judged = _judged(task, answered, verdicts)
+    pairs = list(zip(answered, judged, strict=True))
+    items = [(s, text, found) for (s, text), found in pairs if not isinstance(found, str)]
+    unjudged = {s.id: found for (s, _), found in pairs if isinstance(found, str)}
     scored = iter(_scores(task, items))
     rows: list[SampleRow] = []
     for sample in samples:
@@ -99,7 +99,7 @@ def _scored_batch(
         }
         if len(stored.text) > RAW_OUTPUT_CAP:
             answer["raw_output_cut"] = _cut_note(stored.text, stored.key)
-        score = next(scored)
+        score = unjudged.get(sample.id) or next(scored)
         if isinstance(score, str):  # the scorer failed on it: the answer is kept all the same
             rows.append(SampleRow.score_failed(answer, f"{sample.id}: {score}"))
         else:  # a task may mark an answer it cannot score (the score's status and status_detail)
@@ -158,17 +158,35 @@ def _cut_note(text: str, key: str) -> str:
     )
 
 
+def judge_calls_of(task: Task, sample: Sample, reply: str) -> list[ModelCall[object]] | str:
+    """The task's judge calls about a reply, or what went wrong when its code raised (naming
+    the task and its code): that sample is not judged, and its row says why."""
+    try:
+        return list(task.judge_calls(sample, reply))
+    except VidbenchError:
+        raise
+    except Exception as e:  # a bug of the task's code (a plugin's): this sample alone
+        return f"task {task.name} ({code_of(task)}): judge_calls() raised {e!r}"
+
+
 def _judged(
     task: Task, answered: Sequence[tuple[Sample, str]], verdicts: StoredVerdicts | None
-) -> list[dict[str, CallResult[object]]]:
+) -> list[Verdicts | str]:
     """Each answered sample's verdicts (`missing` for calls nobody judged), looked up for the
-    batch at once; none at all when the run has no judge (a task whose judge columns are
-    optional then leaves them empty)."""
+    batch at once, or why the task could not say what to judge (`judge_calls_of`); none at
+    all when the run has no judge (a task whose judge columns are optional then leaves them
+    empty)."""
     if verdicts is None:
         return [{} for _ in answered]
-    calls = [list(task.judge_calls(sample, reply)) for sample, reply in answered]
-    found = verdicts([call for of_sample in calls for call in of_sample])
+    calls = [judge_calls_of(task, sample, reply) for sample, reply in answered]
+    found = verdicts(
+        [call for of_sample in calls if isinstance(of_sample, list) for call in of_sample]
+    )
     return [
-        {call.item: found.get(call.item, CallResult(call.item, "missing")) for call in of_sample}
+        of_sample
+        if isinstance(of_sample, str)
+        else {
+            call.item: found.get(call.item, CallResult(call.item, "missing")) for call in of_sample
+        }
         for of_sample in calls
     ]

@@ -47,8 +47,9 @@ REASONS: dict[str, str] = {
     "(a test split whose answers are kept apart or not public); `vidbench predictions` writes "
     "the answers for the benchmark's own server",
     "score-failed": "unscored: the model answered, but the task's scorer failed on the answer "
-    "(it raised, or returned no SampleScore); the row's `error` names the task's code and what "
-    "went wrong; once it is fixed, the same run again scores the stored answer (no model call)",
+    "(`score` or `judge_calls` raised, or `score` returned no SampleScore); the row's `error` "
+    "names the task's code and what went wrong; once it is fixed, the same run again scores "
+    "the stored answer (no model call)",
 }
 # The reasons each kind may have (None: no reason given).
 ALLOWED: dict[str, tuple[str | None, ...]] = {
