@@ -15,6 +15,8 @@ build_openai_compat  # models/registry.py
 OwnChatModel  # docs/reproducing-papers.md
 CostlyStart  # tests/runner/test_run.py
 TinyOwnVL  # tests/tiny_own_code.py
+Fewer  # tests/plugins/test_plugin_mistakes.py
+NotText  # tests/plugins/test_plugin_mistakes.py
 
 # Called by a library through an interface it defines: argparse.Action.__call__'s and a signal
 # handler's parameters, nltk's WordNet reader, pydantic fields read through the model.

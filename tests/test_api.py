@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -58,3 +59,36 @@ def test_importing_vidbench_imports_no_export() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert loaded.stdout.strip() == "['vidbench']"
+
+
+# A task's score built from its own dicts, as a plugin's author writes it: SampleScore's maps
+# take them (a dict[str, JsonValue] parameter would refuse a dict[str, int]: invariance).
+OWN_DICTS = """
+from vidbench import SampleScore, outcome
+
+
+def score(shape: str, options: int, cider: float) -> SampleScore:
+    groups = {"shape": shape}
+    details = {"options": options}
+    metrics = {"CIDEr": cider}
+    right = outcome.graded(True)
+    return SampleScore(outcome=right, groups=groups, details=details, metrics=metrics)
+"""
+
+
+def test_the_example_plugins_type_check_strictly_against_the_exports(tmp_path: Path) -> None:
+    """The docs' example benchmark and model backend, checked as their authors would check
+    them (`mypy --strict`): every name they take `from vidbench` is an explicit export, and the
+    types they implement (Task, Model, SampleScore, Json) need no Any and no private name."""
+    examples = ROOT / "docs" / "examples"
+    (tmp_path / "own_dicts.py").write_text(OWN_DICTS)
+    path = [ROOT / "src", examples / "toy-benchmark", examples / "pick-backend", tmp_path]
+    checked = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent", "--no-incremental",
+         "--cache-dir", str(tmp_path / "cache"), "-p", "toybench", "-m", "pickmodel",
+         "-m", "own_dicts"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=300,
+        env={**os.environ, "MYPYPATH": os.pathsep.join(map(str, path))},
+    )  # fmt: skip
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "no issues found in 7 source files" in checked.stdout

@@ -27,9 +27,16 @@ from vidbench.core.errors import (
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from vidbench.registry import by_name
+    from vidbench.registry import by_name, source_of
 
-    problems = by_name(args.benchmark).validate(Path(args.dir), not args.no_progress, args.frames)
+    benchmark = by_name(args.benchmark)
+    try:
+        problems = benchmark.validate(Path(args.dir), not args.no_progress, args.frames)
+    except VidbenchError:
+        raise
+    except Exception as e:  # a bug of the benchmark's code (a plugin's): named, not a traceback
+        where = f"benchmark {benchmark.name} ({source_of(benchmark)})"
+        raise VidbenchError(f"{where}: its validate raised {e!r}") from e
     for problem in problems:
         out.print(str(problem), markup=False, highlight=False, soft_wrap=True)
     if problems:

@@ -19,7 +19,7 @@ value stands for all of them in `vidbench validate custom DIR` and `vidbench tas
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import metadata
@@ -27,7 +27,7 @@ from typing import Any
 
 from rich.markup import escape
 
-from vidbench.benchmark import Benchmark, Declared, Part
+from vidbench.benchmark import Benchmark, BenchmarkPart, Declared, Part
 from vidbench.console import err
 from vidbench.core.errors import ConfigError
 from vidbench.tasks.base import Task
@@ -71,6 +71,10 @@ def registered() -> tuple[Registered, ...]:
             kind = type(value).__name__
             _refuse(plugin, f"its value is of type {kind}, not a vidbench Benchmark")
             continue
+        malformed = _malformed(value)
+        if malformed is not None:  # it would break every command that lists benchmarks
+            _refuse(plugin, malformed)
+            continue
         clash = _clash(value, found)
         if clash is not None:
             _refuse(plugin, clash)
@@ -82,6 +86,36 @@ def registered() -> tuple[Registered, ...]:
 def _refuse(plugin: str, why: str) -> None:
     message = f"[yellow]skipped[/] benchmark {escape(plugin)}: {escape(why)}"
     err.print(message, highlight=False, soft_wrap=True)
+
+
+def _malformed(benchmark: Benchmark) -> str | None:
+    """The first field of a plugin's Benchmark value that is not of the type it should be (a
+    dataclass does not check them), said; None when every one is."""
+    b = benchmark
+
+    def all_of(kind: type, values: Iterable[object]) -> bool:
+        return all(isinstance(value, kind) for value in values)
+
+    checks: list[tuple[str, str, Callable[[], bool]]] = [
+        ("name", "a non-empty str", lambda: isinstance(b.name, str) and bool(b.name)),
+        ("title", "a str", lambda: isinstance(b.title, str)),
+        ("tasks", "a mapping of names to TaskEntry values", lambda: isinstance(b.tasks, Mapping)
+         and all_of(str, b.tasks) and all_of(TaskEntry, b.tasks.values())),
+        ("validate", "a function", lambda: callable(b.validate)),
+        ("variant_families", "a mapping of str to str",
+         lambda: isinstance(families := b.variant_families, Mapping)
+         and all_of(str, families) and all_of(str, families.values())),
+        ("sample_groups", "a tuple of str",
+         lambda: isinstance(b.sample_groups, tuple) and all_of(str, b.sample_groups)),
+        ("parts", "a tuple of BenchmarkParts",
+         lambda: isinstance(b.parts, tuple) and all_of(BenchmarkPart, b.parts)),
+        ("declared", "None or a function", lambda: b.declared is None or callable(b.declared)),
+    ]  # fmt: skip
+    for field, should, fits in checks:
+        if not fits():
+            kind = type(getattr(b, field)).__name__
+            return f"its {field} must be {should} (it is a {kind})"
+    return None
 
 
 def _claims(benchmark: Benchmark) -> dict[str, str | None]:
@@ -102,6 +136,12 @@ def _clash(benchmark: Benchmark, found: list[Registered]) -> str | None:
             if name in mine and (meaning is None or mine[name] != meaning):
                 return f"its {name} is {held.benchmark.title}'s ({held.source})"
     return None
+
+
+def source_of(benchmark: Benchmark) -> str:
+    """Where a registered benchmark came from, for messages: "MODULE:NAME" for a built-in one,
+    "plugin NAME (MODULE:NAME)" for an installed one."""
+    return next(r.source for r in registered() if r.benchmark is benchmark)
 
 
 def benchmarks() -> tuple[Benchmark, ...]:

@@ -48,6 +48,7 @@ def test_build_gives_an_sdist_and_a_wheel_with_every_data_file(dist: Path) -> No
     assert len(data_files) > 30  # templates, static files, prompt files
     names = set(zipfile.ZipFile(wheel).namelist())
     assert data_files - names == set()
+    assert "vidbench/py.typed" in names  # plugins' type checkers read vidbench's types
     metadata = zipfile.ZipFile(wheel).read(f"vidbench-{version}.dist-info/METADATA").decode()
     assert f"\nVersion: {version}\n" in metadata
 

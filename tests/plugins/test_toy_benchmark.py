@@ -68,20 +68,28 @@ def test_validate_run_report_and_view_work_on_it(
     assert shown["q-broken"]["runs"][0]["outcome"] == "no-answer"
 
 
-def test_a_scorer_that_returns_no_sample_score_is_refused(
+def test_a_scorer_that_returns_no_sample_score_fails_its_samples_naming_the_task(
     toybench: Path, toy_data: Path, tmp_path: Path
 ) -> None:
-    """A plugin task whose `score` returns a dict (the shape before SampleScore) stops the score
-    stage with an error naming the task; the answers it had are kept in the store."""
+    """A plugin task whose `score` returns a dict (the shape before SampleScore): each sample
+    it does so for is named with the task and its code, its answer kept, and the run is
+    incomplete (exit code 3), saying how to score the stored answers once the task is fixed."""
     entry_points = "[vidbench.benchmarks]\ntoydict = toydict:BENCHMARK\n"
     site = fake_plugin(tmp_path / "site", "toydict", entry_points, {"toydict": DICT_SCORER})
     out = tmp_path / "run"
     args = ("run", "toydict-qa", "--data", str(toy_data), "--model", "constant:A")
     run = run_vidbench([toybench, site], *args, "--out", str(out))
-    assert run.returncode == 2, run.stderr
+    assert run.returncode == 3, run.stderr
     said = " ".join(run.stderr.split())
-    assert "task toydict-qa (toydict.DictQA): score() returned a dict, not a SampleScore" in said
-    assert (out / "store.sqlite").is_file() and not (out / "samples.jsonl").exists()
+    assert "the task's scorer failed on some answers" in said
+    rows = {r["id"]: r for r in map(json.loads, (out / "samples.jsonl").open())}
+    assert rows["q0"]["error"] == (
+        "q0: task toydict-qa (toydict.DictQA): score() returned a dict, not a SampleScore "
+        "(vidbench.SampleScore: its outcome, parsed answer, gold, groups and details; "
+        "docs/results-schema.md describes it)"
+    )
+    assert (rows["q0"]["status"], rows["q0"]["outcome"]["reason"]) == ("score", "score-failed")
+    assert rows["q0"]["raw_output"] == "A"  # the answer kept
 
 
 DICT_SCORER = """

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
 
-from vidbench import ConfigError, Model, ModelOptions, Request, Response, reject_extra
+from vidbench import ConfigError, Json, Model, ModelOptions, Request, Response, reject_extra
 
 OPTION = re.compile(r"\(([A-Z])\)")  # "(A) cube (B) ball ..."
 WHICH = ("first", "last")
@@ -27,7 +26,7 @@ class PickModel(Model):
         self.answer_format = answer_format
         self.spec = f"pick:{which}"
 
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> dict[str, Json]:
         """Everything besides the request that decides an answer: part of every stored key."""
         return {"spec": self.spec, "answer_format": self.answer_format}
 

@@ -14,6 +14,12 @@ EXIT_INTERRUPTED = 130  # Ctrl-C: what was done is saved; the same command conti
 EXIT_TERMINATED = 143  # SIGTERM (128 + 15), handled as Ctrl-C is: saved, cleaned up, continues
 
 
+def code_of(value: object) -> str:
+    """Where a value's class is defined, `package.module.Class`: in a message about a task or a
+    model, it names the package (a plugin's) whose code did what the message says."""
+    return f"{type(value).__module__}.{type(value).__qualname__}"
+
+
 class VidbenchError(Exception):
     """Base class of the errors vidbench raises on purpose."""
 

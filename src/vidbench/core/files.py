@@ -37,6 +37,8 @@ from pydantic import JsonValue
 from vidbench.core.errors import ConfigError, DataError, DiskFullError, is_disk_full
 
 Json: TypeAlias = Mapping[str, "Json"] | Sequence["Json"] | str | int | float | bool | None
+"""A JSON value as vidbench keeps it (Sample.metadata, Model.identity, Task.settings); read
+only, so a task's own dicts and tuples are ones."""
 
 
 def write_atomic(path: Path, data: bytes | Iterable[bytes]) -> None:

@@ -20,10 +20,11 @@ from functools import cache
 from importlib import metadata
 from typing import cast
 
+from pydantic import JsonValue, TypeAdapter, ValidationError
 from rich.markup import escape
 
 from vidbench.console import err
-from vidbench.core.errors import ConfigError
+from vidbench.core.errors import ConfigError, VidbenchError, code_of
 from vidbench.extras import lazy
 from vidbench.models.base import Model
 
@@ -181,12 +182,49 @@ def load_model(spec: str, options: ModelOptions | None = None) -> Model:
         raise ConfigError(
             f"unknown model spec {spec!r}; known prefixes: {', '.join(sorted(prefixes()))}"
         )
-    model = factory(arg, options or ModelOptions())
+    try:
+        model: object = factory(arg, options or ModelOptions())
+    except VidbenchError:  # the backend's own word on its argument or options
+        raise
+    except Exception as e:  # a bug of the backend's code (a plugin's): named, not a traceback
+        raise ConfigError(f"model {spec!r}: {_source(prefix)} raised {e!r}") from e
     if not isinstance(model, Model):
         raise ConfigError(
             f"model {spec!r}: its backend returned a {type(model).__name__}, not a vidbench Model"
         )
+    _check_identity(spec, model)
     return model
+
+
+def _source(prefix: str) -> str:
+    """The backend a prefix names, for messages."""
+    if prefix in BACKENDS:
+        return _built_in(prefix)
+    entry = plugins()[prefix]
+    return f"model backend plugin {entry.name} ({entry.value})"
+
+
+IDENTITY = TypeAdapter(dict[str, JsonValue])
+
+
+def _check_identity(spec: str, model: Model) -> None:
+    """ConfigError naming the backend's code unless `identity()` is a dict of JSON values: it
+    keys every stored answer and is kept in run.json."""
+    where = f"model {spec!r} ({code_of(model)})"
+    try:
+        identity: object = model.identity()
+        IDENTITY.validate_python(identity)  # as run.json keeps it
+    except VidbenchError:
+        raise
+    except ValidationError as e:
+        first = e.errors()[0]
+        at = ".".join(map(str, first["loc"]))
+        raise ConfigError(
+            f"{where}: identity() must be a dict of JSON values; {at or 'it'}: {first['msg']} "
+            f"({type(first['input']).__name__})"
+        ) from None
+    except Exception as e:
+        raise ConfigError(f"{where}: identity() raised {e!r}") from e
 
 
 @dataclass(frozen=True)

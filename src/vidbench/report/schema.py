@@ -18,7 +18,7 @@ from typing import Annotated, NotRequired, TypedDict
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from vidbench.media.frame import FrameRecord
-from vidbench.scoring.outcome import NO_ANSWER, SCORED, Outcome, SampleScore
+from vidbench.scoring.outcome import NO_ANSWER, SCORE_FAILED, SCORED, Outcome, SampleScore
 
 SCHEMA_VERSION = 1
 
@@ -84,9 +84,12 @@ class RunFile(BaseModel):
     )
 
 
+# The status of an answered sample its task's scorer failed on (SampleRow.score_failed).
+SCORE_STATUS = "score"
 ROW_STATUS = (
     "ok, or why the sample is not scored: data (bad record), media, error, empty, refused, "
-    "blocked, missing (no answer), judge (no usable verdict), or a benchmark's own"
+    "blocked, missing (no answer), prompt (the task's code failed on its request), judge (no "
+    "usable verdict), score (the task's scorer failed on the answer), or a benchmark's own"
 )
 
 
@@ -98,7 +101,9 @@ class RunFields(BaseModel):
     schema_version: SchemaVersion = SCHEMA_VERSION
     id: str = Field(description="the sample's id (a bad record: the record's name)")
     status: str = Field(SCORED, description=ROW_STATUS)
-    error: str | None = Field(None, description="the message when there is no answer")
+    error: str | None = Field(
+        None, description="the message when there is no answer, or its scorer failed"
+    )
     prompt_hash: str | None = Field(None, description="digest of the exact prompt sent")
     frames: list[FrameRecord] | None = Field(
         None, description="the images sent, in order: view, index, time_s (a grid: tiles)"
@@ -149,6 +154,14 @@ class SampleRow(SampleScore, RunFields):
         """The row of an answered sample: what the run knows, then the task's score."""
         run = {**answered, "status": SCORED, "error": None}
         return cls.model_validate({**run, **score.model_dump(exclude_unset=True)})
+
+    @classmethod
+    def score_failed(cls, answered: AnsweredFields, error: str) -> SampleRow:
+        """The row of an answered sample the task's scorer failed on: what the run knows (the
+        answer kept), status `score`, the message, and the outcome `score-failed`."""
+        return cls.model_validate(
+            {**answered, "status": SCORE_STATUS, "error": error, "outcome": SCORE_FAILED}
+        )
 
     @classmethod
     def unanswered(cls, sample_id: str, status: str, error: str) -> SampleRow:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from types import UnionType
 from typing import Any, Literal, Union, get_args, get_origin
@@ -81,7 +82,7 @@ def _type(annotation: Any) -> str:
         return " &#124; ".join(f'"{a}"' for a in args)
     if origin is list:
         return f"array of {_type(args[0])}"
-    if origin is dict:
+    if origin in (dict, Mapping):  # a Mapping field: pydantic makes it a dict
         return f"object of {_type(args[1])}"
     raise TypeError(f"no JSON name for {annotation!r}")
 

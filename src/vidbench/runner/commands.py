@@ -142,6 +142,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
             )
         elif outcome.retry_helps:
             then = "run the same command again to retry the failed calls"
+        elif outcome.scorer_failed:
+            then = (
+                "the task's scorer failed on some answers (status score: error_details in "
+                "results.json names each, with the task's code); once it is fixed, the same "
+                "command again scores them (their answers are stored: no model call)"
+            )
         else:
             then = (
                 "error_details in results.json names each sample left out and why (bad rows "

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from vidbench.core.errors import ConfigError
-from vidbench.core.records import MediaRef, Sample
+from vidbench.core.records import MediaRef, Sample, repeated_records
 from vidbench.report.results_dir import (
     RESULTS_FILE,
     RUN_FILE,
@@ -66,11 +66,16 @@ def fingerprints(samples: Iterable[Sample]) -> Iterator[tuple[str, str]]:
 
 
 def check_and_record(
-    samples: SampleSet, folder: Path | str, results_dir: Path, problems: Sequence[Problem] = ()
+    samples: SampleSet,
+    folder: Path | str,
+    results_dir: Path,
+    problems: Sequence[Problem] = (),
+    loader: str = "the loader",
 ) -> None:
     """Add the run's rows to the folder's identity; ConfigError, before anything is written,
-    when the run loads no row or reads other data than the folder holds. The rows are compared
-    in the store (SQL), so no set of them is held."""
+    when the run loads no row, when two of its samples have one id (`loader` names what gave
+    them, e.g. a plugin's task), or when it reads other data than the folder holds. The rows
+    are compared in the store (SQL), so no set of them is held."""
     folder = str(Path(folder).absolute())
     existing = (results_dir / Store.FILENAME).is_file()
     if not len(samples):
@@ -82,6 +87,8 @@ def check_and_record(
     with Store(results_dir) as store:  # as every stage opens it (a full disk says so)
         stored = store.stored_data() if existing else None
         count = store.stage_run_rows(fingerprints(samples))
+        if count < len(samples):  # the store keeps answers by sample id: one each
+            raise ConfigError(_repeated_ids(samples, folder, loader))
         if stored is not None:
             _check_same_data(store, stored, folder, count, results_dir)
         store.keep_run_rows(folder)
@@ -96,6 +103,25 @@ def _no_rows(
     return (
         f"no row loads from {folder} ({len(problems)} problem(s)){shown}{more}\n"
         f"nothing was written to {results_dir}{kept}: check --data (vidbench validate)"
+    )
+
+
+def _repeated_ids(samples: SampleSet, folder: str, loader: str) -> str:
+    """Which ids more than one sample has, found without holding every id (8 bytes a sample:
+    core/records.repeated_records)."""
+
+    def numbered() -> Iterator[tuple[str, int, None]]:
+        return ((sample.id, number, None) for number, sample in enumerate(samples, 1))
+
+    repeated, _ = repeated_records(numbered(), numbered)
+    shown = "; ".join(
+        f"{sample_id!r}: samples {', '.join(map(str, numbers))}"
+        for sample_id, numbers in list(repeated.items())[:3]
+    )
+    more = f"; ... ({len(repeated)} ids in all)" if len(repeated) > 3 else ""
+    return (
+        f"{loader} gave samples that share an id, reading {folder} ({shown}{more}): each sample "
+        "needs an id of its own (answers are kept by id, so two would share one); nothing was run"
     )
 
 

@@ -21,9 +21,16 @@ from vidbench.core.errors import DataError
 from vidbench.core.records import Sample, batched
 from vidbench.core.requests import Response
 from vidbench.media.cache import FrameCache
-from vidbench.models.base import Model
+from vidbench.models.base import Model, answers_of, start_checked
 from vidbench.progress import progress_bar
-from vidbench.runner.prepare import Preparation, Prepared, build_request, sample_frames
+from vidbench.runner.prepare import (
+    PROMPT,
+    Preparation,
+    Prepared,
+    PromptError,
+    build_request,
+    sample_frames,
+)
 from vidbench.runner.recorder import Answer, InferStats, Recorder
 from vidbench.runner.samples import SampleSet
 from vidbench.runner.store import Store
@@ -46,7 +53,9 @@ async def infer(
     show_progress: bool = True,
 ) -> InferStats:
     if not model.start_when_needed:
-        await model.start()  # an unreachable server or a bad key stops here, before any decoding
+        await start_checked(
+            model
+        )  # an unreachable server or a bad key stops here, before any decoding
     start_lock = asyncio.Lock()
     started = not model.start_when_needed
     workers = max(1, concurrency)
@@ -114,7 +123,11 @@ async def infer(
                         recorder.failure(sample.id, None, f"{sample.id}: {e}", "media")
                     continue
                 for sample in group:
-                    prepared = build_request(task, sample, frames, plan)
+                    try:
+                        prepared = build_request(task, sample, frames, plan)
+                    except PromptError as e:  # the task's code failed on this sample alone
+                        recorder.failure(sample.id, None, f"{sample.id}: {e}", PROMPT)
+                        continue
                     # a grid image's key is known only now that it is made: checked here
                     if not preparation.keys_from_labels and store.has(prepared.request.key):
                         recorder.reused()
@@ -141,7 +154,7 @@ async def infer(
             nonlocal started
             async with start_lock:
                 if not started:
-                    await model.start()  # a ConfigError here stops the run
+                    await start_checked(model)  # a ConfigError here stops the run
                     started = True
 
         async def work() -> None:
@@ -154,10 +167,8 @@ async def infer(
                         queue.put_nowait(None)  # leave the stop signal for this worker's next turn
                         break
                     batch.append(nxt)
-                try:
-                    responses = await model.generate([p.request for p in batch])
-                except Exception as e:  # a backend bug must not stop the run: record and go on
-                    responses = [Response(p.request.key, None, error=repr(e)) for p in batch]
+                # one Response per request, whatever the backend did (a bug: that request fails)
+                responses = await answers_of(model, [p.request for p in batch])
                 for prepared, response in zip(batch, responses, strict=True):
                     finish(prepared, response)
 

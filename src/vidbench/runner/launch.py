@@ -71,6 +71,7 @@ def launch(request: RunRequest, console: Console = err, print_to: Console = out)
         [line for outcome in outcomes for line in outcome.incomplete],
         any(outcome.retry_helps for outcome in outcomes),
         any(outcome.not_asked for outcome in outcomes),
+        any(outcome.scorer_failed for outcome in outcomes),
     )
 
 

@@ -30,7 +30,7 @@ from rich.console import Console
 
 from vidbench.core.files import Json
 from vidbench.core.requests import Request
-from vidbench.models.base import Model
+from vidbench.models.base import Model, answers_of, start_checked
 from vidbench.models.registry import ModelChoice
 from vidbench.progress import progress_bar
 from vidbench.runner.inflight import SingleFlight
@@ -96,7 +96,7 @@ async def _ask_one(
                     )
                 if flight.failure is None:
                     request = Request(key, call.item, call.messages, call.generation)
-                    [response] = await model.generate([request])  # ask_each: N at once
+                    [response] = await answers_of(model, [request])  # ask_each: N at once
                     asked += 1
                     for number, why in enumerate(response.retried, start=1):  # kept as well
                         message = f"attempt {number} failed, tried again: {why}"
@@ -198,7 +198,7 @@ async def _opened(model: Model, allow_calls: bool) -> AsyncIterator[None]:
     """The model's start check (server reachable, key accepted) unless nothing may be sent,
     and the model closed after."""
     if allow_calls:
-        await model.start()
+        await start_checked(model)
     try:
         yield
     finally:

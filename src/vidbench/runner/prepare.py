@@ -6,10 +6,12 @@ these functions, so a request (and so its store key) is the same wherever it is 
 
 from __future__ import annotations
 
-from collections.abc import Container, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
-from vidbench.core.errors import DataError
+from vidbench.core.errors import DataError, VidbenchError, code_of
+from vidbench.core.messages import Message
 from vidbench.core.records import Sample
 from vidbench.core.requests import Request
 from vidbench.media.cache import FrameCache
@@ -19,6 +21,29 @@ from vidbench.runner.keys import prompt_hash, request_key
 from vidbench.runner.samples import SampleSet
 from vidbench.runner.store import RequestRecord
 from vidbench.tasks.base import Task
+
+# The status of a sample whose request the task's code could not build (PromptError).
+PROMPT = "prompt"
+T = TypeVar("T")
+
+
+class PromptError(DataError):
+    """The task's code failed on a sample's request (`build_messages` or `choices` raised): a
+    bug of the task (a plugin's), said with the task's code; that sample fails alone."""
+
+
+def _of_task(task: Task, method: str, call: Callable[[], T]) -> T:
+    try:
+        return call()
+    except VidbenchError:  # the task's own word (a DataError about the sample): as it is
+        raise
+    except Exception as e:
+        raise PromptError(f"task {task.name} ({code_of(task)}): {method} raised {e!r}") from e
+
+
+def messages_of(task: Task, sample: Sample, frames: Sequence[Frame]) -> tuple[Message, ...]:
+    """The task's messages for a sample; PromptError naming the task when its code fails."""
+    return _of_task(task, "build_messages()", lambda: task.build_messages(sample, list(frames)))
 
 
 @dataclass(frozen=True)
@@ -76,8 +101,9 @@ class Preparation:
     def label_keys_of(self, group: Sequence[Sample]) -> list[str | None]:
         """The request key of each sample of a group that shows the same frames (one clip's
         questions: infer.same_frames), made from its frames' labels alone, found once for them
-        all, without reading any image (None where the labels cannot tell: a grid image).
-        Raises DataError for unusable media."""
+        all, without reading any image (None where the labels cannot tell: a grid image, or a
+        sample the task's code fails on, said when its request is built). Raises DataError for
+        unusable media."""
         task = self.task
         if not self.keys_from_labels:
             return [None] * len(group)
@@ -86,10 +112,13 @@ class Preparation:
             if self.needs_frames and group
             else []
         )
-        return [
-            request_key(self.plan, sample.id, task.build_messages(sample, named))
-            for sample in group
-        ]
+        keys: list[str | None] = []
+        for sample in group:
+            try:
+                keys.append(request_key(self.plan, sample.id, messages_of(task, sample, named)))
+            except PromptError:  # said by build_request, for this sample alone
+                keys.append(None)
+        return keys
 
     def new_request(self, sample: Sample, answered: Container[str]) -> Prepared | None:
         """The request of a sample, or None when its key is among `answered` (the keys stored
@@ -143,7 +172,9 @@ def _ranges(views: Sequence[int]) -> str:
 
 
 def build_request(task: Task, sample: Sample, frames: Sequence[Frame], plan: str) -> Prepared:
-    messages = task.build_messages(sample, list(frames))
+    """The sample's request; PromptError naming the task when the task's code fails on it."""
+    messages = messages_of(task, sample, frames)
     key = request_key(plan, sample.id, messages)
-    request = Request(key, sample.id, messages, task.generation, task.choices(sample))
+    choices = _of_task(task, "choices()", lambda: task.choices(sample))
+    request = Request(key, sample.id, messages, task.generation, choices)
     return Prepared(sample.id, request, describe(frames, request))

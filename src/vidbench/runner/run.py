@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from vidbench.console import err
-from vidbench.core.errors import ConfigError
+from vidbench.core.errors import ConfigError, code_of
 from vidbench.core.files import Json
 from vidbench.media.cache import FrameCache
 from vidbench.models.base import Model, ModelRef, check_reachable
@@ -23,7 +23,7 @@ from vidbench.models.pricing import cost_of
 from vidbench.models.registry import ModelOptions, load_model
 from vidbench.report.results import RowTally, build_results
 from vidbench.report.results_dir import RESULTS_FILE, TIMING_FILE, ResultsDir
-from vidbench.report.schema import Results
+from vidbench.report.schema import SCORE_STATUS, Results
 from vidbench.report.tables import print_table
 from vidbench.runner import data_identity
 from vidbench.runner.infer import infer
@@ -34,7 +34,7 @@ from vidbench.runner.prepare import check_views
 from vidbench.runner.recorder import InferStats
 from vidbench.runner.run_config import RunConfig
 from vidbench.runner.samples import RunSamples
-from vidbench.runner.score import StoredVerdicts, scored_rows
+from vidbench.runner.score import StoredVerdicts, judge_calls_of, scored_rows
 from vidbench.runner.spool import take_spooled
 from vidbench.runner.store import Store
 from vidbench.scoring.judge import no_verdict_message
@@ -58,6 +58,7 @@ class RunOutcome:
     incomplete: list[str] = field(default_factory=list)  # one line per kind of gap
     retry_helps: bool = False  # some gap is a failed call (a timeout, a server error)
     not_asked: bool = False  # some sample has no answer yet: a stopped run, scored alone
+    scorer_failed: bool = False  # the task's scorer failed on some answer (status `score`)
 
     @property
     def complete(self) -> bool:
@@ -211,7 +212,9 @@ class Run:
             responses = store.responses(self.plan, [sample.id for sample in batch])
             for sample in batch:
                 if sample.id in responses:
-                    yield from self.task.judge_calls(sample, responses[sample.id].text)
+                    calls = judge_calls_of(self.task, sample, responses[sample.id].text)
+                    if isinstance(calls, list):  # else: its row says why (the score stage)
+                        yield from calls
 
     def _check_judge_given(self) -> None:
         if self.task.uses_judge and not self.task.judge_optional and self.judge is None:
@@ -335,7 +338,10 @@ class Run:
         """The rows this run reads must be the data the results folder holds, and there must be
         some (runner/data_identity.py): otherwise it stops here, before writing anything."""
         folder = data_folder(self.task, self.config.data)
-        data_identity.check_and_record(self.samples, folder, self.config.results_dir, self.problems)
+        loader = f"task {self.task.name} ({code_of(self.task)})"
+        data_identity.check_and_record(
+            self.samples, folder, self.config.results_dir, self.problems, loader
+        )
 
     def _run(self, stages: tuple[str, ...], print_to: Console | None) -> RunOutcome:
         unknown = set(stages) - set(STAGES)
@@ -367,6 +373,7 @@ class Run:
                 outcome.incomplete.append(f"{unscored.total()} sample(s) not scored")
                 outcome.retry_helps = bool(set(unscored) & RETRY_HELPS)
                 outcome.not_asked = "missing" in unscored
+                outcome.scorer_failed = SCORE_STATUS in unscored
         elif "score" in stages:
             self.score()
         if "report" in stages:
@@ -378,6 +385,7 @@ class Run:
                 )
                 outcome.retry_helps = bool(statuses & RETRY_HELPS)
                 outcome.not_asked = "missing" in statuses
+                outcome.scorer_failed = SCORE_STATUS in statuses
         return outcome
 
     def _failed_statuses(self) -> set[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
-from vidbench.core.errors import ConfigError
+from vidbench.core.errors import ConfigError, VidbenchError, code_of
 from vidbench.core.records import Sample, batched
 from vidbench.report.schema import AnsweredFields, SampleRow
 from vidbench.runner.store import MAX_IDS, Store
@@ -26,6 +26,7 @@ SCORE_BATCH = MAX_IDS
 # The stored verdicts of some judge calls, by item (runner/run.py: the judge's, read from the
 # store without asking); a batch's calls are looked up at a time.
 StoredVerdicts = Callable[[Sequence[ModelCall[object]]], Mapping[str, CallResult[object]]]
+Verdicts = Mapping[str, CallResult[object]]  # a sample's, by call item
 
 
 def scores_whole_set(task: Task) -> bool:
@@ -49,8 +50,10 @@ def scored_rows(
     characters of it: `raw_output_cut` says where the rest is) and the task's `SampleScore`; a
     sample without an answer (or a record that could not be loaded) holds `error`, a `status`
     saying why (data: bad record; media, error, empty, refused, blocked, missing) and the
-    outcome `no-answer`. A task whose scorer returns anything but SampleScores is refused
-    (ConfigError naming the task and what it returned).
+    outcome `no-answer`. An answer the task's scorer fails on (it raises, or returns anything
+    but a SampleScore) keeps its answer in a row of status `score`, outcome `score-failed`,
+    whose error names the sample, the task, its code and what went wrong; the other samples
+    are scored. A ConfigError from the scorer (a metric it cannot run) stops the stage.
     """
     if scores_whole_set(task):
         yield from _scored_batch(task, list(samples), store, plan, verdicts, whole_set=True)
@@ -74,11 +77,11 @@ def _scored_batch(
     responses = store.responses(plan, ids)
     failures = store.last_failures(plan, ids)
     answered = [(s, responses[s.id].text) for s in samples if s.id in responses]
-    items = [
-        (s, text, judged)
-        for (s, text), judged in zip(answered, _judged(task, answered, verdicts), strict=True)
-    ]
-    scored = iter(_checked(task, task.score_all(items), len(items)))
+    judged = _judged(task, answered, verdicts)
+    pairs = list(zip(answered, judged, strict=True))
+    items = [(s, text, found) for (s, text), found in pairs if not isinstance(found, str)]
+    unjudged = {s.id: found for (s, _), found in pairs if isinstance(found, str)}
+    scored = iter(_scores(task, items))
     rows: list[SampleRow] = []
     for sample in samples:
         stored = responses.get(sample.id)
@@ -96,25 +99,55 @@ def _scored_batch(
         }
         if len(stored.text) > RAW_OUTPUT_CAP:
             answer["raw_output_cut"] = _cut_note(stored.text, stored.key)
-        # a task may mark an answer it cannot score (the score's status and status_detail)
-        rows.append(SampleRow.scored(answer, next(scored)))
+        score = unjudged.get(sample.id) or next(scored)
+        if isinstance(score, str):  # the scorer failed on it: the answer is kept all the same
+            rows.append(SampleRow.score_failed(answer, f"{sample.id}: {score}"))
+        else:  # a task may mark an answer it cannot score (the score's status and status_detail)
+            rows.append(SampleRow.scored(answer, score))
     return rows
 
 
-def _checked(task: Task, scores: Sequence[object], n: int) -> Sequence[SampleScore]:
-    """The task's scores, when they are one SampleScore per answer; ConfigError naming the task
-    otherwise (a plugin's scorer that returns a dict, say)."""
-    where = f"task {task.name} ({type(task).__module__}.{type(task).__qualname__})"
-    wrong = next((s for s in scores if not isinstance(s, SampleScore)), None)
-    if wrong is not None:
-        raise ConfigError(
-            f"{where}: score() returned a {type(wrong).__name__}, not a SampleScore "
-            "(vidbench.scoring.outcome.SampleScore: its outcome, parsed answer, gold, groups "
-            "and details; docs/results-schema.md describes it)"
-        )
-    if len(scores) != n:
-        raise ConfigError(f"{where}: score_all() returned {len(scores)} scores for {n} answers")
-    return [s for s in scores if isinstance(s, SampleScore)]
+Scored = SampleScore | str  # a sample's score, or what went wrong when its scorer failed
+
+
+def _scores(task: Task, items: Sequence[tuple[Sample, str, Verdicts]]) -> list[Scored]:
+    """Each answer's score, or what went wrong, naming the task and its code (a plugin's): a
+    scorer that raises, or returns anything but a SampleScore, fails that sample alone; a
+    task's own `score_all` that does fails its batch (it scores the batch as a whole). A
+    ConfigError (on purpose: what scoring needs is missing) stops the stage."""
+    where = f"task {task.name} ({code_of(task)})"
+    if not scores_whole_set(task):
+        return [_score_one(task, where, item) for item in items]
+    try:
+        scores = list(task.score_all(items))
+    except ConfigError:
+        raise
+    except Exception as e:  # a bug of the task's code: said, its answers kept
+        return [f"{where}: score_all() raised {e!r}"] * len(items)
+    if len(scores) != len(items):
+        wrong = f"{where}: score_all() returned {len(scores)} scores for {len(items)} answers"
+        return [wrong] * len(items)
+    return [_checked(where, "score_all()", score) for score in scores]
+
+
+def _score_one(task: Task, where: str, item: tuple[Sample, str, Verdicts]) -> Scored:
+    try:
+        score: object = task.score(*item)
+    except ConfigError:
+        raise
+    except Exception as e:  # a bug of the task's code (a plugin's): this sample fails alone
+        return f"{where}: score() raised {e!r}"
+    return _checked(where, "score()", score)
+
+
+def _checked(where: str, method: str, score: object) -> Scored:
+    if isinstance(score, SampleScore):
+        return score
+    return (
+        f"{where}: {method} returned a {type(score).__name__}, not a SampleScore "
+        "(vidbench.SampleScore: its outcome, parsed answer, gold, groups and details; "
+        "docs/results-schema.md describes it)"
+    )
 
 
 def _cut_note(text: str, key: str) -> str:
@@ -125,17 +158,35 @@ def _cut_note(text: str, key: str) -> str:
     )
 
 
+def judge_calls_of(task: Task, sample: Sample, reply: str) -> list[ModelCall[object]] | str:
+    """The task's judge calls about a reply, or what went wrong when its code raised (naming
+    the task and its code): that sample is not judged, and its row says why."""
+    try:
+        return list(task.judge_calls(sample, reply))
+    except VidbenchError:
+        raise
+    except Exception as e:  # a bug of the task's code (a plugin's): this sample alone
+        return f"task {task.name} ({code_of(task)}): judge_calls() raised {e!r}"
+
+
 def _judged(
     task: Task, answered: Sequence[tuple[Sample, str]], verdicts: StoredVerdicts | None
-) -> list[dict[str, CallResult[object]]]:
+) -> list[Verdicts | str]:
     """Each answered sample's verdicts (`missing` for calls nobody judged), looked up for the
-    batch at once; none at all when the run has no judge (a task whose judge columns are
-    optional then leaves them empty)."""
+    batch at once, or why the task could not say what to judge (`judge_calls_of`); none at
+    all when the run has no judge (a task whose judge columns are optional then leaves them
+    empty)."""
     if verdicts is None:
         return [{} for _ in answered]
-    calls = [list(task.judge_calls(sample, reply)) for sample, reply in answered]
-    found = verdicts([call for of_sample in calls for call in of_sample])
+    calls = [judge_calls_of(task, sample, reply) for sample, reply in answered]
+    found = verdicts(
+        [call for of_sample in calls if isinstance(of_sample, list) for call in of_sample]
+    )
     return [
-        {call.item: found.get(call.item, CallResult(call.item, "missing")) for call in of_sample}
+        of_sample
+        if isinstance(of_sample, str)
+        else {
+            call.item: found.get(call.item, CallResult(call.item, "missing")) for call in of_sample
+        }
         for of_sample in calls
     ]

@@ -8,13 +8,20 @@ set; both are listed with their meaning in KINDS and REASONS (docs/results-schem
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 OutcomeKind = Literal["correct", "wrong", "unscored"]
 OutcomeReason = Literal[
-    "no-answer", "unparsed", "no-verdict", "verdict-unparsed", "not-graded", "no-gold"
+    "no-answer",
+    "unparsed",
+    "no-verdict",
+    "verdict-unparsed",
+    "not-graded",
+    "no-gold",
+    "score-failed",
 ]
 
 KINDS: dict[str, str] = {
@@ -39,6 +46,10 @@ REASONS: dict[str, str] = {
     "no-gold": "unscored: the model answered, but the row has no gold answer to score it against "
     "(a test split whose answers are kept apart or not public); `vidbench predictions` writes "
     "the answers for the benchmark's own server",
+    "score-failed": "unscored: the model answered, but the task's scorer failed on the answer "
+    "(`score` or `judge_calls` raised, or `score` returned no SampleScore); the row's `error` "
+    "names the task's code and what went wrong; once it is fixed, the same run again scores "
+    "the stored answer (no model call)",
 }
 # The reasons each kind may have (None: no reason given).
 ALLOWED: dict[str, tuple[str | None, ...]] = {
@@ -51,11 +62,12 @@ ALLOWED: dict[str, tuple[str | None, ...]] = {
         "verdict-unparsed",
         "not-graded",
         "no-gold",
+        "score-failed",
     ),
 }
 # Every label an outcome can have (`Outcome.label`), in the order the report lists them.
 LABELS = ("correct", "wrong", "unparsed", "verdict-unparsed", "no-verdict", "no-answer",
-          "not-graded", "no-gold")  # fmt: skip
+          "not-graded", "no-gold", "score-failed")  # fmt: skip
 
 
 class Outcome(BaseModel):
@@ -98,6 +110,7 @@ NO_ANSWER = Outcome(kind="unscored", reason="no-answer")
 NO_VERDICT = Outcome(kind="unscored", reason="no-verdict")
 NOT_GRADED = Outcome(kind="unscored", reason="not-graded")
 NO_GOLD = Outcome(kind="unscored", reason="no-gold")
+SCORE_FAILED = Outcome(kind="unscored", reason="score-failed")
 
 
 def graded(correct: bool, unparsed: bool = False) -> Outcome:
@@ -123,46 +136,50 @@ class SampleScore(BaseModel):
     run knows (report/schema.SampleRow), and `column_values` reads it back."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+    # Defaults are given as `default=`, never positionally: a type checker without pydantic's
+    # mypy plugin (a benchmark plugin's own) then knows these fields may be left out. The maps
+    # are typed Mapping (pydantic still makes dicts of them) so that a task may pass its own
+    # dict[str, str] or dict[str, float]: a dict parameter would refuse them (invariance).
 
     outcome: Outcome = Field(description="how the sample counts, and why")
     parsed: str | None = Field(
-        None, description="the answer read from the reply (an option label, a text), if any"
+        default=None, description="the answer read from the reply (an option label, a text), if any"
     )
-    gold: str | None = Field(None, description="the right answer, for tasks that have one")
+    gold: str | None = Field(default=None, description="the right answer, for tasks that have one")
     unparsed: bool | None = Field(
-        None,
+        default=None,
         description="the task could not read the reply (an option, a caption marker) or, "
         "AutoEval-Video, the judge's verdict",
     )
     judge_reply: str | None = Field(
-        None, description="judged tasks: the judge's reply that decided the outcome"
+        default=None, description="judged tasks: the judge's reply that decided the outcome"
     )
-    groups: dict[str, str | list[str]] = Field(
+    groups: Mapping[str, str | list[str]] = Field(
         default_factory=dict,
         description="the groups the sample counts in, by the benchmark's group fields (4D-Bench "
         "`subtask`, MMWorld `discipline`, a declared benchmark's `groups`; a list: it counts in "
         "each); the HTML report groups samples by them",
     )
-    metrics: dict[str, float | None] = Field(
+    metrics: Mapping[str, float | None] = Field(
         default_factory=dict,
         description="the sample's numbers the task's columns average (a caption's CIDEr, a "
         "judge's 0..5 score, the chance a random choice is right); None: not measured",
     )
-    details: dict[str, JsonValue] = Field(
+    details: Mapping[str, JsonValue] = Field(
         default_factory=dict,
         description="the benchmark's own fields (JSON values): a caption and its references, "
         "a judge's verdict and reason, MMWorld's annotation flags, ...",
     )
     status: str = Field(
-        SCORED,
+        default=SCORED,
         description="ok, or why the task could not score the answer it has: judge (no usable "
         "verdict), data (the sample cannot be judged)",
     )
     status_detail: str | None = Field(
-        None, description="why a task could not score an answer it has (e.g. no verdict)"
+        default=None, description="why a task could not score an answer it has (e.g. no verdict)"
     )
     verdict_absent: bool | None = Field(
-        None, description="judged tasks: the verdict's call failed or was not made yet"
+        default=None, description="judged tasks: the verdict's call failed or was not made yet"
     )
 
     def group(self, field: str) -> str | None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from pydantic import TypeAdapter, ValidationError
 
-from vidbench.core.errors import ConfigError
+from vidbench.core.errors import ConfigError, VidbenchError
 from vidbench.core.files import Json
 from vidbench.core.requests import GenerationConfig
 from vidbench.media.spec import FrameSpec
@@ -75,6 +75,29 @@ def resolve(name: str, entries: Mapping[str, TaskEntry]) -> TaskRequest:
     return TaskRequest(name, base, spec, tuple(frame_modifiers), tuple(others))
 
 
+def _made(make: TaskFactory, request: TaskRequest) -> Task:
+    """The factory's task; ConfigError naming the factory's code (a plugin's) when it raises
+    anything but vidbench's own errors or makes something that is not a Task."""
+    try:
+        task: object = make(request)
+    except VidbenchError:  # its own word: an unknown variant, a bad setting
+        raise
+    except Exception as e:
+        raise ConfigError(f"{_factory(request, make)} raised {e!r}") from e
+    if not isinstance(task, Task):
+        made = type(task).__name__
+        raise ConfigError(f"{_factory(request, make)} made a {made}, not a vidbench Task")
+    return task
+
+
+def _factory(request: TaskRequest, make: TaskFactory) -> str:
+    """The factory of a task, for messages: its code's place (a functools.partial: the
+    function it calls)."""
+    function = getattr(make, "func", make)
+    name = getattr(function, "__qualname__", type(function).__name__)
+    return f"task {request.name}: its factory {getattr(function, '__module__', '?')}.{name}"
+
+
 def build_task(
     entries: Mapping[str, TaskEntry],
     name: str,
@@ -85,7 +108,7 @@ def build_task(
     (None values are ignored)."""
     request = resolve(name, entries)
     request = dataclasses.replace(request, spec=request.spec.with_(**overrides))
-    task = entries[request.base].make(request)
+    task = _made(entries[request.base].make, request)
     if generation:
         unknown = set(generation) - set(task.generation.as_dict())
         if unknown:

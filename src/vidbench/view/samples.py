@@ -5,8 +5,8 @@ Outcomes the page filters by are the rows' typed outcomes (scoring/outcome.py), 
 label: correct, wrong, unparsed (wrong: no option recognised), verdict-unparsed (the judge's
 replies never gave a verdict), no-verdict (the judge's call failed or was not made), no-answer
 (media, model or data errors), not-graded (scores that are not right or wrong, e.g. a caption's
-metrics), no-gold (answered, but the row has no gold answer). With several runs, the samples
-they disagree on come first.
+metrics), no-gold (answered, but the row has no gold answer), score-failed (answered, but the
+task's scorer failed on it). With several runs, the samples they disagree on come first.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from vidbench import (
     Frame,
     FrameSpec,
     GenerationConfig,
+    ImagePart,
     Loaded,
     Message,
     Sample,
@@ -44,20 +45,23 @@ class ToyQA(Task):
 
     def build_messages(self, sample: Sample, frames: Sequence[Frame]) -> tuple[Message, ...]:
         options = " ".join(f"({LETTERS[i]}) {text}" for i, text in enumerate(sample.options))
-        parts = [*(frame.image for frame in frames), TextPart(f"{sample.question} {options}")]
+        question = TextPart(f"{sample.question} {options}")
+        parts: list[ImagePart | TextPart] = [*(frame.image for frame in frames), question]
         return (Message("user", tuple(parts)),)
 
     def choices(self, sample: Sample) -> tuple[str, ...]:
         return tuple(LETTERS[: len(sample.options)])
 
-    def score(self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult]) -> SampleScore:
+    def score(
+        self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult[object]]
+    ) -> SampleScore:
         parsed = extract_choice(reply)  # the first option letter, or None
         return SampleScore(
             outcome=outcome.graded(parsed == sample.answer, unparsed=parsed is None),
             parsed=parsed,
             gold=sample.answer,
             unparsed=parsed is None,
-            groups={"shape": sample.metadata["shape"]},  # the HTML report's filter
+            groups={"shape": str(sample.metadata["shape"])},  # the HTML report's filter
             details={"options": len(sample.options)},  # the benchmark's own fields
         )
 

@@ -300,8 +300,8 @@ class _Driver:
     def _record(self, outcome: RequestOutcome) -> None:
         if outcome.kind == "reused":
             self.recorder.reused()
-        elif outcome.kind == "media":
-            self.recorder.failure(outcome.sample_id, None, str(outcome.error), "media")
+        elif outcome.kind in ("media", "prompt"):
+            self.recorder.failure(outcome.sample_id, None, str(outcome.error), outcome.kind)
         else:
             assert outcome.answer is not None
             self.recorder.answer(outcome.answer)

@@ -25,9 +25,10 @@ from vidbench.core.records import Sample
 from vidbench.core.requests import Response
 from vidbench.media.cache import FrameCache
 from vidbench.models.api_model import ApiModel
+from vidbench.models.base import answers_of, start_checked
 from vidbench.models.owned_process import watch_owner
 from vidbench.models.registry import ModelOptions, load_model
-from vidbench.runner.prepare import Preparation, Prepared
+from vidbench.runner.prepare import Preparation, Prepared, PromptError
 from vidbench.runner.recorder import Answer
 from vidbench.runner.spool import AnswerSpool
 from vidbench.tasks.base import Task
@@ -57,7 +58,7 @@ class RequestOutcome:
     its media unusable."""
 
     sample_id: str
-    kind: Literal["answer", "reused", "media"]
+    kind: Literal["answer", "reused", "media", "prompt"]
     answer: Answer | None = None
     error: str | None = None
 
@@ -109,8 +110,9 @@ class InferWorker:
         to_ask: list[Prepared] = []
         prepared_all = await asyncio.gather(*(self._prepare(s, answered) for s in samples))
         for sample, prepared in zip(samples, prepared_all, strict=True):
-            if isinstance(prepared, str):
-                outcomes.append(RequestOutcome(sample.id, "media", error=prepared))
+            if isinstance(prepared, tuple):  # its media unusable, or its prompt
+                kind, error = prepared
+                outcomes.append(RequestOutcome(sample.id, kind, error=error))
             elif prepared is None:
                 outcomes.append(RequestOutcome(sample.id, "reused"))
             else:
@@ -135,25 +137,30 @@ class InferWorker:
             self.spool.write(answers)
         return answers
 
-    async def _prepare(self, sample: Sample, answered: set[str]) -> Prepared | str | None:
-        """The sample's request, the message of its unusable media, or None when it is answered
-        already (runner/prepare.Preparation.new_request: then no frame of it is read)."""
+    async def _prepare(
+        self, sample: Sample, answered: set[str]
+    ) -> Prepared | tuple[Literal["media", "prompt"], str] | None:
+        """The sample's request, why it has none (its unusable media, a task that failed on
+        its prompt), or None when it is answered already (runner/prepare.Preparation.
+        new_request: then no frame of it is read)."""
         loop = asyncio.get_running_loop()
         try:
             return await loop.run_in_executor(
                 self.pool, self.preparation.new_request, sample, answered
             )
+        except PromptError as e:
+            return "prompt", f"{sample.id}: {e}"
         except DataError as e:
-            return f"{sample.id}: {e}"
+            return "media", f"{sample.id}: {e}"
 
     async def _ensure_started(self) -> None:
         async with self._start_lock:
             if not self._started:
-                await self.model.start()  # a ConfigError here reaches the driver and stops it
+                await start_checked(
+                    self.model
+                )  # a ConfigError here reaches the driver and stops it
                 self._started = True
 
     async def _generate(self, batch: list[Prepared]) -> list[Response]:
-        try:
-            return await self.model.generate([p.request for p in batch])
-        except Exception as e:  # a backend bug must not stop the run: record and go on
-            return [Response(p.request.key, None, error=repr(e)) for p in batch]
+        # one Response per request, whatever the backend did (a bug: that request fails)
+        return await answers_of(self.model, [p.request for p in batch])
