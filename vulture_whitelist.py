@@ -103,3 +103,4 @@ _.multi_modal_data  # models/vllm_inputs.py
 _.verdict_reply  # view/samples.py
 _.media_error  # view/samples.py
 _.model_post_init  # report/schema.py: pydantic calls it after validation
+_.n_unjudged  # benchmarks/autoeval_video/agreement.py: a key of agreement.json (TypedDict)
