@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from vidbench import (
     Frame,
     FrameSpec,
     GenerationConfig,
+    Json,
     Loaded,
     MediaRef,
     Message,
@@ -28,6 +30,7 @@ from vidbench import (
     Problem,
     Request,
     Response,
+    ResultsTally,
     Run,
     RunConfig,
     Sample,
@@ -483,3 +486,57 @@ def test_judge_calls_that_raise_fail_that_sample_alone(tmp_path: Path) -> None:
         "q1: task letters (test_plugin_mistakes.JudgeCallsRaise): judge_calls() raised "
         "ValueError('no rubric for q1')"
     )
+
+
+class ColumnsRaise(Letters):
+    def column_values(self, scores: Sequence[SampleScore]) -> dict[str, list[float]]:
+        if scores:
+            raise ValueError("no such column")
+        return {"Accuracy": []}
+
+
+class TallyRaises(Letters):
+    def results_tally(self) -> ResultsTally:
+        return BrokenTally()
+
+
+class BrokenTally(ResultsTally):
+    def add(self, scores: Sequence[SampleScore]) -> None:
+        raise KeyError("subtask")
+
+    def fields(self, values: Mapping[str, Sequence[float]]) -> Mapping[str, Json]:
+        return {}
+
+
+class CorpusRaises(Letters):
+    def corpus_columns(self, scores: Sequence[SampleScore]) -> dict[str, float]:
+        raise RuntimeError("corpus BLEU needs Java")
+
+
+@pytest.mark.parametrize(
+    ("task", "method", "error"),
+    [
+        (ColumnsRaise(), "column_values()", "ValueError('no such column')"),
+        (TallyRaises(), "results_tally().add()", "KeyError('subtask')"),
+        (CorpusRaises(), "corpus_columns()", "RuntimeError('corpus BLEU needs Java')"),
+    ],
+)
+def test_a_task_whose_results_code_raises_is_named_and_its_answers_kept(
+    tmp_path: Path, task: Letters, method: str, error: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A task's own results code (columns, tally, corpus columns) that raises stops the results
+    naming the task, its code and the method; no results look complete, and once the code is
+    fixed the same command writes them from the stored answers, asking the model nothing."""
+    out = tmp_path / "out"
+    with pytest.raises(ConfigError) as raised:
+        run_letters(f"{MODELS}:Gold", tmp_path, out, task)
+    code = f"test_plugin_mistakes.{type(task).__name__}"
+    assert str(raised.value).startswith(f"task letters ({code}): {method} raised {error}")
+    assert not (out / "results.json").exists()
+    with sqlite3.connect(out / Store.FILENAME) as db:
+        assert db.execute("SELECT count(*) FROM responses").fetchone() == (4,)
+
+    capsys.readouterr()
+    assert run_letters(f"{MODELS}:Gold", tmp_path, out).complete  # the task fixed
+    assert "infer: 0 answered, 4 reused from the store" in capsys.readouterr().err
+    assert json.loads((out / "results.json").read_text())["columns"]["Accuracy"] == 100.0

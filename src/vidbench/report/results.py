@@ -7,12 +7,14 @@ import platform
 import subprocess
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
+from vidbench.core.errors import ConfigError, DataError, code_of
 from vidbench.core.files import Json
 from vidbench.core.records import batched
 from vidbench.report.schema import SCHEMA_VERSION, Results, SampleRow
@@ -49,8 +51,28 @@ def git_commit() -> str | None:
     return out.stdout.strip() or None
 
 
+Returned = TypeVar("Returned")
+
 # Rows tallied at a time by build_results: read, counted and dropped before the next batch.
 ROW_BATCH = 1000
+
+
+def task_code(task: Task, method: str, call: Callable[[], Returned]) -> Returned:
+    """`call()`, one of the task's own results methods (a plugin's code); an exception it
+    raises stops the results with a ConfigError naming the task, its code and the method (no
+    results.json is written: the folder keeps the one an earlier scoring wrote, if any).
+    The answers are in the store: once the code is fixed, the same command scores them again
+    without asking the model. A ConfigError or DataError is the task's own word, passed on."""
+    try:
+        return call()
+    except (ConfigError, DataError):
+        raise
+    except Exception as e:
+        raise ConfigError(
+            f"task {task.name} ({code_of(task)}): {method} raised {e!r}, so no results were "
+            "written; the answers are kept: once it is fixed, the same command scores them "
+            "and writes the results, asking the model nothing"
+        ) from e
 
 
 def needs_whole_set(task: Task) -> bool:
@@ -58,7 +80,9 @@ def needs_whole_set(task: Task) -> bool:
     corpus BLEU, or results fields from `extra_results` rather than a `results_tally`);
     otherwise each column's values are gathered batch by batch and no row is kept."""
     kind = type(task)
-    whole_extra = kind.extra_results is not Task.extra_results and task.results_tally() is None
+    whole_extra = kind.extra_results is not Task.extra_results and (
+        task_code(task, "results_tally()", task.results_tally) is None
+    )
     return kind.corpus_columns is not Task.corpus_columns or whole_extra
 
 
@@ -76,9 +100,14 @@ class RowTally:
         self.unparsed = 0
         self.failed: list[SampleRow] = []
         self.scored: list[SampleRow] | None = [] if needs_whole_set(task) else None
-        self.extra = None if self.scored is not None else task.results_tally()
+        self.extra = (
+            None
+            if self.scored is not None
+            else task_code(task, "results_tally()", task.results_tally)
+        )
         self._columns = ColumnTally()
-        self._columns.add(task.column_values([]))  # the columns a task always has, in its order
+        # the columns a task always has, in its order
+        self._columns.add(task_code(task, "column_values()", lambda: task.column_values([])))
 
     def add(self, rows: Sequence[SampleRow]) -> None:
         scored = [row for row in rows if not row.failed]
@@ -89,9 +118,11 @@ class RowTally:
         if self.scored is not None:
             self.scored += scored
             return
-        self._columns.add(self.task.column_values(scored))
-        if self.extra is not None:
-            self.extra.add(scored)
+        self._columns.add(
+            task_code(self.task, "column_values()", lambda: self.task.column_values(scored))
+        )
+        if (extra := self.extra) is not None:
+            task_code(self.task, "results_tally().add()", lambda: extra.add(scored))
 
     def passing(self, rows: Iterable[SampleRow]) -> Iterator[SampleRow]:
         """`rows`, each handed on as it comes and tallied ROW_BATCH at a time (so the score
@@ -106,16 +137,18 @@ class RowTally:
         self.add(batch)
 
     def values(self) -> Mapping[str, Sequence[float]]:
-        if self.scored is None:
+        if (scored := self.scored) is None:
             return self._columns.values
-        return self.task.column_values(self.scored)
+        return task_code(self.task, "column_values()", lambda: self.task.column_values(scored))
 
     def extra_fields(self, values: Mapping[str, Sequence[float]]) -> Mapping[str, Json]:
         """The task's own results fields: from its tally, or its `extra_results` over every
         row."""
-        if self.extra is not None:
-            return self.extra.fields(values)
-        return self.task.extra_results(self.scored) if self.scored is not None else {}
+        if (extra := self.extra) is not None:
+            return task_code(self.task, "results_tally().fields()", lambda: extra.fields(values))
+        if (scored := self.scored) is None:
+            return {}
+        return task_code(self.task, "extra_results()", lambda: self.task.extra_results(scored))
 
 
 def build_results(
@@ -139,7 +172,11 @@ def build_results(
     table = task.table
     columns = table.shown_columns(values)
     groups = table.shown_groups(values)
-    corpus = task.corpus_columns(scored) if tally.scored is not None else {}
+    corpus = (
+        task_code(task, "corpus_columns()", lambda: task.corpus_columns(scored))
+        if tally.scored is not None
+        else {}
+    )
     return Results.model_validate(
         {
             "schema_version": SCHEMA_VERSION,
