@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from vidbench.core.errors import ConfigError
+from vidbench.core.errors import ConfigError, MediaError
 from vidbench.core.files import Json, write_json, write_text
 from vidbench.core.records import Sample
 from vidbench.export.construction import find_construction
@@ -33,6 +33,7 @@ from vidbench.export.request import (
     ExportTask,
 )
 from vidbench.extras import require
+from vidbench.media.decode import probe
 from vidbench.tasks.exported import (
     FORMAT,
     FORMAT_VERSION,
@@ -41,6 +42,7 @@ from vidbench.tasks.exported import (
     SPLIT,
     ExportedTask,
     Manifest,
+    row_schema,
     sample_row,
 )
 from vidbench.tasks.problems import Loaded, Problem
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
 
 VIDEOS = "videos"
 CONSTRUCTION = "construction"
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
 def _arrow_type(values: list[Json]) -> pa.DataType | None:
@@ -64,6 +67,10 @@ def _arrow_type(values: list[Json]) -> pa.DataType | None:
         return pa.bool_()
     if kinds == {str}:
         return pa.string()
+    if kinds <= {int, float} and any(
+        isinstance(v, int) and not INT64_MIN <= v <= INT64_MAX for v in values
+    ):
+        return None  # past what an Arrow integer (or a float, exactly) holds: JSON text
     if kinds == {int}:
         return pa.int64()
     if kinds <= {int, float}:
@@ -82,22 +89,19 @@ def _schema(samples: Sequence[Sample]) -> tuple[pa.Schema, dict[str, str], set[s
     column of each field; and the columns written as JSON text (values of no common type)."""
     import pyarrow as pa
 
-    base = {
-        "options": pa.list_(pa.string()),
-        "references": pa.list_(pa.string()),
-        "views": pa.list_(pa.int64()),
-        "videos": pa.list_(pa.string()),
-        "start_s": pa.float64(),
-        "end_s": pa.float64(),
-    }
-    columns = [pa.field(name, base.get(name, pa.string())) for name in ROW_COLUMNS]
+    columns = list(row_schema())
     extra, as_json = {}, set()
     keys = dict.fromkeys(k for s in samples for k in s.metadata)
+    renamed = {key: ORIGINAL + key for key in keys if key in ROW_COLUMNS}
+    taken = {*ROW_COLUMNS, *renamed.values()}
     for key in keys:
         values = [s.metadata.get(key) for s in samples]
         if key.startswith("_") or all(v is None for v in values):
             continue
-        name = ORIGINAL + key if key in ROW_COLUMNS else key
+        name = renamed.get(key, key)
+        while key not in renamed and name in taken:  # a source field `original_answer` too
+            name = ORIGINAL + name
+        taken.add(name)
         kind = _arrow_type(values)
         if kind is None:
             as_json.add(name)
@@ -156,17 +160,33 @@ def _write_config(out: Path, task: ExportTask, videos: _Videos) -> ConfigSummary
     )
 
 
-def _with_videos(task: ExportTask) -> ExportTask:
-    """The task's samples whose videos are all there (some loaders leave that to the run), and
-    a problem for each of the others."""
-    kept, missing = [], []
+def _video_problem(path: Path, probed: dict[Path, str | None]) -> str | None:
+    """Why the video at `path` cannot be exported (missing, unreadable, cut short), or None;
+    each file is probed once (`probed`: the answers so far, by real path)."""
+    if not path.is_file():
+        return "missing video"
+    real = path.resolve()
+    if real not in probed:
+        try:
+            probe(real)  # demuxes, decodes nothing: a copy of a broken file would look fine
+            probed[real] = None
+        except MediaError as e:
+            probed[real] = f"unreadable video ({str(e).removeprefix(f'{real}: ')})"
+    return probed[real]
+
+
+def _with_videos(task: ExportTask, probed: dict[Path, str | None]) -> ExportTask:
+    """The task's samples whose videos are all there and readable (some loaders leave that to
+    the run), and a problem for each of the others."""
+    kept, bad = [], []
     for sample in task.loaded.items:
-        gone = [p for p in sample.media.videos.values() if not p.is_file()]
-        if gone:
-            missing.append(Problem(sample.id, gone[0], "missing video"))
+        found = ((p, _video_problem(p, probed)) for p in sample.media.videos.values())
+        first = next(((p, why) for p, why in found if why is not None), None)
+        if first is not None:
+            bad.append(Problem(sample.id, first[0], first[1]))
         else:
             kept.append(sample)
-    return dataclasses.replace(task, loaded=Loaded(kept, [*task.loaded.problems, *missing]))
+    return dataclasses.replace(task, loaded=Loaded(kept, [*task.loaded.problems, *bad]))
 
 
 def _check_problems(request: ExportRequest) -> list[Problem]:
@@ -182,7 +202,9 @@ def _check_problems(request: ExportRequest) -> list[Problem]:
     return problems
 
 
-def _check_out(out: Path) -> None:
+def _check_out(out: Path, source: Path) -> None:
+    if out.resolve().is_relative_to(source.resolve()):  # a later export would read it back in
+        raise ConfigError(f"{out} is inside the source folder {source}; export beside it")
     if out.is_symlink():  # the finished folder is renamed onto OUT: a link cannot take it
         raise ConfigError(f"{out} is a symbolic link; export into a new folder")
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
@@ -201,8 +223,9 @@ def export_hf(request: ExportRequest) -> ExportedDataset:
     require("vidbench export --to hf", ["pyarrow", "yaml"], "export")
     from vidbench.export.card import card_text
 
-    _check_out(request.out)
-    request = dataclasses.replace(request, tasks=[_with_videos(t) for t in request.tasks])
+    _check_out(request.out, request.source)
+    probed: dict[Path, str | None] = {}
+    request = dataclasses.replace(request, tasks=[_with_videos(t, probed) for t in request.tasks])
     problems = _check_problems(request)
     work = _new_folder(request.out)
     try:
