@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vidbench.core.errors import ConfigError, MediaError
-from vidbench.core.files import Json, write_json, write_text
+from vidbench.core.files import Json, not_text, write_json, write_text
 from vidbench.core.records import Sample
 from vidbench.export.construction import find_construction
 from vidbench.export.request import (
@@ -175,30 +175,52 @@ def _video_problem(path: Path, probed: dict[Path, str | None]) -> str | None:
     return probed[real]
 
 
-def _with_videos(task: ExportTask, probed: dict[Path, str | None]) -> ExportTask:
-    """The task's samples whose videos are all there and readable (some loaders leave that to
-    the run), and a problem for each of the others."""
+def _text_problem(sample: Sample) -> str | None:
+    """Where a sample holds text that Parquet (UTF-8) cannot hold: half of a character, which a
+    loader may pass on from a JSON "\\ud800" escape (a CSV cell holding a JSON list), or None."""
+    own = {
+        "id": sample.id, "question": sample.question, "options": sample.options,
+        "answer": sample.answer, "references": sample.references, "rules": sample.rules,
+    }  # fmt: skip
+    fields = {**own, **{f"the field {k!r}": {k: v} for k, v in sample.metadata.items()}}
+    for name, value in fields.items():
+        what = not_text(json.dumps(value, ensure_ascii=False))
+        if what is not None:
+            return f"not UTF-8 text in {name} ({what})"
+    return None
+
+
+def _exportable(task: ExportTask, source: Path, probed: dict[Path, str | None]) -> ExportTask:
+    """The task's samples that Parquet can hold whose videos are all there and readable (some
+    loaders leave that to the run), and a problem for each of the others."""
     kept, bad = [], []
     for sample in task.loaded.items:
         found = ((p, _video_problem(p, probed)) for p in sample.media.videos.values())
         first = next(((p, why) for p, why in found if why is not None), None)
+        text = _text_problem(sample)
         if first is not None:
             bad.append(Problem(sample.id, first[0], first[1]))
+        elif text is not None:
+            bad.append(Problem(sample.id, source, text))
         else:
             kept.append(sample)
     return dataclasses.replace(task, loaded=Loaded(kept, [*task.loaded.problems, *bad]))
 
 
 def _check_problems(request: ExportRequest) -> list[Problem]:
+    """Every problem of the tasks' records; ConfigError listing them unless `skip_bad`, and
+    also then when no record is left (an empty dataset would look like an export)."""
     problems = [p for t in request.tasks for p in t.loaded.problems]
+    shown = "\n".join(f"  {p}" for p in problems[:20])
+    shown += f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
     if problems and not request.skip_bad:
-        shown = "\n".join(f"  {p}" for p in problems[:20])
-        more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
         raise ConfigError(
-            f"{request.source}: {len(problems)} record(s) cannot be exported:\n{shown}{more}\n"
+            f"{request.source}: {len(problems)} record(s) cannot be exported:\n{shown}\n"
             "fix them (vidbench validate) or give --skip-bad to leave them out; the dataset card "
             "then lists them"
         )
+    if not any(t.loaded.items for t in request.tasks):
+        raise ConfigError(f"{request.source}: no record can be exported:\n{shown}")
     return problems
 
 
@@ -225,8 +247,11 @@ def export_hf(request: ExportRequest) -> ExportedDataset:
 
     _check_out(request.out, request.source)
     probed: dict[Path, str | None] = {}
-    request = dataclasses.replace(request, tasks=[_with_videos(t, probed) for t in request.tasks])
+    exportable = [_exportable(t, request.source, probed) for t in request.tasks]
+    request = dataclasses.replace(request, tasks=exportable)
     problems = _check_problems(request)
+    # a task whose every record was left out is no config (the card lists its records)
+    request = dataclasses.replace(request, tasks=[t for t in request.tasks if t.loaded.items])
     work = _new_folder(request.out)
     try:
         shown = [p for t in request.tasks for s in t.loaded.items for p in s.media.videos.values()]
