@@ -229,7 +229,8 @@ def read_export(folder: Path, task: str) -> Loaded[Sample]:
     for name in tasks[task].files:
         path = folder / name
         if not path.is_file():
-            raise DataError(f"{path}: missing (the rows of {task}, {folder / MANIFEST} says)")
+            config = tasks[task].config
+            raise DataError(f"{path}: missing (the rows of {config}, {folder / MANIFEST} says)")
         try:
             table = pq.read_table(path)
         except (OSError, pa.ArrowException) as e:
@@ -252,7 +253,8 @@ def read_export(folder: Path, task: str) -> Loaded[Sample]:
                 problems.append(Problem(record, path, str(e)))
     if read != tasks[task].rows:
         message = (
-            f"{task}: the export wrote {tasks[task].rows} rows, its Parquet files hold {read} "
+            f"{tasks[task].config}: the export wrote {tasks[task].rows} rows, its Parquet files "
+            f"hold {read} "
             "(rows removed or added since it was written)"
         )
         problems.append(Problem("", folder / MANIFEST, message))
