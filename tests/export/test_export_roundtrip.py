@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from conftest import AUTOEVAL, AUTOEVAL_CLIPS
 from custom_support import (
     make_bench,
     predictions,
@@ -223,3 +224,21 @@ def test_run_on_the_export_is_run_on_the_source(case: str, tmp_path: Path) -> No
     assert samples(first) == samples(second) and len(samples(first)) == 3
     assert results(first)["columns"] == results(second)["columns"]
     assert results(first)["n"] == results(second)["n"]
+
+
+def test_autoeval_video_reads_back_as_its_source(tmp_path: Path) -> None:
+    """The AutoEval-Video fixture (8 of the release's 327 clips: --skip-bad leaves the others
+    out): the 8 samples a run on the release scores are those of a run on the export."""
+    out = tmp_path / "hf"
+    assert (
+        vidbench("export", AUTOEVAL, "--to", "hf", out, "--license", "cc-by-4.0", "--skip-bad") == 0
+    )
+    args = ["--model", "constant:a cat", "--judge", "constant:1"]
+    assert (
+        vidbench("run", "autoeval-video", "--data", AUTOEVAL, *args, "--out", tmp_path / "a") == 3
+    )
+    assert vidbench("run", "autoeval-video", "--data", out, *args, "--out", tmp_path / "b") == 0
+    source, export = samples(tmp_path / "a"), samples(tmp_path / "b")
+    answered = {k: row for k, row in source.items() if row["error"] is None}
+    assert len(answered) == AUTOEVAL_CLIPS and export == answered
+    assert results(tmp_path / "a")["columns"] == results(tmp_path / "b")["columns"]
