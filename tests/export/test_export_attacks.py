@@ -99,6 +99,19 @@ def test_out_inside_the_source_is_refused(tmp_path: Path, capsys: pytest.Capture
     assert "exists and is not an empty folder" in said(capsys) and file.read_text() == "x"
 
 
+@pytest.mark.parametrize("name", ["../../outside", "a/b"])
+def test_a_name_that_is_no_folder_name_is_refused(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """The benchmark's name is the config's folder, data/<name>/ (was: written where the name
+    led, out of OUT)."""
+    toml = ISSUE_TOML.replace('name = "my-bench"', f'name = "{name}"') + 'license = "mit"\n'
+    bench = make_bench(tmp_path / "a" / "bench", toml)
+    assert vidbench("export", bench, "--to", "hf", tmp_path / "a" / "hf") == 2
+    assert f"the config name {name!r} (the benchmark's name) is not a folder name" in said(capsys)
+    assert sorted(p.name for p in tmp_path.rglob("*") if p.suffix == ".parquet") == []
+
+
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("exported")
@@ -119,6 +132,13 @@ def _set(column: str, values: list[object]) -> Callable[[Path], None]:
         return table.set_column(table.schema.get_field_index(column), column, pa.array(values))
 
     return _rewrite(change)
+
+
+def _manifest_files(out: Path, files: list[str]) -> None:
+    manifest = json.loads((out / "vidbench.json").read_text())
+    manifest["tasks"]["custom"]["files"] = files
+    (out / "vidbench.json").write_text(json.dumps(manifest))
+    shutil.copy(out / ROWS_FILE, out.parent / "elsewhere.parquet")
 
 
 # An edit of the export, what a run on it then exits with, and what it says.
@@ -163,6 +183,11 @@ EDITS: dict[str, tuple[Callable[[Path], None], int, list[str]]] = {
             "questions-1: its video path '/etc/hostname' is outside the export folder",
             "questions-2: its video path '../bench/videos/clip1.mp4' is outside the export folder",
         ],
+    ),
+    "a rows file out of the folder": (  # was: read wherever it was
+        lambda out: _manifest_files(out, ["../elsewhere.parquet"]),
+        2,
+        ["vidbench.json: the rows file '../elsewhere.parquet' is outside the folder"],
     ),
     "a config removed": (
         lambda out: shutil.rmtree(out / "data" / "my-bench"),

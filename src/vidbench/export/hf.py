@@ -42,6 +42,7 @@ from vidbench.tasks.exported import (
     SPLIT,
     ExportedTask,
     Manifest,
+    leads_out,
     row_schema,
     sample_row,
 )
@@ -246,6 +247,12 @@ def export_hf(request: ExportRequest) -> ExportedDataset:
     from vidbench.export.card import card_text
 
     _check_out(request.out, request.source)
+    for task in request.tasks:  # data/<config>/ is a folder of OUT
+        if leads_out(task.config) or "/" in task.config or task.config in ("", "."):
+            raise ConfigError(
+                f"{request.source}: the config name {task.config!r} (the benchmark's name) is "
+                "not a folder name; name the benchmark without '/', '\\' or '..'"
+            )
     probed: dict[Path, str | None] = {}
     exportable = [_exportable(t, request.source, probed) for t in request.tasks]
     request = dataclasses.replace(request, tasks=exportable)

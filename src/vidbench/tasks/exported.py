@@ -116,6 +116,12 @@ def sample_row(sample: Sample, video_paths: Mapping[int, str]) -> dict[str, Json
     }
 
 
+def leads_out(relative: str) -> bool:
+    """Whether a path an export names (relative to OUT) leads out of OUT: absolute, or up."""
+    path = PurePosixPath(relative)
+    return path.is_absolute() or ".." in path.parts or "\\" in relative
+
+
 def row_sample(columns: Mapping[str, object], root: Path) -> Sample:
     """An exported row as the Sample it was made from; DataError saying what is wrong."""
     missing = [c for c in ROW_COLUMNS if c not in columns]
@@ -134,7 +140,7 @@ def row_sample(columns: Mapping[str, object], root: Path) -> Sample:
     views, files = row.views or [], row.videos or []
     if len(views) != len(files) or not files:
         raise DataError("its views and videos do not pair up")
-    outside = [p for p in files if PurePosixPath(p).is_absolute() or ".." in PurePosixPath(p).parts]
+    outside = [p for p in files if leads_out(p)]
     if outside:  # a row must not make vidbench read (and show a model) files elsewhere
         raise DataError(f"its video path {outside[0]!r} is outside the export folder")
     videos = {v: root / p for v, p in zip(views, files, strict=True)}
@@ -227,6 +233,8 @@ def read_export(folder: Path, task: str) -> Loaded[Sample]:
     first_row: dict[str, str] = {}  # id -> where it was first read
     read = 0
     for name in tasks[task].files:
+        if leads_out(name):
+            raise DataError(f"{folder / MANIFEST}: the rows file {name!r} is outside the folder")
         path = folder / name
         if not path.is_file():
             config = tasks[task].config
