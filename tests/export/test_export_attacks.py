@@ -99,6 +99,26 @@ def test_out_inside_the_source_is_refused(tmp_path: Path, capsys: pytest.Capture
     assert "exists and is not an empty folder" in said(capsys) and file.read_text() == "x"
 
 
+def test_an_earlier_export_kept_in_the_source_is_not_construction(tmp_path: Path) -> None:
+    """Its construction/ copies are not records of how the source was built (were: copied
+    again, and shown twice on the card)."""
+    bench = make_bench(tmp_path / "bench", ISSUE_TOML + 'license = "mit"\n')
+    (bench / "settings.json").write_text('{"seed": 1}')
+    assert vidbench("export", bench, "--to", "hf", tmp_path / "hf") == 0
+    shutil.move(tmp_path / "hf", bench / "published")
+    out = tmp_path / "again"
+    assert vidbench("export", bench, "--to", "hf", out) == 0
+    assert [p.relative_to(out).as_posix() for p in (out / "construction").rglob("*.json")] == [
+        "construction/settings.json"
+    ]
+    assert "published" not in (out / "README.md").read_text()
+    # an export is a benchmark itself: exported again, it reads back as the first
+    twice = tmp_path / "twice"
+    assert vidbench("export", bench / "published", "--to", "hf", twice) == 0
+    first, second = (pq.read_table(d / ROWS_FILE) for d in (bench / "published", twice))
+    assert first.select(sorted(first.column_names)) == second.select(sorted(first.column_names))
+
+
 @pytest.mark.parametrize("name", ["../../outside", "a/b"])
 def test_a_name_that_is_no_folder_name_is_refused(
     name: str, tmp_path: Path, capsys: pytest.CaptureFixture
