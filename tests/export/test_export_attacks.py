@@ -171,6 +171,14 @@ EDITS: dict[str, tuple[Callable[[Path], None], int, list[str]]] = {
             "where an export writes string"
         ],
     ),
+    "the gold edited to no option": (  # was: scored wrong, "" as a gold too
+        _set("answer", ["Z", "b", "", None, "A", "B"]),
+        3,
+        [
+            "questions-1: its answer 'Z' is no option letter (A-D)",
+            "questions-3: its answer '' is no option letter (A-D)",
+        ],
+    ),
     "a column dropped": (
         _rewrite(lambda t: t.drop_columns(["options"])),
         2,

@@ -17,6 +17,7 @@ original data asks.
 from __future__ import annotations
 
 import json
+import string
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
@@ -137,6 +138,14 @@ def row_sample(columns: Mapping[str, object], root: Path) -> Sample:
         raise DataError(f"its metadata is not JSON ({e})") from None
     if not isinstance(metadata, dict):
         raise DataError("its metadata is not a JSON object")
+    options = tuple(row.options or ())
+    if row.kind == "mcq" and options and row.answer is not None:
+        letters = string.ascii_uppercase[: len(options)]
+        # an edited gold would be scored as it is; MMWorld's letters are lower case
+        if row.answer not in (*letters, *letters.lower()):
+            raise DataError(
+                f"its answer {row.answer!r} is no option letter ({letters[0]}-{letters[-1]})"
+            )
     views, files = row.views or [], row.videos or []
     if len(views) != len(files) or not files:
         raise DataError("its views and videos do not pair up")
@@ -153,7 +162,7 @@ def row_sample(columns: Mapping[str, object], root: Path) -> Sample:
         kind=row.kind,
         media=MediaRef(videos, row.start_s, row.end_s),
         question=row.question,
-        options=tuple(row.options or ()),
+        options=options,
         answer=row.answer,
         references=tuple(row.references or ()),
         rules=row.rules,
