@@ -147,9 +147,11 @@ def _rewrite(change: Callable[[pa.Table], pa.Table]) -> Callable[[Path], None]:
     return edit
 
 
-def _set(column: str, values: list[object]) -> Callable[[Path], None]:
+def _set(**columns: list[object]) -> Callable[[Path], None]:
     def change(table: pa.Table) -> pa.Table:
-        return table.set_column(table.schema.get_field_index(column), column, pa.array(values))
+        for name, values in columns.items():
+            table = table.set_column(table.schema.get_field_index(name), name, pa.array(values))
+        return table
 
     return _rewrite(change)
 
@@ -164,7 +166,7 @@ def _manifest_files(out: Path, files: list[str]) -> None:
 # An edit of the export, what a run on it then exits with, and what it says.
 EDITS: dict[str, tuple[Callable[[Path], None], int, list[str]]] = {
     "the gold retyped": (  # was: the gold "0", "1", ... scored as given
-        _set("answer", list(range(6))),
+        _set(answer=list(range(6))),
         2,
         [
             f"{ROWS_FILE}: not the rows of a vidbench export: its column 'answer' is int64, "
@@ -172,7 +174,7 @@ EDITS: dict[str, tuple[Callable[[Path], None], int, list[str]]] = {
         ],
     ),
     "the gold edited to no option": (  # was: scored wrong, "" as a gold too
-        _set("answer", ["Z", "b", "", None, "A", "B"]),
+        _set(answer=["Z", "b", "", None, "A", "B"]),
         3,
         [
             "questions-1: its answer 'Z' is no option letter (A-D)",
@@ -194,7 +196,7 @@ EDITS: dict[str, tuple[Callable[[Path], None], int, list[str]]] = {
         ],
     ),
     "an id repeated": (  # was: six samples of one id
-        _set("id", [f"questions-{n}" for n in (1, 2, 3, 4, 5, 1)]),
+        _set(id=[f"questions-{n}" for n in (1, 2, 3, 4, 5, 1)]),
         3,
         [
             "questions-1: row 6: an id met before (data/my-bench/test-00000-of-00001.parquet "
@@ -203,8 +205,7 @@ EDITS: dict[str, tuple[Callable[[Path], None], int, list[str]]] = {
     ),
     "a video path out of the folder": (  # was: the file read wherever it was
         _set(
-            "videos",
-            [["/etc/hostname"], ["../bench/videos/clip1.mp4"], *[["videos/clip2.mp4"]] * 4],
+            videos=[["/etc/hostname"], ["../bench/videos/clip1.mp4"], *[["videos/clip2.mp4"]] * 4]
         ),
         3,
         [
@@ -216,6 +217,14 @@ EDITS: dict[str, tuple[Callable[[Path], None], int, list[str]]] = {
         lambda out: _manifest_files(out, ["../elsewhere.parquet"]),
         2,
         ["vidbench.json: the rows file '../elsewhere.parquet' is outside the folder"],
+    ),
+    "a view repeated": (  # was: one of its two videos dropped without a word
+        _set(
+            views=[[0, 0], *[[0]] * 5],
+            videos=[["videos/clip0.mp4", "videos/clip1.mp4"], *[["videos/clip0.mp4"]] * 5],
+        ),
+        3,
+        ["questions-1: its views and videos do not pair up (one video per view)"],
     ),
     "a config removed": (
         lambda out: shutil.rmtree(out / "data" / "my-bench"),

@@ -147,8 +147,8 @@ def row_sample(columns: Mapping[str, object], root: Path) -> Sample:
                 f"its answer {row.answer!r} is no option letter ({letters[0]}-{letters[-1]})"
             )
     views, files = row.views or [], row.videos or []
-    if len(views) != len(files) or not files:
-        raise DataError("its views and videos do not pair up")
+    if len(views) != len(files) or not files or len(set(views)) != len(views):
+        raise DataError("its views and videos do not pair up (one video per view)")
     outside = [p for p in files if leads_out(p)]
     if outside:  # a row must not make vidbench read (and show a model) files elsewhere
         raise DataError(f"its video path {outside[0]!r} is outside the export folder")
