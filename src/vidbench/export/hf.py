@@ -46,7 +46,7 @@ from vidbench.tasks.exported import (
     row_schema,
     sample_row,
 )
-from vidbench.tasks.problems import Loaded, Problem
+from vidbench.tasks.problems import Loaded, Problem, check_all
 
 if TYPE_CHECKING:
     import pyarrow as pa  # read untyped (pyproject: [tool.mypy])
@@ -161,19 +161,20 @@ def _write_config(out: Path, task: ExportTask, videos: _Videos) -> ConfigSummary
     )
 
 
-def _video_problem(path: Path, probed: dict[Path, str | None]) -> str | None:
-    """Why the video at `path` cannot be exported (missing, unreadable, cut short), or None;
-    each file is probed once (`probed`: the answers so far, by real path)."""
-    if not path.is_file():
-        return "missing video"
-    real = path.resolve()
-    if real not in probed:
-        try:
-            probe(real)  # demuxes, decodes nothing: a copy of a broken file would look fine
-            probed[real] = None
-        except MediaError as e:
-            probed[real] = f"unreadable video ({str(e).removeprefix(f'{real}: ')})"
-    return probed[real]
+def _unreadable(path: Path) -> Problem | None:
+    try:
+        probe(path)  # demuxes, decodes nothing: a copy of a broken file would look fine
+    except MediaError as e:
+        return Problem("", path, f"unreadable video ({str(e).removeprefix(f'{path}: ')})")
+    return None
+
+
+def _unreadable_videos(tasks: Sequence[ExportTask]) -> dict[Path, str]:
+    """Why each video of the tasks' samples that is there cannot be read, by real path (each
+    file probed once, side by side)."""
+    shown = {p.resolve() for t in tasks for s in t.loaded.items for p in s.media.videos.values()}
+    there = sorted(p for p in shown if p.is_file())
+    return {p.path: p.message for p in check_all(there, _unreadable, "checking videos")}
 
 
 def _text_problem(sample: Sample) -> str | None:
@@ -191,12 +192,15 @@ def _text_problem(sample: Sample) -> str | None:
     return None
 
 
-def _exportable(task: ExportTask, source: Path, probed: dict[Path, str | None]) -> ExportTask:
+def _exportable(task: ExportTask, source: Path, unreadable: dict[Path, str]) -> ExportTask:
     """The task's samples that Parquet can hold whose videos are all there and readable (some
     loaders leave that to the run), and a problem for each of the others."""
     kept, bad = [], []
     for sample in task.loaded.items:
-        found = ((p, _video_problem(p, probed)) for p in sample.media.videos.values())
+        found = (
+            (p, "missing video" if not p.is_file() else unreadable.get(p.resolve()))
+            for p in sample.media.videos.values()
+        )
         first = next(((p, why) for p, why in found if why is not None), None)
         text = _text_problem(sample)
         if first is not None:
@@ -253,8 +257,8 @@ def export_hf(request: ExportRequest) -> ExportedDataset:
                 f"{request.source}: the config name {task.config!r} (the benchmark's name) is "
                 "not a folder name; name the benchmark without '/', '\\' or '..'"
             )
-    probed: dict[Path, str | None] = {}
-    exportable = [_exportable(t, request.source, probed) for t in request.tasks]
+    unreadable = _unreadable_videos(request.tasks)
+    exportable = [_exportable(t, request.source, unreadable) for t in request.tasks]
     request = dataclasses.replace(request, tasks=exportable)
     problems = _check_problems(request)
     # a task whose every record was left out is no config (the card lists its records)
