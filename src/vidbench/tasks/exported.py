@@ -271,8 +271,7 @@ def read_export(folder: Path, task: str) -> Loaded[Sample]:
     if read != tasks[task].rows:
         message = (
             f"{tasks[task].config}: the export wrote {tasks[task].rows} rows, its Parquet files "
-            f"hold {read} "
-            "(rows removed or added since it was written)"
+            f"hold {read} (rows removed or added since it was written)"
         )
         problems.append(Problem("", folder / MANIFEST, message))
     return Loaded(samples, problems)
