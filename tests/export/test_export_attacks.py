@@ -7,6 +7,7 @@ complete when it is not."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from collections.abc import Callable
@@ -14,7 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from custom_support import ISSUE_TOML, ROWS, make_bench, results, vidbench
+from custom_support import ISSUE_TOML, ROWS, make_bench, results, vidbench, write_clip
+from vidbench.core.errors import ConfigError
+from vidbench.core.records import MediaRef, Sample
+from vidbench.export.hf import export_hf
+from vidbench.export.request import ExportRequest, ExportTask
+from vidbench.tasks.problems import Loaded
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -45,24 +51,46 @@ def test_fields_parquet_cannot_hold_as_they_are(tmp_path: Path) -> None:
     assert table.column("original_original_answer").to_pylist() == [5, 6]
 
 
-def test_text_that_is_not_utf8_is_named(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    """A CSV cell's JSON list may spell half a character ("\\ud800"): Parquet cannot hold it
-    (was: UnicodeEncodeError); with --skip-bad the row is left out, and when no row is left
-    nothing is written (was: an export of 0 rows)."""
-    toml = ISSUE_TOML.replace("questions.jsonl", "questions.csv") + 'license = "mit"\n'
+def _request(source: Path, out: Path, samples: list[Sample], skip_bad: bool) -> ExportRequest:
+    task = ExportTask("plugin-bench", "plugin-bench", Loaded(samples, []))
+    return ExportRequest(source, out, "plugin", "Plugin", "mit", [task], skip_bad=skip_bad)
+
+
+def test_text_that_is_not_utf8_is_named(tmp_path: Path) -> None:
+    """A loader (a plugin's) may pass on half a character from a JSON "\\ud800" escape:
+    Parquet cannot hold it (was: UnicodeEncodeError); with skip_bad the record is left out, and
+    when none is left nothing is written (was: an export of 0 rows)."""
+    source = tmp_path / "source"
+    media = MediaRef({0: write_clip(source / "clip.mp4", 90)})
+    good = Sample("good", "plugin", "open", media, "What?", references=("x",))
+    broken = dataclasses.replace(good, id="broken", metadata={"note": "x\ud800"})
+    out = tmp_path / "hf"
+    with pytest.raises(ConfigError, match="broken: not UTF-8 text in the field 'note'"):
+        export_hf(_request(source, out, [good, broken], skip_bad=False))
+    assert not out.exists()
+    exported = export_hf(_request(source, out, [good, broken], skip_bad=True))
+    assert [str(p) for p in exported.problems] == [
+        f"broken: not UTF-8 text in the field 'note' (an unpaired surrogate escape) [{source}]"
+    ]
+    table = pq.read_table(out / "data" / "plugin-bench" / "test-00000-of-00001.parquet")
+    assert table.column("id").to_pylist() == ["good"]
+
+    with pytest.raises(ConfigError, match="no record can be exported:\n  broken: not UTF-8"):
+        export_hf(_request(source, tmp_path / "none", [broken], skip_bad=True))
+    assert not (tmp_path / "none").exists() and list(tmp_path.glob(".none.*")) == []
+
+
+def test_a_csv_cell_of_json_holds_text_only(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """A declared benchmark's CSV cell holding a JSON list is checked as a JSON rows file is
+    (was: the half character passed on to the prompt, `validate` saying "no problems")."""
+    toml = ISSUE_TOML.replace("questions.jsonl", "questions.csv")
     broken = {**ROWS[0], "options": ["A. one", "B. x\ud800"]}
     bench = make_bench(tmp_path / "bench", toml, [broken, ROWS[1]], "questions.csv")
-    out = tmp_path / "hf"
-    assert vidbench("export", bench, "--to", "hf", out) == 2
-    assert "questions-1: not UTF-8 text in options (an unpaired surrogate escape)" in said(capsys)
-    assert not out.exists()
-    assert vidbench("export", bench, "--to", "hf", out, "--skip-bad") == 0
-    assert pq.read_table(out / ROWS_FILE).column("id").to_pylist() == ["questions-2"]
-
-    alone = make_bench(tmp_path / "alone", toml, [broken], "questions.csv")
-    assert vidbench("export", alone, "--to", "hf", tmp_path / "hf2", "--skip-bad") == 2
-    assert "no record can be exported: questions-1: not UTF-8 text" in said(capsys)
-    assert not (tmp_path / "hf2").exists() and list(tmp_path.glob(".hf2.*")) == []
+    assert vidbench("validate", "custom", bench) == 1
+    assert (
+        "questions-1: line 2: options: not UTF-8 text in its JSON (an unpaired surrogate escape)"
+        in capsys.readouterr().out.replace("\n", " ")
+    )
 
 
 def test_a_broken_video_is_named(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

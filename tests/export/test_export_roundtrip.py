@@ -109,8 +109,8 @@ def same(sample: Sample) -> tuple[Any, ...]:
 
 
 def parquet_holds(sample: Sample) -> bool:
-    """Whether the sample's text is all UTF-8: a CSV cell holding a JSON list may spell half a
-    character ("\\ud800"), which the export leaves out, naming it."""
+    """Whether the sample's text is all UTF-8 (the export leaves out, naming it, a record holding
+    half a character: the declared loader refuses them itself, so all should be)."""
     text = [sample.id, sample.question, sample.options, sample.answer, sample.references]
     try:
         json.dumps([*text, sample.rules, sample.metadata], ensure_ascii=False).encode()
