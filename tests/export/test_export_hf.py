@@ -83,10 +83,12 @@ def test_a_4d_bench_release(fourd: Path, tmp_path: Path, capsys: pytest.CaptureF
         vidbench("run", "4dbench-qa", "--data", fourd, "--model", "random", "--out", results) == 0
     )
     native = json.loads((results / "results.json").read_text())["columns"]
+    native_samples = (results / "samples.jsonl").read_text()
     capsys.readouterr()
     assert vidbench("run", "4dbench-qa", "--data", out, "--model", "random", "--out", results) == 0
     assert reused(capsys) == "infer: 0 answered, 10 reused from the store, 0 failed"
     assert json.loads((results / "results.json").read_text())["columns"] == native
+    assert (results / "samples.jsonl").read_text() == native_samples  # ids, golds, replies
 
     task = get_task("4dbench-caption")
     a, b = (sorted(load_samples(task, d).items, key=lambda s: s.id) for d in (fourd, out))
@@ -117,9 +119,13 @@ def test_mmworld_synthetic_subsets(tmp_path: Path, capsys: pytest.CaptureFixture
     results = tmp_path / "run"
     args = ["--model", "random", "--out", results]
     assert vidbench("run", "mmworld-synth-visual:rule", "--data", curated, *args) == 0
+    native_samples = (results / "samples.jsonl").read_text()
+    native = json.loads((results / "results.json").read_text())["columns"]
     capsys.readouterr()
     assert vidbench("run", "mmworld-synth-visual:rule", "--data", out, *args) == 0
     assert reused(capsys) == "infer: 0 answered, 2 reused from the store, 0 failed"
+    assert (results / "samples.jsonl").read_text() == native_samples
+    assert json.loads((results / "results.json").read_text())["columns"] == native
 
 
 def test_a_declared_benchmark(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

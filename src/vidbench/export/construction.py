@@ -19,6 +19,8 @@ from pathlib import Path
 
 from pydantic import JsonValue
 
+from vidbench.tasks.exported import is_export
+
 SETTINGS = "settings.json"
 RENDER = "render.json"
 FUNNEL = "funnel.json"
@@ -64,13 +66,14 @@ class Construction:
 
 
 def find_construction(root: Path) -> Construction:
-    """Every construction record under `root` (links followed, each folder visited once)."""
+    """Every construction record under `root` (links followed, each folder visited once), but
+    those of an export kept under it (copies of records found here, or of another dataset's)."""
     found = Construction()
     seen: set[Path] = set()
     for folder, dirs, files in os.walk(root, followlinks=True):
         real = Path(folder).resolve()
-        if real in seen:
-            dirs[:] = []
+        if real in seen or (Path(folder) != root and is_export(Path(folder))):
+            dirs[:] = []  # an export kept inside DIR holds copies of DIR's own records
             continue
         seen.add(real)
         dirs.sort()

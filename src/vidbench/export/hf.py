@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from vidbench.core.errors import ConfigError
-from vidbench.core.files import Json, write_json, write_text
+from vidbench.core.errors import ConfigError, MediaError
+from vidbench.core.files import Json, not_text, write_json, write_text
 from vidbench.core.records import Sample
 from vidbench.export.construction import find_construction
 from vidbench.export.request import (
@@ -33,6 +33,7 @@ from vidbench.export.request import (
     ExportTask,
 )
 from vidbench.extras import require
+from vidbench.media.decode import probe
 from vidbench.tasks.exported import (
     FORMAT,
     FORMAT_VERSION,
@@ -41,15 +42,18 @@ from vidbench.tasks.exported import (
     SPLIT,
     ExportedTask,
     Manifest,
+    leads_out,
+    row_schema,
     sample_row,
 )
-from vidbench.tasks.problems import Loaded, Problem
+from vidbench.tasks.problems import Loaded, Problem, check_all
 
 if TYPE_CHECKING:
     import pyarrow as pa  # read untyped (pyproject: [tool.mypy])
 
 VIDEOS = "videos"
 CONSTRUCTION = "construction"
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
 def _arrow_type(values: list[Json]) -> pa.DataType | None:
@@ -64,6 +68,10 @@ def _arrow_type(values: list[Json]) -> pa.DataType | None:
         return pa.bool_()
     if kinds == {str}:
         return pa.string()
+    if kinds <= {int, float} and any(
+        isinstance(v, int) and not INT64_MIN <= v <= INT64_MAX for v in values
+    ):
+        return None  # past what an Arrow integer (or a float, exactly) holds: JSON text
     if kinds == {int}:
         return pa.int64()
     if kinds <= {int, float}:
@@ -82,22 +90,19 @@ def _schema(samples: Sequence[Sample]) -> tuple[pa.Schema, dict[str, str], set[s
     column of each field; and the columns written as JSON text (values of no common type)."""
     import pyarrow as pa
 
-    base = {
-        "options": pa.list_(pa.string()),
-        "references": pa.list_(pa.string()),
-        "views": pa.list_(pa.int64()),
-        "videos": pa.list_(pa.string()),
-        "start_s": pa.float64(),
-        "end_s": pa.float64(),
-    }
-    columns = [pa.field(name, base.get(name, pa.string())) for name in ROW_COLUMNS]
+    columns = list(row_schema())
     extra, as_json = {}, set()
     keys = dict.fromkeys(k for s in samples for k in s.metadata)
+    renamed = {key: ORIGINAL + key for key in keys if key in ROW_COLUMNS}
+    taken = {*ROW_COLUMNS, *renamed.values()}
     for key in keys:
         values = [s.metadata.get(key) for s in samples]
         if key.startswith("_") or all(v is None for v in values):
             continue
-        name = ORIGINAL + key if key in ROW_COLUMNS else key
+        name = renamed.get(key, key)
+        while key not in renamed and name in taken:  # a source field `original_answer` too
+            name = ORIGINAL + name
+        taken.add(name)
         kind = _arrow_type(values)
         if kind is None:
             as_json.add(name)
@@ -156,33 +161,77 @@ def _write_config(out: Path, task: ExportTask, videos: _Videos) -> ConfigSummary
     )
 
 
-def _with_videos(task: ExportTask) -> ExportTask:
-    """The task's samples whose videos are all there (some loaders leave that to the run), and
-    a problem for each of the others."""
-    kept, missing = [], []
+def _unreadable(path: Path) -> Problem | None:
+    try:
+        probe(path)  # demuxes, decodes nothing: a copy of a broken file would look fine
+    except MediaError as e:
+        return Problem("", path, f"unreadable video ({str(e).removeprefix(f'{path}: ')})")
+    return None
+
+
+def _unreadable_videos(tasks: Sequence[ExportTask]) -> dict[Path, str]:
+    """Why each video of the tasks' samples that is there cannot be read, by real path (each
+    file probed once, side by side)."""
+    shown = {p.resolve() for t in tasks for s in t.loaded.items for p in s.media.videos.values()}
+    there = sorted(p for p in shown if p.is_file())
+    return {p.path: p.message for p in check_all(there, _unreadable, "checking videos")}
+
+
+def _text_problem(sample: Sample) -> str | None:
+    """Where a sample holds text that Parquet (UTF-8) cannot hold: half of a character, which a
+    loader may pass on from a JSON "\\ud800" escape (a CSV cell holding a JSON list), or None."""
+    own = {
+        "id": sample.id, "question": sample.question, "options": sample.options,
+        "answer": sample.answer, "references": sample.references, "rules": sample.rules,
+    }  # fmt: skip
+    fields = {**own, **{f"the field {k!r}": {k: v} for k, v in sample.metadata.items()}}
+    for name, value in fields.items():
+        what = not_text(json.dumps(value, ensure_ascii=False))
+        if what is not None:
+            return f"not UTF-8 text in {name} ({what})"
+    return None
+
+
+def _exportable(task: ExportTask, source: Path, unreadable: dict[Path, str]) -> ExportTask:
+    """The task's samples that Parquet can hold whose videos are all there and readable (some
+    loaders leave that to the run), and a problem for each of the others."""
+    kept, bad = [], []
     for sample in task.loaded.items:
-        gone = [p for p in sample.media.videos.values() if not p.is_file()]
-        if gone:
-            missing.append(Problem(sample.id, gone[0], "missing video"))
+        found = (
+            (p, "missing video" if not p.is_file() else unreadable.get(p.resolve()))
+            for p in sample.media.videos.values()
+        )
+        first = next(((p, why) for p, why in found if why is not None), None)
+        text = _text_problem(sample)
+        if first is not None:
+            bad.append(Problem(sample.id, first[0], first[1]))
+        elif text is not None:
+            bad.append(Problem(sample.id, source, text))
         else:
             kept.append(sample)
-    return dataclasses.replace(task, loaded=Loaded(kept, [*task.loaded.problems, *missing]))
+    return dataclasses.replace(task, loaded=Loaded(kept, [*task.loaded.problems, *bad]))
 
 
 def _check_problems(request: ExportRequest) -> list[Problem]:
+    """Every problem of the tasks' records; ConfigError listing them unless `skip_bad`, and
+    also then when no record is left (an empty dataset would look like an export)."""
     problems = [p for t in request.tasks for p in t.loaded.problems]
+    shown = "\n".join(f"  {p}" for p in problems[:20])
+    shown += f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
     if problems and not request.skip_bad:
-        shown = "\n".join(f"  {p}" for p in problems[:20])
-        more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
         raise ConfigError(
-            f"{request.source}: {len(problems)} record(s) cannot be exported:\n{shown}{more}\n"
+            f"{request.source}: {len(problems)} record(s) cannot be exported:\n{shown}\n"
             "fix them (vidbench validate) or give --skip-bad to leave them out; the dataset card "
             "then lists them"
         )
+    if not any(t.loaded.items for t in request.tasks):
+        raise ConfigError(f"{request.source}: no record can be exported:\n{shown}")
     return problems
 
 
-def _check_out(out: Path) -> None:
+def _check_out(out: Path, source: Path) -> None:
+    if out.resolve().is_relative_to(source.resolve()):  # a later export would read it back in
+        raise ConfigError(f"{out} is inside the source folder {source}; export beside it")
     if out.is_symlink():  # the finished folder is renamed onto OUT: a link cannot take it
         raise ConfigError(f"{out} is a symbolic link; export into a new folder")
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
@@ -201,9 +250,19 @@ def export_hf(request: ExportRequest) -> ExportedDataset:
     require("vidbench export --to hf", ["pyarrow", "yaml"], "export")
     from vidbench.export.card import card_text
 
-    _check_out(request.out)
-    request = dataclasses.replace(request, tasks=[_with_videos(t) for t in request.tasks])
+    _check_out(request.out, request.source)
+    for task in request.tasks:  # data/<config>/ is a folder of OUT
+        if leads_out(task.config) or "/" in task.config or task.config in ("", "."):
+            raise ConfigError(
+                f"{request.source}: the config name {task.config!r} (the benchmark's name) is "
+                "not a folder name; name the benchmark without '/', '\\' or '..'"
+            )
+    unreadable = _unreadable_videos(request.tasks)
+    exportable = [_exportable(t, request.source, unreadable) for t in request.tasks]
+    request = dataclasses.replace(request, tasks=exportable)
     problems = _check_problems(request)
+    # a task whose every record was left out is no config (the card lists its records)
+    request = dataclasses.replace(request, tasks=[t for t in request.tasks if t.loaded.items])
     work = _new_folder(request.out)
     try:
         shown = [p for t in request.tasks for s in t.loaded.items for p in s.media.videos.values()]

@@ -17,8 +17,10 @@ original data asks.
 from __future__ import annotations
 
 import json
+import string
 from collections.abc import Mapping
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
 
@@ -27,6 +29,9 @@ from vidbench.core.files import Json
 from vidbench.core.records import MediaRef, Sample, SampleKind
 from vidbench.extras import require
 from vidbench.tasks.problems import Loaded, Problem
+
+if TYPE_CHECKING:
+    import pyarrow as pa  # read untyped (pyproject: [tool.mypy])
 
 MANIFEST = "vidbench.json"
 FORMAT = "vidbench-hf-export"
@@ -51,6 +56,21 @@ ROW_COLUMNS = (
 )
 
 
+def row_schema() -> pa.Schema:
+    """The Arrow types of ROW_COLUMNS, as an export writes them and a reader expects them."""
+    import pyarrow as pa
+
+    types = {
+        "options": pa.list_(pa.string()),
+        "references": pa.list_(pa.string()),
+        "views": pa.list_(pa.int64()),
+        "videos": pa.list_(pa.string()),
+        "start_s": pa.float64(),
+        "end_s": pa.float64(),
+    }
+    return pa.schema([pa.field(name, types.get(name, pa.string())) for name in ROW_COLUMNS])
+
+
 def is_export(folder: Path) -> bool:
     return (Path(folder) / MANIFEST).is_file()
 
@@ -59,7 +79,7 @@ class ExportedRow(BaseModel):
     """The ROW_COLUMNS of an exported row, of the types sample_row writes (its other columns,
     the metadata's plain fields, are read from `metadata`)."""
 
-    model_config = ConfigDict(extra="ignore", coerce_numbers_to_str=True)
+    model_config = ConfigDict(extra="ignore")
 
     id: str
     benchmark: str
@@ -97,6 +117,12 @@ def sample_row(sample: Sample, video_paths: Mapping[int, str]) -> dict[str, Json
     }
 
 
+def leads_out(relative: str) -> bool:
+    """Whether a path an export names (relative to OUT) leads out of OUT: absolute, or up."""
+    path = PurePosixPath(relative)
+    return path.is_absolute() or ".." in path.parts or "\\" in relative
+
+
 def row_sample(columns: Mapping[str, object], root: Path) -> Sample:
     """An exported row as the Sample it was made from; DataError saying what is wrong."""
     missing = [c for c in ROW_COLUMNS if c not in columns]
@@ -112,9 +138,20 @@ def row_sample(columns: Mapping[str, object], root: Path) -> Sample:
         raise DataError(f"its metadata is not JSON ({e})") from None
     if not isinstance(metadata, dict):
         raise DataError("its metadata is not a JSON object")
+    options = tuple(row.options or ())
+    if row.kind == "mcq" and options and row.answer is not None:
+        letters = string.ascii_uppercase[: len(options)]
+        # an edited gold would be scored as it is; MMWorld's letters are lower case
+        if row.answer not in (*letters, *letters.lower()):
+            raise DataError(
+                f"its answer {row.answer!r} is no option letter ({letters[0]}-{letters[-1]})"
+            )
     views, files = row.views or [], row.videos or []
-    if len(views) != len(files) or not files:
-        raise DataError("its views and videos do not pair up")
+    if len(views) != len(files) or not files or len(set(views)) != len(views):
+        raise DataError("its views and videos do not pair up (one video per view)")
+    outside = [p for p in files if leads_out(p)]
+    if outside:  # a row must not make vidbench read (and show a model) files elsewhere
+        raise DataError(f"its video path {outside[0]!r} is outside the export folder")
     videos = {v: root / p for v, p in zip(views, files, strict=True)}
     for path in videos.values():
         if not path.is_file():
@@ -125,7 +162,7 @@ def row_sample(columns: Mapping[str, object], root: Path) -> Sample:
         kind=row.kind,
         media=MediaRef(videos, row.start_s, row.end_s),
         question=row.question,
-        options=tuple(row.options or ()),
+        options=options,
         answer=row.answer,
         references=tuple(row.references or ()),
         rules=row.rules,
@@ -170,9 +207,25 @@ def read_manifest(folder: Path) -> Manifest:
         raise DataError(f"{path}: not a vidbench export manifest ({e})") from None
 
 
+def _column_problem(schema: pa.Schema) -> str | None:
+    """What is wrong with a Parquet file's ROW_COLUMNS (one missing, one of another type: a
+    number where the export wrote the gold letter would be scored as that text), or None."""
+    import pyarrow as pa
+
+    for wanted in row_schema():
+        if wanted.name not in schema.names:
+            return f"it lacks the column {wanted.name!r}"
+        found = schema.field(wanted.name).type
+        if found != wanted.type and found != pa.null():  # null: every value empty
+            return f"its column {wanted.name!r} is {found}, where an export writes {wanted.type}"
+    return None
+
+
 def read_export(folder: Path, task: str) -> Loaded[Sample]:
     """The samples of `task` (a task base name, e.g. 4dbench-qa) in an export folder; a row
-    that cannot be read (a missing video, broken metadata) is a Problem naming it."""
+    that cannot be read (a missing video, broken metadata, an id met before) is a Problem naming
+    it, and so is a row count other than the manifest's (rows removed or added since); a
+    Parquet file without the columns an export writes is a DataError naming it."""
     require("reading an exported dataset", ["pyarrow"], "export")
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -186,15 +239,39 @@ def read_export(folder: Path, task: str) -> Loaded[Sample]:
             f"{', '.join(tasks) or 'no task'}; not {task}"
         )
     samples, problems = [], []
+    first_row: dict[str, str] = {}  # id -> where it was first read
+    read = 0
     for name in tasks[task].files:
+        if leads_out(name):
+            raise DataError(f"{folder / MANIFEST}: the rows file {name!r} is outside the folder")
         path = folder / name
+        if not path.is_file():
+            config = tasks[task].config
+            raise DataError(f"{path}: missing (the rows of {config}, {folder / MANIFEST} says)")
         try:
-            rows = pq.read_table(path).to_pylist()
+            table = pq.read_table(path)
         except (OSError, pa.ArrowException) as e:
             raise DataError(f"{path}: not a readable Parquet file ({e})") from e
+        wrong = _column_problem(table.schema)
+        if wrong is not None:
+            raise DataError(f"{path}: not the rows of a vidbench export: {wrong}")
+        rows = table.to_pylist()
+        read += len(rows)
         for number, row in enumerate(rows, start=1):
+            record = str(row["id"]) if row["id"] is not None else f"row {number}"
+            if record in first_row:
+                message = f"row {number}: an id met before ({first_row[record]}); row skipped"
+                problems.append(Problem(record, path, message))
+                continue
+            first_row[record] = f"{name} row {number}"
             try:
                 samples.append(row_sample(row, folder))
             except DataError as e:
-                problems.append(Problem(str(row.get("id", f"row {number}")), path, str(e)))
+                problems.append(Problem(record, path, str(e)))
+    if read != tasks[task].rows:
+        message = (
+            f"{tasks[task].config}: the export wrote {tasks[task].rows} rows, its Parquet files "
+            f"hold {read} (rows removed or added since it was written)"
+        )
+        problems.append(Problem("", folder / MANIFEST, message))
     return Loaded(samples, problems)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from vidbench.benchmarks.custom import paths
-from vidbench.benchmarks.custom.gold import decoded, has_gold
+from vidbench.benchmarks.custom.gold import decoded, has_gold, utf8_only
 from vidbench.benchmarks.custom.spec import RowSource, Spec
 from vidbench.core.errors import DataError
 from vidbench.core.files import not_a_file
@@ -43,7 +43,7 @@ def references_of(value: Any) -> tuple[str, ...]:
     values = value
     if isinstance(value, str) and value.strip().startswith("["):  # a list as JSON text (a CSV
         try:  # cell), or a regular expression such as "[Cc]at"
-            values = json.loads(value)
+            values = utf8_only(json.loads(value), "the answer")
         except json.JSONDecodeError:
             values = value
     items = values if isinstance(values, list) else [values]

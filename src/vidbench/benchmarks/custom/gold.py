@@ -22,6 +22,7 @@ from typing import Any
 
 from vidbench.benchmarks.custom import paths
 from vidbench.core.errors import DataError
+from vidbench.core.files import not_text
 from vidbench.scoring.choices import option_letters
 
 _PREFIX = re.compile(r"^\s*\(?([A-Za-z])\s*[\.\):]\s*")
@@ -48,9 +49,20 @@ def decoded(value: Any, what: str) -> Any:
     """A list or object written as JSON text (a CSV cell), decoded; anything else as it is."""
     if isinstance(value, str) and value.strip()[:1] in ("[", "{"):
         try:
-            return json.loads(value)
+            found = json.loads(value)
         except json.JSONDecodeError as e:
             raise DataError(f"{what}: JSON text that does not parse ({e.msg})") from None
+        return utf8_only(found, what)
+    return value
+
+
+def utf8_only(value: Any, what: str) -> Any:
+    """`value`, decoded from JSON text; DataError when it holds half a character (a "\\ud800"
+    escape), as a rows file of JSON does (records.read_records): no Parquet export nor store
+    could hold it."""
+    bad = not_text(json.dumps(value, ensure_ascii=False))
+    if bad is not None:
+        raise DataError(f"{what}: not UTF-8 text in its JSON ({bad})")
     return value
 
 
