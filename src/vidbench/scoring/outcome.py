@@ -9,7 +9,7 @@ set; both are listed with their meaning in KINDS and REASONS (docs/results-schem
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
@@ -55,15 +55,7 @@ REASONS: dict[str, str] = {
 ALLOWED: dict[str, tuple[str | None, ...]] = {
     "correct": (None,),
     "wrong": (None, "unparsed", "verdict-unparsed"),
-    "unscored": (
-        "no-answer",
-        "unparsed",
-        "no-verdict",
-        "verdict-unparsed",
-        "not-graded",
-        "no-gold",
-        "score-failed",
-    ),
+    "unscored": get_args(OutcomeReason),  # every reason
 }
 # Every label an outcome can have (`Outcome.label`), in the order the report lists them.
 LABELS = ("correct", "wrong", "unparsed", "verdict-unparsed", "no-verdict", "no-answer",
