@@ -17,6 +17,7 @@ import yaml
 from export_support import fourd_release, mmworld_subsets, vidbench
 
 from custom_support import ISSUE_TOML, ROWS, make_bench
+from vidbench.export.card import code_span
 from vidbench.registry import get_task
 from vidbench.tasks.data import load_samples
 
@@ -164,7 +165,7 @@ def test_bad_records_stop_the_export_unless_skipped(
     assert vidbench("export", bench, "--to", "hf", out, "--license", "mit", "--skip-bad") == 0
     check_rows_and_videos(out, "my-bench", 6, tmp_path / "cache")
     _, body = card(out)
-    assert "## Records left out\n\n- questions-7: line 7: missing video" in body
+    assert "## Records left out\n\n- `questions-7: line 7: missing video" in body
 
     assert vidbench("export", bench, "--to", "hf", out, "--license", "mit") == 2  # not empty
     assert "exists and is not an empty folder" in capsys.readouterr().err.replace("\n", "")
@@ -186,7 +187,7 @@ def test_a_missing_view_is_named(tmp_path: Path, qa_release: Path) -> None:
     _, body = card(out)
     left_out = body.split("## Records left out\n\n")[1].strip().splitlines()
     assert len(left_out) == 5  # the object's five questions
-    assert left_out[0] == f"- {1:032x}_object_counting: missing video [{gone}]"
+    assert left_out[0] == f"- `{1:032x}_object_counting: missing video [{gone}]`"
     assert json.loads((out / "vidbench.json").read_text())["tasks"]["4dbench-qa"]["rows"] == 15
 
 
@@ -276,3 +277,14 @@ def test_a_judged_benchmarks_card_names_the_judge(tmp_path: Path) -> None:
     assert (
         "vidbench run custom:path/to/this/folder --model MODEL --judge JUDGE_MODEL --out results"
     ) in body
+
+
+def test_a_problem_is_shown_on_the_card_as_it_is() -> None:
+    """A record's id and problem come from the source's data: on the card they are code spans,
+    never Markdown or HTML, and stay on their line."""
+    assert code_span("q1: missing video") == "`q1: missing video`"
+    assert code_span("<script>alert(1)</script>\n# heading") == (
+        "`<script>alert(1)</script> # heading`"
+    )
+    assert code_span("a `b` and ``c``") == "``` a `b` and ``c`` ```"
+    assert code_span("`x`") == "`` `x` ``"

@@ -6,6 +6,7 @@ funnel, and any record left out."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from importlib import metadata
 from typing import TYPE_CHECKING, Any
@@ -152,6 +153,16 @@ def _scoring_section(request: ExportRequest) -> str:
     return "\n".join(parts)
 
 
+def code_span(text: str) -> str:
+    """`text` (a record's id and problem, from the source's own data) as a Markdown code span:
+    shown as it is, never read as Markdown or HTML (a `<script>`, a `#` heading, a link) and on
+    one line; fenced by more backticks than any run of them in the text (CommonMark)."""
+    text = " ".join(text.splitlines())
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def card_text(request: ExportRequest, exported: ExportedDataset) -> str:
     configs = exported.configs
     rows = sum(c.rows for c in configs.values())
@@ -171,7 +182,7 @@ def card_text(request: ExportRequest, exported: ExportedDataset) -> str:
             f"| `{name}` | {_source_column(name, name in as_json)} |" for name in extra_columns
         )
     left_out = (
-        "\n".join(f"- {p}" for p in exported.problems)
+        "\n".join(f"- {code_span(str(p))}" for p in exported.problems)
         if exported.problems
         else "None: every record of the source was exported."
     )
@@ -179,7 +190,9 @@ def card_text(request: ExportRequest, exported: ExportedDataset) -> str:
     funnel = _funnel_section(exported.construction.funnels())
     unreadable = exported.construction.unreadable
     unreadable_note = (
-        f"\nUnreadable construction records: {'; '.join(unreadable)}\n" if unreadable else ""
+        f"\nUnreadable construction records: {'; '.join(map(code_span, unreadable))}\n"
+        if unreadable
+        else ""
     )
     return f"""{_front_matter(request, exported)}
 # {request.title}
