@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from vidbench.media.encode import write_mp4
+from vidbench.testing import ChatServer
+from vidbench.testing.chat_server import request_text
 
 # The example entry of the official README (the record PROTOCOLS.md describes), verbatim.
 README_RECORD: dict[str, Any] = {
@@ -149,3 +153,31 @@ def rows(data: list[dict[str, Any]]) -> list[dict[str, Any]]:
         video = {k: v for k, v in record.items() if k not in ("questions", "captions")}
         out += [{**video, **q} for q in record["questions"]]
     return out
+
+
+JUDGE_MARK = "Ground truth answer:"  # in MMWorld's judge prompt, in no question of records()
+
+
+@contextmanager
+def scripted_server(script: Mapping[str, tuple[str, str]]) -> Iterator[ChatServer]:
+    """The fake chat server as the model and the judge of records(): a question whose prompt
+    holds a marker of `script` ("[q3]") gets its (model reply, judge reply); the others are
+    answered with their gold label and judged yes."""
+    gold = {q["question"]: q["correct_answer_label"] for r in records() for q in r["questions"]}
+
+    def reply(body: dict[str, Any]) -> str:
+        text = request_text(body)
+        marker = next((m for m in script if m in text), None)
+        if JUDGE_MARK in text:
+            return script[marker][1] if marker else "yes"
+        if marker:
+            return script[marker][0]
+        return next(label for question, label in gold.items() if question in text)
+
+    with ChatServer(reply=reply) as server:
+        yield server
+
+
+def judge_sends(server: ChatServer) -> int:
+    """The judge calls the server was sent."""
+    return sum(JUDGE_MARK in request_text(body) for body in server.requests)

@@ -13,12 +13,11 @@ from typing import Any
 
 import pytest
 
-from mmworld_support import make_mmworld, records
+from mmworld_support import judge_sends, make_mmworld, scripted_server
 from vidbench.benchmarks.mmworld.fields import AVERAGE
 from vidbench.cli import main
 from vidbench.core.errors import EXIT_INCOMPLETE, EXIT_OK
 from vidbench.testing import ChatServer
-from vidbench.testing.chat_server import request_text
 
 # question marker -> (model reply, judge reply); the others answer their gold label, judged yes.
 # Gold labels: q0 a, q8 a, q9 b, q12 a, q13 b.
@@ -35,25 +34,10 @@ ATTACKS = {
 }
 
 
-def _reply(body: dict[str, Any], gold: dict[str, str]) -> str:
-    text = request_text(body)
-    marker = next((m for m in ATTACKS if m in text), None)
-    if "Ground truth answer:" in text:
-        return ATTACKS[marker][1] if marker else "yes"
-    if marker:
-        return ATTACKS[marker][0]
-    return next(label for question, label in gold.items() if question in text)
-
-
 @pytest.fixture
 def server() -> Iterator[ChatServer]:
-    gold = {q["question"]: q["correct_answer_label"] for r in records() for q in r["questions"]}
-    with ChatServer(reply=lambda body: _reply(body, gold)) as s:
+    with scripted_server(ATTACKS) as s:
         yield s
-
-
-def _judge_sends(server: ChatServer) -> int:
-    return sum("Ground truth answer:" in request_text(b) for b in server.requests)
 
 
 def test_gamed_answers_and_buried_verdicts(tmp_path: Path, server: ChatServer) -> None:
@@ -97,6 +81,6 @@ def test_gamed_answers_and_buried_verdicts(tmp_path: Path, server: ChatServer) -
     assert rows["vid4#1"]["judge_reply"] == ATTACKS["[q9]"][1]  # whole, in samples.jsonl
     # judge-all asked the 11 not judged yet (the fallback's 3 verdicts are reused), the two
     # unreadable ones 3 times each; a rerun asks nothing again
-    assert _judge_sends(server) == 3 + 11 + 2 * 2
+    assert judge_sends(server) == 3 + 11 + 2 * 2
     assert run("judge-all", *judge)[0] == EXIT_INCOMPLETE
-    assert _judge_sends(server) == 3 + 11 + 2 * 2
+    assert judge_sends(server) == 3 + 11 + 2 * 2

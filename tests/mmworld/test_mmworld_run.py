@@ -10,12 +10,11 @@ from typing import Any
 
 import pytest
 
-from mmworld_support import FRAMES, make_mmworld, records
+from mmworld_support import FRAMES, judge_sends, make_mmworld, records, scripted_server
 from vidbench.benchmarks.mmworld.fields import AVERAGE, DISCIPLINES, FACETS, FLAGS
 from vidbench.cli import main
 from vidbench.core.errors import EXIT_INCOMPLETE, EXIT_OK
 from vidbench.testing import ChatServer
-from vidbench.testing.chat_server import request_text
 
 TABLE3 = [*DISCIPLINES, AVERAGE]
 
@@ -128,25 +127,10 @@ SCRIPT = {
 }
 
 
-def _script(body: dict[str, Any], gold: dict[str, str]) -> str:
-    text = request_text(body)
-    marker = next((m for m in SCRIPT if m in text), None)
-    if "Ground truth answer:" in text:
-        return SCRIPT[marker][1] if marker else "yes"
-    if marker:
-        return SCRIPT[marker][0]
-    return next(label for question, label in gold.items() if question in text)
-
-
 @pytest.fixture
 def server() -> Iterator[ChatServer]:
-    gold = {q["question"]: q["correct_answer_label"] for r in records() for q in r["questions"]}
-    with ChatServer(reply=lambda body: _script(body, gold)) as s:
+    with scripted_server(SCRIPT) as s:
         yield s
-
-
-def _judge_sends(server: ChatServer) -> int:
-    return sum("Ground truth answer:" in request_text(b) for b in server.requests)
 
 
 # mode -> (scored, correct, judge errors, judged)
@@ -178,7 +162,7 @@ def test_scoring_modes_with_scripted_judge(
         assert res["columns"][AVERAGE] == pytest.approx(100 * correct / scored), mode
         assert res["errors_by_status"] == ({"judge": judge_errors} if judge_errors else {})
         assert res["scoring"]["judged"] == judged, mode
-        sends.append(_judge_sends(server))
+        sends.append(judge_sends(server))
     # the model was asked once per question, whatever the scoring mode
     assert len(server.requests) - sends[-1] == 14
     # judge-all: 14 prompts, the rambling one asked 3 times (never yes/no); official then only
@@ -195,7 +179,7 @@ def test_scoring_modes_with_scripted_judge(
     assert recs["vid3#0"]["outcome"]["kind"] == "wrong"
     # judging again asks nothing already answered; only the failed (empty) call is retried
     assert run("mmworld:judge-all", *common, "--judge", judge) == EXIT_INCOMPLETE
-    assert _judge_sends(server) == 18
+    assert judge_sends(server) == 18
     details = {e["id"]: e["error"] for e in results(out)["error_details"]}
     assert (
         "judge verdict unparsed" in details["vid2#0"]
