@@ -10,16 +10,15 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import TypeVar
 
 import numpy as np
 
-from vidbench.core.errors import ConfigError, DataError, code_of
+from vidbench.core.errors import ConfigError
 from vidbench.core.files import Json
 from vidbench.core.records import batched
 from vidbench.report.schema import SCHEMA_VERSION, Results, SampleRow
 from vidbench.scoring.stats import bootstrap_ci, mean_percent
-from vidbench.tasks.base import Task
+from vidbench.tasks.base import Returned, Task, call_task_code
 from vidbench.tasks.tally import ColumnTally
 
 _PACKAGES = ("vidbench", "av", "numpy", "pillow")
@@ -51,8 +50,6 @@ def git_commit() -> str | None:
     return out.stdout.strip() or None
 
 
-Returned = TypeVar("Returned")
-
 # Rows tallied at a time by build_results: read, counted and dropped before the next batch.
 ROW_BATCH = 1000
 
@@ -60,19 +57,17 @@ ROW_BATCH = 1000
 def task_code(task: Task, method: str, call: Callable[[], Returned]) -> Returned:
     """`call()`, one of the task's own results methods (a plugin's code); an exception it
     raises stops the results with a ConfigError naming the task, its code and the method (no
-    results.json is written: the folder keeps the one an earlier scoring wrote, if any).
-    The answers are in the store: once the code is fixed, the same command scores them again
-    without asking the model. A ConfigError or DataError is the task's own word, passed on."""
-    try:
-        return call()
-    except (ConfigError, DataError):
-        raise
-    except Exception as e:
-        raise ConfigError(
-            f"task {task.name} ({code_of(task)}): {method} raised {e!r}, so no results were "
-            "written; the answers are kept: once it is fixed, the same command scores them "
-            "and writes the results, asking the model nothing"
-        ) from e
+    results.json is written: the folder keeps the one an earlier scoring wrote, if any). The
+    answers are in the store: once the code is fixed, the same command scores them again
+    without asking the model."""
+
+    def stopped(said: str) -> ConfigError:
+        return ConfigError(
+            f"{said}, so no results were written; the answers are kept: once it is fixed, the "
+            "same command scores them and writes the results, asking the model nothing"
+        )
+
+    return call_task_code(task, method, call, stopped)
 
 
 def needs_whole_set(task: Task) -> bool:

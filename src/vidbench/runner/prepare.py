@@ -6,11 +6,10 @@ these functions, so a request (and so its store key) is the same wherever it is 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
 
-from vidbench.core.errors import DataError, VidbenchError, code_of
+from vidbench.core.errors import DataError
 from vidbench.core.messages import Message
 from vidbench.core.records import Sample
 from vidbench.core.requests import Request
@@ -20,11 +19,10 @@ from vidbench.media.frames import load_frames
 from vidbench.runner.keys import prompt_hash, request_key
 from vidbench.runner.samples import SampleSet
 from vidbench.runner.store import RequestRecord
-from vidbench.tasks.base import Task
+from vidbench.tasks.base import Task, call_task_code
 
 # The status of a sample whose request the task's code could not build (PromptError).
 PROMPT = "prompt"
-T = TypeVar("T")
 
 
 class PromptError(DataError):
@@ -32,18 +30,11 @@ class PromptError(DataError):
     bug of the task (a plugin's), said with the task's code; that sample fails alone."""
 
 
-def _of_task(task: Task, method: str, call: Callable[[], T]) -> T:
-    try:
-        return call()
-    except VidbenchError:  # the task's own word (a DataError about the sample): as it is
-        raise
-    except Exception as e:
-        raise PromptError(f"task {task.name} ({code_of(task)}): {method} raised {e!r}") from e
-
-
 def messages_of(task: Task, sample: Sample, frames: Sequence[Frame]) -> tuple[Message, ...]:
     """The task's messages for a sample; PromptError naming the task when its code fails."""
-    return _of_task(task, "build_messages()", lambda: task.build_messages(sample, list(frames)))
+    return call_task_code(
+        task, "build_messages()", lambda: task.build_messages(sample, list(frames)), PromptError
+    )
 
 
 @dataclass(frozen=True)
@@ -175,6 +166,6 @@ def build_request(task: Task, sample: Sample, frames: Sequence[Frame], plan: str
     """The sample's request; PromptError naming the task when the task's code fails on it."""
     messages = messages_of(task, sample, frames)
     key = request_key(plan, sample.id, messages)
-    choices = _of_task(task, "choices()", lambda: task.choices(sample))
+    choices = call_task_code(task, "choices()", lambda: task.choices(sample), PromptError)
     request = Request(key, sample.id, messages, task.generation, choices)
     return Prepared(sample.id, request, describe(frames, request))

@@ -10,7 +10,7 @@ from vidbench.report.schema import AnsweredFields, SampleRow
 from vidbench.runner.store import MAX_IDS, Store
 from vidbench.scoring.model_call import CallResult, ModelCall
 from vidbench.scoring.outcome import SampleScore
-from vidbench.tasks.base import Task
+from vidbench.tasks.base import Task, code_failed
 from vidbench.tasks.problems import Problem
 
 # samples.jsonl keeps at most this many characters of a reply (`raw_output`); a longer one is cut
@@ -123,7 +123,7 @@ def _scores(task: Task, items: Sequence[tuple[Sample, str, Verdicts]]) -> list[S
     except ConfigError:
         raise
     except Exception as e:  # a bug of the task's code: said, its answers kept
-        return [f"{where}: score_all() raised {e!r}"] * len(items)
+        return [code_failed(task, "score_all()", e)] * len(items)
     if len(scores) != len(items):
         wrong = f"{where}: score_all() returned {len(scores)} scores for {len(items)} answers"
         return [wrong] * len(items)
@@ -136,7 +136,7 @@ def _score_one(task: Task, where: str, item: tuple[Sample, str, Verdicts]) -> Sc
     except ConfigError:
         raise
     except Exception as e:  # a bug of the task's code (a plugin's): this sample fails alone
-        return f"{where}: score() raised {e!r}"
+        return code_failed(task, "score()", e)
     return _checked(where, "score()", score)
 
 
@@ -166,7 +166,7 @@ def judge_calls_of(task: Task, sample: Sample, reply: str) -> list[ModelCall[obj
     except VidbenchError:
         raise
     except Exception as e:  # a bug of the task's code (a plugin's): this sample alone
-        return f"task {task.name} ({code_of(task)}): judge_calls() raised {e!r}"
+        return code_failed(task, "judge_calls()", e)
 
 
 def _judged(

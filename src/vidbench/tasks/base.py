@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import TypeVar
 
+from vidbench.core.errors import VidbenchError, code_of
 from vidbench.core.files import Json
 from vidbench.core.messages import Message
 from vidbench.core.records import Sample
@@ -152,3 +154,26 @@ class SharedAnswersTask(Task):
         answers = {k: v for k, v in super().settings().items() if k != "protocol"}
         answers["task"] = self.answers_name
         return answers
+
+
+Returned = TypeVar("Returned")
+
+
+def code_failed(task: Task, method: str, error: BaseException) -> str:
+    """What is said of a task's own code (a plugin's) that raised: the task, where its code is,
+    the method and the error."""
+    return f"task {task.name} ({code_of(task)}): {method} raised {error!r}"
+
+
+def call_task_code(
+    task: Task, method: str, call: Callable[[], Returned], error: Callable[[str], Exception]
+) -> Returned:
+    """`call()`, one of the task's own methods; an exception it raises becomes `error` of what
+    `code_failed` says, a VidbenchError (the code's own word: a DataError about a sample, a
+    ConfigError) is raised as it is."""
+    try:
+        return call()
+    except VidbenchError:
+        raise
+    except Exception as e:
+        raise error(code_failed(task, method, e)) from e
