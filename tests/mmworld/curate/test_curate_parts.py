@@ -14,6 +14,7 @@ from curate_support import COLOURS, image_colours, label_of, options_in
 from vidbench.benchmarks.mmworld.curate.asr import Transcriber
 from vidbench.benchmarks.mmworld.curate.candidates import (
     SubsetCandidate,
+    candidates,
     parse_generation,
     shuffled,
 )
@@ -112,6 +113,26 @@ def test_generator_replies_are_read_tolerantly() -> None:
     assert parse_generation("I cannot write questions about this video.") is None
     assert parse_generation('{"questions": "none"}') is None
     assert parse_generation('{"questions": []}').questions == ()
+
+
+def test_a_reply_is_read_past_brackets_and_options_alike_but_for_punctuation() -> None:
+    question = {"question": "Q?", "options": ["x", "y", "z", "w"], "answer": "a"}
+    generated = parse_generation("Step [1]: listen. " + json.dumps({"questions": [question]}))
+    assert generated is not None and len(generated.questions) == 1
+    alike = question | {"options": ["Red.", "red", "Blue", "Green"]}
+    generated = parse_generation(json.dumps([alike]))
+    assert generated is not None and generated.questions == ()
+    assert "same text" in generated.malformed[0]
+
+
+def test_candidates_stop_at_the_number_asked_for() -> None:
+    options = ["x", "y", "z", "w"]
+    asked = [{"question": f"Q{n}?", "options": options, "answer": "a"} for n in (1, 1, 2, 3, 4)]
+    generated = parse_generation(json.dumps(asked))
+    assert generated is not None
+    made = candidates("audio", "v", generated, seed=0, count=2)
+    assert [c.question for c in made.candidates] == ["Q1?", "Q2?"]
+    assert (made.duplicates, made.extra) == (1, 2)
 
 
 def test_option_shuffle_is_seeded_and_keeps_the_answer() -> None:

@@ -14,6 +14,7 @@ objects whose frames share a view and time must not share a label.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 
 from vidbench.benchmarks.fourd.curate.qa.candidates import (
     SUBTASKS,
@@ -83,13 +84,14 @@ def generate_call(
     version = f"{template.version}+{rules.version}"
     message = Message("user", (*images, TextPart(text)))
     item = f"generate/{obj.uid}/{SUBTASKS[subtask]}"
-    return ModelCall(item, (message,), version, parse_generation, GENERATE_SETTINGS)
+    parse = partial(parse_generation, count=count)
+    return ModelCall(item, (message,), version, parse, GENERATE_SETTINGS)
 
 
 def parse_validation(reply: str) -> Validation | None:
     """{"accept": bool, "reason": str, "explanation": str}, or None when unreadable. A reject
     whose reason is not on the list counts as "other"."""
-    value = find_json(reply)
+    value = find_json(reply, lambda block: isinstance(block, dict) and "verdict" in block)
     if not isinstance(value, dict):
         return None
     verdict = str(value.get("verdict", "")).strip().lower()
