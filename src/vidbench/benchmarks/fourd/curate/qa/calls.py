@@ -7,8 +7,9 @@ every reply is stored in OUT/store.sqlite and never asked twice).
   (accept / reject) with a reason from a fixed list, so rejects can be counted by reason.
 - blind: per candidate, the question and options alone (text only); the chosen letter.
 
-Image labels carry the object uid: the store key fingerprints an image by its label, so two
-objects whose frames share a view and time must not share a label.
+Image labels carry the object uid and a hash of its views' bytes: the store key fingerprints an
+image by its label, so two objects whose frames share a view and time must not share a label,
+and an object whose videos changed must not be answered from the replies about the old ones.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from vidbench.core.requests import GenerationConfig
 from vidbench.media.cache import FrameCache
 from vidbench.media.frames import load_frames
 from vidbench.media.spec import FrameSpec
+from vidbench.runner.keys import digest
 from vidbench.scoring.choices import extract_choice
 from vidbench.scoring.model_call import ModelCall, find_json
 from vidbench.scoring.prompt_files import PromptFile, load_prompt
@@ -58,11 +60,14 @@ def guidelines(subtask: str) -> PromptFile:
 
 
 def object_images(obj: QAObject, spec: FrameSpec, cache: FrameCache) -> tuple[Part, ...]:
-    """The object's frames as the FrameSpec lays them out, labelled with its uid; MediaError
-    when a view cannot be read."""
+    """The object's frames as the FrameSpec lays them out, labelled with its uid and a hash of
+    the views' bytes (a re-rendered object is asked about afresh, never answered from the
+    replies about its old videos); MediaError when a view cannot be read."""
     parts = image_parts(load_frames(obj.media, spec, cache), spec)
+    content = digest([cache.video_digest(obj.media.videos[view]) for view in spec.views])[:16]
     return tuple(
-        replace(p, label=f"{obj.uid} {p.label}") if isinstance(p, ImagePart) else p for p in parts
+        replace(p, label=f"{obj.uid} {content} {p.label}") if isinstance(p, ImagePart) else p
+        for p in parts
     )
 
 
