@@ -6,6 +6,7 @@
   with `render.json`, and `quality.jsonl` when `curate 4d quality predict` ran there.
 
 An object is skipped, with its reason, when part 1 dropped it (render.json status `dropped`, a
+`motion.jsonl` beside the object folders saying it does not move or its video is unreadable, a
 quality label other than "high quality") or when a view the FrameSpec needs is missing; the
 others go on.
 """
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vidbench.benchmarks.fourd import loader as fourd
+from vidbench.benchmarks.fourd.curate.motion_filter import MOTION_FILE
 from vidbench.benchmarks.fourd.curate.quality import KEEP
 from vidbench.core.errors import ConfigError
 from vidbench.core.files import json_lines
@@ -82,6 +84,24 @@ def _quality_labels(folder: Path) -> dict[str, str]:
     return labels
 
 
+def _motion_dropped(folder: Path) -> dict[str, str]:
+    """uid -> why `curate 4d motion` dropped it (no motion, an unreadable or missing view), from
+    its motion.jsonl in `folder`; empty when that stage did not run there."""
+    path = folder / MOTION_FILE
+    if not path.is_file():
+        return {}
+    dropped = {}
+    for line in json_lines(path):
+        record = line.value
+        if not isinstance(record, dict) or "uid" not in record:
+            continue
+        if record.get("error") is not None:
+            dropped[str(record["uid"])] = f"unreadable video: {record['error']}"
+        elif record.get("moving") is False:
+            dropped[str(record["uid"])] = "no motion"
+    return dropped
+
+
 def _render_dropped(folder: Path) -> str | None:
     try:
         record = json.loads((folder / RENDER_FILE).read_text(encoding="utf-8"))
@@ -97,6 +117,7 @@ def list_objects(data: Path, spec: FrameSpec) -> ObjectListing:
     their reasons."""
     root, layout = video_root(data)
     quality = _quality_labels(root) if layout == "rendered" else {}
+    motion = _motion_dropped(root)
     objects: list[QAObject] = []
     skipped: list[Skipped] = []
     for folder in sorted(p for p in root.iterdir() if p.is_dir()):
@@ -104,6 +125,9 @@ def list_objects(data: Path, spec: FrameSpec) -> ObjectListing:
         dropped = _render_dropped(folder)
         if dropped is not None:
             skipped.append(Skipped(uid, "render dropped", dropped))
+            continue
+        if uid in motion:
+            skipped.append(Skipped(uid, "motion dropped", motion[uid]))
             continue
         if quality and quality.get(uid, KEEP) != KEEP:
             skipped.append(Skipped(uid, f"quality: {quality[uid]}"))
