@@ -44,6 +44,18 @@ class MotionResult:
         return self.start is not None
 
 
+def object_folders(videos: Path) -> list[Path]:
+    """The object folders of VIDEOS (official layout): every folder holding a view's video,
+    sorted by uid."""
+    return sorted(p for p in videos.iterdir() if p.is_dir() and any(p.glob(VIEW_VIDEOS)))
+
+
+def object_views(folder: Path) -> list[int]:
+    """The views an object folder holds videos of, in order."""
+    stems = (p.name.removeprefix("view_").split("_", 1)[0] for p in folder.glob(VIEW_VIDEOS))
+    return sorted(int(k) for k in stems if k.isdigit())
+
+
 def object_videos(videos: Path, view: int = 0) -> dict[str, Path]:
     """uid -> the video to examine, for either VIDEOS layout: every folder holding a view's
     video is an object, also when the view examined is the one it lacks (it is dropped as
@@ -51,8 +63,7 @@ def object_videos(videos: Path, view: int = 0) -> dict[str, Path]:
     videos = Path(videos)
     if not videos.is_dir():
         raise ConfigError(f"not a folder of videos: {videos}")
-    folders = sorted(p for p in videos.iterdir() if p.is_dir() and any(p.glob(VIEW_VIDEOS)))
-    found = {p.name: p / video_name(view) for p in folders}
+    found = {p.name: p / video_name(view) for p in object_folders(videos)}
     if not found:
         found = {p.stem: p for p in sorted(videos.glob("*.mp4"))}
     if not found:

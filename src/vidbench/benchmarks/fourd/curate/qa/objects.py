@@ -7,8 +7,8 @@
 
 An object is skipped, with its reason, when part 1 dropped it (render.json status `dropped`, a
 `motion.jsonl` beside the object folders saying it does not move or its video is unreadable, a
-quality label other than "high quality") or when a view the FrameSpec needs is missing; the
-others go on.
+quality label other than "high quality", or none where `quality.jsonl` exists) or when a view
+the FrameSpec needs is missing; the others go on.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from vidbench.core.records import MediaRef
 from vidbench.media.spec import FrameSpec
 
 QUALITY_FILE = "quality.jsonl"
+NOT_ASSESSED = "not assessed"  # quality.jsonl has no label of it (unreadable, or not in it)
 RENDER_FILE = "render.json"
 
 
@@ -79,8 +80,9 @@ def _quality_labels(folder: Path) -> dict[str, str]:
     for line in json_lines(path):
         record = line.value
         # quality.jsonl is written by part 1 atomically; a bad line names no uid
-        if isinstance(record, dict) and "uid" in record and "label" in record:
-            labels[str(record["uid"])] = str(record["label"])
+        if isinstance(record, dict) and "uid" in record:
+            label = record.get("label")
+            labels[str(record["uid"])] = str(label) if label is not None else NOT_ASSESSED
     return labels
 
 
@@ -129,8 +131,10 @@ def list_objects(data: Path, spec: FrameSpec) -> ObjectListing:
         if uid in motion:
             skipped.append(Skipped(uid, "motion dropped", motion[uid]))
             continue
-        if quality and quality.get(uid, KEEP) != KEEP:
-            skipped.append(Skipped(uid, f"quality: {quality[uid]}"))
+        if quality and quality.get(uid, NOT_ASSESSED) != KEEP:
+            label = quality.get(uid, NOT_ASSESSED)
+            detail = "" if uid in quality else f"not in {root / QUALITY_FILE}"
+            skipped.append(Skipped(uid, f"quality: {label}", detail))
             continue
         views = {
             k: path
