@@ -36,7 +36,7 @@ from typing_extensions import TypedDict  # pydantic validates it only from here 
 
 from vidbench.benchmarks.autoeval_video import loader as autoeval_video
 from vidbench.benchmarks.autoeval_video.loader import MARKER, instance_id
-from vidbench.core.errors import ConfigError
+from vidbench.core.errors import ConfigError, DataError
 from vidbench.core.files import write_json, write_jsonl
 
 FORMAT = 1
@@ -250,12 +250,22 @@ class Workspace:
         out: list[JsonValue] = []
         for row in rows:
             value = row.value
-            history = self.data["instances"].get(row.name.strip())
+            history = self.data["instances"].get(_row_id(value) or "")
             if isinstance(value, dict) and history is not None:
                 chosen = history["versions"][0 if initial else -1]
                 value = {**value, "Rule": chosen["rule"]}
             out.append(value)
         return out
+
+
+def _row_id(value: object) -> str | None:
+    """A rules row's instance id as the workspace keys it ("007" is "7"), None without one."""
+    if not isinstance(value, dict):
+        return None
+    try:
+        return instance_id(value.get("ID"))
+    except DataError:
+        return None
 
 
 def current(history: History) -> RuleVersion:
@@ -283,4 +293,6 @@ def export_rules(workspace: Workspace, out: Path, initial: bool = False) -> int:
     write_jsonl(out, rows)
     if initial:
         return 0
-    return sum(1 for h in workspace.data["instances"].values() if len(h["versions"]) > 1)
+    instances = workspace.data["instances"]
+    revised = {key for key, h in instances.items() if len(h["versions"]) > 1}
+    return sum(1 for row in rows if _row_id(row) in revised)  # those the file still holds
