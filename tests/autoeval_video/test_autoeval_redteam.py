@@ -121,6 +121,9 @@ def test_workspace_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert "ID 999: no usable rule" in flat(capsys.readouterr().err)
     assert run("rules", "check", ws, "2", "--judge", "constant:x") == 2
     assert "ID 2: no attacks yet" in flat(capsys.readouterr().err)
+    (ws / "redteam.json").write_text('{"format": 1, "rules_file"')  # a hand edit cut short
+    assert run("rules", "show", ws) == 2
+    assert "redteam.json: not readable JSON" in flat(capsys.readouterr().err)
 
 
 def test_export_finds_a_revised_rule_under_its_id_as_the_file_writes_it(
