@@ -1,5 +1,6 @@
-"""Failed calls leave their question undecided (exit status 1) and the next run asks only them;
-the funnel prices every stage per model from VIDBENCH_PRICES."""
+"""Failed calls leave their question undecided (exit status 3: incomplete) and the next run
+asks only them; the funnel prices every stage per model from VIDBENCH_PRICES; a re-rendered
+object is asked about afresh."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ def test_failed_calls_are_undecided_then_retried(
     argv += ["--generator", f"openai-compat:{url}#g", "--validator", f"openai-compat:{url}#v"]
     argv += ["--blind", f"openai-compat:{url}#b1", "--blind", f"openai-compat:{url}#b2"]
     argv += ["--views", "0,1", "--frames", "2", "--cache-dir", str(tmp_path / "frames")]
-    assert main(argv) == 1  # incomplete
+    assert main(argv) == 3  # incomplete
     funnel = json.loads((out / "funnel.json").read_text())
     # views 0 and 1 only: the object whose view 8 is broken is usable here (two objects)
     assert funnel["details"]["objects"]["used"] == 2

@@ -240,7 +240,7 @@ def test_failed_filter_calls_leave_questions_undecided(tmp_path: Path, fake) -> 
 
     server = fake(reply=reply)
     args = _visual_only(tmp_path, server.base_url)
-    assert main(args) == 1  # incomplete: said so
+    assert main(args) == 3  # incomplete: said so
     funnel = json.loads((tmp_path / "out" / "funnel.json").read_text())
     visual = funnel["stages"]["filter"]["parts"]["visual"]
     assert (visual["entered"], visual["kept"], visual["dropped"], visual["pending"]) == (

@@ -20,6 +20,7 @@ from vidbench.benchmarks.mmworld.curate.pipeline import (
 from vidbench.benchmarks.mmworld.curate.whisper import AsrSettings
 from vidbench.cli_options import CURATE_HELP, CommandGroups
 from vidbench.console import err
+from vidbench.core.errors import EXIT_INCOMPLETE, EXIT_OK
 from vidbench.models.registry import ModelChoice, parse_options
 from vidbench.runner.model_calls import DEFAULT_ATTEMPTS
 
@@ -143,8 +144,8 @@ def _cmd_stage(args: argparse.Namespace) -> int:
     elif args.stage == "questions":
         curation.questions()
     else:
-        return 1 if curation.all()["incomplete"] else 0
-    return 1 if curation.finish()["incomplete"] else 0
+        return EXIT_INCOMPLETE if curation.all()["incomplete"] else EXIT_OK
+    return EXIT_INCOMPLETE if curation.finish()["incomplete"] else EXIT_OK
 
 
 def _cmd_queries(args: argparse.Namespace) -> int:
@@ -166,7 +167,7 @@ def _cmd_queries(args: argparse.Namespace) -> int:
         f"{counts['queries']} queries for {counts['ok']} subdisciplines in {args.out}/queries.txt"
         + (f"; [red]{failed} subdisciplines without queries[/]" if failed else "")
     )
-    return 1 if counts["error"] else 0
+    return EXIT_INCOMPLETE if counts["error"] else EXIT_OK
 
 
 def register(groups: CommandGroups) -> None:
