@@ -92,9 +92,9 @@ def test_out_must_not_be_the_video_folder(tmp_path: Path) -> None:
     assert not (folder / "4d_qa.json").exists() and not (folder / ".lock").exists()
 
 
-def test_objects_the_motion_stage_dropped_are_skipped(tmp_path: Path) -> None:
-    """`curate 4d motion` run on the objects' folder drops a still object: questions are not
-    written about it (it was counted kept by the motion stage, and then asked about)."""
+def test_objects_the_motion_and_quality_stages_dropped_are_skipped(tmp_path: Path) -> None:
+    """`curate 4d motion` run on the objects' folder drops a still object, `quality predict` a
+    textureless one: questions are not written about them (they were asked about)."""
     data = write_objects(tmp_path / "data")
     videos = data / "4d_object_multi_view_videos"
     write_mp4(videos / OBJ1 / "view_0_rgb_white_bg.mp4", [solid_frames(1)[0]] * 12)
@@ -105,3 +105,6 @@ def test_objects_the_motion_stage_dropped_are_skipped(tmp_path: Path) -> None:
     assert {s.uid: s.reason for s in listing.skipped} == {
         OBJ1: "motion dropped", OBJ2: "missing views"
     }  # fmt: skip
+    # quality predict's output in the official layout's folder is read as in part 1's
+    (videos / "quality.jsonl").write_text(json.dumps({"uid": OBJ0, "label": "textureless"}))
+    assert list_objects(data, SPEC).skipped[0].reason == "quality: textureless"

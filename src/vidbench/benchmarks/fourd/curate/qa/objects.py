@@ -3,7 +3,10 @@
 - official: a data folder (or release root) holding `4d_object_multi_view_videos/<uid>/`, as the
   4D-Bench release and `vidbench synth 4d` lay it out;
 - rendered: the output folder of `curate 4d render` (part 1), `<uid>/view_{k}_rgb_white_bg.mp4`
-  with `render.json`, and `quality.jsonl` when `curate 4d quality predict` ran there.
+  with `render.json`.
+
+In either, `motion.jsonl` and `quality.jsonl` beside the object folders are read when `curate 4d
+motion` and `curate 4d quality predict` wrote them there (their default).
 
 An object is skipped, with its reason, when part 1 dropped it (render.json status `dropped`, a
 `motion.jsonl` beside the object folders saying it does not move or its video is unreadable, a
@@ -118,7 +121,7 @@ def list_objects(data: Path, spec: FrameSpec) -> ObjectListing:
     """Every object folder (sorted by uid), each with the views that exist; skipped ones with
     their reasons."""
     root, layout = video_root(data)
-    quality = _quality_labels(root) if layout == "rendered" else {}
+    quality = _quality_labels(root)
     motion = _motion_dropped(root)
     objects: list[QAObject] = []
     skipped: list[Skipped] = []
