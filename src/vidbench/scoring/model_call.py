@@ -97,6 +97,7 @@ class CallResult(Generic[Value]):
 
 _FENCE = re.compile(r"```(?:json)?")
 _OPENING = re.compile(r"[\[{]")
+_NESTING = re.compile(r"[\[{\s]+")
 
 
 JsonBlock = dict[str, JsonValue] | list[JsonValue]
@@ -106,7 +107,8 @@ def find_json(reply: str, where: Callable[[JsonBlock], bool] | None = None) -> J
     """The first JSON object or list in a reply (code fences and prose around it are
     tolerated) that `where` accepts (any, without it), or None when there is none. A block
     `where` refuses is passed over whole: "step [1]" or `{"step": 1}` in the reasoning before
-    the answer's block does not hide it."""
+    the answer's block does not hide it; nor does a degenerate run of brackets too deep to
+    decode (its reply is stored: raising would stop every rerun at it)."""
     text = _FENCE.sub("", reply)
     decoder = json.JSONDecoder()
     start = 0
@@ -115,6 +117,10 @@ def find_json(reply: str, where: Callable[[JsonBlock], bool] | None = None) -> J
         try:
             value, end = decoder.raw_decode(text, match.start())
         except json.JSONDecodeError:
+            continue
+        except RecursionError:  # "[[[[..." past Python's depth: a degenerate reply
+            run = _NESTING.match(text, match.start())
+            start = run.end() if run else start
             continue
         block: JsonBlock | None = None
         if isinstance(value, dict):

@@ -67,6 +67,11 @@ def test_brackets_in_the_reasoning_do_not_hide_the_questions() -> None:
     assert generated is not None and len(generated.questions) == 1
     verdict = parse_validation('Check [2] of 3: ok. {"verdict": "accept", "reason": "ok"}')
     assert verdict is not None and verdict["accept"] is True
+    # a degenerate run of brackets, too deep for the JSON decoder, is no JSON (it raised, and
+    # its stored reply stopped every rerun there)
+    assert parse("[" * 5000) is None
+    generated = parse("{[" * 3000 + reply(q()))
+    assert generated is not None and len(generated.questions) == 1
 
 
 def test_questions_beyond_the_count_asked_for_are_rejected() -> None:
