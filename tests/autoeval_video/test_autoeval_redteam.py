@@ -147,3 +147,8 @@ def test_export_finds_a_revised_rule_under_its_id_as_the_file_writes_it(
     updated = read_jsonl(exported)
     assert updated[0]["Rule"] == new_rule.read_text() and updated[0]["ID"] == "001"
     assert updated[1] == {**source[1], "ID": f"{int(source[1]['ID']):03d}"}
+    padded.rename(tmp_path / "moved.jsonl")  # the rules file gone: said, not a traceback
+    assert run("rules", "export", ws, "--out", exported) == 2
+    assert "the rules file this workspace started from cannot be read" in flat(
+        capsys.readouterr().err
+    )

@@ -161,8 +161,15 @@ class Workspace:
         return Path(self.data["rules_file"])
 
     def rules_changed(self) -> bool:
-        """Whether the rules file differs from the one the workspace started from."""
-        digest = hashlib.sha256(self.rules_file.read_bytes()).hexdigest()
+        """Whether the rules file differs from the one the workspace started from; ConfigError
+        naming it when it is gone (moved or deleted since `rules init`)."""
+        try:
+            digest = hashlib.sha256(self.rules_file.read_bytes()).hexdigest()
+        except OSError as e:
+            raise ConfigError(
+                f"{self.rules_file}: the rules file this workspace started from cannot be read "
+                f"({e.strerror}); put it back there (its rows are what the export writes)"
+            ) from None
         return digest != self.data["rules_sha256"]
 
     # ------------------------------------------------------------------------- instances
