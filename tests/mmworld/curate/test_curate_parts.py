@@ -313,3 +313,7 @@ def test_asr_and_keyframes_stages_alone(tmp_path: Path) -> None:
         {"unreadable": 1},
     )
     assert any("junk.mkv" in (p.get("keyframes") or "") for p in funnel["problems"])
+    # fewer keyframes the second time: the folder shows those, not three of the last run's
+    frames = ["--keyframes", "2", "--cache-dir", str(tmp_path / "frames")]
+    assert main(["--no-progress", "curate", "mmworld", "keyframes", *common, *frames]) == 0
+    assert len(list((out / "keyframes" / "mute").glob("*.jpg"))) == 2
