@@ -25,6 +25,7 @@ from vidbench.benchmarks.mmworld.curate.whisper import AsrSettings
 from vidbench.cli import main
 from vidbench.core.errors import ConfigError
 from vidbench.core.files import read_jsonl
+from vidbench.runner.lock import results_lock
 from vidbench.scoring.model_call import CallResult
 from vidbench.testing import Reply, request_text
 from vidbench.testing.speech import shape_frames, speak, write_talking_video
@@ -290,6 +291,20 @@ def test_queries_stage(tmp_path: Path, fake) -> None:
     assert funnel["usage"]["queries"]["requests"] == 4 + 3  # Marketing asked three times
     server = fake(reply=reply)
     assert main(args) == 0 and server.requests == []
+
+
+def test_an_output_folder_in_use_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two curations into one OUT would both ask every model call and interleave their
+    files: the second stops at once, naming the first."""
+    _video(tmp_path / "videos" / "mute.mp4", "red")
+    out = tmp_path / "out"
+    with results_lock(out, "the first curation"):
+        argv = ["--no-progress", "curate", "mmworld", "keyframes", str(tmp_path / "videos")]
+        assert main([*argv, "--out", str(out)]) == 2
+    assert "in use by another vidbench command (pid" in " ".join(capsys.readouterr().err.split())
+    assert not (out / "keyframes").exists()
 
 
 def test_asr_and_keyframes_stages_alone(tmp_path: Path) -> None:
