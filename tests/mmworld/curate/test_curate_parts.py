@@ -316,6 +316,7 @@ def test_asr_and_keyframes_stages_alone(tmp_path: Path) -> None:
     assert main(["--no-progress", "curate", "mmworld", "asr", *common, *asr_cache]) == 0
     transcripts = {p.stem: json.loads(p.read_text()) for p in (out / "transcripts").iterdir()}
     assert {k: v["status"] for k, v in transcripts.items()} == {"mute": "no-audio", "junk": "error"}
+    assert transcripts["junk"]["reason"].count("junk.mkv: ") == 1  # not "junk.mkv: junk.mkv: "
     assert not (out / "store.sqlite").exists()  # no model was asked
     frames = ["--keyframes", "3", "--cache-dir", str(tmp_path / "frames")]
     assert main(["--no-progress", "curate", "mmworld", "keyframes", *common, *frames]) == 0
