@@ -18,13 +18,12 @@ from pydantic import JsonValue
 from vidbench.benchmarks.fourd.curate import funnel
 from vidbench.benchmarks.fourd.curate.manifest import AssetProblem
 from vidbench.benchmarks.fourd.curate.motion import MotionSettings, video_motion
-from vidbench.benchmarks.fourd.synthetic.writer import video_name
+from vidbench.benchmarks.fourd.synthetic.writer import VIEW_VIDEOS, video_name
 from vidbench.core.errors import ConfigError, MediaError
 from vidbench.core.files import write_jsonl
 from vidbench.progress import progress_bar
 
 MOTION_FILE = "motion.jsonl"
-VIEW_VIDEOS = video_name(0).replace("0", "*", 1)  # view_*_rgb_white_bg.mp4
 
 
 class MissingView(MediaError):
@@ -48,12 +47,6 @@ def object_folders(videos: Path) -> list[Path]:
     """The object folders of VIDEOS (official layout): every folder holding a view's video,
     sorted by uid."""
     return sorted(p for p in videos.iterdir() if p.is_dir() and any(p.glob(VIEW_VIDEOS)))
-
-
-def object_views(folder: Path) -> list[int]:
-    """The views an object folder holds videos of, in order."""
-    stems = (p.name.removeprefix("view_").split("_", 1)[0] for p in folder.glob(VIEW_VIDEOS))
-    return sorted(int(k) for k in stems if k.isdigit())
 
 
 def object_videos(videos: Path, view: int = 0) -> dict[str, Path]:

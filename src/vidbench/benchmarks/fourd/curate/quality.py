@@ -42,9 +42,8 @@ from vidbench.benchmarks.fourd.curate.motion_filter import (
     MissingView,
     object_folders,
     object_videos,
-    object_views,
 )
-from vidbench.benchmarks.fourd.synthetic.writer import video_name
+from vidbench.benchmarks.fourd.synthetic.writer import object_views, video_name
 from vidbench.core.errors import ConfigError, MediaError
 from vidbench.core.files import write_json, write_jsonl
 from vidbench.extras import require
