@@ -96,20 +96,40 @@ class CallResult(Generic[Value]):
 
 
 _FENCE = re.compile(r"```(?:json)?")
+_OPENING = re.compile(r"[\[{]")
+_NESTING = re.compile(r"[\[{\s]+")
 
 
-def find_json(reply: str) -> dict[str, JsonValue] | list[JsonValue] | None:
+JsonBlock = dict[str, JsonValue] | list[JsonValue]
+
+
+def find_json(reply: str, where: Callable[[JsonBlock], bool] | None = None) -> JsonBlock | None:
     """The first JSON object or list in a reply (code fences and prose around it are
-    tolerated), or None when there is none."""
+    tolerated) that `where` accepts (any, without it), or None when there is none. A block
+    `where` refuses is passed over whole: "step [1]" or `{"step": 1}` in the reasoning before
+    the answer's block does not hide it; nor does a degenerate run of brackets too deep to
+    decode (its reply is stored: raising would stop every rerun at it)."""
     text = _FENCE.sub("", reply)
     decoder = json.JSONDecoder()
-    for match in re.finditer(r"[\[{]", text):
+    start = 0
+    while (match := _OPENING.search(text, start)) is not None:
+        start = match.start() + 1
         try:
-            value, _ = decoder.raw_decode(text, match.start())
+            value, end = decoder.raw_decode(text, match.start())
         except json.JSONDecodeError:
             continue
+        except RecursionError:  # "[[[[..." past Python's depth: a degenerate reply
+            run = _NESTING.match(text, match.start())
+            start = run.end() if run else start
+            continue
+        block: JsonBlock | None = None
         if isinstance(value, dict):
-            return {str(k): v for k, v in value.items()}
-        if isinstance(value, list):
-            return value
+            block = {str(k): v for k, v in value.items()}
+        elif isinstance(value, list):
+            block = value
+        if block is None:
+            continue
+        if where is None or where(block):
+            return block
+        start = end
     return None

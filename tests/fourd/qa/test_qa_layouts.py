@@ -8,10 +8,14 @@ import json
 import sqlite3
 from pathlib import Path
 
-from qa_support import R_BROKEN, R_GOOD, generic, rendered_folder
+from qa_support import OBJ0, OBJ1, OBJ2, R_BROKEN, R_GOOD, generic, rendered_folder, write_objects
 
+from conftest import solid_frames
+from vidbench.benchmarks.fourd.curate.qa.objects import list_objects
+from vidbench.benchmarks.fourd.variants import SPEC
 from vidbench.cli import main
 from vidbench.core.files import read_jsonl
+from vidbench.media.encode import write_mp4
 from vidbench.testing import ChatServer
 
 
@@ -86,3 +90,21 @@ def test_out_must_not_be_the_video_folder(tmp_path: Path) -> None:
     argv += ["--generator", "random", "--validator", "random", "--blind", "random"]
     assert main([*argv, "--blind", "random"]) == 2
     assert not (folder / "4d_qa.json").exists() and not (folder / ".lock").exists()
+
+
+def test_objects_the_motion_and_quality_stages_dropped_are_skipped(tmp_path: Path) -> None:
+    """`curate 4d motion` run on the objects' folder drops a still object, `quality predict` a
+    textureless one: questions are not written about them (they were asked about)."""
+    data = write_objects(tmp_path / "data")
+    videos = data / "4d_object_multi_view_videos"
+    write_mp4(videos / OBJ1 / "view_0_rgb_white_bg.mp4", [solid_frames(1)[0]] * 12)
+    argv = ["--no-progress", "curate", "4d", "motion", str(videos), "--tolerance", "4"]
+    assert main(argv) == 0  # the others change by 8 a frame
+    listing = list_objects(data, SPEC)
+    assert [o.uid for o in listing.objects] == [OBJ0]
+    assert {s.uid: s.reason for s in listing.skipped} == {
+        OBJ1: "motion dropped", OBJ2: "missing views"
+    }  # fmt: skip
+    # quality predict's output in the official layout's folder is read as in part 1's
+    (videos / "quality.jsonl").write_text(json.dumps({"uid": OBJ0, "label": "textureless"}))
+    assert list_objects(data, SPEC).skipped[0].reason == "quality: textureless"
