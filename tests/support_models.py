@@ -40,3 +40,12 @@ class CostlyStart(LoggingGold):
     async def start(self) -> None:
         with open(os.environ["VIDBENCH_TEST_LOG"], "a") as f:
             f.write("START\n")
+
+
+class Blank(Model):
+    """Replies with white space only, as a local model may (an API backend calls that empty)."""
+
+    spec = "python:support_models:Blank"
+
+    async def generate(self, requests: Sequence[Request]) -> list[Response]:
+        return [Response(r.key, " \n") for r in requests]

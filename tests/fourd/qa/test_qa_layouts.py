@@ -108,3 +108,21 @@ def test_objects_the_motion_and_quality_stages_dropped_are_skipped(tmp_path: Pat
     # quality predict's output in the official layout's folder is read as in part 1's
     (videos / "quality.jsonl").write_text(json.dumps({"uid": OBJ0, "label": "textureless"}))
     assert list_objects(data, SPEC).skipped[0].reason == "quality: textureless"
+
+
+def test_a_blank_caption_reply_is_counted_as_empty_not_as_asked_again(
+    tmp_path: Path, shared_server: ChatServer, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    """A reply of white space only (a local model's; an API backend's is a failed call) was
+    counted "failed (asked again by the next run)", but it is stored and never asked again: it
+    is counted as empty, and the run is incomplete (3)."""
+    folder = rendered_folder(tmp_path / "render")
+    argv = ["--no-progress", "curate", "4d", "captions", "--data", str(folder)]
+    argv += ["--out", str(tmp_path / "drafts"), "--frames", "2", "--cache-dir", str(tmp_path / "f")]
+    assert main([*argv, "--model", "python:support_models:Blank"]) == 3
+    said = capsys.readouterr().err
+    assert "drafted 0" in said and "failed 0, empty 1" in said, said
+    assert "not asked again" in said
+    assert read_jsonl(tmp_path / "drafts" / "caption_drafts.jsonl") == []
+    assert main([*argv, "--model", "python:support_models:Blank"]) == 3
+    assert "empty 1, asked now 0" in capsys.readouterr().err

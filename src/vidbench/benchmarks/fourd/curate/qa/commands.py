@@ -166,7 +166,13 @@ def _cmd_captions(args: argparse.Namespace) -> int:
     )
     counts = draft_captions(config, err)
     err.print(", ".join(f"{k} {v}" for k, v in counts.items()), highlight=False)
-    return EXIT_INCOMPLETE if counts["failed"] else EXIT_OK
+    if counts["empty"]:
+        err.print(
+            f"[yellow]{counts['empty']} empty repl{'y' if counts['empty'] == 1 else 'ies'}[/]: "
+            "no draft for those objects (their replies are stored and not asked again)",
+            highlight=False,
+        )
+    return EXIT_INCOMPLETE if counts["failed"] or counts["empty"] else EXIT_OK
 
 
 def register(stages: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
