@@ -14,6 +14,7 @@ build_openai  # models/registry.py
 build_openai_compat  # models/registry.py
 OwnChatModel  # docs/reproducing-papers.md
 CostlyStart  # tests/runner/test_run.py
+Blank  # tests/fourd/qa/test_qa_layouts.py
 TinyOwnVL  # tests/tiny_own_code.py
 Fewer  # tests/plugins/test_plugin_mistakes.py
 NotText  # tests/plugins/test_plugin_mistakes.py
@@ -24,6 +25,7 @@ option_string  # argparse.Action.__call__
 signum  # signal handler
 map_wn  # nltk WordNetCorpusReader
 _.skip_frame  # media/decode.py: PyAV's codec context, read by FFmpeg's decoder
+_.soft_wrap  # console.py: rich's Console, read by its print
 _.schema_version  # report/schema.py: every results file's field
 _.raw_output_cut  # report/schema.py
 _.created  # report/schema.py

@@ -25,6 +25,7 @@ from vidbench.benchmarks.mmworld.curate.whisper import AsrSettings
 from vidbench.cli import main
 from vidbench.core.errors import ConfigError
 from vidbench.core.files import read_jsonl
+from vidbench.report.funnel import StageCount, record_stage
 from vidbench.runner.lock import results_lock
 from vidbench.scoring.model_call import CallResult
 from vidbench.testing import Reply, request_text
@@ -270,6 +271,8 @@ def test_queries_stage(tmp_path: Path, fake) -> None:
 
     server = fake(reply=reply)
     out = tmp_path / "q"
+    # the pipeline's stages, written there first (the tutorial uses one OUT): kept beside queries
+    record_stage(out, "videos", StageCount(entered=3, kept=2, dropped={"broken": 1}, unit="videos"))
     args = ["--no-progress", "curate", "mmworld", "queries", "--out", str(out)]
     args += ["--model", f"openai-compat:{server.base_url}#m", "--discipline", "Business"]
     assert main(args) == 0
@@ -283,6 +286,9 @@ def test_queries_stage(tmp_path: Path, fake) -> None:
         in (out / "queries.txt").read_text()
     )
     funnel = json.loads((out / "funnel.json").read_text())
+    assert list(funnel["stages"]) == ["queries", "videos"]
+    assert funnel["stages"]["videos"]["dropped"] == {"broken": 1}
+    assert [p["stage"] for p in funnel["problems"]] == ["queries"]  # Marketing's reply
     queries = funnel["stages"]["queries"]
     assert (queries["unit"], queries["entered"], queries["kept"]) == ("subdisciplines", 5, 4)
     assert (queries["dropped"], queries["pending"], queries["notes"]) == (
