@@ -16,7 +16,7 @@ from typing import Any
 
 from vidbench.core.files import Json
 from vidbench.core.messages import Message, TextPart
-from vidbench.core.requests import Request, Response, Usage
+from vidbench.core.requests import Request, Response, Usage, stopped_at_token_limit
 from vidbench.models.api_model import ApiModel
 from vidbench.models.api_options import COMMON_OPTIONS, ApiAccess, named_model_options
 from vidbench.models.base import Model
@@ -69,7 +69,7 @@ def read_message(message: Any, key: str) -> Response:
     if not text.strip():
         error = f"the reply has no text (stop_reason={stop})"
         return Response(key, None, error=error, usage=usage, status="empty")
-    return Response(key, text, usage=usage)
+    return Response(key, text, usage=usage, truncated=stopped_at_token_limit(stop))
 
 
 class AnthropicMessages(ApiModel):

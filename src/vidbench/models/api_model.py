@@ -9,8 +9,11 @@ its exceptions map to failures. This class does everything else, the same way fo
         send, with a deadline of `timeout` seconds for the whole attempt
         a reply (ok, empty, refused, blocked) -> done
         a failure -> release the slot; a 429 shrinks the limiter; a failure that is not worth
-                     retrying (4xx) ends here; otherwise back off (retry.py) and go again
+                     retrying (4xx, a spent quota, a Retry-After over the cap) ends here;
+                     otherwise back off (retry.py) and go again
     out of attempts -> Response(status="error") with the last failure
+    a rejected key (401), refused access (403) or a spent quota -> every later call of this
+        model fails at once with it, unsent (each would get the same answer)
     every failed attempt that was tried again -> the Response's `retried`, kept in the store
 
 The adaptive limiter (limiter.py) is not a tenacity feature: tenacity decides when to try
@@ -75,6 +78,7 @@ class ApiModel(Model):
         self.limiter: CallLimiter = AdaptiveLimiter(settings.concurrency)
         self.stats = CallStats()
         self._session: _Session | None = None
+        self._every_call: Failure | None = None  # a failure every later call would get
 
     def __repr__(self) -> str:  # never show the key
         return f"{type(self).__name__}({self.spec!r})"
@@ -187,6 +191,9 @@ class ApiModel(Model):
     async def _attempt(self, client: Any, payload: Any, request: Request) -> Response:
         """One attempt in a slot of the limiter; CallFailed with the failure when it fails."""
         async with self.limiter.slot() as epoch:
+            if (earlier := self._every_call) is not None:  # the same answer for every call
+                unsent = f"{earlier.message} (an earlier call got this; not sent)"
+                raise CallFailed(dataclasses.replace(earlier, message=unsent))
             self.stats.attempts += 1
             try:
                 async with asyncio.timeout(self.settings.timeout):
@@ -198,6 +205,8 @@ class ApiModel(Model):
                 self.stats.outcomes[response.status] += 1
                 return response
         self.stats.failures[failure.kind] += 1
+        if failure.for_every_call:
+            self._every_call = failure
         if failure.kind == "rate_limit":
             self.limiter.rate_limited(epoch)
         log.debug("%s: %s: attempt: %s", self.spec, request.sample_id, failure)
@@ -206,8 +215,13 @@ class ApiModel(Model):
     def _final(
         self, request: Request, started: float, failure: Failure, attempts: int = 0
     ) -> Response:
-        if failure.retryable:
+        if self.policy.worth_retrying(failure):
             message = f"gave up after {counted(attempts, 'attempt')}; last: {failure.describe()}"
+        elif failure.retryable:  # the server asks for a longer wait than the policy waits
+            message = (
+                f"{failure.describe()} (not retried: a wait over "
+                f"{self.policy.max_retry_after:g} s; run again later)"
+            )
         else:
             message = f"{failure.describe()} (not retried)"
         self.stats.outcomes["error"] += 1
