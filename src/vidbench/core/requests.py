@@ -57,7 +57,9 @@ ResponseStatus = Literal["ok", "error", "empty", "refused", "blocked", "no-predi
 # The reasons the APIs and engines give for a reply that stopped at its token limit (max_tokens):
 # OpenAI chat completions and vLLM "length", Anthropic "max_tokens" (and
 # "model_context_window_exceeded"), Gemini "MAX_TOKENS".
-TOKEN_LIMIT_STOPS = frozenset({"length", "max_tokens", "model_context_window_exceeded", "MAX_TOKENS"})
+TOKEN_LIMIT_STOPS = frozenset(
+    {"length", "max_tokens", "model_context_window_exceeded", "MAX_TOKENS"}
+)
 
 
 def stopped_at_token_limit(reason: object) -> bool:

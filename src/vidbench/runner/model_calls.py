@@ -7,9 +7,9 @@ keyed by (model identity, generation settings, prompt version, exact prompt, att
 stored reply is reused; a reply the parser cannot read triggers the next attempt, up to
 `max_attempts`, after which the result is `unparsed`; a reply that stopped at its token limit
 is `unparsed` at once (`truncated`: never parsed, since a reply cut after "1" would read as a
-verdict, and not asked again, since the same call stops there again). A failed call (after the backend's own
-retries) is recorded in `failures` and gives an `error` result; the next run asks again. Every
-attempt that failed and was tried again is recorded there too (status `retried`). With
+verdict, and not asked again, since the same call stops there again). A failed call (after the
+backend's own retries) is recorded in `failures` and gives an `error` result; the next run asks
+again. Every attempt that failed and was tried again is recorded there too (status `retried`). With
 `allow_calls=False` (the score stage) nothing is sent: results come from the store, are `error`
 (with the message) when the last call failed, or `missing`. Identical calls (the same
 key) in flight at once are merged: one is sent, the others wait for it and read its stored

@@ -227,7 +227,10 @@ class Store:
             f"SELECT item, model, prompt_version, attempt, prompt, reply, {self._added('calls')} "
             "FROM calls ORDER BY item, attempt, created"
         )
-        return (StoredCall(*row[:-1], truncated=bool(row[-1])) for row in rows)
+        return (
+            StoredCall(item, model, version, attempt, prompt, reply, bool(truncated))
+            for item, model, version, attempt, prompt, reply, truncated in rows
+        )
 
     def all_failures(self) -> list[StoredFailure]:
         """Every failed attempt, oldest first."""
@@ -337,12 +340,13 @@ class Store:
         )
         frames: dict[str | None, list[FrameRecord]] = {None: []}
         found = {}
-        for key, sample_id, prompt_hash, shown, *rest, truncated in rows:
+        for key, sample_id, prompt_hash, shown, text, t_in, t_out, latency, truncated in rows:
             if shown not in frames:
                 frames[shown] = json.loads(shown)
             found[sample_id] = StoredResponse(
-                key, sample_id, prompt_hash, frames[shown], *rest, truncated=bool(truncated)
-            )
+                key, sample_id, prompt_hash, frames[shown], text, t_in, t_out, latency,
+                bool(truncated),
+            )  # fmt: skip
         return found
 
     def last_failures(

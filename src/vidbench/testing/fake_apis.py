@@ -189,7 +189,11 @@ class FakeGeminiGenerate(WireApi):
             return {"promptFeedback": {"blockReason": "SAFETY"}, "usageMetadata": usage}
         candidate: dict[str, Json] = {
             "content": {"role": "model", "parts": [] if text is None else [{"text": text}]},
-            "finishReason": "SAFETY" if reply.blocked else "MAX_TOKENS" if reply.truncated else "STOP",
+            "finishReason": "SAFETY"
+            if reply.blocked
+            else "MAX_TOKENS"
+            if reply.truncated
+            else "STOP",
             "index": 0,
         }
         return {"candidates": [candidate], "usageMetadata": usage, "modelVersion": model}
