@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import email.utils
 import time
+from pathlib import Path
 
 import pytest
 
@@ -24,6 +25,9 @@ from api_support import (
     openai_error,
     request,
 )
+from conftest import make_qa_dataset
+from vidbench.cli import main
+from vidbench.core.errors import EXIT_INCOMPLETE
 from vidbench.testing import Reply
 
 
@@ -96,7 +100,7 @@ def test_a_spent_quota_is_not_retried_and_stops_every_later_call() -> None:
     assert model.limiter.decreases == 0  # a spent quota is no rate limit to back off from
 
 
-@pytest.mark.parametrize("status", [401, 403])
+@pytest.mark.parametrize("status", [401, 403, 404])
 def test_a_key_refused_mid_run_stops_every_later_call(status: int) -> None:
     refused = openai_error(status, "Incorrect API key provided")
     with RawServer(completion("(A)"), refused) as server:
@@ -106,6 +110,22 @@ def test_a_key_refused_mid_run_stops_every_later_call(status: int) -> None:
     assert [r.status for r in responses] == ["ok"] + ["error"] * 4
     assert all(f"HTTP {status}: Incorrect API key" in r.error for r in responses[1:])
     assert all("not retried" in r.error for r in responses[1:])
+
+
+def test_a_run_whose_key_is_refused_mid_run_says_why_and_is_incomplete(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = make_qa_dataset(tmp_path / "data", n_objects=2)
+    refused = openai_error(401, "Incorrect API key provided")
+    with RawServer(completion("(A)"), refused) as server:
+        spec = f"openai-compat:{server.base_url}#m"
+        code = main(
+            ["--no-progress", "run", "4dbench-qa", "--data", str(data), "--out",
+             str(tmp_path / "out"), "--model", spec, "--concurrency", "1"]
+        )  # fmt: skip
+    assert code == EXIT_INCOMPLETE and server.posts == 2  # 10 questions, 8 not sent
+    said = " ".join(capsys.readouterr().err.split())
+    assert "9 error(s)" in said and f"{spec}: client: HTTP 401: Incorrect API key" in said
 
 
 def test_a_retry_after_longer_than_vidbench_waits_is_not_retried() -> None:

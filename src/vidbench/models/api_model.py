@@ -12,8 +12,8 @@ its exceptions map to failures. This class does everything else, the same way fo
                      retrying (4xx, a spent quota, a Retry-After over the cap) ends here;
                      otherwise back off (retry.py) and go again
     out of attempts -> Response(status="error") with the last failure
-    a rejected key (401), refused access (403) or a spent quota -> every later call of this
-        model fails at once with it, unsent (each would get the same answer)
+    a rejected key (401), refused access (403), no such model (404) or a spent quota -> every
+        later call of this model fails at once with it, unsent (each would get the same answer)
     every failed attempt that was tried again -> the Response's `retried`, kept in the store
 
 The adaptive limiter (limiter.py) is not a tenacity feature: tenacity decides when to try

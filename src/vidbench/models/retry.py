@@ -53,8 +53,8 @@ class Failure:
     @property
     def for_every_call(self) -> bool:
         """Whether every later call to this model would fail alike: the key is rejected (401),
-        access refused (403), the quota spent."""
-        return self.kind == "quota" or self.status in (401, 403)
+        access refused (403), no such model or endpoint (404), the quota spent."""
+        return self.kind == "quota" or self.status in (401, 403, 404)
 
     def describe(self) -> str:
         wait = "" if self.retry_after is None else f" (Retry-After: {self.retry_after:g} s)"

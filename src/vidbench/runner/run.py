@@ -312,6 +312,8 @@ class Run:
                 + ", ".join(f"{n} {kind}" for kind, n in results.errors_by_status.items())
                 + f"): see error_details in {directory.file(RESULTS_FILE)}"
             )
+            first = results.error_details[0].error
+            self.console.print(f"the first: {escape(first[:300])}", highlight=False, soft_wrap=True)
         if results.unjudged:
             self.console.print(f"[red]{no_verdict_message(results.unjudged)}[/]")
         return results
