@@ -50,6 +50,18 @@ def test_a_reply_cut_at_its_token_limit_is_an_answer_marked_truncated(fake, kind
     assert server.stats().received == 2  # an answer: not asked again
 
 
+@pytest.mark.parametrize("kind", BACKENDS)
+def test_a_reply_without_text_names_the_model_and_says_it_hit_the_token_limit(
+    fake, kind: str
+) -> None:
+    server = fake(reply=lambda body: Reply(text=None, truncated=True))
+    model = backend(kind, server)
+    [response] = ask(model, [request(1)])
+    assert response.status == "empty" and response.text is None
+    assert response.error.startswith(f"{model.spec}: the reply has no text")
+    assert "stopped at its token limit before any text" in response.error
+
+
 # ----------------------------------------------------------------------- bodies real servers send
 def test_content_as_a_list_of_parts_is_read_as_its_text_parts() -> None:
     parts = [

@@ -182,7 +182,10 @@ class ApiModel(Model):
                         failed.append(e.failure.describe())
                         raise
             latency = time.monotonic() - started
-            return dataclasses.replace(response, latency_s=latency, retried=tuple(failed))
+            error = None if response.error is None else f"{self.spec}: {response.error}"
+            return dataclasses.replace(
+                response, error=error, latency_s=latency, retried=tuple(failed)
+            )
         except CallFailed as e:
             attempts = retrying.statistics.get("attempt_number", 1)
             final = self._final(request, started, e.failure, attempts)

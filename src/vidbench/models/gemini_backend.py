@@ -22,6 +22,7 @@ from vidbench.models.call_errors import (
     MalformedReply,
     classify,
     http_limits,
+    no_text,
     reply_text,
     require_utf8_body,
 )
@@ -113,7 +114,7 @@ def read_generation(reply: Any, key: str) -> Response:
         if getattr(p, "text", None) and not getattr(p, "thought", None)
     )
     if not text.strip():
-        error = f"the reply has no text (finishReason={finish})"
+        error = no_text("finishReason", finish)
         return Response(key, None, error=error, usage=usage, status="empty")
     return Response(key, text, usage=usage, truncated=stopped_at_token_limit(finish))
 

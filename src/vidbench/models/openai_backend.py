@@ -25,7 +25,7 @@ from vidbench.models.api_options import (
     sdk_options,
 )
 from vidbench.models.base import Model
-from vidbench.models.call_errors import MalformedReply, reply_text
+from vidbench.models.call_errors import MalformedReply, no_text, reply_text
 from vidbench.models.registry import ModelOptions
 from vidbench.models.retry import Failure
 from vidbench.models.stainless import classify_stainless, stainless_client
@@ -120,7 +120,7 @@ def read_completion(completion: Any, key: str) -> Response:
         return Response(key, None, error=error, usage=usage, status="blocked")
     text = reply_text(content_text(message.content), "the reply's message content")
     if text is None or not text.strip():
-        error = f"the reply has no text (finish_reason={choice.finish_reason})"
+        error = no_text("finish_reason", choice.finish_reason)
         return Response(key, None, error=error, usage=usage, status="empty")
     return Response(key, text, usage=usage, truncated=stopped_at_token_limit(choice.finish_reason))
 

@@ -32,6 +32,7 @@ from vidbench.core.files import Json
 from vidbench.core.requests import Request, Response, Usage, stopped_at_token_limit
 from vidbench.extras import require
 from vidbench.models.batcher import DeviceBatcher
+from vidbench.models.call_errors import no_text
 from vidbench.models.device_model import DeviceModel
 from vidbench.models.hf_checkpoint import Checkpoint, inspect_checkpoint
 from vidbench.models.hf_families import IMAGES, FrameInput, choose_frame_input
@@ -255,7 +256,7 @@ def read_output(key: str, output: Any, latency: float) -> Response:
     usage = Usage(len(output.prompt_token_ids or ()), len(completion.token_ids or ()))
     text = completion.text
     if not text or not text.strip():
-        error = f"the model returned no text (finish_reason={completion.finish_reason})"
+        error = no_text("finish_reason", completion.finish_reason)
         return Response(key, None, error=error, usage=usage, latency_s=latency, status="empty")
     truncated = stopped_at_token_limit(completion.finish_reason)
     return Response(key, text, usage=usage, latency_s=latency, truncated=truncated)
