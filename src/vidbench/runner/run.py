@@ -313,7 +313,7 @@ class Run:
                 + f"): see error_details in {directory.file(RESULTS_FILE)}"
             )
             first = results.error_details[0].error
-            self.console.print(f"the first: {escape(first[:300])}", highlight=False, soft_wrap=True)
+            self.console.print(f"the first: {escape(first[:300])}", highlight=False)
         if results.unjudged:
             self.console.print(f"[red]{no_verdict_message(results.unjudged)}[/]")
         return results
