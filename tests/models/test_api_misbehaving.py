@@ -137,7 +137,26 @@ def test_a_run_whose_key_is_refused_mid_run_says_why_and_is_incomplete(
         )  # fmt: skip
     assert code == EXIT_INCOMPLETE and server.posts == 2  # 10 questions, 8 not sent
     said = " ".join(capsys.readouterr().err.split())
-    assert "9 error(s)" in said and f"{spec}: client: HTTP 401: Incorrect API key" in said
+    assert "9 error(s)" in said and "the first: 00000000000000000000000000000000_" in said
+    assert f"{spec}: " in said and "client: HTTP 401: Incorrect API key" in said
+
+
+def test_a_server_that_stops_answering_stops_being_asked() -> None:
+    """4 calls in a row out of attempts, none answered in between: the rest are not sent (a
+    dead server would cost every request of the run all its attempts). An answer in between
+    starts the count again."""
+    down = openai_error(503, "Service Unavailable")
+    with RawServer(down, down, down, completion("(A)"), down) as server:
+        model = backend("openai", server, concurrency=1, max_retries=0)
+        responses = ask(model, [request(i) for i in range(10)])
+    assert server.posts == 8  # 3 failed, 1 answered, 4 failed in a row, then none sent
+    assert [r.status for r in responses] == ["error"] * 3 + ["ok"] + ["error"] * 6
+    assert all("HTTP 503: Service Unavailable" in r.error for r in responses[4:8])
+    assert all(
+        "not sent: 4 calls in a row gave up (the last: server: HTTP 503" in r.error
+        and "the server is not answering" in r.error
+        for r in responses[8:]
+    )
 
 
 def test_a_retry_after_longer_than_vidbench_waits_is_not_retried() -> None:

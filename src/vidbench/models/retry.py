@@ -29,8 +29,17 @@ from tenacity import (
     wait_random_exponential,
 )
 
+# stopped: not sent, since an earlier failure said every call would fail (ApiModel)
 FailureKind = Literal[
-    "rate_limit", "quota", "server", "timeout", "connection", "malformed", "client", "unexpected"
+    "rate_limit",
+    "quota",
+    "server",
+    "timeout",
+    "connection",
+    "malformed",
+    "client",
+    "unexpected",
+    "stopped",
 ]
 RETRYABLE: frozenset[str] = frozenset(
     {"rate_limit", "server", "timeout", "connection", "malformed"}
