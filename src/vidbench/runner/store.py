@@ -158,11 +158,10 @@ class Store:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(SCHEMA)
-            for table, column in ADDED_COLUMNS.items():
-                if column not in self._columns(table):
-                    self._db.execute(
-                        f"ALTER TABLE {table} ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0"
-                    )
+            for table, column in ADDED_COLUMNS.items():  # a store made before them
+                if self._added(table) != column:
+                    self._db.execute(f"ALTER TABLE {table} ADD {column} INTEGER NOT NULL DEFAULT 0")
+                    self._selects[table] = column
         except sqlite3.OperationalError as e:
             if _is_full(e, results_dir):
                 raise DiskFullError(results_dir) from e
@@ -190,15 +189,12 @@ class Store:
     def close(self) -> None:
         self._db.close()
 
-    def _columns(self, table: str) -> set[str]:
-        return {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
-
     def _added(self, table: str) -> str:
         """What selects `table`'s added column: the column, or its default in a store made
         before it and opened read-only (ADDED_COLUMNS); looked up once."""
         if table not in self._selects:
-            column = ADDED_COLUMNS[table]
-            self._selects[table] = column if column in self._columns(table) else "0"
+            names = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+            self._selects[table] = ADDED_COLUMNS[table] if ADDED_COLUMNS[table] in names else "0"
         return self._selects[table]
 
     def _write(self, sql: str, params: tuple[object, ...]) -> sqlite3.Cursor:
