@@ -24,6 +24,10 @@ NotText  # tests/plugins/test_plugin_mistakes.py
 option_string  # argparse.Action.__call__
 signum  # signal handler
 map_wn  # nltk WordNetCorpusReader
+_.do_GET  # http.server's request handler (tests/api_support.RawServer)
+_.do_POST
+_.log_message
+_.protocol_version
 _.skip_frame  # media/decode.py: PyAV's codec context, read by FFmpeg's decoder
 _.soft_wrap  # console.py: rich's Console, read by its print
 _.schema_version  # report/schema.py: every results file's field
@@ -46,6 +50,9 @@ _.pict_type
 _.intra_op_num_threads
 _.log_severity_level
 _.should_exit
+_.soft_wrap  # rich's Console (console.py)
+_.daemon_threads  # http.server (tests/api_support.RawServer)
+_.close_connection
 _.pre_tokenizer
 _.__qualname__
 _.lens

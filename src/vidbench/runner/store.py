@@ -5,6 +5,7 @@ responses: one row per answered request, keyed by the request's content hash; a 
 calls:     every reply to a cached model call (an LLM judge's verdicts, a construction
     pipeline's generated questions, checks and captions), keyed by the model, its settings, the
     prompt version, the exact prompt and the attempt number; never requested again.
+    In both, `truncated` is 1 for a reply that stopped at its token limit (Response.truncated).
 failures:  every failed attempt, with its status and message: unusable media (`media`), a call
     that failed after its retries (`error`, ...), and each attempt that failed and was tried
     again (`retried`, whatever came of the call). A failed sample is asked again by the next
@@ -49,7 +50,8 @@ CREATE TABLE IF NOT EXISTS responses (
     input_tokens INTEGER NOT NULL,
     output_tokens INTEGER NOT NULL,
     latency_s REAL NOT NULL,
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    truncated INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS responses_plan ON responses (plan, sample_id);
 CREATE TABLE IF NOT EXISTS failures (
@@ -76,9 +78,13 @@ CREATE TABLE IF NOT EXISTS calls (
     reply TEXT NOT NULL,
     input_tokens INTEGER NOT NULL,
     output_tokens INTEGER NOT NULL,
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    truncated INTEGER NOT NULL DEFAULT 0
 );
 """
+# Columns added since a table was first made: a store made before them gets them when opened
+# for writing (ALTER TABLE), and reads them as their default when opened read-only.
+ADDED_COLUMNS = {"responses": "truncated", "calls": "truncated"}
 
 
 FULL_BELOW = 1 << 20  # bytes free under which a failed store write counts as a full disk
@@ -108,6 +114,7 @@ class StoredResponse:
     input_tokens: int
     output_tokens: int
     latency_s: float
+    truncated: bool  # the reply stopped at its token limit (max_tokens)
 
 
 @dataclass(frozen=True)
@@ -120,6 +127,15 @@ class StoredCall:
     attempt: int
     prompt: str
     reply: str
+    truncated: bool  # the reply stopped at its token limit (max_tokens): never read
+
+
+@dataclass(frozen=True)
+class CallReply:
+    """A stored reply to a model call (`Store.call_reply`)."""
+
+    text: str
+    truncated: bool  # it stopped at its token limit (max_tokens)
 
 
 @dataclass(frozen=True)
@@ -136,11 +152,16 @@ class Store:
     def __init__(self, results_dir: Path) -> None:
         results_dir.mkdir(parents=True, exist_ok=True)
         self.path = results_dir / self.FILENAME
+        self._selects: dict[str, str] = {}
         self._db = sqlite3.connect(self.path, isolation_level=None)
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(SCHEMA)
+            for table, column in ADDED_COLUMNS.items():  # a store made before them
+                if self._added(table) != column:
+                    self._db.execute(f"ALTER TABLE {table} ADD {column} INTEGER NOT NULL DEFAULT 0")
+                    self._selects[table] = column
         except sqlite3.OperationalError as e:
             if _is_full(e, results_dir):
                 raise DiskFullError(results_dir) from e
@@ -156,6 +177,7 @@ class Store:
             raise ConfigError(f"{path} is missing")
         store = cls.__new__(cls)
         store.path = path
+        store._selects = {}
         store._db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
         try:
             store._db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
@@ -166,6 +188,14 @@ class Store:
 
     def close(self) -> None:
         self._db.close()
+
+    def _added(self, table: str) -> str:
+        """What selects `table`'s added column: the column, or its default in a store made
+        before it and opened read-only (ADDED_COLUMNS); looked up once."""
+        if table not in self._selects:
+            names = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+            self._selects[table] = ADDED_COLUMNS[table] if ADDED_COLUMNS[table] in names else "0"
+        return self._selects[table]
 
     def _write(self, sql: str, params: tuple[object, ...]) -> sqlite3.Cursor:
         """One write, committed at once; a full disk is a DiskFullError naming the folder (the
@@ -190,10 +220,13 @@ class Store:
     def calls(self) -> Iterator[StoredCall]:
         """`all_calls`, a row at a time."""
         rows = self._db.execute(
-            "SELECT item, model, prompt_version, attempt, prompt, reply FROM calls "
-            "ORDER BY item, attempt, created"
+            f"SELECT item, model, prompt_version, attempt, prompt, reply, {self._added('calls')} "
+            "FROM calls ORDER BY item, attempt, created"
         )
-        return (StoredCall(*row) for row in rows)
+        return (
+            StoredCall(item, model, version, attempt, prompt, reply, bool(truncated))
+            for item, model, version, attempt, prompt, reply, truncated in rows
+        )
 
     def all_failures(self) -> list[StoredFailure]:
         """Every failed attempt, oldest first."""
@@ -254,7 +287,7 @@ class Store:
         """Record an answer; a key already answered is left as it was."""
         assert response.text is not None, "failed responses go to put_failure"
         self._write(
-            "INSERT OR IGNORE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR IGNORE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 response.key,
                 plan,
@@ -267,6 +300,7 @@ class Store:
                 response.usage.output_tokens,
                 response.latency_s,
                 time.time(),
+                int(response.truncated),
             ),
         )
 
@@ -296,16 +330,19 @@ class Store:
         among, ids = _among(sample_ids)
         rows = self._db.execute(
             "SELECT key, sample_id, prompt_hash, json_extract(request, '$.frames'), text, "
-            "input_tokens, output_tokens, latency_s "
+            f"input_tokens, output_tokens, latency_s, {self._added('responses')} "
             f"FROM responses WHERE plan = ?{among} ORDER BY created",
             (plan, *ids),
         )
         frames: dict[str | None, list[FrameRecord]] = {None: []}
         found = {}
-        for key, sample_id, prompt_hash, shown, *rest in rows:
+        for key, sample_id, prompt_hash, shown, text, t_in, t_out, latency, truncated in rows:
             if shown not in frames:
                 frames[shown] = json.loads(shown)
-            found[sample_id] = StoredResponse(key, sample_id, prompt_hash, frames[shown], *rest)
+            found[sample_id] = StoredResponse(
+                key, sample_id, prompt_hash, frames[shown], text, t_in, t_out, latency,
+                bool(truncated),
+            )  # fmt: skip
         return found
 
     def last_failures(
@@ -329,10 +366,12 @@ class Store:
         ).fetchone()
         return None if row is None else row[0]
 
-    def call_reply(self, key: str) -> str | None:
+    def call_reply(self, key: str) -> CallReply | None:
         """The stored reply to a model call, or None."""
-        row = self._db.execute("SELECT reply FROM calls WHERE key = ?", (key,)).fetchone()
-        return None if row is None else row[0]
+        row = self._db.execute(
+            f"SELECT reply, {self._added('calls')} FROM calls WHERE key = ?", (key,)
+        ).fetchone()
+        return None if row is None else CallReply(row[0], bool(row[1]))
 
     def put_call(
         self,
@@ -346,7 +385,7 @@ class Store:
     ) -> None:
         assert response.text is not None, "failed model calls go to put_failure"
         self._write(
-            "INSERT OR IGNORE INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR IGNORE INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 key,
                 model,
@@ -358,6 +397,7 @@ class Store:
                 response.usage.input_tokens,
                 response.usage.output_tokens,
                 time.time(),
+                int(response.truncated),
             ),
         )
 

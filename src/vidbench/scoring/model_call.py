@@ -27,7 +27,9 @@ from pydantic import JsonValue
 from vidbench.core.messages import Message
 from vidbench.core.requests import GenerationConfig
 
-# ok: a reply parsed to a value. unparsed: every attempt's reply failed the parser.
+# ok: a reply parsed to a value. unparsed: every attempt's reply failed the parser, or a reply
+# stopped at its token limit (`truncated`: never parsed, and not asked again, since the same
+# call would stop there again).
 # error: the call itself failed (after the backend's retries). missing: not asked yet.
 CallStatus = Literal["ok", "unparsed", "error", "missing"]
 
@@ -63,6 +65,7 @@ class CallResult(Generic[Value]):
     attempts: int = 0
     error: str | None = None
     asked: int = 0  # calls sent to the model for this result by this run (0: all from the store)
+    truncated: bool = False  # unparsed because the reply stopped at its token limit (max_tokens)
 
     @property
     def ok(self) -> bool:
@@ -85,6 +88,16 @@ class CallResult(Generic[Value]):
         """No result was given: the call failed or has not been made yet (a later run asks
         again)."""
         return self.status in ("error", "missing")
+
+    def why_unread(self, unparsed_why: str) -> str:
+        """Why a reply gave no value: `unparsed_why` (the caller's words for a reply its parser
+        could not read), or that the reply was cut at its token limit."""
+        if self.truncated:
+            return (
+                "the reply stopped at its token limit (max_tokens), so it may be cut short and "
+                "is not read"
+            )
+        return unparsed_why
 
     def why_absent(self) -> str:
         if self.status == "error":
