@@ -50,7 +50,6 @@ _.pict_type
 _.intra_op_num_threads
 _.log_severity_level
 _.should_exit
-_.soft_wrap  # rich's Console (console.py)
 _.daemon_threads  # http.server (tests/api_support.RawServer)
 _.close_connection
 _.pre_tokenizer
