@@ -23,7 +23,7 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from pydantic import JsonValue
 
@@ -88,7 +88,53 @@ RETRIED = "retried"  # the status of a failed attempt that was tried again: not 
 
 
 class StoreError(VidbenchError):
-    """A write to the store failed for another reason than a full disk (named with the file)."""
+    """A write to the store failed for another reason than a full disk, or the store is not a
+    readable database (named with the file)."""
+
+
+class _Connection(sqlite3.Connection):
+    """A connection to a store whose damage (a file cut short, overwritten, not a database) is
+    a StoreError naming the file and what to do, wherever a query meets it, not a traceback.
+    SQLite's other errors (a full disk: OperationalError) are the callers' to read."""
+
+    store_path = Path()  # the store's file, set by `_connect`
+
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:  # as sqlite3 types it
+        try:
+            return super().execute(sql, parameters)
+        except sqlite3.DatabaseError as e:
+            _raise_if_damaged(self.store_path, e)
+            raise
+
+    def executescript(self, script: str, /) -> sqlite3.Cursor:
+        try:
+            return super().executescript(script)
+        except sqlite3.DatabaseError as e:
+            _raise_if_damaged(self.store_path, e)
+            raise
+
+
+def _connect(path: Path, uri: str | None = None) -> _Connection:
+    """A connection to the store at `path` (through `uri` when given: read-only)."""
+    if uri is None:
+        db = sqlite3.connect(path, isolation_level=None, factory=_Connection)
+    else:
+        db = sqlite3.connect(uri, uri=True, factory=_Connection)
+    db.store_path = path
+    return db
+
+
+DAMAGE = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
+
+
+def _raise_if_damaged(path: Path, error: sqlite3.DatabaseError) -> None:
+    """A StoreError saying what to do when `error` is a damaged file (SQLITE_CORRUPT, NOTADB)."""
+    if (getattr(error, "sqlite_errorcode", 0) or 0) & 0xFF in DAMAGE:
+        raise StoreError(
+            f"{path} is damaged or not a vidbench store ({error}): its answers cannot be read. "
+            "Restore it from a copy, or move it away with its -wal and -shm files to start over "
+            "(`vidbench run --fresh` deletes them)"
+        ) from error
 
 
 class RequestRecord(TypedDict):
@@ -136,12 +182,16 @@ class Store:
     def __init__(self, results_dir: Path) -> None:
         results_dir.mkdir(parents=True, exist_ok=True)
         self.path = results_dir / self.FILENAME
-        self._db = sqlite3.connect(self.path, isolation_level=None)
+        self._db = _connect(self.path)
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(SCHEMA)
+        except StoreError:  # damaged: said with what to do
+            self._db.close()
+            raise
         except sqlite3.OperationalError as e:
+            self._db.close()
             if _is_full(e, results_dir):
                 raise DiskFullError(results_dir) from e
             raise StoreError(f"{self.path}: {e}") from e
@@ -156,10 +206,13 @@ class Store:
             raise ConfigError(f"{path} is missing")
         store = cls.__new__(cls)
         store.path = path
-        store._db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        store._db = _connect(path, f"{path.resolve().as_uri()}?mode=ro")
         try:
             store._db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
-        except sqlite3.DatabaseError as e:  # not a database, or a damaged one
+        except StoreError:  # not a database, or a damaged one
+            store.close()
+            raise
+        except sqlite3.DatabaseError as e:
             store.close()
             raise StoreError(f"{path}: not readable ({e})") from e
         return store
