@@ -25,6 +25,7 @@ from vidbench.report.results_dir import (
     RESULTS_FILE,
     RUN_FILE,
     SAMPLES_FILE,
+    SCORED_FILE,
     TABLE_FILES,
     TIMING_FILE,
     USAGE_FILE,
@@ -150,7 +151,15 @@ def _check_same_data(
     )
 
 
-RUN_FILES = (RUN_FILE, SAMPLES_FILE, USAGE_FILE, TIMING_FILE, RESULTS_FILE, *TABLE_FILES)
+RUN_FILES = (
+    RUN_FILE,
+    SAMPLES_FILE,
+    USAGE_FILE,
+    SCORED_FILE,
+    TIMING_FILE,
+    RESULTS_FILE,
+    *TABLE_FILES,
+)
 
 
 def start_over(results_dir: Path) -> list[Path]:

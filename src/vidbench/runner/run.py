@@ -4,6 +4,7 @@ directory (its files: report/results_dir.py; its answers and verdicts: runner/st
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
@@ -22,7 +23,7 @@ from vidbench.models.base import Model, ModelRef, check_reachable
 from vidbench.models.pricing import cost_of
 from vidbench.models.registry import ModelOptions, load_model
 from vidbench.report.results import RowTally, build_results
-from vidbench.report.results_dir import RESULTS_FILE, TIMING_FILE, ResultsDir
+from vidbench.report.results_dir import RESULTS_FILE, SAMPLES_FILE, TIMING_FILE, ResultsDir
 from vidbench.report.schema import SCORE_STATUS, Results
 from vidbench.report.tables import print_table
 from vidbench.runner import data_identity
@@ -48,6 +49,15 @@ STAGES = ("infer", "judge", "score", "report")
 # Sample statuses that running the same command again may clear: a failed model call (a timeout,
 # a server error) or judge call. Bad rows, missing videos and refusals need a change first.
 RETRY_HELPS = frozenset({"error", "judge"})
+# What samples.jsonl was scored from (scored.json), each with how a report stage says it changed.
+SCORED_FROM = {
+    "plan": "for another model, or other model or task settings",
+    "task": "under another task variant",
+    "judge": "with another judge",
+    "limit": "with another --limit",
+    "answers": "before the store got more answers",
+    "verdicts": "before the store got more verdicts",
+}
 
 
 @dataclass
@@ -277,12 +287,51 @@ class Run:
             if self.config.judge:
                 usage["judge"] = store.call_usage(self.config.judge)
             rows = scored_rows(self.task, self.samples, self.problems, store, self.plan, verdicts)
-            ResultsDir(self.config.results_dir).write_scored(tally.passing(rows), usage)
+            basis = self._scoring_basis(store)
+            ResultsDir(self.config.results_dir).write_scored(tally.passing(rows), usage, basis)
         self._scored = tally
         return Counter(row.status for row in tally.failed if row.status != SCORED)
 
+    def _scoring_basis(self, store: Store | None) -> dict[str, Json]:
+        """What the score stage's rows depend on beside the data: the plan (model and task
+        settings), the task variant, the judge, --limit, and how many answers and verdicts the
+        store held (`store`: None when there is none to read)."""
+        judge = self._judge_identity()
+        basis: dict[str, Json] = {
+            "plan": self.plan,
+            "task": self.task.name,
+            "judge": None if judge is None else dict(judge),
+            "limit": self.config.limit,
+        }
+        if store is not None:
+            basis["answers"] = store.usage(self.plan)["requests"]
+            if self.config.judge:
+                basis["verdicts"] = store.call_usage(self.config.judge)["requests"]
+        read_back: dict[str, Json] = json.loads(json.dumps(basis))  # as scored.json gives it
+        return read_back
+
+    def _check_scored(self, directory: ResultsDir) -> None:
+        """ConfigError when samples.jsonl is not what the score stage would write now: scored
+        for another model, variant, judge or --limit, before answers or verdicts were added, or
+        edited since (report/results_dir.ResultsDir.scored_basis)."""
+        stamp = directory.scored_basis()
+        if directory.file(Store.FILENAME).is_file():
+            with Store.read_only(directory.path) as store:
+                now = self._scoring_basis(store)
+        else:  # a copy of the results files alone: the counts cannot be checked
+            now = self._scoring_basis(None)
+        differ = [why for key, why in SCORED_FROM.items() if stamp.get(key) != now.get(key)]
+        if differ:
+            raise ConfigError(
+                f"{directory.file(SAMPLES_FILE)} was scored {' and '.join(differ)}: run the "
+                f"score stage first (vidbench run --out {directory.path} --stage score), then "
+                "the report stage"
+            )
+
     def report(self, print_to: Console | None = None) -> Results:
         directory = ResultsDir(self.config.results_dir)
+        if self._scored is None:  # samples.jsonl of an earlier score stage: is it this run's?
+            self._check_scored(directory)
         usage = directory.read_usage()
         results = build_results(
             self.task,

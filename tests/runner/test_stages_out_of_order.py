@@ -1,0 +1,66 @@
+"""Stages run alone, out of order, or over a results folder edited by hand: the report stage
+shows the rows of this run's configuration or says why it cannot, never another run's rows
+under this run's name."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from vidbench.cli import main
+from vidbench.core.errors import EXIT_CONFIG, EXIT_OK
+
+
+def _run(*argv: str) -> int:
+    return main(["--no-progress", "run", *argv])
+
+
+def _said(capsys: pytest.CaptureFixture[str]) -> str:
+    return " ".join(capsys.readouterr().err.split())  # the console wraps long lines
+
+
+def test_the_report_stage_never_shows_rows_scored_for_another_configuration(
+    qa_release: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, data = str(tmp_path / "r"), str(qa_release)
+    assert _run("4dbench-qa", "--data", data, "--model", "random", "--out", out) == EXIT_OK
+    first = (tmp_path / "r" / "results.json").read_bytes()
+    # another model's answers stored, not scored: its report would show random's rows as its own
+    infer = ("4dbench-qa", "--data", data, "--model", "constant:A", "--out", out)
+    assert _run(*infer, "--stage", "infer") == EXIT_OK
+    capsys.readouterr()
+    assert _run("--out", out, "--stage", "report") == EXIT_CONFIG
+    assert "scored for another model" in _said(capsys)
+    assert (tmp_path / "r" / "results.json").read_bytes() == first  # left as it was
+    assert _run("--out", out, "--stage", "score") == EXIT_OK
+    assert _run("--out", out, "--stage", "report") == EXIT_OK
+    results = json.loads((tmp_path / "r" / "results.json").read_text())
+    assert results["model"] == "constant:A" and results["n"] == 20
+
+    # more answers stored (--limit raised) since the rows were scored
+    small = str(tmp_path / "small")
+    assert _run(*infer[:-1], small, "--limit", "5") == EXIT_OK
+    assert _run(*infer[:-1], small, "--limit", "8", "--stage", "infer") == EXIT_OK
+    capsys.readouterr()
+    assert _run("--out", small, "--stage", "report") == EXIT_CONFIG
+    assert "before the store got more answers" in _said(capsys)
+
+
+def test_the_report_stage_refuses_samples_edited_by_hand(
+    qa_release: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "r"
+    argv = ("4dbench-qa", "--data", str(qa_release), "--model", "random", "--out", str(out))
+    assert _run(*argv) == EXIT_OK
+    rows = (out / "samples.jsonl").read_text().splitlines(keepends=True)
+    (out / "samples.jsonl").write_text("".join(rows[:-3]))  # whole lines cut: still valid JSON
+    (out / "results.json").unlink()
+    capsys.readouterr()
+    assert _run("--out", str(out), "--stage", "report") == EXIT_CONFIG
+    assert "not the file the score stage wrote" in _said(capsys)
+    assert not (out / "results.json").exists()  # no results over 17 of 20 rows
+    assert _run("--out", str(out), "--stage", "score") == EXIT_OK
+    assert _run("--out", str(out), "--stage", "report") == EXIT_OK
+    assert json.loads((out / "results.json").read_text())["n"] == 20
