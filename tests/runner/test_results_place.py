@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from custom_support import ISSUE_TOML, make_bench
 from vidbench.cli import main
-from vidbench.core.errors import EXIT_INCOMPLETE, EXIT_OK
+from vidbench.core.errors import EXIT_CONFIG, EXIT_INCOMPLETE, EXIT_OK
 
 
 def _run(*argv: str) -> int:
@@ -60,3 +61,17 @@ def test_incomplete_results_exit_with_their_own_code(
     assert (out / "results.json").is_file()  # written, but not complete
     # the report stage alone says the same of the stored run
     assert _run("run", "--out", str(out), "--stage", "report") == EXIT_INCOMPLETE
+
+
+def test_out_is_never_the_data_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A declared benchmark whose rows file is samples.jsonl: results written into its folder
+    replaced the rows with the scored records (and --fresh deleted them)."""
+    toml = ISSUE_TOML.replace('rows = "questions.jsonl"', 'rows = "samples.jsonl"')
+    bench = make_bench(tmp_path / "bench", toml, rows_file="samples.jsonl")
+    before = _files(bench)
+    argv = ("run", f"custom:{bench}", "--model", "constant:A", "--out", str(bench))
+    assert _run(*argv) == EXIT_CONFIG
+    assert f"is the data folder {bench}" in " ".join(capsys.readouterr().err.split())
+    assert _run(*argv, "--fresh") == EXIT_CONFIG
+    assert _files(bench) == before
+    assert _run(*argv[:-1], str(bench / "results")) == EXIT_OK  # a folder inside it is fine

@@ -372,6 +372,7 @@ class Run:
     def run(self, stages: tuple[str, ...] = STAGES, print_to: Console | None = None) -> RunOutcome:
         """The stages, in order, holding the results directory for the whole time; what they
         left undone."""
+        self._check_out_is_not_data()
         with results_lock(self.config.results_dir, f"vidbench run {self.config.task}"):
             if self.config.fresh:
                 for path in data_identity.start_over(self.config.results_dir):
@@ -382,6 +383,18 @@ class Run:
                 if self._samples is not None:  # its spool file
                     self._samples.close()
                     self._samples = None
+
+    def _check_out_is_not_data(self) -> None:
+        """The results folder must not be the data folder: the run's files (samples.jsonl,
+        results.json, ...) would overwrite the data's files of those names, and --fresh would
+        delete them. (A folder inside it is fine: `--data . --out results`.)"""
+        data = data_folder(self.task, self.config.data).resolve()
+        if self.config.results_dir.resolve() == data:
+            raise ConfigError(
+                f"--out {self.config.results_dir} is the data folder {data}: the results files "
+                "would be written among the data's (a file of the data named like one, e.g. "
+                "samples.jsonl, would be replaced); give --out another folder"
+            )
 
     def _check_data(self) -> None:
         """The rows this run reads must be the data the results folder holds, and there must be
