@@ -14,6 +14,7 @@ the same data.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from collections.abc import Iterable, Iterator, Sequence
@@ -30,6 +31,7 @@ from vidbench.report.results_dir import (
     TIMING_FILE,
     USAGE_FILE,
 )
+from vidbench.runner import spool
 from vidbench.runner.samples import SampleSet
 from vidbench.runner.store import Store
 from vidbench.tasks.problems import Problem
@@ -163,12 +165,17 @@ RUN_FILES = (
 
 
 def start_over(results_dir: Path) -> list[Path]:
-    """Delete what a run keeps in the folder (`--fresh`): its store, run.json and the results
-    files; other files are left. The files deleted."""
+    """Delete what a run keeps in the folder (`--fresh`): its store, run.json, the results
+    files and the answers a killed Ray driver's workers spooled (which the next infer stage
+    would store again); other files are left. The files deleted."""
     store = results_dir / Store.FILENAME
     doomed = [store, store.with_name(store.name + "-wal"), store.with_name(store.name + "-shm")]
     doomed += [results_dir / name for name in RUN_FILES]
+    spooled = spool.folder_of(results_dir)
+    doomed += sorted(spooled.glob("*.jsonl")) if spooled.is_dir() else []
     gone = [path for path in doomed if path.is_file()]
     for path in gone:
         path.unlink()
+    with contextlib.suppress(OSError):  # not there, or holding files of someone else's
+        spooled.rmdir()
     return gone
