@@ -80,13 +80,8 @@ def check_and_record(
     them, e.g. a plugin's task), or when it reads other data than the folder holds. The rows
     are compared in the store (SQL), so no set of them is held."""
     folder = str(Path(folder).absolute())
+    check_loads(samples, folder, results_dir, problems)
     existing = (results_dir / Store.FILENAME).is_file()
-    if not len(samples):
-        stored = None
-        if existing:
-            with Store.read_only(results_dir) as store:
-                stored = store.stored_data()
-        raise ConfigError(_no_rows(stored, folder, problems, results_dir))
     with Store(results_dir) as store:  # as every stage opens it (a full disk says so)
         stored = store.stored_data() if existing else None
         count = store.stage_run_rows(fingerprints(samples))
@@ -95,6 +90,19 @@ def check_and_record(
         if stored is not None:
             _check_same_data(store, stored, folder, count, results_dir)
         store.keep_run_rows(folder)
+
+
+def check_loads(
+    samples: SampleSet, folder: Path | str, results_dir: Path, problems: Sequence[Problem] = ()
+) -> None:
+    """ConfigError naming the data folder and its problems when the run loads no row."""
+    if len(samples):
+        return
+    stored = None
+    if (results_dir / Store.FILENAME).is_file():
+        with Store.read_only(results_dir) as store:
+            stored = store.stored_data()
+    raise ConfigError(_no_rows(stored, str(Path(folder).absolute()), problems, results_dir))
 
 
 def _no_rows(

@@ -374,9 +374,6 @@ class Run:
         left undone."""
         self._check_out_is_not_data()
         with results_lock(self.config.results_dir, f"vidbench run {self.config.task}"):
-            if self.config.fresh:
-                for path in data_identity.start_over(self.config.results_dir):
-                    self.console.print(f"--fresh: deleted {escape(str(path))}", highlight=False)
             try:
                 return self._run(stages, print_to)
             finally:
@@ -396,6 +393,14 @@ class Run:
                 "samples.jsonl, would be replaced); give --out another folder"
             )
 
+    def _start_over(self) -> None:
+        """`--fresh`: delete the folder's run (data_identity.start_over), once this run loads
+        rows (a typo in --data deleted every stored answer, then stopped for want of rows)."""
+        folder = data_folder(self.task, self.config.data)
+        data_identity.check_loads(self.samples, folder, self.config.results_dir, self.problems)
+        for path in data_identity.start_over(self.config.results_dir):
+            self.console.print(f"--fresh: deleted {escape(str(path))}", highlight=False)
+
     def _check_data(self) -> None:
         """The rows this run reads must be the data the results folder holds, and there must be
         some (runner/data_identity.py): otherwise it stops here, before writing anything."""
@@ -414,6 +419,8 @@ class Run:
             self._check_judge_reachable()
         if "infer" in stages:
             self._check_views()
+        if self.config.fresh:  # once the run is known to load rows and start: not before
+            self._start_over()
         if {"infer", "judge", "score"} & set(stages):
             self._check_data()
         if "score" in stages:
