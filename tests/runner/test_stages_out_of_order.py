@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from mmworld_support import judge_sends, make_mmworld, scripted_server
 from vidbench.cli import main
-from vidbench.core.errors import EXIT_CONFIG, EXIT_OK
+from vidbench.core.errors import EXIT_CONFIG, EXIT_INCOMPLETE, EXIT_OK
 
 
 def _run(*argv: str) -> int:
@@ -64,3 +65,20 @@ def test_the_report_stage_refuses_samples_edited_by_hand(
     assert _run("--out", str(out), "--stage", "score") == EXIT_OK
     assert _run("--out", str(out), "--stage", "report") == EXIT_OK
     assert json.loads((out / "results.json").read_text())["n"] == 20
+
+
+def test_a_judge_stage_alone_says_which_samples_have_no_answer_to_judge(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The judge stage of a run whose infer stage never ran (or stopped) judged nothing and
+    exited 0."""
+    data = make_mmworld(tmp_path / "mmworld")
+    with scripted_server({}) as server:
+        model, judge = (f"openai-compat:{server.base_url}#{name}" for name in ("m", "j"))
+        argv = ("mmworld", "--data", str(data), "--model", model, "--judge", judge)
+        out = ("--out", str(tmp_path / "r"), "--cache-dir", str(tmp_path / "cache"))
+        assert _run(*argv, *out, "--stage", "judge") == EXIT_INCOMPLETE
+        assert "some samples were never asked" in _said(capsys)
+        assert _run(*argv, *out, "--stage", "infer", "--limit", "4") == EXIT_OK
+        assert _run(*argv, *out, "--stage", "judge", "--limit", "4") == EXIT_OK  # all 4 judged
+        assert judge_sends(server) == 4

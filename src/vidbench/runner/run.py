@@ -436,6 +436,10 @@ class Run:
             if absent:
                 outcome.incomplete.append(no_verdict_message(absent))
                 outcome.retry_helps = True
+            unanswered = 0 if "infer" in stages else self._unanswered()
+            if unanswered:  # a judge stage alone judges what is answered: say what is not
+                outcome.incomplete.append(f"{unanswered} sample(s) without an answer to judge")
+                outcome.not_asked = True
         if "score" in stages and "report" not in stages:
             unscored = self.score()
             if unscored:
@@ -456,6 +460,14 @@ class Run:
                 outcome.not_asked = "missing" in statuses
                 outcome.scorer_failed = SCORE_STATUS in statuses
         return outcome
+
+    def _unanswered(self) -> int:
+        """How many of this run's samples have no stored answer."""
+        with Store(self.config.results_dir) as store:
+            return sum(
+                len(batch) - len(store.responses(self.plan, [sample.id for sample in batch]))
+                for batch in self.samples.batches()
+            )
 
     def _failed_statuses(self) -> set[str]:
         """The statuses of this run's samples still without an answer."""
