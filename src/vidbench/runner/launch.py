@@ -18,7 +18,7 @@ from rich.console import Console
 from vidbench.console import err, out
 from vidbench.core.errors import ConfigError
 from vidbench.core.files import Json
-from vidbench.runner.repeat import repeated_configs, run_dir, run_repeated
+from vidbench.runner.repeat import check_layout, repeated_configs, run_dir, run_repeated
 from vidbench.runner.run import STAGES, Run, RunOutcome
 from vidbench.runner.run_config import RunConfig
 from vidbench.runner.store import Store
@@ -61,6 +61,7 @@ def launch(request: RunRequest, console: Console = err, print_to: Console = out)
     way. `console` takes the progress and messages, `print_to` the results table."""
     if request.fresh and "infer" not in request.stages:
         raise ConfigError("--fresh starts a new run in --out: it needs the infer stage")
+    check_layout(Path(request.out), request.runs)
     configs = _configs(request, console)
     runs = [Run(config, console=console) for config in configs]
     if request.runs > 1:  # OUT/run-1..N, then mean ± std in OUT
