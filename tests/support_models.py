@@ -40,3 +40,19 @@ class CostlyStart(LoggingGold):
     async def start(self) -> None:
         with open(os.environ["VIDBENCH_TEST_LOG"], "a") as f:
             f.write("START\n")
+
+
+class Timed(Model):
+    """Answers "(A)" and keeps a local model's timing (device seconds, batches), as hf: does."""
+
+    spec = "python:support_models:Timed"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def generate(self, requests: Sequence[Request]) -> list[Response]:
+        self.calls += 1
+        return [Response(r.key, "(A)") for r in requests]
+
+    def timing(self) -> dict[str, float | int]:
+        return {"prepare_s": 0.0, "device_s": 0.01 * self.calls, "batches": self.calls}

@@ -82,3 +82,18 @@ def test_a_judge_stage_alone_says_which_samples_have_no_answer_to_judge(
         assert _run(*argv, *out, "--stage", "infer", "--limit", "4") == EXIT_OK
         assert _run(*argv, *out, "--stage", "judge", "--limit", "4") == EXIT_OK  # all 4 judged
         assert judge_sends(server) == 4
+
+
+def test_a_local_models_timing_is_not_reported_for_the_next_model(
+    qa_release: Path, tmp_path: Path
+) -> None:
+    """timing.json outlived a rerun by a model that keeps no timing: results.json gave the
+    other model's device seconds and share as this one's."""
+    out, data = str(tmp_path / "r"), str(qa_release)
+    timed = ("4dbench-qa", "--data", data, "--out", out, "--model", "python:support_models:Timed")
+    assert _run(*timed) == EXIT_OK
+    assert json.loads((tmp_path / "r" / "results.json").read_text())["timing"]["batches"] > 0
+    assert _run("4dbench-qa", "--data", data, "--model", "constant:A", "--out", out) == EXIT_OK
+    assert json.loads((tmp_path / "r" / "results.json").read_text()).get("timing") is None
+    assert _run(*timed) == EXIT_OK  # all reused: its timing is the one kept
+    assert json.loads((tmp_path / "r" / "results.json").read_text())["timing"]["batches"] > 0

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from pydantic import JsonValue
 from rich.console import Console
 from rich.markup import escape
 
@@ -192,7 +193,12 @@ class Run:
             return
         devices = timing.get("devices", 1)
         busy = timing["device_s"] / (wall_s * devices) if wall_s > 0 else 0.0
-        record = {**timing, "wall_s": round(wall_s, 3), "device_busy": round(busy, 3)}
+        record = {
+            **timing,
+            "wall_s": round(wall_s, 3),
+            "device_busy": round(busy, 3),
+            "plan": self.plan,  # whose it is: another model's is not reported as this one's
+        }
         ResultsDir(self.config.results_dir).write_json(TIMING_FILE, record)
         self.console.print(
             f"device busy {100 * busy:.0f}% (device {timing['device_s']:.1f} s, preparing "
@@ -345,7 +351,7 @@ class Run:
                 "judge": self._judge_identity(),
                 "usage": usage,
                 "cost": cost_of(self.config.model, usage),  # None without a price table
-                **directory.read_optional(TIMING_FILE, "timing"),
+                **self._timing(directory),
             },
             seed=self.config.seed,
         )
@@ -364,6 +370,13 @@ class Run:
         if results.unjudged:
             self.console.print(f"[red]{no_verdict_message(results.unjudged)}[/]")
         return results
+
+    def _timing(self, directory: ResultsDir) -> dict[str, JsonValue]:
+        """`{"timing": timing.json}` when the last timed infer stage was this plan's, else
+        nothing (a local model's timing outlives a rerun by an API model in the folder)."""
+        found = directory.read_optional(TIMING_FILE, "timing")
+        timing = found.get("timing")
+        return found if isinstance(timing, dict) and timing.get("plan") == self.plan else {}
 
     def _judge_identity(self) -> Mapping[str, Json] | None:
         judge = self._judge_ref()
