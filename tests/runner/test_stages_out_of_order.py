@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from custom_support import make_bench
 from mmworld_support import judge_sends, make_mmworld, scripted_server
 from vidbench.cli import main
 from vidbench.core.errors import EXIT_CONFIG, EXIT_INCOMPLETE, EXIT_OK
@@ -97,3 +98,15 @@ def test_a_local_models_timing_is_not_reported_for_the_next_model(
     assert json.loads((tmp_path / "r" / "results.json").read_text()).get("timing") is None
     assert _run(*timed) == EXIT_OK  # all reused: its timing is the one kept
     assert json.loads((tmp_path / "r" / "results.json").read_text())["timing"]["batches"] > 0
+
+
+def test_a_score_stage_alone_leaves_no_results_of_the_rows_it_replaced(tmp_path: Path) -> None:
+    """Re-scored under another parser and not reported: results.json and the tables still gave
+    the old parser's figures beside the new rows (what `view` and `report` then showed)."""
+    bench = make_bench(tmp_path / "bench")
+    out = tmp_path / "r"
+    assert _run(f"custom:{bench}", "--model", "random", "--out", str(out)) == EXIT_OK
+    assert _run(f"custom:{bench}:option-text", "--out", str(out), "--stage", "score") == EXIT_OK
+    assert not (out / "results.json").exists() and not (out / "table.md").exists()
+    assert _run("--out", str(out), "--stage", "report") == EXIT_OK
+    assert json.loads((out / "results.json").read_text())["task"].endswith(":option-text")

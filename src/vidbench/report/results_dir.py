@@ -167,8 +167,11 @@ class ResultsDir:
     ) -> None:
         """samples.jsonl (each row written as it comes), usage.json, then scored.json: `basis`
         (what the rows were scored from) with the digest of samples.jsonl. scored.json goes
-        first and comes back last, so a stage stopped between the files leaves none."""
-        self.file(SCORED_FILE).unlink(missing_ok=True)
+        first and comes back last, so a stage stopped between the files leaves none; so do
+        results.json and the tables, which describe the rows replaced (the report stage writes
+        them again)."""
+        for name in (SCORED_FILE, RESULTS_FILE, *TABLE_FILES):
+            self.file(name).unlink(missing_ok=True)
         digest = hashlib.sha256()
 
         def lines() -> Iterator[bytes]:
