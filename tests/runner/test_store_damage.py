@@ -37,3 +37,13 @@ def test_a_damaged_store_is_named_not_a_traceback(
     assert f"{store} is damaged or not a vidbench store" in said and "--fresh" in said
     assert store.read_bytes() == kept.read_bytes()  # left as it was, for a copy to be taken
     assert _run(*argv, "--fresh") == EXIT_OK
+
+
+def test_a_store_that_cannot_be_opened_is_named_not_a_traceback(
+    qa_release: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "r" / "store.sqlite").mkdir(parents=True)  # a folder in its place
+    argv = ("4dbench-qa", "--data", str(qa_release), "--model", "random")
+    assert _run(*argv, "--out", str(tmp_path / "r")) == EXIT_ERROR
+    said = " ".join(capsys.readouterr().err.split())
+    assert f"{tmp_path / 'r' / 'store.sqlite'}: cannot be opened as the store" in said

@@ -182,7 +182,10 @@ class Store:
     def __init__(self, results_dir: Path) -> None:
         results_dir.mkdir(parents=True, exist_ok=True)
         self.path = results_dir / self.FILENAME
-        self._db = _connect(self.path)
+        try:
+            self._db = _connect(self.path)
+        except sqlite3.OperationalError as e:  # not a file one can open: a folder, no right
+            raise StoreError(f"{self.path}: cannot be opened as the store ({e})") from e
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
@@ -206,7 +209,10 @@ class Store:
             raise ConfigError(f"{path} is missing")
         store = cls.__new__(cls)
         store.path = path
-        store._db = _connect(path, f"{path.resolve().as_uri()}?mode=ro")
+        try:
+            store._db = _connect(path, f"{path.resolve().as_uri()}?mode=ro")
+        except sqlite3.DatabaseError as e:  # no right to read it
+            raise StoreError(f"{path}: not readable ({e})") from e
         try:
             store._db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
         except StoreError:  # not a database, or a damaged one
