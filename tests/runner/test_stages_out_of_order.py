@@ -110,3 +110,21 @@ def test_a_score_stage_alone_leaves_no_results_of_the_rows_it_replaced(tmp_path:
     assert not (out / "results.json").exists() and not (out / "table.md").exists()
     assert _run("--out", str(out), "--stage", "report") == EXIT_OK
     assert json.loads((out / "results.json").read_text())["task"].endswith(":option-text")
+
+
+def test_options_a_stored_run_decides_are_not_ignored_without_a_word(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--stage score --limit 2` scored every sample, `--stage judge --concurrency 2` sent the
+    judge's calls 16 at a time: the stored run.json's values, the options given unread."""
+    bench = make_bench(tmp_path / "bench")
+    out = tmp_path / "r"
+    assert _run(f"custom:{bench}", "--model", "random", "--out", str(out)) == EXIT_OK
+    rows = (out / "samples.jsonl").read_bytes()
+    capsys.readouterr()
+    assert _run("--out", str(out), "--stage", "score", "--limit", "2") == EXIT_CONFIG
+    assert "--limit: the score stage of the run stored in" in _said(capsys)
+    assert _run("--out", str(out), "--stage", "report", "--frames", "2") == EXIT_CONFIG
+    assert (out / "samples.jsonl").read_bytes() == rows
+    assert _run("--out", str(out), "--stage", "score", "--concurrency", "2") == EXIT_OK
+    assert json.loads((out / "run.json").read_text())["concurrency"] == 2  # this command's
