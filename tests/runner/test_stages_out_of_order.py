@@ -5,6 +5,7 @@ under this run's name."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -66,6 +67,12 @@ def test_the_report_stage_refuses_samples_edited_by_hand(
     assert _run("--out", str(out), "--stage", "score") == EXIT_OK
     assert _run("--out", str(out), "--stage", "report") == EXIT_OK
     assert json.loads((out / "results.json").read_text())["n"] == 20
+    # the results files copied without the store: reported as they are (no count to check)
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    for name in ("run.json", "samples.jsonl", "usage.json", "scored.json"):
+        shutil.copy(out / name, copy / name)
+    assert _run("--out", str(copy), "--stage", "report") == EXIT_OK
 
 
 def test_a_judge_stage_alone_says_which_samples_have_no_answer_to_judge(

@@ -326,7 +326,9 @@ class Run:
                 now = self._scoring_basis(store)
         else:  # a copy of the results files alone: the counts cannot be checked
             now = self._scoring_basis(None)
-        differ = [why for key, why in SCORED_FROM.items() if stamp.get(key) != now.get(key)]
+        differ = [
+            why for key, why in SCORED_FROM.items() if key in now and stamp.get(key) != now[key]
+        ]
         if differ:
             raise ConfigError(
                 f"{directory.file(SAMPLES_FILE)} was scored {' and '.join(differ)}: run the "
