@@ -29,26 +29,47 @@ def test_the_report_stage_never_shows_rows_scored_for_another_configuration(
 ) -> None:
     out, data = str(tmp_path / "r"), str(qa_release)
     assert _run("4dbench-qa", "--data", data, "--model", "random", "--out", out) == EXIT_OK
-    first = (tmp_path / "r" / "results.json").read_bytes()
-    # another model's answers stored, not scored: its report would show random's rows as its own
+    # another model's answers stored, not scored: its report showed random's rows as its own,
+    # and audit, predictions and view read random's rows beside run.json's constant:A
     infer = ("4dbench-qa", "--data", data, "--model", "constant:A", "--out", out)
     assert _run(*infer, "--stage", "infer") == EXIT_OK
-    capsys.readouterr()
+    assert "held the results of another configuration: removed samples.jsonl" in _said(capsys)
+    assert not (tmp_path / "r" / "samples.jsonl").exists()
+    assert not (tmp_path / "r" / "results.json").exists()
     assert _run("--out", out, "--stage", "report") == EXIT_CONFIG
-    assert "scored for another model" in _said(capsys)
-    assert (tmp_path / "r" / "results.json").read_bytes() == first  # left as it was
+    assert "no score stage finished writing" in _said(capsys)
     assert _run("--out", out, "--stage", "score") == EXIT_OK
     assert _run("--out", out, "--stage", "report") == EXIT_OK
     results = json.loads((tmp_path / "r" / "results.json").read_text())
     assert results["model"] == "constant:A" and results["n"] == 20
 
-    # more answers stored (--limit raised) since the rows were scored
-    small = str(tmp_path / "small")
-    assert _run(*infer[:-1], small, "--limit", "5") == EXIT_OK
-    assert _run(*infer[:-1], small, "--limit", "8", "--stage", "infer") == EXIT_OK
+
+def test_the_report_stage_says_when_answers_came_after_the_rows_were_scored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bench = make_bench(tmp_path / "bench")
+    clip = bench / "videos" / "clip2.mp4"
+    kept = clip.rename(tmp_path / "clip2.mp4")  # its rows cannot be asked: incomplete
+    argv = (f"custom:{bench}", "--model", "random", "--out", str(tmp_path / "r"))
+    assert _run(*argv) == EXIT_INCOMPLETE
+    kept.rename(clip)  # the video is back: the infer stage alone asks its rows
+    assert _run(*argv, "--stage", "infer") == EXIT_OK
     capsys.readouterr()
-    assert _run("--out", small, "--stage", "report") == EXIT_CONFIG
+    assert _run("--out", str(tmp_path / "r"), "--stage", "report") == EXIT_CONFIG
     assert "before the store got more answers" in _said(capsys)
+
+
+def test_the_report_stage_alone_under_another_variant_says_to_score_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A TASK variant given to the report stage alone reported the rows scored under the old
+    one as the new variant's."""
+    bench = make_bench(tmp_path / "bench")
+    out = str(tmp_path / "r")
+    assert _run(f"custom:{bench}", "--model", "random", "--out", out) == EXIT_OK
+    capsys.readouterr()
+    assert _run(f"custom:{bench}:option-text", "--out", out, "--stage", "report") == EXIT_CONFIG
+    assert "was scored under another task variant" in _said(capsys)
 
 
 def test_the_report_stage_refuses_samples_edited_by_hand(

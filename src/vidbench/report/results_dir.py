@@ -170,8 +170,7 @@ class ResultsDir:
         first and comes back last, so a stage stopped between the files leaves none; so do
         results.json and the tables, which describe the rows replaced (the report stage writes
         them again)."""
-        for name in (SCORED_FILE, RESULTS_FILE, *TABLE_FILES):
-            self.file(name).unlink(missing_ok=True)
+        self._remove(SCORED_FILE, RESULTS_FILE, *TABLE_FILES)
         digest = hashlib.sha256()
 
         def lines() -> Iterator[bytes]:
@@ -184,6 +183,31 @@ class ResultsDir:
         write_json(self.file(USAGE_FILE), usage)
         write_json(self.file(SCORED_FILE), {**basis, "samples_sha256": digest.hexdigest()})
 
+    def _remove(self, *names: str) -> list[str]:
+        """Remove these files where they are; the names of those removed."""
+        removed = [name for name in names if self.file(name).is_file()]
+        for name in removed:
+            self.file(name).unlink()
+        return removed
+
+    def stored_basis(self) -> dict[str, JsonValue] | None:
+        """What the score stage stamped samples.jsonl with (`write_scored`), not checked
+        against the file; None when there is no stamp."""
+        path = self.file(SCORED_FILE)
+        if not path.is_file():
+            return None
+        try:
+            stamp = json_object(read_json(path), str(path))
+        except DataError:
+            return None
+        stamp.pop("samples_sha256", None)
+        return stamp
+
+    def forget_scored(self) -> list[str]:
+        """Remove samples.jsonl, usage.json, scored.json, results.json and the tables (the
+        score and report stages' files); the names of those removed."""
+        return self._remove(SAMPLES_FILE, USAGE_FILE, SCORED_FILE, RESULTS_FILE, *TABLE_FILES)
+
     def scored_basis(self) -> dict[str, JsonValue]:
         """What samples.jsonl was scored from (`write_scored`'s basis); ConfigError when no
         score stage finished here, or samples.jsonl is not the file it wrote (edited, cut)."""
@@ -192,7 +216,7 @@ class ResultsDir:
         if not path.is_file():
             raise ConfigError(
                 f"{path} is missing: no score stage finished writing {self.file(SAMPLES_FILE)} "
-                f"(it was stopped, or the folder was edited); {redo}"
+                f"for this run (none ran since its infer stage, or it was stopped); {redo}"
             )
         stamp = json_object(read_required_json(path, redo), str(path))
         digest = hashlib.sha256()

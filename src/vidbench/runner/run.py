@@ -164,7 +164,7 @@ class Run:
         self.config.model_identity = self.model.identity()
         if self.judge is not None:  # so a later score stage needs no judge key
             self.config.judge_identity = self.judge.identity()
-        self.config.save()
+        self._save_config()
         started = time.perf_counter()
         with Store(self.config.results_dir) as store:
             take_spooled(store)  # what a killed Ray driver's workers got and it never stored
@@ -185,6 +185,25 @@ class Run:
         )
         self._record_timing(time.perf_counter() - started, stats.timing)
         return stats
+
+    def _save_config(self) -> None:
+        """run.json, for the stages that follow; the score and report stages' files of another
+        configuration go (another model, variant, judge or --limit): they are no results of
+        the run run.json now names, and `audit`, `predictions`, `view` would read them as such
+        (its answers stay in the store: that configuration's command reports them again)."""
+        self.config.save()
+        directory = ResultsDir(self.config.results_dir)
+        if not directory.file(SAMPLES_FILE).is_file():
+            return
+        stamp, now = directory.stored_basis(), self._scoring_basis(None)
+        if stamp is not None and all(stamp.get(key) == value for key, value in now.items()):
+            return
+        removed = directory.forget_scored()
+        self.console.print(
+            f"{escape(str(self.config.results_dir))} held the results of another configuration: "
+            f"removed {', '.join(removed)} (its answers stay in the store)",
+            highlight=False,
+        )
 
     def _record_timing(self, wall_s: float, timing: dict[str, float | int] | None) -> None:
         """A local model's device share of this infer stage (all Ray workers'), for results.json."""
@@ -259,7 +278,7 @@ class Run:
         the calls are built as they are asked, never all held at once)."""
         if self.judge is not None:
             self.config.judge_identity = self.judge.identity()
-        self.config.save()  # later `score`/`report` stages read the judge from run.json
+        self._save_config()  # later `score`/`report` stages read the judge from run.json
         if self.judge is None:
             self._check_judge_given()
             return CallTally()
