@@ -56,3 +56,22 @@ class Timed(Model):
 
     def timing(self) -> dict[str, float | int]:
         return {"prepare_s": 0.0, "device_s": 0.01 * self.calls, "batches": self.calls}
+
+
+class FailsOnMark(Model):
+    """Answers "(A)", and fails every request whose text holds "[fail]" (a server error)."""
+
+    spec = "python:support_models:FailsOnMark"
+
+    async def generate(self, requests: Sequence[Request]) -> list[Response]:
+        def text(request: Request) -> str:
+            return " ".join(
+                p.text for m in request.messages for p in m.content if hasattr(p, "text")
+            )
+
+        return [
+            Response(r.key, None, error="HTTP 500: failed on purpose", status="error")
+            if "[fail]" in text(r)
+            else Response(r.key, "(A)")
+            for r in requests
+        ]

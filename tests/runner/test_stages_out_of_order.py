@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from custom_support import make_bench
+from custom_support import ISSUE_TOML, ROWS, make_bench, write_rows
 from mmworld_support import judge_sends, make_mmworld, scripted_server
 from vidbench.cli import main
 from vidbench.core.errors import EXIT_CONFIG, EXIT_INCOMPLETE, EXIT_OK
@@ -156,3 +156,25 @@ def test_options_a_stored_run_decides_are_not_ignored_without_a_word(
     assert (out / "samples.jsonl").read_bytes() == rows
     assert _run("--out", str(out), "--stage", "score", "--concurrency", "2") == EXIT_OK
     assert json.loads((out / "run.json").read_text())["concurrency"] == 2  # this command's
+
+
+def test_an_answer_to_an_old_prompt_is_not_scored_when_asking_the_new_one_failed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A field the prompt shows (not one the data's identity holds) edited between runs: the
+    rerun asks the new prompt; when that call failed, the answer to the old prompt was scored as
+    the sample's, and a score stage later gave results that looked complete."""
+    toml = ISSUE_TOML + 'prompt = "Room: {domain}. {question}\\n{options}"\n'
+    bench = make_bench(tmp_path / "bench", toml)
+    argv = (f"custom:{bench}", "--model", "python:support_models:FailsOnMark")
+    out = ("--out", str(tmp_path / "r"))
+    assert _run(*argv, *out) == EXIT_OK
+    rows = [{**row, "domain": "kitchen [fail]"} if i == 0 else row for i, row in enumerate(ROWS)]
+    write_rows(bench / "questions.jsonl", rows)  # row 0's prompt changes, not its identity
+    assert _run(*argv, *out) == EXIT_INCOMPLETE
+    assert "run the same command again to retry" in _said(capsys)
+    assert _run(*out, "--stage", "score") == EXIT_INCOMPLETE
+    row = next(
+        r for r in map(json.loads, (tmp_path / "r" / "samples.jsonl").open()) if r["status"] != "ok"
+    )
+    assert row["status"] == "error" and "failed on purpose" in row["error"]

@@ -512,4 +512,6 @@ class Run:
                 answered = store.responses(self.plan, ids).keys()
                 failures = store.last_failures(self.plan, ids)
                 statuses |= {status for i, (status, _) in failures.items() if i not in answered}
+                stale = store.failed_since_answered(self.plan, [i for i in ids if i in answered])
+                statuses |= {status for status, _ in stale.values()}  # answers to old prompts
         return statuses
