@@ -384,16 +384,19 @@ class Store:
         self, plan: str, sample_ids: Sequence[str]
     ) -> dict[str, tuple[str, str]]:
         """The samples of a plan (of these, at most MAX_IDS) whose last attempt failed after
-        their answer was stored, with that failure (status, message). A stored answer is never
-        asked again, so such a failure was a request of another prompt (a row's field the
-        prompt shows was edited, the video changed): the answer is to the old prompt."""
+        their answer was stored, for a request no stored answer is to (status, message). A
+        stored answer is never asked again, so such a failure was a request of another prompt
+        (a row's field the prompt shows was edited) or media now unusable: the answer is to the
+        old prompt. (A failed attempt of an answered request, which a Ray worker may spool, is
+        not one.)"""
         if len(sample_ids) > MAX_IDS:
             raise ValueError(f"at most {MAX_IDS} sample ids at a time, got {len(sample_ids)}")
         rows = self._db.execute(
             "SELECT f.sample_id, f.status, f.error FROM failures f WHERE f.plan = ? AND "
             f"f.status != ? AND f.sample_id IN ({', '.join('?' * len(sample_ids))}) AND "
             "f.created > (SELECT MAX(r.created) FROM responses r WHERE r.plan = f.plan AND "
-            "r.sample_id = f.sample_id) ORDER BY f.id",
+            "r.sample_id = f.sample_id) AND (f.key IS NULL OR f.key NOT IN (SELECT r.key FROM "
+            "responses r WHERE r.plan = f.plan AND r.sample_id = f.sample_id)) ORDER BY f.id",
             (plan, RETRIED, *sample_ids),
         )
         return {sample_id: (status, error) for sample_id, status, error in rows}
