@@ -16,6 +16,7 @@ OwnChatModel  # docs/reproducing-papers.md
 CostlyStart  # tests/runner/test_run.py
 Timed  # tests/runner/test_stages_out_of_order.py
 FailsOnMark  # tests/runner/test_stages_out_of_order.py
+Blank  # tests/fourd/qa/test_qa_layouts.py
 TinyOwnVL  # tests/tiny_own_code.py
 Fewer  # tests/plugins/test_plugin_mistakes.py
 NotText  # tests/plugins/test_plugin_mistakes.py
@@ -25,7 +26,12 @@ NotText  # tests/plugins/test_plugin_mistakes.py
 option_string  # argparse.Action.__call__
 signum  # signal handler
 map_wn  # nltk WordNetCorpusReader
+_.do_GET  # http.server's request handler (tests/api_support.RawServer)
+_.do_POST
+_.log_message
+_.protocol_version
 _.skip_frame  # media/decode.py: PyAV's codec context, read by FFmpeg's decoder
+_.soft_wrap  # console.py: rich's Console, read by its print
 _.schema_version  # report/schema.py: every results file's field
 _.raw_output_cut  # report/schema.py
 _.created  # report/schema.py
@@ -46,6 +52,8 @@ _.pict_type
 _.intra_op_num_threads
 _.log_severity_level
 _.should_exit
+_.daemon_threads  # http.server (tests/api_support.RawServer)
+_.close_connection
 _.pre_tokenizer
 _.__qualname__
 _.lens

@@ -211,6 +211,17 @@ def timed_infer(config: RunConfig) -> tuple[float, float, int, float]:
     return time.perf_counter() - started, time.process_time() - cpu, stats.answered, started
 
 
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user + system) another process has used so far, from /proc (Linux); NaN
+    elsewhere. The fake server shares this machine's cores with the run: what it uses is taken
+    from the run's decoding, and a remote API would not use it."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--clips", type=Path, default=DEFAULT_CLIPS)
@@ -272,7 +283,9 @@ def main() -> None:
             for name in ("cold", "warm"):
                 counts.clear()
                 timeline.clear()
+                served_cpu = process_cpu(server.pid)
                 measured[name], cpu[name], answered, started = timed_infer(config(name, attempt))
+                cpu[f"server {name}"] = process_cpu(server.pid) - served_cpu
                 decodes[name] = Counter(counts)
                 timelines[name] = timeline.describe(started, args.capacity)
                 if answered != questions:
@@ -282,7 +295,8 @@ def main() -> None:
                 f"#{attempt} (load {load:.1f}): floor {floor:.2f} s; cold {measured['cold']:.2f} s "
                 f"({cold_ratio:.2f}x max(ideal, floor)); warm {measured['warm']:.2f} s "
                 f"({measured['warm'] / ideal:.2f}x ideal); CPU s floor {cpu['floor']:.2f}, cold "
-                f"{cpu['cold']:.2f}, warm {cpu['warm']:.2f}; decodes: cold "
+                f"{cpu['cold']:.2f}, warm {cpu['warm']:.2f} (the fake server: cold "
+                f"{cpu['server cold']:.2f}, warm {cpu['server warm']:.2f}); decodes: cold "
                 f"{sum(decodes['cold'].values())} over {len(decodes['cold'])} clips (at most "
                 f"{max(decodes['cold'].values(), default=0)} per clip), warm "
                 f"{sum(decodes['warm'].values())}"

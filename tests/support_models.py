@@ -7,6 +7,7 @@ import os
 import zlib
 from collections.abc import Sequence
 
+from vidbench.core.messages import TextPart
 from vidbench.core.requests import Request, Response
 from vidbench.models.base import Model
 
@@ -65,9 +66,8 @@ class FailsOnMark(Model):
 
     async def generate(self, requests: Sequence[Request]) -> list[Response]:
         def text(request: Request) -> str:
-            return " ".join(
-                p.text for m in request.messages for p in m.content if hasattr(p, "text")
-            )
+            parts = (part for message in request.messages for part in message.content)
+            return " ".join(part.text for part in parts if isinstance(part, TextPart))
 
         return [
             Response(r.key, None, error="HTTP 500: failed on purpose", status="error")
@@ -75,3 +75,12 @@ class FailsOnMark(Model):
             else Response(r.key, "(A)")
             for r in requests
         ]
+
+
+class Blank(Model):
+    """Replies with white space only, as a local model may (an API backend calls that empty)."""
+
+    spec = "python:support_models:Blank"
+
+    async def generate(self, requests: Sequence[Request]) -> list[Response]:
+        return [Response(r.key, " \n") for r in requests]

@@ -6,8 +6,19 @@ from __future__ import annotations
 
 from rich.console import Console
 
-out = Console()
-err = Console(stderr=True)
+
+def _console(stderr: bool) -> Console:
+    console = Console(stderr=stderr)
+    # Into a pipe or a file (a log, CI's output), a line is not folded at 80 columns: a message
+    # stays one line, and the path in it one word to copy or grep (rich would break it anywhere,
+    # "vid" and "eos/hf"). A terminal folds at its own width, as before. Tables are not changed
+    # by this (`roomy` gives them room).
+    console.soft_wrap = not console.is_terminal
+    return console
+
+
+out = _console(stderr=False)
+err = _console(stderr=True)
 
 
 def roomy(console: Console, width: int = 160) -> Console:

@@ -8,7 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from autoeval_support import AUTOEVAL, judge_args, official_prompt, prompt_of, read_jsonl, rows
+from autoeval_support import (
+    AUTOEVAL,
+    judge_args,
+    official_prompt,
+    prompt_of,
+    read_jsonl,
+    rows,
+    write_jsonl,
+)
 from autoeval_support import vidbench as run
 from vidbench.benchmarks.autoeval_video.redteam import Workspace, status
 from vidbench.testing import ChatServer
@@ -113,3 +121,34 @@ def test_workspace_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert "ID 999: no usable rule" in flat(capsys.readouterr().err)
     assert run("rules", "check", ws, "2", "--judge", "constant:x") == 2
     assert "ID 2: no attacks yet" in flat(capsys.readouterr().err)
+    (ws / "redteam.json").write_text('{"format": 1, "rules_file"')  # a hand edit cut short
+    assert run("rules", "show", ws) == 2
+    assert "redteam.json: not readable JSON" in flat(capsys.readouterr().err)
+
+
+def test_export_finds_a_revised_rule_under_its_id_as_the_file_writes_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """IDs are compared as numbers ("007" is instance 7): a rules file writing its IDs
+    zero-padded or as strings gets its revised rules exported, not the original ones."""
+    source = rows()[:2]
+    padded = write_jsonl(
+        tmp_path / "rules.jsonl", [{**r, "ID": f"{int(r['ID']):03d}"} for r in source]
+    )
+    ws = tmp_path / "ws"
+    assert run("rules", "init", ws, "--rules", padded) == 0
+    new_rule = tmp_path / "rule.txt"
+    new_rule.write_text(source[0]["Rule"] + "\nA revised line.")
+    assert run("rules", "revise", ws, str(source[0]["ID"]), "--rule-file", new_rule) == 0
+    exported = tmp_path / "out.jsonl"
+    capsys.readouterr()
+    assert run("rules", "export", ws, "--out", exported) == 0
+    assert "(1 revised rule(s))" in flat(capsys.readouterr().err)
+    updated = read_jsonl(exported)
+    assert updated[0]["Rule"] == new_rule.read_text() and updated[0]["ID"] == "001"
+    assert updated[1] == {**source[1], "ID": f"{int(source[1]['ID']):03d}"}
+    padded.rename(tmp_path / "moved.jsonl")  # the rules file gone: said, not a traceback
+    assert run("rules", "export", ws, "--out", exported) == 2
+    assert "the rules file this workspace started from cannot be read" in flat(
+        capsys.readouterr().err
+    )

@@ -234,3 +234,21 @@ def test_the_readme_quality_command_names_the_weights_and_the_ways_to_give_them(
     assert "not in the Hugging Face cache" in said and constants.HF_HUB_CACHE in said
     assert "HF_HUB_OFFLINE is set" in said and "hf download openai/clip-vit-base-patch32" in said
     assert "a folder holding config.json and the weights" in said
+
+
+def test_a_message_into_a_pipe_is_one_line_with_its_path_whole(tmp_path: Path) -> None:
+    """Into a pipe or a log, rich folded messages at 80 columns, anywhere in a word: a path
+    came out as ".../vid" and "eos/..." on two lines (and tests passed or failed with the length
+    of their temporary folder). A terminal still folds at its own width."""
+    import os
+    import subprocess
+    import sys
+
+    deep = tmp_path / ("a-folder-with-a-long-name-" * 4) / "runs" / "no-such-run"
+    command = [sys.executable, "-m", "vidbench.cli", "run", "--out", str(deep), "--stage", "report"]
+    env = {**os.environ, "COLUMNS": "80"}
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode != 0
+    lines = [line for line in done.stderr.splitlines() if str(deep) in line]
+    assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
+    assert len(lines[0]) > 80

@@ -390,3 +390,18 @@ def test_a_dataset_with_fewer_views_than_the_tasks_read_is_named_up_front(
     assert "has views 0-15); choose views the data has with --views" in said
     assert not (tmp_path / "run" / "store.sqlite").exists()  # stopped before any model call
     assert main([*run, "--out", str(tmp_path / "run"), *cache, "--views", "0,5,10"]) == 0
+
+
+def test_generating_again_into_the_same_folder_leaves_nothing_stale(tmp_path: Path) -> None:
+    """Fewer views: the old runs' further views go (a task reading view 16 read the old
+    render); fewer objects: the folder's extra objects are named and nothing is written (a
+    folder listing, `curate 4d qa`, would find objects 4d_qa.json does not have)."""
+    small = {"frames": 12, "size": 16}
+    out = generate(tmp_path / "d", objects=2, views=4, **small)
+    videos = out / "4D_Object_Question_Answering" / "data" / "4d_object_multi_view_videos"
+    generate(tmp_path / "d", objects=2, views=2, **small)
+    assert {len(list(folder.iterdir())) for folder in videos.iterdir()} == {2}
+    with pytest.raises(ValueError, match="holds 1 object folder"):
+        generate(tmp_path / "d", objects=1, views=2, **small)
+    assert main(["--no-progress", "synth", "4d", "--out", str(tmp_path / "d"), "--objects", "1",
+                 "--views", "2", "--frames", "12", "--size", "16"]) == 2  # fmt: skip

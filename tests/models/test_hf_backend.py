@@ -236,6 +236,8 @@ def test_sampling_is_seeded(tiny_qwen: Path) -> None:
     request = Request("k", "s", (Message("user", (TextPart("Describe it."),)),), settings)
     first, second = (asyncio.run(model.generate([request]))[0] for _ in range(2))
     assert first.ok and first.text == second.text
+    # the tiny random model ends no sequence: its 8 tokens stopped at the limit
+    assert first.truncated and first.usage.output_tokens == 8
 
 
 def test_to_chat_keeps_parts_in_order() -> None:

@@ -66,10 +66,17 @@ def test_backoff_is_exponential_with_full_jitter_and_capped() -> None:
         assert max(delays) > 0.8 * cap  # spread over the whole range (full jitter)
 
 
-def test_retry_after_wins_over_backoff_but_is_capped() -> None:
+def test_retry_after_wins_over_backoff_up_to_the_cap() -> None:
     policy = RetryPolicy(max_retries=2, max_retry_after=30.0)
     assert _waits(policy, Failure("rate_limit", "x", 429, retry_after=2.5)) == [2.5, 2.5]
-    assert _waits(policy, Failure("rate_limit", "x", 429, retry_after=1e6)) == [30.0, 30.0]
+    assert _waits(policy, Failure("rate_limit", "x", 429, retry_after=30.0)) == [30.0, 30.0]
+    # a longer wait asked for is not waited in part: a retry sooner gets the same 429
+    assert _waits(policy, Failure("rate_limit", "x", 429, retry_after=1e6)) == []
+    assert _waits(policy, Failure("server", "x", 503, retry_after=31.0)) == []
+
+
+def test_a_spent_quota_is_not_retried() -> None:
+    assert _waits(RetryPolicy(max_retries=6), Failure("quota", "insufficient_quota", 429)) == []
 
 
 def test_a_client_error_is_not_retried() -> None:

@@ -129,3 +129,17 @@ def test_own_code_needs_trust_and_reaches_the_engine(fake_vllm: Path, tmp_path: 
     assert engine.kwargs["trust_remote_code"] is True
     [(prompts, _, _)] = engine.calls
     assert prompts[0]["prompt"].count("<image>") == 2  # its processor's chat template
+
+
+@pytest.mark.parametrize(("finish", "truncated"), [("length", True), ("stop", False)])
+def test_an_output_stopped_at_its_token_limit_is_marked_truncated(
+    finish: str, truncated: bool
+) -> None:
+    from types import SimpleNamespace
+
+    from vidbench.models.vllm_backend import read_output
+
+    completion = SimpleNamespace(text="(A", token_ids=[1, 2], finish_reason=finish)
+    output = SimpleNamespace(prompt_token_ids=[0] * 5, outputs=[completion])
+    response = read_output("k", output, 0.1)
+    assert (response.ok, response.text, response.truncated) == (True, "(A", truncated)

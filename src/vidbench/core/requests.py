@@ -54,6 +54,20 @@ class Usage:
 # no-prediction: a predictions file (models/predictions.py) has no answer for the sample
 ResponseStatus = Literal["ok", "error", "empty", "refused", "blocked", "no-prediction"]
 
+# The reasons the APIs and engines give for a reply that stopped at its token limit (max_tokens):
+# OpenAI chat completions and vLLM "length", Anthropic "max_tokens" (and
+# "model_context_window_exceeded"), Gemini "MAX_TOKENS".
+TOKEN_LIMIT_STOPS = frozenset(
+    {"length", "max_tokens", "model_context_window_exceeded", "MAX_TOKENS"}
+)
+
+
+def stopped_at_token_limit(reason: object) -> bool:
+    """Whether a reply's stop reason, as its API or engine names it (a string, or an enum whose
+    value is one), says the reply was cut at its token limit: the one place that decides
+    `Response.truncated`."""
+    return str(getattr(reason, "value", reason)) in TOKEN_LIMIT_STOPS
+
 
 @dataclass(frozen=True)
 class Response:
@@ -72,6 +86,10 @@ class Response:
     # why each earlier attempt of this call failed, when it was tried again (the store keeps
     # every failed attempt: runner/recorder.py); the last failure of a failed call is `error`
     retried: tuple[str, ...] = ()
+    # the reply stopped at the generation's token limit (max_tokens), so its text may be cut
+    # short: a judge's such reply is never read as a verdict (runner/model_calls.py), an
+    # answer's is marked in its sample row
+    truncated: bool = False
 
     def __post_init__(self) -> None:
         if self.status == "ok" and (self.error is not None or self.text is None):

@@ -16,11 +16,11 @@ from typing import Any
 
 from vidbench.core.files import Json
 from vidbench.core.messages import Message, TextPart
-from vidbench.core.requests import Request, Response, Usage
+from vidbench.core.requests import Request, Response, Usage, stopped_at_token_limit
 from vidbench.models.api_model import ApiModel
 from vidbench.models.api_options import COMMON_OPTIONS, ApiAccess, named_model_options
 from vidbench.models.base import Model
-from vidbench.models.call_errors import MalformedReply, reply_text
+from vidbench.models.call_errors import MalformedReply, no_text, reply_text
 from vidbench.models.registry import ModelOptions
 from vidbench.models.retry import Failure
 from vidbench.models.stainless import classify_stainless, stainless_client
@@ -67,9 +67,9 @@ def read_message(message: Any, key: str) -> Response:
         error = "refused (stop_reason=refusal)" + (f": {text}" if text else "")
         return Response(key, None, error=error, usage=usage, status="refused")
     if not text.strip():
-        error = f"the reply has no text (stop_reason={stop})"
+        error = no_text("stop_reason", stop)
         return Response(key, None, error=error, usage=usage, status="empty")
-    return Response(key, text, usage=usage)
+    return Response(key, text, usage=usage, truncated=stopped_at_token_limit(stop))
 
 
 class AnthropicMessages(ApiModel):

@@ -9,8 +9,14 @@ its exceptions map to failures. This class does everything else, the same way fo
         send, with a deadline of `timeout` seconds for the whole attempt
         a reply (ok, empty, refused, blocked) -> done
         a failure -> release the slot; a 429 shrinks the limiter; a failure that is not worth
-                     retrying (4xx) ends here; otherwise back off (retry.py) and go again
+                     retrying (4xx, a spent quota, a Retry-After over the cap) ends here;
+                     otherwise back off (retry.py) and go again
     out of attempts -> Response(status="error") with the last failure
+    a rejected key (401), refused access (403), no such model (404) or a spent quota -> every
+        later call of this model fails at once with it, unsent (each would get the same answer);
+        so does a server that made GIVE_UP_ROW calls in a row give up (at least `concurrency`),
+        none answered in between: it is not answering (a dead or hung server would otherwise
+        cost every request of the run all its attempts)
     every failed attempt that was tried again -> the Response's `retried`, kept in the store
 
 The adaptive limiter (limiter.py) is not a tenacity feature: tenacity decides when to try
@@ -43,6 +49,7 @@ from vidbench.models.retry import CallFailed, Failure, RetryPolicy
 log = logging.getLogger("vidbench.models")
 
 PREFLIGHT_MIN_S = 5.0  # the reachability check's shortest deadline (start())
+GIVE_UP_ROW = 4  # calls in a row out of attempts (or `concurrency`, if more) that stop the rest
 
 
 @dataclass
@@ -75,6 +82,9 @@ class ApiModel(Model):
         self.limiter: CallLimiter = AdaptiveLimiter(settings.concurrency)
         self.stats = CallStats()
         self._session: _Session | None = None
+        # why every later call would fail (a rejected key, a server not answering): not sent
+        self._every_call: str | None = None
+        self._given_up = 0  # calls in a row out of attempts, none answered since
 
     def __repr__(self) -> str:  # never show the key
         return f"{type(self).__name__}({self.spec!r})"
@@ -178,8 +188,12 @@ class ApiModel(Model):
                         failed.append(e.failure.describe())
                         raise
             latency = time.monotonic() - started
-            return dataclasses.replace(response, latency_s=latency, retried=tuple(failed))
+            error = None if response.error is None else f"{self.spec}: {response.error}"
+            return dataclasses.replace(
+                response, error=error, latency_s=latency, retried=tuple(failed)
+            )
         except CallFailed as e:
+            self._count_given_up(e.failure)
             attempts = retrying.statistics.get("attempt_number", 1)
             final = self._final(request, started, e.failure, attempts)
             return dataclasses.replace(final, retried=tuple(failed[:-1]))
@@ -187,6 +201,8 @@ class ApiModel(Model):
     async def _attempt(self, client: Any, payload: Any, request: Request) -> Response:
         """One attempt in a slot of the limiter; CallFailed with the failure when it fails."""
         async with self.limiter.slot() as epoch:
+            if self._every_call is not None:  # the same answer for every call: not sent
+                raise CallFailed(Failure("stopped", f"not sent: {self._every_call}"))
             self.stats.attempts += 1
             try:
                 async with asyncio.timeout(self.settings.timeout):
@@ -195,19 +211,40 @@ class ApiModel(Model):
                 failure = self._failure(e)
             else:
                 self.limiter.succeeded()
+                self._given_up = 0
                 self.stats.outcomes[response.status] += 1
                 return response
         self.stats.failures[failure.kind] += 1
+        if failure.for_every_call and self._every_call is None:
+            self._every_call = f"an earlier call got {failure.describe()}"
         if failure.kind == "rate_limit":
             self.limiter.rate_limited(epoch)
         log.debug("%s: %s: attempt: %s", self.spec, request.sample_id, failure)
         raise CallFailed(failure)
 
+    def _count_given_up(self, failure: Failure) -> None:
+        """A call ended with `failure`: the GIVE_UP_ROW'th call in a row to run out of attempts
+        stops the calls after it."""
+        if failure.kind == "stopped" or not self.policy.worth_retrying(failure):
+            return
+        self._given_up += 1
+        row = max(GIVE_UP_ROW, self.settings.concurrency)
+        if self._given_up >= row and self._every_call is None:
+            self._every_call = (
+                f"{row} calls in a row gave up (the last: {failure.describe()}), none answered in "
+                "between: the server is not answering; run again once it does"
+            )
+
     def _final(
         self, request: Request, started: float, failure: Failure, attempts: int = 0
     ) -> Response:
-        if failure.retryable:
+        if self.policy.worth_retrying(failure):
             message = f"gave up after {counted(attempts, 'attempt')}; last: {failure.describe()}"
+        elif failure.retryable:  # the server asks for a longer wait than the policy waits
+            message = (
+                f"{failure.describe()} (not retried: a wait over "
+                f"{self.policy.max_retry_after:g} s; run again later)"
+            )
         else:
             message = f"{failure.describe()} (not retried)"
         self.stats.outcomes["error"] += 1

@@ -7,12 +7,25 @@ import json
 from types import ModuleType
 from typing import Any
 
+from vidbench.core.requests import stopped_at_token_limit
 from vidbench.models.retry import Failure
 
 
 class MalformedReply(ValueError):
     """The server said 200 but the body is not a usable reply (no choices, truncated JSON, an
     answer text that is not a string)."""
+
+
+def no_text(field: str, reason: object) -> str:
+    """The error of a reply without text, with its stop reason (`field`=`reason`, in the API's
+    words); one cut at its token limit says so, and what to change."""
+    said = f"the reply has no text ({field}={getattr(reason, 'value', reason)})"
+    if not stopped_at_token_limit(reason):
+        return said
+    return (
+        f"{said}: it stopped at its token limit before any text (a larger --max-tokens; for a "
+        "thinking model, a smaller thinking budget)"
+    )
 
 
 def reply_text(value: Any, where: str) -> str | None:

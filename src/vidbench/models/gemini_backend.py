@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from vidbench.core.files import Json
 from vidbench.core.messages import Message, TextPart
-from vidbench.core.requests import Request, Response, Usage
+from vidbench.core.requests import Request, Response, Usage, stopped_at_token_limit
 from vidbench.models.api_model import ApiModel
 from vidbench.models.api_options import COMMON_OPTIONS, ApiAccess, named_model_options
 from vidbench.models.base import Model
@@ -22,6 +22,7 @@ from vidbench.models.call_errors import (
     MalformedReply,
     classify,
     http_limits,
+    no_text,
     reply_text,
     require_utf8_body,
 )
@@ -113,9 +114,25 @@ def read_generation(reply: Any, key: str) -> Response:
         if getattr(p, "text", None) and not getattr(p, "thought", None)
     )
     if not text.strip():
-        error = f"the reply has no text (finishReason={finish})"
+        error = no_text("finishReason", finish)
         return Response(key, None, error=error, usage=usage, status="empty")
-    return Response(key, text, usage=usage)
+    return Response(key, text, usage=usage, truncated=stopped_at_token_limit(finish))
+
+
+def retry_delay(details: Any) -> float | None:
+    """The wait a Gemini error body asks for: its google.rpc.RetryInfo detail's `retryDelay`
+    (a Duration, "37s"), or None. Gemini sends it with a 429 instead of a Retry-After header."""
+    error = details.get("error", details) if isinstance(details, dict) else None
+    listed = error.get("details") if isinstance(error, dict) else None
+    for detail in listed if isinstance(listed, list) else []:
+        if not isinstance(detail, dict) or not str(detail.get("@type", "")).endswith("RetryInfo"):
+            continue
+        delay = detail.get("retryDelay")
+        try:
+            return float(str(delay).removesuffix("s"))
+        except ValueError:
+            return None
+    return None
 
 
 def classify_gemini(exc: BaseException) -> Failure:
@@ -123,7 +140,9 @@ def classify_gemini(exc: BaseException) -> Failure:
 
     if isinstance(exc, errors.APIError):
         headers = getattr(getattr(exc, "response", None), "headers", None)
-        return from_status(exc.code, exc.message or str(exc), headers)
+        return from_status(
+            exc.code, exc.message or str(exc), headers, retry_delay(getattr(exc, "details", None))
+        )
     return classify(exc)
 
 

@@ -209,8 +209,12 @@ def _generate(loaded: LoadedModel, prepared: PreparedBatch) -> dict[str, Respons
         tokens = _until_eos(row, loaded.eos_ids)
         text = tokenizer.decode(tokens, skip_special_tokens=True).strip()
         usage = Usage(int(n_in), len(tokens))
+        # no end of sequence within max_tokens: generation stopped at the limit
+        truncated = len(tokens) >= generation.max_tokens and not set(tokens) & loaded.eos_ids
         if text:
-            responses[request.key] = Response(request.key, text, usage=usage, latency_s=latency)
+            responses[request.key] = Response(
+                request.key, text, usage=usage, latency_s=latency, truncated=truncated
+            )
         else:
             responses[request.key] = Response(
                 request.key,

@@ -15,7 +15,7 @@ from typing import Any
 from vidbench.core.errors import ConfigError
 from vidbench.core.files import Json
 from vidbench.core.messages import ImagePart, Message, TextPart
-from vidbench.core.requests import Request, Response, Usage
+from vidbench.core.requests import Request, Response, Usage, stopped_at_token_limit
 from vidbench.models.api_model import ApiModel
 from vidbench.models.api_options import (
     COMMON_OPTIONS,
@@ -25,7 +25,7 @@ from vidbench.models.api_options import (
     sdk_options,
 )
 from vidbench.models.base import Model
-from vidbench.models.call_errors import MalformedReply, reply_text
+from vidbench.models.call_errors import MalformedReply, no_text, reply_text
 from vidbench.models.registry import ModelOptions
 from vidbench.models.retry import Failure
 from vidbench.models.stainless import classify_stainless, stainless_client
@@ -86,6 +86,18 @@ def chat_body(payload: dict[str, Json], urls: Sequence[str]) -> bytes:
     return b"".join(pieces)
 
 
+def content_text(content: Any) -> Any:
+    """A message's content as text: a string as it is; a list of parts (as some compatible
+    servers send, e.g. a reasoning model's thinking and text parts) as its text parts joined,
+    None when it has none; anything else as it is (reply_text says it is not text)."""
+    if not isinstance(content, list) or not all(isinstance(p, dict) for p in content):
+        return content
+    texts = [p.get("text") for p in content if p.get("type", "text") == "text"]
+    if not all(isinstance(t, str) for t in texts):
+        return content
+    return "".join(texts) if texts else None
+
+
 def read_completion(completion: Any, key: str) -> Response:
     """A chat completion -> Response: refused, blocked, empty or ok (raises when malformed)."""
     choices = getattr(completion, "choices", None)
@@ -106,11 +118,11 @@ def read_completion(completion: Any, key: str) -> Response:
     if choice.finish_reason == "content_filter":
         error = "blocked by the content filter (finish_reason=content_filter)"
         return Response(key, None, error=error, usage=usage, status="blocked")
-    text = reply_text(message.content, "the reply's message content")
+    text = reply_text(content_text(message.content), "the reply's message content")
     if text is None or not text.strip():
-        error = f"the reply has no text (finish_reason={choice.finish_reason})"
+        error = no_text("finish_reason", choice.finish_reason)
         return Response(key, None, error=error, usage=usage, status="empty")
-    return Response(key, text, usage=usage)
+    return Response(key, text, usage=usage, truncated=stopped_at_token_limit(choice.finish_reason))
 
 
 class OpenAIChat(ApiModel):

@@ -3,9 +3,12 @@
 A call fails with a `Failure` of one kind. Rate limits (429), server errors (5xx), timeouts
 (including HTTP 408), broken connections and malformed bodies are worth another try; other 4xx
 (a bad request, a bad key, content too long) are not, since sending the same thing again gives the
-same answer. Delays grow exponentially with full jitter (a uniform draw between 0 and
+same answer, and neither is a spent quota (a 429 that says so: OpenAI's `insufficient_quota`).
+Delays grow exponentially with full jitter (a uniform draw between 0 and
 min(max_delay, base_delay * 2**retry)), so many clients hit by one outage do not come back in
-step; a Retry-After header, when the server sends one, is waited instead. The loop itself is
+step; a Retry-After header (or Gemini's RetryInfo), when the server sends one, is waited instead,
+up to `max_retry_after`: a server that asks for a longer wait is not asked again (a retry sooner
+gets the same 429). The loop itself is
 tenacity's (`RetryPolicy.retrying`): an attempt raises `CallFailed`, tenacity decides whether and
 when to try again.
 """
@@ -26,8 +29,17 @@ from tenacity import (
     wait_random_exponential,
 )
 
+# stopped: not sent, since an earlier failure said every call would fail (ApiModel)
 FailureKind = Literal[
-    "rate_limit", "server", "timeout", "connection", "malformed", "client", "unexpected"
+    "rate_limit",
+    "quota",
+    "server",
+    "timeout",
+    "connection",
+    "malformed",
+    "client",
+    "unexpected",
+    "stopped",
 ]
 RETRYABLE: frozenset[str] = frozenset(
     {"rate_limit", "server", "timeout", "connection", "malformed"}
@@ -47,10 +59,17 @@ class Failure:
     def retryable(self) -> bool:
         return self.kind in RETRYABLE
 
+    @property
+    def for_every_call(self) -> bool:
+        """Whether every later call to this model would fail alike: the key is rejected (401),
+        access refused (403), no such model or endpoint (404), the quota spent."""
+        return self.kind == "quota" or self.status in (401, 403, 404)
+
     def describe(self) -> str:
+        wait = "" if self.retry_after is None else f" (Retry-After: {self.retry_after:g} s)"
         if self.status is None:
-            return f"{self.kind}: {self.message}"
-        return f"{self.kind}: HTTP {self.status}: {self.message}"
+            return f"{self.kind}: {self.message}{wait}"
+        return f"{self.kind}: HTTP {self.status}: {self.message}{wait}"
 
 
 class CallFailed(Exception):
@@ -61,16 +80,17 @@ class CallFailed(Exception):
         self.failure = failure
 
 
-def _worth_retrying(error: BaseException) -> bool:
-    return isinstance(error, CallFailed) and error.failure.retryable
-
-
 @dataclass(frozen=True)
 class RetryPolicy:
     max_retries: int = 6
     base_delay: float = 1.0
     max_delay: float = 60.0
-    max_retry_after: float = 300.0  # a longer Retry-After is cut to this
+    max_retry_after: float = 300.0  # a server asking for a longer wait is not asked again
+
+    def worth_retrying(self, failure: Failure) -> bool:
+        """A retryable failure, unless the server asks for a wait over `max_retry_after`."""
+        too_long = failure.retry_after is not None and failure.retry_after > self.max_retry_after
+        return failure.retryable and not too_long
 
     def wait(self, state: RetryCallState) -> float:
         """Seconds to wait after the attempt `state` describes: the server's Retry-After (capped)
@@ -86,7 +106,9 @@ class RetryPolicy:
         return AsyncRetrying(
             stop=stop_after_attempt(self.max_retries + 1),
             wait=self.wait,
-            retry=retry_if_exception(_worth_retrying),
+            retry=retry_if_exception(
+                lambda error: isinstance(error, CallFailed) and self.worth_retrying(error.failure)
+            ),
             reraise=True,
         )
 
@@ -116,9 +138,17 @@ def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-def from_status(status: int, message: str, headers: Mapping[str, str] | None = None) -> Failure:
-    """The failure an HTTP error status means."""
+def from_status(
+    status: int,
+    message: str,
+    headers: Mapping[str, str] | None = None,
+    body_wait: float | None = None,
+) -> Failure:
+    """The failure an HTTP error status means; `body_wait`: the wait the body asks for (Gemini's
+    RetryInfo), used when the headers ask none."""
     retry_after = retry_after_seconds(headers)
+    if retry_after is None:
+        retry_after = body_wait
     if status == 429:
         return Failure("rate_limit", message, status, retry_after)
     if status == 408:

@@ -32,18 +32,34 @@ def stainless_client(
 _ERROR_CODE_PREFIX = re.compile(r"^Error code: \d+ - ")
 
 
+def _error_body(exc: Any) -> dict[str, Any]:
+    """The error object of an error body ({"error": {...}}), or {}. (The SDKs hand over the
+    body's "error" object itself, or the whole body.)"""
+    body = getattr(exc, "body", None)
+    error = body.get("error", body) if isinstance(body, dict) else None
+    return error if isinstance(error, dict) else {}
+
+
 def _server_message(exc: Any) -> str:
     """The message the server put in its error body ({"error": {"message": ...}})."""
-    body = getattr(exc, "body", None)
-    error = body.get("error") if isinstance(body, dict) else None
-    if isinstance(error, dict) and isinstance(error.get("message"), str):
-        return error["message"]
+    message = _error_body(exc).get("message")
+    if isinstance(message, str):
+        return message
     return _ERROR_CODE_PREFIX.sub("", str(getattr(exc, "message", exc)))
+
+
+def _quota_spent(exc: Any) -> bool:
+    """A 429 that says the account's quota or credit is spent (OpenAI's code and type
+    `insufficient_quota`): asking again does not help."""
+    error = _error_body(exc)
+    return "insufficient_quota" in (error.get("code"), error.get("type"))
 
 
 def classify_stainless(exc: BaseException, sdk: ModuleType) -> Failure:
     """Errors of the `openai` and `anthropic` SDKs, which share their exception classes' shape."""
     if isinstance(exc, sdk.APIStatusError):
+        if exc.status_code == 429 and _quota_spent(exc):
+            return Failure("quota", _server_message(exc), 429)
         return from_status(exc.status_code, _server_message(exc), exc.response.headers)
     if isinstance(exc, sdk.APITimeoutError):
         return Failure("timeout", "no reply within the timeout")

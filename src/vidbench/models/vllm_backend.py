@@ -29,9 +29,10 @@ from typing import Any
 
 from vidbench.core.errors import ConfigError
 from vidbench.core.files import Json
-from vidbench.core.requests import Request, Response, Usage
+from vidbench.core.requests import Request, Response, Usage, stopped_at_token_limit
 from vidbench.extras import require
 from vidbench.models.batcher import DeviceBatcher
+from vidbench.models.call_errors import no_text
 from vidbench.models.device_model import DeviceModel
 from vidbench.models.hf_checkpoint import Checkpoint, inspect_checkpoint
 from vidbench.models.hf_families import IMAGES, FrameInput, choose_frame_input
@@ -255,9 +256,10 @@ def read_output(key: str, output: Any, latency: float) -> Response:
     usage = Usage(len(output.prompt_token_ids or ()), len(completion.token_ids or ()))
     text = completion.text
     if not text or not text.strip():
-        error = f"the model returned no text (finish_reason={completion.finish_reason})"
+        error = no_text("finish_reason", completion.finish_reason)
         return Response(key, None, error=error, usage=usage, latency_s=latency, status="empty")
-    return Response(key, text, usage=usage, latency_s=latency)
+    truncated = stopped_at_token_limit(completion.finish_reason)
+    return Response(key, text, usage=usage, latency_s=latency, truncated=truncated)
 
 
 def build(arg: str, options: ModelOptions) -> VLLMModel:

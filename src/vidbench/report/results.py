@@ -93,6 +93,7 @@ class RowTally:
         self.n = 0
         self.n_scored = 0
         self.unparsed = 0
+        self.truncated = 0  # answers that stopped at the model's token limit
         self.failed: list[SampleRow] = []
         self.scored: list[SampleRow] | None = [] if needs_whole_set(task) else None
         self.extra = (
@@ -109,6 +110,7 @@ class RowTally:
         self.n += len(rows)
         self.n_scored += len(scored)
         self.unparsed += sum(1 for row in scored if row.unparsed)
+        self.truncated += sum(1 for row in rows if row.truncated)
         self.failed += [row for row in rows if row.failed]
         if self.scored is not None:
             self.scored += scored
@@ -189,6 +191,7 @@ def build_results(
                 {"id": row.id, "status": row.status, "error": _error(row)} for row in failed
             ],
             "unparsed": tally.unparsed,
+            "truncated": tally.truncated,
             **_unjudged(task, failed),
             "columns": {
                 c: corpus[c] if c in corpus else _scaled_mean(values[c], table.scale_of(c))
@@ -237,3 +240,17 @@ def _scaled_ci(values: Sequence[float], scale: float, seed: int) -> list[float] 
     if scale == 100:
         return [pair[0], pair[1]]
     return [pair[0] * scale / 100, pair[1] * scale / 100]
+
+
+def truncation_warning(results: Results) -> list[str]:
+    """What the report says of answers that stopped at the model's token limit (none when no
+    answer did): they are scored as they are, so a score may count cut answers."""
+    if not results.truncated:
+        return []
+    limit = (results.generation or {}).get("max_tokens")
+    answers = "1 answer" if results.truncated == 1 else f"{results.truncated} answers"
+    return [
+        f"{answers} stopped at the token limit (max_tokens={limit}) and may be cut short; "
+        "they are scored as they are and marked `truncated` in samples.jsonl "
+        "(--max-tokens sets the limit)"
+    ]

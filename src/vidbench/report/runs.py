@@ -65,7 +65,7 @@ def aggregate(results: Sequence[Results], dirs: Sequence[str]) -> Results:
             **{k: shared[k] for k in _SHARED if k in shared},
             "runs": len(results),
             "seeds": [r.seed for r in results],
-            # n, errors and unparsed are all totals over the runs (per run: `per_run`)
+            # n, errors, unparsed and truncated are all totals over the runs (per run: `per_run`)
             "n": sum(r.n for r in results),
             "columns": columns,
             "std": std,
@@ -77,6 +77,7 @@ def aggregate(results: Sequence[Results], dirs: Sequence[str]) -> Results:
                 for detail in r.error_details
             ],
             "unparsed": sum(r.unparsed for r in results),
+            "truncated": sum(r.truncated for r in results),
             "per_run": [
                 {
                     "dir": d,
@@ -85,6 +86,7 @@ def aggregate(results: Sequence[Results], dirs: Sequence[str]) -> Results:
                     "n": r.n,
                     "errors": r.errors,
                     "unparsed": r.unparsed,
+                    "truncated": r.truncated,
                 }
                 for r, d in zip(results, dirs, strict=True)
             ],

@@ -42,6 +42,7 @@ class AnsweredFields(TypedDict):
     frames: list[FrameRecord]
     raw_output: str
     raw_output_cut: NotRequired[str]
+    truncated: NotRequired[bool]
 
 
 SchemaVersion = Annotated[int, Field(description="version of this file's schema")]
@@ -111,6 +112,11 @@ class RunFields(BaseModel):
     raw_output: str | None = Field(None, description="the model's reply")
     raw_output_cut: str | None = Field(
         None, description="set when raw_output was cut short: where the whole reply is"
+    )
+    truncated: bool | None = Field(
+        None,
+        description="true when the model's reply stopped at its token limit (max_tokens), so "
+        "the answer may be cut short; scored as it is",
     )
 
 
@@ -191,6 +197,7 @@ class PerRun(BaseModel):
     n: int = Field(description="its samples")
     errors: int = Field(description="its errors")
     unparsed: int = Field(0, description="its unreadable replies")
+    truncated: int = Field(0, description="its answers that stopped at the token limit")
 
 
 class Results(BaseModel):
@@ -220,6 +227,9 @@ class Results(BaseModel):
         default_factory=list, description="each error: id, status, message"
     )
     unparsed: int = Field(0, description="replies the task's parser could not read")
+    truncated: int = Field(
+        0, description="answers that stopped at the model's token limit (max_tokens), scored as cut"
+    )
     unjudged: int | None = Field(
         None, description="judged tasks: answers a new judge stage can still decide"
     )

@@ -5,9 +5,11 @@ run's judge stage, `judge autoeval-video`, caption judges, error types, red-team
 construction pipelines' generated questions, checks and captions. Each attempt of each call is
 keyed by (model identity, generation settings, prompt version, exact prompt, attempt number). A
 stored reply is reused; a reply the parser cannot read triggers the next attempt, up to
-`max_attempts`, after which the result is `unparsed`. A failed call (after the backend's own
-retries) is recorded in `failures` and gives an `error` result; the next run asks again. Every
-attempt that failed and was tried again is recorded there too (status `retried`). With
+`max_attempts`, after which the result is `unparsed`; a reply that stopped at its token limit
+is `unparsed` at once (`truncated`: never parsed, since a reply cut after "1" would read as a
+verdict, and not asked again, since the same call stops there again). A failed call (after the
+backend's own retries) is recorded in `failures` and gives an `error` result; the next run asks
+again. Every attempt that failed and was tried again is recorded there too (status `retried`). With
 `allow_calls=False` (the score stage) nothing is sent: results come from the store, are `error`
 (with the message) when the last call failed, or `missing`. Identical calls (the same
 key) in flight at once are merged: one is sent, the others wait for it and read its stored
@@ -35,7 +37,7 @@ from vidbench.models.registry import ModelChoice
 from vidbench.progress import progress_bar
 from vidbench.runner.inflight import SingleFlight
 from vidbench.runner.keys import digest, prompt_fingerprint
-from vidbench.runner.store import RETRIED, Store
+from vidbench.runner.store import RETRIED, CallReply, Store
 from vidbench.scoring.model_call import CallResult, CallStatus, ModelCall
 
 if TYPE_CHECKING:
@@ -114,9 +116,14 @@ async def _ask_one(
                 store.put_call(
                     key, model.spec, call.item, call.prompt_version, attempt, prompt, response
                 )
-                stored = response.text
-        reply = stored
-        assert reply is not None  # a reply without text is a failure, returned above
+                assert response.text is not None  # a reply without text is a failure, above
+                stored = CallReply(response.text, response.truncated)
+        reply = stored.text
+        if stored.truncated:  # cut at its token limit: never a value; asking again cuts again
+            return CallResult(
+                call.item, "unparsed", reply=reply, attempts=attempt + 1, asked=asked,
+                truncated=True,
+            )  # fmt: skip
         value = call.parse(reply)
         if value is not None:
             return CallResult(call.item, "ok", value, reply, attempt + 1, asked=asked)
@@ -130,6 +137,7 @@ class CallTally:
 
     asked: int = 0
     statuses: Counter[str] = field(default_factory=Counter)
+    truncated: int = 0  # of the unparsed: replies that stopped at their token limit
 
     @classmethod
     def of(cls, results: Iterable[CallResult[object]]) -> CallTally:
@@ -141,6 +149,7 @@ class CallTally:
     def add(self, result: CallResult[object]) -> None:
         self.asked += 1 if result.asked else 0
         self.statuses[result.status] += 1
+        self.truncated += result.truncated
 
     @property
     def total(self) -> int:
@@ -156,6 +165,8 @@ def describe_verdicts(tally: CallTally) -> str:
     """What a judge stage did, e.g. "judge: 3 asked now, 27 reused from the store; 29 ok,
     1 failed": never "30 ok" for verdicts that were only read back."""
     words = {"ok": "ok", "unparsed": "unparsed", "error": "failed", "missing": "not judged yet"}
+    if tally.truncated:
+        words["unparsed"] += f" ({tally.truncated} stopped at the token limit)"
     told = ", ".join(f"{tally.statuses[s]} {w}" for s, w in words.items() if tally.statuses[s])
     return f"judge: {tally.asked} asked now, {tally.total - tally.asked} reused from the store" + (
         f"; {told}" if told else ""

@@ -23,7 +23,7 @@ from vidbench.media.cache import FrameCache
 from vidbench.models.base import Model, ModelRef, check_reachable
 from vidbench.models.pricing import cost_of
 from vidbench.models.registry import ModelOptions, load_model
-from vidbench.report.results import RowTally, build_results
+from vidbench.report.results import RowTally, build_results, truncation_warning
 from vidbench.report.results_dir import RESULTS_FILE, SAMPLES_FILE, TIMING_FILE, ResultsDir
 from vidbench.report.schema import SCORE_STATUS, Results
 from vidbench.report.tables import print_table
@@ -380,7 +380,7 @@ class Run:
         if print_to is not None:
             title, data = self.task.title or self.task.name, self.config.data
             print_table([results], f"{title} — {data}" if data else title, print_to)
-        for warning in results.warnings or []:
+        for warning in [*(results.warnings or []), *truncation_warning(results)]:
             self.console.print(f"[yellow]warning[/]: {escape(warning)}", highlight=False)
         if results.errors:
             self.console.print(
@@ -388,6 +388,8 @@ class Run:
                 + ", ".join(f"{n} {kind}" for kind, n in results.errors_by_status.items())
                 + f"): see error_details in {directory.file(RESULTS_FILE)}"
             )
+            first = results.error_details[0].error
+            self.console.print(f"the first: {escape(first[:300])}", highlight=False)
         if results.unjudged:
             self.console.print(f"[red]{no_verdict_message(results.unjudged)}[/]")
         return results

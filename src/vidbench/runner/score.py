@@ -47,7 +47,8 @@ def scored_rows(
     scored SCORE_BATCH samples at a time (all at once for a task that `scores_whole_set`).
 
     A scored row holds the prompt hash, the frames used, the raw output (at most RAW_OUTPUT_CAP
-    characters of it: `raw_output_cut` says where the rest is) and the task's `SampleScore`; a
+    characters of it: `raw_output_cut` says where the rest is; `truncated` that the model
+    stopped at its token limit) and the task's `SampleScore`; a
     sample without an answer (or a record that could not be loaded) holds `error`, a `status`
     saying why (data: bad record; media, error, empty, refused, blocked, missing) and the
     outcome `no-answer`. An answer the task's scorer fails on (it raises, or returns anything
@@ -102,6 +103,8 @@ def _scored_batch(
         }
         if len(stored.text) > RAW_OUTPUT_CAP:
             answer["raw_output_cut"] = _cut_note(stored.text, stored.key)
+        if stored.truncated:
+            answer["truncated"] = True
         score = unjudged.get(sample.id) or next(scored)
         if isinstance(score, str):  # the scorer failed on it: the answer is kept all the same
             rows.append(SampleRow.score_failed(answer, f"{sample.id}: {score}"))

@@ -5,6 +5,7 @@ responses: one row per answered request, keyed by the request's content hash; a 
 calls:     every reply to a cached model call (an LLM judge's verdicts, a construction
     pipeline's generated questions, checks and captions), keyed by the model, its settings, the
     prompt version, the exact prompt and the attempt number; never requested again.
+    In both, `truncated` is 1 for a reply that stopped at its token limit (Response.truncated).
 failures:  every failed attempt, with its status and message: unusable media (`media`), a call
     that failed after its retries (`error`, ...), and each attempt that failed and was tried
     again (`retried`, whatever came of the call). A failed sample is asked again by the next
@@ -16,6 +17,7 @@ Each write commits at once, so a run killed at any moment loses at most the requ
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import sqlite3
@@ -49,7 +51,8 @@ CREATE TABLE IF NOT EXISTS responses (
     input_tokens INTEGER NOT NULL,
     output_tokens INTEGER NOT NULL,
     latency_s REAL NOT NULL,
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    truncated INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS responses_plan ON responses (plan, sample_id);
 CREATE TABLE IF NOT EXISTS failures (
@@ -76,9 +79,13 @@ CREATE TABLE IF NOT EXISTS calls (
     reply TEXT NOT NULL,
     input_tokens INTEGER NOT NULL,
     output_tokens INTEGER NOT NULL,
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    truncated INTEGER NOT NULL DEFAULT 0
 );
 """
+# Columns added since a table was first made: a store made before them gets them when opened
+# for writing (ALTER TABLE), and reads them as their default when opened read-only.
+ADDED_COLUMNS = {"responses": "truncated", "calls": "truncated"}
 
 
 FULL_BELOW = 1 << 20  # bytes free under which a failed store write counts as a full disk
@@ -100,41 +107,34 @@ class _Connection(sqlite3.Connection):
     store_path = Path()  # the store's file, set by `_connect`
 
     def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:  # as sqlite3 types it
-        try:
+        with _damage_named(self.store_path):
             return super().execute(sql, parameters)
-        except sqlite3.DatabaseError as e:
-            _raise_if_damaged(self.store_path, e)
-            raise
 
     def executescript(self, script: str, /) -> sqlite3.Cursor:
-        try:
+        with _damage_named(self.store_path):
             return super().executescript(script)
-        except sqlite3.DatabaseError as e:
-            _raise_if_damaged(self.store_path, e)
-            raise
 
 
 def _connect(path: Path, uri: str | None = None) -> _Connection:
     """A connection to the store at `path` (through `uri` when given: read-only)."""
-    if uri is None:
-        db = sqlite3.connect(path, isolation_level=None, factory=_Connection)
-    else:
-        db = sqlite3.connect(uri, uri=True, factory=_Connection)
+    db = sqlite3.connect(uri or path, isolation_level=None, uri=bool(uri), factory=_Connection)
     db.store_path = path
     return db
 
 
-DAMAGE = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
-
-
-def _raise_if_damaged(path: Path, error: sqlite3.DatabaseError) -> None:
-    """A StoreError saying what to do when `error` is a damaged file (SQLITE_CORRUPT, NOTADB)."""
-    if (getattr(error, "sqlite_errorcode", 0) or 0) & 0xFF in DAMAGE:
+@contextlib.contextmanager
+def _damage_named(path: Path) -> Iterator[None]:
+    """A damaged file (SQLITE_CORRUPT, SQLITE_NOTADB) as a StoreError saying what to do."""
+    try:
+        yield
+    except sqlite3.DatabaseError as e:
+        if (getattr(e, "sqlite_errorcode", 0) or 0) & 0xFF not in (11, 26):  # CORRUPT, NOTADB
+            raise
         raise StoreError(
-            f"{path} is damaged or not a vidbench store ({error}): its answers cannot be read. "
+            f"{path} is damaged or not a vidbench store ({e}): its answers cannot be read. "
             "Restore it from a copy, or move it away with its -wal and -shm files to start over "
             "(`vidbench run --fresh` deletes them)"
-        ) from error
+        ) from e
 
 
 class RequestRecord(TypedDict):
@@ -154,6 +154,7 @@ class StoredResponse:
     input_tokens: int
     output_tokens: int
     latency_s: float
+    truncated: bool  # the reply stopped at its token limit (max_tokens)
 
 
 @dataclass(frozen=True)
@@ -166,6 +167,15 @@ class StoredCall:
     attempt: int
     prompt: str
     reply: str
+    truncated: bool  # the reply stopped at its token limit (max_tokens): never read
+
+
+@dataclass(frozen=True)
+class CallReply:
+    """A stored reply to a model call (`Store.call_reply`)."""
+
+    text: str
+    truncated: bool  # it stopped at its token limit (max_tokens)
 
 
 @dataclass(frozen=True)
@@ -182,6 +192,7 @@ class Store:
     def __init__(self, results_dir: Path) -> None:
         results_dir.mkdir(parents=True, exist_ok=True)
         self.path = results_dir / self.FILENAME
+        self._selects: dict[str, str] = {}
         try:
             self._db = _connect(self.path)
         except sqlite3.OperationalError as e:  # not a file one can open: a folder, no right
@@ -190,11 +201,14 @@ class Store:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(SCHEMA)
-        except StoreError:  # damaged: said with what to do
+            for table, column in ADDED_COLUMNS.items():  # a store made before them
+                if self._added(table) != column:
+                    self._db.execute(f"ALTER TABLE {table} ADD {column} INTEGER NOT NULL DEFAULT 0")
+                    self._selects[table] = column
+        except (StoreError, sqlite3.OperationalError) as e:  # damaged: said with what to do
             self._db.close()
-            raise
-        except sqlite3.OperationalError as e:
-            self._db.close()
+            if isinstance(e, StoreError):
+                raise
             if _is_full(e, results_dir):
                 raise DiskFullError(results_dir) from e
             raise StoreError(f"{self.path}: {e}") from e
@@ -209,22 +223,30 @@ class Store:
             raise ConfigError(f"{path} is missing")
         store = cls.__new__(cls)
         store.path = path
+        store._selects = {}
         try:
             store._db = _connect(path, f"{path.resolve().as_uri()}?mode=ro")
         except sqlite3.DatabaseError as e:  # no right to read it
             raise StoreError(f"{path}: not readable ({e})") from e
         try:
             store._db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
-        except StoreError:  # not a database, or a damaged one
+        except (StoreError, sqlite3.DatabaseError) as e:  # not a database, or a damaged one
             store.close()
-            raise
-        except sqlite3.DatabaseError as e:
-            store.close()
+            if isinstance(e, StoreError):
+                raise
             raise StoreError(f"{path}: not readable ({e})") from e
         return store
 
     def close(self) -> None:
         self._db.close()
+
+    def _added(self, table: str) -> str:
+        """What selects `table`'s added column: the column, or its default in a store made
+        before it and opened read-only (ADDED_COLUMNS); looked up once."""
+        if table not in self._selects:
+            names = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+            self._selects[table] = ADDED_COLUMNS[table] if ADDED_COLUMNS[table] in names else "0"
+        return self._selects[table]
 
     def _write(self, sql: str, params: tuple[object, ...]) -> sqlite3.Cursor:
         """One write, committed at once; a full disk is a DiskFullError naming the folder (the
@@ -249,10 +271,13 @@ class Store:
     def calls(self) -> Iterator[StoredCall]:
         """`all_calls`, a row at a time."""
         rows = self._db.execute(
-            "SELECT item, model, prompt_version, attempt, prompt, reply FROM calls "
-            "ORDER BY item, attempt, created"
+            f"SELECT item, model, prompt_version, attempt, prompt, reply, {self._added('calls')} "
+            "FROM calls ORDER BY item, attempt, created"
         )
-        return (StoredCall(*row) for row in rows)
+        return (
+            StoredCall(item, model, version, attempt, prompt, reply, bool(truncated))
+            for item, model, version, attempt, prompt, reply, truncated in rows
+        )
 
     def all_failures(self) -> list[StoredFailure]:
         """Every failed attempt, oldest first."""
@@ -313,7 +338,7 @@ class Store:
         """Record an answer; a key already answered is left as it was."""
         assert response.text is not None, "failed responses go to put_failure"
         self._write(
-            "INSERT OR IGNORE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR IGNORE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 response.key,
                 plan,
@@ -326,6 +351,7 @@ class Store:
                 response.usage.output_tokens,
                 response.latency_s,
                 time.time(),
+                int(response.truncated),
             ),
         )
 
@@ -355,16 +381,19 @@ class Store:
         among, ids = _among(sample_ids)
         rows = self._db.execute(
             "SELECT key, sample_id, prompt_hash, json_extract(request, '$.frames'), text, "
-            "input_tokens, output_tokens, latency_s "
+            f"input_tokens, output_tokens, latency_s, {self._added('responses')} "
             f"FROM responses WHERE plan = ?{among} ORDER BY created",
             (plan, *ids),
         )
         frames: dict[str | None, list[FrameRecord]] = {None: []}
         found = {}
-        for key, sample_id, prompt_hash, shown, *rest in rows:
+        for key, sample_id, prompt_hash, shown, text, t_in, t_out, latency, truncated in rows:
             if shown not in frames:
                 frames[shown] = json.loads(shown)
-            found[sample_id] = StoredResponse(key, sample_id, prompt_hash, frames[shown], *rest)
+            found[sample_id] = StoredResponse(
+                key, sample_id, prompt_hash, frames[shown], text, t_in, t_out, latency,
+                bool(truncated),
+            )  # fmt: skip
         return found
 
     def last_failures(
@@ -383,12 +412,9 @@ class Store:
     def failed_since_answered(
         self, plan: str, sample_ids: Sequence[str]
     ) -> dict[str, tuple[str, str]]:
-        """The samples of a plan (of these, at most MAX_IDS) whose last attempt failed after
-        their answer was stored, for a request no stored answer is to (status, message). A
-        stored answer is never asked again, so such a failure was a request of another prompt
-        (a row's field the prompt shows was edited) or media now unusable: the answer is to the
-        old prompt. (A failed attempt of an answered request, which a Ray worker may spool, is
-        not one.)"""
+        """The samples (at most MAX_IDS) whose last failure, of a request no answer is to,
+        came after their answer: a prompt since changed (a row's field it shows edited), or
+        media now unusable, whose answer is to the old one. (status, message) each."""
         if len(sample_ids) > MAX_IDS:
             raise ValueError(f"at most {MAX_IDS} sample ids at a time, got {len(sample_ids)}")
         rows = self._db.execute(
@@ -409,10 +435,12 @@ class Store:
         ).fetchone()
         return None if row is None else row[0]
 
-    def call_reply(self, key: str) -> str | None:
+    def call_reply(self, key: str) -> CallReply | None:
         """The stored reply to a model call, or None."""
-        row = self._db.execute("SELECT reply FROM calls WHERE key = ?", (key,)).fetchone()
-        return None if row is None else row[0]
+        row = self._db.execute(
+            f"SELECT reply, {self._added('calls')} FROM calls WHERE key = ?", (key,)
+        ).fetchone()
+        return None if row is None else CallReply(row[0], bool(row[1]))
 
     def put_call(
         self,
@@ -426,7 +454,7 @@ class Store:
     ) -> None:
         assert response.text is not None, "failed model calls go to put_failure"
         self._write(
-            "INSERT OR IGNORE INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR IGNORE INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 key,
                 model,
@@ -438,6 +466,7 @@ class Store:
                 response.usage.input_tokens,
                 response.usage.output_tokens,
                 time.time(),
+                int(response.truncated),
             ),
         )
 

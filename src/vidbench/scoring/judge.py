@@ -31,9 +31,10 @@ def no_verdict_fields(
 ) -> NoVerdictFields:
     """The score fields of an answer the judge gave no usable verdict on: an error of status
     `judge` (never counted right or wrong), saying why; `verdict_absent` marks those a new judge
-    stage can still decide (a failed or missing call, not replies that never parsed), and the
+    stage can still decide (a failed or missing call, not replies that never parsed or stopped
+    at their token limit), and the
     outcome is `no-verdict` for those, `verdict-unparsed` for the others."""
-    why = verdict.why_absent() if verdict.absent else unparsed_why
+    why = verdict.why_absent() if verdict.absent else verdict.why_unread(unparsed_why)
     return {
         "status": NO_VERDICT,
         "status_detail": f"{sample_id}: judge verdict {verdict.status}: {why}",

@@ -27,7 +27,9 @@ from pydantic import JsonValue
 from vidbench.core.messages import Message
 from vidbench.core.requests import GenerationConfig
 
-# ok: a reply parsed to a value. unparsed: every attempt's reply failed the parser.
+# ok: a reply parsed to a value. unparsed: every attempt's reply failed the parser, or a reply
+# stopped at its token limit (`truncated`: never parsed, and not asked again, since the same
+# call would stop there again).
 # error: the call itself failed (after the backend's retries). missing: not asked yet.
 CallStatus = Literal["ok", "unparsed", "error", "missing"]
 
@@ -63,6 +65,7 @@ class CallResult(Generic[Value]):
     attempts: int = 0
     error: str | None = None
     asked: int = 0  # calls sent to the model for this result by this run (0: all from the store)
+    truncated: bool = False  # unparsed because the reply stopped at its token limit (max_tokens)
 
     @property
     def ok(self) -> bool:
@@ -86,6 +89,16 @@ class CallResult(Generic[Value]):
         again)."""
         return self.status in ("error", "missing")
 
+    def why_unread(self, unparsed_why: str) -> str:
+        """Why a reply gave no value: `unparsed_why` (the caller's words for a reply its parser
+        could not read), or that the reply was cut at its token limit."""
+        if self.truncated:
+            return (
+                "the reply stopped at its token limit (max_tokens), so it may be cut short and "
+                "is not read"
+            )
+        return unparsed_why
+
     def why_absent(self) -> str:
         if self.status == "error":
             return f"the judge call failed ({self.error}); the next judge stage asks again"
@@ -96,20 +109,40 @@ class CallResult(Generic[Value]):
 
 
 _FENCE = re.compile(r"```(?:json)?")
+_OPENING = re.compile(r"[\[{]")
+_NESTING = re.compile(r"[\[{\s]+")
 
 
-def find_json(reply: str) -> dict[str, JsonValue] | list[JsonValue] | None:
+JsonBlock = dict[str, JsonValue] | list[JsonValue]
+
+
+def find_json(reply: str, where: Callable[[JsonBlock], bool] | None = None) -> JsonBlock | None:
     """The first JSON object or list in a reply (code fences and prose around it are
-    tolerated), or None when there is none."""
+    tolerated) that `where` accepts (any, without it), or None when there is none. A block
+    `where` refuses is passed over whole: "step [1]" or `{"step": 1}` in the reasoning before
+    the answer's block does not hide it; nor does a degenerate run of brackets too deep to
+    decode (its reply is stored: raising would stop every rerun at it)."""
     text = _FENCE.sub("", reply)
     decoder = json.JSONDecoder()
-    for match in re.finditer(r"[\[{]", text):
+    start = 0
+    while (match := _OPENING.search(text, start)) is not None:
+        start = match.start() + 1
         try:
-            value, _ = decoder.raw_decode(text, match.start())
+            value, end = decoder.raw_decode(text, match.start())
         except json.JSONDecodeError:
             continue
+        except RecursionError:  # "[[[[..." past Python's depth: a degenerate reply
+            run = _NESTING.match(text, match.start())
+            start = run.end() if run else start
+            continue
+        block: JsonBlock | None = None
         if isinstance(value, dict):
-            return {str(k): v for k, v in value.items()}
-        if isinstance(value, list):
-            return value
+            block = {str(k): v for k, v in value.items()}
+        elif isinstance(value, list):
+            block = value
+        if block is None:
+            continue
+        if where is None or where(block):
+            return block
+        start = end
     return None

@@ -22,6 +22,8 @@ class Reply:
     blocked: a safety block, "prompt" (Gemini promptFeedback) or "output" (OpenAI finish_reason
         content_filter, Anthropic stop_reason "refusal", Gemini finishReason SAFETY).
     http_status: answer with this HTTP error status and `error` as the message instead.
+    truncated: the text stopped at the token limit (OpenAI finish_reason "length", Anthropic
+        stop_reason "max_tokens", Gemini finishReason MAX_TOKENS).
     Text None with nothing else set is a reply without text (status "empty" at the client).
     """
 
@@ -30,6 +32,7 @@ class Reply:
     blocked: BlockKind | None = None
     http_status: int | None = None
     error: str = "scripted error"
+    truncated: bool = False
 
 
 def _objects(value: JsonValue) -> list[dict[str, JsonValue]]:
@@ -115,7 +118,11 @@ class FakeOpenAIChat(WireApi):
                 {
                     "index": 0,
                     "message": message,
-                    "finish_reason": "content_filter" if reply.blocked else "stop",
+                    "finish_reason": "content_filter"
+                    if reply.blocked
+                    else "length"
+                    if reply.truncated
+                    else "stop",
                     "logprobs": None,
                 }
             ],
@@ -146,7 +153,11 @@ class FakeAnthropicMessages(WireApi):
             "role": "assistant",
             "model": model,
             "content": [] if text is None else [{"type": "text", "text": text}],
-            "stop_reason": "refusal" if refused else "end_turn",
+            "stop_reason": "refusal"
+            if refused
+            else "max_tokens"
+            if reply.truncated
+            else "end_turn",
             "stop_sequence": None,
             "usage": {"input_tokens": prompt, "output_tokens": completion},
         }
@@ -178,7 +189,11 @@ class FakeGeminiGenerate(WireApi):
             return {"promptFeedback": {"blockReason": "SAFETY"}, "usageMetadata": usage}
         candidate: dict[str, Json] = {
             "content": {"role": "model", "parts": [] if text is None else [{"text": text}]},
-            "finishReason": "SAFETY" if reply.blocked else "STOP",
+            "finishReason": "SAFETY"
+            if reply.blocked
+            else "MAX_TOKENS"
+            if reply.truncated
+            else "STOP",
             "index": 0,
         }
         return {"candidates": [candidate], "usageMetadata": usage, "modelVersion": model}

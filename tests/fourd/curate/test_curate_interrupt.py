@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from conftest import TESTS, default_sigint
-from vidbench.benchmarks.fourd.curate.render import completed
+from vidbench.benchmarks.fourd.curate.manifest import Asset
+from vidbench.benchmarks.fourd.curate.render import RenderJob, completed
 from vidbench.benchmarks.fourd.curate.settings import RenderSettings
 from vidbench.benchmarks.fourd.synthetic.assets import export_assets
 from vidbench.report.funnel import Funnel
@@ -25,6 +26,14 @@ pytestmark = pytest.mark.slow
 
 OBJECTS = 8
 SETTINGS = RenderSettings(views=4, size=32, max_frames=12, samples=1, threads=1)
+
+
+def _job(out: Path, uid: str) -> RenderJob:
+    """The render job of an object whose render.json is in OUT (it names the asset)."""
+    asset = Asset(uid, Path(json.loads((out / uid / "render.json").read_text())["file"]))
+    return RenderJob(asset, {}, SETTINGS.identity(), SETTINGS.views, 0)
+
+
 ARGS = ["--views", "4", "--size", "32", "--max-frames", "12", "--samples", "1", "--threads", "1"]
 
 
@@ -90,9 +99,7 @@ def test_ctrl_c_to_the_process_group_stops_the_render(tmp_path: Path) -> None:
     assert _started(out) == started and _workers_of(out) == []
 
     rendered = {
-        uid
-        for uid in _rendered(out)
-        if completed(out / uid, SETTINGS.identity(), SETTINGS.views) is not None
+        uid for uid in _rendered(out) if completed(out / uid, _job(out, uid)) is not None
     }  # finished objects kept: a rerun skips them
     assert rendered and len(rendered) < OBJECTS
     stage = Funnel.read(out).stages["render"]

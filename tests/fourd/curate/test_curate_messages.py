@@ -76,7 +76,7 @@ def test_render_summary_tells_manifest_problems_from_failed_renders(
     out = tmp_path / "out"
     # `b` is rendered (and fails: not a glTF); `gone` and the second `b` are the manifest's
     assert main(["--no-progress", "curate", "4d", "render", str(manifest), "--out", str(out),
-                 "--size", "16", "--views", "2", "--max-frames", "4"]) == 1  # fmt: skip
+                 "--size", "16", "--views", "2", "--max-frames", "4"]) == 3  # fmt: skip
     said = " ".join(capsys.readouterr().err.split())
     assert "1 failed to render (a rerun tries them again): b (" in said
     assert "2 manifest entries not usable (fix the manifest): gone (gone.glb): missing file" in said

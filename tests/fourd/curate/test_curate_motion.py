@@ -50,15 +50,19 @@ def test_motion_filter_finds_known_ranges_in_videos(tmp_path) -> None:
     write_mp4(videos / "still" / "view_0_rgb_white_bg.mp4", _moving_square(24, 0, 0))
     (videos / "broken").mkdir()
     (videos / "broken" / "view_0_rgb_white_bg.mp4").write_bytes(b"not a video")
+    write_mp4(videos / "no-view-0" / "view_1_rgb_white_bg.mp4", _moving_square(24, 4, 15))
+    (videos / "no-videos").mkdir()  # nothing of an object: not one
     kept, dropped = filter_motion(videos, tmp_path / "out", MotionSettings(), progress=False)
     ranges = {r.uid: (r.start, r.end) for r in kept}
     assert abs(ranges["a"][0] - 4) <= 1 and abs(ranges["a"][1] - 15) <= 1
     assert abs(ranges["b"][0] - 10) <= 1 and abs(ranges["b"][1] - 12) <= 1
     reasons = {p.uid: p.reason for p in dropped}
-    assert reasons == {"still": "no motion", "broken": "unreadable video"}
+    assert reasons == {
+        "still": "no motion", "broken": "unreadable video", "no-view-0": "missing view"
+    }  # fmt: skip
     assert "broken" in next(p.file for p in dropped if p.uid == "broken")
     stage = Funnel.read(tmp_path / "out").stages["motion"]
-    assert (stage.entered, stage.kept) == (4, 2)
-    assert stage.dropped == {"no motion": 1, "unreadable video": 1}
+    assert (stage.entered, stage.kept) == (5, 2)
+    assert stage.dropped == {"no motion": 1, "unreadable video": 1, "missing view": 1}
     lines = (tmp_path / "out" / "motion.jsonl").read_text().splitlines()
-    assert len(lines) == 4 and json.loads(lines[0])["uid"] == "a"
+    assert len(lines) == 5 and json.loads(lines[0])["uid"] == "a"

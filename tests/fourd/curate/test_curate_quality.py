@@ -100,3 +100,38 @@ def test_tiny_classifier_beats_chance(tmp_path, capfd) -> None:
     assert (tmp_path / "cli" / "quality.jsonl").read_text() == (
         tmp_path / "p" / "quality.jsonl"
     ).read_text()
+
+
+@pytest.mark.slow
+def test_objects_without_a_voting_view_are_counted_and_not_kept(tmp_path) -> None:
+    """An object missing a view that votes (view 0 included) is dropped as "missing view",
+    not judged from other angles nor left out of the count; `curate 4d qa` skips it, and an
+    object quality.jsonl does not name, rather than taking it as high quality."""
+    from transformers import CLIPVisionConfig
+
+    from vidbench.benchmarks.fourd.curate.qa.objects import list_objects
+    from vidbench.media.spec import FrameSpec
+
+    videos = tmp_path / "videos"
+    frame = _image(0, np.random.default_rng(0))
+    for uid, views in {"full": range(8), "gap": [0, 1, 2, 4, 5, 6, 7], "no0": range(1, 8)}.items():
+        for view in views:
+            write_mp4(videos / uid / f"view_{view}_rgb_white_bg.mp4", [frame])
+    config = CLIPVisionConfig(
+        hidden_size=8, intermediate_size=8, num_hidden_layers=1, num_attention_heads=1,
+        image_size=32, patch_size=16,
+    )  # fmt: skip
+    Classifier.new(config=config).save(tmp_path / "model")
+    records, dropped = predict(PredictOptions(videos, tmp_path / "model", progress=False))
+    assert {p.uid: p.reason for p in dropped if p.reason == "missing view"} == {
+        "gap": "missing view", "no0": "missing view"
+    }  # fmt: skip
+    assert "[3]" in next(p.detail for p in dropped if p.uid == "gap")
+    stage = Funnel.read(videos).stages["quality"]
+    assert stage.entered == 3 and stage.dropped["missing view"] == 2
+    assert [r["uid"] for r in records] == ["full", "gap", "no0"]
+
+    write_mp4(videos / "late" / "view_1_rgb_white_bg.mp4", [frame])  # added after predict
+    listing = list_objects(videos, FrameSpec(views=(1,), frames=1))
+    reasons = {s.uid: s.reason for s in listing.skipped}
+    assert reasons["gap"] == reasons["no0"] == reasons["late"] == "quality: not assessed"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -139,6 +140,23 @@ def test_deterministic_for_a_seed(assets, tmp_path) -> None:
     )
     moved = json.loads((tmp_path / "c" / "moving" / "render.json").read_text())["cameras"]
     assert moved != records[0]["cameras"]
+
+
+def test_an_asset_changed_under_its_uid_is_rendered_again(assets, tmp_path) -> None:
+    """A rerun skips an object rendered from the same file (touched, not changed, included)
+    and renders again one whose file changed: its videos were of the old asset."""
+    asset = tmp_path / "thing.glb"
+    shutil.copy(assets / "moving.glb", asset)
+    manifest = tmp_path / "one.jsonl"
+    manifest.write_text(json.dumps({"uid": "thing", "path": str(asset)}) + "\n")
+    out = tmp_path / "out"
+    assert render_manifest(manifest, out, SETTINGS, progress=False).rendered == ["thing"]
+    asset.touch()
+    assert render_manifest(manifest, out, SETTINGS, progress=False).skipped == 1
+    green = Scene("moving", (SCENE.parts[0], replace(SCENE.parts[1], colour="green")))
+    scene_gltf(green, FRAMES).write_glb(asset)
+    again = render_manifest(manifest, out, SETTINGS, progress=False)
+    assert (again.skipped, again.rendered) == (0, ["thing"])
 
 
 CONVERT = """

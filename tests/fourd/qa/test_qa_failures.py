@@ -1,5 +1,6 @@
-"""Failed calls leave their question undecided (exit status 1) and the next run asks only them;
-the funnel prices every stage per model from VIDBENCH_PRICES."""
+"""Failed calls leave their question undecided (exit status 3: incomplete) and the next run
+asks only them; the funnel prices every stage per model from VIDBENCH_PRICES; a re-rendered
+object is asked about afresh."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from typing import Any
 import pytest
 from qa_support import R_GOOD, generic, rendered_folder
 
+from conftest import solid_frames
 from vidbench.cli import main
+from vidbench.media.encode import write_mp4
 from vidbench.testing import ChatServer, Reply, request_text
 
 
@@ -37,7 +40,7 @@ def test_failed_calls_are_undecided_then_retried(
     argv += ["--generator", f"openai-compat:{url}#g", "--validator", f"openai-compat:{url}#v"]
     argv += ["--blind", f"openai-compat:{url}#b1", "--blind", f"openai-compat:{url}#b2"]
     argv += ["--views", "0,1", "--frames", "2", "--cache-dir", str(tmp_path / "frames")]
-    assert main(argv) == 1  # incomplete
+    assert main(argv) == 3  # incomplete
     funnel = json.loads((out / "funnel.json").read_text())
     # views 0 and 1 only: the object whose view 8 is broken is usable here (two objects)
     assert funnel["details"]["objects"]["used"] == 2
@@ -85,3 +88,26 @@ def test_nothing_kept_names_the_main_reasons_and_where_to_look(
     funnel = json.loads((out / "funnel.json").read_text())
     assert funnel["details"]["total"]["replies unparsed"] == 4
     assert len([p for p in funnel["problems"] if "unparsed reply" in p]) == 4
+
+
+def test_a_re_rendered_object_is_asked_about_afresh(
+    tmp_path: Path, shared_server: ChatServer
+) -> None:
+    """The store keys an image by its label: an object whose videos changed between two runs
+    (rendered again under the same uid) gets new questions, not the replies about its old
+    videos; the unchanged object's are reused."""
+    folder = rendered_folder(tmp_path / "render")
+    url = shared_server.base_url
+    argv = ["--no-progress", "curate", "4d", "qa", "--data", str(folder)]
+    argv += ["--out", str(tmp_path / "out"), "--subtasks", "motion"]
+    argv += ["--generator", f"openai-compat:{url}#g", "--validator", f"openai-compat:{url}#v"]
+    argv += ["--blind", f"openai-compat:{url}#b1", "--blind", f"openai-compat:{url}#b2"]
+    argv += ["--views", "0,1", "--frames", "2", "--cache-dir", str(tmp_path / "frames")]
+    shared_server.reset(reply=generic)
+    assert main(argv) == 0
+    for k in (0, 1):  # R_GOOD rendered again: other pixels
+        write_mp4(folder / R_GOOD / f"view_{k}_rgb_white_bg.mp4", solid_frames(8, seed=50 + k))
+    shared_server.reset(reply=generic)
+    assert main(argv) == 0
+    asked = [request_text(b) for b in shared_server.requests if b["model"] == "g"]
+    assert len(asked) == 1 and R_GOOD in asked[0]

@@ -8,10 +8,14 @@ import json
 import sqlite3
 from pathlib import Path
 
-from qa_support import R_BROKEN, R_GOOD, generic, rendered_folder
+from qa_support import OBJ0, OBJ1, OBJ2, R_BROKEN, R_GOOD, generic, rendered_folder, write_objects
 
+from conftest import solid_frames
+from vidbench.benchmarks.fourd.curate.qa.objects import list_objects
+from vidbench.benchmarks.fourd.variants import SPEC
 from vidbench.cli import main
 from vidbench.core.files import read_jsonl
+from vidbench.media.encode import write_mp4
 from vidbench.testing import ChatServer
 
 
@@ -86,3 +90,39 @@ def test_out_must_not_be_the_video_folder(tmp_path: Path) -> None:
     argv += ["--generator", "random", "--validator", "random", "--blind", "random"]
     assert main([*argv, "--blind", "random"]) == 2
     assert not (folder / "4d_qa.json").exists() and not (folder / ".lock").exists()
+
+
+def test_objects_the_motion_and_quality_stages_dropped_are_skipped(tmp_path: Path) -> None:
+    """`curate 4d motion` run on the objects' folder drops a still object, `quality predict` a
+    textureless one: questions are not written about them (they were asked about)."""
+    data = write_objects(tmp_path / "data")
+    videos = data / "4d_object_multi_view_videos"
+    write_mp4(videos / OBJ1 / "view_0_rgb_white_bg.mp4", [solid_frames(1)[0]] * 12)
+    argv = ["--no-progress", "curate", "4d", "motion", str(videos), "--tolerance", "4"]
+    assert main(argv) == 0  # the others change by 8 a frame
+    listing = list_objects(data, SPEC)
+    assert [o.uid for o in listing.objects] == [OBJ0]
+    assert {s.uid: s.reason for s in listing.skipped} == {
+        OBJ1: "motion dropped", OBJ2: "missing views"
+    }  # fmt: skip
+    # quality predict's output in the official layout's folder is read as in part 1's
+    (videos / "quality.jsonl").write_text(json.dumps({"uid": OBJ0, "label": "textureless"}))
+    assert list_objects(data, SPEC).skipped[0].reason == "quality: textureless"
+
+
+def test_a_blank_caption_reply_is_counted_as_empty_not_as_asked_again(
+    tmp_path: Path, shared_server: ChatServer, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    """A reply of white space only (a local model's; an API backend's is a failed call) was
+    counted "failed (asked again by the next run)", but it is stored and never asked again: it
+    is counted as empty, and the run is incomplete (3)."""
+    folder = rendered_folder(tmp_path / "render")
+    argv = ["--no-progress", "curate", "4d", "captions", "--data", str(folder)]
+    argv += ["--out", str(tmp_path / "drafts"), "--frames", "2", "--cache-dir", str(tmp_path / "f")]
+    assert main([*argv, "--model", "python:support_models:Blank"]) == 3
+    said = capsys.readouterr().err
+    assert "drafted 0" in said and "failed 0, empty 1" in said, said
+    assert "not asked again" in said
+    assert read_jsonl(tmp_path / "drafts" / "caption_drafts.jsonl") == []
+    assert main([*argv, "--model", "python:support_models:Blank"]) == 3
+    assert "empty 1, asked now 0" in capsys.readouterr().err

@@ -30,9 +30,13 @@ def q(question: str = "How many claws does the crab raise?", answer: str = "B", 
     }
 
 
+def parse(text: str, count: int = 5) -> cands.Generated | None:
+    return cands.parse_generation(text, count)
+
+
 def test_a_reply_without_json_does_not_parse() -> None:
-    assert cands.parse_generation("I think the crab waves. (B)") is None
-    assert cands.parse_generation('{"question": "bare object, not a list"}') is None
+    assert parse("I think the crab waves. (B)") is None
+    assert parse('{"question": "bare object, not a list"}') is None
 
 
 @pytest.mark.parametrize(
@@ -50,10 +54,35 @@ def test_a_reply_without_json_does_not_parse() -> None:
     ],
 )
 def test_bad_questions_are_rejected_with_their_reason(bad: object, reason: str) -> None:
-    generated = cands.parse_generation(reply(q("Which way does the crab walk?"), bad))
+    generated = parse(reply(q("Which way does the crab walk?"), bad))
     assert generated is not None
     assert [g["question"] for g in generated.questions] == ["Which way does the crab walk?"]
     assert [r["reason"] for r in generated.rejected] == [reason]
+
+
+def test_brackets_in_the_reasoning_do_not_hide_the_questions() -> None:
+    # "[1]" and {"step": 1} are JSON too: the block with the questions is the one read
+    text = 'Step [1]: the crab walks. {"step": 1} Then:\n' + reply(q())
+    generated = parse(text)
+    assert generated is not None and len(generated.questions) == 1
+    verdict = parse_validation('Check [2] of 3: ok. {"verdict": "accept", "reason": "ok"}')
+    assert verdict is not None and verdict["accept"] is True
+    # a degenerate run of brackets, too deep for the JSON decoder, is no JSON (it raised, and
+    # its stored reply stopped every rerun there)
+    assert parse("[" * 5000) is None
+    generated = parse("{[" * 3000 + reply(q()))
+    assert generated is not None and len(generated.questions) == 1
+
+
+def test_questions_beyond_the_count_asked_for_are_rejected() -> None:
+    five = [q(f"Which claw moves {n}?") for n in range(5)]
+    generated = parse(reply(q(answer="E"), *five), count=2)
+    assert generated is not None
+    assert [g["question"] for g in generated.questions] == [
+        "Which claw moves 0?", "Which claw moves 1?"
+    ]  # fmt: skip
+    reasons = [r["reason"] for r in generated.rejected]
+    assert reasons == [cands.ANSWER_NOT_AN_OPTION] + [cands.BEYOND_COUNT] * 3
 
 
 def test_listing_every_option_is_no_leak() -> None:
@@ -64,7 +93,7 @@ def test_listing_every_option_is_no_leak() -> None:
 
 
 def test_repeats_and_ids() -> None:
-    generated = cands.parse_generation(reply(q(), q(), q("Which claw moves first?", "A")))
+    generated = parse(reply(q(), q(), q("Which claw moves first?", "A")))
     assert generated is not None
     assert [r["reason"] for r in generated.rejected] == [cands.REPEATED]
     made = cands.make_candidates("abc", "Action", generated, seed=0)
@@ -80,7 +109,7 @@ def test_repeats_and_ids() -> None:
 def test_gold_letters_are_balanced_per_subtask_and_overall() -> None:
     kept = []
     for n, subtask in enumerate(["Appearance"] * 10 + ["Action"] * 3):
-        generated = cands.parse_generation(reply(q(f"Question {n}?")))
+        generated = parse(reply(q(f"Question {n}?")))
         assert generated is not None
         kept += cands.make_candidates(f"{n:032x}", subtask, generated, seed=3)
     records = qa_records(kept, seed=3)

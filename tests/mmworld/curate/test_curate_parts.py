@@ -14,6 +14,7 @@ from curate_support import COLOURS, image_colours, label_of, options_in
 from vidbench.benchmarks.mmworld.curate.asr import Transcriber
 from vidbench.benchmarks.mmworld.curate.candidates import (
     SubsetCandidate,
+    candidates,
     parse_generation,
     shuffled,
 )
@@ -24,6 +25,8 @@ from vidbench.benchmarks.mmworld.curate.whisper import AsrSettings
 from vidbench.cli import main
 from vidbench.core.errors import ConfigError
 from vidbench.core.files import read_jsonl
+from vidbench.report.funnel import StageCount, record_stage
+from vidbench.runner.lock import results_lock
 from vidbench.scoring.model_call import CallResult
 from vidbench.testing import Reply, request_text
 from vidbench.testing.speech import shape_frames, speak, write_talking_video
@@ -112,6 +115,26 @@ def test_generator_replies_are_read_tolerantly() -> None:
     assert parse_generation("I cannot write questions about this video.") is None
     assert parse_generation('{"questions": "none"}') is None
     assert parse_generation('{"questions": []}').questions == ()
+
+
+def test_a_reply_is_read_past_brackets_and_options_alike_but_for_punctuation() -> None:
+    question = {"question": "Q?", "options": ["x", "y", "z", "w"], "answer": "a"}
+    generated = parse_generation("Step [1]: listen. " + json.dumps({"questions": [question]}))
+    assert generated is not None and len(generated.questions) == 1
+    alike = question | {"options": ["Red.", "red", "Blue", "Green"]}
+    generated = parse_generation(json.dumps([alike]))
+    assert generated is not None and generated.questions == ()
+    assert "same text" in generated.malformed[0]
+
+
+def test_candidates_stop_at_the_number_asked_for() -> None:
+    options = ["x", "y", "z", "w"]
+    asked = [{"question": f"Q{n}?", "options": options, "answer": "a"} for n in (1, 1, 2, 3, 4)]
+    generated = parse_generation(json.dumps(asked))
+    assert generated is not None
+    made = candidates("audio", "v", generated, seed=0, count=2)
+    assert [c.question for c in made.candidates] == ["Q1?", "Q2?"]
+    assert (made.duplicates, made.extra) == (1, 2)
 
 
 def test_option_shuffle_is_seeded_and_keeps_the_answer() -> None:
@@ -219,7 +242,7 @@ def test_failed_filter_calls_leave_questions_undecided(tmp_path: Path, fake) -> 
 
     server = fake(reply=reply)
     args = _visual_only(tmp_path, server.base_url)
-    assert main(args) == 1  # incomplete: said so
+    assert main(args) == 3  # incomplete: said so
     funnel = json.loads((tmp_path / "out" / "funnel.json").read_text())
     visual = funnel["stages"]["filter"]["parts"]["visual"]
     assert (visual["entered"], visual["kept"], visual["dropped"], visual["pending"]) == (
@@ -248,6 +271,8 @@ def test_queries_stage(tmp_path: Path, fake) -> None:
 
     server = fake(reply=reply)
     out = tmp_path / "q"
+    # the pipeline's stages, written there first (the tutorial uses one OUT): kept beside queries
+    record_stage(out, "videos", StageCount(entered=3, kept=2, dropped={"broken": 1}, unit="videos"))
     args = ["--no-progress", "curate", "mmworld", "queries", "--out", str(out)]
     args += ["--model", f"openai-compat:{server.base_url}#m", "--discipline", "Business"]
     assert main(args) == 0
@@ -261,6 +286,9 @@ def test_queries_stage(tmp_path: Path, fake) -> None:
         in (out / "queries.txt").read_text()
     )
     funnel = json.loads((out / "funnel.json").read_text())
+    assert list(funnel["stages"]) == ["queries", "videos"]
+    assert funnel["stages"]["videos"]["dropped"] == {"broken": 1}
+    assert [p["stage"] for p in funnel["problems"]] == ["queries"]  # Marketing's reply
     queries = funnel["stages"]["queries"]
     assert (queries["unit"], queries["entered"], queries["kept"]) == ("subdisciplines", 5, 4)
     assert (queries["dropped"], queries["pending"], queries["notes"]) == (
@@ -269,6 +297,20 @@ def test_queries_stage(tmp_path: Path, fake) -> None:
     assert funnel["usage"]["queries"]["requests"] == 4 + 3  # Marketing asked three times
     server = fake(reply=reply)
     assert main(args) == 0 and server.requests == []
+
+
+def test_an_output_folder_in_use_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two curations into one OUT would both ask every model call and interleave their
+    files: the second stops at once, naming the first."""
+    _video(tmp_path / "videos" / "mute.mp4", "red")
+    out = tmp_path / "out"
+    with results_lock(out, "the first curation"):
+        argv = ["--no-progress", "curate", "mmworld", "keyframes", str(tmp_path / "videos")]
+        assert main([*argv, "--out", str(out)]) == 2
+    assert "in use by another vidbench command (pid" in " ".join(capsys.readouterr().err.split())
+    assert not (out / "keyframes").exists()
 
 
 def test_asr_and_keyframes_stages_alone(tmp_path: Path) -> None:
@@ -280,6 +322,7 @@ def test_asr_and_keyframes_stages_alone(tmp_path: Path) -> None:
     assert main(["--no-progress", "curate", "mmworld", "asr", *common, *asr_cache]) == 0
     transcripts = {p.stem: json.loads(p.read_text()) for p in (out / "transcripts").iterdir()}
     assert {k: v["status"] for k, v in transcripts.items()} == {"mute": "no-audio", "junk": "error"}
+    assert transcripts["junk"]["reason"].count("junk.mkv: ") == 1  # not "junk.mkv: junk.mkv: "
     assert not (out / "store.sqlite").exists()  # no model was asked
     frames = ["--keyframes", "3", "--cache-dir", str(tmp_path / "frames")]
     assert main(["--no-progress", "curate", "mmworld", "keyframes", *common, *frames]) == 0
@@ -292,3 +335,7 @@ def test_asr_and_keyframes_stages_alone(tmp_path: Path) -> None:
         {"unreadable": 1},
     )
     assert any("junk.mkv" in (p.get("keyframes") or "") for p in funnel["problems"])
+    # fewer keyframes the second time: the folder shows those, not three of the last run's
+    frames = ["--keyframes", "2", "--cache-dir", str(tmp_path / "frames")]
+    assert main(["--no-progress", "curate", "mmworld", "keyframes", *common, *frames]) == 0
+    assert len(list((out / "keyframes" / "mute").glob("*.jpg"))) == 2

@@ -152,3 +152,36 @@ def test_rerun_asks_nothing_again(curated: Curated) -> None:
     # the transcripts with speech or none
     assert funnel["stages"]["asr"]["notes"]["from the cache"] == 2
     assert funnel["stages"]["filter"]["parts"]["audio"]["kept"] == 1
+
+
+def test_stages_run_alone_keep_the_funnel_of_the_others(
+    curated: Curated, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A stage run alone wrote OUT/funnel.json with its own stage only: `asr` after `all` left
+    a funnel without generation, filter and output beside the built subsets, and `keyframes`
+    after `asr` dropped asr's counts and problems, without a word."""
+    cache = curated.args[curated.args.index("--asr-cache-dir") + 1]
+    frames = curated.args[curated.args.index("--cache-dir") + 1]
+
+    def stage(name: str, out: Path) -> int:
+        argv = ["--no-progress", "curate", "mmworld", name, str(curated.videos), "--out", str(out)]
+        own = ["--asr-cache-dir", cache] if name == "asr" else ["--cache-dir", frames]
+        return main([*argv, *own])
+
+    before = (curated.out / "funnel.json").read_bytes()
+    assert stage("asr", curated.out) == 0
+    assert (curated.out / "funnel.json").read_bytes() == before  # all's funnel, kept
+    said = " ".join(capsys.readouterr().err.split())
+    assert "funnel.json: it holds later stages (keyframes, generation, filter, output)" in said
+
+    out = tmp_path / "staged"
+    assert stage("asr", out) == 0
+    asr = json.loads((out / "funnel.json").read_text())
+    assert list(asr["stages"]) == ["videos", "asr"]
+    assert {p["stage"] for p in asr["problems"]} == {"asr"}  # clips without speech
+    assert stage("keyframes", out) == 0
+    funnel = json.loads((out / "funnel.json").read_text())
+    assert list(funnel["stages"]) == ["videos", "asr", "keyframes"]
+    assert funnel["stages"]["asr"] == asr["stages"]["asr"]
+    assert [p for p in funnel["problems"] if p["stage"] == "asr"] == asr["problems"]
+    assert any(p["stage"] == "keyframes" for p in funnel["problems"])  # the broken clip

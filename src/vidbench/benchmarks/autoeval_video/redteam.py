@@ -25,7 +25,6 @@ Version 0 is the rule as read from the rules file; version k > 0 was written aft
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,8 +35,8 @@ from typing_extensions import TypedDict  # pydantic validates it only from here 
 
 from vidbench.benchmarks.autoeval_video import loader as autoeval_video
 from vidbench.benchmarks.autoeval_video.loader import MARKER, instance_id
-from vidbench.core.errors import ConfigError
-from vidbench.core.files import write_json, write_jsonl
+from vidbench.core.errors import ConfigError, DataError
+from vidbench.core.files import read_json, write_json, write_jsonl
 
 FORMAT = 1
 FILENAME = "redteam.json"
@@ -142,7 +141,10 @@ class Workspace:
         file = path / FILENAME
         if not file.is_file():
             raise ConfigError(f"{path}: no {FILENAME}; start with `vidbench rules init {path}`")
-        found: JsonValue = json.loads(file.read_text(encoding="utf-8"))
+        try:
+            found = read_json(file)
+        except DataError as e:  # not UTF-8, not JSON: a hand edit gone wrong
+            raise ConfigError(f"{e}; fix it or start again with `vidbench rules init`") from None
         if not isinstance(found, dict) or found.get("format") != FORMAT:
             known = found.get("format") if isinstance(found, dict) else None
             raise ConfigError(f"{file}: unknown workspace format {known!r}")
@@ -159,8 +161,15 @@ class Workspace:
         return Path(self.data["rules_file"])
 
     def rules_changed(self) -> bool:
-        """Whether the rules file differs from the one the workspace started from."""
-        digest = hashlib.sha256(self.rules_file.read_bytes()).hexdigest()
+        """Whether the rules file differs from the one the workspace started from; ConfigError
+        naming it when it is gone (moved or deleted since `rules init`)."""
+        try:
+            digest = hashlib.sha256(self.rules_file.read_bytes()).hexdigest()
+        except OSError as e:
+            raise ConfigError(
+                f"{self.rules_file}: the rules file this workspace started from cannot be read "
+                f"({e.strerror}); put it back there (its rows are what the export writes)"
+            ) from None
         return digest != self.data["rules_sha256"]
 
     # ------------------------------------------------------------------------- instances
@@ -250,12 +259,22 @@ class Workspace:
         out: list[JsonValue] = []
         for row in rows:
             value = row.value
-            history = self.data["instances"].get(row.name.strip())
+            history = self.data["instances"].get(_row_id(value) or "")
             if isinstance(value, dict) and history is not None:
                 chosen = history["versions"][0 if initial else -1]
                 value = {**value, "Rule": chosen["rule"]}
             out.append(value)
         return out
+
+
+def _row_id(value: object) -> str | None:
+    """A rules row's instance id as the workspace keys it ("007" is "7"), None without one."""
+    if not isinstance(value, dict):
+        return None
+    try:
+        return instance_id(value.get("ID"))
+    except DataError:
+        return None
 
 
 def current(history: History) -> RuleVersion:
@@ -283,4 +302,6 @@ def export_rules(workspace: Workspace, out: Path, initial: bool = False) -> int:
     write_jsonl(out, rows)
     if initial:
         return 0
-    return sum(1 for h in workspace.data["instances"].values() if len(h["versions"]) > 1)
+    instances = workspace.data["instances"]
+    revised = {key for key, h in instances.items() if len(h["versions"]) > 1}
+    return sum(1 for row in rows if _row_id(row) in revised)  # those the file still holds

@@ -15,6 +15,7 @@ from vidbench.benchmarks.fourd.curate.manifest import AssetProblem
 from vidbench.benchmarks.fourd.curate.motion import MotionSettings
 from vidbench.benchmarks.fourd.curate.quality import KEEP, LABELS  # numpy only; torch on use
 from vidbench.console import err, out
+from vidbench.core.errors import EXIT_INCOMPLETE, EXIT_OK
 
 
 def _add_motion(p: argparse.ArgumentParser) -> None:
@@ -80,7 +81,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
         err.print(f"{len(report.unusable)} manifest entries not usable (fix the manifest):")
         _print_problems(report.unusable)
     _print_funnel(Path(args.out))
-    return 1 if report.failed or report.unusable else 0
+    return EXIT_INCOMPLETE if report.failed or report.unusable else EXIT_OK
 
 
 def _cmd_motion(args: argparse.Namespace) -> int:

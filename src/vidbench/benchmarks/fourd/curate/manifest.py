@@ -16,6 +16,7 @@ from pathlib import Path
 
 from vidbench.core.errors import ConfigError, DataError
 from vidbench.core.files import json_lines, json_members
+from vidbench.media.cache import file_digest
 
 FORMATS = (".glb", ".gltf", ".fbx", ".obj")
 SAFE_UID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")  # becomes a folder name
@@ -25,6 +26,31 @@ SAFE_UID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")  # becomes a folder
 class Asset:
     uid: str
     path: Path
+
+    def fingerprint(self) -> dict[str, int | str]:
+        """What the file is, for a render.json: its size, modification time and content hash."""
+        stat = self.path.stat()
+        return {
+            "bytes": stat.st_size,
+            "mtime_ns": stat.st_mtime_ns,
+            "blake2b": file_digest(self.path),
+        }
+
+    def matches(self, recorded: object) -> bool:
+        """Whether the file is still the one a render.json's `asset` fingerprint names (by its
+        size and time, else by its bytes); a render.json without one (an older vidbench's)
+        is taken to match."""
+        if not isinstance(recorded, dict):
+            return True
+        try:
+            stat = self.path.stat()
+        except OSError:
+            return False
+        if recorded.get("bytes") != stat.st_size:
+            return False
+        if recorded.get("mtime_ns") == stat.st_mtime_ns:
+            return True
+        return recorded.get("blake2b") == file_digest(self.path)
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,10 @@
 
 VIDEOS is a folder in the official layout (<uid>/view_{k}_rgb_white_bg.mp4: view ``view`` of
 each object is read) or a folder of .mp4 files (one object each, named by the file's stem). Each
-object's motion range is found by pixel change (motion.py); static objects and unreadable videos
-are dropped, with the uid, file and reason. Writes OUT/motion.jsonl (one record per object) and
-the "motion" stage of OUT/funnel.json.
+object's motion range is found by pixel change (motion.py); static objects, unreadable videos and
+objects without the view are dropped, with the uid, file and reason. Writes OUT/motion.jsonl (one
+record per object; `curate 4d qa` skips the dropped ones) and the "motion" stage of
+OUT/funnel.json.
 """
 
 from __future__ import annotations
@@ -17,12 +18,16 @@ from pydantic import JsonValue
 from vidbench.benchmarks.fourd.curate import funnel
 from vidbench.benchmarks.fourd.curate.manifest import AssetProblem
 from vidbench.benchmarks.fourd.curate.motion import MotionSettings, video_motion
-from vidbench.benchmarks.fourd.synthetic.writer import video_name
+from vidbench.benchmarks.fourd.synthetic.writer import VIEW_VIDEOS, video_name
 from vidbench.core.errors import ConfigError, MediaError
 from vidbench.core.files import write_jsonl
 from vidbench.progress import progress_bar
 
 MOTION_FILE = "motion.jsonl"
+
+
+class MissingView(MediaError):
+    """The view examined is not there, though other views of the object are."""
 
 
 @dataclass(frozen=True)
@@ -38,13 +43,20 @@ class MotionResult:
         return self.start is not None
 
 
+def object_folders(videos: Path) -> list[Path]:
+    """The object folders of VIDEOS (official layout): every folder holding a view's video,
+    sorted by uid."""
+    return sorted(p for p in videos.iterdir() if p.is_dir() and any(p.glob(VIEW_VIDEOS)))
+
+
 def object_videos(videos: Path, view: int = 0) -> dict[str, Path]:
-    """uid -> the video to examine, for either VIDEOS layout."""
+    """uid -> the video to examine, for either VIDEOS layout: every folder holding a view's
+    video is an object, also when the view examined is the one it lacks (it is dropped as
+    "missing view", not left out of the count)."""
     videos = Path(videos)
     if not videos.is_dir():
         raise ConfigError(f"not a folder of videos: {videos}")
-    folders = sorted(p for p in videos.iterdir() if p.is_dir())
-    found = {p.name: p / video_name(view) for p in folders if (p / video_name(view)).exists()}
+    found = {p.name: p / video_name(view) for p in object_folders(videos)}
     if not found:
         found = {p.stem: p for p in sorted(videos.glob("*.mp4"))}
     if not found:
@@ -64,9 +76,12 @@ def filter_motion(
         task = bar.add_task("motion", total=len(found))
         for uid, path in found.items():
             try:
+                if not path.is_file():
+                    raise MissingView(f"{path}: no such file (the object's other views exist)")
                 motion = video_motion(path, settings)
             except MediaError as e:
-                dropped.append(AssetProblem(uid, str(path), "unreadable video", str(e)))
+                reason = "missing view" if isinstance(e, MissingView) else "unreadable video"
+                dropped.append(AssetProblem(uid, str(path), reason, str(e)))
                 lines.append({"uid": uid, "file": str(path), "error": str(e)})
                 bar.advance(task)
                 continue

@@ -7,8 +7,9 @@ train: labels from a CSV (uid,label; label one of LABELS), the first frame of vi
 object, a seeded held-out split; writes OUT/model/ (encoder, head) and OUT/quality_train.json
 (accuracy and confusion matrix on the held-out objects). predict: the first frame of 8 views
 spread evenly over the ring, one vote each (`vote`: the majority); writes OUT/quality.jsonl and
-the "quality" stage of OUT/funnel.json (kept: high quality). An unreadable video or unknown label
-is named with its uid and file and left out; the others go on.
+the "quality" stage of OUT/funnel.json (kept: high quality). An unreadable video, a missing view
+that votes or an unknown label is named with its uid and file and left out (quality.jsonl
+records it with `label` null and the `error`, so `curate 4d qa` skips it); the others go on.
 
 Why transformers' CLIPVisionModel and not open_clip: open_clip imports torchvision, and PyPI's
 torchvision does not import beside the torch 2.13.0 CPU build this project installs (its C++
@@ -37,8 +38,12 @@ import numpy.typing as npt
 
 from vidbench.benchmarks.fourd.curate import funnel
 from vidbench.benchmarks.fourd.curate.manifest import AssetProblem
-from vidbench.benchmarks.fourd.curate.motion_filter import object_videos
-from vidbench.benchmarks.fourd.synthetic.writer import video_name
+from vidbench.benchmarks.fourd.curate.motion_filter import (
+    MissingView,
+    object_folders,
+    object_videos,
+)
+from vidbench.benchmarks.fourd.synthetic.writer import object_views, video_name
 from vidbench.core.errors import ConfigError, MediaError
 from vidbench.core.files import write_json, write_jsonl
 from vidbench.extras import require
@@ -354,24 +359,37 @@ def vote_views(available: int, count: int = VOTE_VIEWS) -> list[int]:
     return sorted({round(i * available / count) for i in range(count)})
 
 
+def _voting_videos(folder: Path) -> list[Path]:
+    """The videos of the views that vote, spread over the ring the object was rendered on (its
+    highest view + 1); MissingView when one of them is not there (voting with other views
+    would judge the object from another angle than the others without a word)."""
+    views = object_views(folder)
+    chosen = vote_views(views[-1] + 1)
+    missing = [k for k in chosen if k not in views]
+    if missing:
+        raise MissingView(f"{folder}: no video of view(s) {missing}, which vote")
+    return [folder / video_name(k) for k in chosen]
+
+
 def predict(options: PredictOptions) -> tuple[list[dict], list[AssetProblem]]:
     videos = options.videos
     if not videos.is_dir():
         raise ConfigError(f"not a folder of rendered objects: {videos}")
-    objects = sorted(p for p in videos.iterdir() if p.is_dir() and (p / video_name(0)).exists())
+    objects = object_folders(videos)
     if not objects:
         raise ConfigError(f"{videos}: no rendered objects (<uid>/{video_name(0)}) in it")
     model = Classifier.load(options.model)
-    records, dropped = [], []
+    records: list[dict] = []
+    dropped: list[AssetProblem] = []
     with progress_bar(disable=not options.progress) as bar:
         task = bar.add_task("quality", total=len(objects))
         for folder in objects:
-            views = len(list(folder.glob("view_*_rgb_white_bg.mp4")))
-            paths = [folder / video_name(k) for k in vote_views(views)]
             try:
-                images = [first_frame(p) for p in paths]
+                images = [first_frame(p) for p in _voting_videos(folder)]
             except MediaError as e:
-                dropped.append(AssetProblem(folder.name, str(folder), "unreadable video", str(e)))
+                reason = "missing view" if isinstance(e, MissingView) else "unreadable video"
+                dropped.append(AssetProblem(folder.name, str(folder), reason, str(e)))
+                records.append({"uid": folder.name, "label": None, "error": f"{reason}: {e}"})
                 bar.advance(task)
                 continue
             probs = model.probabilities(images)

@@ -2,8 +2,9 @@
 official 4D-Bench layout (OUT/<uid>/view_{k}_rgb_white_bg.mp4 + render.json), objects in
 parallel processes (workers.py, one Blender per object), resumable per object.
 
-An object whose render.json is complete for the same settings is skipped, so a rerun redoes only
-what failed or what was never done. A worker that fails (the asset cannot load, has no mesh) or
+An object whose render.json is complete for the same settings and the same asset file (its size
+and time, else its bytes) is skipped, so a rerun redoes only what failed, what was never done and
+what changed. A worker that fails (the asset cannot load, has no mesh) or
 dies (a segfault inside Blender) is recorded with the uid, file and reason; the others go on.
 Manifest entries that cannot be rendered (missing file, duplicate uid, malformed line) are named
 apart: a rerun does not help them. Ctrl-C stops the workers within seconds; the objects finished
@@ -67,15 +68,19 @@ class RenderReport:
     not_done: int = 0  # not rendered yet when the run was interrupted
 
 
-def completed(folder: Path, identity: dict, views: int) -> dict | None:
-    """The object's render.json when it is complete for these settings (``identity``, with
-    ``views`` videos), else None."""
+def completed(folder: Path, job: RenderJob) -> dict | None:
+    """The object's render.json when it is complete for the job's settings (``identity``, with
+    ``views`` videos) and its asset file is the one rendered (a changed asset under the same
+    uid is rendered again), else None."""
     try:
         record = json.loads((folder / RENDER_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):  # not there, not UTF-8, not JSON
         return None
-    if not isinstance(record, dict) or record.get("settings") != identity:
+    if not isinstance(record, dict) or record.get("settings") != job.identity:
         return None
+    if not job.asset.matches(record.get("asset")):
+        return None
+    views = job.views
     if record.get("status") == "dropped":
         return record
     videos = record.get("videos")
@@ -94,7 +99,7 @@ def _outcome(job: RenderJob, folder: Path, returncode: int) -> dict | AssetProbl
             asset.uid, file, "crashed", f"worker died of signal {-returncode} ({name})"
         )
     if returncode == 0:
-        record = completed(folder, job.identity, job.views)
+        record = completed(folder, job)
         if record is not None:
             return record
         return AssetProblem(
@@ -160,7 +165,7 @@ def render_jobs(
     report = report or RenderReport()
     todo: dict[str, RenderJob] = {}
     for job in jobs:
-        record = completed(out / job.asset.uid, job.identity, job.views)
+        record = completed(out / job.asset.uid, job)
         if record is None:
             todo[job.asset.uid] = job
             continue
@@ -186,7 +191,7 @@ def render_jobs(
             run_workers(runs, command, workers, done, FrameBar(bar, runs))
     except KeyboardInterrupt:
         for uid, job in todo.items():  # a worker stopped right after its last file finished
-            record = None if uid in filed else completed(out / uid, job.identity, job.views)
+            record = None if uid in filed else completed(out / uid, job)
             if record is not None:
                 filed.add(uid)
                 _file(report, job.asset, record)

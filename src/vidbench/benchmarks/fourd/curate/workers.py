@@ -41,6 +41,7 @@ from pathlib import Path
 from rich.progress import Progress, TaskID
 
 from vidbench.benchmarks.fourd.curate.cameras import framed, ring
+from vidbench.benchmarks.fourd.curate.manifest import Asset
 from vidbench.benchmarks.fourd.curate.motion import detect
 from vidbench.benchmarks.fourd.curate.settings import RenderSettings
 from vidbench.benchmarks.fourd.loader import RENDER_FILE
@@ -220,6 +221,7 @@ def render_object(
     record = {
         "uid": uid,
         "file": str(file),
+        "asset": Asset(uid, file).fingerprint(),
         "blender": blender.blender_version(),
         "seed": settings.seed,
         "settings": settings.identity(),

@@ -34,6 +34,15 @@ def video_name(view: int) -> str:
     return f"view_{view}_rgb_white_bg.mp4"
 
 
+VIEW_VIDEOS = video_name(0).replace("0", "*", 1)  # view_*_rgb_white_bg.mp4: any view's video
+
+
+def object_views(folder: Path) -> list[int]:
+    """The views an object folder holds videos of, in order."""
+    stems = (p.name.removeprefix("view_").split("_", 1)[0] for p in folder.glob(VIEW_VIDEOS))
+    return sorted(int(k) for k in stems if k.isdigit())
+
+
 def build_object(seed: int, index: int) -> tuple[Scene, dict[str, QARecord], list[str]]:
     """Scene, questions and captions of object ``index`` (redraws scenes that lack a question)."""
     positions = gold_positions(seed, index)
@@ -49,11 +58,23 @@ def build_object(seed: int, index: int) -> tuple[Scene, dict[str, QARecord], lis
 
 
 def render_object(scene: Scene, folder: Path, views: int, frames: int, size: int, fps: int) -> str:
-    """Encode every view of ``scene`` into ``folder``; returns the uid."""
+    """Encode every view of ``scene`` into ``folder``, and remove the videos of views past
+    ``views`` an earlier run left there (a task would read them as this object's); returns the
+    uid."""
     states = scene_states(scene.parts, frames)
     for view in range(views):
         write_mp4(folder / video_name(view), view_frames(scene, view, views, size, states), fps=fps)
+    for view in object_views(folder):
+        if view >= views:
+            (folder / video_name(view)).unlink()
     return scene.uid
+
+
+def _foreign_objects(qa_videos: Path, uids: set[str]) -> list[str]:
+    """The object folders in ``qa_videos`` that are not this dataset's."""
+    if not qa_videos.is_dir():
+        return []
+    return sorted(p.name for p in qa_videos.iterdir() if p.is_dir() and p.name not in uids)
 
 
 def link_videos(qa_videos: Path, caption_data: Path) -> None:
@@ -97,6 +118,13 @@ def generate(
     qa_data, caption_data = out / QA_DATA, out / CAPTION_DATA
     qa_videos = qa_data / VIDEOS
     built = [build_object(seed, i) for i in range(objects)]
+    foreign = _foreign_objects(qa_videos, {scene.uid for scene, _, _ in built})
+    if foreign:  # 4d_qa.json would leave them out, while a folder listing finds them
+        raise ValueError(
+            f"{qa_videos} holds {len(foreign)} object folder(s) this dataset does not have "
+            f"(e.g. {foreign[0]}; another --objects or --seed made them): give an empty --out, "
+            "or remove them"
+        )
     jobs = [(scene, qa_videos / scene.uid) for scene, _, _ in built]
     n_workers = max(1, min(workers or os.cpu_count() or 1, objects))
     with contextlib.ExitStack() as stack:

@@ -103,7 +103,9 @@ class Transcriber:
                 return Transcript(video_id, file, **stored, cached=True)
             found = self.whisper.transcribe(video.path)
         except (MediaError, av.FFmpegError, OSError, ValueError, RuntimeError) as e:
-            return Transcript(video_id, file, status="error", reason=f"{video.path}: {e}")
+            said = str(e)  # a MediaError names the file already
+            reason = said if str(video.path) in said else f"{video.path}: {said}"
+            return Transcript(video_id, file, status="error", reason=reason)
         transcript = Transcript(
             video_id,
             file,

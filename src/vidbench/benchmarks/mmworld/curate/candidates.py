@@ -22,7 +22,7 @@ from typing import TypedDict
 from pydantic import JsonValue
 
 from vidbench.runner.keys import digest
-from vidbench.scoring.model_call import find_json
+from vidbench.scoring.model_call import JsonBlock, find_json
 
 LABELS = ("a", "b", "c", "d")
 _LIST_PREFIX = re.compile(r"^\s*\(?[a-dA-D][\).:]\s+")
@@ -59,6 +59,11 @@ class SubsetCandidate:
         return asdict(self)
 
 
+def _norm(text: str) -> str:
+    """Text as compared for sameness: case, punctuation and spacing ignored."""
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
+
+
 def _options(raw: object) -> dict[str, str]:
     if isinstance(raw, list):
         texts = [_LIST_PREFIX.sub("", str(t)) if isinstance(t, str) else t for t in raw]
@@ -73,7 +78,7 @@ def _options(raw: object) -> dict[str, str]:
         found[label] = " ".join(text.split())
     if sorted(found) != list(LABELS):
         raise ValueError(f"expected four options a-d, got {', '.join(sorted(found)) or 'none'}")
-    if len({t.lower() for t in found.values()}) != 4:
+    if len({_norm(t) for t in found.values()}) != 4:
         raise ValueError("two options have the same text")
     return found
 
@@ -101,9 +106,16 @@ def check_question(raw: JsonValue) -> Question:
     return {"question": " ".join(question.split()), "options": options, "answer": answer}
 
 
+def _holds_questions(block: JsonBlock) -> bool:
+    if isinstance(block, list):
+        return any(isinstance(item, dict) for item in block)
+    return "questions" in block or "question" in block
+
+
 def parse_generation(reply: str) -> SubsetReply | None:
-    """The questions of a generator's reply; None when it holds no JSON at all."""
-    value: JsonValue = find_json(reply)
+    """The questions of a generator's reply; None when it holds no JSON with questions (a
+    bracket in the prose before it, "[1]", is passed over)."""
+    value: JsonValue = find_json(reply, _holds_questions)
     if isinstance(value, dict) and "questions" in value:
         value = value["questions"]
     elif isinstance(value, dict) and "question" in value:
@@ -130,15 +142,28 @@ def shuffled(question: Question, seed: int) -> Question:
     return {"question": question["question"], "options": options, "answer": answer}
 
 
-def candidates(
-    subset: str, video_id: str, generated: SubsetReply, seed: int
-) -> tuple[list[SubsetCandidate], int]:
-    """A video's candidates (options shuffled) and how many repeated an earlier question."""
+@dataclass(frozen=True)
+class Made:
+    """A video's candidates from one reply, and the questions left out: repeats of an earlier
+    one, and those past the number asked for."""
+
+    candidates: list[SubsetCandidate]
+    duplicates: int
+    extra: int
+
+
+def candidates(subset: str, video_id: str, generated: SubsetReply, seed: int, count: int) -> Made:
+    """A video's candidates (options shuffled), at most `count` (a generator that writes ten
+    where four were asked must not weigh its video more), and what was left out."""
     kept: list[SubsetCandidate] = []
     seen: set[str] = set()
+    duplicates = 0
     for question in generated.questions:
-        key = re.sub(r"\W+", " ", question["question"].lower()).strip()
+        key = _norm(question["question"])
         if key in seen:
+            duplicates += 1
+            continue
+        if len(kept) == count:
             continue
         seen.add(key)
         q = shuffled(question, seed)
@@ -146,4 +171,4 @@ def candidates(
         kept.append(
             SubsetCandidate(cid, subset, video_id, q["question"], q["options"], q["answer"])
         )
-    return kept, len(generated.questions) - len(kept)
+    return Made(kept, duplicates, len(generated.questions) - duplicates - len(kept))

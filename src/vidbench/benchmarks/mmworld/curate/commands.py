@@ -20,7 +20,9 @@ from vidbench.benchmarks.mmworld.curate.pipeline import (
 from vidbench.benchmarks.mmworld.curate.whisper import AsrSettings
 from vidbench.cli_options import CURATE_HELP, CommandGroups
 from vidbench.console import err
+from vidbench.core.errors import EXIT_INCOMPLETE, EXIT_OK
 from vidbench.models.registry import ModelChoice, parse_options
+from vidbench.runner.lock import results_lock
 from vidbench.runner.model_calls import DEFAULT_ATTEMPTS
 
 
@@ -135,16 +137,17 @@ def config_from(args: argparse.Namespace) -> CurateConfig:
 
 
 def _cmd_stage(args: argparse.Namespace) -> int:
-    curation = Curation(config_from(args), err)
-    if args.stage == "asr":
-        curation.asr()
-    elif args.stage == "keyframes":
-        curation.keyframes()
-    elif args.stage == "questions":
-        curation.questions()
-    else:
-        return 1 if curation.all()["incomplete"] else 0
-    return 1 if curation.finish()["incomplete"] else 0
+    with results_lock(Path(args.out), f"curate mmworld {args.stage}"):  # one writer of OUT
+        curation = Curation(config_from(args), err)
+        if args.stage == "asr":
+            curation.asr()
+        elif args.stage == "keyframes":
+            curation.keyframes()
+        elif args.stage == "questions":
+            curation.questions()
+        else:
+            return EXIT_INCOMPLETE if curation.all()["incomplete"] else EXIT_OK
+        return EXIT_INCOMPLETE if curation.finish()["incomplete"] else EXIT_OK
 
 
 def _cmd_queries(args: argparse.Namespace) -> int:
@@ -160,13 +163,14 @@ def _cmd_queries(args: argparse.Namespace) -> int:
         args.concurrency,
         not args.no_progress,
     )
-    counts = generate_queries(config)
+    with results_lock(Path(args.out), "curate mmworld queries"):
+        counts = generate_queries(config)
     failed = counts["error"] + counts["unparsed"]
     err.print(
         f"{counts['queries']} queries for {counts['ok']} subdisciplines in {args.out}/queries.txt"
         + (f"; [red]{failed} subdisciplines without queries[/]" if failed else "")
     )
-    return 1 if counts["error"] else 0
+    return EXIT_INCOMPLETE if counts["error"] else EXIT_OK
 
 
 def register(groups: CommandGroups) -> None:

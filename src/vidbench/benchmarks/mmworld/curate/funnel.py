@@ -65,7 +65,7 @@ def keyframes_stage(ok: int, failed: int) -> StageCount:
 
 class GenerationCounts(TypedDict):
     """One subset's generation (generation.collect): videos skipped by why, calls by status,
-    questions read, malformed and repeated, candidates kept."""
+    questions read, malformed, repeated and past the number asked for, candidates kept."""
 
     skipped: dict[str, int]
     calls: int
@@ -75,6 +75,7 @@ class GenerationCounts(TypedDict):
     questions: int
     malformed: int
     duplicates: int
+    extra: int  # past the number asked for
     candidates: int
 
 
@@ -101,8 +102,9 @@ class FilterCounts(TypedDict):
 
 def generation_stage(counts: Mapping[str, GenerationCounts]) -> StageCount:
     """Per subset (generation.collect's counts): questions generated (well-formed or not), kept
-    as candidates, dropped as malformed or duplicate; replies with no readable questions, failed
-    calls and videos the subset skipped hold no question to count."""
+    as candidates, dropped as malformed, duplicate or past the number asked for; replies with
+    no readable questions, failed calls and videos the subset skipped hold no question to
+    count."""
     parts = {}
     for subset, c in counts.items():
         uncounted = {"replies unparsed": c["unparsed"], "call errors": c["error"]}
@@ -110,7 +112,13 @@ def generation_stage(counts: Mapping[str, GenerationCounts]) -> StageCount:
         parts[subset] = StageCount(
             c["questions"] + c["malformed"],
             c["candidates"],
-            _nonzero({"malformed": c["malformed"], "duplicate": c["duplicates"]}),
+            _nonzero(
+                {
+                    "malformed": c["malformed"],
+                    "duplicate": c["duplicates"],
+                    "more than asked for": c["extra"],
+                }
+            ),
             unit="questions",
             uncounted=_nonzero(uncounted),
             notes=_nonzero({"calls": c["calls"]}),

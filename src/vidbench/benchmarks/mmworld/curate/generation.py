@@ -95,8 +95,10 @@ def skip_reason(
 
 @dataclass
 class GenerationPlan:
-    """The calls to make and, per subset, the videos skipped with their reasons."""
+    """The calls to make, the questions asked of each, and per subset the videos skipped with
+    their reasons."""
 
+    count: int
     calls: list[ModelCall[SubsetReply]] = field(default_factory=list)
     skipped: dict[str, Counter[str]] = field(
         default_factory=lambda: {s: Counter() for s in SUBSETS}
@@ -111,7 +113,7 @@ def plan_generation(
     subsets: Sequence[str],
     count: int,
 ) -> GenerationPlan:
-    plan = GenerationPlan()
+    plan = GenerationPlan(count)
     for video in videos:
         transcript = transcripts.get(video.video_id)
         frames = keyframes.get(video.video_id)
@@ -143,6 +145,7 @@ def collect(
             "questions": 0,
             "malformed": 0,
             "duplicates": 0,
+            "extra": 0,
             "candidates": 0,
         }
         for s in SUBSETS
@@ -165,14 +168,15 @@ def collect(
             detail = verdict.error or f"no JSON questions in the reply: {(verdict.reply or '')!r}"
             problems.append({"video_id": video_id, "subset": subset, verdict.status: detail[:300]})
             continue
-        made, duplicates = candidates(subset, video_id, generated, seed)
+        made = candidates(subset, video_id, generated, seed, plan.count)
         count["questions"] += len(generated.questions)
         count["malformed"] += len(generated.malformed)
-        count["duplicates"] += duplicates
-        count["candidates"] += len(made)
+        count["duplicates"] += made.duplicates
+        count["extra"] += made.extra
+        count["candidates"] += len(made.candidates)
         if generated.malformed:
             problems.append(
                 {"video_id": video_id, "subset": subset, "malformed": list(generated.malformed)}
             )
-        found.extend(made)
+        found.extend(made.candidates)
     return found, counts, problems

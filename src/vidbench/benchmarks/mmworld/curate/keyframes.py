@@ -4,8 +4,9 @@ ten representative frames from each video"), chosen by vidbench's keyframe selec
 
 The frames are what the visual-only questions are generated from and what the filters show as
 "the keyframes alone". They are written as `OUT/<video_id>/NN_frameINDEX_TIMEs.jpg` for people to
-look at. Each image is labelled with the video file's hash and its frame index, so a stored
-model reply about one video's frames is never reused for another video's.
+look at (this run's only: older ones in the folder are removed). Each image is labelled with the
+video file's hash and its frame index, so a stored model reply about one video's frames is never
+reused for another video's.
 """
 
 from __future__ import annotations
@@ -62,6 +63,17 @@ def _one(video: VideoEntry, spec: FrameSpec, cache: FrameCache) -> Keyframes:
     return Keyframes(video.video_id, labelled)
 
 
+def _write_frames(folder: Path, frames: Sequence[Frame]) -> None:
+    """The frames as JPEGs in `folder`, and no other: those of an earlier run (another count, the
+    video since changed) would show people frames the generator was not sent."""
+    names = {f"{i:02d}_frame{f.index:06d}_{f.time_s:.2f}s.jpg": f for i, f in enumerate(frames)}
+    for old in folder.glob("*.jpg") if folder.is_dir() else ():
+        if old.name not in names:
+            old.unlink()
+    for name, frame in names.items():
+        write_atomic(folder / name, frame.image.data)
+
+
 def select_keyframes(
     videos: Sequence[VideoEntry],
     spec: FrameSpec,
@@ -77,9 +89,7 @@ def select_keyframes(
         for video, future in zip(videos, futures, strict=True):
             found = future.result()
             results[video.video_id] = found
-            if out is not None and found.ok:
-                for i, frame in enumerate(found.frames):
-                    name = f"{i:02d}_frame{frame.index:06d}_{frame.time_s:.2f}s.jpg"
-                    write_atomic(out / video.video_id / name, frame.image.data)
+            if out is not None:  # none for a video that failed: its old ones are not its
+                _write_frames(out / video.video_id, found.frames)
             progress.advance(bar)
     return results

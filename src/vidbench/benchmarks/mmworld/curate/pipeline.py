@@ -7,10 +7,13 @@
                OUT/candidates.jsonl with each question's fate, OUT/funnel.json, and
                OUT/settings.json (the models, prompt versions and settings)
 
-Every stage also writes OUT/videos.json (the listing and its problems). Each stage runs the ones
-before it; they cost nothing the second time (transcripts and keyframes are cached by content,
-model replies are in OUT/store.sqlite). Bad input (a video without audio, an undecodable file,
-an empty transcript, an unreadable reply) is recorded and counted, and the run goes on.
+Every stage also writes OUT/videos.json (the listing and its problems) and OUT/funnel.json with
+its stages, keeping those it did not run that an earlier command wrote there (`queries`; `asr`
+when `keyframes` runs alone); a stage run alone leaves a funnel.json that holds later stages as
+it is, and says so. `questions` and `all` run the stages before them; they cost nothing the
+second time (transcripts and keyframes are cached by content, model replies are in
+OUT/store.sqlite). Bad input (a video without audio, an undecodable file, an empty transcript, an
+unreadable reply) is recorded and counted, and the run goes on.
 """
 
 from __future__ import annotations
@@ -90,8 +93,8 @@ class Curation:
         listing = list_videos(config.videos, config.discipline)
         self.videos: list[VideoEntry] = listing.items
         self.funnel = Funnel()
-        self.funnel.problems += [{"entry": p.record, "problem": str(p)} for p in listing.problems]
         self._stage("videos", listing_stage(len(self.videos), len(listing.problems)))
+        self._problems("videos", [{"entry": p.record, "problem": str(p)} for p in listing.problems])
         for problem in listing.problems:
             self.console.print(f"[yellow]skipped[/] {escape(str(problem))}")
         self._models: dict[tuple[str, str], Model] = {}
@@ -128,11 +131,14 @@ class Curation:
         transcriber = Transcriber(self.config.asr, self.config.asr_cache_dir)
         found = transcriber.run(self.videos, self.out / "transcripts", self.config.progress)
         self._stage("asr", asr_stage(found))
-        self.funnel.problems += [
-            {"video_id": t.video_id, "asr": t.status, "reason": t.reason}
-            for t in found.values()
-            if t.status != "ok"
-        ]
+        self._problems(
+            "asr",
+            [
+                {"video_id": t.video_id, "asr": t.status, "reason": t.reason}
+                for t in found.values()
+                if t.status != "ok"
+            ],
+        )
         return found
 
     def keyframes(self) -> dict[str, Keyframes]:
@@ -143,7 +149,9 @@ class Curation:
         )
         failed = [k for k in found.values() if not k.ok]
         self._stage("keyframes", keyframes_stage(len(found) - len(failed), len(failed)))
-        self.funnel.problems += [{"video_id": k.video_id, "keyframes": k.error} for k in failed]
+        self._problems(
+            "keyframes", [{"video_id": k.video_id, "keyframes": k.error} for k in failed]
+        )
         return found
 
     def questions(
@@ -157,7 +165,7 @@ class Curation:
         verdicts = self._ask(self._model(self.config.generator, "generator"), plan.calls)
         found, counts, problems = generation.collect(plan, verdicts, self.config.seed)
         self._stage("generation", generation_stage({s: counts[s] for s in self.config.subsets}))
-        self.funnel.problems += problems
+        self._problems("generation", problems)
         write_jsonl(self.out / "candidates.jsonl", [c.as_dict() for c in found])
         return found, transcripts, frames
 
@@ -237,12 +245,40 @@ class Curation:
         self.funnel.stages[name] = count
         self.funnel.stages = {s: self.funnel.stages[s] for s in STAGES if s in self.funnel.stages}
 
+    def _problems(self, stage: str, records: list[dict[str, JsonValue]]) -> None:
+        self.funnel.problems += [{"stage": stage, **record} for record in records]
+
+    def _write_funnel(self) -> None:
+        """OUT/funnel.json: this run's stages and problems, and those of the stages it did not
+        run that an earlier command wrote there (`queries`; `asr` when `keyframes` runs alone).
+        A funnel.json holding a stage after this run's last (`asr` run alone after `all`) is left
+        as it is: its later counts were made from this stage's earlier output, and writing this
+        run's alone would drop them without a word."""
+        try:
+            earlier = Funnel.read(self.out)
+        except ConfigError:  # not a funnel: ours to write
+            earlier = Funnel()
+        last = max(STAGES.index(name) for name in self.funnel.stages)
+        later = [n for n in earlier.stages if n in STAGES and STAGES.index(n) > last]
+        if later:
+            self.console.print(
+                f"[yellow]kept[/] {escape(str(self.out))}/funnel.json: it holds later stages "
+                f"({', '.join(later)}) of an earlier run; `curate mmworld all` writes it anew",
+                highlight=False,
+            )
+            return
+        kept = {n: c for n, c in earlier.stages.items() if n not in self.funnel.stages}
+        for name, count in kept.items():
+            self._stage(name, count)
+        self.funnel.problems += [p for p in earlier.problems if p.get("stage") in kept]
+        self.funnel.write(self.out)
+
     def finish(self) -> dict[str, JsonValue]:
         """Write and print the funnel; say what is incomplete."""
         if (self.out / Store.FILENAME).is_file():  # else no model was asked
             with Store(self.out) as store:
                 self.funnel.usage = usage_by_stage(store)
-        self.funnel.write(self.out)
+        self._write_funnel()
         data = self.funnel.document()
         self.console.print(funnel_table(self.funnel))
         stages = self.funnel.stages

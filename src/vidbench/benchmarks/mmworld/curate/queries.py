@@ -150,5 +150,14 @@ def generate_queries(config: QueriesConfig) -> QueryCounts:
     counts = write_queries(config.out, calls, verdicts)
     with Store(config.out) as store:
         usage = usage_by_stage(store)
-    Funnel({"queries": queries_stage(counts)}, usage, counts["failed"]).write(config.out)
+    # The pipeline's stages, when it wrote OUT/funnel.json too (queries come before its videos
+    # and change none of its counts), with this stage's counts and problems replaced.
+    funnel = Funnel.read(config.out)
+    funnel.stages = {"queries": queries_stage(counts)} | {
+        name: count for name, count in funnel.stages.items() if name != "queries"
+    }
+    funnel.usage = usage
+    funnel.problems = [p for p in funnel.problems if p.get("stage") != "queries"]
+    funnel.problems += [{"stage": "queries", **problem} for problem in counts["failed"]]
+    funnel.write(config.out)
     return counts

@@ -7,13 +7,15 @@ every reply is stored in OUT/store.sqlite and never asked twice).
   (accept / reject) with a reason from a fixed list, so rejects can be counted by reason.
 - blind: per candidate, the question and options alone (text only); the chosen letter.
 
-Image labels carry the object uid: the store key fingerprints an image by its label, so two
-objects whose frames share a view and time must not share a label.
+Image labels carry the object uid and a hash of its views' bytes: the store key fingerprints an
+image by its label, so two objects whose frames share a view and time must not share a label,
+and an object whose videos changed must not be answered from the replies about the old ones.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 
 from vidbench.benchmarks.fourd.curate.qa.candidates import (
     SUBTASKS,
@@ -29,6 +31,7 @@ from vidbench.core.requests import GenerationConfig
 from vidbench.media.cache import FrameCache
 from vidbench.media.frames import load_frames
 from vidbench.media.spec import FrameSpec
+from vidbench.runner.keys import digest
 from vidbench.scoring.choices import extract_choice
 from vidbench.scoring.model_call import ModelCall, find_json
 from vidbench.scoring.prompt_files import PromptFile, load_prompt
@@ -57,11 +60,14 @@ def guidelines(subtask: str) -> PromptFile:
 
 
 def object_images(obj: QAObject, spec: FrameSpec, cache: FrameCache) -> tuple[Part, ...]:
-    """The object's frames as the FrameSpec lays them out, labelled with its uid; MediaError
-    when a view cannot be read."""
+    """The object's frames as the FrameSpec lays them out, labelled with its uid and a hash of
+    the views' bytes (a re-rendered object is asked about afresh, never answered from the
+    replies about its old videos); MediaError when a view cannot be read."""
     parts = image_parts(load_frames(obj.media, spec, cache), spec)
+    content = digest([cache.video_digest(obj.media.videos[view]) for view in spec.views])[:16]
     return tuple(
-        replace(p, label=f"{obj.uid} {p.label}") if isinstance(p, ImagePart) else p for p in parts
+        replace(p, label=f"{obj.uid} {content} {p.label}") if isinstance(p, ImagePart) else p
+        for p in parts
     )
 
 
@@ -83,13 +89,14 @@ def generate_call(
     version = f"{template.version}+{rules.version}"
     message = Message("user", (*images, TextPart(text)))
     item = f"generate/{obj.uid}/{SUBTASKS[subtask]}"
-    return ModelCall(item, (message,), version, parse_generation, GENERATE_SETTINGS)
+    parse = partial(parse_generation, count=count)
+    return ModelCall(item, (message,), version, parse, GENERATE_SETTINGS)
 
 
 def parse_validation(reply: str) -> Validation | None:
     """{"accept": bool, "reason": str, "explanation": str}, or None when unreadable. A reject
     whose reason is not on the list counts as "other"."""
-    value = find_json(reply)
+    value = find_json(reply, lambda block: isinstance(block, dict) and "verdict" in block)
     if not isinstance(value, dict):
         return None
     verdict = str(value.get("verdict", "")).strip().lower()

@@ -1,11 +1,12 @@
 """Generated questions: the generator's reply read strictly, and each question checked.
 
 A reply must hold one JSON block (scoring/model_call.find_json: a fenced block after the
-chain-of-thought text) of the form `{"questions": [{"question", "options": {"A".."D"},
-"answer": "A".."D"}]}`. A reply with no such block does not parse, and the generation call asks
-again (runner/model_calls.py's bounded re-asks); after the last attempt it counts as a parse
-failure. Within a parsed reply every question is checked on its own and a bad one is recorded
-with its reason (the reasons below are what the funnel counts); the others go on.
+chain-of-thought text, whose own brackets are passed over) of the form `{"questions":
+[{"question", "options": {"A".."D"}, "answer": "A".."D"}]}`. A reply with no such block does
+not parse, and the generation call asks again (runner/model_calls.py's bounded re-asks); after
+the last attempt it counts as a parse failure. Within a parsed reply every question is checked
+on its own and a bad one is recorded with its reason (the reasons below are what the funnel
+counts); the others go on.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import NotRequired, TypedDict
 from pydantic import JsonValue
 
 from vidbench.runner.keys import digest
-from vidbench.scoring.model_call import find_json
+from vidbench.scoring.model_call import JsonBlock, find_json
 
 LETTERS = ("A", "B", "C", "D")
 # Table 1's subtasks and the id suffixes the official release uses for them.
@@ -37,6 +38,7 @@ DUPLICATE_OPTIONS = "duplicate options"
 ANSWER_NOT_AN_OPTION = "answer not among the options"
 LEAK = "answer leaked in the question"
 REPEATED = "repeats an earlier question"
+BEYOND_COUNT = "more questions than asked for"
 
 
 class Rejected(ValueError):
@@ -160,9 +162,15 @@ def check_question(raw: JsonValue) -> Question:
     return {"question": question, "options": options, "answer": answer}
 
 
-def parse_generation(reply: str) -> Generated | None:
-    """The questions of a generator's reply; None when it holds no such JSON block."""
-    value = find_json(reply)
+def _holds_questions(block: JsonBlock) -> bool:
+    return isinstance(block, dict) and isinstance(block.get("questions"), list)
+
+
+def parse_generation(reply: str, count: int) -> Generated | None:
+    """The questions of a generator's reply asked for up to `count`; None when it holds no such
+    JSON block. Checked questions past the first `count` are rejected (a generator that writes
+    ten where two were asked must not weigh its object and subtask five times over)."""
+    value = find_json(reply, _holds_questions)
     questions = value.get("questions") if isinstance(value, dict) else None
     if not isinstance(questions, list):
         return None
@@ -174,6 +182,8 @@ def parse_generation(reply: str) -> Generated | None:
             checked = check_question(raw)
             if _norm(checked["question"]) in seen:
                 raise Rejected(REPEATED, checked["question"])
+            if len(good) == count:
+                raise Rejected(BEYOND_COUNT, f"{count} asked for")
         except Rejected as e:
             bad.append({"reason": e.reason, "detail": e.detail, "raw": raw})
             continue

@@ -53,7 +53,8 @@ def _caption(reply: str) -> str | None:
 
 
 def draft_captions(config: CaptionConfig, console: Console) -> dict[str, int]:
-    """Counts: objects, drafted, skipped, failed (asked again by the next run)."""
+    """Counts: objects, drafted, skipped, failed (the call failed: asked again by the next run),
+    empty (the model replied with no text: stored, so not asked again), asked now."""
     template = calls.prompt("caption")
     listing = list_objects(config.data, config.spec)
     cache = FrameCache(config.cache_dir)
@@ -92,6 +93,7 @@ def draft_captions(config: CaptionConfig, console: Console) -> dict[str, int]:
         "objects": len(listing.objects) + len(listing.skipped),
         "drafted": len(drafts),
         "skipped": skipped,
-        "failed": len(batch) - len(drafts),
+        "failed": sum(verdicts[call.item].absent for call in batch),
+        "empty": sum(verdicts[call.item].status == "unparsed" for call in batch),
         "asked now": asked,
     }

@@ -13,7 +13,7 @@ from vidbench import cli_options as options
 from vidbench import cli_types as types
 from vidbench.benchmarks.fourd.curate.qa.candidates import SUBTASKS
 from vidbench.console import err, out
-from vidbench.core.errors import ConfigError
+from vidbench.core.errors import EXIT_INCOMPLETE, EXIT_OK, ConfigError
 from vidbench.media.spec import FrameSpec
 from vidbench.models.registry import parse_options
 from vidbench.runner.model_calls import DEFAULT_ATTEMPTS
@@ -147,7 +147,7 @@ def _cmd_qa(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
     )
     data = QACuration(config, err).run()
-    return 1 if data["incomplete"] else 0
+    return EXIT_INCOMPLETE if data["incomplete"] else EXIT_OK
 
 
 def _cmd_captions(args: argparse.Namespace) -> int:
@@ -166,7 +166,13 @@ def _cmd_captions(args: argparse.Namespace) -> int:
     )
     counts = draft_captions(config, err)
     err.print(", ".join(f"{k} {v}" for k, v in counts.items()), highlight=False)
-    return 1 if counts["failed"] else 0
+    if counts["empty"]:
+        err.print(
+            f"[yellow]{counts['empty']} empty repl{'y' if counts['empty'] == 1 else 'ies'}[/]: "
+            "no draft for those objects (their replies are stored and not asked again)",
+            highlight=False,
+        )
+    return EXIT_INCOMPLETE if counts["failed"] or counts["empty"] else EXIT_OK
 
 
 def register(stages: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -3,11 +3,15 @@
 - official: a data folder (or release root) holding `4d_object_multi_view_videos/<uid>/`, as the
   4D-Bench release and `vidbench synth 4d` lay it out;
 - rendered: the output folder of `curate 4d render` (part 1), `<uid>/view_{k}_rgb_white_bg.mp4`
-  with `render.json`, and `quality.jsonl` when `curate 4d quality predict` ran there.
+  with `render.json`.
+
+In either, `motion.jsonl` and `quality.jsonl` beside the object folders are read when `curate 4d
+motion` and `curate 4d quality predict` wrote them there (their default).
 
 An object is skipped, with its reason, when part 1 dropped it (render.json status `dropped`, a
-quality label other than "high quality") or when a view the FrameSpec needs is missing; the
-others go on.
+`motion.jsonl` beside the object folders saying it does not move or its video is unreadable, a
+quality label other than "high quality", or none where `quality.jsonl` exists) or when a view
+the FrameSpec needs is missing; the others go on.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vidbench.benchmarks.fourd import loader as fourd
+from vidbench.benchmarks.fourd.curate.motion_filter import MOTION_FILE
 from vidbench.benchmarks.fourd.curate.quality import KEEP
 from vidbench.core.errors import ConfigError
 from vidbench.core.files import json_lines
@@ -24,6 +29,7 @@ from vidbench.core.records import MediaRef
 from vidbench.media.spec import FrameSpec
 
 QUALITY_FILE = "quality.jsonl"
+NOT_ASSESSED = "not assessed"  # quality.jsonl has no label of it (unreadable, or not in it)
 RENDER_FILE = "render.json"
 
 
@@ -77,9 +83,28 @@ def _quality_labels(folder: Path) -> dict[str, str]:
     for line in json_lines(path):
         record = line.value
         # quality.jsonl is written by part 1 atomically; a bad line names no uid
-        if isinstance(record, dict) and "uid" in record and "label" in record:
-            labels[str(record["uid"])] = str(record["label"])
+        if isinstance(record, dict) and "uid" in record:
+            label = record.get("label")
+            labels[str(record["uid"])] = str(label) if label is not None else NOT_ASSESSED
     return labels
+
+
+def _motion_dropped(folder: Path) -> dict[str, str]:
+    """uid -> why `curate 4d motion` dropped it (no motion, an unreadable or missing view), from
+    its motion.jsonl in `folder`; empty when that stage did not run there."""
+    path = folder / MOTION_FILE
+    if not path.is_file():
+        return {}
+    dropped = {}
+    for line in json_lines(path):
+        record = line.value
+        if not isinstance(record, dict) or "uid" not in record:
+            continue
+        if record.get("error") is not None:
+            dropped[str(record["uid"])] = f"unreadable video: {record['error']}"
+        elif record.get("moving") is False:
+            dropped[str(record["uid"])] = "no motion"
+    return dropped
 
 
 def _render_dropped(folder: Path) -> str | None:
@@ -96,7 +121,8 @@ def list_objects(data: Path, spec: FrameSpec) -> ObjectListing:
     """Every object folder (sorted by uid), each with the views that exist; skipped ones with
     their reasons."""
     root, layout = video_root(data)
-    quality = _quality_labels(root) if layout == "rendered" else {}
+    quality = _quality_labels(root)
+    motion = _motion_dropped(root)
     objects: list[QAObject] = []
     skipped: list[Skipped] = []
     for folder in sorted(p for p in root.iterdir() if p.is_dir()):
@@ -105,8 +131,13 @@ def list_objects(data: Path, spec: FrameSpec) -> ObjectListing:
         if dropped is not None:
             skipped.append(Skipped(uid, "render dropped", dropped))
             continue
-        if quality and quality.get(uid, KEEP) != KEEP:
-            skipped.append(Skipped(uid, f"quality: {quality[uid]}"))
+        if uid in motion:
+            skipped.append(Skipped(uid, "motion dropped", motion[uid]))
+            continue
+        if quality and quality.get(uid, NOT_ASSESSED) != KEEP:
+            label = quality.get(uid, NOT_ASSESSED)
+            detail = "" if uid in quality else f"not in {root / QUALITY_FILE}"
+            skipped.append(Skipped(uid, f"quality: {label}", detail))
             continue
         views = {
             k: path
