@@ -7,6 +7,7 @@ import os
 import zlib
 from collections.abc import Sequence
 
+from vidbench.core.messages import TextPart
 from vidbench.core.requests import Request, Response
 from vidbench.models.base import Model
 
@@ -40,6 +41,40 @@ class CostlyStart(LoggingGold):
     async def start(self) -> None:
         with open(os.environ["VIDBENCH_TEST_LOG"], "a") as f:
             f.write("START\n")
+
+
+class Timed(Model):
+    """Answers "(A)" and keeps a local model's timing (device seconds, batches), as hf: does."""
+
+    spec = "python:support_models:Timed"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def generate(self, requests: Sequence[Request]) -> list[Response]:
+        self.calls += 1
+        return [Response(r.key, "(A)") for r in requests]
+
+    def timing(self) -> dict[str, float | int]:
+        return {"prepare_s": 0.0, "device_s": 0.01 * self.calls, "batches": self.calls}
+
+
+class FailsOnMark(Model):
+    """Answers "(A)", and fails every request whose text holds "[fail]" (a server error)."""
+
+    spec = "python:support_models:FailsOnMark"
+
+    async def generate(self, requests: Sequence[Request]) -> list[Response]:
+        def text(request: Request) -> str:
+            parts = (part for message in request.messages for part in message.content)
+            return " ".join(part.text for part in parts if isinstance(part, TextPart))
+
+        return [
+            Response(r.key, None, error="HTTP 500: failed on purpose", status="error")
+            if "[fail]" in text(r)
+            else Response(r.key, "(A)")
+            for r in requests
+        ]
 
 
 class Blank(Model):

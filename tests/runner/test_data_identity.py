@@ -49,6 +49,11 @@ def test_a_typo_in_data_leaves_a_declared_benchmarks_results_alone(
     assert f"no row loads from {typo} (1 problem(s))" in message
     assert f"nothing was written to {out} (it keeps its run over {bench})" in message
     assert "run the same command again" not in message
+    # with --fresh too: it deleted every stored answer first, then stopped for want of rows
+    fresh = ("run", f"custom:{bench}", "--data", typo, "--model", "random", "--out", out)
+    assert vidbench(*fresh, "--fresh") == 2
+    assert snapshot(out) == before
+    assert f"nothing was written to {out} (it keeps its run over {bench})" in said(capsys)
 
 
 def test_a_first_run_over_a_typo_leaves_no_folder_behind(

@@ -125,3 +125,23 @@ def test_a_run_on_a_disk_that_is_already_full_says_so(qa_release: Path, tmp_path
     assert code == 1, message
     assert f"the disk holding {small_run} is full (0.0 MiB free)" in message
     assert "run the same command again" in message
+
+
+@pytest.mark.slow
+def test_a_results_folder_on_a_read_only_disk_is_named_not_a_traceback(
+    qa_release: Path, tmp_path: Path
+) -> None:
+    """A run, and its report stage alone, on a folder mounted read-only (a results folder on a
+    read-only share): the lock file cannot be made, which was a traceback from runner/lock.py."""
+    run = tmp_path / "run"
+    argv = ["run", "4dbench-qa", "--data", str(qa_release), "--model", "random"]
+    assert main(["--no-progress", *argv, "--out", str(run)]) == 0
+    (run / ".lock").unlink()
+    mount = f'mount --bind "{run}" "{run}" && mount -o remount,ro,bind "{run}" && '
+    for command in ([*argv, "--out", str(run)], ["run", "--out", str(run), "--stage", "report"]):
+        vidbench = " ".join([sys.executable, "-m", "vidbench.cli", "--no-progress", *command])
+        done = subprocess.run(
+            [*_namespace(), "sh", "-c", mount + vidbench], capture_output=True, text=True
+        )
+        assert done.returncode == 2, done.stderr
+        assert f"{run}: cannot write there (Read-only file system)" in _message(done.stderr)

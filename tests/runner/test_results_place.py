@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from custom_support import ISSUE_TOML, make_bench
 from vidbench.cli import main
-from vidbench.core.errors import EXIT_INCOMPLETE, EXIT_OK
+from vidbench.core.errors import EXIT_CONFIG, EXIT_INCOMPLETE, EXIT_OK
+from vidbench.runner.lock import results_lock
 
 
 def _run(*argv: str) -> int:
@@ -60,3 +62,38 @@ def test_incomplete_results_exit_with_their_own_code(
     assert (out / "results.json").is_file()  # written, but not complete
     # the report stage alone says the same of the stored run
     assert _run("run", "--out", str(out), "--stage", "report") == EXIT_INCOMPLETE
+
+
+def test_out_is_never_the_data_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A declared benchmark whose rows file is samples.jsonl: results written into its folder
+    replaced the rows with the scored records (and --fresh deleted them)."""
+    toml = ISSUE_TOML.replace('rows = "questions.jsonl"', 'rows = "samples.jsonl"')
+    bench = make_bench(tmp_path / "bench", toml, rows_file="samples.jsonl")
+    before = _files(bench)
+    argv = ("run", f"custom:{bench}", "--model", "constant:A", "--out", str(bench))
+    assert _run(*argv) == EXIT_CONFIG
+    assert f"is the data folder {bench}" in " ".join(capsys.readouterr().err.split())
+    assert _run(*argv, "--fresh") == EXIT_CONFIG
+    assert _files(bench) == before
+    assert _run(*argv[:-1], str(bench / "results")) == EXIT_OK  # a folder inside it is fine
+
+
+def test_a_single_run_and_a_runs_folder_never_share_an_out(
+    qa_release: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--runs 2` into a single run's folder replaced its results.json with the runs' mean
+    beside its samples.jsonl (what `vidbench view` then showed); a single run into a `--runs`
+    folder alike; and a single run beside a `--runs` command in progress wrote there at once."""
+    task = ("run", "4dbench-qa", "--data", str(qa_release), "--model", "random-choice")
+    single, runs = tmp_path / "single", tmp_path / "runs"
+    assert _run(*task, "--out", str(single)) == EXIT_OK
+    assert _run(*task, "--out", str(single), "--runs", "2") == EXIT_CONFIG
+    assert "holds a single run" in capsys.readouterr().err
+    assert not (single / "run-1").exists()
+    assert _run(*task, "--out", str(runs), "--runs", "2") == EXIT_OK
+    assert _run(*task, "--out", str(runs)) == EXIT_CONFIG
+    assert "holds the runs of a --runs N command" in " ".join(capsys.readouterr().err.split())
+    assert not (runs / "store.sqlite").exists()
+    with results_lock(runs, "a --runs command in progress"):  # OUT is held, not only run-i
+        assert _run(*task, "--out", str(runs), "--runs", "2") == EXIT_CONFIG
+    assert "a --runs command in progress)" in " ".join(capsys.readouterr().err.split())

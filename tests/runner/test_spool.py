@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from vidbench.core.requests import Response, Usage
+from vidbench.runner.data_identity import start_over
 from vidbench.runner.recorder import Answer, store_answer
 from vidbench.runner.spool import AnswerSpool, folder_of, take_spooled
 from vidbench.runner.store import Store
@@ -51,3 +52,21 @@ def test_the_answers_a_driver_never_stored_are_stored_once(tmp_path: Path) -> No
 def test_a_worker_whose_node_lacks_the_folder_writes_nothing(tmp_path: Path) -> None:
     assert AnswerSpool.open(str(tmp_path / "elsewhere"), "0.0", "plan", 1) is None
     assert AnswerSpool.open(None, "0.0", "plan", 1) is None
+
+
+def test_fresh_deletes_the_spooled_answers_of_the_run_it_starts_over(tmp_path: Path) -> None:
+    """`--fresh` after a killed Ray driver: the old run's spooled answers were stored into the
+    new store by its first infer stage (and scored, for a sample the new run failed to ask)."""
+    with Store(tmp_path) as store:
+        run_id = store.start_run("plan", {})
+    folder = folder_of(tmp_path)
+    folder.mkdir()
+    spool = AnswerSpool.open(str(folder), "0.0", "plan", run_id)
+    assert spool is not None
+    spool.write([_answer(0)])
+    spool.handle.close()
+    gone = start_over(tmp_path)
+    assert folder / f"{run_id}-0.0.jsonl" in gone and tmp_path / Store.FILENAME in gone
+    assert not folder.exists()
+    with Store(tmp_path) as store:
+        assert take_spooled(store) == 0 and not store.responses("plan")

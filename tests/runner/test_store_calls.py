@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 
 from vidbench.core.requests import Response, Usage
-from vidbench.runner.store import CallReply, Store
+from vidbench.runner.store import CallReply, RequestRecord, Store
 
 
 def _as_made_before_truncated(folder: Path) -> None:
@@ -60,3 +60,17 @@ def test_calls_are_kept_and_read_back_read_only(tmp_path: Path) -> None:
             "v1": {"requests": 1, "input_tokens": 10, "output_tokens": 2},
             "v2": {"requests": 2, "input_tokens": 0, "output_tokens": 0},
         }
+
+
+def test_a_failure_after_an_answer_makes_it_stale_only_for_another_request(
+    tmp_path: Path,
+) -> None:
+    """A failure stored after a sample's answer means its prompt changed, unless the failed
+    request is the answered one (a Ray worker's failed attempt, spooled and stored late)."""
+    record: RequestRecord = {"frames": [], "prompt": []}
+    with Store(tmp_path) as store:
+        for sample in ("s0", "s1"):
+            store.put_response("p", sample, 1, "h", record, Response(f"{sample}-old", "(A)"))
+        store.put_failure("p", "s0", 2, "s0-new", "s0: HTTP 500", "error")  # another prompt
+        store.put_failure("p", "s1", 2, "s1-old", "s1: worker lost", "error")  # the same one
+        assert store.failed_since_answered("p", ["s0", "s1"]) == {"s0": ("error", "s0: HTTP 500")}

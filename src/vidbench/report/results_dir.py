@@ -6,6 +6,8 @@ RESULTS_DIR/
   store.sqlite    every model answer, judge reply and failure (runner/store.py owns it)
   samples.jsonl   one scored record per sample (score stage)
   usage.json      requests answered, tokens in and out (score stage)
+  scored.json     what samples.jsonl was scored from and its digest (score stage), so a report
+                  stage never shows rows of another model, variant or judge (or rows edited)
   timing.json     a local model's device, preparation and wall seconds (infer stage)
   results.json    the paper table's columns, intervals, errors, provenance (report stage)
   table.md, table.csv, table.tex   the same row as Markdown, CSV and LaTeX (booktabs)
@@ -19,6 +21,7 @@ file, line and field.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -43,6 +46,7 @@ from vidbench.report.tables import to_csv, to_latex, to_markdown
 RUN_FILE = "run.json"
 SAMPLES_FILE = "samples.jsonl"
 USAGE_FILE = "usage.json"
+SCORED_FILE = "scored.json"
 TIMING_FILE = "timing.json"
 RESULTS_FILE = "results.json"
 TABLE_FILES = ("table.md", "table.csv", "table.tex")
@@ -158,10 +162,76 @@ class ResultsDir:
         return read_required(self.file(RUN_FILE), RunFile, "run the infer stage first")
 
     # samples.jsonl and usage.json: the score stage
-    def write_scored(self, rows: Iterable[SampleRow], usage: Mapping[str, Json]) -> None:
-        """samples.jsonl (each row written as it comes) and usage.json."""
-        write_atomic(self.file(SAMPLES_FILE), ((row.line() + "\n").encode() for row in rows))
+    def write_scored(
+        self, rows: Iterable[SampleRow], usage: Mapping[str, Json], basis: Mapping[str, Json]
+    ) -> None:
+        """samples.jsonl (each row written as it comes), usage.json, then scored.json: `basis`
+        (what the rows were scored from) with the digest of samples.jsonl. scored.json goes
+        first and comes back last, so a stage stopped between the files leaves none; so do
+        results.json and the tables, which describe the rows replaced (the report stage writes
+        them again)."""
+        self._remove(SCORED_FILE, RESULTS_FILE, *TABLE_FILES)
+        digest = hashlib.sha256()
+
+        def lines() -> Iterator[bytes]:
+            for row in rows:
+                line = (row.line() + "\n").encode()
+                digest.update(line)
+                yield line
+
+        write_atomic(self.file(SAMPLES_FILE), lines())
         write_json(self.file(USAGE_FILE), usage)
+        write_json(self.file(SCORED_FILE), {**basis, "samples_sha256": digest.hexdigest()})
+
+    def _remove(self, *names: str) -> list[str]:
+        """Remove these files where they are; the names of those removed."""
+        removed = [name for name in names if self.file(name).is_file()]
+        for name in removed:
+            self.file(name).unlink()
+        return removed
+
+    def stored_basis(self) -> dict[str, JsonValue] | None:
+        """What the score stage stamped samples.jsonl with (`write_scored`), not checked
+        against the file; None when there is no stamp."""
+        path = self.file(SCORED_FILE)
+        if not path.is_file():
+            return None
+        try:
+            stamp = json_object(read_json(path), str(path))
+        except DataError:
+            return None
+        stamp.pop("samples_sha256", None)
+        return stamp
+
+    def forget_scored(self) -> list[str]:
+        """Remove samples.jsonl, usage.json, scored.json, results.json and the tables (the
+        score and report stages' files); the names of those removed."""
+        return self._remove(SAMPLES_FILE, USAGE_FILE, SCORED_FILE, RESULTS_FILE, *TABLE_FILES)
+
+    def scored_basis(self) -> dict[str, JsonValue]:
+        """What samples.jsonl was scored from (`write_scored`'s basis); ConfigError when no
+        score stage finished here, or samples.jsonl is not the file it wrote (edited, cut)."""
+        path = self.file(SCORED_FILE)
+        redo = f"run the score stage again (vidbench run --out {self.path} --stage score)"
+        if not path.is_file():
+            raise ConfigError(
+                f"{path} is missing: no score stage finished writing {self.file(SAMPLES_FILE)} "
+                f"for this run (none ran since its infer stage, or it was stopped); {redo}"
+            )
+        stamp = json_object(read_required_json(path, redo), str(path))
+        digest = hashlib.sha256()
+        try:
+            with self.file(SAMPLES_FILE).open("rb") as handle:
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(block)
+        except FileNotFoundError:
+            raise ConfigError(f"{self.file(SAMPLES_FILE)} is missing; {redo}") from None
+        if stamp.pop("samples_sha256", None) != digest.hexdigest():
+            raise ConfigError(
+                f"{self.file(SAMPLES_FILE)} is not the file the score stage wrote (it was "
+                f"edited, cut or replaced since); {redo}"
+            )
+        return stamp
 
     def read_samples(self) -> list[SampleRow]:
         return list(self.iter_samples())

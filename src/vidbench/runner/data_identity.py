@@ -14,6 +14,7 @@ the same data.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from collections.abc import Iterable, Iterator, Sequence
@@ -25,10 +26,12 @@ from vidbench.report.results_dir import (
     RESULTS_FILE,
     RUN_FILE,
     SAMPLES_FILE,
+    SCORED_FILE,
     TABLE_FILES,
     TIMING_FILE,
     USAGE_FILE,
 )
+from vidbench.runner import spool
 from vidbench.runner.samples import SampleSet
 from vidbench.runner.store import Store
 from vidbench.tasks.problems import Problem
@@ -77,13 +80,8 @@ def check_and_record(
     them, e.g. a plugin's task), or when it reads other data than the folder holds. The rows
     are compared in the store (SQL), so no set of them is held."""
     folder = str(Path(folder).absolute())
+    check_loads(samples, folder, results_dir, problems)
     existing = (results_dir / Store.FILENAME).is_file()
-    if not len(samples):
-        stored = None
-        if existing:
-            with Store.read_only(results_dir) as store:
-                stored = store.stored_data()
-        raise ConfigError(_no_rows(stored, folder, problems, results_dir))
     with Store(results_dir) as store:  # as every stage opens it (a full disk says so)
         stored = store.stored_data() if existing else None
         count = store.stage_run_rows(fingerprints(samples))
@@ -92,6 +90,19 @@ def check_and_record(
         if stored is not None:
             _check_same_data(store, stored, folder, count, results_dir)
         store.keep_run_rows(folder)
+
+
+def check_loads(
+    samples: SampleSet, folder: Path | str, results_dir: Path, problems: Sequence[Problem] = ()
+) -> None:
+    """ConfigError naming the data folder and its problems when the run loads no row."""
+    if len(samples):
+        return
+    stored = None
+    if (results_dir / Store.FILENAME).is_file():
+        with Store.read_only(results_dir) as store:
+            stored = store.stored_data()
+    raise ConfigError(_no_rows(stored, str(Path(folder).absolute()), problems, results_dir))
 
 
 def _no_rows(
@@ -150,16 +161,29 @@ def _check_same_data(
     )
 
 
-RUN_FILES = (RUN_FILE, SAMPLES_FILE, USAGE_FILE, TIMING_FILE, RESULTS_FILE, *TABLE_FILES)
+RUN_FILES = (
+    RUN_FILE,
+    SAMPLES_FILE,
+    USAGE_FILE,
+    SCORED_FILE,
+    TIMING_FILE,
+    RESULTS_FILE,
+    *TABLE_FILES,
+)
 
 
 def start_over(results_dir: Path) -> list[Path]:
-    """Delete what a run keeps in the folder (`--fresh`): its store, run.json and the results
-    files; other files are left. The files deleted."""
+    """Delete what a run keeps in the folder (`--fresh`): its store, run.json, the results
+    files and the answers a killed Ray driver's workers spooled (which the next infer stage
+    would store again); other files are left. The files deleted."""
     store = results_dir / Store.FILENAME
     doomed = [store, store.with_name(store.name + "-wal"), store.with_name(store.name + "-shm")]
     doomed += [results_dir / name for name in RUN_FILES]
+    spooled = spool.folder_of(results_dir)
+    doomed += sorted(spooled.glob("*.jsonl")) if spooled.is_dir() else []
     gone = [path for path in doomed if path.is_file()]
     for path in gone:
         path.unlink()
+    with contextlib.suppress(OSError):  # not there, or holding files of someone else's
+        spooled.rmdir()
     return gone

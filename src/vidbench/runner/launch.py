@@ -18,7 +18,7 @@ from rich.console import Console
 from vidbench.console import err, out
 from vidbench.core.errors import ConfigError
 from vidbench.core.files import Json
-from vidbench.runner.repeat import repeated_configs, run_dir, run_repeated
+from vidbench.runner.repeat import check_layout, repeated_configs, run_dir, run_repeated
 from vidbench.runner.run import STAGES, Run, RunOutcome
 from vidbench.runner.run_config import RunConfig
 from vidbench.runner.store import Store
@@ -61,6 +61,7 @@ def launch(request: RunRequest, console: Console = err, print_to: Console = out)
     way. `console` takes the progress and messages, `print_to` the results table."""
     if request.fresh and "infer" not in request.stages:
         raise ConfigError("--fresh starts a new run in --out: it needs the infer stage")
+    check_layout(Path(request.out), request.runs)
     configs = _configs(request, console)
     runs = [Run(config, console=console) for config in configs]
     if request.runs > 1:  # OUT/run-1..N, then mean ± std in OUT
@@ -131,6 +132,25 @@ def _asks_the_same(
             return store.has_answers(plan)
 
 
+def _check_not_ignored(request: RunRequest, config: RunConfig, directory: Path) -> None:
+    """ConfigError for an option given with the judge, score or report stage of a stored run
+    that its run.json decides (a --limit there scored every sample without a word)."""
+    given = {
+        "--limit": request.limit is not None and request.limit != config.limit,
+        "--seed": request.seed not in (0, config.seed),
+        "frame options (--views, --frames, ...)": bool(request.frames),
+        "generation options (--temperature, ...)": bool(request.generation),
+        "--model-opt": bool(request.model_options),
+    }
+    ignored = [option for option, differs in given.items() if differs]
+    if ignored:
+        raise ConfigError(
+            f"{', '.join(ignored)}: the {request.stage} stage of the run stored in {directory} "
+            f"goes by its run.json; to change them, run the infer stage (TASK, --data, --model "
+            f"and --out) with them"
+        )
+
+
 def _stored_configs(request: RunRequest, console: Console) -> list[RunConfig]:
     """The configurations of the run(s) stored in --out, for the judge, score and report stages:
     a TASK given re-scores them under that variant, a --judge judges them with that judge."""
@@ -139,7 +159,9 @@ def _stored_configs(request: RunRequest, console: Console) -> list[RunConfig]:
     configs = []
     for directory in dirs:
         config = RunConfig.load(directory)
+        _check_not_ignored(request, config, directory)
         config.progress = request.progress
+        config.concurrency = request.concurrency  # how this command runs: the judge's calls
         if request.task and request.task != config.task:
             changed = dataclasses.replace(config, task=request.task)
             if not _asks_the_same(changed, config, directory, console):

@@ -39,7 +39,10 @@ def results_lock(directory: Path, what: str = "") -> Iterator[None]:
         except OSError as e:
             if is_disk_full(e):
                 raise DiskFullError(directory) from e
-            raise
+            raise ConfigError(  # a read-only disk, a folder of another user's
+                f"{directory}: cannot write there ({e.strerror or e}): give a results directory "
+                "you can write to (--out)"
+            ) from e
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

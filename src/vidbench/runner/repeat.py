@@ -15,15 +15,34 @@ from pathlib import Path
 from rich.console import Console
 
 from vidbench.core.errors import ConfigError
-from vidbench.report.results_dir import ResultsDir
+from vidbench.report.results_dir import RUN_FILE, ResultsDir
 from vidbench.report.runs import aggregate
 from vidbench.report.tables import print_table
+from vidbench.runner.lock import results_lock
 from vidbench.runner.run import Run, RunOutcome
 from vidbench.runner.run_config import RunConfig
+from vidbench.runner.store import Store
 
 
 def run_dir(out: Path, i: int) -> Path:
     return Path(out) / f"run-{i + 1}"
+
+
+def check_layout(out: Path, runs: int) -> None:
+    """ConfigError when OUT holds the other kind of results folder: a single run's (its run.json
+    and store) for `--runs N`, or a `--runs N` command's runs (run-1, ...) for a single run. The
+    two would mix: the single run's samples beside the runs' mean in results.json."""
+    single = any((Path(out) / name).is_file() for name in (RUN_FILE, Store.FILENAME))
+    if runs > 1 and single:
+        raise ConfigError(
+            f"{out} holds a single run ({RUN_FILE}, {Store.FILENAME}): --runs {runs} would write "
+            "its runs beside it and replace its results.json with their mean; give another --out"
+        )
+    if runs == 1 and (run_dir(out, 0) / RUN_FILE).is_file():
+        raise ConfigError(
+            f"{out} holds the runs of a --runs N command ({run_dir(out, 0).name}, ...): a single "
+            "run there would mix its files with their mean; give --runs N, or another --out"
+        )
 
 
 def repeated_configs(config: RunConfig, runs: int) -> list[RunConfig]:
@@ -56,12 +75,17 @@ def run_repeated(
     results in `out`."""
     configs = [run.config for run in runs]
     outcomes = []
-    for i, run in enumerate(runs):
-        config = run.config
-        run.console.print(f"[bold]run {i + 1}/{len(runs)}[/] (seed {config.seed}) -> {config.out}")
-        outcomes.append(run.run(stages))
-    if "report" in stages:
-        _combine(configs, out, runs[0].task.title, print_to)
+    # OUT too is held (each run holds its own folder): a second command on OUT, a single run
+    # or another --runs, would write its mean or its files there meanwhile
+    with results_lock(out, f"vidbench run --runs {len(runs)} {runs[0].config.task}"):
+        for i, run in enumerate(runs):
+            config = run.config
+            run.console.print(
+                f"[bold]run {i + 1}/{len(runs)}[/] (seed {config.seed}) -> {config.out}"
+            )
+            outcomes.append(run.run(stages))
+        if "report" in stages:
+            _combine(configs, out, runs[0].task.title, print_to)
     return outcomes
 
 

@@ -4,6 +4,7 @@ directory (its files: report/results_dir.py; its answers and verdicts: runner/st
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
@@ -11,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from pydantic import JsonValue
 from rich.console import Console
 from rich.markup import escape
 
@@ -22,7 +24,7 @@ from vidbench.models.base import Model, ModelRef, check_reachable
 from vidbench.models.pricing import cost_of
 from vidbench.models.registry import ModelOptions, load_model
 from vidbench.report.results import RowTally, build_results, truncation_warning
-from vidbench.report.results_dir import RESULTS_FILE, TIMING_FILE, ResultsDir
+from vidbench.report.results_dir import RESULTS_FILE, SAMPLES_FILE, TIMING_FILE, ResultsDir
 from vidbench.report.schema import SCORE_STATUS, Results
 from vidbench.report.tables import print_table
 from vidbench.runner import data_identity
@@ -48,6 +50,15 @@ STAGES = ("infer", "judge", "score", "report")
 # Sample statuses that running the same command again may clear: a failed model call (a timeout,
 # a server error) or judge call. Bad rows, missing videos and refusals need a change first.
 RETRY_HELPS = frozenset({"error", "judge"})
+# What samples.jsonl was scored from (scored.json), each with how a report stage says it changed.
+SCORED_FROM = {
+    "plan": "for another model, or other model or task settings",
+    "task": "under another task variant",
+    "judge": "with another judge",
+    "limit": "with another --limit",
+    "answers": "before the store got more answers",
+    "verdicts": "before the store got more verdicts",
+}
 
 
 @dataclass
@@ -153,7 +164,7 @@ class Run:
         self.config.model_identity = self.model.identity()
         if self.judge is not None:  # so a later score stage needs no judge key
             self.config.judge_identity = self.judge.identity()
-        self.config.save()
+        self._save_config()
         started = time.perf_counter()
         with Store(self.config.results_dir) as store:
             take_spooled(store)  # what a killed Ray driver's workers got and it never stored
@@ -175,6 +186,25 @@ class Run:
         self._record_timing(time.perf_counter() - started, stats.timing)
         return stats
 
+    def _save_config(self) -> None:
+        """run.json, for the stages that follow; the score and report stages' files of another
+        configuration go (another model, variant, judge or --limit): they are no results of
+        the run run.json now names, and `audit`, `predictions`, `view` would read them as such
+        (its answers stay in the store: that configuration's command reports them again)."""
+        self.config.save()
+        directory = ResultsDir(self.config.results_dir)
+        if not directory.file(SAMPLES_FILE).is_file():
+            return
+        stamp, now = directory.stored_basis(), self._scoring_basis(None)
+        if stamp is not None and all(stamp.get(key) == value for key, value in now.items()):
+            return
+        removed = directory.forget_scored()
+        self.console.print(
+            f"{escape(str(self.config.results_dir))} held the results of another configuration: "
+            f"removed {', '.join(removed)} (its answers stay in the store)",
+            highlight=False,
+        )
+
     def _record_timing(self, wall_s: float, timing: dict[str, float | int] | None) -> None:
         """A local model's device share of this infer stage (all Ray workers'), for results.json."""
         timing = timing or self.model.timing()
@@ -182,7 +212,12 @@ class Run:
             return
         devices = timing.get("devices", 1)
         busy = timing["device_s"] / (wall_s * devices) if wall_s > 0 else 0.0
-        record = {**timing, "wall_s": round(wall_s, 3), "device_busy": round(busy, 3)}
+        record = {
+            **timing,
+            "wall_s": round(wall_s, 3),
+            "device_busy": round(busy, 3),
+            "plan": self.plan,  # whose it is: another model's is not reported as this one's
+        }
         ResultsDir(self.config.results_dir).write_json(TIMING_FILE, record)
         self.console.print(
             f"device busy {100 * busy:.0f}% (device {timing['device_s']:.1f} s, preparing "
@@ -243,7 +278,7 @@ class Run:
         the calls are built as they are asked, never all held at once)."""
         if self.judge is not None:
             self.config.judge_identity = self.judge.identity()
-        self.config.save()  # later `score`/`report` stages read the judge from run.json
+        self._save_config()  # later `score`/`report` stages read the judge from run.json
         if self.judge is None:
             self._check_judge_given()
             return CallTally()
@@ -277,12 +312,53 @@ class Run:
             if self.config.judge:
                 usage["judge"] = store.call_usage(self.config.judge)
             rows = scored_rows(self.task, self.samples, self.problems, store, self.plan, verdicts)
-            ResultsDir(self.config.results_dir).write_scored(tally.passing(rows), usage)
+            basis = self._scoring_basis(store)
+            ResultsDir(self.config.results_dir).write_scored(tally.passing(rows), usage, basis)
         self._scored = tally
         return Counter(row.status for row in tally.failed if row.status != SCORED)
 
+    def _scoring_basis(self, store: Store | None) -> dict[str, Json]:
+        """What the score stage's rows depend on beside the data: the plan (model and task
+        settings), the task variant, the judge, --limit, and how many answers and verdicts the
+        store held (`store`: None when there is none to read)."""
+        judge = self._judge_identity()
+        basis: dict[str, Json] = {
+            "plan": self.plan,
+            "task": self.task.name,
+            "judge": None if judge is None else dict(judge),
+            "limit": self.config.limit,
+        }
+        if store is not None:
+            basis["answers"] = store.usage(self.plan)["requests"]
+            if self.config.judge:
+                basis["verdicts"] = store.call_usage(self.config.judge)["requests"]
+        read_back: dict[str, Json] = json.loads(json.dumps(basis))  # as scored.json gives it
+        return read_back
+
+    def _check_scored(self, directory: ResultsDir) -> None:
+        """ConfigError when samples.jsonl is not what the score stage would write now: scored
+        for another model, variant, judge or --limit, before answers or verdicts were added, or
+        edited since (report/results_dir.ResultsDir.scored_basis)."""
+        stamp = directory.scored_basis()
+        if directory.file(Store.FILENAME).is_file():
+            with Store.read_only(directory.path) as store:
+                now = self._scoring_basis(store)
+        else:  # a copy of the results files alone: the counts cannot be checked
+            now = self._scoring_basis(None)
+        differ = [
+            why for key, why in SCORED_FROM.items() if key in now and stamp.get(key) != now[key]
+        ]
+        if differ:
+            raise ConfigError(
+                f"{directory.file(SAMPLES_FILE)} was scored {' and '.join(differ)}: run the "
+                f"score stage first (vidbench run --out {directory.path} --stage score), then "
+                "the report stage"
+            )
+
     def report(self, print_to: Console | None = None) -> Results:
         directory = ResultsDir(self.config.results_dir)
+        if self._scored is None:  # samples.jsonl of an earlier score stage: is it this run's?
+            self._check_scored(directory)
         usage = directory.read_usage()
         results = build_results(
             self.task,
@@ -296,7 +372,7 @@ class Run:
                 "judge": self._judge_identity(),
                 "usage": usage,
                 "cost": cost_of(self.config.model, usage),  # None without a price table
-                **directory.read_optional(TIMING_FILE, "timing"),
+                **self._timing(directory),
             },
             seed=self.config.seed,
         )
@@ -318,6 +394,13 @@ class Run:
             self.console.print(f"[red]{no_verdict_message(results.unjudged)}[/]")
         return results
 
+    def _timing(self, directory: ResultsDir) -> dict[str, JsonValue]:
+        """`{"timing": timing.json}` when the last timed infer stage was this plan's, else
+        nothing (a local model's timing outlives a rerun by an API model in the folder)."""
+        found = directory.read_optional(TIMING_FILE, "timing")
+        timing = found.get("timing")
+        return found if isinstance(timing, dict) and timing.get("plan") == self.plan else {}
+
     def _judge_identity(self) -> Mapping[str, Json] | None:
         judge = self._judge_ref()
         return None if judge is None else judge.identity()
@@ -325,16 +408,34 @@ class Run:
     def run(self, stages: tuple[str, ...] = STAGES, print_to: Console | None = None) -> RunOutcome:
         """The stages, in order, holding the results directory for the whole time; what they
         left undone."""
+        self._check_out_is_not_data()
         with results_lock(self.config.results_dir, f"vidbench run {self.config.task}"):
-            if self.config.fresh:
-                for path in data_identity.start_over(self.config.results_dir):
-                    self.console.print(f"--fresh: deleted {escape(str(path))}", highlight=False)
             try:
                 return self._run(stages, print_to)
             finally:
                 if self._samples is not None:  # its spool file
                     self._samples.close()
                     self._samples = None
+
+    def _check_out_is_not_data(self) -> None:
+        """The results folder must not be the data folder: the run's files (samples.jsonl,
+        results.json, ...) would overwrite the data's files of those names, and --fresh would
+        delete them. (A folder inside it is fine: `--data . --out results`.)"""
+        data = data_folder(self.task, self.config.data).resolve()
+        if self.config.results_dir.resolve() == data:
+            raise ConfigError(
+                f"--out {self.config.results_dir} is the data folder {data}: the results files "
+                "would be written among the data's (a file of the data named like one, e.g. "
+                "samples.jsonl, would be replaced); give --out another folder"
+            )
+
+    def _start_over(self) -> None:
+        """`--fresh`: delete the folder's run (data_identity.start_over), once this run loads
+        rows (a typo in --data deleted every stored answer, then stopped for want of rows)."""
+        folder = data_folder(self.task, self.config.data)
+        data_identity.check_loads(self.samples, folder, self.config.results_dir, self.problems)
+        for path in data_identity.start_over(self.config.results_dir):
+            self.console.print(f"--fresh: deleted {escape(str(path))}", highlight=False)
 
     def _check_data(self) -> None:
         """The rows this run reads must be the data the results folder holds, and there must be
@@ -354,6 +455,8 @@ class Run:
             self._check_judge_reachable()
         if "infer" in stages:
             self._check_views()
+        if self.config.fresh:  # once the run is known to load rows and start: not before
+            self._start_over()
         if {"infer", "judge", "score"} & set(stages):
             self._check_data()
         if "score" in stages:
@@ -369,6 +472,10 @@ class Run:
             if absent:
                 outcome.incomplete.append(no_verdict_message(absent))
                 outcome.retry_helps = True
+            unanswered = 0 if "infer" in stages else self._unanswered()
+            if unanswered:  # a judge stage alone judges what is answered: say what is not
+                outcome.incomplete.append(f"{unanswered} sample(s) without an answer to judge")
+                outcome.not_asked = True
         if "score" in stages and "report" not in stages:
             unscored = self.score()
             if unscored:
@@ -390,6 +497,14 @@ class Run:
                 outcome.scorer_failed = SCORE_STATUS in statuses
         return outcome
 
+    def _unanswered(self) -> int:
+        """How many of this run's samples have no stored answer."""
+        with Store(self.config.results_dir) as store:
+            return sum(
+                len(batch) - len(store.responses(self.plan, [sample.id for sample in batch]))
+                for batch in self.samples.batches()
+            )
+
     def _failed_statuses(self) -> set[str]:
         """The statuses of this run's samples still without an answer."""
         statuses: set[str] = set()
@@ -399,4 +514,6 @@ class Run:
                 answered = store.responses(self.plan, ids).keys()
                 failures = store.last_failures(self.plan, ids)
                 statuses |= {status for i, (status, _) in failures.items() if i not in answered}
+                stale = store.failed_since_answered(self.plan, [i for i in ids if i in answered])
+                statuses |= {status for status, _ in stale.values()}  # answers to old prompts
         return statuses

@@ -77,6 +77,9 @@ def _scored_batch(
     ids = None if whole_set else [sample.id for sample in samples]
     responses = store.responses(plan, ids)
     failures = store.last_failures(plan, ids)
+    for batch in batched([s.id for s in samples if s.id in responses], MAX_IDS):
+        for stale in store.failed_since_answered(plan, batch):  # answers to an old prompt
+            del responses[stale]
     answered = [(s, responses[s.id].text) for s in samples if s.id in responses]
     judged = _judged(task, answered, verdicts)
     pairs = list(zip(answered, judged, strict=True))

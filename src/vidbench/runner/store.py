@@ -17,6 +17,7 @@ Each write commits at once, so a run killed at any moment loses at most the requ
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import sqlite3
@@ -24,7 +25,7 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from pydantic import JsonValue
 
@@ -94,7 +95,46 @@ RETRIED = "retried"  # the status of a failed attempt that was tried again: not 
 
 
 class StoreError(VidbenchError):
-    """A write to the store failed for another reason than a full disk (named with the file)."""
+    """A write to the store failed for another reason than a full disk, or the store is not a
+    readable database (named with the file)."""
+
+
+class _Connection(sqlite3.Connection):
+    """A connection to a store whose damage (a file cut short, overwritten, not a database) is
+    a StoreError naming the file and what to do, wherever a query meets it, not a traceback.
+    SQLite's other errors (a full disk: OperationalError) are the callers' to read."""
+
+    store_path = Path()  # the store's file, set by `_connect`
+
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:  # as sqlite3 types it
+        with _damage_named(self.store_path):
+            return super().execute(sql, parameters)
+
+    def executescript(self, script: str, /) -> sqlite3.Cursor:
+        with _damage_named(self.store_path):
+            return super().executescript(script)
+
+
+def _connect(path: Path, uri: str | None = None) -> _Connection:
+    """A connection to the store at `path` (through `uri` when given: read-only)."""
+    db = sqlite3.connect(uri or path, isolation_level=None, uri=bool(uri), factory=_Connection)
+    db.store_path = path
+    return db
+
+
+@contextlib.contextmanager
+def _damage_named(path: Path) -> Iterator[None]:
+    """A damaged file (SQLITE_CORRUPT, SQLITE_NOTADB) as a StoreError saying what to do."""
+    try:
+        yield
+    except sqlite3.DatabaseError as e:
+        if (getattr(e, "sqlite_errorcode", 0) or 0) & 0xFF not in (11, 26):  # CORRUPT, NOTADB
+            raise
+        raise StoreError(
+            f"{path} is damaged or not a vidbench store ({e}): its answers cannot be read. "
+            "Restore it from a copy, or move it away with its -wal and -shm files to start over "
+            "(`vidbench run --fresh` deletes them)"
+        ) from e
 
 
 class RequestRecord(TypedDict):
@@ -153,7 +193,10 @@ class Store:
         results_dir.mkdir(parents=True, exist_ok=True)
         self.path = results_dir / self.FILENAME
         self._selects: dict[str, str] = {}
-        self._db = sqlite3.connect(self.path, isolation_level=None)
+        try:
+            self._db = _connect(self.path)
+        except sqlite3.OperationalError as e:  # not a file one can open: a folder, no right
+            raise StoreError(f"{self.path}: cannot be opened as the store ({e})") from e
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
@@ -162,7 +205,10 @@ class Store:
                 if self._added(table) != column:
                     self._db.execute(f"ALTER TABLE {table} ADD {column} INTEGER NOT NULL DEFAULT 0")
                     self._selects[table] = column
-        except sqlite3.OperationalError as e:
+        except (StoreError, sqlite3.OperationalError) as e:  # damaged: said with what to do
+            self._db.close()
+            if isinstance(e, StoreError):
+                raise
             if _is_full(e, results_dir):
                 raise DiskFullError(results_dir) from e
             raise StoreError(f"{self.path}: {e}") from e
@@ -178,11 +224,16 @@ class Store:
         store = cls.__new__(cls)
         store.path = path
         store._selects = {}
-        store._db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            store._db = _connect(path, f"{path.resolve().as_uri()}?mode=ro")
+        except sqlite3.DatabaseError as e:  # no right to read it
+            raise StoreError(f"{path}: not readable ({e})") from e
         try:
             store._db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
-        except sqlite3.DatabaseError as e:  # not a database, or a damaged one
+        except (StoreError, sqlite3.DatabaseError) as e:  # not a database, or a damaged one
             store.close()
+            if isinstance(e, StoreError):
+                raise
             raise StoreError(f"{path}: not readable ({e})") from e
         return store
 
@@ -355,6 +406,24 @@ class Store:
             "SELECT sample_id, status, error FROM failures WHERE plan = ? AND status != ?"
             f"{among} ORDER BY id",
             (plan, RETRIED, *ids),
+        )
+        return {sample_id: (status, error) for sample_id, status, error in rows}
+
+    def failed_since_answered(
+        self, plan: str, sample_ids: Sequence[str]
+    ) -> dict[str, tuple[str, str]]:
+        """The samples (at most MAX_IDS) whose last failure, of a request no answer is to,
+        came after their answer: a prompt since changed (a row's field it shows edited), or
+        media now unusable, whose answer is to the old one. (status, message) each."""
+        if len(sample_ids) > MAX_IDS:
+            raise ValueError(f"at most {MAX_IDS} sample ids at a time, got {len(sample_ids)}")
+        rows = self._db.execute(
+            "SELECT f.sample_id, f.status, f.error FROM failures f WHERE f.plan = ? AND "
+            f"f.status != ? AND f.sample_id IN ({', '.join('?' * len(sample_ids))}) AND "
+            "f.created > (SELECT MAX(r.created) FROM responses r WHERE r.plan = f.plan AND "
+            "r.sample_id = f.sample_id) AND (f.key IS NULL OR f.key NOT IN (SELECT r.key FROM "
+            "responses r WHERE r.plan = f.plan AND r.sample_id = f.sample_id)) ORDER BY f.id",
+            (plan, RETRIED, *sample_ids),
         )
         return {sample_id: (status, error) for sample_id, status, error in rows}
 
