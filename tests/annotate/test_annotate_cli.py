@@ -69,16 +69,21 @@ def test_mmworld_raters_from_the_command_line(
         right = n % 3 != 1  # every second rater of each question is wrong
         gold = item["gold"].upper()  # MMWorld's letters are lower case
         answer = f"({gold if right else next(o for o in 'ABC' if o != gold)})"
-        work.save(conn, work_id, people[name], 0, answer, "submitted")
+        last = n == len(rows) - 1  # the last question's third rater chose and did not submit
+        work.save(conn, work_id, people[name], 0, answer, None if last else "submitted")
         expected.setdefault(item["id"], []).append(right)
     per_person = progress.per_person(conn)
     conn.close()
-    assert expected and all(len(v) == 3 for v in expected.values())
+    assert len(expected) > 1 and all(len(v) == 3 for v in expected.values())
     assert {(p.name, p.job, p.by_status["submitted"]) for p in per_person} == {
-        (name, "answer", len(expected)) for name in RATERS
+        (name, "answer", len(expected) - (name == rows[-1][1])) for name in RATERS
     }
+    drafted = json.loads(rows[-1][2])["id"]
+    del expected[drafted]  # a draft is not an answer: the question waits for its third rater
 
+    capsys.readouterr()
     assert main(["annotate", "export", str(project), "raters"]) == 0
+    assert f"mmworld/{drafted}: 2 of 3 raters submitted an answer" in capsys.readouterr().err
     exported = project / "exports" / "human_raters.json"
     raters, problems = read_raters(exported.parent)
     assert not problems
@@ -88,7 +93,7 @@ def test_mmworld_raters_from_the_command_line(
     sign_in(client, "ada")
     page = client.get("/admin").text
     # one row per rater, and the task row
-    assert page.count("<td>answer</td>") == 4 and f"<td>{len(expected)}</td>" in page
+    assert page.count("<td>answer</td>") == 4 and f"<td>{len(expected) + 1}</td>" in page
 
 
 def _serve(project: Path, *args: str) -> subprocess.Popen[str]:

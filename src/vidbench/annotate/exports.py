@@ -95,6 +95,12 @@ def review_of(work: LiveWork) -> dict[str, JsonValue]:
     )
 
 
+def submitted_answer(work: LiveWork) -> bool:
+    """An answer its annotator submitted: a chosen option is saved as a draft at once, and a
+    draft is not an answer yet (they may still change it)."""
+    return work["status"] in DONE and bool(work["content"])
+
+
 def export_answers(
     conn: sqlite3.Connection, user: str, benchmark: str, path: Path, author: str
 ) -> Exported:
@@ -108,10 +114,11 @@ def export_answers(
             item = json_object(json.loads(w["data"]), f"item {w['item_id']}")
             if w["user_id"] != found["id"] or item.get("benchmark") != benchmark:
                 continue
-            if w["content"]:
+            if submitted_answer(w):
                 lines.append({"id": item.get("id"), "answer": w["content"]})
             else:
-                out.left_out.append(f"{item.get('id')}: not answered")
+                why = "answer chosen, not submitted" if w["content"] else "not answered"
+                out.left_out.append(f"{item.get('id')}: {why}")
     for left in unassigned(conn, "answer", "answer"):
         if left["data"].get("benchmark") == benchmark:
             out.left_out.append(f"{left['data'].get('id')}: not assigned to anyone")

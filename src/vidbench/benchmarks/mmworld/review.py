@@ -10,7 +10,7 @@ from pathlib import Path
 
 from vidbench.annotate import db
 from vidbench.annotate.adapters import Exporter, Importer, ReviewAdapter
-from vidbench.annotate.exports import live_work, not_assigned, unassigned
+from vidbench.annotate.exports import live_work, not_assigned, submitted_answer, unassigned
 from vidbench.annotate.items import Exported, Imported, add_item
 from vidbench.annotate.project import Project
 from vidbench.core.files import write_json
@@ -51,9 +51,9 @@ def export_raters(conn: sqlite3.Connection, path: Path, author: str) -> Exported
         item = json.loads(works[0]["data"])
         if item["benchmark"] != "mmworld":
             continue
-        answered = [w for w in works if w["content"]]
+        answered = [w for w in works if submitted_answer(w)]
         if len(answered) < 3:
-            out.left_out.append(f"{key}: {len(answered)} of 3 raters answered")
+            out.left_out.append(f"{key}: {len(answered)} of 3 raters submitted an answer")
             continue
         raters[item["id"]] = [w["content"] == f"({item['gold'].upper()})" for w in answered[:3]]
     write_json(path, raters, indent=1)
