@@ -221,6 +221,14 @@ def test_malformed_uploads_are_named_and_kept(project: Project, client: TestClie
     )
     assert unknown.status_code == 422 and "no importer 'nonsense'" in unknown.json()["error"]
     assert sorted(p.name for p in (project.path / "uploads").iterdir()) == kept
+    # a name longer than a file system takes (255 bytes): kept under a shorter one, imported
+    for name in ("q" * 300, "\U00020000" * 70):  # 4-byte letters: 280 bytes in 70 characters
+        long = client.post(
+            "/api/admin/import", files={"file": (f"{name}.jsonl", text)}, headers=headers
+        )
+        assert long.status_code == 200 and len(long.json()["problems"]) == 2, long.text
+        newest = max((project.path / "uploads").iterdir())  # numbered in upload order
+        assert len(newest.name.encode()) < 255 and newest.name.endswith(".jsonl")
 
 
 # JSON's escape of half a character: valid JSON, but no text that SQLite or a file can hold
