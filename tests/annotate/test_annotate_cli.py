@@ -96,6 +96,38 @@ def test_mmworld_raters_from_the_command_line(
     assert page.count("<td>answer</td>") == 4 and f"<td>{len(expected) + 1}</td>" in page
 
 
+def test_a_moved_or_damaged_project_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    data = make_mmworld(tmp_path / "work" / "mmworld")
+    project = tmp_path / "work" / "project"
+    assert main(["annotate", "init", str(project), "--data", str(data)]) == 0
+    assert _add(monkeypatch, project, "ada", "admin") == 0
+    moved = tmp_path / "moved"
+    (tmp_path / "work").rename(moved)  # the project and its data together, elsewhere
+    capsys.readouterr()
+    assert main(["annotate", "users", "list", str(moved / "project")]) == 0
+    assert capsys.readouterr().out.split() == ["ada", "admin"]
+    assert Project.open(moved / "project").data == (moved / "mmworld").resolve()
+
+    (moved / "mmworld").rename(tmp_path / "elsewhere")  # the data alone: named, nothing opens
+    assert main(["annotate", "users", "list", str(moved / "project")]) == 2
+    said = "".join(capsys.readouterr().err.split())  # the console wraps long paths anywhere
+    assert "project.json:itsdatafolder" in said and "isnotthere" in said
+    (tmp_path / "elsewhere").rename(moved / "mmworld")
+
+    database = moved / "project" / "annotate.sqlite"
+    database.write_bytes(database.read_bytes()[:1000])  # a copy cut short
+    assert main(["annotate", "users", "list", str(moved / "project")]) == 2
+    said = "".join(capsys.readouterr().err.split())
+    assert "annotate.sqlite:notausableSQLitedatabase" in said
+    database.unlink()  # copied without it: never a new empty project as if the work were gone
+    assert main(["annotate", "serve", str(moved / "project"), "--port", "0"]) == 2
+    said = "".join(capsys.readouterr().err.split())
+    assert "noannotate.sqlite,whichholdsalloftheproject'swork" in said
+    assert not database.exists()
+
+
 def _serve(project: Path, *args: str) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     command = [sys.executable, "-m", "vidbench.cli", "annotate", "serve", str(project), *args]
