@@ -273,6 +273,29 @@ def test_a_lone_surrogate_is_refused_by_field_never_a_server_error(project: Proj
     assert export.status_code == 422 and export.json()["error"].startswith("user: ")
 
 
+def test_a_number_beyond_sqlite_is_refused_by_field_never_a_server_error(
+    project: Project, client: TestClient
+) -> None:
+    """SQLite's integers are 64-bit: a larger id or version (a forged request) is a 422 naming
+    it, never an OverflowError."""
+    headers = {"X-CSRF-Token": sign_in(client, "ann4")}
+    mine, big = work_ids(project, "ann4", "write")[0], 2**64
+    asked = [
+        (f"/api/work/{mine}", {"version": big, "content": "x"}),
+        (f"/api/work/{mine}", {"version": 0, "content": "x", "resolves": [big]}),
+        (f"/api/work/{big}", {"version": 0, "content": "x"}),
+        (f"/api/work/{mine}/kept/{big}/discard", None),
+        (f"/api/redteam/{big}/attack", {"answer": "x", "expected": 1}),
+    ]
+    for path, body in asked:
+        refused = client.post(path, json=body, headers=headers)
+        assert refused.status_code == 422, (path, refused.text)
+        assert refused.json()["error"].startswith(("version", "resolves.0", "work_id", "kept_id"))
+    for path in (f"/api/work/{big}", f"/work/{big}"):
+        assert client.get(path).status_code == 422
+    assert query(project, "SELECT version FROM work WHERE id = ?", (mine,))[0][0] == 0
+
+
 def test_reviewers_read_submitted_captions_only(qa_release: Path, tmp_path: Path) -> None:
     """A writer's unsubmitted text is the writer's: a reviewer cannot read a draft (by id, on
     its page, in a conflict's answer), and a caption sent back shows what was sent back, not

@@ -21,27 +21,27 @@ from pydantic import BaseModel, Field
 from vidbench.annotate import assign, audit_queue, conflicts, exports, items, work
 from vidbench.annotate.media import BadMediaPath, MissingVideo, video_path
 from vidbench.annotate.paths import child, file_name
-from vidbench.annotate.web.deps import Admin, Signed, Text
+from vidbench.annotate.web.deps import Admin, Row, RowId, Signed, Text
 from vidbench.annotate.web.limits import MAX_UPLOAD, UPLOAD
 
 router = APIRouter()
 
 
 class SaveBody(BaseModel):
-    version: int
+    version: Row
     content: Text | None = None
     status: Text | None = None
     comment: Text | None = None
-    resolves: list[int] = Field(default_factory=list, max_length=100)  # kept texts it settles
+    resolves: list[Row] = Field(default_factory=list, max_length=100)  # kept texts it settles
 
 
 @router.get("/api/work/{work_id}")
-def read_work(work_id: int, v: Signed) -> dict[str, Any]:
+def read_work(work_id: RowId, v: Signed) -> dict[str, Any]:
     return work.public(work.get(v.conn, work_id, v.user))
 
 
 @router.post("/api/work/{work_id}")
-def save_work(work_id: int, body: SaveBody, v: Signed, request: Request) -> work.Saved:
+def save_work(work_id: RowId, body: SaveBody, v: Signed, request: Request) -> work.Saved:
     return work.save(
         v.conn,
         work_id,
@@ -56,7 +56,7 @@ def save_work(work_id: int, body: SaveBody, v: Signed, request: Request) -> work
 
 
 @router.post("/api/work/{work_id}/kept/{kept_id}/discard")
-def discard_kept(work_id: int, kept_id: int, v: Signed) -> dict[str, Any]:
+def discard_kept(work_id: RowId, kept_id: RowId, v: Signed) -> dict[str, Any]:
     """The author chose not to restore a text kept from a refused save."""
     work.get(v.conn, work_id, v.user)  # 404 unless the work is theirs to read
     conflicts.discard(v.conn, work_id, v.user.id, kept_id)

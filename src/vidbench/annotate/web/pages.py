@@ -15,7 +15,7 @@ from fastapi.responses import Response
 
 from vidbench.annotate import conflicts, items, progress, work
 from vidbench.annotate.web import deps
-from vidbench.annotate.web.deps import Admin, Reviewer, Signed, templates
+from vidbench.annotate.web.deps import Admin, Reviewer, RowId, Signed, templates
 
 router = APIRouter()
 TITLES = {
@@ -172,7 +172,7 @@ def _checked_views(request: Request, data: dict[str, Any], chosen: str = "") -> 
 
 
 @router.get("/work/{work_id}")
-def work_page(request: Request, work_id: int, v: Signed) -> Response:
+def work_page(request: Request, work_id: RowId, v: Signed) -> Response:
     found = work.get(v.conn, work_id, v.user)
     shown = work.public(found)
     if found["job"] == "redteam":
