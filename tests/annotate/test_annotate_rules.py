@@ -142,6 +142,33 @@ def test_the_answers_export_of_any_name_stays_in_the_exports_folder(
     assert not escaped.exists(), escaped  # where the old code wrote it
 
 
+def test_an_import_that_finds_nothing_says_so(
+    unchanged: Project, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An empty or cut-short file, a file of another kind, a path to nothing, an empty folder:
+    named by path, never a bare "0 items added" as if all had come in."""
+    empty = tmp_path / "review_queue.jsonl"
+    empty.write_text("")
+    project = str(unchanged.path)
+    for args, said in [
+        (["queue", str(empty)], f"{empty}: nothing for the queue importer (empty, or not"),
+        (["4dbench", str(empty)], f"{empty}: nothing for the 4dbench importer"),
+        (["4dbench", str(tmp_path / "gone")], "nothing for the 4dbench importer (nothing there)"),
+        (["folder", str(tmp_path)], f"{tmp_path}: nothing an importer reads (queue, 4dbench"),
+    ]:
+        assert main(["annotate", "import", project, *args]) == 0
+        captured = capsys.readouterr()
+        assert "0 items added" in captured.out
+        assert "".join(said.split()) in "".join(captured.err.split()), args  # wrapped anywhere
+    client, headers = _client(unchanged, "ada")
+    upload = client.post("/api/admin/import", files={"file": ("half.jsonl", b"")}, headers=headers)
+    assert upload.status_code == 200 and upload.json()["added"] == 0
+    (problem,) = upload.json()["problems"]
+    assert problem.endswith(
+        "-half.jsonl: nothing for the queue importer (empty, or not what it reads)"
+    )
+
+
 def test_unassigned_items_are_listed_as_left_out(project: Project) -> None:
     queue = project.path / "extra.jsonl"
     queue.write_text(json.dumps({**GOOD, "id": f"{UID0}_extra"}) + "\n")

@@ -19,6 +19,7 @@ from fastapi.responses import FileResponse
 from pydantic import BaseModel, Field
 
 from vidbench.annotate import assign, audit_queue, conflicts, exports, items, work
+from vidbench.annotate.folder import read_given
 from vidbench.annotate.media import BadMediaPath, MissingVideo, video_path
 from vidbench.annotate.paths import child, file_name
 from vidbench.annotate.web.deps import Admin, Row, RowId, Signed, Text
@@ -122,7 +123,7 @@ def import_upload(
         with out:  # kept: what was uploaded is never lost
             shutil.copyfileobj(file.file, out, 1 << 20)
         break
-    result = importer.read(v.conn, project.data, saved, v.user.name)
+    result = read_given(importer, v.conn, project.data, saved, v.user.name)
     return {"added": result.added, "skipped": result.skipped, "problems": result.problems}
 
 
