@@ -184,3 +184,25 @@ def test_an_item_withdrawn_under_review_keeps_the_work_and_leaves_the_export(
     records, _ = accepted_qa(conn)
     conn.close()
     assert key.removeprefix("qa:") not in records
+
+
+def test_the_qa_export_links_the_videos_anew_after_the_project_moved(
+    project: Project, tmp_path: Path
+) -> None:
+    conn = project.connect()
+    first = exports.export_kind(project, conn, "qa", "ada", None, "4dbench", ADAPTERS)
+    conn.close()
+    link = first.path.parent / fourd.VIDEO_DIR
+    assert link.is_dir()
+    moved = tmp_path / "moved"
+    moved.mkdir()
+    for name in ("data", "project"):  # the project and its data folder, together
+        (tmp_path / name).rename(moved / name)
+    again = Project.open(moved / "project")
+    conn = again.connect()
+    second = exports.export_kind(again, conn, "qa", "ada", None, "4dbench", ADAPTERS)
+    conn.close()
+    link = second.path.parent / fourd.VIDEO_DIR
+    assert link.resolve() == next((moved / "data").rglob(fourd.VIDEO_DIR)).resolve()
+    recorded = json.loads((second.path.parent / "export.json").read_text())["videos_of"]
+    assert (Path(recorded) / fourd.VIDEO_DIR).resolve() == link.resolve()

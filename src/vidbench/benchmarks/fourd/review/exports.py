@@ -64,7 +64,9 @@ def export_qa(conn: sqlite3.Connection, data: Path, out_dir: Path, author: str) 
     out_dir.mkdir(parents=True, exist_ok=True)
     source = fourd.resolve_data_dir(data, fourd.QA_FILE) if has_qa(data) else data
     videos, link = source / fourd.VIDEO_DIR, out_dir / fourd.VIDEO_DIR
-    if not link.exists() and videos.resolve() != link.resolve():
+    if link.is_symlink() and os.readlink(link) != str(videos.resolve()):
+        link.unlink()  # an earlier export's, from before the data folder moved: linked anew
+    if not link.exists() and not link.is_symlink() and videos.resolve() != link.resolve():
         os.symlink(videos.resolve(), link, target_is_directory=True)
     # the record that lets a review project on OUT serve the videos through the link (links.py)
     write_json(out_dir / EXPORT_RECORD, export_record(source), indent=1)
