@@ -169,6 +169,39 @@ def test_an_import_that_finds_nothing_says_so(
     )
 
 
+def test_a_long_question_can_be_edited(project: Project, tmp_path: Path) -> None:
+    """An edit carries the whole record: a question of 10,000 characters is edited and exported
+    like any other, where every save over 5,000 characters was refused."""
+    queue = tmp_path / "review_queue.jsonl"
+    long = "How many " + "very " * 2000 + "red cubes are there?"
+    queue.write_text(json.dumps(qa_candidate(UID1, "long", long)) + "\n")
+    conn = project.connect()
+    assert import_queue(conn, project.data, queue, "ada").added == 1
+    conn.close()
+    client, headers = _client(project, "ada")
+    assert client.post("/api/admin/assign", json={"kind": "qa"}, headers=headers).status_code == 200
+    (mine,) = query(project, "SELECT id, user_id FROM work WHERE item_id = ?", (f"qa:{UID1}_long",))
+    name = next(u.name for u in accounts(project).values() if u.id == mine[1])
+    reviewer, headers = _client(project, name)
+    record = json.loads(
+        query(project, "SELECT data FROM items WHERE id = ?", (f"qa:{UID1}_long",))[0][0]
+    )
+    edited = {**record, "Question": long.replace("red", "blue")}
+    review = {"decision": "edit", "reason": "", "edited": edited}
+    body = {"version": 0, "content": json.dumps(review), "status": "submitted"}
+    saved = reviewer.post(f"/api/work/{mine[0]}", json=body, headers=headers)
+    assert saved.status_code == 200, saved.text
+    conn = project.connect()
+    done = exports.export_kind(project, conn, "qa", "ada", None, "4dbench", ADAPTERS)
+    conn.close()
+    assert json.loads(done.path.read_text())[f"{UID1}_long"]["Question"].endswith(
+        "blue cubes are there?"
+    )
+    too_long = {**body, "version": 1, "content": json.dumps({**review, "reason": "x" * 20000})}
+    refused = reviewer.post(f"/api/work/{mine[0]}", json=too_long, headers=headers)
+    assert refused.status_code == 422 and refused.json()["error"].startswith("too long: ")
+
+
 def test_unassigned_items_are_listed_as_left_out(project: Project) -> None:
     queue = project.path / "extra.jsonl"
     queue.write_text(json.dumps({**GOOD, "id": f"{UID0}_extra"}) + "\n")
