@@ -206,3 +206,29 @@ def test_the_qa_export_links_the_videos_anew_after_the_project_moved(
     assert link.resolve() == next((moved / "data").rglob(fourd.VIDEO_DIR)).resolve()
     recorded = json.loads((second.path.parent / "export.json").read_text())["videos_of"]
     assert (Path(recorded) / fourd.VIDEO_DIR).resolve() == link.resolve()
+
+
+def test_an_item_assigned_while_the_export_reads_is_never_left_unnamed(
+    project: Project, tmp_path: Path
+) -> None:
+    """An admin assigns while another exports: the export's reads are one snapshot, so the new
+    item is named under left_out ("not assigned to anyone", as the export found it), never in
+    neither list."""
+    queue = tmp_path / "review_queue.jsonl"
+    queue.write_text(json.dumps(qa_candidate(UID1, "late", "How many cubes?")) + "\n")
+    conn = project.connect()
+    assert import_queue(conn, project.data, queue, "ada").added == 1
+    other = project.connect()
+    assigned = []
+
+    def assign_meanwhile(statement: str) -> None:  # SQLite's trace: a statement about to run
+        if "NOT EXISTS" in statement and not assigned:  # between its two reads
+            assigned.append(assign.assign(other, "qa", None, "ada"))
+
+    conn.set_trace_callback(assign_meanwhile)
+    done = exports.export_kind(project, conn, "qa", "ada", None, "4dbench", ADAPTERS)
+    conn.set_trace_callback(None)
+    conn.close()
+    other.close()
+    assert assigned == [1]  # it did happen between the reads
+    assert f"qa:{UID1}_late: not assigned to anyone" in done.left_out

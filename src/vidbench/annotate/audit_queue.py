@@ -32,7 +32,7 @@ from pydantic import JsonValue
 
 from vidbench.annotate import db
 from vidbench.annotate.adapters import Adapters, Audited, Decision
-from vidbench.annotate.exports import live_work, not_assigned, review_of, unassigned
+from vidbench.annotate.exports import not_assigned, review_of, work_and_unassigned
 from vidbench.annotate.items import Exported, Imported, add_item
 from vidbench.annotate.project import Project
 from vidbench.core.audit_flags import FLAG_KINDS
@@ -296,7 +296,8 @@ def decisions(conn: sqlite3.Connection) -> tuple[dict[str, list[Decision]], list
     disagree, items never assigned), each named."""
     found: dict[str, list[Decision]] = defaultdict(list)
     left_out: list[str] = []
-    for key, works in live_work(conn, KIND, KIND).items():
+    given, left = work_and_unassigned(conn, KIND, KIND)
+    for key, works in given.items():
         item = json.loads(works[0]["data"])
         pending = [w["owner"] for w in works if w["status"] != "submitted"]
         if pending:
@@ -322,7 +323,7 @@ def decisions(conn: sqlite3.Connection) -> tuple[dict[str, list[Decision]], list
                 at=work["updated_at"] or "",
             )
         )
-    return found, left_out + not_assigned(unassigned(conn, KIND, KIND))
+    return found, left_out + not_assigned(left)
 
 
 def _said(review: dict[str, JsonValue]) -> str:

@@ -84,6 +84,15 @@ def unassigned(conn: sqlite3.Connection, kind: str, job: str) -> list[Unassigned
     return [Unassigned(id=r["id"], data=json.loads(r["data"])) for r in rows]
 
 
+def work_and_unassigned(
+    conn: sqlite3.Connection, kind: str, job: str
+) -> tuple[dict[str, list[LiveWork]], list[Unassigned]]:
+    """`live_work` and `unassigned` read in one snapshot: an item assigned while an export runs
+    is in one of the two, never in neither (left out of the file and of its `left_out`)."""
+    with db.snapshot(conn):
+        return live_work(conn, kind, job), unassigned(conn, kind, job)
+
+
 def not_assigned(items: list[Unassigned]) -> list[str]:
     return [f"{item['id']}: not assigned to anyone" for item in items]
 
@@ -109,7 +118,8 @@ def export_answers(
     if found is None:
         raise ConfigError(f"no user {user!r}")
     lines = []
-    for works in live_work(conn, "answer", "answer").values():
+    given, left = work_and_unassigned(conn, "answer", "answer")
+    for works in given.values():
         for w in works:
             item = json_object(json.loads(w["data"]), f"item {w['item_id']}")
             if w["user_id"] != found["id"] or item.get("benchmark") != benchmark:
@@ -119,9 +129,9 @@ def export_answers(
             else:
                 why = "answer chosen, not submitted" if w["content"] else "not answered"
                 out.left_out.append(f"{item.get('id')}: {why}")
-    for left in unassigned(conn, "answer", "answer"):
-        if left["data"].get("benchmark") == benchmark:
-            out.left_out.append(f"{left['data'].get('id')}: not assigned to anyone")
+    for nobodys in left:
+        if nobodys["data"].get("benchmark") == benchmark:
+            out.left_out.append(f"{nobodys['data'].get('id')}: not assigned to anyone")
     write_jsonl(path, lines)
     out.written = len(lines)
     with db.transaction(conn):
