@@ -82,8 +82,10 @@ def test_mmworld_raters_from_the_command_line(
     del expected[drafted]  # a draft is not an answer: the question waits for its third rater
 
     capsys.readouterr()
-    assert main(["annotate", "export", str(project), "raters"]) == 0
-    assert f"mmworld/{drafted}: 2 of 3 raters submitted an answer" in capsys.readouterr().err
+    assert main(["annotate", "export", str(project), "raters"]) == 3  # written, not complete
+    said = capsys.readouterr().err
+    assert f"mmworld/{drafted}: 2 of 3 raters submitted an answer" in said
+    assert "incomplete: 1 item left out, listed above (exit code 3)" in " ".join(said.split())
     exported = project / "exports" / "human_raters.json"
     raters, problems = read_raters(exported.parent)
     assert not problems

@@ -134,7 +134,7 @@ def test_the_answers_export_of_any_name_stays_in_the_exports_folder(
         (name,),
     )
     conn.close()
-    assert main(["annotate", "export", str(project.path), "answers", "--user", name]) == 0
+    assert main(["annotate", "export", str(project.path), "answers", "--user", name]) == 3  # none
     written = list((project.path / "exports").iterdir())
     assert len(written) == 1 and written[0].name.startswith("4dbench-x_")
     assert written[0].parent == project.path / "exports"
