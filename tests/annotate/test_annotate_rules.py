@@ -202,6 +202,28 @@ def test_a_long_question_can_be_edited(project: Project, tmp_path: Path) -> None
     assert refused.status_code == 422 and refused.json()["error"].startswith("too long: ")
 
 
+def test_a_whole_question_pasted_into_the_search_finds_it(project: Project, tmp_path: Path) -> None:
+    queue = tmp_path / "review_queue.jsonl"
+    question = "In the eighth view, " + "as the object turns slowly, " * 12 + "what colour is it?"
+    assert len(question) > 300
+    queue.write_text(json.dumps(qa_candidate(UID1, "pasted", question)) + "\n")
+    conn = project.connect()
+    assert import_queue(conn, project.data, queue, "ada").added == 1
+    conn.close()
+    client, headers = _client(project, "ada")
+    assert client.post("/api/admin/assign", json={"kind": "qa"}, headers=headers).status_code == 200
+    (owner,) = query(
+        project, "SELECT u.name FROM work w JOIN users u ON u.id = w.user_id WHERE w.item_id = ?",
+        (f"qa:{UID1}_pasted",),
+    )  # fmt: skip
+    reviewer, _ = _client(project, owner[0])
+    found = reviewer.get("/", params={"q": question})
+    assert found.status_code == 200, found.text[:300]
+    assert found.text.count("data-work-row") == 1 and f"{UID1}_pasted" in found.text
+    assert 'maxlength="2000"' in found.text  # the box takes what the server reads
+    assert reviewer.get("/", params={"q": "x" * 2001}).status_code == 422
+
+
 def test_unassigned_items_are_listed_as_left_out(project: Project) -> None:
     queue = project.path / "extra.jsonl"
     queue.write_text(json.dumps({**GOOD, "id": f"{UID0}_extra"}) + "\n")
