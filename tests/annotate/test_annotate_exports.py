@@ -232,3 +232,13 @@ def test_an_item_assigned_while_the_export_reads_is_never_left_unnamed(
     other.close()
     assert assigned == [1]  # it did happen between the reads
     assert f"qa:{UID1}_late: not assigned to anyone" in done.left_out
+
+
+def test_an_exports_folder_that_cannot_be_written_is_named(
+    project: Project, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project.path / "exports").write_text("a file where the folder goes")  # or read-only
+    for kind in (["captions"], ["qa"], ["answers", "--user", "ann1"]):
+        assert main(["annotate", "export", str(project.path), *kind]) == 2, kind
+        said = "".join(capsys.readouterr().err.split())  # the console wraps long paths anywhere
+        assert f"cannotwritetheexportinto{project.path}/exports" in said, kind

@@ -32,7 +32,7 @@ from pydantic import JsonValue
 
 from vidbench.annotate import db
 from vidbench.annotate.adapters import Adapters, Audited, Decision
-from vidbench.annotate.exports import not_assigned, review_of, work_and_unassigned
+from vidbench.annotate.exports import not_assigned, review_of, work_and_unassigned, writing_into
 from vidbench.annotate.items import Exported, Imported, add_item
 from vidbench.annotate.project import Project
 from vidbench.core.audit_flags import FLAG_KINDS
@@ -351,7 +351,8 @@ def export_audit(
     done: Exported | None = None
     for task in tasks:
         _, fixer = adapters.audit_fixer(task)
-        written = fixer.write(project.data, by_task.get(task, []), project.path / "exports")
+        with writing_into(project.path / "exports") as out:
+            written = fixer.write(project.data, by_task.get(task, []), out)
         with db.transaction(conn):
             db.log_event(conn, author, "export.audit", f"{written.path}: {written.written}")
         if done is None:

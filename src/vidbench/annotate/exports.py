@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TypedDict
 
@@ -157,6 +159,19 @@ def review_agreement(conn: sqlite3.Connection) -> dict[str, Json]:
     }
 
 
+@contextmanager
+def writing_into(folder: Path) -> Iterator[Path]:
+    """An export writing into `folder`: a folder it cannot write (read-only, a file of that
+    name, no permission) is a ConfigError naming it, never a traceback."""
+    try:
+        yield folder
+    except OSError as e:
+        where = e.filename or folder
+        raise ConfigError(
+            f"cannot write the export into {folder}: {where}: {e.strerror or e}"
+        ) from None
+
+
 def export_kind(
     project: Project,
     conn: sqlite3.Connection,
@@ -172,7 +187,9 @@ def export_kind(
     through this module.)"""
     out = project.path / "exports"
     if kind != "answers":
-        return adapters.exporter(kind).write(project, conn, out, author)
+        exporter = adapters.exporter(kind)
+        with writing_into(out):
+            return exporter.write(project, conn, out, author)
     if not user:
         raise DataError("answers export: name the user")
     if benchmark not in adapters.benchmarks():
@@ -180,4 +197,5 @@ def export_kind(
         raise ConfigError(f"answers export: no benchmark {benchmark!r} here; known: {known}")
     # a name is never a path: `x/../../elsewhere` gives one file inside OUT (paths.py)
     path = child(out, file_name(f"{benchmark}-{user}", ".jsonl"))
-    return export_answers(conn, user, benchmark, path, author)
+    with writing_into(out):
+        return export_answers(conn, user, benchmark, path, author)
