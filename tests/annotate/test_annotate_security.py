@@ -229,6 +229,19 @@ def test_malformed_uploads_are_named_and_kept(project: Project, client: TestClie
         assert long.status_code == 200 and len(long.json()["problems"]) == 2, long.text
         newest = max((project.path / "uploads").iterdir())  # numbered in upload order
         assert len(newest.name.encode()) < 255 and newest.name.endswith(".jsonl")
+    # an uploads folder that cannot be written (read-only; here a file of that name): named
+    uploads = project.path / "uploads"
+    uploads.rename(project.path / "uploads-aside")
+    try:
+        uploads.write_text("a file where the folder goes")
+        refused = client.post(
+            "/api/admin/import", files={"file": ("q.jsonl", text)}, headers=headers
+        )
+    finally:
+        uploads.unlink(missing_ok=True)
+        (project.path / "uploads-aside").rename(uploads)
+    assert refused.status_code == 422
+    assert refused.json()["error"].startswith(f"cannot write the upload into {uploads}: ")
 
 
 # JSON's escape of half a character: valid JSON, but no text that SQLite or a file can hold

@@ -32,8 +32,9 @@ from pydantic import JsonValue
 
 from vidbench.annotate import db
 from vidbench.annotate.adapters import Adapters, Audited, Decision
-from vidbench.annotate.exports import not_assigned, review_of, work_and_unassigned, writing_into
+from vidbench.annotate.exports import not_assigned, review_of, work_and_unassigned
 from vidbench.annotate.items import Exported, Imported, add_item
+from vidbench.annotate.paths import writing_into
 from vidbench.annotate.project import Project
 from vidbench.core.audit_flags import FLAG_KINDS
 from vidbench.core.errors import ConfigError, DataError
@@ -351,7 +352,7 @@ def export_audit(
     done: Exported | None = None
     for task in tasks:
         _, fixer = adapters.audit_fixer(task)
-        with writing_into(project.path / "exports") as out:
+        with writing_into(project.path / "exports", "the export") as out:
             written = fixer.write(project.data, by_task.get(task, []), out)
         with db.transaction(conn):
             db.log_event(conn, author, "export.audit", f"{written.path}: {written.written}")

@@ -12,8 +12,6 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import defaultdict
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TypedDict
 
@@ -22,7 +20,7 @@ from pydantic import JsonValue
 from vidbench.annotate import db
 from vidbench.annotate.adapters import Adapters
 from vidbench.annotate.items import Exported
-from vidbench.annotate.paths import child, file_name
+from vidbench.annotate.paths import child, file_name, writing_into
 from vidbench.annotate.project import Project
 from vidbench.core.errors import ConfigError, DataError
 from vidbench.core.files import Json, json_object, write_jsonl
@@ -159,19 +157,6 @@ def review_agreement(conn: sqlite3.Connection) -> dict[str, Json]:
     }
 
 
-@contextmanager
-def writing_into(folder: Path) -> Iterator[Path]:
-    """An export writing into `folder`: a folder it cannot write (read-only, a file of that
-    name, no permission) is a ConfigError naming it, never a traceback."""
-    try:
-        yield folder
-    except OSError as e:
-        where = e.filename or folder
-        raise ConfigError(
-            f"cannot write the export into {folder}: {where}: {e.strerror or e}"
-        ) from None
-
-
 def export_kind(
     project: Project,
     conn: sqlite3.Connection,
@@ -188,7 +173,7 @@ def export_kind(
     out = project.path / "exports"
     if kind != "answers":
         exporter = adapters.exporter(kind)
-        with writing_into(out):
+        with writing_into(out, "the export"):
             return exporter.write(project, conn, out, author)
     if not user:
         raise DataError("answers export: name the user")
@@ -197,5 +182,5 @@ def export_kind(
         raise ConfigError(f"answers export: no benchmark {benchmark!r} here; known: {known}")
     # a name is never a path: `x/../../elsewhere` gives one file inside OUT (paths.py)
     path = child(out, file_name(f"{benchmark}-{user}", ".jsonl"))
-    with writing_into(out):
+    with writing_into(out, "the export"):
         return export_answers(conn, user, benchmark, path, author)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from vidbench.core.errors import ConfigError
@@ -51,3 +53,15 @@ def child(folder: Path, name: str) -> Path:
     if "/" in name or "\\" in name or name in ("", ".", "..") or path.parent != folder:
         raise ConfigError(f"{name!r} is not a file name inside {folder}")
     return path
+
+
+@contextmanager
+def writing_into(folder: Path, what: str) -> Iterator[Path]:
+    """Writing `what` (an export, an upload) into `folder`: a folder that cannot be written
+    (read-only, a file of that name, no permission) is a ConfigError naming it, never a
+    traceback."""
+    try:
+        yield folder
+    except OSError as e:
+        why = f"{e.filename or folder}: {e.strerror or e}"
+        raise ConfigError(f"cannot write {what} into {folder}: {why}") from None

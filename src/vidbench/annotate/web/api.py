@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 from vidbench.annotate import assign, audit_queue, conflicts, exports, items, work
 from vidbench.annotate.folder import read_given
 from vidbench.annotate.media import BadMediaPath, MissingVideo, video_path
-from vidbench.annotate.paths import child, file_name
+from vidbench.annotate.paths import child, file_name, writing_into
 from vidbench.annotate.web.deps import Admin, Row, RowId, Signed, Text
 from vidbench.annotate.web.limits import MAX_UPLOAD, UPLOAD
 
@@ -111,20 +111,27 @@ def import_upload(
         raise HTTPException(413, f"{file.filename}: larger than {MAX_UPLOAD // 2**20} MiB")
     importer = request.app.state.adapters.importer(kind)  # an unknown kind: 422, nothing kept
     project = request.app.state.project
-    uploads = project.path / "uploads"
+    with writing_into(project.path / "uploads", "the upload") as uploads:
+        saved = _keep_upload(uploads, file)
+    result = read_given(importer, v.conn, project.data, saved, v.user.name)
+    return {"added": result.added, "skipped": result.skipped, "problems": result.problems}
+
+
+def _keep_upload(uploads: Path, file: UploadFile) -> Path:
+    """The uploaded file, copied into `uploads` under a name of its own, numbered in upload
+    order: what was uploaded is never lost."""
     uploads.mkdir(exist_ok=True)
     stem = Path(file.filename or "upload.jsonl").stem
-    for n in itertools.count(len(list(uploads.iterdir())) + 1):  # numbered in upload order
+    for n in itertools.count(len(list(uploads.iterdir())) + 1):
         saved = child(uploads, file_name(f"{n:04d}-{stem}", ".jsonl"))
         try:
             out = saved.open("xb")
         except FileExistsError:  # another upload took the number
             continue
-        with out:  # kept: what was uploaded is never lost
+        with out:
             shutil.copyfileobj(file.file, out, 1 << 20)
-        break
-    result = read_given(importer, v.conn, project.data, saved, v.user.name)
-    return {"added": result.added, "skipped": result.skipped, "problems": result.problems}
+        return saved
+    raise AssertionError("unreachable: itertools.count never ends")
 
 
 class ExportBody(BaseModel):
