@@ -224,6 +224,31 @@ def test_a_whole_question_pasted_into_the_search_finds_it(project: Project, tmp_
     assert reviewer.get("/", params={"q": "x" * 2001}).status_code == 422
 
 
+def test_a_project_moved_while_serving_is_a_503_to_retry(project: Project) -> None:
+    """The database cannot be opened any more (the folder moved while the app serves it; so
+    too a read-only folder or a full disk): 503 with Retry-After, which the pages retry
+    keeping the text, never a traceback."""
+    client, headers = _client(project, "ann1")
+    mine = work_ids(project, "ann1", "write")[0]
+    moved = project.path.with_name("moved")
+    project.path.rename(moved)
+    try:
+        page = client.get(f"/work/{mine}")
+        saved = client.post(
+            f"/api/work/{mine}", json={"version": 0, "content": "x"}, headers=headers
+        )
+        # a server that had not opened it yet: refused before the body is read (limits.py)
+        fresh = TestClient(create_app(project, ADAPTERS), base_url="http://127.0.0.1")
+        fresh.cookies.update(client.cookies)
+        checked = fresh.post(f"/api/work/{mine}", json={"version": 0}, headers=headers)
+    finally:
+        moved.rename(project.path)
+    assert page.status_code == 503 and "annotate serve" in page.text
+    for answer in (saved, checked):
+        assert answer.status_code == 503 and answer.headers["retry-after"] == "5"
+        assert answer.json()["error"].startswith(f"the project's database {project.database}")
+
+
 def test_unassigned_items_are_listed_as_left_out(project: Project) -> None:
     queue = project.path / "extra.jsonl"
     queue.write_text(json.dumps({**GOOD, "id": f"{UID0}_extra"}) + "\n")

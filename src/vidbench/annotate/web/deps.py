@@ -78,6 +78,15 @@ Row = Annotated[int, Field(ge=0, le=INT64)]  # in a request body
 RowId = Annotated[int, PathPart(ge=0, le=INT64)]  # in the path
 
 
+def unusable_database(project: Project, error: Exception) -> str:
+    """What a request is told when the database cannot be opened or written now (answered 503,
+    to retry)."""
+    return (
+        f"the project's database {project.database} cannot be used now ({error}): nothing was "
+        "saved; if the project folder was moved, start `annotate serve` on it again"
+    )
+
+
 class NotSignedIn(Exception):
     """No valid session: pages redirect to the login page, APIs answer 401."""
 
