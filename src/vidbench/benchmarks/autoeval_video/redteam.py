@@ -25,6 +25,7 @@ Version 0 is the rule as read from the rules file; version k > 0 was written aft
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,8 +36,8 @@ from typing_extensions import TypedDict  # pydantic validates it only from here 
 
 from vidbench.benchmarks.autoeval_video import loader as autoeval_video
 from vidbench.benchmarks.autoeval_video.loader import MARKER, instance_id
-from vidbench.core.errors import ConfigError, DataError
-from vidbench.core.files import read_json, write_json, write_jsonl
+from vidbench.core.errors import ConfigError
+from vidbench.core.files import write_json, write_jsonl
 
 FORMAT = 1
 FILENAME = "redteam.json"
@@ -141,10 +142,7 @@ class Workspace:
         file = path / FILENAME
         if not file.is_file():
             raise ConfigError(f"{path}: no {FILENAME}; start with `vidbench rules init {path}`")
-        try:
-            found = read_json(file)
-        except DataError as e:  # cut short or edited by hand: named, never a traceback
-            raise ConfigError(f"{e}; it is not a red-team workspace") from None
+        found: JsonValue = json.loads(file.read_text(encoding="utf-8"))
         if not isinstance(found, dict) or found.get("format") != FORMAT:
             known = found.get("format") if isinstance(found, dict) else None
             raise ConfigError(f"{file}: unknown workspace format {known!r}")
