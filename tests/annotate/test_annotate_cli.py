@@ -130,6 +130,22 @@ def test_a_moved_or_damaged_project_is_named(
     assert not database.exists()
 
 
+def test_a_password_the_sign_in_form_would_refuse_is_refused_when_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    data = make_mmworld(tmp_path / "mmworld")
+    project = tmp_path / "project"
+    assert main(["annotate", "init", str(project), "--data", str(data)]) == 0
+    capsys.readouterr()
+    for name, length, code in (("long", 1025, 2), ("longest", 1024, 0)):
+        monkeypatch.setattr("sys.stdin", io.StringIO("p" * length + "\n"))
+        args = ["annotate", "users", "add", str(project), name, "--role", "annotator"]
+        assert main([*args, "--password-stdin"]) == code
+    assert "the password has 1025 characters: at most 1024" in capsys.readouterr().err
+    client = TestClient(create_app(Project.open(project), ADAPTERS), base_url="http://127.0.0.1")
+    sign_in(client, "longest", "p" * 1024)  # the longest one taken signs in
+
+
 def _serve(project: Path, *args: str) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     command = [sys.executable, "-m", "vidbench.cli", "annotate", "serve", str(project), *args]
