@@ -375,6 +375,40 @@ def test_caption_review_views_share_the_width_and_nobody_reviews_their_own(
     shoot(page, "caption-review")
 
 
+def test_two_reviewers_on_one_caption_the_second_is_told_in_their_clock(
+    project: Project,
+    served: tuple[str, MediaLog],
+    open_page: Callable[..., Any],
+    browser: Any,
+    watch: Watch,
+) -> None:
+    base, _ = served
+    watch.allow(r"status of 409")
+    people = accounts(project)
+    rows = query(
+        project,
+        "SELECT w.id, u.name FROM work w JOIN users u ON u.id = w.user_id WHERE w.job = 'write' "
+        "AND u.name != 'rita' ORDER BY w.item_id, w.slot LIMIT 1",
+    )
+    ((caption, writer),) = rows
+    conn = project.connect()
+    work.save(conn, caption, people[writer], 0, "Shapes move.", "submitted")
+    conn.close()
+    page = open_page(browser.new_context(timezone_id="Asia/Tokyo", viewport=WIDE))
+    sign_in_page(page, base, "rita")
+    page.goto(f"{base}/review/captions")
+    row = page.locator(f"[data-caption-row='{caption}']")
+    conn = project.connect()  # ada accepts it while rita reads
+    work.save(conn, caption, people["ada"], 1, status="accepted")
+    conn.close()
+    row.locator("[data-review=accepted]").click()
+    notice = page.locator("#notice")
+    expect(notice).to_contain_text("conflict: ada saved this at")
+    expect(notice).to_contain_text("GMT+9")
+    assert not re.search(r"\d{4}-\d\d-\d\dT", notice.inner_text())  # never the raw UTC stamp
+    shoot(page, "caption-conflict")
+
+
 MARKUP = '<img src=x onerror="document.title=1"><script>document.title=2</script>'
 
 
