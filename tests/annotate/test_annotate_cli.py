@@ -69,16 +69,23 @@ def test_mmworld_raters_from_the_command_line(
         right = n % 3 != 1  # every second rater of each question is wrong
         gold = item["gold"].upper()  # MMWorld's letters are lower case
         answer = f"({gold if right else next(o for o in 'ABC' if o != gold)})"
-        work.save(conn, work_id, people[name], 0, answer, "submitted")
+        last = n == len(rows) - 1  # the last question's third rater chose and did not submit
+        work.save(conn, work_id, people[name], 0, answer, None if last else "submitted")
         expected.setdefault(item["id"], []).append(right)
     per_person = progress.per_person(conn)
     conn.close()
-    assert expected and all(len(v) == 3 for v in expected.values())
+    assert len(expected) > 1 and all(len(v) == 3 for v in expected.values())
     assert {(p.name, p.job, p.by_status["submitted"]) for p in per_person} == {
-        (name, "answer", len(expected)) for name in RATERS
+        (name, "answer", len(expected) - (name == rows[-1][1])) for name in RATERS
     }
+    drafted = json.loads(rows[-1][2])["id"]
+    del expected[drafted]  # a draft is not an answer: the question waits for its third rater
 
-    assert main(["annotate", "export", str(project), "raters"]) == 0
+    capsys.readouterr()
+    assert main(["annotate", "export", str(project), "raters"]) == 3  # written, not complete
+    said = capsys.readouterr().err
+    assert f"mmworld/{drafted}: 2 of 3 raters submitted an answer" in said
+    assert "incomplete: 1 item left out, listed above (exit code 3)" in " ".join(said.split())
     exported = project / "exports" / "human_raters.json"
     raters, problems = read_raters(exported.parent)
     assert not problems
@@ -88,7 +95,55 @@ def test_mmworld_raters_from_the_command_line(
     sign_in(client, "ada")
     page = client.get("/admin").text
     # one row per rater, and the task row
-    assert page.count("<td>answer</td>") == 4 and f"<td>{len(expected)}</td>" in page
+    assert page.count("<td>answer</td>") == 4 and f"<td>{len(expected) + 1}</td>" in page
+
+
+def test_a_moved_or_damaged_project_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    data = make_mmworld(tmp_path / "work" / "mmworld")
+    project = tmp_path / "work" / "project"
+    assert main(["annotate", "init", str(project), "--data", str(data)]) == 0
+    assert _add(monkeypatch, project, "ada", "admin") == 0
+    moved = tmp_path / "moved"
+    (tmp_path / "work").rename(moved)  # the project and its data together, elsewhere
+    capsys.readouterr()
+    assert main(["annotate", "users", "list", str(moved / "project")]) == 0
+    assert capsys.readouterr().out.split() == ["ada", "admin"]
+    assert Project.open(moved / "project").data == (moved / "mmworld").resolve()
+
+    (moved / "mmworld").rename(tmp_path / "elsewhere")  # the data alone: named, nothing opens
+    assert main(["annotate", "users", "list", str(moved / "project")]) == 2
+    said = "".join(capsys.readouterr().err.split())  # the console wraps long paths anywhere
+    assert "project.json:itsdatafolder" in said and "isnotthere" in said
+    (tmp_path / "elsewhere").rename(moved / "mmworld")
+
+    database = moved / "project" / "annotate.sqlite"
+    database.write_bytes(database.read_bytes()[:1000])  # a copy cut short
+    assert main(["annotate", "users", "list", str(moved / "project")]) == 2
+    said = "".join(capsys.readouterr().err.split())
+    assert "annotate.sqlite:notausableSQLitedatabase" in said
+    database.unlink()  # copied without it: never a new empty project as if the work were gone
+    assert main(["annotate", "serve", str(moved / "project"), "--port", "0"]) == 2
+    said = "".join(capsys.readouterr().err.split())
+    assert "noannotate.sqlite,whichholdsalloftheproject'swork" in said
+    assert not database.exists()
+
+
+def test_a_password_the_sign_in_form_would_refuse_is_refused_when_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    data = make_mmworld(tmp_path / "mmworld")
+    project = tmp_path / "project"
+    assert main(["annotate", "init", str(project), "--data", str(data)]) == 0
+    capsys.readouterr()
+    for name, length, code in (("long", 1025, 2), ("longest", 1024, 0)):
+        monkeypatch.setattr("sys.stdin", io.StringIO("p" * length + "\n"))
+        args = ["annotate", "users", "add", str(project), name, "--role", "annotator"]
+        assert main([*args, "--password-stdin"]) == code
+    assert "the password has 1025 characters: at most 1024" in capsys.readouterr().err
+    client = TestClient(create_app(Project.open(project), ADAPTERS), base_url="http://127.0.0.1")
+    sign_in(client, "longest", "p" * 1024)  # the longest one taken signs in
 
 
 def _serve(project: Path, *args: str) -> subprocess.Popen[str]:

@@ -133,12 +133,15 @@ def test_human_baseline_answers_feed_the_predictions_backend(project: Project) -
         "SELECT w.id, i.data FROM work w JOIN items i ON i.id = w.item_id "
         "JOIN users u ON u.id = w.user_id WHERE u.name = 'ann1' AND w.job = 'answer'",
     )
-    assert rows
+    assert len(rows) > 2
     given = {}
     for n, (work_id, data) in enumerate(rows):
         record = json.loads(data)
         if n == 0:
             continue  # one left unanswered: named, not exported
+        if n == 1:  # one chosen (the page saves a draft at once) and not submitted: not an answer
+            _save(project, work_id, people["ann1"], content="(B)")
+            continue
         given[record["id"]] = f"({'ABCD'[n % 4]})"
         _save(project, work_id, people["ann1"], content=given[record["id"]], status="submitted")
     assert "gold" not in work.public(work.row(project.connect(), rows[0][0]))["data"]
@@ -146,7 +149,8 @@ def test_human_baseline_answers_feed_the_predictions_backend(project: Project) -
     done = exports.export_kind(project, conn, "answers", "ada", "ann1", "4dbench", ADAPTERS)
     conn.close()
     assert read_prediction_lines(done.path).answers == given
-    assert done.left_out == [f"{json.loads(rows[0][1])['id']}: not answered"]
+    first, second = (json.loads(rows[n][1])["id"] for n in (0, 1))
+    assert done.left_out == [f"{first}: not answered", f"{second}: answer chosen, not submitted"]
 
 
 def test_a_malformed_queue_imports_its_good_lines_and_names_the_bad(project: Project) -> None:
@@ -180,3 +184,61 @@ def test_an_item_withdrawn_under_review_keeps_the_work_and_leaves_the_export(
     records, _ = accepted_qa(conn)
     conn.close()
     assert key.removeprefix("qa:") not in records
+
+
+def test_the_qa_export_links_the_videos_anew_after_the_project_moved(
+    project: Project, tmp_path: Path
+) -> None:
+    conn = project.connect()
+    first = exports.export_kind(project, conn, "qa", "ada", None, "4dbench", ADAPTERS)
+    conn.close()
+    link = first.path.parent / fourd.VIDEO_DIR
+    assert link.is_dir()
+    moved = tmp_path / "moved"
+    moved.mkdir()
+    for name in ("data", "project"):  # the project and its data folder, together
+        (tmp_path / name).rename(moved / name)
+    again = Project.open(moved / "project")
+    conn = again.connect()
+    second = exports.export_kind(again, conn, "qa", "ada", None, "4dbench", ADAPTERS)
+    conn.close()
+    link = second.path.parent / fourd.VIDEO_DIR
+    assert link.resolve() == next((moved / "data").rglob(fourd.VIDEO_DIR)).resolve()
+    recorded = json.loads((second.path.parent / "export.json").read_text())["videos_of"]
+    assert (Path(recorded) / fourd.VIDEO_DIR).resolve() == link.resolve()
+
+
+def test_an_item_assigned_while_the_export_reads_is_never_left_unnamed(
+    project: Project, tmp_path: Path
+) -> None:
+    """An admin assigns while another exports: the export's reads are one snapshot, so the new
+    item is named under left_out ("not assigned to anyone", as the export found it), never in
+    neither list."""
+    queue = tmp_path / "review_queue.jsonl"
+    queue.write_text(json.dumps(qa_candidate(UID1, "late", "How many cubes?")) + "\n")
+    conn = project.connect()
+    assert import_queue(conn, project.data, queue, "ada").added == 1
+    other = project.connect()
+    assigned = []
+
+    def assign_meanwhile(statement: str) -> None:  # SQLite's trace: a statement about to run
+        if "NOT EXISTS" in statement and not assigned:  # between its two reads
+            assigned.append(assign.assign(other, "qa", None, "ada"))
+
+    conn.set_trace_callback(assign_meanwhile)
+    done = exports.export_kind(project, conn, "qa", "ada", None, "4dbench", ADAPTERS)
+    conn.set_trace_callback(None)
+    conn.close()
+    other.close()
+    assert assigned == [1]  # it did happen between the reads
+    assert f"qa:{UID1}_late: not assigned to anyone" in done.left_out
+
+
+def test_an_exports_folder_that_cannot_be_written_is_named(
+    project: Project, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project.path / "exports").write_text("a file where the folder goes")  # or read-only
+    for kind in (["captions"], ["qa"], ["answers", "--user", "ann1"]):
+        assert main(["annotate", "export", str(project.path), *kind]) == 2, kind
+        said = "".join(capsys.readouterr().err.split())  # the console wraps long paths anywhere
+        assert f"cannotwritetheexportinto{project.path}/exports" in said, kind

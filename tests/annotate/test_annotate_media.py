@@ -187,3 +187,13 @@ def test_thumbnails_are_checked_as_media_and_made_once(
     assert client.get(f"/thumb/{QA_VIDEOS}/gone/view_1_rgb_white_bg.mp4").status_code == 404
     anonymous = TestClient(create_app(project, ADAPTERS), base_url="http://127.0.0.1")
     assert anonymous.get(f"/thumb/{video}").status_code == 401
+
+
+def test_a_thumbnail_that_cannot_be_kept_is_still_shown(qa_release: Path, tmp_path: Path) -> None:
+    """A project folder that cannot be written (read-only, a full disk; here its thumbnails
+    folder is a file): the thumbnail is made and sent, not kept."""
+    project, client = _project_on(qa_release, tmp_path)
+    (project.path / "thumbnails").write_text("not a folder")
+    answer = client.get(f"/thumb/{QA_VIDEOS}/{UID0}/view_1_rgb_white_bg.mp4")
+    assert answer.status_code == 200 and answer.content[:3] == b"\xff\xd8\xff"
+    assert (project.path / "thumbnails").read_text() == "not a folder"

@@ -375,6 +375,83 @@ def test_caption_review_views_share_the_width_and_nobody_reviews_their_own(
     shoot(page, "caption-review")
 
 
+def test_two_reviewers_on_one_caption_the_second_is_told_in_their_clock(
+    project: Project,
+    served: tuple[str, MediaLog],
+    open_page: Callable[..., Any],
+    browser: Any,
+    watch: Watch,
+) -> None:
+    base, _ = served
+    watch.allow(r"status of 409")
+    people = accounts(project)
+    rows = query(
+        project,
+        "SELECT w.id, u.name FROM work w JOIN users u ON u.id = w.user_id WHERE w.job = 'write' "
+        "AND u.name != 'rita' ORDER BY w.item_id, w.slot LIMIT 1",
+    )
+    ((caption, writer),) = rows
+    conn = project.connect()
+    work.save(conn, caption, people[writer], 0, "Shapes move.", "submitted")
+    conn.close()
+    page = open_page(browser.new_context(timezone_id="Asia/Tokyo", viewport=WIDE))
+    sign_in_page(page, base, "rita")
+    page.goto(f"{base}/review/captions")
+    row = page.locator(f"[data-caption-row='{caption}']")
+    conn = project.connect()  # ada accepts it while rita reads
+    work.save(conn, caption, people["ada"], 1, status="accepted")
+    conn.close()
+    row.locator("[data-review=accepted]").click()
+    notice = page.locator("#notice")
+    expect(notice).to_contain_text("conflict: ada saved this at")
+    expect(notice).to_contain_text("GMT+9")
+    assert not re.search(r"\d{4}-\d\d-\d\dT", notice.inner_text())  # never the raw UTC stamp
+    shoot(page, "caption-conflict")
+
+
+MARKUP = '<img src=x onerror="document.title=1"><script>document.title=2</script>'
+
+
+def test_text_from_the_data_is_text_and_stays_inside_the_page(
+    project: Project, served: tuple[str, MediaLog], open_page: Callable[..., Any]
+) -> None:
+    """Markup in a question, an option, a flag or a caption shows as text, and a word of
+    thousands of characters wraps inside the window instead of running off it."""
+    base, _ = served
+    long = "\u202eword" * 200 + "x" * 3000  # a right-to-left override too
+    mine = work_ids(project, "rita", "review")[1]
+    key, data = query(
+        project, "SELECT i.id, i.data FROM work w JOIN items i ON i.id = w.item_id WHERE w.id = ?",
+        (mine,),
+    )[0]  # fmt: skip
+    item = json.loads(data)
+    item["Question"] = f"{MARKUP} {long}"
+    item["Options"][3] = f"(D) {long}"
+    item["flag"] = {"reason": MARKUP + long, "by": MARKUP}
+    writer, name = query(
+        project, "SELECT w.id, u.name FROM work w JOIN users u ON u.id = w.user_id "
+        "WHERE w.job = 'write' AND u.role = 'annotator' ORDER BY w.id",
+    )[0]  # fmt: skip
+    conn = project.connect()
+    conn.execute("UPDATE items SET data = ? WHERE id = ?", (json.dumps(item), key))
+    work.save(conn, writer, accounts(project)[name], 0, f"{MARKUP} {long}", "submitted")
+    conn.close()
+    page = open_page()
+    page.set_viewport_size(WIDE)
+    sign_in_page(page, base, "rita")
+    for url in (f"/work/{mine}", f"/?q={'x' * 50}", "/review/captions"):
+        page.goto(base + url)
+        assert page.evaluate("document.scrollingElement.scrollWidth") <= WIDE["width"], url
+        assert MARKUP in page.locator("main").text_content(), url
+        markup = "main img[src=x], main script:not([type='application/json'])"
+        expect(page.locator(markup)).to_have_count(0)
+        assert page.title() not in ("1", "2")  # no script of the data ran
+        if url.startswith("/work/"):
+            expect(page.locator("h1.question")).to_have_text(f"{MARKUP} {long}")
+            expect(page.locator("[data-flag-reason]")).to_have_text(MARKUP + long)
+            shoot(page, "long-text")
+
+
 def test_one_clock_and_a_retry_banner_that_counts_down(
     project: Project,
     served: tuple[str, MediaLog],

@@ -134,12 +134,119 @@ def test_the_answers_export_of_any_name_stays_in_the_exports_folder(
         (name,),
     )
     conn.close()
-    assert main(["annotate", "export", str(project.path), "answers", "--user", name]) == 0
+    assert main(["annotate", "export", str(project.path), "answers", "--user", name]) == 3  # none
     written = list((project.path / "exports").iterdir())
     assert len(written) == 1 and written[0].name.startswith("4dbench-x_")
     assert written[0].parent == project.path / "exports"
     escaped = (project.path / "exports" / f"4dbench-{name}.jsonl").resolve()
     assert not escaped.exists(), escaped  # where the old code wrote it
+
+
+def test_an_import_that_finds_nothing_says_so(
+    unchanged: Project, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An empty or cut-short file, a file of another kind, a path to nothing, an empty folder:
+    named by path, never a bare "0 items added" as if all had come in."""
+    empty = tmp_path / "review_queue.jsonl"
+    empty.write_text("")
+    project = str(unchanged.path)
+    for args, said in [
+        (["queue", str(empty)], f"{empty}: nothing for the queue importer (empty, or not"),
+        (["4dbench", str(empty)], f"{empty}: nothing for the 4dbench importer"),
+        (["4dbench", str(tmp_path / "gone")], "nothing for the 4dbench importer (nothing there)"),
+        (["folder", str(tmp_path)], f"{tmp_path}: nothing an importer reads (queue, 4dbench"),
+    ]:
+        assert main(["annotate", "import", project, *args]) == 0
+        captured = capsys.readouterr()
+        assert "0 items added" in captured.out
+        assert "".join(said.split()) in "".join(captured.err.split()), args  # wrapped anywhere
+    client, headers = _client(unchanged, "ada")
+    upload = client.post("/api/admin/import", files={"file": ("half.jsonl", b"")}, headers=headers)
+    assert upload.status_code == 200 and upload.json()["added"] == 0
+    (problem,) = upload.json()["problems"]
+    assert problem.endswith(
+        "-half.jsonl: nothing for the queue importer (empty, or not what it reads)"
+    )
+
+
+def test_a_long_question_can_be_edited(project: Project, tmp_path: Path) -> None:
+    """An edit carries the whole record: a question of 10,000 characters is edited and exported
+    like any other, where every save over 5,000 characters was refused."""
+    queue = tmp_path / "review_queue.jsonl"
+    long = "How many " + "very " * 2000 + "red cubes are there?"
+    queue.write_text(json.dumps(qa_candidate(UID1, "long", long)) + "\n")
+    conn = project.connect()
+    assert import_queue(conn, project.data, queue, "ada").added == 1
+    conn.close()
+    client, headers = _client(project, "ada")
+    assert client.post("/api/admin/assign", json={"kind": "qa"}, headers=headers).status_code == 200
+    (mine,) = query(project, "SELECT id, user_id FROM work WHERE item_id = ?", (f"qa:{UID1}_long",))
+    name = next(u.name for u in accounts(project).values() if u.id == mine[1])
+    reviewer, headers = _client(project, name)
+    record = json.loads(
+        query(project, "SELECT data FROM items WHERE id = ?", (f"qa:{UID1}_long",))[0][0]
+    )
+    edited = {**record, "Question": long.replace("red", "blue")}
+    review = {"decision": "edit", "reason": "", "edited": edited}
+    body = {"version": 0, "content": json.dumps(review), "status": "submitted"}
+    saved = reviewer.post(f"/api/work/{mine[0]}", json=body, headers=headers)
+    assert saved.status_code == 200, saved.text
+    conn = project.connect()
+    done = exports.export_kind(project, conn, "qa", "ada", None, "4dbench", ADAPTERS)
+    conn.close()
+    assert json.loads(done.path.read_text())[f"{UID1}_long"]["Question"].endswith(
+        "blue cubes are there?"
+    )
+    too_long = {**body, "version": 1, "content": json.dumps({**review, "reason": "x" * 20000})}
+    refused = reviewer.post(f"/api/work/{mine[0]}", json=too_long, headers=headers)
+    assert refused.status_code == 422 and refused.json()["error"].startswith("too long: ")
+
+
+def test_a_whole_question_pasted_into_the_search_finds_it(project: Project, tmp_path: Path) -> None:
+    queue = tmp_path / "review_queue.jsonl"
+    question = "In the eighth view, " + "as the object turns slowly, " * 12 + "what colour is it?"
+    assert len(question) > 300
+    queue.write_text(json.dumps(qa_candidate(UID1, "pasted", question)) + "\n")
+    conn = project.connect()
+    assert import_queue(conn, project.data, queue, "ada").added == 1
+    conn.close()
+    client, headers = _client(project, "ada")
+    assert client.post("/api/admin/assign", json={"kind": "qa"}, headers=headers).status_code == 200
+    (owner,) = query(
+        project, "SELECT u.name FROM work w JOIN users u ON u.id = w.user_id WHERE w.item_id = ?",
+        (f"qa:{UID1}_pasted",),
+    )  # fmt: skip
+    reviewer, _ = _client(project, owner[0])
+    found = reviewer.get("/", params={"q": question})
+    assert found.status_code == 200, found.text[:300]
+    assert found.text.count("data-work-row") == 1 and f"{UID1}_pasted" in found.text
+    assert 'maxlength="2000"' in found.text  # the box takes what the server reads
+    assert reviewer.get("/", params={"q": "x" * 2001}).status_code == 422
+
+
+def test_a_project_moved_while_serving_is_a_503_to_retry(project: Project) -> None:
+    """The database cannot be opened any more (the folder moved while the app serves it; so
+    too a read-only folder or a full disk): 503 with Retry-After, which the pages retry
+    keeping the text, never a traceback."""
+    client, headers = _client(project, "ann1")
+    mine = work_ids(project, "ann1", "write")[0]
+    moved = project.path.with_name("moved")
+    project.path.rename(moved)
+    try:
+        page = client.get(f"/work/{mine}")
+        saved = client.post(
+            f"/api/work/{mine}", json={"version": 0, "content": "x"}, headers=headers
+        )
+        # a server that had not opened it yet: refused before the body is read (limits.py)
+        fresh = TestClient(create_app(project, ADAPTERS), base_url="http://127.0.0.1")
+        fresh.cookies.update(client.cookies)
+        checked = fresh.post(f"/api/work/{mine}", json={"version": 0}, headers=headers)
+    finally:
+        moved.rename(project.path)
+    assert page.status_code == 503 and "annotate serve" in page.text
+    for answer in (saved, checked):
+        assert answer.status_code == 503 and answer.headers["retry-after"] == "5"
+        assert answer.json()["error"].startswith(f"the project's database {project.database}")
 
 
 def test_unassigned_items_are_listed_as_left_out(project: Project) -> None:

@@ -221,6 +221,27 @@ def test_malformed_uploads_are_named_and_kept(project: Project, client: TestClie
     )
     assert unknown.status_code == 422 and "no importer 'nonsense'" in unknown.json()["error"]
     assert sorted(p.name for p in (project.path / "uploads").iterdir()) == kept
+    # a name longer than a file system takes (255 bytes): kept under a shorter one, imported
+    for name in ("q" * 300, "\U00020000" * 70):  # 4-byte letters: 280 bytes in 70 characters
+        long = client.post(
+            "/api/admin/import", files={"file": (f"{name}.jsonl", text)}, headers=headers
+        )
+        assert long.status_code == 200 and len(long.json()["problems"]) == 2, long.text
+        newest = max((project.path / "uploads").iterdir())  # numbered in upload order
+        assert len(newest.name.encode()) < 255 and newest.name.endswith(".jsonl")
+    # an uploads folder that cannot be written (read-only; here a file of that name): named
+    uploads = project.path / "uploads"
+    uploads.rename(project.path / "uploads-aside")
+    try:
+        uploads.write_text("a file where the folder goes")
+        refused = client.post(
+            "/api/admin/import", files={"file": ("q.jsonl", text)}, headers=headers
+        )
+    finally:
+        uploads.unlink(missing_ok=True)
+        (project.path / "uploads-aside").rename(uploads)
+    assert refused.status_code == 422
+    assert refused.json()["error"].startswith(f"cannot write the upload into {uploads}: ")
 
 
 # JSON's escape of half a character: valid JSON, but no text that SQLite or a file can hold
@@ -263,6 +284,29 @@ def test_a_lone_surrogate_is_refused_by_field_never_a_server_error(project: Proj
     body = f'{{"kind": "answers", "user": {LONE_SURROGATE}}}'
     export = admin.post("/api/admin/export", content=body, headers=admin_headers)
     assert export.status_code == 422 and export.json()["error"].startswith("user: ")
+
+
+def test_a_number_beyond_sqlite_is_refused_by_field_never_a_server_error(
+    project: Project, client: TestClient
+) -> None:
+    """SQLite's integers are 64-bit: a larger id or version (a forged request) is a 422 naming
+    it, never an OverflowError."""
+    headers = {"X-CSRF-Token": sign_in(client, "ann4")}
+    mine, big = work_ids(project, "ann4", "write")[0], 2**64
+    asked = [
+        (f"/api/work/{mine}", {"version": big, "content": "x"}),
+        (f"/api/work/{mine}", {"version": 0, "content": "x", "resolves": [big]}),
+        (f"/api/work/{big}", {"version": 0, "content": "x"}),
+        (f"/api/work/{mine}/kept/{big}/discard", None),
+        (f"/api/redteam/{big}/attack", {"answer": "x", "expected": 1}),
+    ]
+    for path, body in asked:
+        refused = client.post(path, json=body, headers=headers)
+        assert refused.status_code == 422, (path, refused.text)
+        assert refused.json()["error"].startswith(("version", "resolves.0", "work_id", "kept_id"))
+    for path in (f"/api/work/{big}", f"/work/{big}"):
+        assert client.get(path).status_code == 422
+    assert query(project, "SELECT version FROM work WHERE id = ?", (mine,))[0][0] == 0
 
 
 def test_reviewers_read_submitted_captions_only(qa_release: Path, tmp_path: Path) -> None:

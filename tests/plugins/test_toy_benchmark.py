@@ -188,7 +188,7 @@ def test_the_review_app_takes_its_items_and_gives_its_answers_back(
 
     answers = ["answers", "--benchmark", "toy", "--user", "ann"]
     export = run_vidbench([toybench], "annotate", "export", str(project), *answers)
-    assert export.returncode == 0, export.stderr
+    assert export.returncode == 3, export.stderr  # written; three questions not answered
     written = project / "exports" / "toy-ann.jsonl"
     assert [json.loads(line) for line in written.read_text().splitlines()] == [
         {"id": "q0", "answer": "(A)"}

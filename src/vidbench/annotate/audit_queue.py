@@ -32,8 +32,9 @@ from pydantic import JsonValue
 
 from vidbench.annotate import db
 from vidbench.annotate.adapters import Adapters, Audited, Decision
-from vidbench.annotate.exports import live_work, not_assigned, review_of, unassigned
+from vidbench.annotate.exports import not_assigned, review_of, work_and_unassigned
 from vidbench.annotate.items import Exported, Imported, add_item
+from vidbench.annotate.paths import writing_into
 from vidbench.annotate.project import Project
 from vidbench.core.audit_flags import FLAG_KINDS
 from vidbench.core.errors import ConfigError, DataError
@@ -296,7 +297,8 @@ def decisions(conn: sqlite3.Connection) -> tuple[dict[str, list[Decision]], list
     disagree, items never assigned), each named."""
     found: dict[str, list[Decision]] = defaultdict(list)
     left_out: list[str] = []
-    for key, works in live_work(conn, KIND, KIND).items():
+    given, left = work_and_unassigned(conn, KIND, KIND)
+    for key, works in given.items():
         item = json.loads(works[0]["data"])
         pending = [w["owner"] for w in works if w["status"] != "submitted"]
         if pending:
@@ -322,7 +324,7 @@ def decisions(conn: sqlite3.Connection) -> tuple[dict[str, list[Decision]], list
                 at=work["updated_at"] or "",
             )
         )
-    return found, left_out + not_assigned(unassigned(conn, KIND, KIND))
+    return found, left_out + not_assigned(left)
 
 
 def _said(review: dict[str, JsonValue]) -> str:
@@ -350,7 +352,8 @@ def export_audit(
     done: Exported | None = None
     for task in tasks:
         _, fixer = adapters.audit_fixer(task)
-        written = fixer.write(project.data, by_task.get(task, []), project.path / "exports")
+        with writing_into(project.path / "exports", "the export") as out:
+            written = fixer.write(project.data, by_task.get(task, []), out)
         with db.transaction(conn):
             db.log_event(conn, author, "export.audit", f"{written.path}: {written.written}")
         if done is None:

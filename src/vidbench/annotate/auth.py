@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 ROLES = ("annotator", "reviewer", "admin")
 SESSION_SECONDS = 12 * 3600
 MIN_PASSWORD = 8
+MAX_PASSWORD = 1024  # what the sign-in form takes (web/signin.py)
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,8 @@ def add_user(conn: sqlite3.Connection, name: str, role: str, password: str) -> U
     check_name(name, "user name")  # names become file names (exports): never a path
     if len(password) < MIN_PASSWORD:
         raise ConfigError(f"the password needs at least {MIN_PASSWORD} characters")
+    if len(password) > MAX_PASSWORD:  # the account could never sign in
+        raise ConfigError(f"the password has {len(password)} characters: at most {MAX_PASSWORD}")
     with db.transaction(conn):
         if conn.execute("SELECT 1 FROM users WHERE name = ?", (name,)).fetchone():
             raise ConfigError(f"user {name!r} exists already")

@@ -25,7 +25,7 @@ from vidbench import cli_options as options
 from vidbench import cli_types as types
 from vidbench.annotate.adapters import registered_adapters
 from vidbench.console import counted, err, out
-from vidbench.core.errors import ConfigError
+from vidbench.core.errors import EXIT_INCOMPLETE, ConfigError
 
 if TYPE_CHECKING:  # the app's modules load when a command runs
     from vidbench.annotate.items import Imported
@@ -169,6 +169,13 @@ def _cmd_export(args: argparse.Namespace) -> int:
         err.print(f"[yellow]left out[/]: {escape(why)}", highlight=False)
     if done.then:
         out.print(done.then, highlight=False)
+    if done.left_out:  # written, and not all of it: a script must not take it for the whole
+        err.print(
+            f"incomplete: {counted(len(done.left_out), 'item')} left out, listed above "
+            f"(exit code {EXIT_INCOMPLETE})",
+            highlight=False,
+        )
+        return EXIT_INCOMPLETE
     return 0
 
 
@@ -298,7 +305,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("audit", metavar="AUDIT_JSON", help="DIR/audit.json of `vidbench audit`")
     p.set_defaults(func=_cmd_import_audit)
 
-    p = cmds.add_parser("export", help="the official files into PROJECT/exports/")
+    p = cmds.add_parser(
+        "export",
+        help="the official files into PROJECT/exports/",
+        description="Write the official files from people's work into PROJECT/exports/. What is "
+        "not written (pending, rejected, not assigned) is listed. Exit code 0: nothing left out; "
+        f"{EXIT_INCOMPLETE}: the file is written, with items left out.",
+    )
     p.add_argument("project", help=PROJECT)
     p.add_argument(
         "kind",

@@ -114,6 +114,17 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     conn.execute("COMMIT")
 
 
+@contextmanager
+def snapshot(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """BEGIN ... COMMIT around reads: they all see the database as it was at the first one,
+    whatever others write meanwhile (WAL), so reads that must agree (an export's) do."""
+    conn.execute("BEGIN")
+    try:
+        yield conn
+    finally:
+        conn.execute("COMMIT")
+
+
 def log_event(conn: sqlite3.Connection, author: str, action: str, detail: str) -> None:
     conn.execute(
         "INSERT INTO events (author, action, detail, at) VALUES (?, ?, ?, ?)",

@@ -20,7 +20,7 @@ from pydantic import JsonValue
 from vidbench.annotate import db
 from vidbench.annotate.adapters import Adapters
 from vidbench.annotate.items import Exported
-from vidbench.annotate.paths import child, file_name
+from vidbench.annotate.paths import child, file_name, writing_into
 from vidbench.annotate.project import Project
 from vidbench.core.errors import ConfigError, DataError
 from vidbench.core.files import Json, json_object, write_jsonl
@@ -84,6 +84,15 @@ def unassigned(conn: sqlite3.Connection, kind: str, job: str) -> list[Unassigned
     return [Unassigned(id=r["id"], data=json.loads(r["data"])) for r in rows]
 
 
+def work_and_unassigned(
+    conn: sqlite3.Connection, kind: str, job: str
+) -> tuple[dict[str, list[LiveWork]], list[Unassigned]]:
+    """`live_work` and `unassigned` read in one snapshot: an item assigned while an export runs
+    is in one of the two, never in neither (left out of the file and of its `left_out`)."""
+    with db.snapshot(conn):
+        return live_work(conn, kind, job), unassigned(conn, kind, job)
+
+
 def not_assigned(items: list[Unassigned]) -> list[str]:
     return [f"{item['id']}: not assigned to anyone" for item in items]
 
@@ -95,6 +104,12 @@ def review_of(work: LiveWork) -> dict[str, JsonValue]:
     )
 
 
+def submitted_answer(work: LiveWork) -> bool:
+    """An answer its annotator submitted: a chosen option is saved as a draft at once, and a
+    draft is not an answer yet (they may still change it)."""
+    return work["status"] in DONE and bool(work["content"])
+
+
 def export_answers(
     conn: sqlite3.Connection, user: str, benchmark: str, path: Path, author: str
 ) -> Exported:
@@ -103,18 +118,20 @@ def export_answers(
     if found is None:
         raise ConfigError(f"no user {user!r}")
     lines = []
-    for works in live_work(conn, "answer", "answer").values():
+    given, left = work_and_unassigned(conn, "answer", "answer")
+    for works in given.values():
         for w in works:
             item = json_object(json.loads(w["data"]), f"item {w['item_id']}")
             if w["user_id"] != found["id"] or item.get("benchmark") != benchmark:
                 continue
-            if w["content"]:
+            if submitted_answer(w):
                 lines.append({"id": item.get("id"), "answer": w["content"]})
             else:
-                out.left_out.append(f"{item.get('id')}: not answered")
-    for left in unassigned(conn, "answer", "answer"):
-        if left["data"].get("benchmark") == benchmark:
-            out.left_out.append(f"{left['data'].get('id')}: not assigned to anyone")
+                why = "answer chosen, not submitted" if w["content"] else "not answered"
+                out.left_out.append(f"{item.get('id')}: {why}")
+    for nobodys in left:
+        if nobodys["data"].get("benchmark") == benchmark:
+            out.left_out.append(f"{nobodys['data'].get('id')}: not assigned to anyone")
     write_jsonl(path, lines)
     out.written = len(lines)
     with db.transaction(conn):
@@ -155,7 +172,9 @@ def export_kind(
     through this module.)"""
     out = project.path / "exports"
     if kind != "answers":
-        return adapters.exporter(kind).write(project, conn, out, author)
+        exporter = adapters.exporter(kind)
+        with writing_into(out, "the export"):
+            return exporter.write(project, conn, out, author)
     if not user:
         raise DataError("answers export: name the user")
     if benchmark not in adapters.benchmarks():
@@ -163,4 +182,5 @@ def export_kind(
         raise ConfigError(f"answers export: no benchmark {benchmark!r} here; known: {known}")
     # a name is never a path: `x/../../elsewhere` gives one file inside OUT (paths.py)
     path = child(out, file_name(f"{benchmark}-{user}", ".jsonl"))
-    return export_answers(conn, user, benchmark, path, author)
+    with writing_into(out, "the export"):
+        return export_answers(conn, user, benchmark, path, author)

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from vidbench.core.errors import ConfigError
 
 NAME = re.compile(r"\w[\w.-]{0,63}")  # letters, digits, _ . -, not starting with . or -
 UNSAFE = re.compile(r"[^\w.-]")
+MAX_BYTES = 200  # of a stem, in UTF-8: a file system takes 255 a name (suffix and hash too)
 
 
 def is_name(text: str) -> bool:
@@ -32,10 +35,15 @@ def check_name(text: str, what: str) -> str:
 
 def file_name(stem: str, suffix: str) -> str:
     """`stem` + `suffix` as one safe file name: characters outside letters, digits, `_ . -`
-    become `_`, with a short hash of the original when anything changed (no two names meet)."""
+    become `_`, and a short hash of the original is added when anything changed (no two names
+    meet), the rest cut to 64 characters; so is a stem over MAX_BYTES (an uploaded file's name
+    may be longer than a file system takes, and a letter may take 4 bytes)."""
     safe = UNSAFE.sub("_", stem).lstrip(".-").replace("..", "_")
-    if safe != stem or not safe:
-        safe = f"{safe[:64]}-{hashlib.sha256(stem.encode()).hexdigest()[:8]}"
+    if safe != stem or not safe or len(safe.encode()) > MAX_BYTES:
+        safe = safe[:64]
+        while len(safe.encode()) > MAX_BYTES:
+            safe = safe[:-1]
+        safe = f"{safe}-{hashlib.sha256(stem.encode('utf-8', 'replace')).hexdigest()[:8]}"
     return safe + suffix
 
 
@@ -45,3 +53,15 @@ def child(folder: Path, name: str) -> Path:
     if "/" in name or "\\" in name or name in ("", ".", "..") or path.parent != folder:
         raise ConfigError(f"{name!r} is not a file name inside {folder}")
     return path
+
+
+@contextmanager
+def writing_into(folder: Path, what: str) -> Iterator[Path]:
+    """Writing `what` (an export, an upload) into `folder`: a folder that cannot be written
+    (read-only, a file of that name, no permission) is a ConfigError naming it, never a
+    traceback."""
+    try:
+        yield folder
+    except OSError as e:
+        why = f"{e.filename or folder}: {e.strerror or e}"
+        raise ConfigError(f"cannot write {what} into {folder}: {why}") from None

@@ -1,10 +1,16 @@
 """An annotation project on disk: PROJECT/project.json (the dataset folder it annotates) and
 PROJECT/annotate.sqlite (everything people do). The red-team workspace of AutoEval-Video rules
-lives in PROJECT/redteam/ (benchmarks/autoeval_video/redteam.py's format)."""
+lives in PROJECT/redteam/ (benchmarks/autoeval_video/redteam.py's format).
+
+project.json names the data folder twice: as it was (absolute) and as seen from the project, so
+a project moved together with its data folder finds it again. A data folder that is not there,
+a database that is missing or not SQLite's, is a ConfigError naming it: a project never opens
+as if its work were gone."""
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,9 +48,11 @@ class Project:
         if not data.is_dir():
             raise ConfigError(f"--data {data}: not a folder")
         path.mkdir(parents=True, exist_ok=True)
-        settings = {"format": 1, "data": str(data.resolve())}
+        # the data folder also as seen from the project: the two moved together are found again
+        beside = os.path.relpath(data.resolve(), path.resolve())
+        settings = {"format": 1, "data": str(data.resolve()), "data_from_project": beside}
         write_json(path / SETTINGS, settings, indent=1)
-        db.create(path / DATABASE)
+        _create(path / DATABASE)
         return cls(path.resolve(), data.resolve())
 
     @classmethod
@@ -58,7 +66,33 @@ class Project:
         try:
             settings = json.loads(file.read_text("utf-8"))
             data = Path(settings["data"])
-        except (OSError, ValueError, KeyError, TypeError) as e:
+            beside = settings.get("data_from_project")
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
             raise ConfigError(f"{file}: unreadable project settings ({e})") from e
-        db.create(path / DATABASE)  # idempotent: a project from an older version gains tables
-        return cls(path.resolve(), data)
+        if not data.is_dir() and isinstance(beside, str) and (path / beside).is_dir():
+            data = path / beside  # the project and its data folder moved together
+        if not data.is_dir():
+            raise ConfigError(
+                f"{file}: its data folder {data} is not there (moved, or on a disk not mounted?): "
+                f'put it back, or set "data" in {file} to where it is now'
+            )
+        if not (path / DATABASE).is_file():  # a new empty one would look like work lost
+            raise ConfigError(
+                f"{path}: no {DATABASE}, which holds all of the project's work (copied or moved "
+                f"without it?): put it back beside {SETTINGS}"
+            )
+        _create(path / DATABASE)  # idempotent: a project from an older version gains tables
+        return cls(path.resolve(), data.resolve())
+
+
+def _create(database: Path) -> None:
+    """The project's database, made or brought up to date; a ConfigError naming it when it
+    cannot be (a file cut short or not SQLite's, a read-only folder), never a traceback."""
+    try:
+        db.create(database)
+    except sqlite3.DatabaseError as e:  # also sqlite3.OperationalError: cannot open, read-only
+        raise ConfigError(
+            f"{database}: not a usable SQLite database ({e}); it holds all of the project's "
+            "work: restore it from a backup (a copy taken while the app was serving needs its "
+            "-wal file beside it)"
+        ) from None

@@ -17,9 +17,11 @@ SIDE = 160  # pixels, the longest side
 FOLDER = "thumbnails"
 
 
-def thumbnail(project_path: Path, video: Path) -> Path:
-    """The thumbnail file of `video` (a checked path), made now if it is not there yet.
-    Raises vidbench.core.errors.MediaError when the video cannot be decoded."""
+def thumbnail(project_path: Path, video: Path) -> Path | bytes:
+    """The thumbnail file of `video` (a checked path), made now if it is not there yet; the
+    JPEG itself when it cannot be kept (a project folder that cannot be written: read-only, a
+    full disk), made again next time. Raises vidbench.core.errors.MediaError when the video
+    cannot be decoded."""
     stat = video.stat()
     key = hashlib.sha256(f"{video}\0{stat.st_size}\0{stat.st_mtime_ns}".encode()).hexdigest()
     out = project_path / FOLDER / f"{key[:32]}.jpg"
@@ -28,9 +30,21 @@ def thumbnail(project_path: Path, video: Path) -> Path:
     info = probe(video)
     middle = info.frame_count // 2
     pixels = decode_frames(video, info, [middle], max_side=SIDE)[middle]
+    made = encode_image(pixels, "jpeg", 85)
+    try:
+        _keep(out, made)
+    except OSError:
+        return made
+    return out
+
+
+def _keep(out: Path, made: bytes) -> None:
     out.parent.mkdir(exist_ok=True)
     handle, partial = tempfile.mkstemp(suffix=".part", dir=out.parent)
-    with os.fdopen(handle, "wb") as file:
-        file.write(encode_image(pixels, "jpeg", 85))
-    os.replace(partial, out)  # whole or absent, also with two requests at once
-    return out
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(made)
+        os.replace(partial, out)  # whole or absent, also with two requests at once
+    except OSError:
+        Path(partial).unlink(missing_ok=True)
+        raise

@@ -210,6 +210,15 @@ def answers(item: dict[str, JsonValue]) -> list[str]:
 CheckEdit = Callable[[dict[str, JsonValue], Any], Any]
 
 
+def max_length(job: str, item: Mapping[str, JsonValue]) -> int:
+    """The most characters a save's content holds: MAX_TEXT, and for a QA review also the
+    item's own record, which an edit carries whole (a question of 10,000 characters can be
+    edited too)."""
+    if job != "review":
+        return MAX_TEXT
+    return MAX_TEXT + len(json.dumps(item, ensure_ascii=False))
+
+
 def check_content(
     job: str,
     content: str,
@@ -220,8 +229,9 @@ def check_content(
     """DataError naming what is wrong with a save's content for this job (`item`: the item's
     data, whose machine drafts a submitted caption must not repeat unedited; `check_edit`: how
     the item's benchmark checks an edited record, annotate/adapters.py)."""
-    if len(content) > MAX_TEXT:
-        raise DataError(f"too long: {len(content)} characters (at most {MAX_TEXT})")
+    limit = max_length(job, item or {})
+    if len(content) > limit:
+        raise DataError(f"too long: {len(content)} characters (at most {limit})")
     if job == "answer" and content not in ("", *answers(item or {})):
         choices = ", ".join(answers(item or {}))
         raise DataError(f"an answer is one of {choices}, got {content[:20]!r}")

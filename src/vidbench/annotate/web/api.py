@@ -19,29 +19,30 @@ from fastapi.responses import FileResponse
 from pydantic import BaseModel, Field
 
 from vidbench.annotate import assign, audit_queue, conflicts, exports, items, work
+from vidbench.annotate.folder import read_given
 from vidbench.annotate.media import BadMediaPath, MissingVideo, video_path
-from vidbench.annotate.paths import child, file_name
-from vidbench.annotate.web.deps import Admin, Signed, Text
+from vidbench.annotate.paths import child, file_name, writing_into
+from vidbench.annotate.web.deps import Admin, Row, RowId, Signed, Text
 from vidbench.annotate.web.limits import MAX_UPLOAD, UPLOAD
 
 router = APIRouter()
 
 
 class SaveBody(BaseModel):
-    version: int
+    version: Row
     content: Text | None = None
     status: Text | None = None
     comment: Text | None = None
-    resolves: list[int] = Field(default_factory=list, max_length=100)  # kept texts it settles
+    resolves: list[Row] = Field(default_factory=list, max_length=100)  # kept texts it settles
 
 
 @router.get("/api/work/{work_id}")
-def read_work(work_id: int, v: Signed) -> dict[str, Any]:
+def read_work(work_id: RowId, v: Signed) -> dict[str, Any]:
     return work.public(work.get(v.conn, work_id, v.user))
 
 
 @router.post("/api/work/{work_id}")
-def save_work(work_id: int, body: SaveBody, v: Signed, request: Request) -> work.Saved:
+def save_work(work_id: RowId, body: SaveBody, v: Signed, request: Request) -> work.Saved:
     return work.save(
         v.conn,
         work_id,
@@ -56,7 +57,7 @@ def save_work(work_id: int, body: SaveBody, v: Signed, request: Request) -> work
 
 
 @router.post("/api/work/{work_id}/kept/{kept_id}/discard")
-def discard_kept(work_id: int, kept_id: int, v: Signed) -> dict[str, Any]:
+def discard_kept(work_id: RowId, kept_id: RowId, v: Signed) -> dict[str, Any]:
     """The author chose not to restore a text kept from a refused save."""
     work.get(v.conn, work_id, v.user)  # 404 unless the work is theirs to read
     conflicts.discard(v.conn, work_id, v.user.id, kept_id)
@@ -110,20 +111,27 @@ def import_upload(
         raise HTTPException(413, f"{file.filename}: larger than {MAX_UPLOAD // 2**20} MiB")
     importer = request.app.state.adapters.importer(kind)  # an unknown kind: 422, nothing kept
     project = request.app.state.project
-    uploads = project.path / "uploads"
+    with writing_into(project.path / "uploads", "the upload") as uploads:
+        saved = _keep_upload(uploads, file)
+    result = read_given(importer, v.conn, project.data, saved, v.user.name)
+    return {"added": result.added, "skipped": result.skipped, "problems": result.problems}
+
+
+def _keep_upload(uploads: Path, file: UploadFile) -> Path:
+    """The uploaded file, copied into `uploads` under a name of its own, numbered in upload
+    order: what was uploaded is never lost."""
     uploads.mkdir(exist_ok=True)
     stem = Path(file.filename or "upload.jsonl").stem
-    for n in itertools.count(len(list(uploads.iterdir())) + 1):  # numbered in upload order
+    for n in itertools.count(len(list(uploads.iterdir())) + 1):
         saved = child(uploads, file_name(f"{n:04d}-{stem}", ".jsonl"))
         try:
             out = saved.open("xb")
         except FileExistsError:  # another upload took the number
             continue
-        with out:  # kept: what was uploaded is never lost
+        with out:
             shutil.copyfileobj(file.file, out, 1 << 20)
-        break
-    result = importer.read(v.conn, project.data, saved, v.user.name)
-    return {"added": result.added, "skipped": result.skipped, "problems": result.problems}
+        return saved
+    raise AssertionError("unreachable: itertools.count never ends")
 
 
 class ExportBody(BaseModel):

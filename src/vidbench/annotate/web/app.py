@@ -8,6 +8,7 @@ password hashes running at once are bounded (throttle.py, state in `app.state`).
 
 from __future__ import annotations
 
+import sqlite3
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -20,7 +21,7 @@ from vidbench.annotate.adapters import Adapters
 from vidbench.annotate.project import Project
 from vidbench.annotate.throttle import HashSlots, LoginThrottle
 from vidbench.annotate.web import api, deps, limits, pages, redteam_routes, signin, thumbs
-from vidbench.annotate.web.limits import CheckFirst, session_checker
+from vidbench.annotate.web.limits import RETRY_AFTER, CheckFirst, session_checker
 from vidbench.annotate.work import Conflict, NoSuchWork
 from vidbench.core.errors import ConfigError, DataError
 
@@ -51,7 +52,7 @@ def create_app(project: Project, adapters: Adapters, judge: Any = None) -> FastA
     for router in (signin.router, pages.router, api.router, redteam_routes.router, thumbs.router):
         app.include_router(router, max_body_size=limits.DEFAULT)
 
-    app.add_middleware(CheckFirst, check_session=session_checker(project.connect))
+    app.add_middleware(CheckFirst, check_session=session_checker(project))
 
     @app.middleware("http")  # outside CheckFirst: its refusals get these headers too
     async def headers(request: Request, call_next: Any) -> Response:
@@ -86,6 +87,15 @@ def create_app(project: Project, adapters: Adapters, judge: Any = None) -> FastA
     @app.exception_handler(ConfigError)
     async def config_error(request: Request, exc: ConfigError) -> Response:
         return _error(request, 422, str(exc))
+
+    @app.exception_handler(sqlite3.OperationalError)
+    async def database_unavailable(request: Request, exc: sqlite3.OperationalError) -> Response:
+        """The database cannot be opened or written now (the project folder moved or removed
+        while serving, a read-only folder, a full disk, a lock held too long): 503, which the
+        pages retry with the text kept, never a traceback."""
+        response = _error(request, 503, deps.unusable_database(project, exc))
+        response.headers["Retry-After"] = RETRY_AFTER
+        return response
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, exc: RequestValidationError) -> Response:

@@ -14,8 +14,9 @@ from typing import Annotated
 
 import jinja2
 from fastapi import Depends, HTTPException, Request
+from fastapi import Path as PathPart
 from fastapi.templating import Jinja2Templates
-from pydantic import AfterValidator
+from pydantic import AfterValidator, Field
 
 from vidbench.annotate import auth
 from vidbench.annotate.auth import User
@@ -70,6 +71,20 @@ def storable(value: str) -> str:
 
 # a text field of a request body: a lone surrogate is a 422 naming the field (app.py), never a 500
 Text = Annotated[str, AfterValidator(storable)]
+# a row id or version: SQLite's integers are 64-bit, and a larger one would be a server error
+# (OverflowError) where it is a 422 naming the field
+INT64 = 2**63 - 1
+Row = Annotated[int, Field(ge=0, le=INT64)]  # in a request body
+RowId = Annotated[int, PathPart(ge=0, le=INT64)]  # in the path
+
+
+def unusable_database(project: Project, error: Exception) -> str:
+    """What a request is told when the database cannot be opened or written now (answered 503,
+    to retry)."""
+    return (
+        f"the project's database {project.database} cannot be used now ({error}): nothing was "
+        "saved; if the project folder was moved, start `annotate serve` on it again"
+    )
 
 
 class NotSignedIn(Exception):

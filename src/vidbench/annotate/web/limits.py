@@ -28,13 +28,15 @@ from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from vidbench.annotate import auth
-from vidbench.annotate.web.deps import SESSION_COOKIE
+from vidbench.annotate.project import Project
+from vidbench.annotate.web.deps import SESSION_COOKIE, unusable_database
 
 KIB = 1024
 MAX_UPLOAD = 50 * KIB * KIB  # an uploaded review_queue.jsonl
 UPLOAD = MAX_UPLOAD + 64 * KIB  # the file and the multipart framing
 SIGN_IN = 16 * KIB
 DEFAULT = 256 * KIB  # a save: 5000 characters of text, JSON-escaped at worst 6 bytes each
+RETRY_AFTER = "5"  # seconds, of a 503: the database cannot be used now
 PUBLIC_POSTS = ("/login",)
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
@@ -63,6 +65,8 @@ async def _answer(send: Send, status: int, message: str) -> None:
     body = json.dumps({"error": message}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     headers.append((b"connection", b"close"))  # the unread body is not waited for
+    if status == 503:
+        headers.append((b"retry-after", RETRY_AFTER.encode()))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
@@ -95,16 +99,20 @@ class CheckFirst:
         await self.app(scope, receive, send)
 
 
-def session_checker(connect: Callable[[], sqlite3.Connection]) -> SessionCheck:
+def session_checker(project: Project) -> SessionCheck:
     """The check CheckFirst runs (in a worker thread): a live session and its CSRF token. Each
     worker thread keeps its own read connection (opening one costs about a millisecond of CPU,
-    more than the query)."""
+    more than the query); a database that cannot be opened or read is a 503, to retry."""
     local = threading.local()
 
     def check(token: str | None, csrf: str | None) -> tuple[int, str] | None:
-        if getattr(local, "conn", None) is None:
-            local.conn = connect()
-        found = auth.session_user(local.conn, token)
+        try:
+            if getattr(local, "conn", None) is None:
+                local.conn = project.connect()
+            found = auth.session_user(local.conn, token)
+        except sqlite3.OperationalError as e:
+            local.conn = None
+            return 503, unusable_database(project, e)
         if found is None:
             return 401, "sign in first"
         if not auth.same_token(found[1], csrf):

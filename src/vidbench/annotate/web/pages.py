@@ -15,7 +15,7 @@ from fastapi.responses import Response
 
 from vidbench.annotate import conflicts, items, progress, work
 from vidbench.annotate.web import deps
-from vidbench.annotate.web.deps import Admin, Reviewer, Signed, templates
+from vidbench.annotate.web.deps import Admin, Reviewer, RowId, Signed, templates
 
 router = APIRouter()
 TITLES = {
@@ -43,7 +43,10 @@ STATUS_FILTERS = {  # the home page's status filter: its values and the statuses
     "open": ("not finished", work.OPEN_STATUSES),
     **{status: (label, (status,)) for status, (label, _) in GROUPS.items()},
 }
-Filter = Annotated[str, Query(max_length=200)]
+# a search may be a whole question pasted from elsewhere (hundreds of characters); the box in the
+# page takes no more than the server reads
+SEARCH_MAX = 2000
+Filter = Annotated[str, Query(max_length=SEARCH_MAX)]
 
 
 def _page(request: Request, v: deps.Viewer, name: str, **context: Any) -> Response:
@@ -76,6 +79,7 @@ def home(
         task_choices={job: TASKS[job] for job in TASKS if any(r["job"] == job for r in rows)},
         status_choices={k: label for k, (label, _) in STATUS_FILTERS.items()},
         captions=progress.caption_review(v.conn) if v.user.reviews else None,
+        search_max=SEARCH_MAX,
     )
 
 
@@ -172,7 +176,7 @@ def _checked_views(request: Request, data: dict[str, Any], chosen: str = "") -> 
 
 
 @router.get("/work/{work_id}")
-def work_page(request: Request, work_id: int, v: Signed) -> Response:
+def work_page(request: Request, work_id: RowId, v: Signed) -> Response:
     found = work.get(v.conn, work_id, v.user)
     shown = work.public(found)
     if found["job"] == "redteam":

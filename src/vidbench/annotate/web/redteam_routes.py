@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from vidbench.annotate import redteam_store, work
 from vidbench.annotate.adapters import Adapters, RedTeam, RedTeamRecord
-from vidbench.annotate.web.deps import Signed, Text
+from vidbench.annotate.web.deps import RowId, Signed, Text
 
 router = APIRouter()
 
@@ -49,7 +49,7 @@ class ReviseBody(BaseModel):
 
 
 @router.post("/api/redteam/{work_id}/attack")
-def attack(work_id: int, body: AttackBody, v: Signed, request: Request) -> dict[str, int]:
+def attack(work_id: RowId, body: AttackBody, v: Signed, request: Request) -> dict[str, int]:
     found = _mine(work_id, v)
     project = request.app.state.project
     number = redteam_store.attack(
@@ -59,7 +59,7 @@ def attack(work_id: int, body: AttackBody, v: Signed, request: Request) -> dict[
 
 
 @router.post("/api/redteam/{work_id}/check")
-def check(work_id: int, v: Signed, request: Request) -> RedTeamRecord:
+def check(work_id: RowId, v: Signed, request: Request) -> RedTeamRecord:
     found = _mine(work_id, v)
     judge = request.app.state.judge
     if judge is None:
@@ -69,7 +69,7 @@ def check(work_id: int, v: Signed, request: Request) -> RedTeamRecord:
 
 
 @router.post("/api/redteam/{work_id}/revise")
-def revise(work_id: int, body: ReviseBody, v: Signed, request: Request) -> RedTeamRecord:
+def revise(work_id: RowId, body: ReviseBody, v: Signed, request: Request) -> RedTeamRecord:
     found = _mine(work_id, v)
     project = request.app.state.project
     return redteam_store.revise(

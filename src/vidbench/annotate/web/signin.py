@@ -52,7 +52,7 @@ async def login(
     request: Request,
     conn: Conn,
     name: Annotated[str, Form(max_length=256)],
-    password: Annotated[str, Form(max_length=1024)],
+    password: Annotated[str, Form(max_length=auth.MAX_PASSWORD)],
     csrf: Annotated[str, Form(max_length=256)],
 ) -> Response:
     if not auth.same_token(request.cookies.get(deps.LOGIN_COOKIE, ""), csrf):

@@ -5,7 +5,7 @@ no such video); a video that cannot be decoded is a 404 as well (the list shows 
 from __future__ import annotations
 
 from fastapi import APIRouter, HTTPException, Request
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from vidbench.annotate.media import BadMediaPath, MissingVideo, video_path
@@ -17,7 +17,7 @@ router = APIRouter()
 
 
 @router.get("/thumb/{rel:path}")
-async def thumb(rel: str, request: Request, v: Signed) -> FileResponse:
+async def thumb(rel: str, request: Request, v: Signed) -> Response:
     project, adapters = request.app.state.project, request.app.state.adapters
     try:
         video = video_path(project.data, rel, adapters.link_target)
@@ -27,4 +27,6 @@ async def thumb(rel: str, request: Request, v: Signed) -> FileResponse:
     except (MissingVideo, MediaError) as e:
         raise HTTPException(404, str(e)) from e
     cache = {"Cache-Control": "private, max-age=3600"}
+    if isinstance(made, bytes):  # not kept: the project folder cannot be written
+        return Response(made, media_type="image/jpeg", headers=cache)
     return FileResponse(made, media_type="image/jpeg", headers=cache)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from vidbench.annotate import db
 from vidbench.annotate.adapters import Exporter, Importer, ReviewAdapter
-from vidbench.annotate.exports import live_work, not_assigned, unassigned
+from vidbench.annotate.exports import not_assigned, submitted_answer, work_and_unassigned
 from vidbench.annotate.items import Exported, Imported, add_item
 from vidbench.annotate.project import Project
 from vidbench.core.files import write_json
@@ -44,16 +44,16 @@ def import_mmworld(conn: sqlite3.Connection, data: Path, source: Path, author: s
 
 def export_raters(conn: sqlite3.Connection, path: Path, author: str) -> Exported:
     out = Exported(path)
-    left = unassigned(conn, "answer", "answer")
+    given, left = work_and_unassigned(conn, "answer", "answer")
     out.left_out += not_assigned([u for u in left if u["data"].get("benchmark") == "mmworld"])
     raters = {}
-    for key, works in live_work(conn, "answer", "answer").items():
+    for key, works in given.items():
         item = json.loads(works[0]["data"])
         if item["benchmark"] != "mmworld":
             continue
-        answered = [w for w in works if w["content"]]
+        answered = [w for w in works if submitted_answer(w)]
         if len(answered) < 3:
-            out.left_out.append(f"{key}: {len(answered)} of 3 raters answered")
+            out.left_out.append(f"{key}: {len(answered)} of 3 raters submitted an answer")
             continue
         raters[item["id"]] = [w["content"] == f"({item['gold'].upper()})" for w in answered[:3]]
     write_json(path, raters, indent=1)

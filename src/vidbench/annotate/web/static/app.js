@@ -52,8 +52,17 @@ function showLocalTimes(root) {
 }
 
 function errorText(data) {
+  // a conflict (409) names the other save in the reader's clock, never the server's UTC stamp
+  if (data.current && data.current.updated_at) return "conflict: " + conflictText(data.current) + ": reload to see it";
   if (typeof data.error === "string") return data.error;
   return JSON.stringify(data);
+}
+
+// who saved a piece of work in between, and when (the `current` of a 409), as a person reads it
+function conflictText(current) {
+  const who = current.updated_by || "someone";
+  return who + " saved this at " + localTime(current.updated_at, true) + " (version " +
+    current.version + ") since you loaded it";
 }
 
 // ------------------------------------------------------------------------------ the player

@@ -168,10 +168,7 @@ function setUpWork(box) {
     conflicted = true;
     const conflict = box.querySelector("[data-conflict]");
     conflict.hidden = false;
-    const current = data.current || {};
-    const who = current.updated_by || "someone";
-    const message = who + " saved this at " + localTime(current.updated_at, true) + " (version " +
-      current.version + ") since you loaded it";
+    const message = conflictText(data.current || {});  // app.js
     show("[data-conflict-message]", "conflict: " + message + (data.kept ? " (your text is kept on the server)" : ""));
     show("[data-theirs]", describe(data.current.content));
     conflict.dataset.theirVersion = data.current.version;

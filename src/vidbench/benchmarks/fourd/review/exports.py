@@ -21,7 +21,7 @@ from pathlib import Path
 from pydantic import JsonValue
 
 from vidbench.annotate import db
-from vidbench.annotate.exports import DONE, live_work, not_assigned, review_of, unassigned
+from vidbench.annotate.exports import DONE, not_assigned, review_of, work_and_unassigned
 from vidbench.annotate.items import Exported
 from vidbench.annotate.project import Project
 from vidbench.annotate.work import draft_source
@@ -38,7 +38,8 @@ CAPTIONS_FILE = "human_annotations.csv"
 def accepted_qa(conn: sqlite3.Connection) -> tuple[dict[str, dict[str, JsonValue]], list[str]]:
     records: dict[str, dict[str, JsonValue]] = {}
     left_out: list[str] = []
-    for key, works in live_work(conn, "qa", "review").items():
+    given, left = work_and_unassigned(conn, "qa", "review")
+    for key, works in given.items():
         item = json_object(json.loads(works[0]["data"]), key)
         reviews = [review_of(w) for w in works]
         pending = [
@@ -55,7 +56,7 @@ def accepted_qa(conn: sqlite3.Connection) -> tuple[dict[str, dict[str, JsonValue
             record = json_object(edits[-1], f"{key}: the edited record") if edits else item
             fields = ("Question", "Options", "Answer index", "Category")
             records[str(item["id"])] = {name: record.get(name) for name in fields}
-    return records, left_out + not_assigned(unassigned(conn, "qa", "review"))
+    return records, left_out + not_assigned(left)
 
 
 def export_qa(conn: sqlite3.Connection, data: Path, out_dir: Path, author: str) -> Exported:
@@ -64,7 +65,9 @@ def export_qa(conn: sqlite3.Connection, data: Path, out_dir: Path, author: str) 
     out_dir.mkdir(parents=True, exist_ok=True)
     source = fourd.resolve_data_dir(data, fourd.QA_FILE) if has_qa(data) else data
     videos, link = source / fourd.VIDEO_DIR, out_dir / fourd.VIDEO_DIR
-    if not link.exists() and videos.resolve() != link.resolve():
+    if link.is_symlink() and os.readlink(link) != str(videos.resolve()):
+        link.unlink()  # an earlier export's, from before the data folder moved: linked anew
+    if not link.exists() and not link.is_symlink() and videos.resolve() != link.resolve():
         os.symlink(videos.resolve(), link, target_is_directory=True)
     # the record that lets a review project on OUT serve the videos through the link (links.py)
     write_json(out_dir / EXPORT_RECORD, export_record(source), indent=1)
@@ -77,9 +80,10 @@ def export_qa(conn: sqlite3.Connection, data: Path, out_dir: Path, author: str) 
 
 def export_captions(conn: sqlite3.Connection, path: Path, author: str) -> Exported:
     out = Exported(path)
-    out.left_out += not_assigned(unassigned(conn, "caption", "write"))
+    given, left = work_and_unassigned(conn, "caption", "write")
+    out.left_out += not_assigned(left)
     rows = []
-    for key, works in live_work(conn, "caption", "write").items():
+    for key, works in given.items():
         item = json_object(json.loads(works[0]["data"]), key)
         done = []
         for w in (w for w in works if w["status"] in DONE):
