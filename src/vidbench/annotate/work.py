@@ -163,7 +163,7 @@ def mine(
     return rows
 
 
-OPEN_STATUSES = ("todo", "draft", "returned")  # work that still needs its owner
+OPEN_STATUSES = db.OPEN_STATUSES  # work that still needs its owner
 
 
 @dataclass(frozen=True)
