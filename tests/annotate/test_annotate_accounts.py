@@ -157,3 +157,42 @@ def test_a_removed_persons_browser_signs_in_again_and_a_demoted_admin_loses_the_
     rita.fill("input[name=password]", PASSWORD)
     rita.click("button[type=submit]")
     expect(rita).to_have_url(re.compile(r"/login"))
+
+
+def test_a_new_role_gives_back_the_unfinished_work_it_is_not_given(
+    qa_release: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A reviewer made annotator keeps their captions but no longer reviews: their unfinished QA
+    reviews go back to the pool, counted, and `assign` gives them to a reviewer."""
+    project = make_project(qa_release, tmp_path)
+    reviews = _qa_reviews(project, "rob")
+    (done_id, _), *rest = reviews
+    _save(project, done_id, "rob", json.dumps({"decision": "accept", "note": ""}), "submitted")
+    capsys.readouterr()
+    assert main(["annotate", "users", "role", str(project.path), "rob", "annotator"]) == 0
+    said = capsys.readouterr().out
+    assert f"{len(rest)} unfinished pieces of work back in the pool (qa {len(rest)})" in said
+    statuses = query(
+        project,
+        "SELECT w.job, w.status FROM work w JOIN users u ON u.id = w.user_id WHERE u.name = 'rob'",
+    )
+    assert {s for job, s in statuses if job == "write"} == {"todo"}  # captions stay his
+    assert sorted(s for job, s in statuses if job == "review") == ["released"] * len(rest) + [
+        "submitted"
+    ]
+    conn = project.connect()
+    try:
+        assert assign.assign(conn, "qa", None, "test") == len(rest)  # all to rita, the reviewer
+    finally:
+        conn.close()
+
+
+def test_a_project_from_before_accounts_could_be_removed_opens(
+    qa_release: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = make_project(qa_release, tmp_path)
+    conn = project.connect()
+    conn.execute("ALTER TABLE users DROP COLUMN removed")  # the schema of earlier versions
+    conn.close()
+    assert main(["annotate", "users", "remove", str(project.path), "ann1"]) == 0
+    assert "removed ann1" in capsys.readouterr().out

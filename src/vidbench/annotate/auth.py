@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from vidbench.annotate import db
+from vidbench.annotate.assign import JOBS
 from vidbench.annotate.paths import check_name
 from vidbench.core.errors import ConfigError
 
@@ -140,30 +141,67 @@ def _keep_an_admin(conn: sqlite3.Connection, user: User, what: str) -> None:
         )
 
 
-def set_role(conn: sqlite3.Connection, name: str, role: str, author: str) -> tuple[User, str]:
-    """Give an account another role, effective on its next request; (the user, the old role)."""
-    if role not in ROLES:
-        raise ConfigError(f"unknown role {role!r} (one of {', '.join(ROLES)})")
-    with db.transaction(conn):
-        user = _account(conn, name)
-        if role != "admin":
-            _keep_an_admin(conn, user, f"made {role}")
-        conn.execute("UPDATE users SET role = ? WHERE id = ?", (role, user.id))
-        db.log_event(conn, author, "user.role", f"{name}: {user.role} -> {role}")
-    return User(user.id, name, role), user.role
+def _release(
+    conn: sqlite3.Connection, user: User, jobs: tuple[str, ...] | None, author: str
+) -> dict[str, int]:
+    """Put a person's unfinished work of `jobs` (None: all) back in the pool (status
+    `released`: kept with its history, counted by no export or assignment, so `assign` gives
+    the items to others); how many pieces on live items, per item kind. In a transaction of
+    the caller's."""
+    if jobs == ():
+        return {}
+    where = f"w.user_id = ? AND w.status IN ({','.join('?' * len(db.OPEN_STATUSES))})"
+    if jobs is not None:
+        where += f" AND w.job IN ({','.join('?' * len(jobs))})"
+    args = (user.id, *db.OPEN_STATUSES, *(jobs or ()))
+    released = {
+        r["kind"]: r["n"]
+        for r in conn.execute(
+            "SELECT i.kind, COUNT(*) AS n FROM work w JOIN items i ON i.id = w.item_id "
+            f"WHERE {where} AND i.deleted = 0 GROUP BY i.kind ORDER BY i.kind",
+            args,
+        )
+    }
+    conn.execute(
+        f"UPDATE work SET status = ? WHERE id IN (SELECT w.id FROM work w WHERE {where})",
+        (db.RELEASED, *args),
+    )
+    back = ", ".join(f"{kind} {n}" for kind, n in released.items()) or "none"
+    db.log_event(conn, author, "work.release", f"{user.name}: {back}")
+    return released
 
 
 @dataclass(frozen=True)
-class Removed:
-    """What removing an account did: sessions ended, and its unfinished work on live items
-    put back in the pool, counted per item kind."""
+class Changed:
+    """What changing an account did: the user as it is now, sessions ended (removal), and its
+    unfinished work on live items put back in the pool, counted per item kind."""
 
     user: User
+    before: str  # the role it had
     sessions: int
     released: dict[str, int]
 
 
-def remove_user(conn: sqlite3.Connection, name: str, author: str) -> Removed:
+def set_role(conn: sqlite3.Connection, name: str, role: str, author: str) -> Changed:
+    """Give an account another role, effective on its next request. Its unfinished work of jobs
+    the new role is not given goes back to the pool (an annotator made reviewer sees the gold
+    answers: their baseline answers would no longer be blind); an admin keeps everything."""
+    if role not in ROLES:
+        raise ConfigError(f"unknown role {role!r} (one of {', '.join(ROLES)})")
+    with db.transaction(conn):
+        user = _account(conn, name)
+        if role == user.role:
+            return Changed(user, role, 0, {})
+        if role != "admin":
+            _keep_an_admin(conn, user, f"made {role}")
+        conn.execute("UPDATE users SET role = ? WHERE id = ?", (role, user.id))
+        db.log_event(conn, author, "user.role", f"{name}: {user.role} -> {role}")
+        unfit = set() if role == "admin" else {j.job for j in JOBS.values() if role not in j.roles}
+        released = _release(conn, user, tuple(sorted(unfit)), author)
+    return Changed(User(user.id, name, role), user.role, 0, released)
+
+
+def remove_user(conn: sqlite3.Connection, name: str, author: str) -> Changed:
     """End an account: its sessions end at once, it cannot sign in, it gets no more work, and its
     unfinished work (to do, draft, sent back) becomes `released`, which no count, export or
     assignment counts, so `assign` gives those items to others. The row, its submitted work and
@@ -172,24 +210,11 @@ def remove_user(conn: sqlite3.Connection, name: str, author: str) -> Removed:
         user = _account(conn, name)
         _keep_an_admin(conn, user, "removed")
         sessions = conn.execute("DELETE FROM sessions WHERE user_id = ?", (user.id,)).rowcount
-        marks = ",".join("?" * len(db.OPEN_STATUSES))
-        released: dict[str, int] = {}
-        for r in conn.execute(
-            f"SELECT i.kind, COUNT(*) AS n FROM work w JOIN items i ON i.id = w.item_id "
-            f"WHERE w.user_id = ? AND w.status IN ({marks}) AND i.deleted = 0 GROUP BY i.kind "
-            "ORDER BY i.kind",
-            (user.id, *db.OPEN_STATUSES),
-        ):
-            released[r["kind"]] = r["n"]
-        conn.execute(
-            f"UPDATE work SET status = ? WHERE user_id = ? AND status IN ({marks})",
-            (db.RELEASED, user.id, *db.OPEN_STATUSES),
-        )
+        released = _release(conn, user, None, author)
         at = db.now()
         conn.execute("UPDATE users SET removed = ? WHERE id = ?", (at, user.id))
-        back = ", ".join(f"{kind} {n}" for kind, n in released.items()) or "none"
-        db.log_event(conn, author, "user.remove", f"{name}: unfinished work released: {back}")
-    return Removed(User(user.id, name, user.role, at), sessions, released)
+        db.log_event(conn, author, "user.remove", name)
+    return Changed(User(user.id, name, user.role, at), user.role, sessions, released)
 
 
 def open_session(conn: sqlite3.Connection, user: User) -> tuple[str, str]:

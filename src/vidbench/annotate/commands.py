@@ -98,16 +98,28 @@ def _cmd_users_role(args: argparse.Namespace) -> int:
     from vidbench.annotate import auth
 
     with closing(_open(args.project).connect()) as conn:
-        user, before = auth.set_role(conn, args.name, args.role, "cli")
-    if before == user.role:
-        out.print(f"{user.name} is {user.role} already; nothing changed", highlight=False)
-    else:
-        out.print(
-            f"{user.name}: {before} -> {user.role} (from their next request; work already given "
-            "stays theirs)",
-            highlight=False,
-        )
+        done = auth.set_role(conn, args.name, args.role, "cli")
+    if done.before == done.user.role:
+        out.print(f"{done.user.name} is {done.user.role} already; nothing changed", highlight=False)
+        return 0
+    out.print(
+        f"{done.user.name}: {done.before} -> {done.user.role} (from their next request)",
+        highlight=False,
+    )
+    _print_released(args.project, done.released, f"not a {done.user.role}'s")
     return 0
+
+
+def _print_released(project: str, released: dict[str, int], whose: str) -> None:
+    """How much unfinished work went back to the pool, and the command that gives it out."""
+    total = sum(released.values())
+    if not total:
+        out.print(f"no unfinished work {whose} to give to others", highlight=False)
+        return
+    kinds = ", ".join(f"{kind} {n}" for kind, n in released.items())
+    out.print(f"{counted(total, 'unfinished piece')} of work back in the pool ({kinds})")
+    for kind in released:
+        out.print(f"  give it to others: vidbench annotate assign {project} {kind}")
 
 
 def _cmd_users_remove(args: argparse.Namespace) -> int:
@@ -120,14 +132,7 @@ def _cmd_users_remove(args: argparse.Namespace) -> int:
         "their submitted work stays in exports under their name",
         highlight=False,
     )
-    total = sum(done.released.values())
-    if not total:
-        out.print("no unfinished work to give to others", highlight=False)
-    else:
-        kinds = ", ".join(f"{kind} {n}" for kind, n in done.released.items())
-        out.print(f"{counted(total, 'unfinished piece')} of work back in the pool ({kinds})")
-        for kind in done.released:
-            out.print(f"  give it to others: vidbench annotate assign {args.project} {kind}")
+    _print_released(args.project, done.released, "of theirs")
     return 0
 
 
