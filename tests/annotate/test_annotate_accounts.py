@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from annotate_support import ADAPTERS, PASSWORD, accounts, make_project, query, sign_in_page
 from browser import Web
-from vidbench.annotate import assign, auth, db, exports, work
+from vidbench.annotate import assign, auth, db, exports, progress, work
 from vidbench.annotate.project import Project
 from vidbench.annotate.web.app import create_app
 from vidbench.cli import main
@@ -112,6 +112,11 @@ def test_a_removed_reviewers_work_submitted_stays_and_open_work_goes_to_others(
         assert "rita" not in names  # a removed person gets no work
         assign.apply(conn, planned, "test")
         assert assign.plan(conn, "qa").added == 0
+        # the admin's progress: her submitted review, counted under "removed"; nothing open
+        hers = [p for p in progress.per_person(conn) if p.name == "rita"]
+        assert [(p.role, p.job, p.total, p.done) for p in hers if p.job == "review"] == [
+            ("reviewer, removed", "review", 1, 1)
+        ]
     finally:
         conn.close()
     holders = query(
@@ -182,6 +187,12 @@ def test_a_new_role_gives_back_the_unfinished_work_it_is_not_given(
     ]
     conn = project.connect()
     try:
+        # what he gave back is not his any more: not listed, not saved (it would hold the item)
+        rob = auth.check_password(conn, "rob", PASSWORD)
+        assert rob is not None and rob.role == "annotator"
+        assert [w["id"] for w in work.mine(conn, rob, "review")] == [done_id]
+        with pytest.raises(work.NoSuchWork):
+            work.save(conn, rest[0][0], rob, 0, json.dumps({"decision": "reject"}), "submitted")
         assert assign.assign(conn, "qa", None, "test") == len(rest)  # all to rita, the reviewer
     finally:
         conn.close()

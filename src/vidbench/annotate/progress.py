@@ -68,11 +68,13 @@ class CaptionReview:
 
 
 def per_person(conn: sqlite3.Connection) -> list[PersonProgress]:
-    """One row per person and job: how many of their pieces of work are in each status."""
+    """One row per person and job: how many of their pieces of work are in each status (a
+    removed person's role says so; their unfinished work, given back, is not counted)."""
     rows = conn.execute(
-        "SELECT u.name, u.role, w.job, w.status, COUNT(*) AS n FROM work w "
+        "SELECT u.name, u.role || CASE WHEN u.removed IS NULL THEN '' ELSE ', removed' END "
+        "AS role, w.job, w.status, COUNT(*) AS n FROM work w "
         "JOIN users u ON u.id = w.user_id JOIN items i ON i.id = w.item_id WHERE i.deleted = 0 "
-        "AND w.status != ? GROUP BY u.name, u.role, w.job, w.status ORDER BY u.id, w.job",
+        "AND w.status != ? GROUP BY u.id, w.job, w.status ORDER BY u.id, w.job",
         (db.RELEASED,),
     ).fetchall()
     table: dict[tuple[str, str, str], PersonProgress] = {}
