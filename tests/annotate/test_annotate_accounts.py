@@ -198,6 +198,33 @@ def test_a_new_role_gives_back_the_unfinished_work_it_is_not_given(
         conn.close()
 
 
+def test_work_given_back_on_a_role_change_is_theirs_again_when_assigned_back(
+    qa_release: Path, tmp_path: Path
+) -> None:
+    project = make_project(qa_release, tmp_path)
+    reviews = _qa_reviews(project, "rob")
+    _save(project, reviews[0][0], "rob", json.dumps({"decision": "accept", "note": ""}), "draft")
+    conn = project.connect()
+    try:
+        auth.set_role(conn, "rob", "annotator", "test")
+        auth.set_role(conn, "rob", "reviewer", "test")  # a mistake, undone
+        planned = assign.plan(conn, "qa")
+        assert assign.apply(conn, planned, "test") == planned.added > 0
+        assert assign.plan(conn, "qa").added == 0  # every item covered (not planned forever)
+    finally:
+        conn.close()
+    # the least loaded reviewer is rob (he gave all back): his draft is his again, with its text
+    mine = query(
+        project,
+        "SELECT w.id, w.status, w.content FROM work w JOIN users u ON u.id = w.user_id "
+        "WHERE u.name = 'rob' AND w.job = 'review' ORDER BY w.item_id",
+    )
+    assert [(r[0], r[1]) for r in mine] == [(reviews[0][0], "draft")] + [
+        (i, "todo") for i, _ in reviews[1:]
+    ]
+    assert json.loads(mine[0][2])["decision"] == "accept"
+
+
 def test_a_project_from_before_accounts_could_be_removed_opens(
     qa_release: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -177,14 +177,17 @@ def plan(
 
 
 def apply(conn: sqlite3.Connection, planned: Plan, author: str) -> int:
-    """Write a plan's assignments (those someone added in between are left as they are);
-    returns how many were added."""
+    """Write a plan's assignments (those someone added in between are left as they are; work
+    the person gave back earlier, on a role change, is theirs again, with its text); returns
+    how many were added."""
     added = 0
     with db.transaction(conn):
         for item, person, slot in planned.rows:
             added += conn.execute(
-                "INSERT OR IGNORE INTO work (item_id, user_id, job, slot) VALUES (?, ?, ?, ?)",
-                (item, person, planned.job, slot),
+                "INSERT INTO work (item_id, user_id, job, slot) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (item_id, user_id, job) DO UPDATE SET slot = excluded.slot, "
+                "status = CASE WHEN version = 0 THEN 'todo' ELSE 'draft' END WHERE status = ?",
+                (item, person, planned.job, slot, db.RELEASED),
             ).rowcount
         together = "per item" if planned.per_item else "by object"
         detail = f"{planned.kind} x{planned.n} ({together}): {added} added"
