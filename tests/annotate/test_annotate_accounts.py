@@ -226,10 +226,12 @@ def test_work_given_back_on_a_role_change_is_theirs_again_when_assigned_back(
 
 
 def test_a_project_from_before_accounts_could_be_removed_opens(
-    qa_release: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    project = make_project(qa_release, tmp_path)
+    (tmp_path / "data").mkdir()
+    project = Project.init(tmp_path / "project", tmp_path / "data")
     conn = project.connect()
+    auth.add_user(conn, "ann1", "annotator", PASSWORD)
     conn.execute("ALTER TABLE users DROP COLUMN removed")  # the schema of earlier versions
     conn.close()
     assert main(["annotate", "users", "remove", str(project.path), "ann1"]) == 0
