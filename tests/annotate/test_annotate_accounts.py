@@ -67,8 +67,22 @@ def test_role_and_remove_from_the_command_line(
     )
     assert [k for k, _ in kinds] == ["caption", "qa"]  # reviewers write captions too
     counts = ", ".join(f"{k} {n}" for k, n in kinds)
+    conn = project.connect()
+    try:  # one live session, one expired: one ends
+        auth.open_session(conn, accounts(project)["rita"])
+        conn.execute(
+            "INSERT INTO sessions (token, user_id, csrf, created, expires) VALUES "
+            "('old', ?, 'x', 0, 1)",
+            (accounts(project)["rita"].id,),
+        )
+    finally:
+        conn.close()
     assert main(["annotate", "users", "remove", p, "rita"]) == 0
     said = capsys.readouterr().out
+    assert "removed rita: 1 session ended" in said
+    assert not query(
+        project, "SELECT 1 FROM sessions s JOIN users u ON u.id = s.user_id WHERE u.name = 'rita'"
+    )
     total = sum(n for _, n in kinds)
     assert f"{total} unfinished pieces of work back in the pool ({counts})" in said
     assert f"vidbench annotate assign {p} qa" in said

@@ -209,7 +209,11 @@ def remove_user(conn: sqlite3.Connection, name: str, author: str) -> Changed:
     with db.transaction(conn):
         user = _account(conn, name)
         _keep_an_admin(conn, user, "removed")
-        sessions = conn.execute("DELETE FROM sessions WHERE user_id = ?", (user.id,)).rowcount
+        sessions = conn.execute(  # the live ones: an expired session ends nothing
+            "SELECT COUNT(*) FROM sessions WHERE user_id = ? AND expires > ?",
+            (user.id, time.time()),
+        ).fetchone()[0]
+        conn.execute("DELETE FROM sessions WHERE user_id = ?", (user.id,))
         released = _release(conn, user, None, author)
         at = db.now()
         conn.execute("UPDATE users SET removed = ? WHERE id = ?", (at, user.id))
