@@ -111,7 +111,8 @@ def plan(
     roles = eligible_roles(kind, admins)
     marks = ",".join("?" * len(roles))
     people = conn.execute(
-        f"SELECT id, name, role FROM users WHERE role IN ({marks}) ORDER BY id", roles
+        f"SELECT id, name, role FROM users WHERE role IN ({marks}) AND removed IS NULL ORDER BY id",
+        roles,
     ).fetchall()
     if len(people) < n:
         who = " or ".join(roles)
@@ -123,8 +124,8 @@ def plan(
     shares = {p["id"]: Share(p["name"], p["role"], 0) for p in people}
     for row in conn.execute(
         "SELECT w.user_id, COUNT(*) AS c FROM work w JOIN items i ON i.id = w.item_id "
-        "WHERE w.job = ? AND i.deleted = 0 GROUP BY w.user_id",
-        (spec.job,),
+        "WHERE w.job = ? AND i.deleted = 0 AND w.status != ? GROUP BY w.user_id",
+        (spec.job, db.RELEASED),
     ):
         if row["user_id"] in shares:
             shares[row["user_id"]].before = row["c"]
@@ -133,8 +134,8 @@ def plan(
     have: dict[str, dict[int, int]] = {}  # item -> {user: slot}
     for r in conn.execute(
         "SELECT w.item_id, w.user_id, w.slot FROM work w JOIN items i ON i.id = w.item_id "
-        "WHERE i.kind = ? AND i.deleted = 0 AND w.job = ?",
-        (kind, spec.job),
+        "WHERE i.kind = ? AND i.deleted = 0 AND w.job = ? AND w.status != ?",
+        (kind, spec.job, db.RELEASED),
     ):
         have.setdefault(r["item_id"], {})[r["user_id"]] = r["slot"]
     groups: dict[str, list[str]] = {}
@@ -176,14 +177,17 @@ def plan(
 
 
 def apply(conn: sqlite3.Connection, planned: Plan, author: str) -> int:
-    """Write a plan's assignments (those someone added in between are left as they are);
-    returns how many were added."""
+    """Write a plan's assignments (those someone added in between are left as they are; work
+    the person gave back earlier, on a role change, is theirs again, with its text); returns
+    how many were added."""
     added = 0
     with db.transaction(conn):
         for item, person, slot in planned.rows:
             added += conn.execute(
-                "INSERT OR IGNORE INTO work (item_id, user_id, job, slot) VALUES (?, ?, ?, ?)",
-                (item, person, planned.job, slot),
+                "INSERT INTO work (item_id, user_id, job, slot) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (item_id, user_id, job) DO UPDATE SET slot = excluded.slot, "
+                "status = CASE WHEN version = 0 THEN 'todo' ELSE 'draft' END WHERE status = ?",
+                (item, person, planned.job, slot, db.RELEASED),
             ).rowcount
         together = "per item" if planned.per_item else "by object"
         detail = f"{planned.kind} x{planned.n} ({together}): {added} added"

@@ -1,4 +1,4 @@
-"""The `vidbench annotate ...` commands: init, users add/list/unlock, assign, import,
+"""The `vidbench annotate ...` commands: init, users add/list/role/remove/unlock, assign, import,
 import-audit, export, serve.
 
 cli.py calls `register(sub)`; each handler parses its arguments and calls the library. Passwords
@@ -78,6 +78,7 @@ def _cmd_users_add(args: argparse.Namespace) -> int:
 
     project = _open(args.project)
     with closing(project.connect()) as conn:
+        auth.check_free_name(conn, args.name)  # before the password is typed twice
         user = auth.add_user(conn, args.name, args.role, _read_password(args))
     out.print(f"added {user.name} ({user.role})")
     return 0
@@ -88,7 +89,50 @@ def _cmd_users_list(args: argparse.Namespace) -> int:
 
     with closing(_open(args.project).connect()) as conn:
         for user in auth.users(conn):
-            out.print(f"{user.name}\t{user.role}", highlight=False)
+            removed = f"\tremoved {user.removed}" if user.removed else ""
+            out.print(f"{user.name}\t{user.role}{removed}", markup=False, highlight=False)
+    return 0
+
+
+def _cmd_users_role(args: argparse.Namespace) -> int:
+    from vidbench.annotate import auth
+
+    with closing(_open(args.project).connect()) as conn:
+        done = auth.set_role(conn, args.name, args.role, "cli")
+    if done.before == done.user.role:
+        out.print(f"{done.user.name} is {done.user.role} already; nothing changed", highlight=False)
+        return 0
+    out.print(
+        f"{done.user.name}: {done.before} -> {done.user.role} (from their next request)",
+        highlight=False,
+    )
+    _print_released(args.project, done.released, f"not a {done.user.role}'s")
+    return 0
+
+
+def _print_released(project: str, released: dict[str, int], whose: str) -> None:
+    """How much unfinished work went back to the pool, and the command that gives it out."""
+    total = sum(released.values())
+    if not total:
+        out.print(f"no unfinished work {whose} to give to others", highlight=False)
+        return
+    kinds = ", ".join(f"{kind} {n}" for kind, n in released.items())
+    out.print(f"{counted(total, 'unfinished piece')} of work back in the pool ({kinds})")
+    for kind in released:
+        out.print(f"  give it to others: vidbench annotate assign {project} {kind}")
+
+
+def _cmd_users_remove(args: argparse.Namespace) -> int:
+    from vidbench.annotate import auth
+
+    with closing(_open(args.project).connect()) as conn:
+        done = auth.remove_user(conn, args.name, "cli")
+    out.print(
+        f"removed {done.user.name}: {counted(done.sessions, 'session')} ended, cannot sign in; "
+        "their submitted work stays in exports under their name",
+        highlight=False,
+    )
+    _print_released(args.project, done.released, "of theirs")
     return 0
 
 
@@ -254,6 +298,27 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = users.add_parser("list", help="list accounts")
     p.add_argument("project", help=PROJECT)
     p.set_defaults(func=_cmd_users_list)
+    p = users.add_parser(
+        "role",
+        help="give an account another role (from its next request; the last admin stays admin)",
+    )
+    p.add_argument("project", help=PROJECT)
+    p.add_argument("name", help="the account name")
+    p.add_argument("role", choices=["annotator", "reviewer", "admin"], help="the new role")
+    p.set_defaults(func=_cmd_users_role)
+    p = users.add_parser(
+        "remove",
+        help="someone leaves: their sessions end and they cannot sign in; their submitted work "
+        "stays under their name; their unfinished work goes back to `annotate assign`",
+        description="Remove an account. Its sessions end at once and it cannot sign in again. "
+        "The account is kept as removed (not deleted), since its submitted work, its history "
+        "and the exports name it; the name cannot be taken again. Its unfinished work (to do, "
+        "draft, sent back) goes back to the pool: `vidbench annotate assign PROJECT KIND` gives "
+        "it to others. The last admin cannot be removed.",
+    )
+    p.add_argument("project", help=PROJECT)
+    p.add_argument("name", help="the account name")
+    p.set_defaults(func=_cmd_users_remove)
     p = users.add_parser(
         "unlock", help="clear an account's failed sign-ins and locks (from every address)"
     )

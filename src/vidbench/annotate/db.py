@@ -19,17 +19,20 @@ from typing_extensions import TypedDict  # pydantic (FastAPI's answers) reads ty
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS users (
     id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, role TEXT NOT NULL,
-    pw_hash TEXT NOT NULL, created TEXT NOT NULL);
+    pw_hash TEXT NOT NULL, created TEXT NOT NULL, removed TEXT);
 CREATE TABLE IF NOT EXISTS sessions (
     token TEXT PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users(id), csrf TEXT NOT NULL,
     created REAL NOT NULL, expires REAL NOT NULL);
+-- `removed`: when the account was removed (`annotate users remove`); the row stays, since
+-- its work and revisions name it, but it cannot sign in and gets no work
 -- one thing to do: a QA candidate to review, an object to caption, a question to answer,
 -- a rule to red-team; `data` is its JSON (question, options, gold, provenance ...)
 CREATE TABLE IF NOT EXISTS items (
     id TEXT PRIMARY KEY, kind TEXT NOT NULL, ref TEXT NOT NULL, data TEXT NOT NULL,
     source TEXT NOT NULL, deleted INTEGER NOT NULL DEFAULT 0, created TEXT NOT NULL);
 -- an item given to a person for a job (write | review | answer | redteam); `slot` orders the
--- five caption writers of an object
+-- five caption writers of an object; status `released`: the work of a removed person that was
+-- not finished, back in the pool (kept for its history, counted nowhere)
 CREATE TABLE IF NOT EXISTS work (
     id INTEGER PRIMARY KEY, item_id TEXT NOT NULL REFERENCES items(id),
     user_id INTEGER NOT NULL REFERENCES users(id), job TEXT NOT NULL, slot INTEGER NOT NULL,
@@ -77,6 +80,10 @@ class WorkRow(TypedDict):
     updated_at: str | None
 
 
+OPEN_STATUSES = ("todo", "draft", "returned")  # work that still needs its owner
+RELEASED = "released"  # the status of a removed person's unfinished work (auth.remove_user)
+
+
 def now() -> str:
     """UTC time with milliseconds, the stamp of every write."""
     t = time.time()
@@ -98,8 +105,16 @@ def create(path: Path) -> None:
     conn = connect(path)
     try:
         conn.executescript(SCHEMA)
+        _add_columns(conn)
     finally:
         conn.close()
+
+
+def _add_columns(conn: sqlite3.Connection) -> None:
+    """Columns added since a table was first made: a project from an older version gains them."""
+    have = {r["name"] for r in conn.execute("PRAGMA table_info(users)")}
+    if "removed" not in have:
+        conn.execute("ALTER TABLE users ADD COLUMN removed TEXT")
 
 
 @contextmanager

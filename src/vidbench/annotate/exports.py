@@ -48,8 +48,8 @@ def live_work(conn: sqlite3.Connection, kind: str, job: str) -> dict[str, list[L
     rows = conn.execute(
         "SELECT w.*, i.data, i.ref, u.name AS owner FROM work w JOIN items i ON i.id = w.item_id "
         "JOIN users u ON u.id = w.user_id WHERE i.kind = ? AND w.job = ? AND i.deleted = 0 "
-        "ORDER BY w.item_id, w.slot",
-        (kind, job),
+        "AND w.status != ? ORDER BY w.item_id, w.slot",
+        (kind, job, db.RELEASED),
     )
     out: dict[str, list[LiveWork]] = defaultdict(list)
     for r in rows:
@@ -78,8 +78,9 @@ def unassigned(conn: sqlite3.Connection, kind: str, job: str) -> list[Unassigned
     """Live items of a kind that nobody was given for `job` (id and data): in no export yet."""
     rows = conn.execute(
         "SELECT i.id, i.data FROM items i WHERE i.kind = ? AND i.deleted = 0 AND NOT EXISTS "
-        "(SELECT 1 FROM work w WHERE w.item_id = i.id AND w.job = ?) ORDER BY i.id",
-        (kind, job),
+        "(SELECT 1 FROM work w WHERE w.item_id = i.id AND w.job = ? AND w.status != ?) "
+        "ORDER BY i.id",
+        (kind, job, db.RELEASED),
     )
     return [Unassigned(id=r["id"], data=json.loads(r["data"])) for r in rows]
 

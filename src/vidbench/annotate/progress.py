@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 from pydantic import JsonValue
 
+from vidbench.annotate import db
+
 STATUSES = ("todo", "draft", "submitted", "returned", "accepted")
 
 
@@ -66,11 +68,14 @@ class CaptionReview:
 
 
 def per_person(conn: sqlite3.Connection) -> list[PersonProgress]:
-    """One row per person and job: how many of their pieces of work are in each status."""
+    """One row per person and job: how many of their pieces of work are in each status (a
+    removed person's role says so; their unfinished work, given back, is not counted)."""
     rows = conn.execute(
-        "SELECT u.name, u.role, w.job, w.status, COUNT(*) AS n FROM work w "
+        "SELECT u.name, u.role || CASE WHEN u.removed IS NULL THEN '' ELSE ', removed' END "
+        "AS role, w.job, w.status, COUNT(*) AS n FROM work w "
         "JOIN users u ON u.id = w.user_id JOIN items i ON i.id = w.item_id WHERE i.deleted = 0 "
-        "GROUP BY u.name, u.role, w.job, w.status ORDER BY u.id, w.job"
+        "AND w.status != ? GROUP BY u.id, w.job, w.status ORDER BY u.id, w.job",
+        (db.RELEASED,),
     ).fetchall()
     table: dict[tuple[str, str, str], PersonProgress] = {}
     for r in rows:
@@ -89,7 +94,9 @@ def per_task(conn: sqlite3.Connection) -> list[TaskProgress]:
         "COUNT(w.id) AS assigned, "
         "COUNT(DISTINCT CASE WHEN i.deleted = 0 AND w.id IS NULL THEN i.id END) AS unassigned, "
         "SUM(CASE WHEN w.status IN ('submitted', 'accepted') THEN 1 ELSE 0 END) AS done "
-        "FROM items i LEFT JOIN work w ON w.item_id = i.id GROUP BY i.kind ORDER BY i.kind"
+        "FROM items i LEFT JOIN work w ON w.item_id = i.id AND w.status != ? "
+        "GROUP BY i.kind ORDER BY i.kind",
+        (db.RELEASED,),
     ).fetchall()
     return [
         TaskProgress(

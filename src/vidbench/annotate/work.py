@@ -101,10 +101,10 @@ def row(conn: sqlite3.Connection, work_id: int) -> Work | None:
         "SELECT w.*, i.kind, i.ref, i.data, i.deleted, u.name AS updated_by_name, "
         "o.name AS owner FROM work w JOIN items i ON i.id = w.item_id "
         "JOIN users o ON o.id = w.user_id LEFT JOIN users u ON u.id = w.updated_by "
-        "WHERE w.id = ?",
-        (work_id,),
+        "WHERE w.id = ? AND w.status != ?",
+        (work_id, db.RELEASED),
     ).fetchone()
-    if found is None:
+    if found is None:  # no such work, or work given back (auth.remove_user, set_role): nobody's
         return None
     return Work(
         id=found["id"], item_id=found["item_id"], user_id=found["user_id"], job=found["job"],
@@ -151,9 +151,9 @@ def mine(
     query = (
         "SELECT w.id, w.item_id, w.job, w.status, w.version, w.comment, w.updated_at, i.kind, "
         "i.ref, i.data FROM work w JOIN items i ON i.id = w.item_id "
-        "WHERE w.user_id = ? AND i.deleted = 0"
+        "WHERE w.user_id = ? AND i.deleted = 0 AND w.status != ?"
     )
-    args: list[JsonValue] = [user.id]
+    args: list[JsonValue] = [user.id, db.RELEASED]
     if job:
         query += " AND w.job = ?"
         args.append(job)
@@ -163,7 +163,7 @@ def mine(
     return rows
 
 
-OPEN_STATUSES = ("todo", "draft", "returned")  # work that still needs its owner
+OPEN_STATUSES = db.OPEN_STATUSES  # work that still needs its owner
 
 
 @dataclass(frozen=True)
@@ -182,8 +182,8 @@ def place(conn: sqlite3.Connection, user: User, current: Work) -> Place:
     """`current`'s place among this person's live work of the same job."""
     rows = conn.execute(
         "SELECT w.id, w.status FROM work w JOIN items i ON i.id = w.item_id WHERE w.user_id = ? "
-        "AND w.job = ? AND i.deleted = 0 ORDER BY w.item_id",
-        (user.id, current["job"]),
+        "AND w.job = ? AND i.deleted = 0 AND w.status != ? ORDER BY w.item_id",
+        (user.id, current["job"], db.RELEASED),
     ).fetchall()
     ids = [r["id"] for r in rows]
     at = ids.index(current["id"]) if current["id"] in ids else len(ids)
