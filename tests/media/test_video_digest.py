@@ -1,0 +1,36 @@
+"""The frame cache's video digests: remembered on disk by the file's stat, never handed back
+for other bytes."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from vidbench.media.cache import FrameCache, file_digest
+
+
+def test_a_file_rewritten_with_its_old_size_and_mtime_gets_its_new_digest(tmp_path: Path) -> None:
+    video = tmp_path / "view_0.mp4"
+    video.write_bytes(b"a" * 100)
+    cache = FrameCache(tmp_path / "cache")
+    old = cache.video_digest(video)
+    stat = video.stat()
+    video.write_bytes(b"b" * 100)  # in place, as `cp -p` or `rsync -t` leave it
+    os.utime(video, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    while video.stat().st_ctime_ns == stat.st_ctime_ns:  # a clock tick later (coarse clocks)
+        os.utime(video, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert cache.video_digest(video) == file_digest(video) != old
+    assert FrameCache(tmp_path / "cache").video_digest(video) == file_digest(video)
+
+
+def test_a_digest_is_remembered_on_disk_and_a_damaged_one_made_again(tmp_path: Path) -> None:
+    video = tmp_path / "view_0.mp4"
+    video.write_bytes(b"a" * 100)
+    FrameCache(tmp_path / "cache").video_digest(video)
+    [memo] = (tmp_path / "cache" / "digests").rglob("*-*")
+    assert memo.read_text() == file_digest(video)
+    memo.write_text("f" * 32)  # what a later run finds there is what it uses: no hashing
+    assert FrameCache(tmp_path / "cache").video_digest(video) == "f" * 32
+    memo.write_text("not a digest")
+    assert FrameCache(tmp_path / "cache").video_digest(video) == file_digest(video)
+    assert memo.read_text() == file_digest(video)
