@@ -34,3 +34,11 @@ def test_a_digest_is_remembered_on_disk_and_a_damaged_one_made_again(tmp_path: P
     memo.write_text("not a digest")
     assert FrameCache(tmp_path / "cache").video_digest(video) == file_digest(video)
     assert memo.read_text() == file_digest(video)
+
+
+def test_a_cache_where_no_digest_can_be_written_still_gives_the_digest(tmp_path: Path) -> None:
+    video = tmp_path / "view_0.mp4"
+    video.write_bytes(b"a" * 100)
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / "digests").write_text("")  # not a folder: every write fails
+    assert FrameCache(tmp_path / "cache").video_digest(video) == file_digest(video)

@@ -1,15 +1,17 @@
 """A content-addressed frame cache on disk.
 
 Entries are keyed by a hash of the video file's bytes, so a copied or renamed video still hits and
-an edited one misses. Per video it keeps the probe (frame timestamps) and each encoded frame at a
-given size and format; a second run, or a second model with other views, decodes nothing it has
-already decoded. Simultaneous misses on the same thing within a process are merged
+an edited one misses; that hash is remembered by the file's stat (`video_digest`), so a rerun
+reads no video to know it. Per video it keeps the probe (frame timestamps) and each encoded frame
+at a given size and format; a second run, or a second model with other views, decodes nothing it
+has already decoded. Simultaneous misses on the same thing within a process are merged
 (`single_flight`): one thread probes or decodes, the others wait and read what it wrote. Writes
 are atomic (temp file + rename), so concurrent runs can share a cache.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import json
@@ -59,7 +61,7 @@ def _read_digest(memo: Path) -> str | None:
     cache is made again, not trusted)."""
     try:
         text = memo.read_text()
-    except (FileNotFoundError, UnicodeDecodeError):
+    except (OSError, UnicodeDecodeError):  # none, or an unreadable one
         return None
     return text if len(text) == 32 and all(c in "0123456789abcdef" for c in text) else None
 
@@ -78,13 +80,14 @@ class FrameCache:
         a system call per folder of it, per view of every sample), size, mtime and ctime.
 
         Store keys hold this digest, so an answer is reused only for the same video bytes.
-        Measured (bench/scale.py, 1,000 questions; a 1 GB video): hashing every video on every
-        run costs about 1 s per GB, for every view a task reads, while this lookup is one stat
-        and one small file read. Keying by the bytes rather than by (size, mtime) itself means a
-        copied data folder, or a touched file, costs one hash, never a model call per
-        question; ctime (which no tool can set back, unlike mtime: `cp -p`, `rsync -t`,
-        `touch -d`) means a file rewritten in place with its old size and mtime is hashed
-        again."""
+        Why a digest remembered by stat, not the bytes hashed on every run nor (size, mtime)
+        in the keys: hashing costs 6-8 s per GiB on a busy 2-core machine (measured), for every
+        video a task reads, on every rerun, while this lookup is one stat and one small file
+        read (0.2 ms); keying by the bytes rather than by (size, mtime) itself means a copied
+        data folder, or a touched file, costs one hash, never a model call per question. ctime
+        (which no tool can set back, unlike mtime: `cp -p`, `rsync -t`, `touch -d`) tells a
+        file rewritten in place with its old size and mtime. The memo is written best-effort:
+        a read-only cache hashes again next time."""
         stat = path.stat()
         memo_key = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
         with self._lock:
@@ -95,7 +98,8 @@ class FrameCache:
             digest = _read_digest(memo)
             if digest is None:
                 digest = file_digest(path)
-                write_atomic(memo, digest.encode())
+                with contextlib.suppress(OSError):  # a read-only cache: hashed again next run
+                    write_atomic(memo, digest.encode())
             with self._lock:
                 self._digests[memo_key] = digest
         return digest
