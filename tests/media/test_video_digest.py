@@ -6,7 +6,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from conftest import solid_frames
+from vidbench.core.messages import Message
+from vidbench.core.records import MediaRef
 from vidbench.media.cache import FrameCache, file_digest
+from vidbench.media.encode import write_mp4
+from vidbench.media.frames import load_frames
+from vidbench.media.spec import FrameSpec
+from vidbench.runner.keys import request_key
 
 
 def test_a_file_rewritten_with_its_old_size_and_mtime_gets_its_new_digest(tmp_path: Path) -> None:
@@ -42,3 +49,22 @@ def test_a_cache_where_no_digest_can_be_written_still_gives_the_digest(tmp_path:
     (tmp_path / "cache").mkdir()
     (tmp_path / "cache" / "digests").write_text("")  # not a folder: every write fails
     assert FrameCache(tmp_path / "cache").video_digest(video) == file_digest(video)
+
+
+def test_a_frame_and_a_grid_of_an_edited_video_have_other_keys(tmp_path: Path) -> None:
+    video = tmp_path / "view_0.mp4"
+    cache = FrameCache(tmp_path / "cache")
+
+    def keys() -> list[str]:
+        found = []
+        for spec in (FrameSpec(frames=2), FrameSpec(frames=2, grid="1x2")):
+            frames = load_frames(MediaRef.single(video), spec, cache)
+            messages = [Message("user", tuple(f.image for f in frames))]
+            found.append(request_key("plan", "s1", messages))
+        return found
+
+    write_mp4(video, solid_frames(4, seed=1))
+    first = keys()
+    write_mp4(video, solid_frames(4, seed=2))  # same name, same frame count, other pixels
+    again = keys()
+    assert first[0] != again[0] and first[1] != again[1]

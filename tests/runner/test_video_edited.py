@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -51,6 +52,10 @@ def test_a_video_edited_in_place_is_asked_again_its_questions_only(
     assert _run(data, out, cache) == 0
     assert len(_asked(log)) == 15
     before = _answers(out)
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    for path in _videos(data, EDITED):
+        shutil.copyfile(path, kept / path.name)
 
     for k, path in enumerate(_videos(data, EDITED)):  # re-rendered: same name and frame count
         write_mp4(path, solid_frames(12, seed=100 + k))
@@ -64,6 +69,13 @@ def test_a_video_edited_in_place_is_asked_again_its_questions_only(
     assert after == _answers(tmp_path / "fresh")
     assert any(after[i] != before[i] for i in before if i.startswith(EDITED))
     assert all(after[i] == before[i] for i in before if not i.startswith(EDITED))
+
+    for path in _videos(data, EDITED):  # put back: the answers to these bytes are stored
+        shutil.copyfile(kept / path.name, path)
+    log.unlink()
+    assert _run(data, out, cache) == 0
+    assert _asked(log) == []
+    assert _answers(out) == before  # the stored answers to the original, not the latest ones
 
 
 def test_a_touched_video_same_bytes_is_hashed_again_and_not_asked_again(

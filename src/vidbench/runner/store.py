@@ -1,4 +1,4 @@
-"""The results store: one SQLite database (WAL) per results directory, append-only.
+"""The results store: one SQLite database (WAL) per results directory, appended to.
 
 responses: one row per answered request, keyed by the request's content hash; a key that is
     present is never sent to the model again.
@@ -306,13 +306,19 @@ class Store:
         found = self._db.execute("SELECT 1 FROM responses WHERE plan = ? LIMIT 1", (plan,))
         return found.fetchone() is not None
 
-    def answered_among(self, keys: Sequence[str]) -> set[str]:
-        """Those of these request keys (at most MAX_IDS) that have a stored response."""
+    def answered_among(self, plan: str, keys: Sequence[str]) -> set[str]:
+        """Those of these request keys of a plan (at most MAX_IDS), which a run asks now, that
+        have a stored response, each made its sample's latest (what `responses` reads) where
+        another came since: a video edited, then put back, is scored by its first answers."""
         if len(keys) > MAX_IDS:
             raise ValueError(f"at most {MAX_IDS} keys at a time, got {len(keys)}")
-        rows = self._db.execute(
-            f"SELECT key FROM responses WHERE key IN ({', '.join('?' * len(keys))})", keys
+        among = f"key IN ({', '.join('?' * len(keys))})"
+        self._write(
+            f"UPDATE responses SET created = ? WHERE plan = ? AND {among} AND created < (SELECT "
+            "MAX(created) FROM responses r WHERE r.plan = ? AND r.sample_id = responses.sample_id)",
+            (time.time(), plan, *keys, plan),
         )
+        rows = self._db.execute(f"SELECT key FROM responses WHERE {among}", keys)
         return {key for (key,) in rows}
 
     def answered_keys_of(self, plan: str, sample_ids: Sequence[str]) -> set[str]:
@@ -320,11 +326,6 @@ class Store:
         among, ids = _among(sample_ids)
         rows = self._db.execute(f"SELECT key FROM responses WHERE plan = ?{among}", (plan, *ids))
         return {key for (key,) in rows}
-
-    def has(self, key: str) -> bool:
-        """Whether a response with this request key is stored (whatever its plan)."""
-        found = self._db.execute("SELECT 1 FROM responses WHERE key = ?", (key,)).fetchone()
-        return found is not None
 
     def put_response(
         self,
