@@ -14,6 +14,7 @@ build_openai  # models/registry.py
 build_openai_compat  # models/registry.py
 OwnChatModel  # docs/reproducing-papers.md
 CostlyStart  # tests/runner/test_run.py
+SeesPixels  # tests/runner/test_video_edited.py
 Timed  # tests/runner/test_stages_out_of_order.py
 FailsOnMark  # tests/runner/test_stages_out_of_order.py
 Blank  # tests/fourd/qa/test_qa_layouts.py

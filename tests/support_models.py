@@ -7,7 +7,7 @@ import os
 import zlib
 from collections.abc import Sequence
 
-from vidbench.core.messages import TextPart
+from vidbench.core.messages import ImagePart, TextPart
 from vidbench.core.requests import Request, Response
 from vidbench.models.base import Model
 
@@ -84,3 +84,20 @@ class Blank(Model):
 
     async def generate(self, requests: Sequence[Request]) -> list[Response]:
         return [Response(r.key, " \n") for r in requests]
+
+
+class SeesPixels(Model):
+    """Answers a letter drawn from the pixels it is shown (the first image's bytes), so an
+    edited video gets other answers; appends every request's sample id to $VIDBENCH_TEST_LOG."""
+
+    spec = "python:support_models:SeesPixels"
+
+    async def generate(self, requests: Sequence[Request]) -> list[Response]:
+        with open(os.environ["VIDBENCH_TEST_LOG"], "a") as f:
+            f.write("".join(r.sample_id + "\n" for r in requests))
+        return [Response(r.key, f"The answer is ({_seen(r)})") for r in requests]
+
+
+def _seen(request: Request) -> str:
+    images = [p for m in request.messages for p in m.content if isinstance(p, ImagePart)]
+    return "ABCD"[zlib.crc32(images[0].data) % 4]

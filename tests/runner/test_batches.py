@@ -69,7 +69,7 @@ def test_a_rerun_reads_no_frame_of_an_answered_sample(
     sample = task.load(qa_release).items[0]
     cache = FrameCache(tmp_path / "cache")
     prepared = Preparation(task, cache, True, "plan").new_request(sample, ())
-    assert prepared is not None and prepared.record["frames"]
+    assert not isinstance(prepared, str) and prepared.record["frames"]
     key = prepared.request.key
     assert Preparation(task, cache, True, "plan").answered_by_labels(sample, {key})
     assert not Preparation(task, cache, True, "other plan").answered_by_labels(sample, {key})

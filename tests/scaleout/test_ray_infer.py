@@ -350,3 +350,21 @@ def test_no_worker_outlives_its_run(cluster: str, release: Path, tmp_path: Path)
     assert worker_pids() == []
     assert ray.available_resources().get("CPU") == 4.0
     assert "not the same in the Ray workers" in str(failed.value)
+
+
+def test_a_rerun_on_ray_scores_the_answers_to_the_requests_it_makes_now(
+    cluster: str, release: Path, server: ChatServer, tmp_path: Path
+) -> None:
+    server.reset(reply=scripted_reply)
+    out = tmp_path / "ray"
+    cfg = config(release, out, tmp_path / "cache", spec_of(server), concurrency=4, ray="auto")
+    before = run(cfg)["columns"], result_files(out)["samples"]
+    with sqlite3.connect(out / "store.sqlite") as db:  # later answers to other requests (the
+        db.execute(  # questions of an edited video, say), which the data no longer asks
+            "INSERT INTO responses SELECT 'other-' || key, plan, sample_id, run_id, prompt_hash, "
+            "request, 'The answer is (D)', input_tokens, output_tokens, latency_s, created + 1, "
+            "truncated FROM responses"
+        )
+    server.reset(reply=scripted_reply)
+    assert (run(cfg)["columns"], result_files(out)["samples"]) == before
+    assert server.stats().received == 0

@@ -4,6 +4,7 @@ holds them: a report built again reads no frame; the command shows its progress 
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -11,8 +12,11 @@ import pytest
 
 from conftest import make_qa_dataset
 from vidbench.cli import main
+from vidbench.core.records import MediaRef
+from vidbench.media.spec import FrameSpec
 from vidbench.view.build import ViewOptions, write_report
 from vidbench.view.collect import collect_runs
+from vidbench.view.thumbs import strip_key
 from view_support import run_model
 
 
@@ -66,3 +70,18 @@ def test_the_command_shows_progress_and_counts(
     assert "thumbnails of 2 frame strips made, 0 already there" in printed.err
     assert main(["view", *map(str, runs), "--out", str(out)]) == 0
     assert "thumbnails of 0 frame strips made, 2 already there" in capsys.readouterr().err
+
+
+def test_a_video_rewritten_with_its_old_size_and_mtime_gets_new_thumbnails(
+    tmp_path: Path,
+) -> None:
+    video = tmp_path / "view_0.mp4"
+    video.write_bytes(b"a" * 100)
+    media, spec = MediaRef.single(video), FrameSpec()
+    old = strip_key(media, spec)
+    stat = video.stat()
+    video.write_bytes(b"b" * 100)  # in place, as `cp -p` or `rsync -t` leave it
+    os.utime(video, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    while video.stat().st_ctime_ns == stat.st_ctime_ns:  # a clock tick later (coarse clocks)
+        os.utime(video, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert strip_key(media, spec) != old

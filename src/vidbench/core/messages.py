@@ -22,11 +22,14 @@ class ImagePart:
 
     `label` says where the image came from (e.g. "view 8, frame 12"); it is provenance for reports,
     never sent to the model (a task that wants the model to see it adds a TextPart).
+    `source` identifies the content it was taken from (the video file's digest: a frame of
+    "view 8, frame 12" of an edited video is another image), so store keys change with it.
     """
 
     data: bytes
     mime: str = "image/jpeg"
     label: str = ""
+    source: str = ""
 
     def __repr__(self) -> str:  # keep logs readable: never dump the bytes
         return f"ImagePart({self.mime}, {len(self.data)} bytes, {self.label!r})"

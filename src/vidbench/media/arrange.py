@@ -44,9 +44,14 @@ def grid_image(frames: Sequence[Frame], spec: FrameSpec) -> Frame:
         first.view,
         first.index,
         first.time_s,
-        ImagePart(data, MIME[spec.image_format], label),
+        ImagePart(data, MIME[spec.image_format], label, _sources(frames)),
         tiles=tuple(frames),
     )
+
+
+def _sources(frames: Sequence[Frame]) -> str:
+    """The contents a grid's frames come from (their videos' digests), each once, in order."""
+    return " ".join(dict.fromkeys(f.image.source for f in frames if f.image.source))
 
 
 def arrange(frames: list[Frame], spec: FrameSpec) -> list[Frame]:

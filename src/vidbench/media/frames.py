@@ -9,7 +9,7 @@ from vidbench.core.files import missing_file
 from vidbench.core.messages import ImagePart
 from vidbench.core.records import MediaRef
 from vidbench.media.arrange import arrange
-from vidbench.media.cache import FrameCache
+from vidbench.media.cache import FrameCache, file_digest
 from vidbench.media.decode import VideoInfo, decode_frames, probe, too_small
 from vidbench.media.frame import Frame
 from vidbench.media.images import MIME, encode_image
@@ -34,7 +34,7 @@ def _view_frames(
 ) -> list[Frame]:
     if not path.is_file():
         raise MediaError(f"{path}: {missing_file(path, f'view {view} video file')}")
-    digest = cache.video_digest(path) if cache else ""
+    digest = cache.video_digest(path) if cache else file_digest(path)
     info = cache.info(path, digest) if cache else probe(path)
     small = too_small(info)
     if small is not None:  # refused, not sent as frames that show nothing
@@ -56,7 +56,7 @@ def _view_frames(
             view=view,
             index=i,
             time_s=round(info.times[i] - origin, 3),
-            image=ImagePart(encoded[i], mime, f"view {view}, frame {i}"),
+            image=ImagePart(encoded[i], mime, f"view {view}, frame {i}", digest),
         )
         for i in picks
     ]

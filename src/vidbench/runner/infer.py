@@ -129,7 +129,8 @@ async def infer(
                         recorder.failure(sample.id, None, f"{sample.id}: {e}", PROMPT)
                         continue
                     # a grid image's key is known only now that it is made: checked here
-                    if not preparation.keys_from_labels and store.has(prepared.request.key):
+                    key = prepared.request.key
+                    if not preparation.keys_from_labels and recorder.answered_among([key]):
                         recorder.reused()
                         continue
                     await queue.put(prepared)

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from pydantic import JsonValue
 
 from vidbench.core.files import Json
-from vidbench.core.messages import Message, TextPart
+from vidbench.core.messages import Message, Part, TextPart
 
 
 def digest(obj: object) -> str:
@@ -18,11 +18,15 @@ def digest(obj: object) -> str:
 
 
 def prompt_fingerprint(messages: Sequence[Message]) -> list[JsonValue]:
-    """Text parts verbatim, images by their provenance label (which view and frame)."""
-    return [
-        [m.role, [p.text if isinstance(p, TextPart) else ["image", p.label] for p in m.content]]
-        for m in messages
-    ]
+    """Text parts verbatim, images by their provenance label (which view and frame) and the
+    content they come from (the video's digest: an edited video's frames are other images)."""
+    return [[m.role, [_part(p) for p in m.content]] for m in messages]
+
+
+def _part(part: Part) -> JsonValue:
+    if isinstance(part, TextPart):
+        return part.text
+    return ["image", part.label, part.source] if part.source else ["image", part.label]
 
 
 def prompt_hash(messages: Sequence[Message]) -> str:

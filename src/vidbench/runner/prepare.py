@@ -111,16 +111,17 @@ class Preparation:
                 keys.append(None)
         return keys
 
-    def new_request(self, sample: Sample, answered: Container[str]) -> Prepared | None:
-        """The request of a sample, or None when its key is among `answered` (the keys stored
-        for it): where the frames' labels tell (`answered_by_labels`), before any image is
+    def new_request(self, sample: Sample, answered: Container[str]) -> Prepared | str:
+        """The request of a sample, or the key of its stored answer when that is among
+        `answered` (the keys stored for it): where the frames' labels tell, before any image is
         read, so a rerun reads no frame of an answered sample. Raises DataError for unusable
         media."""
-        if self.answered_by_labels(sample, answered):
-            return None
+        key = self.label_keys_of([sample])[0]
+        if key is not None and key in answered:
+            return key
         frames = sample_frames(self.task, sample, self.cache, self.needs_frames)
         prepared = build_request(self.task, sample, frames, self.plan)
-        return None if prepared.request.key in answered else prepared
+        return prepared.request.key if prepared.request.key in answered else prepared
 
 
 def check_views(task: Task, samples: SampleSet, data: str) -> None:

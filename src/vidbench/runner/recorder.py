@@ -56,11 +56,11 @@ class Recorder:
 
     def answered_among(self, keys: Iterable[str]) -> set[str]:
         """Those of these request keys already answered (by an earlier run, or this one): never
-        sent to the model again. Asked of the store a batch at a time, so a run holds no set
-        of every answered key."""
+        sent to the model again, and made their samples' latest answers (Store.answered_among).
+        Asked of the store a batch at a time, so a run holds no set of every answered key."""
         found: set[str] = set()
         for some in batched(keys, MAX_IDS):
-            found |= self.store.answered_among(some)
+            found |= self.store.answered_among(self.plan, some)
         return found
 
     def reused(self) -> None:

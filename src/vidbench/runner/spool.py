@@ -87,7 +87,7 @@ def take_spooled(store: Store) -> int:
             except (KeyError, TypeError, ValueError):  # not a line a worker wrote
                 continue
             response = answer.response
-            if response.ok and store.has(response.key):
+            if response.ok and store.answered_among(plan, [response.key]):
                 continue
             if not response.ok and store.failure_of(response.key) == failure_message(answer):
                 continue

@@ -1,4 +1,4 @@
-"""The results store: one SQLite database (WAL) per results directory, append-only.
+"""The results store: one SQLite database (WAL) per results directory, appended to.
 
 responses: one row per answered request, keyed by the request's content hash; a key that is
     present is never sent to the model again.
@@ -306,25 +306,26 @@ class Store:
         found = self._db.execute("SELECT 1 FROM responses WHERE plan = ? LIMIT 1", (plan,))
         return found.fetchone() is not None
 
-    def answered_among(self, keys: Sequence[str]) -> set[str]:
-        """Those of these request keys (at most MAX_IDS) that have a stored response."""
-        if len(keys) > MAX_IDS:
-            raise ValueError(f"at most {MAX_IDS} keys at a time, got {len(keys)}")
+    def answered_among(self, plan: str, keys: Sequence[str]) -> set[str]:
+        """Those of these request keys of a plan (at most MAX_IDS), which a run asks now, that
+        have a stored response, each made its sample's latest (what `responses` reads) where
+        another came since: a video edited, then put back, is scored by its first answers."""
+        among, _ = _among(keys, "key")  # read first: most reruns write nothing
         rows = self._db.execute(
-            f"SELECT key FROM responses WHERE key IN ({', '.join('?' * len(keys))})", keys
-        )
-        return {key for (key,) in rows}
+            "SELECT key, created < (SELECT MAX(created) FROM responses r WHERE r.plan = ? AND "
+            f"r.sample_id = responses.sample_id) FROM responses WHERE 1{among}",  # by key, not plan
+            (plan, *keys),
+        ).fetchall()
+        if stale := [key for key, old in rows if old]:
+            at, _ = _among(stale, "key")
+            self._write(f"UPDATE responses SET created = ? WHERE 1{at}", (time.time(), *stale))
+        return {key for key, _ in rows}
 
     def answered_keys_of(self, plan: str, sample_ids: Sequence[str]) -> set[str]:
         """The request keys of a plan answered for these samples (at most MAX_IDS)."""
         among, ids = _among(sample_ids)
         rows = self._db.execute(f"SELECT key FROM responses WHERE plan = ?{among}", (plan, *ids))
         return {key for (key,) in rows}
-
-    def has(self, key: str) -> bool:
-        """Whether a response with this request key is stored (whatever its plan)."""
-        found = self._db.execute("SELECT 1 FROM responses WHERE key = ?", (key,)).fetchone()
-        return found is not None
 
     def put_response(
         self,
@@ -576,13 +577,13 @@ class Store:
         self._write("COMMIT", ())
 
 
-def _among(sample_ids: Sequence[str] | None) -> tuple[str, Sequence[str]]:
-    """The SQL condition (and its parameters) that keeps rows of these samples: none for None."""
-    if sample_ids is None:
+def _among(ids: Sequence[str] | None, column: str = "sample_id") -> tuple[str, Sequence[str]]:
+    """The SQL condition (and its parameters) keeping rows whose `column` is in `ids` (or all)."""
+    if ids is None:
         return "", ()
-    if len(sample_ids) > MAX_IDS:
-        raise ValueError(f"at most {MAX_IDS} sample ids at a time, got {len(sample_ids)}")
-    return f" AND sample_id IN ({', '.join('?' * len(sample_ids))})", sample_ids
+    if len(ids) > MAX_IDS:
+        raise ValueError(f"at most {MAX_IDS} ids at a time, got {len(ids)}")
+    return f" AND {column} IN ({', '.join('?' * len(ids))})", ids
 
 
 def _is_full(error: sqlite3.OperationalError, folder: Path) -> bool:

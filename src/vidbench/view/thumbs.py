@@ -39,8 +39,10 @@ STRIP_VERSION = 1  # of the strips' shape and thumbnails: another version makes 
 
 
 def strip_key(media: MediaRef, spec: FrameSpec) -> str | None:
-    """What a sample's strip depends on: its videos (resolved path, size, modification time),
-    its window and the FrameSpec; None when a video is not there (nothing to keep)."""
+    """What a sample's strip depends on: its videos (resolved path, size, modification and
+    change times: ctime, which no tool sets back as `cp -p` does mtime, tells a video rewritten
+    in place with its old size and mtime), its window and the FrameSpec; None when a video is
+    not there (nothing to keep)."""
     parts: list[Json] = [STRIP_VERSION, FRAME_SIDE, GRID_SIDE, spec.as_dict()]
     parts += [media.start_s, media.end_s]
     for view in spec.views:
@@ -52,7 +54,7 @@ def strip_key(media: MediaRef, spec: FrameSpec) -> str | None:
         if stat is None:
             return None
         assert path is not None  # stat is None without one
-        parts.append([view, str(path.resolve()), stat.st_size, stat.st_mtime_ns])
+        parts.append([view, str(path.resolve()), stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns])
     text = json.dumps(parts, sort_keys=True, default=str)
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 

@@ -299,6 +299,8 @@ class _Driver:
 
     def _record(self, outcome: RequestOutcome) -> None:
         if outcome.kind == "reused":
+            if outcome.key is not None:  # its answer becomes the sample's latest
+                self.recorder.answered_among([outcome.key])
             self.recorder.reused()
         elif outcome.kind in ("media", "prompt"):
             self.recorder.failure(outcome.sample_id, None, str(outcome.error), outcome.kind)

@@ -61,6 +61,7 @@ class RequestOutcome:
     kind: Literal["answer", "reused", "media", "prompt"]
     answer: Answer | None = None
     error: str | None = None
+    key: str | None = None  # `reused`: the request key of the stored answer
 
 
 class InferWorker:
@@ -113,8 +114,8 @@ class InferWorker:
             if isinstance(prepared, tuple):  # its media unusable, or its prompt
                 kind, error = prepared
                 outcomes.append(RequestOutcome(sample.id, kind, error=error))
-            elif prepared is None:
-                outcomes.append(RequestOutcome(sample.id, "reused"))
+            elif isinstance(prepared, str):
+                outcomes.append(RequestOutcome(sample.id, "reused", key=prepared))
             else:
                 to_ask.append(prepared)
         if to_ask:
@@ -139,10 +140,10 @@ class InferWorker:
 
     async def _prepare(
         self, sample: Sample, answered: set[str]
-    ) -> Prepared | tuple[Literal["media", "prompt"], str] | None:
+    ) -> Prepared | tuple[Literal["media", "prompt"], str] | str:
         """The sample's request, why it has none (its unusable media, a task that failed on
-        its prompt), or None when it is answered already (runner/prepare.Preparation.
-        new_request: then no frame of it is read)."""
+        its prompt), or the key of its stored answer when it is answered already
+        (runner/prepare.Preparation.new_request: then no frame of it is read)."""
         loop = asyncio.get_running_loop()
         try:
             return await loop.run_in_executor(
