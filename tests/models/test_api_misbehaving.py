@@ -106,8 +106,9 @@ def test_a_spent_quota_is_not_retried_and_stops_every_later_call() -> None:
         model = backend("openai", server, concurrency=1, max_retries=5)
         responses = ask(model, [request(i) for i in range(4)])
     assert server.posts == 1  # one call learnt it; the others were not sent
-    assert all(r.status == "error" for r in responses)
+    assert all(r.status == "rejected" for r in responses)  # a rerun gets the same answer
     assert all("quota: HTTP 429: You exceeded your current quota" in r.error for r in responses)
+    assert all("change the quota" in r.error for r in responses)
     assert sum("not sent" in r.error for r in responses) == 3
     assert model.limiter.decreases == 0  # a spent quota is no rate limit to back off from
 
@@ -119,8 +120,10 @@ def test_a_key_refused_mid_run_stops_every_later_call(status: int) -> None:
         model = backend("openai", server, concurrency=1)
         responses = ask(model, [request(i) for i in range(5)])
     assert server.posts == 2  # one answered, one refused, three not sent
-    assert [r.status for r in responses] == ["ok"] + ["error"] * 4
+    assert [r.status for r in responses] == ["ok"] + ["rejected"] * 4
     assert all(f"HTTP {status}: Incorrect API key" in r.error for r in responses[1:])
+    change = "the model name" if status == 404 else "the API key"
+    assert all(f"change {change}" in r.error for r in responses[1:])
     assert all("not retried" in r.error for r in responses[1:])
 
 
@@ -139,6 +142,9 @@ def test_a_run_whose_key_is_refused_mid_run_says_why_and_is_incomplete(
     said = " ".join(capsys.readouterr().err.split())
     assert "9 error(s)" in said and "the first: 00000000000000000000000000000000_" in said
     assert f"{spec}: " in said and "client: HTTP 401: Incorrect API key" in said
+    assert "9 calls the API refused would be refused again" in said  # no retry would help
+    assert "change first the API key (or its access) (9)" in said
+    assert "run the same command again to retry" not in said
 
 
 def test_a_server_that_stops_answering_stops_being_asked() -> None:

@@ -49,10 +49,12 @@ class Usage:
 
 
 # ok: `text` is the answer. The rest are failures, each recorded and reported as what it is:
-# error (the call failed after retries), empty (no text came back), refused (the model declined),
-# blocked (a safety filter stopped it).
+# error (the call failed after retries, or was not worth retrying: a rerun may succeed),
+# rejected (the API refused the call and would refuse it again: a bad request, a refused key, an
+# unknown model, a spent quota, a request too large; something must change first), empty (no
+# text came back), refused (the model declined), blocked (a safety filter stopped it).
 # no-prediction: a predictions file (models/predictions.py) has no answer for the sample
-ResponseStatus = Literal["ok", "error", "empty", "refused", "blocked", "no-prediction"]
+ResponseStatus = Literal["ok", "error", "rejected", "empty", "refused", "blocked", "no-prediction"]
 
 # The reasons the APIs and engines give for a reply that stopped at its token limit (max_tokens):
 # OpenAI chat completions and vLLM "length", Anthropic "max_tokens" (and

@@ -88,7 +88,8 @@ class RunFile(BaseModel):
 # The status of an answered sample its task's scorer failed on (SampleRow.score_failed).
 SCORE_STATUS = "score"
 ROW_STATUS = (
-    "ok, or why the sample is not scored: data (bad record), media, error, empty, refused, "
+    "ok, or why the sample is not scored: data (bad record), media, error (a failed call a rerun "
+    "retries), rejected (a call the API refused and would refuse again), empty, refused, "
     "blocked, missing (no answer), prompt (the task's code failed on its request), judge (no "
     "usable verdict), score (the task's scorer failed on the answer), or a benchmark's own"
 )

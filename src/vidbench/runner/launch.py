@@ -10,6 +10,7 @@ makes N runs with seeds SEED..SEED+N-1 and a mean ± std table (repeat.py).
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -73,6 +74,8 @@ def launch(request: RunRequest, console: Console = err, print_to: Console = out)
         any(outcome.retry_helps for outcome in outcomes),
         any(outcome.not_asked for outcome in outcomes),
         any(outcome.scorer_failed for outcome in outcomes),
+        sum(outcome.retried for outcome in outcomes),
+        sum((outcome.change_first for outcome in outcomes), Counter()),
     )
 
 

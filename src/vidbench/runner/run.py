@@ -7,7 +7,7 @@ import asyncio
 import json
 import time
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -23,6 +23,7 @@ from vidbench.media.cache import FrameCache
 from vidbench.models.base import Model, ModelRef, check_reachable
 from vidbench.models.pricing import cost_of
 from vidbench.models.registry import ModelOptions, load_model
+from vidbench.models.retry import change_named
 from vidbench.report.results import RowTally, build_results, truncation_warning
 from vidbench.report.results_dir import RESULTS_FILE, SAMPLES_FILE, TIMING_FILE, ResultsDir
 from vidbench.report.schema import SCORE_STATUS, Results
@@ -48,8 +49,11 @@ from vidbench.tasks.problems import Problem
 
 STAGES = ("infer", "judge", "score", "report")
 # Sample statuses that running the same command again may clear: a failed model call (a timeout,
-# a server error) or judge call. Bad rows, missing videos and refusals need a change first.
+# a server error) or judge call. Bad rows, missing videos, refusals and calls the API rejected
+# (status `rejected`: a bad request, a refused key, an unknown model, a spent quota, a request too
+# large) need a change first.
 RETRY_HELPS = frozenset({"error", "judge"})
+REJECTED = "rejected"
 # What samples.jsonl was scored from (scored.json), each with how a report stage says it changed.
 SCORED_FROM = {
     "plan": "for another model, or other model or task settings",
@@ -70,10 +74,24 @@ class RunOutcome:
     retry_helps: bool = False  # some gap is a failed call (a timeout, a server error)
     not_asked: bool = False  # some sample has no answer yet: a stopped run, scored alone
     scorer_failed: bool = False  # the task's scorer failed on some answer (status `score`)
+    retried: int = 0  # failed model calls a rerun retries (status error)
+    # failed model calls a rerun does not fix, by what must change first (status rejected)
+    change_first: Counter[str] = field(default_factory=Counter)
 
     @property
     def complete(self) -> bool:
         return not self.incomplete
+
+    def count_calls(self, failures: Iterable[tuple[str, str]]) -> None:
+        """Count the failed model calls among these samples' (status, message): those a rerun
+        retries, and those that need a change first, by what (models/retry.py decided, and the
+        message says)."""
+        self.retried, self.change_first = 0, Counter()
+        for status, message in failures:
+            if status == "error":
+                self.retried += 1
+            elif status == REJECTED:
+                self.change_first[change_named(message) or "the request"] += 1
 
 
 class Run:
@@ -466,7 +484,9 @@ class Run:
             stats = self.infer()
             if stats.failed:
                 outcome.incomplete.append(f"{stats.failed} sample(s) without an answer")
-                outcome.retry_helps = bool(self._failed_statuses() & RETRY_HELPS)
+                failures = self._failures()
+                outcome.retry_helps = bool({status for status, _ in failures} & RETRY_HELPS)
+                outcome.count_calls(failures)
         if "judge" in stages:
             absent = self.judge_stage().absent
             if absent:
@@ -495,6 +515,7 @@ class Run:
                 outcome.retry_helps = bool(statuses & RETRY_HELPS)
                 outcome.not_asked = "missing" in statuses
                 outcome.scorer_failed = SCORE_STATUS in statuses
+                outcome.count_calls((e.status, e.error) for e in results.error_details)
         return outcome
 
     def _unanswered(self) -> int:
@@ -505,15 +526,16 @@ class Run:
                 for batch in self.samples.batches()
             )
 
-    def _failed_statuses(self) -> set[str]:
-        """The statuses of this run's samples still without an answer."""
-        statuses: set[str] = set()
+    def _failures(self) -> list[tuple[str, str]]:
+        """The last failure (status, message) of each of this run's samples still without an
+        answer."""
+        found: list[tuple[str, str]] = []
         with Store(self.config.results_dir) as store:
             for batch in self.samples.batches():
                 ids = [sample.id for sample in batch]
                 answered = store.responses(self.plan, ids).keys()
                 failures = store.last_failures(self.plan, ids)
-                statuses |= {status for i, (status, _) in failures.items() if i not in answered}
+                found += [failure for i, failure in failures.items() if i not in answered]
                 stale = store.failed_since_answered(self.plan, [i for i in ids if i in answered])
-                statuses |= {status for status, _ in stale.values()}  # answers to old prompts
-        return statuses
+                found += stale.values()  # answers to old prompts
+        return found
