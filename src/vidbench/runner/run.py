@@ -24,7 +24,12 @@ from vidbench.models.base import Model, ModelRef, check_reachable
 from vidbench.models.pricing import cost_of
 from vidbench.models.registry import ModelOptions, load_model
 from vidbench.models.retry import change_named
-from vidbench.report.results import RowTally, build_results, truncation_warning
+from vidbench.report.results import (
+    RowTally,
+    build_results,
+    truncation_warning,
+    usage_warning,
+)
 from vidbench.report.results_dir import RESULTS_FILE, SAMPLES_FILE, TIMING_FILE, ResultsDir
 from vidbench.report.schema import SCORE_STATUS, Results
 from vidbench.report.tables import print_table
@@ -398,7 +403,11 @@ class Run:
         if print_to is not None:
             title, data = self.task.title or self.task.name, self.config.data
             print_table([results], f"{title} — {data}" if data else title, print_to)
-        for warning in [*(results.warnings or []), *truncation_warning(results)]:
+        for warning in [
+            *(results.warnings or []),
+            *truncation_warning(results),
+            *usage_warning(results),
+        ]:
             self.console.print(f"[yellow]warning[/]: {escape(warning)}", highlight=False)
         if results.errors:
             self.console.print(
