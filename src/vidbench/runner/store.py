@@ -6,7 +6,7 @@ calls:     every reply to a cached model call (an LLM judge's verdicts, a constr
     pipeline's generated questions, checks and captions), keyed by the model, its settings, the
     prompt version, the exact prompt and the attempt number; never requested again.
     In both, `truncated` is 1 for a reply that stopped at its token limit (Response.truncated),
-    and input_tokens and output_tokens are UNKNOWN_TOKENS (-1) for a reply that reported no
+    and input_tokens and output_tokens are -1 (runner/usage.py) for a reply that reported no
     usage (Usage.unknown): counted as 0 tokens and as a call of unknown usage.
 failures:  every failed attempt, with its status and message: unusable media (`media`), a call
     that failed after its retries (`error`, ...), and each attempt that failed and was tried
@@ -32,8 +32,9 @@ from typing import Any, TypedDict
 from pydantic import JsonValue
 
 from vidbench.core.errors import ConfigError, DiskFullError, VidbenchError
-from vidbench.core.requests import UNKNOWN_USAGE_KEY, Response, Usage
+from vidbench.core.requests import Response
 from vidbench.media.frame import FrameRecord
+from vidbench.runner.usage import TOKEN_SUMS, stored_tokens, usage_record
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -94,26 +95,6 @@ FULL_BELOW = 1 << 20  # bytes free under which a failed store write counts as a 
 # sample ids one query may name (SQLite takes 32,766 parameters since 3.32, 999 before)
 MAX_IDS = 900
 RETRIED = "retried"  # the status of a failed attempt that was tried again: not the outcome
-UNKNOWN_TOKENS = -1  # the tokens of a reply that reported no usage
-# a table's token totals, with the unknown counted as 0 (`_usage`, call_usage_by_version)
-_TOKEN_SUMS = (
-    "COALESCE(SUM(MAX(input_tokens, 0)), 0), COALESCE(SUM(MAX(output_tokens, 0)), 0), "
-    f"COALESCE(SUM(input_tokens = {UNKNOWN_TOKENS}), 0)"
-)
-
-
-def _tokens(usage: Usage) -> tuple[int, int]:
-    """What a reply's usage is stored as: its tokens in and out, or UNKNOWN_TOKENS twice."""
-    if usage.unknown:
-        return UNKNOWN_TOKENS, UNKNOWN_TOKENS
-    return usage.input_tokens, usage.output_tokens
-
-
-def _usage_record(requests: int, t_in: int, t_out: int, unknown: int) -> dict[str, int]:
-    """Calls and tokens in/out; `unknown_usage`: the calls among them whose reply reported no
-    usage (only when there are some: their tokens are not in the totals)."""
-    record = {"requests": requests, "input_tokens": t_in, "output_tokens": t_out}
-    return {**record, UNKNOWN_USAGE_KEY: unknown} if unknown else record
 
 
 class StoreError(VidbenchError):
@@ -369,7 +350,7 @@ class Store:
                 prompt_hash,
                 json.dumps(request),
                 response.text,
-                *_tokens(response.usage),
+                *stored_tokens(response.usage),
                 response.latency_s,
                 time.time(),
                 int(response.truncated),
@@ -484,7 +465,7 @@ class Store:
                 attempt,
                 prompt,
                 response.text,
-                *_tokens(response.usage),
+                *stored_tokens(response.usage),
                 time.time(),
                 int(response.truncated),
             ),
@@ -508,10 +489,10 @@ class Store:
         """(prompt version, model spec, calls and tokens in/out): a stage's cost per model,
         priced by models/pricing.cost_of."""
         rows = self._db.execute(
-            f"SELECT prompt_version, model, COUNT(*), {_TOKEN_SUMS} FROM calls "
+            f"SELECT prompt_version, model, COUNT(*), {TOKEN_SUMS} FROM calls "
             "GROUP BY prompt_version, model"
         )
-        return [(version, spec, _usage_record(*counts)) for version, spec, *counts in rows]
+        return [(version, spec, usage_record(*counts)) for version, spec, *counts in rows]
 
     def usage(self, plan: str) -> dict[str, int]:
         """Requests answered and tokens in/out over a plan's stored answers."""
@@ -520,9 +501,9 @@ class Store:
     def _usage(self, table: str, column: str, value: str) -> dict[str, int]:
         # table and column are this module's own names, never user input
         row = self._db.execute(
-            f"SELECT COUNT(*), {_TOKEN_SUMS} FROM {table} WHERE {column} = ?", (value,)
+            f"SELECT COUNT(*), {TOKEN_SUMS} FROM {table} WHERE {column} = ?", (value,)
         ).fetchone()
-        return _usage_record(*row)
+        return usage_record(*row)
 
     def count_responses(self) -> int:
         count: int = self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
