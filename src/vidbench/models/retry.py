@@ -52,8 +52,9 @@ _TOO_LARGE = re.compile(
     r"context.length|too (large|long|many)|exceeds|max_tokens|maximum .*tokens", re.IGNORECASE
 )
 # What a failure a rerun cannot fix says must change (`Failure.change_first`), as the message of
-# its call ends ("... change {what} first)"): `change_named` reads it back for the run's advice.
-_CHANGE = re.compile(r"change (.+) first\)$")
+# its call says ("... change {what} first)"): `change_named` reads it back for the run's advice,
+# from the call's message or one quoting it (a judge verdict's).
+_CHANGE = re.compile(r"change (.+?) first\)")
 CHANGE_KEY = "the API key (or its access)"
 CHANGE_QUOTA = "the quota (the account's billing or plan)"
 CHANGE_MODEL = "the model name (or endpoint)"

@@ -70,12 +70,13 @@ def launch(request: RunRequest, console: Console = err, print_to: Console = out)
     else:
         outcomes = [runs[0].run(request.stages, print_to)]
     return RunOutcome(
-        [line for outcome in outcomes for line in outcome.incomplete],
-        any(outcome.retry_helps for outcome in outcomes),
-        any(outcome.not_asked for outcome in outcomes),
-        any(outcome.scorer_failed for outcome in outcomes),
-        sum(outcome.retried for outcome in outcomes),
-        sum((outcome.change_first for outcome in outcomes), Counter()),
+        incomplete=[line for outcome in outcomes for line in outcome.incomplete],
+        retry_helps=any(outcome.retry_helps for outcome in outcomes),
+        not_asked=any(outcome.not_asked for outcome in outcomes),
+        scorer_failed=any(outcome.scorer_failed for outcome in outcomes),
+        retried=sum(outcome.retried for outcome in outcomes),
+        judge_retried=sum(outcome.judge_retried for outcome in outcomes),
+        change_first=sum((outcome.change_first for outcome in outcomes), Counter()),
     )
 
 

@@ -45,7 +45,7 @@ from vidbench.runner.samples import RunSamples
 from vidbench.runner.score import StoredVerdicts, judge_calls_of, scored_rows
 from vidbench.runner.spool import take_spooled
 from vidbench.runner.store import Store
-from vidbench.scoring.judge import no_verdict_message
+from vidbench.scoring.judge import NO_VERDICT, no_verdict_message
 from vidbench.scoring.model_call import CallResult, ModelCall
 from vidbench.scoring.outcome import SCORED
 from vidbench.tasks.base import Task
@@ -80,6 +80,7 @@ class RunOutcome:
     not_asked: bool = False  # some sample has no answer yet: a stopped run, scored alone
     scorer_failed: bool = False  # the task's scorer failed on some answer (status `score`)
     retried: int = 0  # failed model calls a rerun retries (status error)
+    judge_retried: int = 0  # answers without a verdict a rerun may give one (status judge)
     # failed model calls a rerun does not fix, by what must change first (status rejected)
     change_first: Counter[str] = field(default_factory=Counter)
 
@@ -90,13 +91,18 @@ class RunOutcome:
     def count_calls(self, failures: Iterable[tuple[str, str]]) -> None:
         """Count the failed model calls among these samples' (status, message): those a rerun
         retries, and those that need a change first, by what (models/retry.py decided, and the
-        message says)."""
-        self.retried, self.change_first = 0, Counter()
+        message says; a judge call's, as its sample's message quotes it); then whether a rerun
+        helps at all."""
+        self.retried, self.judge_retried, self.change_first = 0, 0, Counter()
         for status, message in failures:
-            if status == "error":
+            change = change_named(message) if status in (REJECTED, NO_VERDICT) else None
+            if status == REJECTED or change is not None:
+                self.change_first[change or "the request"] += 1
+            elif status == "error":
                 self.retried += 1
-            elif status == REJECTED:
-                self.change_first[change_named(message) or "the request"] += 1
+            elif status == NO_VERDICT:
+                self.judge_retried += 1
+        self.retry_helps = bool(self.retried or self.judge_retried)
 
 
 class Run:
@@ -493,9 +499,7 @@ class Run:
             stats = self.infer()
             if stats.failed:
                 outcome.incomplete.append(f"{stats.failed} sample(s) without an answer")
-                failures = self._failures()
-                outcome.retry_helps = bool({status for status, _ in failures} & RETRY_HELPS)
-                outcome.count_calls(failures)
+                outcome.count_calls(self._failures())
         if "judge" in stages:
             absent = self.judge_stage().absent
             if absent:
@@ -518,10 +522,7 @@ class Run:
             results = self.report(print_to)
             if results.errors:
                 outcome.incomplete.append(f"{results.errors} of {results.n} not scored")
-                statuses = set(results.errors_by_status) | (
-                    {"judge"} if results.unjudged else set()
-                )
-                outcome.retry_helps = bool(statuses & RETRY_HELPS)
+                statuses = set(results.errors_by_status)
                 outcome.not_asked = "missing" in statuses
                 outcome.scorer_failed = SCORE_STATUS in statuses
                 outcome.count_calls((e.status, e.error) for e in results.error_details)
