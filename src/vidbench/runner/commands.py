@@ -133,10 +133,14 @@ def _add_run(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _cmd_run(args: argparse.Namespace) -> int:
     request = _run_request(args)  # every option parsed and checked here, before any work
-    outcome = launch(request, err, out)
+    return _exit(launch(request, err, out), args.out)
+
+
+def _exit(outcome: RunOutcome, where: str) -> int:
+    """The exit code of runs that left `outcome` undone, saying what to do when incomplete."""
     if not outcome.complete:
         err.print(
-            f"[red]incomplete[/]: the results in {escape(args.out)} do not cover every "
+            f"[red]incomplete[/]: the results in {escape(where)} do not cover every "
             f"sample (exit code {EXIT_INCOMPLETE}); {escape(_advice(outcome))}"
         )
     return EXIT_OK if outcome.complete else EXIT_INCOMPLETE
@@ -207,10 +211,10 @@ def register(
 
     def handler(args: argparse.Namespace) -> int:
         sweep = _sweep_of(args)
-        run_sweep(sweep, err, out)
+        _, outcome = run_sweep(sweep, err, out)
         if report is not None and not args.no_report:
             runs = [Path(config.out) for config in run_configs(sweep)]
             err.print(f"report: {report(runs, Path(sweep.out) / REPORT_DIR)}", highlight=False)
-        return 0
+        return _exit(outcome, sweep.out)
 
     p.set_defaults(func=handler)

@@ -10,7 +10,6 @@ makes N runs with seeds SEED..SEED+N-1 and a mean ± std table (repeat.py).
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -69,15 +68,7 @@ def launch(request: RunRequest, console: Console = err, print_to: Console = out)
         outcomes = run_repeated(runs, Path(request.out), request.stages, print_to)
     else:
         outcomes = [runs[0].run(request.stages, print_to)]
-    return RunOutcome(
-        incomplete=[line for outcome in outcomes for line in outcome.incomplete],
-        retry_helps=any(outcome.retry_helps for outcome in outcomes),
-        not_asked=any(outcome.not_asked for outcome in outcomes),
-        scorer_failed=any(outcome.scorer_failed for outcome in outcomes),
-        retried=sum(outcome.retried for outcome in outcomes),
-        judge_retried=sum(outcome.judge_retried for outcome in outcomes),
-        change_first=sum((outcome.change_first for outcome in outcomes), Counter()),
-    )
+    return RunOutcome.merged(outcomes)
 
 
 def _configs(request: RunRequest, console: Console) -> list[RunConfig]:

@@ -88,6 +88,19 @@ class RunOutcome:
     def complete(self) -> bool:
         return not self.incomplete
 
+    @classmethod
+    def merged(cls, outcomes: Sequence[RunOutcome]) -> RunOutcome:
+        """What several runs (--runs N, a sweep's grid) left undone, together."""
+        return cls(
+            incomplete=[line for outcome in outcomes for line in outcome.incomplete],
+            retry_helps=any(outcome.retry_helps for outcome in outcomes),
+            not_asked=any(outcome.not_asked for outcome in outcomes),
+            scorer_failed=any(outcome.scorer_failed for outcome in outcomes),
+            retried=sum(outcome.retried for outcome in outcomes),
+            judge_retried=sum(outcome.judge_retried for outcome in outcomes),
+            change_first=sum((outcome.change_first for outcome in outcomes), Counter()),
+        )
+
     def count_calls(self, failures: Iterable[tuple[str, str]]) -> None:
         """Count the failed model calls among these samples' (status, message): those a rerun
         retries, and those that need a change first, by what (models/retry.py decided, and the
