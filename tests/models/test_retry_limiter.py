@@ -9,6 +9,7 @@ import pytest
 
 from vidbench.models.limiter import AdaptiveLimiter
 from vidbench.models.retry import (
+    CHANGE_INPUT,
     CHANGE_KEY,
     CHANGE_MODEL,
     CHANGE_QUOTA,
@@ -194,6 +195,7 @@ def test_cancelled_waiters_give_their_slot_back() -> None:
         (from_status(413, "request_too_large"), CHANGE_SIZE),
         (from_status(400, "prompt is too long: 300000 tokens"), CHANGE_SIZE),
         (from_status(400, "invalid image"), CHANGE_REQUEST),
+        (Failure("client", "cannot build the request: not a JPEG"), CHANGE_INPUT),
         # not sent: as its cause (a refused key; an outage of calls that gave up)
         (Failure("stopped", "not sent", cause=from_status(401, "invalid key")), CHANGE_KEY),
         (Failure("stopped", "not sent", cause=from_status(503, "down")), None),

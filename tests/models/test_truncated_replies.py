@@ -114,3 +114,4 @@ def test_a_judge_call_the_api_rejects_is_not_advised_as_a_retry(
     assert results["errors_by_status"] == {"judge": 1}
     assert "change first the request (the server refused it) (1)" in said
     assert "run the same command again to retry" not in said
+    assert "run the judge stage again" not in said

@@ -4,6 +4,9 @@ A call fails with a `Failure` of one kind. Rate limits (429), server errors (5xx
 (including HTTP 408), broken connections and malformed bodies are worth another try; other 4xx
 (a bad request, a bad key, content too long) are not, since sending the same thing again gives the
 same answer, and neither is a spent quota (a 429 that says so: OpenAI's `insufficient_quota`).
+Such a failure says what must change before the call can succeed (`Failure.change_first`: the
+key, the model name, the quota, --max-tokens or the frames, the request): its call is recorded
+as `rejected`, and the run's advice counts those apart from the failures a rerun retries.
 Delays grow exponentially with full jitter (a uniform draw between 0 and
 min(max_delay, base_delay * 2**retry)), so many clients hit by one outage do not come back in
 step; a Retry-After header (or Gemini's RetryInfo), when the server sends one, is waited instead,
@@ -60,6 +63,7 @@ CHANGE_QUOTA = "the quota (the account's billing or plan)"
 CHANGE_MODEL = "the model name (or endpoint)"
 CHANGE_SIZE = "--max-tokens or the frames (a smaller request)"
 CHANGE_REQUEST = "the request (the server refused it)"
+CHANGE_INPUT = "the sample's input (the request could not be built)"
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,8 @@ class Failure:
             return None
         if self.kind == "quota":
             return CHANGE_QUOTA
+        if self.status is None:  # never sent: the request could not be built (an image)
+            return CHANGE_INPUT
         if self.status in (401, 403):
             return CHANGE_KEY
         if self.status == 404:

@@ -436,8 +436,11 @@ class Run:
             )
             first = results.error_details[0].error
             self.console.print(f"the first: {escape(first[:300])}", highlight=False)
-        if results.unjudged:
-            self.console.print(f"[red]{no_verdict_message(results.unjudged)}[/]")
+        rejected = sum(  # judge calls the API would refuse again: no new judge stage helps
+            1 for e in results.error_details if e.status == NO_VERDICT and change_named(e.error)
+        )
+        if results.unjudged and results.unjudged > rejected:
+            self.console.print(f"[red]{no_verdict_message(results.unjudged - rejected)}[/]")
         return results
 
     def _timing(self, directory: ResultsDir) -> dict[str, JsonValue]:
