@@ -33,6 +33,8 @@ from tenacity import (
     wait_random_exponential,
 )
 
+from vidbench.core.requests import Response
+
 # stopped: not sent, since an earlier failure said every call would fail (ApiModel)
 FailureKind = Literal[
     "rate_limit",
@@ -64,6 +66,8 @@ CHANGE_MODEL = "the model name (or endpoint)"
 CHANGE_SIZE = "--max-tokens or the frames (a smaller request)"
 CHANGE_REQUEST = "the request (the server refused it)"
 CHANGE_INPUT = "the sample's input (the request could not be built)"
+CHANGE_FRAMES = "the frames (what the model's image or video input takes)"
+CHANGE_ENGINE = "the engine's settings (--model-opt)"
 
 
 @dataclass(frozen=True)
@@ -114,6 +118,13 @@ class Failure:
         if self.status is None:
             return f"{self.kind}: {self.message}{wait}"
         return f"{self.kind}: HTTP {self.status}: {self.message}{wait}"
+
+
+def rejected(key: str, problem: str, change: str) -> Response:
+    """The answer to a request a local model refuses before generating (frames it cannot take):
+    status rejected, saying what to change first, as an API's refusal does (a rerun as it is
+    gets the same)."""
+    return Response(key, None, error=f"{problem} (change {change} first)", status="rejected")
 
 
 def change_named(message: str) -> str | None:
