@@ -243,10 +243,11 @@ def test_client_errors_are_not_retried(fake, kind: str) -> None:
     server = fake(faults=FaultPlan(script=("400",)), reply=reply)
     responses = ask(backend(kind, server), [request(1), request(2)])
     assert server.stats().received == 2
-    assert all(r.status == "error" and "not retried" in r.error for r in responses)
-    errors = sorted(r.error for r in responses)
-    assert any("HTTP 400: injected fault 400" in e for e in errors)
-    assert any("HTTP 413: request too large: 99 images" in e for e in errors)
+    assert all(r.status == "rejected" and "not retried" in r.error for r in responses)
+    errors = sorted(r.error for r in responses)  # each saying what must change first
+    assert any("HTTP 400: injected fault 400" in e and "change the request" in e for e in errors)
+    too_large = "HTTP 413: request too large: 99 images"
+    assert any(too_large in e and "--max-tokens" in e for e in errors)
 
 
 def test_retry_after_is_honoured(fake) -> None:
@@ -376,5 +377,5 @@ def test_a_request_that_cannot_be_built_fails_alone(fake) -> None:
     )
     server = fake()
     responses = ask(backend("openai", server, jpeg_quality=50), [broken, request(2)])
-    assert responses[0].status == "error" and "cannot build the request" in responses[0].error
+    assert responses[0].status == "rejected" and "cannot build the request" in responses[0].error
     assert responses[1].ok and server.stats().received == 1

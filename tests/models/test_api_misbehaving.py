@@ -9,6 +9,7 @@ spent quota no other call is sent; Gemini's RetryInfo is waited like a Retry-Aft
 from __future__ import annotations
 
 import email.utils
+import json
 import time
 from pathlib import Path
 
@@ -93,10 +94,35 @@ def test_a_body_that_is_not_json_is_retried_then_an_error_naming_it() -> None:
     assert again.ok and again.text == "(C)"
 
 
-def test_missing_usage_is_zero_tokens_not_a_failure() -> None:
+def test_missing_usage_is_unknown_usage_not_a_failure() -> None:
     with RawServer(completion("(A)", usage=False)) as server:
         [response] = ask(backend("openai", server), [request(1)])
     assert response.ok and response.usage.input_tokens == 0 and server.posts == 1
+    assert response.usage.unknown == 1  # not a complete-looking 0 tokens
+
+
+def test_a_run_whose_server_sends_no_usage_says_its_usage_and_cost_are_a_lower_bound(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    prices = tmp_path / "prices.json"
+    data = make_qa_dataset(tmp_path / "data", n_objects=1)
+    with RawServer(completion("(A)", usage=False)) as server:
+        spec = f"openai-compat:{server.base_url}#m"
+        prices.write_text(json.dumps({spec: {"input_per_mtok": 1.0, "output_per_mtok": 2.0}}))
+        monkeypatch.setenv("VIDBENCH_PRICES", str(prices))
+        for model, out in ((spec, "out"), ("random", "baseline")):
+            argv = ["--no-progress", "run", "4dbench-qa", "--data", str(data), "--model", model]
+            assert main([*argv, "--out", str(tmp_path / out)]) == 0
+    said = " ".join(capsys.readouterr().err.split())
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert results["usage"] == {
+        "requests": 5, "input_tokens": 0, "output_tokens": 0, "unknown_usage": 5
+    }  # fmt: skip
+    assert results["cost"]["lower_bound"] is True
+    assert "usage unknown for 5 calls" in results["cost"]["note"]
+    assert "usage unknown for 5 calls" in said and said.count("usage unknown") == 1
+    baseline = json.loads((tmp_path / "baseline" / "results.json").read_text())
+    assert "unknown_usage" not in baseline["usage"]  # no API call: nothing unknown
 
 
 # ----------------------------------------------------------------------- what is not retried
@@ -106,8 +132,9 @@ def test_a_spent_quota_is_not_retried_and_stops_every_later_call() -> None:
         model = backend("openai", server, concurrency=1, max_retries=5)
         responses = ask(model, [request(i) for i in range(4)])
     assert server.posts == 1  # one call learnt it; the others were not sent
-    assert all(r.status == "error" for r in responses)
+    assert all(r.status == "rejected" for r in responses)  # a rerun gets the same answer
     assert all("quota: HTTP 429: You exceeded your current quota" in r.error for r in responses)
+    assert all("change the quota" in r.error for r in responses)
     assert sum("not sent" in r.error for r in responses) == 3
     assert model.limiter.decreases == 0  # a spent quota is no rate limit to back off from
 
@@ -119,8 +146,10 @@ def test_a_key_refused_mid_run_stops_every_later_call(status: int) -> None:
         model = backend("openai", server, concurrency=1)
         responses = ask(model, [request(i) for i in range(5)])
     assert server.posts == 2  # one answered, one refused, three not sent
-    assert [r.status for r in responses] == ["ok"] + ["error"] * 4
+    assert [r.status for r in responses] == ["ok"] + ["rejected"] * 4
     assert all(f"HTTP {status}: Incorrect API key" in r.error for r in responses[1:])
+    change = "the model name" if status == 404 else "the API key"
+    assert all(f"change {change}" in r.error for r in responses[1:])
     assert all("not retried" in r.error for r in responses[1:])
 
 
@@ -139,6 +168,9 @@ def test_a_run_whose_key_is_refused_mid_run_says_why_and_is_incomplete(
     said = " ".join(capsys.readouterr().err.split())
     assert "9 error(s)" in said and "the first: 00000000000000000000000000000000_" in said
     assert f"{spec}: " in said and "client: HTTP 401: Incorrect API key" in said
+    assert "9 calls the API refused would be refused again" in said  # no retry would help
+    assert "change first the API key (or its access) (9)" in said
+    assert "run the same command again to retry" not in said
 
 
 def test_a_server_that_stops_answering_stops_being_asked() -> None:

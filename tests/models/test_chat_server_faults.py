@@ -95,6 +95,37 @@ def _question_number(body: dict) -> int:
     return int(re.search(r"Question (\d) about object", request_text(body)).group(1))
 
 
+def test_the_advice_says_which_failed_calls_a_rerun_retries_and_which_need_a_change(
+    fake, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    too_long = "This model's maximum context length is 128 tokens; you requested 900"
+    replies = {
+        0: Reply(http_status=400, error=too_long),
+        1: Reply(http_status=500, error="overloaded"),
+        2: Reply(http_status=413, error="request_too_large"),
+    }
+    server = fake(reply=lambda body: replies.get(_question_number(body), "(A)"))
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    data = make_qa_dataset(tmp_path / "data", n_objects=1)
+    out = tmp_path / "out"
+    argv = ["--no-progress", "run", "4dbench-qa", "--data", str(data), "--model", "openai:gpt"]
+    options = ["--model-opt", "backoff=0.01", "--model-opt", "max_retries=1"]
+    capsys.readouterr()
+    assert main([*argv, "--out", str(out), *options]) == EXIT_INCOMPLETE
+    said = " ".join(capsys.readouterr().err.split())
+    assert results_of(out)["errors_by_status"] == {"rejected": 2, "error": 1}
+    assert "retry 1 failed call (timeouts, server errors)" in said
+    assert "2 calls the API refused would be refused again" in said
+    assert "change first --max-tokens or the frames (a smaller request) (2)" in said
+
+    server.reset(reply=lambda body: "(A)" if _question_number(body) else replies[0])
+    assert main([*argv, "--out", str(out), *options]) == EXIT_INCOMPLETE  # 0 is refused again
+    said = " ".join(capsys.readouterr().err.split())
+    assert "run the same command again to retry" not in said
+    assert "1 call the API refused" in said
+
+
 def test_empty_refused_and_blocked_are_reported_in_results(fake, tmp_path: Path) -> None:
     replies = {1: Reply(text=None), 2: Reply(refusal="No."), 3: Reply(blocked="output")}
     server = fake(reply=lambda body: replies.get(_question_number(body), "(A)"))
@@ -153,7 +184,7 @@ def test_no_api_key_in_store_logs_results_or_any_file(
     code = main([*argv, "--out", str(out), "--cache-dir", str(tmp_path / "c"), *options])
     assert code == EXIT_INCOMPLETE  # two questions failed: the results say so, and the exit code
     results = results_of(out)
-    assert results["errors_by_status"] == {"error": 2}  # question 0 of both objects
+    assert results["errors_by_status"] == {"rejected": 2}  # question 0 of both objects
     assert all("[api key]" in e["error"] for e in results["error_details"])
 
     monkeypatch.setenv("OPENAI_API_KEY", key[::-1])  # a wrong key, quoted back by the server

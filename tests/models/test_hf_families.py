@@ -179,18 +179,26 @@ def test_clips_reach_the_video_input_in_frame_order(
 
 @pytest.mark.slow
 def test_a_clip_of_another_length_is_refused_by_name(
-    checkpoints: dict[str, Path], qa_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    checkpoints: dict[str, Path],
+    qa_data: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     """Video-LLaVA takes 8 frames per clip: 4D-Bench's 18 frames are an error naming the fix,
-    recorded per question (never resampled), and the run reports them as errors."""
+    recorded per question (never resampled), and the run reports them as rejected: a rerun as
+    it is gets the same, so the run says to change the frames, not to run it again."""
     use_stand_in(monkeypatch)
     out = tmp_path / "eighteen"
     argv = ["--no-progress", "run", "4dbench-qa", "--data", str(qa_data), "--limit", "2"]
     argv += ["--model", f"hf:{checkpoints['video-llava']}", "--out", str(out)]
     argv += ["--model-opt", "device=cpu", "--max-tokens", "4"]
-    main(argv)
+    capsys.readouterr()
+    assert main(argv) == 3
+    said = " ".join(capsys.readouterr().err.split())
+    assert "run the same command again" not in said and "change first the frames" in said
     records = list(read_jsonl(out / "samples.jsonl"))
-    assert [r["status"] for r in records] == ["error", "error"]
+    assert [r["status"] for r in records] == ["rejected", "rejected"]
     assert "takes 8 frames per clip; this request has 18" in records[0]["error"]
     assert "frames-8" in records[0]["error"]
     assert json.loads((out / "results.json").read_text())["errors"] == 2

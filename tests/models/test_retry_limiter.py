@@ -9,9 +9,16 @@ import pytest
 
 from vidbench.models.limiter import AdaptiveLimiter
 from vidbench.models.retry import (
+    CHANGE_INPUT,
+    CHANGE_KEY,
+    CHANGE_MODEL,
+    CHANGE_QUOTA,
+    CHANGE_REQUEST,
+    CHANGE_SIZE,
     CallFailed,
     Failure,
     RetryPolicy,
+    change_named,
     from_status,
     retry_after_seconds,
 )
@@ -172,3 +179,31 @@ def test_cancelled_waiters_give_their_slot_back() -> None:
 
     limiter = asyncio.run(scenario())
     assert limiter.in_flight == 0 and not limiter._waiters
+
+
+@pytest.mark.parametrize(
+    ("failure", "change"),
+    [
+        (from_status(500, "overloaded"), None),
+        (from_status(429, "slow down"), None),
+        (Failure("timeout", "no reply"), None),
+        (Failure("unexpected", "KeyError('x')"), None),
+        (from_status(401, "invalid key"), CHANGE_KEY),
+        (from_status(403, "no access"), CHANGE_KEY),
+        (from_status(404, "no such model"), CHANGE_MODEL),
+        (Failure("quota", "insufficient_quota", 429), CHANGE_QUOTA),
+        (from_status(413, "request_too_large"), CHANGE_SIZE),
+        (from_status(400, "prompt is too long: 300000 tokens"), CHANGE_SIZE),
+        (from_status(400, "invalid image"), CHANGE_REQUEST),
+        (Failure("client", "cannot build the request: not a JPEG"), CHANGE_INPUT),
+        # not sent: as its cause (a refused key; an outage of calls that gave up)
+        (Failure("stopped", "not sent", cause=from_status(401, "invalid key")), CHANGE_KEY),
+        (Failure("stopped", "not sent", cause=from_status(503, "down")), None),
+    ],
+)
+def test_what_must_change_before_a_failed_call_can_succeed(
+    failure: Failure, change: str | None
+) -> None:
+    assert failure.change_first == change
+    said = f"x (not retried: change {change} first)"
+    assert change_named(said if change else failure.describe()) == change

@@ -87,3 +87,31 @@ def test_a_cut_judge_verdict_is_no_verdict_and_a_cut_answer_is_marked(tmp_path: 
     assert cut["truncated"] is True and cut["outcome"]["kind"] == "correct"  # scored as it is
     assert sum(1 for row in rows.values() if row.get("truncated")) == 1
     assert results["truncated"] == 1
+
+
+def test_a_judge_call_the_api_rejects_is_not_advised_as_a_retry(
+    tmp_path: Path, capsys: Any
+) -> None:
+    def reply(body: dict[str, Any]) -> str | Reply:
+        text = request_text(body)
+        if JUDGE_MARK in text and "[q9]" in text:
+            return Reply(http_status=400, error="the image is not valid")
+        return _mmworld_reply(body) if JUDGE_MARK in text or "[q2]" not in text else "a"
+
+    data = make_mmworld(tmp_path / "data")
+    out = tmp_path / "res"
+    with ChatServer(reply=reply) as server:
+        argv = [
+            "--no-progress", "run", "mmworld:judge-all", "--data", str(data), "--out", str(out),
+            "--cache-dir", str(tmp_path / "cache"),
+            "--model", f"openai-compat:{server.base_url}#model",
+            "--judge", f"openai-compat:{server.base_url}#judge",
+        ]  # fmt: skip
+        capsys.readouterr()
+        assert main(argv) == EXIT_INCOMPLETE
+    said = " ".join(capsys.readouterr().err.split())
+    results = json.loads((out / "results.json").read_text())
+    assert results["errors_by_status"] == {"judge": 1}
+    assert "change first the request (the server refused it) (1)" in said
+    assert "run the same command again to retry" not in said
+    assert "run the judge stage again" not in said

@@ -69,9 +69,11 @@ def test_factory_does_not_import_vllm_and_the_engine_batches(
     assert [r.text for r in responses[:3]] == ["answer 18", "answer 17", "answer 16"]
     assert responses[0].usage.input_tokens == 10 and responses[0].usage.output_tokens == 2
     assert responses[3].status == "empty"
-    # a later request with more images than the engine was started for is an error, not a crash
+    # a later request with more images than the engine was started for is rejected (a rerun
+    # as it is gets the same), not a crash
     [too_many] = asyncio.run(model.generate([request("big", 20)]))
-    assert too_many.status == "error" and "max_images=20" in (too_many.error or "")
+    assert too_many.status == "rejected" and "max_images=20" in (too_many.error or "")
+    assert "change the engine's settings (--model-opt) first" in (too_many.error or "")
 
 
 def test_max_images_starts_the_engine_early(fake_vllm: Path, checkpoint: Path) -> None:

@@ -137,7 +137,7 @@ def test_retry_is_suggested_only_when_it_can_help(
     model = ["--model", f"openai-compat:{server.base_url}#m", "--model-opt", "max_retries=0"]
     out = tmp_path / "server-errors"
     assert vidbench("run", f"custom:{make_bench(tmp_path / 'ok')}", *model, "--out", out) == 3
-    assert "run the same command again to retry the failed calls" in said(capsys)
+    assert "run the same command again to retry 6 failed calls" in said(capsys)
 
 
 def test_scoring_a_stopped_run_says_to_ask_the_rest(

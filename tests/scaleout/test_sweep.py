@@ -120,3 +120,23 @@ def test_a_sweep_on_a_ray_cluster_it_starts(qa_release: Path, tmp_path: Path) ->
             assert db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 10
     table = (out / "table.md").read_text()
     assert sum(line.startswith("| ") for line in table.splitlines()) == 3
+
+
+def test_a_sweep_with_failed_calls_is_incomplete_and_says_what_to_do(
+    fake, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from conftest import make_qa_dataset
+    from vidbench.testing import Reply
+
+    server = fake(reply=lambda body: Reply(http_status=404, error="no such model"))
+    data = make_qa_dataset(tmp_path / "data", n_objects=1)
+    model = f"openai-compat:{server.base_url}#gone"
+    argv = [
+        "--no-progress", "sweep", "--tasks", "4dbench-qa", "--models", f"random,{model}",
+        "--data", str(data), "--out", str(tmp_path / "sweep"), "--no-report",
+        "--cache-dir", str(tmp_path / "cache"),
+    ]  # fmt: skip
+    capsys.readouterr()
+    assert main(argv) == 3  # was 0: a sweep of runs without answers looked complete
+    said = " ".join(capsys.readouterr().err.split())
+    assert "change first the model name (or endpoint) (5)" in said

@@ -83,3 +83,29 @@ def test_hostile_text_is_shown_as_text(tmp_path: Path, open_page: Callable[..., 
         s.startswith((f"{report_url}/thumbs/", f"{report_url}/figures/")) for s in sources
     )
     # the open_page fixture fails the test on any dialog, console error or outside request
+
+
+def test_answers_cut_at_the_token_limit_are_counted_and_marked(
+    tmp_path: Path, open_page: Callable[..., Any]
+) -> None:
+    data = make_qa_dataset(tmp_path / "data", n_objects=1)
+    answers = tmp_path / "answers.jsonl"
+    qa = json.loads((data / "4D_Object_Question_Answering" / "data" / "4d_qa.json").read_text())
+    answers.write_text("".join(json.dumps({"id": i, "answer": "(A)"}) + "\n" for i in qa))
+    run = run_model(data, f"predictions:{answers}", tmp_path / "run", tmp_path / "cache")
+    rows = records(run)
+    for row in rows[:2]:  # two replies stopped at max_tokens, one with markup in it
+        row.update(truncated=True, raw_output=f"(A) {EVIL}")
+    (run / "samples.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    report = tmp_path / "report"
+    assert main(["view", str(run), "--out", str(report)]) == 0
+    page = open_report(open_page, report)
+    summary = page.locator(".run-summary").inner_text()
+    assert "2 answer(s) cut at the token limit (max_tokens)" in summary
+    cards = page.locator("article.sample")
+    marked = [cards.nth(k).locator(".truncated").count() for k in range(cards.count())]
+    assert sorted(marked) == [0, 0, 0, 1, 1]
+    shown = page.locator("#samples").inner_text()
+    assert shown.count("cut at the token limit") == 2 and shown.count(PAYLOADS[0]) == 2
+    made = page.evaluate("document.querySelectorAll('#samples script, #samples svg').length")
+    assert made == 0

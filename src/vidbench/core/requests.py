@@ -39,20 +39,39 @@ class Request:
 
 @dataclass(frozen=True)
 class Usage:
+    """Tokens in and out; `unknown`: how many calls' usage the server did not report (some
+    OpenAI-compatible servers send none), counted as 0 tokens, so the totals are a lower bound."""
+
     input_tokens: int = 0
     output_tokens: int = 0
+    unknown: int = 0
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
-            self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.unknown + other.unknown,
         )
 
 
+UNKNOWN_USAGE = Usage(unknown=1)  # one call whose reply reported no usage
+# a usage record's (usage.json, results.json) count of calls whose reply reported no tokens
+UNKNOWN_USAGE_KEY = "unknown_usage"
+
+
+def usage_unknown(calls: int) -> str:
+    """What a usage with `calls` calls of unknown usage says of itself."""
+    counted = "1 call" if calls == 1 else f"{calls} calls"
+    return f"usage unknown for {counted} (the server reported no tokens; counted as 0)"
+
+
 # ok: `text` is the answer. The rest are failures, each recorded and reported as what it is:
-# error (the call failed after retries), empty (no text came back), refused (the model declined),
-# blocked (a safety filter stopped it).
+# error (the call failed after retries, or was not worth retrying: a rerun may succeed),
+# rejected (the API refused the call and would refuse it again: a bad request, a refused key, an
+# unknown model, a spent quota, a request too large; something must change first), empty (no
+# text came back), refused (the model declined), blocked (a safety filter stopped it).
 # no-prediction: a predictions file (models/predictions.py) has no answer for the sample
-ResponseStatus = Literal["ok", "error", "empty", "refused", "blocked", "no-prediction"]
+ResponseStatus = Literal["ok", "error", "rejected", "empty", "refused", "blocked", "no-prediction"]
 
 # The reasons the APIs and engines give for a reply that stopped at its token limit (max_tokens):
 # OpenAI chat completions and vLLM "length", Anthropic "max_tokens" (and

@@ -16,7 +16,13 @@ from typing import Any
 
 from vidbench.core.files import Json
 from vidbench.core.messages import Message, TextPart
-from vidbench.core.requests import Request, Response, Usage, stopped_at_token_limit
+from vidbench.core.requests import (
+    UNKNOWN_USAGE,
+    Request,
+    Response,
+    Usage,
+    stopped_at_token_limit,
+)
 from vidbench.models.api_model import ApiModel
 from vidbench.models.api_options import COMMON_OPTIONS, ApiAccess, named_model_options
 from vidbench.models.base import Model
@@ -61,7 +67,11 @@ def read_message(message: Any, key: str) -> Response:
     ]
     text = "".join(t for t in texts if t)
     raw = getattr(message, "usage", None)
-    usage = Usage(getattr(raw, "input_tokens", 0) or 0, getattr(raw, "output_tokens", 0) or 0)
+    usage = (
+        UNKNOWN_USAGE
+        if raw is None
+        else Usage(getattr(raw, "input_tokens", 0) or 0, getattr(raw, "output_tokens", 0) or 0)
+    )
     stop = getattr(message, "stop_reason", None)
     if stop == "refusal":
         error = "refused (stop_reason=refusal)" + (f": {text}" if text else "")

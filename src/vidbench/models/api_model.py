@@ -11,7 +11,10 @@ its exceptions map to failures. This class does everything else, the same way fo
         a failure -> release the slot; a 429 shrinks the limiter; a failure that is not worth
                      retrying (4xx, a spent quota, a Retry-After over the cap) ends here;
                      otherwise back off (retry.py) and go again
-    out of attempts -> Response(status="error") with the last failure
+    out of attempts -> Response(status="error") with the last failure; a failure that sending
+        again cannot fix (retry.Failure.change_first: a bad request, a refused key, an unknown
+        model, a spent quota, a request too large) -> Response(status="rejected"), saying what
+        to change
     a rejected key (401), refused access (403), no such model (404) or a spent quota -> every
         later call of this model fails at once with it, unsent (each would get the same answer);
         so does a server that made GIVE_UP_ROW calls in a row give up (at least `concurrency`),
@@ -40,7 +43,7 @@ from typing import Any
 from vidbench.console import counted
 from vidbench.core.errors import ConfigError
 from vidbench.core.files import Json
-from vidbench.core.requests import Request, Response
+from vidbench.core.requests import Request, Response, ResponseStatus
 from vidbench.models.api_options import ApiAccess
 from vidbench.models.base import Model
 from vidbench.models.limiter import AdaptiveLimiter, CallLimiter
@@ -83,7 +86,8 @@ class ApiModel(Model):
         self.stats = CallStats()
         self._session: _Session | None = None
         # why every later call would fail (a rejected key, a server not answering): not sent
-        self._every_call: str | None = None
+        # set once every later call would fail alike: the failure each is then given, unsent
+        self._every_call: Failure | None = None
         self._given_up = 0  # calls in a row out of attempts, none answered since
 
     def __repr__(self) -> str:  # never show the key
@@ -202,7 +206,7 @@ class ApiModel(Model):
         """One attempt in a slot of the limiter; CallFailed with the failure when it fails."""
         async with self.limiter.slot() as epoch:
             if self._every_call is not None:  # the same answer for every call: not sent
-                raise CallFailed(Failure("stopped", f"not sent: {self._every_call}"))
+                raise CallFailed(self._every_call)
             self.stats.attempts += 1
             try:
                 async with asyncio.timeout(self.settings.timeout):
@@ -216,7 +220,8 @@ class ApiModel(Model):
                 return response
         self.stats.failures[failure.kind] += 1
         if failure.for_every_call and self._every_call is None:
-            self._every_call = f"an earlier call got {failure.describe()}"
+            said = f"not sent: an earlier call got {failure.describe()}"
+            self._every_call = Failure("stopped", said, cause=failure)
         if failure.kind == "rate_limit":
             self.limiter.rate_limited(epoch)
         log.debug("%s: %s: attempt: %s", self.spec, request.sample_id, failure)
@@ -230,10 +235,11 @@ class ApiModel(Model):
         self._given_up += 1
         row = max(GIVE_UP_ROW, self.settings.concurrency)
         if self._given_up >= row and self._every_call is None:
-            self._every_call = (
-                f"{row} calls in a row gave up (the last: {failure.describe()}), none answered in "
-                "between: the server is not answering; run again once it does"
+            said = (
+                f"not sent: {row} calls in a row gave up (the last: {failure.describe()}), none "
+                "answered in between: the server is not answering; run again once it does"
             )
+            self._every_call = Failure("stopped", said, cause=failure)
 
     def _final(
         self, request: Request, started: float, failure: Failure, attempts: int = 0
@@ -245,13 +251,19 @@ class ApiModel(Model):
                 f"{failure.describe()} (not retried: a wait over "
                 f"{self.policy.max_retry_after:g} s; run again later)"
             )
-        else:
+        elif failure.change_first is None:  # stopped by an outage, or a cause unknown
             message = f"{failure.describe()} (not retried)"
-        self.stats.outcomes["error"] += 1
+        else:  # the same call again gets the same answer: status rejected
+            message = (
+                f"{failure.describe()} (not retried: sent again as it is, it gets the same "
+                f"answer; change {failure.change_first} first)"
+            )
+        status: ResponseStatus = "error" if failure.change_first is None else "rejected"
+        self.stats.outcomes[status] += 1
         return Response(
             request.key,
             None,
             error=f"{self.spec}: {message}",
             latency_s=time.monotonic() - started,
-            status="error",
+            status=status,
         )

@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from vidbench.core.files import Json
 from vidbench.core.messages import Message, TextPart
-from vidbench.core.requests import Request, Response, Usage, stopped_at_token_limit
+from vidbench.core.requests import (
+    UNKNOWN_USAGE,
+    Request,
+    Response,
+    Usage,
+    stopped_at_token_limit,
+)
 from vidbench.models.api_model import ApiModel
 from vidbench.models.api_options import COMMON_OPTIONS, ApiAccess, named_model_options
 from vidbench.models.base import Model
@@ -90,7 +96,11 @@ def read_generation(reply: Any, key: str) -> Response:
     output_tokens = (getattr(meta, "candidates_token_count", 0) or 0) + (
         getattr(meta, "thoughts_token_count", 0) or 0
     )
-    usage = Usage(getattr(meta, "prompt_token_count", 0) or 0, output_tokens)
+    usage = (
+        UNKNOWN_USAGE
+        if meta is None
+        else Usage(getattr(meta, "prompt_token_count", 0) or 0, output_tokens)
+    )
     feedback = getattr(reply, "prompt_feedback", None)
     block = _name(getattr(feedback, "block_reason", None))
     if block is not None:

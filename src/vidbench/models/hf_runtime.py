@@ -22,6 +22,7 @@ from vidbench.models.hf_checkpoint import (
 )
 from vidbench.models.hf_families import IMAGES, Family, FrameInput, load_model_class
 from vidbench.models.hf_inputs import clip_array, media_problem, prompt_text, to_chat
+from vidbench.models.retry import CHANGE_FRAMES, rejected
 
 if TYPE_CHECKING:
     import numpy as np
@@ -171,7 +172,7 @@ def prepare_batch(
         if problem is None:
             accepted.append(request)
         else:
-            refused[request.key] = Response(request.key, None, error=problem)
+            refused[request.key] = rejected(request.key, problem, CHANGE_FRAMES)
     inputs = encode_batch(loaded, accepted, processor) if accepted else None
     return PreparedBatch(requests, inputs, time.perf_counter() - start, accepted, refused)
 

@@ -15,7 +15,13 @@ from typing import Any
 from vidbench.core.errors import ConfigError
 from vidbench.core.files import Json
 from vidbench.core.messages import ImagePart, Message, TextPart
-from vidbench.core.requests import Request, Response, Usage, stopped_at_token_limit
+from vidbench.core.requests import (
+    UNKNOWN_USAGE,
+    Request,
+    Response,
+    Usage,
+    stopped_at_token_limit,
+)
 from vidbench.models.api_model import ApiModel
 from vidbench.models.api_options import (
     COMMON_OPTIONS,
@@ -109,8 +115,13 @@ def read_completion(completion: Any, key: str) -> Response:
     if message is None:
         raise MalformedReply("the reply's first choice has no message")
     raw_usage = getattr(completion, "usage", None)
-    usage = Usage(
-        getattr(raw_usage, "prompt_tokens", 0) or 0, getattr(raw_usage, "completion_tokens", 0) or 0
+    usage = (
+        UNKNOWN_USAGE
+        if raw_usage is None
+        else Usage(
+            getattr(raw_usage, "prompt_tokens", 0) or 0,
+            getattr(raw_usage, "completion_tokens", 0) or 0,
+        )
     )
     refusal = getattr(message, "refusal", None)
     if refusal:

@@ -9,6 +9,8 @@ file of US dollars per million tokens, keyed by model spec:
 and results.json gets `cost` ({input, output, total} in USD, and the table used). A `blind:`
 wrapper is priced as the model it wraps. Without the variable `cost` is null; with it, a model
 missing from the table gets a cost whose total is null and a note saying so, never a guess.
+A usage with calls whose reply reported no tokens (`unknown_usage`) gets a cost marked
+`lower_bound`, with a note saying how many calls it leaves out.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import NotRequired, TypedDict
 
 from vidbench.core.errors import ConfigError
+from vidbench.core.requests import UNKNOWN_USAGE_KEY, usage_unknown
 
 PRICES_ENV = "VIDBENCH_PRICES"
 
@@ -34,6 +37,7 @@ class Cost(TypedDict):
     input: NotRequired[float]
     output: NotRequired[float]
     per_mtok: NotRequired[dict[str, float]]
+    lower_bound: NotRequired[bool]  # some calls reported no usage: they are not counted
 
 
 def _tokens(usage: Mapping[str, object], key: str) -> int:
@@ -79,7 +83,7 @@ def cost_of(spec: str, usage: Mapping[str, object]) -> Cost | None:
         }
     spent_in = _tokens(usage, "input_tokens") * price[0] / 1e6
     spent_out = _tokens(usage, "output_tokens") * price[1] / 1e6
-    return {
+    cost: Cost = {
         "currency": "USD",
         "input": round(spent_in, 6),
         "output": round(spent_out, 6),
@@ -87,3 +91,8 @@ def cost_of(spec: str, usage: Mapping[str, object]) -> Cost | None:
         "table": str(path),
         "per_mtok": {"input": price[0], "output": price[1]},
     }
+    unknown = _tokens(usage, UNKNOWN_USAGE_KEY)
+    if unknown:
+        cost["lower_bound"] = True
+        cost["note"] = f"at least: {usage_unknown(unknown)}"
+    return cost

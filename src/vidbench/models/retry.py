@@ -4,6 +4,9 @@ A call fails with a `Failure` of one kind. Rate limits (429), server errors (5xx
 (including HTTP 408), broken connections and malformed bodies are worth another try; other 4xx
 (a bad request, a bad key, content too long) are not, since sending the same thing again gives the
 same answer, and neither is a spent quota (a 429 that says so: OpenAI's `insufficient_quota`).
+Such a failure says what must change before the call can succeed (`Failure.change_first`: the
+key, the model name, the quota, --max-tokens or the frames, the request): its call is recorded
+as `rejected`, and the run's advice counts those apart from the failures a rerun retries.
 Delays grow exponentially with full jitter (a uniform draw between 0 and
 min(max_delay, base_delay * 2**retry)), so many clients hit by one outage do not come back in
 step; a Retry-After header (or Gemini's RetryInfo), when the server sends one, is waited instead,
@@ -16,6 +19,7 @@ when to try again.
 from __future__ import annotations
 
 import email.utils
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -28,6 +32,8 @@ from tenacity import (
     stop_after_attempt,
     wait_random_exponential,
 )
+
+from vidbench.core.requests import Response
 
 # stopped: not sent, since an earlier failure said every call would fail (ApiModel)
 FailureKind = Literal[
@@ -44,6 +50,24 @@ FailureKind = Literal[
 RETRYABLE: frozenset[str] = frozenset(
     {"rate_limit", "server", "timeout", "connection", "malformed"}
 )
+# How an API names a request too large for it (OpenAI's "maximum context length", "max_tokens is
+# too large", Anthropic's "prompt is too long" and 413 request_too_large, Gemini's "input token
+# count ... exceeds"): fewer frames or a smaller --max-tokens is the change.
+_TOO_LARGE = re.compile(
+    r"context.length|too (large|long|many)|exceeds|max_tokens|maximum .*tokens", re.IGNORECASE
+)
+# What a failure a rerun cannot fix says must change (`Failure.change_first`), as the message of
+# its call says ("... change {what} first)"): `change_named` reads it back for the run's advice,
+# from the call's message or one quoting it (a judge verdict's).
+_CHANGE = re.compile(r"change (.+?) first\)")
+CHANGE_KEY = "the API key (or its access)"
+CHANGE_QUOTA = "the quota (the account's billing or plan)"
+CHANGE_MODEL = "the model name (or endpoint)"
+CHANGE_SIZE = "--max-tokens or the frames (a smaller request)"
+CHANGE_REQUEST = "the request (the server refused it)"
+CHANGE_INPUT = "the sample's input (the request could not be built)"
+CHANGE_FRAMES = "the frames (what the model's image or video input takes)"
+CHANGE_ENGINE = "the engine's settings (--model-opt)"
 
 
 @dataclass(frozen=True)
@@ -54,10 +78,34 @@ class Failure:
     message: str
     status: int | None = None
     retry_after: float | None = None
+    cause: Failure | None = None  # stopped: the failure that stopped every call after it
 
     @property
     def retryable(self) -> bool:
         return self.kind in RETRYABLE
+
+    @property
+    def change_first(self) -> str | None:
+        """What must change before this call can succeed, when sending it again as it is gets
+        the same answer (a bad request, a refused key, an unknown model, a spent quota, a
+        request too large); None when a rerun as it is may succeed (a timeout, a server error,
+        an outage, a cause unknown). The one place that decides which failed calls a rerun
+        retries."""
+        if self.cause is not None:
+            return self.cause.change_first
+        if self.retryable or self.kind in ("unexpected", "stopped"):
+            return None
+        if self.kind == "quota":
+            return CHANGE_QUOTA
+        if self.status is None:  # never sent: the request could not be built (an image)
+            return CHANGE_INPUT
+        if self.status in (401, 403):
+            return CHANGE_KEY
+        if self.status == 404:
+            return CHANGE_MODEL
+        if self.status == 413 or _TOO_LARGE.search(self.message):
+            return CHANGE_SIZE
+        return CHANGE_REQUEST
 
     @property
     def for_every_call(self) -> bool:
@@ -70,6 +118,20 @@ class Failure:
         if self.status is None:
             return f"{self.kind}: {self.message}{wait}"
         return f"{self.kind}: HTTP {self.status}: {self.message}{wait}"
+
+
+def rejected(key: str, problem: str, change: str) -> Response:
+    """The answer to a request a local model refuses before generating (frames it cannot take):
+    status rejected, saying what to change first, as an API's refusal does (a rerun as it is
+    gets the same)."""
+    return Response(key, None, error=f"{problem} (change {change} first)", status="rejected")
+
+
+def change_named(message: str) -> str | None:
+    """What a failed call's message says must change first (`Failure.change_first`, as
+    ApiModel words it), or None: a rerun as it is may succeed."""
+    found = _CHANGE.search(message)
+    return None if found is None else found.group(1)
 
 
 class CallFailed(Exception):

@@ -38,6 +38,7 @@ from vidbench.models.hf_checkpoint import Checkpoint, inspect_checkpoint
 from vidbench.models.hf_families import IMAGES, FrameInput, choose_frame_input
 from vidbench.models.local_source import positive_int, resolve_source, true_or_false
 from vidbench.models.registry import ModelOptions, reject_extra
+from vidbench.models.retry import CHANGE_ENGINE, CHANGE_FRAMES, rejected
 from vidbench.models.vllm_inputs import PromptBuilder, sampling_arguments
 
 OPTIONS = (
@@ -218,15 +219,17 @@ class VLLMModel(DeviceModel[VLLMSettings]):
         answers: dict[str, Response] = {}
         runnable, inputs = [], []
         for request in requests:
-            problem = builder.problem(request) or self._room_problem(counts[request.key])
-            if problem is None:
-                try:
-                    inputs.append(builder.build(request))
-                    runnable.append(request)
-                except Exception as e:  # one unreadable request does not sink the batch
-                    problem = f"{type(e).__name__}: {e}"
-            if problem is not None:
-                answers[request.key] = Response(request.key, None, error=problem)
+            problem = builder.problem(request)
+            room = self._room_problem(counts[request.key])
+            if problem is not None or room is not None:  # the same on every run: a change first
+                change = CHANGE_FRAMES if problem is not None else CHANGE_ENGINE
+                answers[request.key] = rejected(request.key, problem or str(room), change)
+                continue
+            try:
+                inputs.append(builder.build(request))
+                runnable.append(request)
+            except Exception as e:  # one unreadable request does not sink the batch
+                answers[request.key] = Response(request.key, None, error=f"{type(e).__name__}: {e}")
         if runnable:
             start = time.perf_counter()
             outputs = llm.generate(

@@ -16,6 +16,7 @@ import numpy as np
 from vidbench.core.errors import ConfigError
 from vidbench.core.files import Json
 from vidbench.core.records import batched
+from vidbench.core.requests import UNKNOWN_USAGE_KEY, usage_unknown
 from vidbench.report.schema import SCHEMA_VERSION, Results, SampleRow
 from vidbench.scoring.stats import bootstrap_ci, mean_percent
 from vidbench.tasks.base import Returned, Task, call_task_code
@@ -240,6 +241,21 @@ def _scaled_ci(values: Sequence[float], scale: float, seed: int) -> list[float] 
     if scale == 100:
         return [pair[0], pair[1]]
     return [pair[0] * scale / 100, pair[1] * scale / 100]
+
+
+def usage_warning(results: Results) -> list[str]:
+    """What the report says of calls whose reply reported no usage (none when every call's
+    did): results.json's usage, and its cost, count them as 0 tokens, a lower bound."""
+    usage = results.usage or {}
+    judge = usage.get("judge")
+    records = [usage, judge if isinstance(judge, dict) else {}]
+    calls = sum(n for r in records if isinstance(n := r.get(UNKNOWN_USAGE_KEY), int))
+    if not calls:
+        return []
+    return [
+        f"{usage_unknown(calls)}: usage in results.json (and its cost) is a lower bound "
+        f"({UNKNOWN_USAGE_KEY} counts the calls)"
+    ]
 
 
 def truncation_warning(results: Results) -> list[str]:

@@ -88,7 +88,8 @@ class RunFile(BaseModel):
 # The status of an answered sample its task's scorer failed on (SampleRow.score_failed).
 SCORE_STATUS = "score"
 ROW_STATUS = (
-    "ok, or why the sample is not scored: data (bad record), media, error, empty, refused, "
+    "ok, or why the sample is not scored: data (bad record), media, error (a failed call a rerun "
+    "retries), rejected (a call the API refused and would refuse again), empty, refused, "
     "blocked, missing (no answer), prompt (the task's code failed on its request), judge (no "
     "usable verdict), score (the task's scorer failed on the answer), or a benchmark's own"
 )
@@ -259,9 +260,13 @@ class Results(BaseModel):
     plan: str | None = Field(None, description="the plan key of the stored answers")
     judge: dict[str, JsonValue] | None = Field(None, description="the judge's identity")
     usage: dict[str, JsonValue] | None = Field(
-        None, description="requests, input and output tokens"
+        None,
+        description="requests, input and output tokens (and the judge's); unknown_usage: the "
+        "calls whose reply reported no tokens, counted as 0 (the totals are a lower bound)",
     )
-    cost: dict[str, JsonValue] | None = Field(None, description="US dollars, with a price table")
+    cost: dict[str, JsonValue] | None = Field(
+        None, description="US dollars, with a price table (lower_bound: some usage unknown)"
+    )
     timing: dict[str, JsonValue] | None = Field(None, description="local models: device seconds")
     versions: dict[str, str] | None = Field(None, description="Python and package versions")
     git_commit: str | None = Field(None, description="the vidbench checkout's commit")

@@ -13,12 +13,12 @@ from rich.markup import escape
 
 from vidbench import cli_options as options
 from vidbench import cli_types as types
-from vidbench.console import err, out
+from vidbench.console import counted, err, out
 from vidbench.core.errors import EXIT_INCOMPLETE, EXIT_OK, ConfigError
 from vidbench.media.spec import frame_overrides
 from vidbench.models.registry import parse_options
 from vidbench.runner.launch import RunRequest, launch
-from vidbench.runner.run import STAGES
+from vidbench.runner.run import STAGES, RunOutcome
 from vidbench.runner.run_config import RunConfig
 from vidbench.runner.sweep import Sweep, load_sweep, run_configs, run_sweep
 
@@ -133,31 +133,60 @@ def _add_run(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _cmd_run(args: argparse.Namespace) -> int:
     request = _run_request(args)  # every option parsed and checked here, before any work
-    outcome = launch(request, err, out)
+    return _exit(launch(request, err, out), args.out)
+
+
+def _exit(outcome: RunOutcome, where: str) -> int:
+    """The exit code of runs that left `outcome` undone, saying what to do when incomplete."""
     if not outcome.complete:
-        if outcome.not_asked:  # --stage score or report of a run stopped before it finished
-            then = (
-                "some samples were never asked (the run stopped before the end): run its "
-                "command again (TASK, --model and --out, no --stage) to ask them"
-            )
-        elif outcome.retry_helps:
-            then = "run the same command again to retry the failed calls"
-        elif outcome.scorer_failed:
-            then = (
-                "the task's scorer failed on some answers (status score: error_details in "
-                "results.json names each, with the task's code); once it is fixed, the same "
-                "command again scores them (their answers are stored: no model call)"
-            )
-        else:
-            then = (
-                "error_details in results.json names each sample left out and why (bad rows "
-                "and videos: vidbench validate); the same command again does not change them"
-            )
         err.print(
-            f"[red]incomplete[/]: the results in {escape(args.out)} do not cover every "
-            f"sample (exit code {EXIT_INCOMPLETE}); {then}"
+            f"[red]incomplete[/]: the results in {escape(where)} do not cover every "
+            f"sample (exit code {EXIT_INCOMPLETE}); {escape(_advice(outcome))}"
         )
     return EXIT_OK if outcome.complete else EXIT_INCOMPLETE
+
+
+def _advice(outcome: RunOutcome) -> str:
+    """What to do about an incomplete run: what a rerun retries, and what must change first."""
+    if outcome.not_asked:  # --stage score or report of a run stopped before it finished
+        return (
+            "some samples were never asked (the run stopped before the end): run its "
+            "command again (TASK, --model and --out, no --stage) to ask them"
+        )
+    if outcome.change_first:
+        return "; ".join([*_retried(outcome), _rejected(outcome)])
+    if outcome.retry_helps:
+        return _retried(outcome)[0]
+    if outcome.scorer_failed:
+        return (
+            "the task's scorer failed on some answers (status score: error_details in "
+            "results.json names each, with the task's code); once it is fixed, the same "
+            "command again scores them (their answers are stored: no model call)"
+        )
+    return (
+        "error_details in results.json names each sample left out and why (bad rows "
+        "and videos: vidbench validate); the same command again does not change them"
+    )
+
+
+def _retried(outcome: RunOutcome) -> list[str]:
+    """What running the same command again retries (nothing: no line)."""
+    if outcome.retried:
+        calls = counted(outcome.retried, "failed call")
+        return [f"run the same command again to retry {calls} (timeouts, server errors)"]
+    if outcome.retry_helps:
+        return ["run the same command again to retry the failed calls"]
+    return []
+
+
+def _rejected(outcome: RunOutcome) -> str:
+    """The failed calls the API would refuse again, by what must change first."""
+    what = ", ".join(f"{what} ({n})" for what, n in outcome.change_first.most_common())
+    calls = counted(outcome.change_first.total(), "call")
+    return (
+        f"{calls} the API refused would be refused again as they are (status rejected in "
+        f"error_details of results.json): change first {what}, then run the command again"
+    )
 
 
 def register(
@@ -182,10 +211,10 @@ def register(
 
     def handler(args: argparse.Namespace) -> int:
         sweep = _sweep_of(args)
-        run_sweep(sweep, err, out)
+        _, outcome = run_sweep(sweep, err, out)
         if report is not None and not args.no_report:
             runs = [Path(config.out) for config in run_configs(sweep)]
             err.print(f"report: {report(runs, Path(sweep.out) / REPORT_DIR)}", highlight=False)
-        return 0
+        return _exit(outcome, sweep.out)
 
     p.set_defaults(func=handler)

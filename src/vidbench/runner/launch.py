@@ -68,12 +68,7 @@ def launch(request: RunRequest, console: Console = err, print_to: Console = out)
         outcomes = run_repeated(runs, Path(request.out), request.stages, print_to)
     else:
         outcomes = [runs[0].run(request.stages, print_to)]
-    return RunOutcome(
-        [line for outcome in outcomes for line in outcome.incomplete],
-        any(outcome.retry_helps for outcome in outcomes),
-        any(outcome.not_asked for outcome in outcomes),
-        any(outcome.scorer_failed for outcome in outcomes),
-    )
+    return RunOutcome.merged(outcomes)
 
 
 def _configs(request: RunRequest, console: Console) -> list[RunConfig]:

@@ -7,7 +7,7 @@ import asyncio
 import json
 import time
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -23,7 +23,13 @@ from vidbench.media.cache import FrameCache
 from vidbench.models.base import Model, ModelRef, check_reachable
 from vidbench.models.pricing import cost_of
 from vidbench.models.registry import ModelOptions, load_model
-from vidbench.report.results import RowTally, build_results, truncation_warning
+from vidbench.models.retry import change_named
+from vidbench.report.results import (
+    RowTally,
+    build_results,
+    truncation_warning,
+    usage_warning,
+)
 from vidbench.report.results_dir import RESULTS_FILE, SAMPLES_FILE, TIMING_FILE, ResultsDir
 from vidbench.report.schema import SCORE_STATUS, Results
 from vidbench.report.tables import print_table
@@ -39,7 +45,7 @@ from vidbench.runner.samples import RunSamples
 from vidbench.runner.score import StoredVerdicts, judge_calls_of, scored_rows
 from vidbench.runner.spool import take_spooled
 from vidbench.runner.store import Store
-from vidbench.scoring.judge import no_verdict_message
+from vidbench.scoring.judge import NO_VERDICT, no_verdict_message
 from vidbench.scoring.model_call import CallResult, ModelCall
 from vidbench.scoring.outcome import SCORED
 from vidbench.tasks.base import Task
@@ -48,8 +54,11 @@ from vidbench.tasks.problems import Problem
 
 STAGES = ("infer", "judge", "score", "report")
 # Sample statuses that running the same command again may clear: a failed model call (a timeout,
-# a server error) or judge call. Bad rows, missing videos and refusals need a change first.
+# a server error) or judge call. Bad rows, missing videos, refusals and calls the API rejected
+# (status `rejected`: a bad request, a refused key, an unknown model, a spent quota, a request too
+# large) need a change first.
 RETRY_HELPS = frozenset({"error", "judge"})
+REJECTED = "rejected"
 # What samples.jsonl was scored from (scored.json), each with how a report stage says it changed.
 SCORED_FROM = {
     "plan": "for another model, or other model or task settings",
@@ -70,10 +79,43 @@ class RunOutcome:
     retry_helps: bool = False  # some gap is a failed call (a timeout, a server error)
     not_asked: bool = False  # some sample has no answer yet: a stopped run, scored alone
     scorer_failed: bool = False  # the task's scorer failed on some answer (status `score`)
+    retried: int = 0  # failed model calls a rerun retries (status error)
+    judge_retried: int = 0  # answers without a verdict a rerun may give one (status judge)
+    # failed model calls a rerun does not fix, by what must change first (status rejected)
+    change_first: Counter[str] = field(default_factory=Counter)
 
     @property
     def complete(self) -> bool:
         return not self.incomplete
+
+    @classmethod
+    def merged(cls, outcomes: Sequence[RunOutcome]) -> RunOutcome:
+        """What several runs (--runs N, a sweep's grid) left undone, together."""
+        return cls(
+            incomplete=[line for outcome in outcomes for line in outcome.incomplete],
+            retry_helps=any(outcome.retry_helps for outcome in outcomes),
+            not_asked=any(outcome.not_asked for outcome in outcomes),
+            scorer_failed=any(outcome.scorer_failed for outcome in outcomes),
+            retried=sum(outcome.retried for outcome in outcomes),
+            judge_retried=sum(outcome.judge_retried for outcome in outcomes),
+            change_first=sum((outcome.change_first for outcome in outcomes), Counter()),
+        )
+
+    def count_calls(self, failures: Iterable[tuple[str, str]]) -> None:
+        """Count the failed model calls among these samples' (status, message): those a rerun
+        retries, and those that need a change first, by what (models/retry.py decided, and the
+        message says; a judge call's, as its sample's message quotes it); then whether a rerun
+        helps at all."""
+        self.retried, self.judge_retried, self.change_first = 0, 0, Counter()
+        for status, message in failures:
+            change = change_named(message) if status in (REJECTED, NO_VERDICT) else None
+            if status == REJECTED or change is not None:
+                self.change_first[change or "the request"] += 1
+            elif status == "error":
+                self.retried += 1
+            elif status == NO_VERDICT:
+                self.judge_retried += 1
+        self.retry_helps = bool(self.retried or self.judge_retried)
 
 
 class Run:
@@ -380,7 +422,11 @@ class Run:
         if print_to is not None:
             title, data = self.task.title or self.task.name, self.config.data
             print_table([results], f"{title} — {data}" if data else title, print_to)
-        for warning in [*(results.warnings or []), *truncation_warning(results)]:
+        for warning in [
+            *(results.warnings or []),
+            *truncation_warning(results),
+            *usage_warning(results),
+        ]:
             self.console.print(f"[yellow]warning[/]: {escape(warning)}", highlight=False)
         if results.errors:
             self.console.print(
@@ -390,8 +436,11 @@ class Run:
             )
             first = results.error_details[0].error
             self.console.print(f"the first: {escape(first[:300])}", highlight=False)
-        if results.unjudged:
-            self.console.print(f"[red]{no_verdict_message(results.unjudged)}[/]")
+        rejected = sum(  # judge calls the API would refuse again: no new judge stage helps
+            1 for e in results.error_details if e.status == NO_VERDICT and change_named(e.error)
+        )
+        if results.unjudged and results.unjudged > rejected:
+            self.console.print(f"[red]{no_verdict_message(results.unjudged - rejected)}[/]")
         return results
 
     def _timing(self, directory: ResultsDir) -> dict[str, JsonValue]:
@@ -466,7 +515,7 @@ class Run:
             stats = self.infer()
             if stats.failed:
                 outcome.incomplete.append(f"{stats.failed} sample(s) without an answer")
-                outcome.retry_helps = bool(self._failed_statuses() & RETRY_HELPS)
+                outcome.count_calls(self._failures())
         if "judge" in stages:
             absent = self.judge_stage().absent
             if absent:
@@ -489,12 +538,10 @@ class Run:
             results = self.report(print_to)
             if results.errors:
                 outcome.incomplete.append(f"{results.errors} of {results.n} not scored")
-                statuses = set(results.errors_by_status) | (
-                    {"judge"} if results.unjudged else set()
-                )
-                outcome.retry_helps = bool(statuses & RETRY_HELPS)
+                statuses = set(results.errors_by_status)
                 outcome.not_asked = "missing" in statuses
                 outcome.scorer_failed = SCORE_STATUS in statuses
+                outcome.count_calls((e.status, e.error) for e in results.error_details)
         return outcome
 
     def _unanswered(self) -> int:
@@ -505,15 +552,16 @@ class Run:
                 for batch in self.samples.batches()
             )
 
-    def _failed_statuses(self) -> set[str]:
-        """The statuses of this run's samples still without an answer."""
-        statuses: set[str] = set()
+    def _failures(self) -> list[tuple[str, str]]:
+        """The last failure (status, message) of each of this run's samples still without an
+        answer."""
+        found: list[tuple[str, str]] = []
         with Store(self.config.results_dir) as store:
             for batch in self.samples.batches():
                 ids = [sample.id for sample in batch]
                 answered = store.responses(self.plan, ids).keys()
                 failures = store.last_failures(self.plan, ids)
-                statuses |= {status for i, (status, _) in failures.items() if i not in answered}
+                found += [failure for i, failure in failures.items() if i not in answered]
                 stale = store.failed_since_answered(self.plan, [i for i in ids if i in answered])
-                statuses |= {status for status, _ in stale.values()}  # answers to old prompts
-        return statuses
+                found += stale.values()  # answers to old prompts
+        return found

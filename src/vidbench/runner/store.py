@@ -5,7 +5,9 @@ responses: one row per answered request, keyed by the request's content hash; a 
 calls:     every reply to a cached model call (an LLM judge's verdicts, a construction
     pipeline's generated questions, checks and captions), keyed by the model, its settings, the
     prompt version, the exact prompt and the attempt number; never requested again.
-    In both, `truncated` is 1 for a reply that stopped at its token limit (Response.truncated).
+    In both, `truncated` is 1 for a reply that stopped at its token limit (Response.truncated),
+    and input_tokens and output_tokens are -1 (runner/usage.py) for a reply that reported no
+    usage (Usage.unknown): counted as 0 tokens and as a call of unknown usage.
 failures:  every failed attempt, with its status and message: unusable media (`media`), a call
     that failed after its retries (`error`, ...), and each attempt that failed and was tried
     again (`retried`, whatever came of the call). A failed sample is asked again by the next
@@ -32,6 +34,7 @@ from pydantic import JsonValue
 from vidbench.core.errors import ConfigError, DiskFullError, VidbenchError
 from vidbench.core.requests import Response
 from vidbench.media.frame import FrameRecord
+from vidbench.runner.usage import TOKEN_SUMS, stored_tokens, usage_record
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -348,8 +351,7 @@ class Store:
                 prompt_hash,
                 json.dumps(request),
                 response.text,
-                response.usage.input_tokens,
-                response.usage.output_tokens,
+                *stored_tokens(response.usage),
                 response.latency_s,
                 time.time(),
                 int(response.truncated),
@@ -464,8 +466,7 @@ class Store:
                 attempt,
                 prompt,
                 response.text,
-                response.usage.input_tokens,
-                response.usage.output_tokens,
+                *stored_tokens(response.usage),
                 time.time(),
                 int(response.truncated),
             ),
@@ -480,22 +481,19 @@ class Store:
         each ask with their own prompts, so this is the cost of each stage)."""
         totals: dict[str, dict[str, int]] = {}
         for version, _, usage in self.call_usage_by_version_and_model():
-            total = totals.setdefault(version, dict.fromkeys(usage, 0))
+            total = totals.setdefault(version, {})
             for key, value in usage.items():
-                total[key] += value
+                total[key] = total.get(key, 0) + value
         return totals
 
     def call_usage_by_version_and_model(self) -> list[tuple[str, str, dict[str, int]]]:
         """(prompt version, model spec, calls and tokens in/out): a stage's cost per model,
         priced by models/pricing.cost_of."""
         rows = self._db.execute(
-            "SELECT prompt_version, model, COUNT(*), COALESCE(SUM(input_tokens), 0), "
-            "COALESCE(SUM(output_tokens), 0) FROM calls GROUP BY prompt_version, model"
+            f"SELECT prompt_version, model, COUNT(*), {TOKEN_SUMS} FROM calls "
+            "GROUP BY prompt_version, model"
         )
-        return [
-            (version, spec, {"requests": n, "input_tokens": t_in, "output_tokens": t_out})
-            for version, spec, n, t_in, t_out in rows
-        ]
+        return [(version, spec, usage_record(*counts)) for version, spec, *counts in rows]
 
     def usage(self, plan: str) -> dict[str, int]:
         """Requests answered and tokens in/out over a plan's stored answers."""
@@ -504,11 +502,9 @@ class Store:
     def _usage(self, table: str, column: str, value: str) -> dict[str, int]:
         # table and column are this module's own names, never user input
         row = self._db.execute(
-            "SELECT COUNT(*), COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0) "
-            f"FROM {table} WHERE {column} = ?",
-            (value,),
+            f"SELECT COUNT(*), {TOKEN_SUMS} FROM {table} WHERE {column} = ?", (value,)
         ).fetchone()
-        return {"requests": row[0], "input_tokens": row[1], "output_tokens": row[2]}
+        return usage_record(*row)
 
     def count_responses(self) -> int:
         count: int = self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]

@@ -22,7 +22,7 @@ from rich.console import Console
 
 from vidbench.core.errors import ConfigError
 from vidbench.report.schema import Results
-from vidbench.runner.run import Run
+from vidbench.runner.run import Run, RunOutcome
 from vidbench.runner.run_config import RunConfig
 
 
@@ -136,8 +136,11 @@ def _names(path: Path, raw: Mapping[str, object], key: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-def run_sweep(sweep: Sweep, console: Console, print_to: Console | None = None) -> list[Results]:
-    """Every run of the grid through all stages, then the combined tables in OUT."""
+def run_sweep(
+    sweep: Sweep, console: Console, print_to: Console | None = None
+) -> tuple[list[Results], RunOutcome]:
+    """Every run of the grid through all stages, then the combined tables in OUT; and what the
+    runs left undone, together."""
     from vidbench.report.combine import combine
 
     configs = run_configs(sweep)
@@ -146,9 +149,11 @@ def run_sweep(sweep: Sweep, console: Console, print_to: Console | None = None) -
     runs = [Run(config, console=console) for config in configs]  # bad names stop here
     address = configs[0].ray if configs else None
 
+    outcomes: list[RunOutcome] = []
+
     def one(i: int, run: Run) -> None:
         console.print(f"[bold]sweep {i}/{len(runs)}[/] {run.config.task} · {run.config.model}")
-        run.run()
+        outcomes.append(run.run())
 
     with _cluster(address, configs, sweep.parallel):
         if sweep.parallel <= 1:
@@ -159,7 +164,8 @@ def run_sweep(sweep: Sweep, console: Console, print_to: Console | None = None) -
                 done = [pool.submit(one, i, run) for i, run in enumerate(runs, start=1)]
                 for future in done:
                     future.result()  # the first failed run's error, once the others ended
-    return combine([Path(c.out) for c in configs], Path(sweep.out), print_to or console)
+    results = combine([Path(c.out) for c in configs], Path(sweep.out), print_to or console)
+    return results, RunOutcome.merged(outcomes)
 
 
 def _cluster(address: str | None, configs: Sequence[RunConfig], parallel: int) -> Any:

@@ -31,8 +31,8 @@ KINDS: dict[str, str] = {
 }
 REASONS: dict[str, str] = {
     "no-answer": "unscored: there is no answer to score; the row's `status` says why (`data`: a "
-    "bad record; `media`, `error`, `empty`, `refused`, `blocked`, `missing`: no answer from the "
-    "model)",
+    "bad record; `media`, `error`, `rejected`, `empty`, `refused`, `blocked`, `missing`: no "
+    "answer from the model)",
     "unparsed": "wrong or unscored: the reply named no answer the task's parser could read; "
     "the protocol counts it wrong (4D-Bench QA, MMWorld's rule scoring, or the judge said no) "
     'or leaves it out (a declared benchmark with `unparsed = "drop"`, as Video-MME\'s script)',

@@ -288,12 +288,14 @@ def _write_judge_calls(
 class _Index:
     """What the page filters by, a list per field with an item per sample in the report's order
     (the samples themselves are in the chunks): each sample's group and its outcome in each run,
-    as positions in the lists of groups and outcomes (-1: none)."""
+    as positions in the lists of groups and outcomes (-1: none); and each run's outcomes and
+    answers cut at the token limit, counted."""
 
     def __init__(self, runs: int) -> None:
         self.groups: list[str] = []
         self.outcomes: list[list[int]] = [[] for _ in range(runs)]
         self.counts = [dict.fromkeys(OUTCOMES, 0) for _ in range(runs)]
+        self.truncated = [0] * runs
         self._outcome = {name: k for k, name in enumerate(OUTCOMES)}
 
     def add(self, row: SampleView) -> None:
@@ -302,6 +304,7 @@ class _Index:
             self.outcomes[k].append(-1 if entry is None else self._outcome[entry["outcome"]])
             if entry is not None:
                 self.counts[k][entry["outcome"]] += 1
+                self.truncated[k] += entry["truncated"]
 
     def group_names(self) -> list[str]:
         return sorted(set(self.groups) - {""})
@@ -353,6 +356,7 @@ def write_report(runs: Sequence[RunData], options: ViewOptions) -> Built:
                 "n": run.rows_read,
                 "results_n": run.results.n if run.results else None,
                 "outcomes": index.counts[i],
+                "truncated": index.truncated[i],  # answers cut at the token limit
             }
             for i, run in enumerate(runs)
         ],

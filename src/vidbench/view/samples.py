@@ -62,6 +62,7 @@ class RunEntry(TypedDict):
     outcome: str
     status: str
     output: str | None
+    truncated: bool  # the reply stopped at its token limit (max_tokens): it may be cut short
     parsed: str | None
     error: str | None
     verdict_reply: str | None
@@ -154,6 +155,7 @@ def run_entry(
         "outcome": row.outcome.label,
         "status": row.status,
         "output": row.raw_output,
+        "truncated": bool(row.truncated),
         "parsed": row.parsed,
         "error": row.error or row.status_detail,
         "verdict_reply": row.judge_reply,

@@ -122,8 +122,11 @@ function renderHeader() {
   const runs = document.getElementById("runs");
   state.meta.runs.forEach((run) => {
     const counts = Object.entries(run.outcomes).filter(([, n]) => n).map(([o, n]) => `${o} ${n}`);
+    const cut = run.truncated ? el("span", { class: "truncated" },
+      ` — ${text(run.truncated)} answer(s) cut at the token limit (max_tokens)`) : null;
     runs.append(el("li", { class: "run-summary" }, el("b", {}, text(run.label)),
-      ` — ${text(run.task)} — ${run.n} samples (${counts.join(", ")}) — ${text(run.path)}`));
+      ` — ${text(run.task)} — ${text(run.n)} samples (${text(counts.join(", "))})`, cut,
+      ` — ${text(run.path)}`));
   });
   (state.meta.audits || []).filter((a) => ownPath(a.href)).forEach((audit) => {
     runs.append(el("li", { class: "audit-link" }, el("a", { href: audit.href }, "Audit"),
@@ -308,8 +311,10 @@ function renderRun(entry, run, sharedMedia) {
     box.append(el("p", {}, "not in this run"));
     return box;
   }
-  box.append(el("p", {}, el("span", { class: "outcome" }, entry.outcome),
-    entry.parsed ? ` — parsed: ${text(entry.parsed)}` : ""));
+  box.append(el("p", {}, el("span", { class: "outcome" }, text(entry.outcome)),
+    entry.parsed ? ` — parsed: ${text(entry.parsed)}` : "",
+    entry.truncated ? el("span", { class: "truncated", title: "the reply stopped at its token limit; scored as it is" },
+      " — cut at the token limit (max_tokens)") : null));
   if (entry.error) box.append(el("p", { class: "error-text" }, `${text(entry.status)}: ${text(entry.error)}`));
   if (entry.output !== null && entry.output !== undefined) box.append(el("pre", { class: "output" }, text(entry.output)));
   if (entry.verdict_reply) box.append(el("p", {}, "Judge: "), el("pre", { class: "verdict" }, text(entry.verdict_reply)));
