@@ -22,7 +22,7 @@ RULE_OF = {str(r["ID"]): r["Rule"] for r in rows()}
 def _failing_judge(body: dict) -> str | Reply:
     text = request_text(body)
     if any(RULE_OF[i][:200] in text for i in FAILING_IDS):
-        return Reply(http_status=400, error="scripted bad request")
+        return Reply(http_status=500, error="scripted server error")  # a rerun retries it
     return "The answer matches the rule.\n1"
 
 
@@ -80,7 +80,8 @@ def test_run_counts_failed_and_missing_verdicts_as_judge_errors(
 
         sent = len(server.requests)
         assert _autoeval_run(clips, out, server) == EXIT_INCOMPLETE
-        assert len(server.requests) - sent == 2  # only the failed calls are asked again
+        asked = {json.dumps(r, sort_keys=True) for r in server.requests[sent:]}
+        assert len(asked) == 2  # only the failed calls are asked again (each with its retries)
         assert "judge: 2 asked now, 6 reused from the store" in capsys.readouterr().err
 
 
@@ -156,7 +157,7 @@ def test_a_failed_caption_judgment_makes_the_object_an_error(
 ) -> None:
     def judge(text: str) -> str | Reply:
         if "a shape number 1 spins, take 3" in text and "'action_score'" in text:
-            return Reply(http_status=400, error="scripted bad request")
+            return Reply(http_status=500, error="scripted server error")  # a rerun retries it
         return "{'appearance_score': 4}" if "'appearance_score'" in text else "{'action_score': 2}"
 
     out = tmp_path / "run"

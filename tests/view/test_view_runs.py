@@ -116,5 +116,14 @@ def test_a_deleted_thumbnail_shows_as_missing(
     watch.allow(r"ERR_FILE_NOT_FOUND")  # the browser's own line about the missing file
     page = open_report(open_page, report)
     page.evaluate("document.querySelectorAll('img').forEach(i => i.loading = 'eager')")
-    page.wait_for_function("() => document.querySelectorAll('#samples .missing').length > 0")
-    assert page.locator("#samples img").count() + page.locator("#samples .missing").count() == 90
+    # every image loaded or failed (a failed one is replaced by its "missing" mark at once),
+    # then both counted in one step: counted apart, images failing in between were counted twice
+    page.wait_for_function(
+        "() => document.querySelectorAll('#samples .missing').length > 0"
+        " && [...document.querySelectorAll('#samples img')].every((i) => i.complete)"
+    )
+    shown, missing = page.evaluate(
+        "() => ['#samples img', '#samples .missing']"
+        ".map((s) => document.querySelectorAll(s).length)"
+    )
+    assert shown + missing == 90 and missing > 0
