@@ -57,7 +57,9 @@ def test_role_and_remove_from_the_command_line(
     assert "no user 'nobody'" in capsys.readouterr().err
 
     assert main(["annotate", "users", "role", p, "rob", "admin"]) == 0
-    assert "rob: reviewer -> admin" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "rob: reviewer -> admin" in said
+    assert "nothing given back: their unfinished work is all of jobs the admin role does" in said
     assert main(["annotate", "users", "role", p, "ada", "annotator"]) == 0  # rob is admin now
 
     kinds = query(

@@ -106,15 +106,19 @@ def _cmd_users_role(args: argparse.Namespace) -> int:
         f"{done.user.name}: {done.before} -> {done.user.role} (from their next request)",
         highlight=False,
     )
-    _print_released(args.project, done.released, f"not a {done.user.role}'s")
+    nothing = (
+        f"nothing given back: their unfinished work is all of jobs the {done.user.role} role does"
+    )
+    _print_released(args.project, done.released, nothing)
     return 0
 
 
-def _print_released(project: str, released: dict[str, int], whose: str) -> None:
-    """How much unfinished work went back to the pool, and the command that gives it out."""
+def _print_released(project: str, released: dict[str, int], nothing: str) -> None:
+    """How much unfinished work went back to the pool, and the command that gives it out (or
+    `nothing`, when none did)."""
     total = sum(released.values())
     if not total:
-        out.print(f"no unfinished work {whose} to give to others", highlight=False)
+        out.print(nothing, highlight=False)
         return
     kinds = ", ".join(f"{kind} {n}" for kind, n in released.items())
     out.print(f"{counted(total, 'unfinished piece')} of work back in the pool ({kinds})")
@@ -132,7 +136,7 @@ def _cmd_users_remove(args: argparse.Namespace) -> int:
         "their submitted work stays in exports under their name",
         highlight=False,
     )
-    _print_released(args.project, done.released, "of theirs")
+    _print_released(args.project, done.released, "no unfinished work of theirs to give to others")
     return 0
 
 
