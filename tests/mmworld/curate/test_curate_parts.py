@@ -297,6 +297,9 @@ def test_queries_stage(tmp_path: Path, fake) -> None:
     assert funnel["usage"]["queries"]["requests"] == 4 + 3  # Marketing asked three times
     server = fake(reply=reply)
     assert main(args) == 0 and server.requests == []
+    (out / "funnel.json").write_text("not a funnel")  # ours to write again, not a stop
+    assert main(args) == 0 and server.requests == []
+    assert list(json.loads((out / "funnel.json").read_text())["stages"]) == ["queries"]
 
 
 def test_an_output_folder_in_use_is_refused(

@@ -152,7 +152,10 @@ def generate_queries(config: QueriesConfig) -> QueryCounts:
         usage = usage_by_stage(store)
     # The pipeline's stages, when it wrote OUT/funnel.json too (queries come before its videos
     # and change none of its counts), with this stage's counts and problems replaced.
-    funnel = Funnel.read(config.out)
+    try:
+        funnel = Funnel.read(config.out)
+    except ConfigError:  # not a funnel: ours to write
+        funnel = Funnel()
     funnel.stages = {"queries": queries_stage(counts)} | {
         name: count for name, count in funnel.stages.items() if name != "queries"
     }
