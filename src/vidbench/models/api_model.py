@@ -85,8 +85,8 @@ class ApiModel(Model):
         self.limiter: CallLimiter = AdaptiveLimiter(settings.concurrency)
         self.stats = CallStats()
         self._session: _Session | None = None
-        # why every later call would fail (a rejected key, a server not answering): not sent
-        # set once every later call would fail alike: the failure each is then given, unsent
+        # set once every later call would fail alike (a rejected key, a server not answering):
+        # the failure each is then given, unsent
         self._every_call: Failure | None = None
         self._given_up = 0  # calls in a row out of attempts, none answered since
 

@@ -418,15 +418,14 @@ class Store:
         """The samples (at most MAX_IDS) whose last failure, of a request no answer is to,
         came after their answer: a prompt since changed (a row's field it shows edited), or
         media now unusable, whose answer is to the old one. (status, message) each."""
-        if len(sample_ids) > MAX_IDS:
-            raise ValueError(f"at most {MAX_IDS} sample ids at a time, got {len(sample_ids)}")
+        among, ids = _among(sample_ids, "f.sample_id")
         rows = self._db.execute(
-            "SELECT f.sample_id, f.status, f.error FROM failures f WHERE f.plan = ? AND "
-            f"f.status != ? AND f.sample_id IN ({', '.join('?' * len(sample_ids))}) AND "
-            "f.created > (SELECT MAX(r.created) FROM responses r WHERE r.plan = f.plan AND "
-            "r.sample_id = f.sample_id) AND (f.key IS NULL OR f.key NOT IN (SELECT r.key FROM "
-            "responses r WHERE r.plan = f.plan AND r.sample_id = f.sample_id)) ORDER BY f.id",
-            (plan, RETRIED, *sample_ids),
+            f"SELECT f.sample_id, f.status, f.error FROM failures f WHERE f.plan = ?{among} AND "
+            "f.status != ? AND f.created > (SELECT MAX(r.created) FROM responses r WHERE "
+            "r.plan = f.plan AND r.sample_id = f.sample_id) AND (f.key IS NULL OR f.key NOT IN "
+            "(SELECT r.key FROM responses r WHERE r.plan = f.plan AND r.sample_id = f.sample_id)) "
+            "ORDER BY f.id",
+            (plan, *ids, RETRIED),
         )
         return {sample_id: (status, error) for sample_id, status, error in rows}
 
