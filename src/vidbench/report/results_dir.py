@@ -219,11 +219,9 @@ class ResultsDir:
                 f"for this run (none ran since its infer stage, or it was stopped); {redo}"
             )
         stamp = json_object(read_required_json(path, redo), str(path))
-        digest = hashlib.sha256()
         try:
             with self.file(SAMPLES_FILE).open("rb") as handle:
-                for block in iter(lambda: handle.read(1 << 20), b""):
-                    digest.update(block)
+                digest = hashlib.file_digest(handle, "sha256")
         except FileNotFoundError:
             raise ConfigError(f"{self.file(SAMPLES_FILE)} is missing; {redo}") from None
         if stamp.pop("samples_sha256", None) != digest.hexdigest():
