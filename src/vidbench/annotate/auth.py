@@ -55,9 +55,13 @@ def _hasher() -> PasswordHasher:
     return PasswordHasher()
 
 
-def add_user(conn: sqlite3.Connection, name: str, role: str, password: str) -> User:
+def _check_role(role: str) -> None:
     if role not in ROLES:
         raise ConfigError(f"unknown role {role!r} (one of {', '.join(ROLES)})")
+
+
+def add_user(conn: sqlite3.Connection, name: str, role: str, password: str) -> User:
+    _check_role(role)
     if len(password) < MIN_PASSWORD:
         raise ConfigError(f"the password needs at least {MIN_PASSWORD} characters")
     if len(password) > MAX_PASSWORD:  # the account could never sign in
@@ -186,8 +190,7 @@ def set_role(conn: sqlite3.Connection, name: str, role: str, author: str) -> Cha
     """Give an account another role, effective on its next request. Its unfinished work of jobs
     the new role is not given goes back to the pool (an annotator made reviewer sees the gold
     answers: their baseline answers would no longer be blind); an admin keeps everything."""
-    if role not in ROLES:
-        raise ConfigError(f"unknown role {role!r} (one of {', '.join(ROLES)})")
+    _check_role(role)
     with db.transaction(conn):
         user = _account(conn, name)
         if role == user.role:
