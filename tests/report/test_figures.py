@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from vidbench.cli import main
-from vidbench.report.figures import bar_figures, curve_figure, sweep_axis
+from vidbench.report.figures import all_figures, bar_figures, curve_figure, sweep_axis
 from vidbench.report.schema import Results
 
 
@@ -54,3 +54,30 @@ def test_the_command_on_demo_runs(tmp_path: Path, qa_release: Path) -> None:
     assert main(["figures", *outs, "--out", str(tmp_path / "figs")]) == 0
     names = sorted(p.name for p in (tmp_path / "figs").iterdir())
     assert names == ["bars-1.png", "bars-1.svg", "overall-vs-views.png", "overall-vs-views.svg"]
+
+
+def test_runs_of_other_tasks_get_figures_each_and_labels_stay_whole(tmp_path: Path) -> None:
+    """A 4D-Bench run and an MMWorld run given together: a folder of figures each (the first's
+    columns used to draw the second's bars, none, and a 'curve' across the two benchmarks);
+    a `$` in a name is text, not math (`$_$` stopped the command with a mathtext traceback); an
+    incomplete run says so in the legend."""
+    long_name = "openai-compat:http://127.0.0.1:8000/v1#Qwen/Qwen2-VL-72B-Instruct-AWQ-" * 2
+    fourd = [_result("cost $_$", [0]), _result(long_name, [1, 8, 16])]
+    other = _result("m", [0, 1], overall=10).model_copy(update={"task": "mmworld", "errors": 4})
+    written = all_figures([fourd[0], other, fourd[1]], tmp_path)
+    assert sorted({str(p.parent.relative_to(tmp_path)) for p in written}) == [
+        "figures-1-4dbench-qa",
+        "figures-2-mmworld",
+    ]
+    names = sorted(p.name for p in (tmp_path / "figures-1-4dbench-qa").iterdir())
+    assert names == ["bars-1.png", "bars-1.svg", "overall-vs-views.png", "overall-vs-views.svg"]
+    bars = (tmp_path / "figures-1-4dbench-qa" / "bars-1.svg").read_text()
+    assert "<!-- cost $_$ [" in bars  # the SVG keeps the label's text
+    assert "Qwen2-VL-72B-Instruct-AWQ-openai-compat" not in bars  # wrapped onto lines
+    assert (
+        "m (incomplete: 4 of 10 not scored)"
+        in (tmp_path / "figures-2-mmworld" / "bars-1.svg").read_text()
+    )
+    sweep = [fourd[0], fourd[1].model_copy(update={"model": "cost $_$", "errors": 1})]
+    curve = curve_figure(sweep, tmp_path / "c", None)
+    assert "incomplete at views 3: hollow" in curve[1].read_text()

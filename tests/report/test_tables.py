@@ -9,10 +9,11 @@ from pathlib import Path
 
 from rich.console import Console
 
+from vidbench.cli import main
 from vidbench.report.combine import combine
 from vidbench.report.runs import aggregate
 from vidbench.report.schema import Results
-from vidbench.report.tables import print_table, row_labels, to_markdown
+from vidbench.report.tables import print_table, row_labels, rows, to_latex, to_markdown
 
 
 def _document(model: str, task: str = "mmworld", data: str = "/d", **extra) -> dict:
@@ -24,7 +25,7 @@ def _document(model: str, task: str = "mmworld", data: str = "/d", **extra) -> d
         "frame_spec": {"views": [0], "frames": 8, "sampler": "linspace"},
         "columns": {"Average": 50.0},
         "n": 10,
-        "errors": 1,
+        "errors": 0,
         "unparsed": 2,
         **extra,
     }
@@ -77,8 +78,58 @@ def test_runs_of_other_tasks_or_data_get_a_table_each(tmp_path: Path) -> None:
 
 
 def test_runs_summary_totals_are_consistent() -> None:
-    runs = [_result("m", seed=s) for s in range(3)]
+    runs = [_result("m", seed=s, errors=1) for s in range(3)]
     combined = aggregate(runs, ["r1", "r2", "r3"])
     assert (combined.n, combined.errors, combined.unparsed) == (30, 3, 6)
     assert [r.n for r in combined.per_run or []] == [10, 10, 10]
-    assert "| m (3 runs) | 50.0 ± 0.0 | 30 | 3 | 6 |" in to_markdown([combined])
+    row = "| m (3 runs) (incomplete: 3 of 30 not scored) | 50.0 ± 0.0 | 30 | 3 | 6 |"
+    assert row in to_markdown([combined])
+
+
+def test_an_incomplete_run_is_marked_never_bold_and_the_command_exits_3(
+    tmp_path: Path, capsys
+) -> None:
+    """A run that exited 3 (8 of 14 samples not scored) has the best Average over the 6 it
+    scored: its row says it is incomplete, is never bold, and `report` exits 3 naming it."""
+    complete = _document("complete", columns={"Average": 35.7}, n=14)
+    partial = _document("flaky", columns={"Average": 66.7}, n=14, errors=8)
+    paths = []
+    for name, document in (("complete", complete), ("flaky", partial)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "results.json").write_text(json.dumps(document))
+        paths.append(str(tmp_path / name))
+    out = tmp_path / "out"
+    assert main(["report", *paths, "--out", str(out)]) == 3
+    assert f"{tmp_path / 'flaky'}: incomplete: 8 of 14 not scored" in capsys.readouterr().err
+    markdown = (out / "table.md").read_text()
+    assert "| flaky (incomplete: 8 of 14 not scored) | 66.7 | 14 | 8 | 2 |" in markdown
+    latex = (out / "table.tex").read_text()
+    assert r"complete & \textbf{35.7}" in latex and r"\textbf{66.7}" not in latex
+    assert main(["report", paths[0]]) == 0
+
+
+def test_cells_that_would_break_a_table_are_escaped() -> None:
+    """A pipe in a model or column name ends a Markdown cell, a line break the row; in LaTeX
+    `|`, `<`, `>` print as other glyphs; a NaN column is never the best."""
+    odd = _result("cat|dog\nv2 <x>", columns={"A|B": float("nan"), "C": 10.0})
+    plain = _result("plain", columns={"A|B": 20.0, "C": 30.0})
+    lines = to_markdown([odd, plain]).splitlines()
+    assert lines[0] == r"| Model | A\|B | C | n | errors | unparsed |"
+    assert lines[2] == r"| cat\|dog v2 <x> | nan | 10.0 | 10 | 0 | 2 |"
+    latex = to_latex([odd, plain])
+    assert r"cat\textbar{}dog" in latex and r"\textless{}x\textgreater{}" in latex
+    assert r"plain & \textbf{20.0} & \textbf{30.0}" in latex
+
+
+def test_chance_rows_that_differ_name_their_runs() -> None:
+    """Two runs whose random-choice expectations differ (other samples scored) each get their
+    chance row, saying whose it is."""
+    a = _result("a", chance={"Average": 25.0})
+    b = _result("b", chance={"Average": 27.5})
+    c = _result("c", chance={"Average": 25.0})
+    _, body = rows([a, b, c])
+    assert [row[:2] for row in body[:2]] == [
+        ["random-choice (expected) [of a, c]", "25.0"],
+        ["random-choice (expected) [of b]", "27.5"],
+    ]
+    assert rows([a, c])[1][0][0] == "random-choice (expected)"

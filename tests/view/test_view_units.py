@@ -125,6 +125,16 @@ def test_table_cells_hold_interval_n_and_best() -> None:
     c, d = (row["cells"][0] for row in table["parts"][0]["rows"])
     assert (c["text"], c["ci"], c["value"]) == ("77.8", "[33.33, 88.89]", 100 * 7 / 9)
     assert (d["text"], d["ci"]) == ("3.5", "[3.123, 3.9]")
+    # an incomplete run's row is never the best, nor is a NaN; chance rows that differ both show
+    flaky = result("flaky", 90.0, errors=3, chance={"Overall": 30.0})
+    [table] = table_data([result("a", 40.0, chance={"Overall": 25.0}), flaky])
+    labels = [row["label"] for row in table["parts"][0]["rows"]]
+    assert labels[2:] == ["a", "flaky (incomplete: 3 of 10 not scored)"] and len(labels) == 4
+    assert [row["cells"][0].get("best") for row in table["parts"][0]["rows"]] == [
+        None, None, True, False
+    ]  # fmt: skip
+    [table] = table_data([result("nan", float("nan")), result("b", 1.0)])
+    assert [row["cells"][0]["best"] for row in table["parts"][0]["rows"]] == [False, True]
 
 
 def test_videos_are_linked_relatively_or_copied(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from vidbench.core.errors import ConfigError
 from vidbench.core.files import write_atomic, write_json
 from vidbench.report.results_dir import ResultsDir
 from vidbench.report.schema import SampleRow
-from vidbench.report.tables import latex_table
+from vidbench.report.tables import latex_table, markdown_table
 from vidbench.runner.run_config import RunConfig
 from vidbench.scoring.stats import PairedResult, paired
 from vidbench.tasks.base import Task
@@ -146,8 +146,7 @@ def table_rows(comparison: Comparison) -> list[list[str]]:
 
 def to_markdown(comparison: Comparison) -> str:
     lines = [f"A: {comparison.a}  ", f"B: {comparison.b}  ", _pairing_note(comparison), ""]
-    lines += ["| " + " | ".join(HEADER) + " |", "|" + "|".join("---" for _ in HEADER) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in table_rows(comparison)]
+    lines += markdown_table(HEADER, table_rows(comparison))
     return "\n".join(lines) + "\n"
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from vidbench.analyze.error_table import share
 from vidbench.analyze.taxonomy import CODES
-from vidbench.report.figures import new_figure, save_figure
+from vidbench.report.figures import LABEL_WIDTH, figure_text, new_figure, save_figure
 
 if TYPE_CHECKING:
     from vidbench.analyze.errors import ErrorSummary
@@ -26,7 +26,7 @@ def write_figure(summaries: Sequence[ErrorSummary], stem: Path) -> list[Path]:
         heights = [share(summary, code) or 0.0 for code in CODES]
         offsets = [x - 0.4 + width * (i + 0.5) for x in range(len(CODES))]
         label = f"{summary['model']} (n={summary['tagged']})"
-        axes.bar(offsets, heights, width, label=label)
+        axes.bar(offsets, heights, width, label=figure_text(label, LABEL_WIDTH))
     axes.set_xticks(range(len(CODES)), CODES)
     axes.set_ylabel("% of tagged wrong answers")
     axes.set_title("Error types of wrong answers")

@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from vidbench.analyze.taxonomy import CODES
+from vidbench.report.tables import markdown_table
 
 if TYPE_CHECKING:
     from vidbench.analyze.errors import ErrorSummary
@@ -46,9 +47,7 @@ def rows(summaries: Sequence[ErrorSummary]) -> list[list[str]]:
 
 
 def to_markdown(summaries: Sequence[ErrorSummary]) -> str:
-    lines = ["| " + " | ".join(HEADER) + " |", "|" + "|".join("---" for _ in HEADER) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows(summaries)]
-    return "\n".join(lines) + "\n"
+    return "\n".join(markdown_table(HEADER, rows(summaries))) + "\n"
 
 
 def to_csv(summaries: Sequence[ErrorSummary]) -> str:

@@ -7,10 +7,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
+from vidbench.core.errors import EXIT_INCOMPLETE, EXIT_OK
 from vidbench.report.results_dir import ResultsDir, read_results_file, write_tables
 from vidbench.report.schema import Results
-from vidbench.report.tables import print_table
+from vidbench.report.tables import incomplete_note, print_table
 
 
 def load_results(path: Path) -> Results:
@@ -20,12 +22,16 @@ def load_results(path: Path) -> Results:
     return read_results_file(path)
 
 
+def group_key(result: Results) -> tuple[str, str]:
+    """(task without its variants, data): results with the same key can share a table."""
+    return result.task.partition(":")[0], str(result.data)
+
+
 def groups(results: Sequence[Results]) -> dict[tuple[str, str], list[Results]]:
-    """Results by (task without its variants, data): the ones that can share a table."""
+    """Results by `group_key`: the ones that can share a table."""
     grouped: dict[tuple[str, str], list[Results]] = {}
     for r in results:
-        key = (r.task.partition(":")[0], str(r.data))
-        grouped.setdefault(key, []).append(r)
+        grouped.setdefault(group_key(r), []).append(r)
     return grouped
 
 
@@ -51,3 +57,23 @@ def combine(paths: Sequence[Path], out_dir: Path | None, console: Console) -> li
             for i, members in enumerate(grouped.values(), start=1):
                 write_tables(out_dir / f"table-{i}-{members[0].task.partition(':')[0]}", members)
     return results
+
+
+def say_incomplete(results: Sequence[Results], paths: Sequence[Path], console: Console) -> int:
+    """Name the runs among `results` (read from `paths`) that are incomplete, whose rows the
+    tables and figures mark so; EXIT_INCOMPLETE when any is, else EXIT_OK."""
+    gaps = [
+        f"{path}: {note}"
+        for r, path in zip(results, paths, strict=True)
+        if (note := incomplete_note(r))
+    ]
+    if not gaps:
+        return EXIT_OK
+    console.print(
+        f"[yellow]{len(gaps)} of {len(results)} run(s) incomplete[/] (exit code "
+        f"{EXIT_INCOMPLETE}): their columns are over the samples scored only, and their rows "
+        "say so; finish them with the same `vidbench run` command\n"
+        + "\n".join(escape(gap) for gap in gaps),
+        highlight=False,
+    )
+    return EXIT_INCOMPLETE

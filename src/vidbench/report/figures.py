@@ -16,6 +16,8 @@ needs no display.
 
 from __future__ import annotations
 
+import re
+import textwrap
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -24,8 +26,9 @@ from typing import Any
 
 from vidbench.benchmark import BenchmarkPart
 from vidbench.extras import require
+from vidbench.report.combine import group_key
 from vidbench.report.schema import Results
-from vidbench.report.tables import row_labels
+from vidbench.report.tables import incomplete_note, row_labels
 
 FIGURE_AXES = {"views": "views per object", "frames": "frames per view"}
 
@@ -49,11 +52,48 @@ def all_figures(
     runs: Sequence[Path] = (),
 ) -> list[Path]:
     """The bars, the views/frames curve when the runs are such a sweep, and every benchmark
-    figure the runs (`runs`: their directories) fit; the paths written."""
+    figure the runs (`runs`: their directories) fit; the paths written. Runs of different tasks
+    or data (report/combine.py's groups) get a folder of figures each, `figures-1-<task>/`, ...:
+    their columns and samples are not the same."""
+    keys = [group_key(r) for r in results]
+    distinct = list(dict.fromkeys(keys))
+    if len(distinct) <= 1:
+        return _figures_of(results, out, specs, column, runs)
+    written: list[Path] = []
+    for i, key in enumerate(distinct, start=1):
+        members = [j for j, k in enumerate(keys) if k == key]
+        written += _figures_of(
+            [results[j] for j in members],
+            out / f"figures-{i}-{key[0]}",
+            specs,
+            column,
+            [runs[j] for j in members if j < len(runs)],
+        )
+    return written
+
+
+def _figures_of(
+    results: Sequence[Results],
+    out: Path,
+    specs: Sequence[FigureSpec],
+    column: str | None,
+    runs: Sequence[Path],
+) -> list[Path]:
     written = bar_figures(results, out) + curve_figure(results, out, column)
     for spec in specs:
         written += spec.draw(runs, out)
     return written
+
+
+LABEL_WIDTH = 48  # characters of a legend entry's line: longer names wrap, never cut
+
+
+def figure_text(text: str, width: int | None = None) -> str:
+    """`text` as matplotlib shows it as it is: `$` escaped (it would start math mode, eating
+    the dollars of a name such as `$x$`), wrapped at `width` characters when given (a long
+    model name wraps onto more lines instead of squeezing the plot or being cut)."""
+    lines = textwrap.wrap(text, width) if width else [text]
+    return "\n".join(lines).replace("$", r"\$")
 
 
 def new_figure(width: float, height: float, what: str = "figures") -> Any:
@@ -106,9 +146,18 @@ def bar_figures(results: Sequence[Results], out: Path) -> list[Path]:
             if points:
                 xs, heights, errors = zip(*points, strict=True)
                 below, above = [e[0] for e in errors], [e[1] for e in errors]
-                axes.bar(xs, heights, width, label=label, yerr=[below, above], capsize=2)
-        axes.set_xticks(range(len(columns)), columns, rotation=30, ha="right", fontsize="small")
-        axes.set_title(title or results[0].task.partition(":")[0])
+                axes.bar(
+                    xs,
+                    heights,
+                    width,
+                    label=figure_text(label, LABEL_WIDTH),
+                    yerr=[below, above],
+                    capsize=2,
+                    hatch="//" if incomplete_note(r) else None,  # as its label says
+                )
+        ticks = [figure_text(c) for c in columns]
+        axes.set_xticks(range(len(columns)), ticks, rotation=30, ha="right", fontsize="small")
+        axes.set_title(figure_text(title or results[0].task.partition(":")[0]))
         axes.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
         written += save_figure(figure, out / f"bars-{index}")
     return written
@@ -149,17 +198,28 @@ def curve_figure(results: Sequence[Results], out: Path, column: str | None) -> l
     names = list(results[0].columns)
     column = column or next((c for c in ("Overall", "Average") if c in names), names[0])
     lines: dict[str, list[tuple[int, float]]] = defaultdict(list)
+    gaps: dict[str, list[tuple[int, float]]] = defaultdict(list)  # points of incomplete runs
     for r in results:
         value = r.columns.get(column)
         if value is not None:
             lines[str(r.model)].append((_count(r, axis), value))
+            if incomplete_note(r):
+                gaps[str(r.model)].append((_count(r, axis), value))
     figure = new_figure(5.5, 4.0)
     axes = figure.subplots()
     for model, points in sorted(lines.items()):
         xs, ys = zip(*sorted(points), strict=True)
-        axes.plot(xs, ys, marker="o", label=model)
+        label = model
+        if gaps[model]:  # hollow points, and the legend says where
+            at = ", ".join(str(x) for x, _ in sorted(gaps[model]))
+            label += f" (incomplete at {axis} {at}: hollow)"
+        (line,) = axes.plot(xs, ys, marker="o", label=figure_text(label, LABEL_WIDTH))
+        if gaps[model]:
+            hollow_x, hollow_y = zip(*gaps[model], strict=True)
+            axes.plot(hollow_x, hollow_y, "o", markerfacecolor="white", color=line.get_color())
     axes.set_xlabel(FIGURE_AXES[axis])
-    axes.set_ylabel(column)
-    axes.set_title(f"{column} vs {FIGURE_AXES[axis]}")
+    axes.set_ylabel(figure_text(column))
+    axes.set_title(figure_text(f"{column} vs {FIGURE_AXES[axis]}"))
     axes.legend(fontsize="small")
-    return save_figure(figure, out / f"{column.lower().replace(' ', '-')}-vs-{axis}")
+    name = re.sub(r"[^\w.]+", "-", column.lower()).strip("-.") or "column"  # no `/` nor `..`
+    return save_figure(figure, out / f"{name}-vs-{axis}")

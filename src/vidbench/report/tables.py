@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from collections import Counter
 from collections.abc import Sequence
 from typing import Literal
@@ -63,15 +64,30 @@ def table_parts(results: Sequence[Results]) -> list[tuple[str, list[str]]]:
     return _groups(results)
 
 
-def _chance_rows(results: Sequence[Results], columns: list[str]) -> list[list[str]]:
+CHANCE_LABEL = "random-choice (expected)"
+
+
+def _chance_rows(
+    results: Sequence[Results], labels: Sequence[str], columns: list[str]
+) -> list[list[str]]:
     """A "random-choice (expected)" row per distinct `chance` (the exact expected accuracy of
-    the random-choice baseline, which MMWorld reports from its data), as the paper's first row."""
-    seen: list[dict[str, float | None]] = []
-    for r in results:
-        if r.chance and r.chance not in seen:
-            seen.append(r.chance)
-    label = "random-choice (expected)"
-    return [[label, *(_cell(c.get(k)) for k in columns), "", "", ""] for c in seen]
+    the random-choice baseline, which MMWorld reports from the samples a run scored), as the
+    paper's first row; when the rows' chances differ (other data, an incomplete run), each
+    names the rows it is the chance of."""
+    seen: dict[str, tuple[dict[str, float | None], list[str]]] = {}
+    for r, label in zip(results, labels, strict=True):
+        if r.chance:
+            seen.setdefault(repr(sorted(r.chance.items())), (r.chance, []))[1].append(label)
+    return [
+        [
+            CHANCE_LABEL + (f" [of {', '.join(of)}]" if len(seen) > 1 else ""),
+            *(_cell(chance.get(k)) for k in columns),
+            "",
+            "",
+            "",
+        ]
+        for chance, of in seen.values()
+    ]
 
 
 def _differences(results: Sequence[Results]) -> list[list[str]]:
@@ -92,15 +108,25 @@ def _differences(results: Sequence[Results]) -> list[list[str]]:
     return notes
 
 
+def incomplete_note(result: Results) -> str:
+    """What a row of an incomplete run says of it (its run exited 3: samples without an
+    answer or a verdict, not scored), e.g. "incomplete: 8 of 14 not scored"; "" when complete.
+    Its columns are over the scored samples only, so it is never shown as if complete."""
+    if not result.errors:
+        return ""
+    return f"incomplete: {result.errors} of {result.n} not scored"
+
+
 def row_labels(results: Sequence[Results], number_repeats: bool = True) -> list[str]:
     """Row names that tell the rows apart: the model, then what else differs (shuffled or
-    reduced frames, another protocol, ...), then the number of runs averaged; rows that differ
-    in none of these are numbered (#1, #2) unless `number_repeats` is False (the caller tells
-    them apart itself, e.g. by folder)."""
+    reduced frames, another protocol, ...), then the number of runs averaged, then whether it
+    is incomplete; rows that differ in none of these are numbered (#1, #2) unless
+    `number_repeats` is False (the caller tells them apart itself, e.g. by folder)."""
     labels = []
     for r, note in zip(results, _differences(results), strict=True):
         label = str(r.model) + (f" [{', '.join(note)}]" if note else "")
-        labels.append(label + (f" ({r.runs} runs)" if r.runs else ""))
+        label += f" ({r.runs} runs)" if r.runs else ""
+        labels.append(label + (f" ({gap})" if (gap := incomplete_note(r)) else ""))
     if not number_repeats:
         return labels
     # runs that differ in nothing shown (one model name, two folders): numbered in their order
@@ -120,7 +146,8 @@ def rows(
     "mean ± std" cells for results of several runs (`std`)."""
     columns = _columns(results) if columns is None else columns
     header = ["Model", *columns, "n", "errors", "unparsed"]
-    body = _chance_rows(results, columns) + [
+    labels = row_labels(results)
+    body = _chance_rows(results, labels, columns) + [
         [
             label,
             *(_cell(r.columns.get(c), (r.std or {}).get(c)) for c in columns),
@@ -128,19 +155,32 @@ def rows(
             str(r.errors),
             str(r.unparsed),
         ]
-        for r, label in zip(results, row_labels(results), strict=True)
+        for r, label in zip(results, labels, strict=True)
     ]
     return header, body
+
+
+def _markdown_cell(text: str) -> str:
+    """A cell's text as a Markdown table cell: a `|` escaped (it would end the cell), line
+    breaks as spaces (they would end the row)."""
+    return " ".join(text.replace("|", "\\|").split())
+
+
+def markdown_table(header: Sequence[str], body: Sequence[Sequence[str]]) -> list[str]:
+    """The lines of a Markdown table (GitHub's pipe tables), every cell escaped."""
+
+    def line(cells: Sequence[str]) -> str:
+        return "| " + " | ".join(_markdown_cell(c) for c in cells) + " |"
+
+    return [line(header), "|" + "|".join("---" for _ in header) + "|", *map(line, body)]
 
 
 def to_markdown(results: Sequence[Results]) -> str:
     parts = []
     for title, columns in _groups(results):
         header, body = rows(results, columns)
-        lines = [f"### {title}", ""] if title else []
-        lines += ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-        lines += ["| " + " | ".join(row) + " |" for row in body]
-        parts.append("\n".join(lines) + "\n")
+        lines = [f"### {_markdown_cell(title)}", ""] if title else []
+        parts.append("\n".join(lines + markdown_table(header, body)) + "\n")
     return "\n".join(parts)
 
 
@@ -156,7 +196,8 @@ def to_csv(results: Sequence[Results]) -> str:
 # LaTeX's special characters, escaped so model names and columns print as text
 _LATEX = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
           "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-          "\\": r"\textbackslash{}"}  # fmt: skip
+          "\\": r"\textbackslash{}", "|": r"\textbar{}", "<": r"\textless{}",
+          ">": r"\textgreater{}"}  # fmt: skip
 
 
 def latex_escape(text: str) -> str:
@@ -164,18 +205,26 @@ def latex_escape(text: str) -> str:
 
 
 def _number(cell: str) -> float | None:
+    """The number a cell shows (a "mean ± std" cell's mean); None for none, NaN or infinite."""
     try:
-        return float(cell.split(" ± ")[0])
+        value = float(cell.split(" ± ")[0])
     except ValueError:
         return None
+    return value if math.isfinite(value) else None
 
 
-def latex_table(header: Sequence[str], body: Sequence[Sequence[str]], bold: Sequence[int]) -> str:
-    """A booktabs tabular; in the columns `bold` (indices), the best (highest) number is bold,
-    as the papers print their tables."""
+def latex_table(
+    header: Sequence[str],
+    body: Sequence[Sequence[str]],
+    bold: Sequence[int],
+    ranked: Sequence[bool] | None = None,
+) -> str:
+    """A booktabs tabular; in the columns `bold` (indices), the best (highest) number of the
+    rows `ranked` marks (default: every row) is bold, as the papers print their tables."""
+    contenders = [row for i, row in enumerate(body) if ranked is None or ranked[i]]
     best = {}
     for index in bold:
-        values = [v for row in body if (v := _number(row[index])) is not None]
+        values = [v for row in contenders if (v := _number(row[index])) is not None]
         if values:
             best[index] = max(values)
     lines = [
@@ -184,11 +233,12 @@ def latex_table(header: Sequence[str], body: Sequence[Sequence[str]], bold: Sequ
         " & ".join(latex_escape(h) for h in header) + r" \\",
         r"\midrule",
     ]
-    for row in body:
+    for row_index, row in enumerate(body):
         cells = []
         for i, cell in enumerate(row):
             text = latex_escape(cell).replace(" ± ", r" $\pm$ ")
-            if i in best and _number(cell) == best[i]:
+            in_race = ranked is None or ranked[row_index]
+            if in_race and i in best and _number(cell) == best[i]:
                 text = r"\textbf{" + text + "}"
             cells.append(text)
         lines.append(" & ".join(cells) + r" \\")
@@ -197,12 +247,14 @@ def latex_table(header: Sequence[str], body: Sequence[Sequence[str]], bold: Sequ
 
 
 def to_latex(results: Sequence[Results]) -> str:
-    """One booktabs table per part of the paper's table, best model per column in bold."""
+    """One booktabs table per part of the paper's table, best model per column in bold (an
+    incomplete run's row is never bold: its numbers are over part of the samples)."""
+    complete = [not incomplete_note(r) for r in results]
     parts = []
     for title, columns in _groups(results):
         header, body = rows(results, columns)
-        models = [r for r in body if r[0] != "random-choice (expected)"]
-        table = latex_table(header, models, range(1, 1 + len(columns)))
+        models = body[len(body) - len(results) :]  # the chance rows come first
+        table = latex_table(header, models, range(1, 1 + len(columns)), complete)
         parts.append((f"% {title}\n" if title else "") + table)
     return "\n".join(parts)
 

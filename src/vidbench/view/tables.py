@@ -4,14 +4,13 @@ its 95% interval and n, the best number of each column marked."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import NotRequired, TypedDict
 
 from vidbench.report.combine import groups
 from vidbench.report.schema import Results
-from vidbench.report.tables import interval, rows, table_parts
-
-CHANCE_LABEL = "random-choice (expected)"
+from vidbench.report.tables import incomplete_note, interval, rows, table_parts
 
 
 class Cell(TypedDict):
@@ -57,7 +56,7 @@ def _cell(result: Results, column: str, text: str) -> Cell:
 
 def _part(results: Sequence[Results], title: str, columns: list[str]) -> TablePart:
     header, body = rows(results, columns)
-    chance = [row for row in body if row[0] == CHANCE_LABEL]
+    chance = body[: len(body) - len(results)]  # the chance rows come first
     models = body[len(chance) :]
     table_rows: list[Row] = [
         {"label": row[0], "cells": [{"text": t} for t in row[1:]]} for row in chance
@@ -66,11 +65,19 @@ def _part(results: Sequence[Results], title: str, columns: list[str]) -> TablePa
         cells = [_cell(result, c, text) for c, text in zip(columns, row[1:], strict=False)]
         cells += [Cell(text=t) for t in row[1 + len(columns) :]]
         table_rows.append({"label": row[0], "cells": cells})
-    for i in range(len(columns)):  # the best (highest) number per column, as the papers bold it
-        values = [r["cells"][i].get("value") for r in table_rows[len(chance) :]]
-        numbers = [v for v in values if isinstance(v, int | float)]
-        for r in table_rows[len(chance) :]:
-            r["cells"][i]["best"] = bool(numbers) and r["cells"][i].get("value") == max(numbers)
+    # the best (highest) number per column, as the papers bold it: of the complete runs' rows
+    model_rows = table_rows[len(chance) :]
+    ranked = [not incomplete_note(result) for result in results]
+    for i in range(len(columns)):
+        values = [
+            r["cells"][i].get("value")
+            for r, in_race in zip(model_rows, ranked, strict=True)
+            if in_race
+        ]
+        numbers = [v for v in values if isinstance(v, int | float) and math.isfinite(v)]
+        for r, in_race in zip(model_rows, ranked, strict=True):
+            value = r["cells"][i].get("value")
+            r["cells"][i]["best"] = in_race and bool(numbers) and value == max(numbers)
     return {"title": title, "header": header, "rows": table_rows}
 
 
