@@ -37,6 +37,21 @@ def test_parse_error_type() -> None:
     assert parse_error_type("error_type = hallucinations") == ("HE", "")
     assert parse_error_type('{"error_type": "Bad Luck", "reason": "?"}') is None
     assert parse_error_type("I think the model was confused.") is None
+    # the ways judges name a type beside its code, and markdown around it: the reason is the
+    # reply's own, not the JSON's or the markdown's leftovers
+    for named in ("Visual Perception Error (VPE)", "VPE - Visual Perception Error", ["VPE"]):
+        reply = json.dumps({"error_type": named, "reason": "It misread."})
+        assert parse_error_type(reply) == ("VPE", "It misread.")
+    assert parse_error_type("Error Type: **Reasoning Error**\nReason: bad logic") == (
+        "RE",
+        "bad logic",
+    )
+    assert parse_error_type("**Error type:** Hallucination Error — made up a car") == (
+        "HE",
+        "made up a car",
+    )
+    # English words that are codes in lower case name no type inside a sentence
+    assert parse_error_type('{"error_type": "none: he chose right", "reason": "x"}') is None
     assert [t.code for t in ERROR_TYPES] == ["QUE", "AUE", "VPE", "HE", "RE", "LDK", "RA"]
 
 
@@ -81,7 +96,7 @@ def test_mmworld_run_errors_tagged_and_stored(tmp_path: Path, fake) -> None:
     server = fake(reply=judge)
     spec = f"openai-compat:{server.base_url}#judge"
     code = main(["--no-progress", "analyze", "errors", str(run), "--judge", spec])
-    assert code == 1  # a judge call failed: said so, asked again next time
+    assert code == 3  # a judge call failed: incomplete, said so, asked again next time
     assert len(server.requests) == 3 + 2 + 1 + 6  # q1 three asks, q3 two, q7 one, six others
     lines = {_number(line["id"], data): line for line in read_jsonl(run / "errors.jsonl")}
     assert lines[1]["status"] == "unparsed" and lines[1]["attempts"] == 3
@@ -105,7 +120,7 @@ def test_mmworld_run_errors_tagged_and_stored(tmp_path: Path, fake) -> None:
 
     # a rerun asks nothing answered again: only the failed call goes out
     server = fake(reply=judge)
-    assert main(["--no-progress", "analyze", "errors", str(run), "--judge", spec]) == 1
+    assert main(["--no-progress", "analyze", "errors", str(run), "--judge", spec]) == 3
     assert len(server.requests) == 1
     server = fake(reply=lambda body: JSON_REPLY.format(code="RE", why="x"))
     assert main(["--no-progress", "analyze", "errors", str(run), "--judge", spec]) == 0
@@ -159,3 +174,32 @@ def test_open_ended_task_is_refused(tmp_path: Path, capsys) -> None:
     code = main(["--no-progress", "analyze", "errors", str(out), "--judge", "constant:x"])
     assert code == 2
     assert "autoeval-video is not a multiple-choice task" in capsys.readouterr().err
+
+
+def test_a_sample_gone_from_the_data_is_counted_and_runs_of_one_model_told_apart(
+    tmp_path: Path, capsys
+) -> None:
+    """Two runs of one model name (rows told apart by folder); one run's data lost a video
+    since: its wrong answers used to drop out of `wrong` without a word (exit 0)."""
+    runs = []
+    for name in ("a", "b"):
+        data = make_mmworld(tmp_path / f"data-{name}")
+        runs.append(_run("mmworld:rule", data, tmp_path / name, "constant:a"))
+    records = json.loads((data / "mmworld.json").read_text())
+    gone = next(r for r in records if r["video_id"] == "eng_vid1")
+    (data / "mmworld.json").write_text(json.dumps([r for r in records if r is not gone]))
+    judge = "constant:" + JSON_REPLY.format(code="RE", why="erred")
+    out = tmp_path / "table"
+    args = ["--no-progress", "analyze", "errors", *map(str, runs), "--judge", judge]
+    assert main([*args, "--out", str(out)]) == 3
+    said = capsys.readouterr().err
+    assert "1 wrong answer(s) of sample(s) no longer in" in said and "eng_vid1#1" in said
+    summary = json.loads((runs[1] / "errors.json").read_text())
+    assert summary["missing_samples"] == ["eng_vid1#1"]
+    assert (summary["wrong"], summary["tagged"]) == (9, 8)  # 9 wrong, as in run a
+    table = (out / "error_types.md").read_text().splitlines()
+    assert table[2].startswith(f"| constant:a ({runs[0]}) | mmworld:rule | 0 (0%) |")
+    assert table[2].endswith("| 9 | 0 | 0 | 9 |")
+    assert table[3].startswith(f"| constant:a ({runs[1]}) |") and table[3].endswith(
+        "| 8 | 0 | 1 | 9 |"
+    )

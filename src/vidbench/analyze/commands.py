@@ -10,10 +10,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from rich.markup import escape
+
 from vidbench import cli_options as options
 from vidbench import cli_types as types
 from vidbench.console import err, out
-from vidbench.core.errors import ConfigError
+from vidbench.core.errors import EXIT_INCOMPLETE, EXIT_OK, ConfigError
 from vidbench.models.registry import ModelChoice, parse_options
 from vidbench.runner.model_calls import DEFAULT_ATTEMPTS
 
@@ -22,7 +24,7 @@ STEM = "error_types"
 
 def _cmd_errors(args: argparse.Namespace) -> int:
     from vidbench.analyze.error_figure import write_figure
-    from vidbench.analyze.error_table import print_errors, to_csv, to_markdown
+    from vidbench.analyze.error_table import failed, print_errors, to_csv, to_markdown
     from vidbench.analyze.errors import read_run, tag_errors
 
     runs = [Path(r) for r in args.runs]
@@ -52,13 +54,28 @@ def _cmd_errors(args: argparse.Namespace) -> int:
     (target / f"{STEM}.csv").write_text(to_csv(summaries))
     figures = write_figure(summaries, target / STEM)
     err.print(f"wrote {target / STEM}.md, .csv, " + ", ".join(p.suffix for p in figures))
-    incomplete = sum(s["judge_errors"] + s["media_errors"] + s["unparsed"] for s in summaries)
-    if incomplete:
+    untyped = sum(failed(s) + s["unparsed"] for s in summaries)
+    if untyped:
         err.print(
-            f"[yellow]{incomplete} wrong answer(s) without a type[/] (unparsed or failed; see "
-            "errors.jsonl); failed ones are asked again by the next run"
+            f"[yellow]{untyped} wrong answer(s) without a type[/] (unparsed or failed; see "
+            "errors.jsonl, and missing_samples in errors.json); failed ones are asked again by "
+            "the next run"
         )
-    return 1 if any(s["judge_errors"] for s in summaries) else 0
+    for s in summaries:
+        if gone := s["missing_samples"]:
+            err.print(
+                f"{escape(s['run'])}: {len(gone)} wrong answer(s) of sample(s) no longer in "
+                f"the run's data, not typed (the first: {escape(gone[0])}); give the run its "
+                "data back",
+                highlight=False,
+            )
+    if any(failed(s) for s in summaries):
+        err.print(
+            f"incomplete (exit code {EXIT_INCOMPLETE}): wrong answers without a type for want "
+            "of a judge reply, their frames or their sample"
+        )
+        return EXIT_INCOMPLETE
+    return EXIT_OK
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:

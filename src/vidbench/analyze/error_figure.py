@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from vidbench.analyze.error_table import share
+from vidbench.analyze.error_table import labels, share
 from vidbench.analyze.taxonomy import CODES
 from vidbench.report.figures import LABEL_WIDTH, figure_text, new_figure, save_figure
 
@@ -22,10 +22,11 @@ def write_figure(summaries: Sequence[ErrorSummary], stem: Path) -> list[Path]:
     figure = new_figure(figure_width, 3.8, "the error figure")
     axes = figure.subplots()
     width = 0.8 / max(1, len(summaries))
-    for i, summary in enumerate(summaries):
+    for i, (summary, name) in enumerate(zip(summaries, labels(summaries), strict=True)):
         heights = [share(summary, code) or 0.0 for code in CODES]
         offsets = [x - 0.4 + width * (i + 0.5) for x in range(len(CODES))]
-        label = f"{summary['model']} (n={summary['tagged']})"
+        untyped = summary["wrong"] - summary["tagged"]
+        label = f"{name} (n={summary['tagged']}" + (f", {untyped} untyped)" if untyped else ")")
         axes.bar(offsets, heights, width, label=figure_text(label, LABEL_WIDTH))
     axes.set_xticks(range(len(CODES)), CODES)
     axes.set_ylabel("% of tagged wrong answers")

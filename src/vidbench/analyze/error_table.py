@@ -2,13 +2,15 @@
 
 A cell is the count and its share of the row's tagged wrong answers (those the judge gave a
 type); the last columns say what could not be tagged (`unparsed`: no type after every attempt;
-`failed`: judge call or frames failed), so a row never looks complete when it is not.
+`failed`: judge call or frames failed, or the sample is gone from the data), so a row never
+looks complete when it is not.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -30,19 +32,31 @@ def share(summary: ErrorSummary, code: str) -> float | None:
     return 100 * summary["counts"][code] / tagged if tagged else None
 
 
-def _failed(summary: ErrorSummary) -> int:
-    return summary["judge_errors"] + summary["media_errors"]
+def failed(summary: ErrorSummary) -> int:
+    """Wrong answers without a type for want of one: a failed judge call, unreadable frames, or
+    a sample no longer in the data (`missing_samples`); the next run asks the first two again."""
+    return summary["judge_errors"] + summary["media_errors"] + len(summary["missing_samples"])
+
+
+def labels(summaries: Sequence[ErrorSummary]) -> list[str]:
+    """Each row's model; rows of one model and task (two runs of one model name) also name
+    their run's folder, so they are told apart."""
+    keys = Counter((s["model"], s["task"]) for s in summaries)
+    return [
+        s["model"] + (f" ({s['run']})" if keys[s["model"], s["task"]] > 1 else "")
+        for s in summaries
+    ]
 
 
 def rows(summaries: Sequence[ErrorSummary]) -> list[list[str]]:
     body = []
-    for s in summaries:
+    for s, label in zip(summaries, labels(summaries), strict=True):
         cells = []
         for code in CODES:
             pct = share(s, code)
             cells.append(f"{s['counts'][code]} ({pct:.0f}%)" if pct is not None else "—")
-        totals = [s["tagged"], s["unparsed"], _failed(s), s["wrong"]]
-        body.append([s["model"], s["task"], *cells, *map(str, totals)])
+        totals = [s["tagged"], s["unparsed"], failed(s), s["wrong"]]
+        body.append([label, s["task"], *cells, *map(str, totals)])
     return body
 
 
@@ -63,7 +77,7 @@ def to_csv(summaries: Sequence[ErrorSummary]) -> str:
         writer.writerow(
             [s["model"], s["task"], *(s["counts"][c] for c in CODES)]
             + ["" if p is None else f"{p:.2f}" for p in pcts]
-            + [s["tagged"], s["unparsed"], _failed(s), s["wrong"], s["run"]]
+            + [s["tagged"], s["unparsed"], failed(s), s["wrong"], s["run"]]
         )
     return out.getvalue()
 

@@ -47,23 +47,45 @@ from vidbench.tasks.data import load_samples
 PROMPT_FILE = "error_type.v1.txt"
 ERROR_GENERATION = GenerationConfig(temperature=0.0, max_tokens=512)
 _NAMED = re.compile(r"error[ _]?type\W+([A-Za-z][A-Za-z -]+)", re.IGNORECASE)
+_WORD = re.compile(r"[A-Za-z]+")
+# what may stand between a type named in prose and its reason: markdown, quotes, a "Reason:"
+_BEFORE_REASON = re.compile(r"^[\W_]*(?:reason\b[\W_]*)?", re.IGNORECASE)
+
+
+def _named_code(text: str) -> str | None:
+    """The error type a JSON reply's `error_type` names: the whole text (code or name, any
+    case), else its first run of words that is one ("Visual Perception Error (VPE)",
+    "VPE - Visual Perception Error"), a lone word only in capitals (so "he", "re" are words)."""
+    words = _WORD.findall(text)
+    spans = (
+        " ".join(words[i:j])
+        for i in range(len(words))
+        for j in range(len(words), i, -1)
+        if j - i > 1 or words[i].isupper()
+    )
+    return error_code(text) or next((code for span in spans if (code := error_code(span))), None)
 
 
 def parse_error_type(reply: str) -> tuple[str, str] | None:
     """(code, reason) from a judge reply: `{"error_type": ..., "reason": ...}` anywhere in it,
-    else an "error type: X" line; None when no known type is named."""
+    else an "error type: X" line (the reason: what follows it); None when no known type is
+    named."""
     value = find_json(reply)
-    named = value.get("error_type") if isinstance(value, dict) else None
-    if isinstance(value, dict) and isinstance(named, str):
-        code = error_code(named)
+    if isinstance(value, dict):
+        named = value.get("error_type")
+        if isinstance(named, list) and len(named) == 1:  # ["VPE"]
+            named = named[0]
+        code = _named_code(named) if isinstance(named, str) else None
         if code is not None:
-            return code, str(value.get("reason") or "").strip()
+            reason = value.get("reason")
+            return code, (reason if isinstance(reason, str) else "").strip()
     for match in _NAMED.finditer(reply):
         words = match.group(1).split()
         for n in range(len(words), 0, -1):  # the longest name that is a type: "Reasoning Error"
             code = error_code(" ".join(words[:n]))
             if code is not None:
-                return code, reply[match.end() :].strip(" .:-\n")
+                after = reply[match.start(1) + len(" ".join(words[:n])) :]
+                return code, _BEFORE_REASON.sub("", after.strip()).rstrip(" .\n")
     return None
 
 
@@ -244,7 +266,7 @@ def summarise(
         "task": run.config.task,
         "model": run.model,
         "judge": judge,
-        "wrong": len(lines),
+        "wrong": len(lines) + len(run.missing),  # a wrong answer whose sample is gone too
         "tagged": statuses.get("ok", 0),
         "counts": {code: counts.get(code, 0) for code in CODES},
         "unparsed": statuses.get("unparsed", 0),
