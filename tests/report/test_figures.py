@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from vidbench.cli import main
@@ -60,7 +61,7 @@ def test_runs_of_other_tasks_get_figures_each_and_labels_stay_whole(tmp_path: Pa
     """A 4D-Bench run and an MMWorld run given together: a folder of figures each (the first's
     columns used to draw the second's bars, none, and a 'curve' across the two benchmarks);
     a `$` in a name is text, not math (`$_$` stopped the command with a mathtext traceback); an
-    incomplete run says so in the legend."""
+    incomplete run says so in the legend; a missing number is not drawn as a 0."""
     long_name = "openai-compat:http://127.0.0.1:8000/v1#Qwen/Qwen2-VL-72B-Instruct-AWQ-" * 2
     fourd = [_result("cost $_$", [0]), _result(long_name, [1, 8, 16])]
     other = _result("m", [0, 1], overall=10).model_copy(update={"task": "mmworld", "errors": 4})
@@ -78,6 +79,13 @@ def test_runs_of_other_tasks_get_figures_each_and_labels_stay_whole(tmp_path: Pa
         "m (incomplete: 4 of 10 not scored)"
         in (tmp_path / "figures-2-mmworld" / "bars-1.svg").read_text()
     )
+    # a column without a number (no sample; NaN) is "n/a", not a bar of height 0; a run with
+    # no bar at all is still in the legend
+    empty = _result("empty", [0]).model_copy(
+        update={"columns": {"Action": None, "Overall": math.nan}}
+    )
+    bars = bar_figures([fourd[0], empty], tmp_path / "empty")[1].read_text()
+    assert bars.count("<!-- n/a -->") == 2 and "<!-- empty -->" in bars
     sweep = [fourd[0], fourd[1].model_copy(update={"model": "cost $_$", "errors": 1})]
     curve = curve_figure(sweep, tmp_path / "c", None)
     assert "incomplete at views 3: hollow" in curve[1].read_text()

@@ -133,3 +133,19 @@ def test_chance_rows_that_differ_name_their_runs() -> None:
         ["random-choice (expected) [of b]", "27.5"],
     ]
     assert rows([a, c])[1][0][0] == "random-choice (expected)"
+
+
+def test_report_never_writes_its_table_over_a_runs_own(tmp_path: Path, capsys) -> None:
+    """`--out` naming one of the runs: its table.md (that run's row) was replaced by the
+    table of all the runs, without a word."""
+    paths = []
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "results.json").write_text(json.dumps(_document(name)))
+        (tmp_path / name / "table.md").write_text("the run's own table\n")
+        paths.append(str(tmp_path / name))
+    assert main(["report", *paths, "--out", paths[0]]) == 2
+    assert "is a run's results directory" in capsys.readouterr().err
+    assert (tmp_path / "a" / "table.md").read_text() == "the run's own table\n"
+    assert main(["report", paths[0], "--out", paths[0]]) == 0  # its own table, written again
+    assert "| a |" in (tmp_path / "a" / "table.md").read_text()

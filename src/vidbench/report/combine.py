@@ -9,8 +9,14 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from vidbench.core.errors import EXIT_INCOMPLETE, EXIT_OK
-from vidbench.report.results_dir import ResultsDir, read_results_file, write_tables
+from vidbench.core.errors import EXIT_INCOMPLETE, EXIT_OK, ConfigError
+from vidbench.report.results_dir import (
+    RESULTS_FILE,
+    TABLE_FILES,
+    ResultsDir,
+    read_results_file,
+    write_tables,
+)
 from vidbench.report.schema import Results
 from vidbench.report.tables import incomplete_note, print_table
 
@@ -44,7 +50,24 @@ def _title(members: Sequence[Results]) -> str | None:
     return titles.pop() if len(titles) == 1 else None
 
 
+def _check_out(out_dir: Path, paths: Sequence[Path]) -> None:
+    """ConfigError when `out_dir` is a run's results directory and the tables are not that
+    run's alone: they would replace the run's own table.md, .csv and .tex."""
+    if not (out_dir / RESULTS_FILE).is_file():
+        return
+    own = [p for p in paths if (p if p.is_dir() else p.parent).resolve() == out_dir.resolve()]
+    if len(paths) > 1 or not own:
+        raise ConfigError(
+            f"--out {out_dir} is a run's results directory: the table of these runs would "
+            f"replace its own {', '.join(TABLE_FILES)}; give another folder"
+        )
+
+
 def combine(paths: Sequence[Path], out_dir: Path | None, console: Console) -> list[Results]:
+    """Print the runs' tables (one per task and data) and write them to `out_dir` (a folder
+    per task and data when there are several); the runs' results, in their order."""
+    if out_dir is not None:
+        _check_out(out_dir, paths)
     results = [load_results(p) for p in paths]
     grouped = groups(results)
     for (task, data), members in grouped.items():

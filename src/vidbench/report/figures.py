@@ -16,6 +16,7 @@ needs no display.
 
 from __future__ import annotations
 
+import math
 import re
 import textwrap
 from collections import defaultdict
@@ -138,23 +139,25 @@ def bar_figures(results: Sequence[Results], out: Path) -> list[Path]:
         axes = figure.subplots()
         width = 0.8 / max(1, len(results))
         for i, (r, label) in enumerate(zip(results, labels, strict=True)):
-            points = [
-                (x - 0.4 + width * (i + 0.5), r.columns[c], error)
-                for x, (c, error) in enumerate(zip(columns, _error_bars(r, columns), strict=True))
-                if r.columns.get(c) is not None
-            ]
-            if points:
-                xs, heights, errors = zip(*points, strict=True)
-                below, above = [e[0] for e in errors], [e[1] for e in errors]
-                axes.bar(
-                    xs,
-                    heights,
-                    width,
-                    label=figure_text(label, LABEL_WIDTH),
-                    yerr=[below, above],
-                    capsize=2,
-                    hatch="//" if incomplete_note(r) else None,  # as its label says
-                )
+            points, missing = [], []
+            for x, (c, error) in enumerate(zip(columns, _error_bars(r, columns), strict=True)):
+                value, at = r.columns.get(c), x - 0.4 + width * (i + 0.5)
+                if value is None or not math.isfinite(value):
+                    missing.append(at)  # no sample, or no number: not a bar of height 0
+                else:
+                    points.append((at, value, error))
+            xs, heights, errors = zip(*points, strict=True) if points else ((), (), ())
+            axes.bar(
+                xs,
+                heights,
+                width,
+                label=figure_text(label, LABEL_WIDTH),  # every run in the legend, even barless
+                yerr=[[e[0] for e in errors], [e[1] for e in errors]],
+                capsize=2,
+                hatch="//" if incomplete_note(r) else None,  # as its label says
+            )
+            for at in missing:
+                axes.text(at, 0, "n/a", rotation=90, ha="center", va="bottom", fontsize="x-small")
         ticks = [figure_text(c) for c in columns]
         axes.set_xticks(range(len(columns)), ticks, rotation=30, ha="right", fontsize="small")
         axes.set_title(figure_text(title or results[0].task.partition(":")[0]))
