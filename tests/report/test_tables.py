@@ -149,3 +149,16 @@ def test_report_never_writes_its_table_over_a_runs_own(tmp_path: Path, capsys) -
     assert (tmp_path / "a" / "table.md").read_text() == "the run's own table\n"
     assert main(["report", paths[0], "--out", paths[0]]) == 0  # its own table, written again
     assert "| a |" in (tmp_path / "a" / "table.md").read_text()
+
+
+def test_a_part_only_some_runs_have_is_shown() -> None:
+    """MMWorld's difficulty columns exist only for runs that scored rated samples: given after
+    a run without them, they were left out of the Markdown and LaTeX tables."""
+    table = {"Table 3": ["Average"]}
+    plain = _result("plain", column_groups=table)
+    rated = _result("rated", columns={"Average": 50.0, "Easy": 70.0},
+                    column_groups={**table, "Difficulty": ["Easy"]})  # fmt: skip
+    markdown = to_markdown([plain, rated])
+    assert "### Difficulty" in markdown and "| rated | 70.0 | 10 | 0 | 2 |" in markdown
+    assert "| plain | — | 10 | 0 | 2 |" in markdown
+    assert r"\textbf{70.0}" in to_latex([plain, rated])

@@ -29,7 +29,7 @@ from vidbench.benchmark import BenchmarkPart
 from vidbench.extras import require
 from vidbench.report.combine import group_key
 from vidbench.report.schema import Results
-from vidbench.report.tables import incomplete_note, row_labels
+from vidbench.report.tables import incomplete_note, row_labels, table_parts
 
 FIGURE_AXES = {"views": "views per object", "frames": "frames per view"}
 
@@ -120,21 +120,11 @@ def save_figure(figure: Any, stem: Path) -> list[Path]:
     return written
 
 
-def _parts(results: Sequence[Results]) -> list[tuple[str, list[str]]]:
-    for r in results:
-        if r.column_groups:
-            return [(title, list(columns)) for title, columns in r.column_groups.items()]
-    columns: list[str] = []
-    for r in results:
-        columns += [c for c in r.columns if c not in columns]
-    return [("", columns)]
-
-
 def bar_figures(results: Sequence[Results], out: Path) -> list[Path]:
     """One bar figure per part of the table; the paths written."""
     labels = row_labels(results)
     written: list[Path] = []
-    for index, (title, columns) in enumerate(_parts(results), start=1):
+    for index, (title, columns) in enumerate(table_parts(results), start=1):
         figure = new_figure(max(8.0, 0.9 * len(columns) * max(1, len(results)) ** 0.5 + 5), 4.2)
         axes = figure.subplots()
         width = 0.8 / max(1, len(results))

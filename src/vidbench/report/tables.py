@@ -51,12 +51,18 @@ def _cell(value: float | None, std: float | None = None) -> str:
 
 
 def _groups(results: Sequence[Results]) -> list[tuple[str, list[str]]]:
-    """The paper's tables a result splits its columns into (`column_groups`, e.g. MMWorld's
-    Table 3 / Table 4 / flags), else one table of all columns."""
+    """The paper's tables the results split their columns into (`column_groups`, e.g. MMWorld's
+    Table 3 / Table 4 / flags), of every result: a part or column only some have (MMWorld's
+    difficulty columns, of the runs that scored rated samples) is shown; else one table of
+    all columns."""
+    merged: dict[str, list[str]] = {}
     for r in results:
-        if r.column_groups:
-            return [(title, list(cols)) for title, cols in r.column_groups.items()]
-    return [("", _columns(results))]
+        for title, columns in (r.column_groups or {}).items():
+            part = merged.setdefault(title, [])
+            part += [c for c in columns if c not in part]
+    if not merged:
+        return [("", _columns(results))]
+    return list(merged.items())
 
 
 def table_parts(results: Sequence[Results]) -> list[tuple[str, list[str]]]:
