@@ -199,7 +199,23 @@ def test_a_sample_gone_from_the_data_is_counted_and_runs_of_one_model_told_apart
     assert (summary["wrong"], summary["tagged"]) == (9, 8)  # 9 wrong, as in run a
     table = (out / "error_types.md").read_text().splitlines()
     assert table[2].startswith(f"| constant:a ({runs[0]}) | mmworld:rule | 0 (0%) |")
-    assert table[2].endswith("| 9 | 0 | 0 | 9 |")
+    assert table[2].endswith("| 9 | 0 | 0 | 9 | 0 |")
     assert table[3].startswith(f"| constant:a ({runs[1]}) |") and table[3].endswith(
-        "| 8 | 0 | 1 | 9 |"
+        "| 8 | 0 | 1 | 9 | 0 |"
     )
+
+
+def test_an_incomplete_run_says_how_many_samples_it_did_not_score(tmp_path: Path, fake) -> None:
+    """The model's call failed on one question: its wrong answers are of the samples scored,
+    and the row says how many were not (the table used to look like a complete run's)."""
+    refused = Reply(http_status=400, error="bad request")
+    server = fake(reply=lambda body: refused if "[q2]" in request_text(body) else "(a)")
+    data = make_mmworld(tmp_path / "data")
+    run = tmp_path / "run"
+    args = ["--no-progress", "run", "mmworld:rule", "--data", str(data), "--out", str(run)]
+    assert main([*args, "--model", f"openai-compat:{server.base_url}#m"]) == 3
+    judge = "constant:" + JSON_REPLY.format(code="RE", why="erred")
+    assert main(["--no-progress", "analyze", "errors", str(run), "--judge", judge]) == 0
+    row = (run / "error_types.md").read_text().splitlines()[2]
+    assert row.endswith("| 8 | 0 | 0 | 8 | 1 |")  # q2 (wrong for "a") is not scored
+    assert (run / "error_types.csv").read_text().splitlines()[1].endswith(f",8,0,0,8,1,{run}")

@@ -23,7 +23,9 @@ from vidbench.report.tables import markdown_table
 if TYPE_CHECKING:
     from vidbench.analyze.errors import ErrorSummary
 
-HEADER = ["Model", "Task", *CODES, "tagged", "unparsed", "failed", "wrong"]
+# not scored: the run's samples counted neither right nor wrong (no answer, no verdict): an
+# incomplete run's wrong answers are those of the samples it scored
+HEADER = ["Model", "Task", *CODES, "tagged", "unparsed", "failed", "wrong", "not scored"]
 
 
 def share(summary: ErrorSummary, code: str) -> float | None:
@@ -55,7 +57,7 @@ def rows(summaries: Sequence[ErrorSummary]) -> list[list[str]]:
         for code in CODES:
             pct = share(s, code)
             cells.append(f"{s['counts'][code]} ({pct:.0f}%)" if pct is not None else "—")
-        totals = [s["tagged"], s["unparsed"], failed(s), s["wrong"]]
+        totals = [s["tagged"], s["unparsed"], failed(s), s["wrong"], s["not_scored"]]
         body.append([label, s["task"], *cells, *map(str, totals)])
     return body
 
@@ -69,15 +71,14 @@ def to_csv(summaries: Sequence[ErrorSummary]) -> str:
     out = io.StringIO()
     writer = csv.writer(out)
     pct_columns = [f"{c}_pct" for c in CODES]
-    writer.writerow(
-        ["model", "task", *CODES, *pct_columns, "tagged", "unparsed", "failed", "wrong", "run"]
-    )
+    totals = ["tagged", "unparsed", "failed", "wrong", "not_scored"]
+    writer.writerow(["model", "task", *CODES, *pct_columns, *totals, "run"])
     for s in summaries:
         pcts = [share(s, c) for c in CODES]
         writer.writerow(
             [s["model"], s["task"], *(s["counts"][c] for c in CODES)]
             + ["" if p is None else f"{p:.2f}" for p in pcts]
-            + [s["tagged"], s["unparsed"], failed(s), s["wrong"], s["run"]]
+            + [s["tagged"], s["unparsed"], failed(s), s["wrong"], s["not_scored"], s["run"]]
         )
     return out.getvalue()
 
