@@ -197,8 +197,9 @@ def test_results_keep_full_precision_and_tables_round(tmp_path: Path) -> None:
     assert (written["errors"], written["unparsed"], written["n_scored"]) == (1, 1, 7)
     assert written["schema_version"] == SCHEMA_VERSION
     assert Results.model_validate(written) == results
-    assert "| m | — | — | 42.9 | — | — | 42.9 | 8 | 1 | 1 |" in to_markdown([results])
-    assert "m,—,—,42.9,—,—,42.9,8,1,1" in to_csv([results])
+    row = "m (incomplete: 1 of 8 not scored) | — | — | 42.9 | — | — | 42.9 | 8 | 1 | 1 |"
+    assert f"| {row}" in to_markdown([results])
+    assert "m (incomplete: 1 of 8 not scored),—,—,42.9,—,—,42.9,8,1,1" in to_csv([results])
     assert (tmp_path / "table.md").read_text() == to_markdown([results])
 
 

@@ -220,7 +220,10 @@ class Results(BaseModel):
     generation: dict[str, JsonValue] | None = Field(None, description="the generation settings")
     n: int = Field(description="samples (and bad records); repeated runs: the total")
     n_scored: int | None = Field(None, description="samples scored")
-    errors: int = Field(description="samples not scored (no answer, no usable verdict, bad data)")
+    errors: int = Field(
+        description="samples not scored (no answer, no usable verdict, bad data); more than 0: "
+        "the run is incomplete (it exited 3), and tables and figures say so on its row"
+    )
     errors_by_status: dict[str, int] = Field(
         default_factory=dict, description="errors counted by status"
     )
