@@ -162,3 +162,16 @@ def test_a_part_only_some_runs_have_is_shown() -> None:
     assert "### Difficulty" in markdown and "| rated | 70.0 | 10 | 0 | 2 |" in markdown
     assert "| plain | — | 10 | 0 | 2 |" in markdown
     assert r"\textbf{70.0}" in to_latex([plain, rated])
+
+
+def test_a_folder_of_runs_stands_for_the_runs_in_it(tmp_path: Path, capsys) -> None:
+    """`vidbench report results/` (a sweep's output, the demo's results/), as `view` takes it;
+    a path that is not there is named as such."""
+    for name in ("a", "b"):
+        (tmp_path / "runs" / name).mkdir(parents=True)
+        (tmp_path / "runs" / name / "results.json").write_text(json.dumps(_document(name)))
+    assert main(["report", str(tmp_path / "runs"), "--out", str(tmp_path / "out")]) == 0
+    assert "| a |" in (tmp_path / "out" / "table.md").read_text()
+    assert "| b |" in (tmp_path / "out" / "table.md").read_text()
+    assert main(["report", str(tmp_path / "nothing")]) == 2
+    assert "nothing: no such results directory" in capsys.readouterr().err

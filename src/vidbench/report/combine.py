@@ -23,6 +23,8 @@ from vidbench.report.tables import incomplete_note, print_table
 
 def load_results(path: Path) -> Results:
     """A results directory's results, or a results.json file given by its path."""
+    if not path.exists():
+        raise ConfigError(f"{path}: no such results directory or results.json file")
     if path.is_dir():
         return ResultsDir(path).read_results()
     return read_results_file(path)

@@ -16,10 +16,25 @@ INCOMPLETE_EXIT = (
 )
 
 
+def _given(results: list[str]) -> list[Path]:
+    """The results the command is given: a results directory, a results.json (by any name),
+    or a folder of runs (a sweep's output, the demo's results/), standing for the runs in it
+    (report/results_dir.run_folders)."""
+    from vidbench.report.results_dir import RESULTS_FILE, run_folders
+
+    paths: list[Path] = []
+    for path in map(Path, results):
+        if path.is_dir() and not (path / RESULTS_FILE).is_file():
+            paths += run_folders([path], marks=(RESULTS_FILE,))[0]
+        else:
+            paths.append(path)
+    return paths
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     from vidbench.report.combine import combine, say_incomplete
 
-    paths = [Path(d) for d in args.results]
+    paths = _given(args.results)
     results = combine(paths, Path(args.out) if args.out else None, out)
     return say_incomplete(results, paths, err)
 
@@ -29,11 +44,12 @@ def _cmd_figures(args: argparse.Namespace) -> int:
     from vidbench.report.combine import load_results, say_incomplete
     from vidbench.report.figures import FigureSpec, all_figures
 
-    results = [load_results(Path(d)) for d in args.results]
-    runs = [Path(d) if Path(d).is_dir() else Path(d).parent for d in args.results]
+    paths = _given(args.results)
+    results = [load_results(path) for path in paths]
+    runs = [path if path.is_dir() else path.parent for path in paths]
     written = all_figures(results, Path(args.out), parts(FigureSpec), args.column, runs)
     err.print("wrote " + ", ".join(str(p) for p in written), highlight=False)
-    return say_incomplete(results, [Path(d) for d in args.results], err)
+    return say_incomplete(results, paths, err)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -43,7 +59,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="one table from several results directories",
         description="One paper-style table from several results directories. " + INCOMPLETE_EXIT,
     )
-    p.add_argument("results", nargs="+", help="results directories (or results.json files)")
+    p.add_argument(
+        "results", nargs="+", help="results directories, results.json files or folders of runs"
+    )
     p.add_argument("--out", help="write table.md, table.csv and table.tex here")
     p.set_defaults(func=_cmd_report)
 
@@ -53,7 +71,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Bar figures per part of the table, curves for views/frames sweeps. "
         + INCOMPLETE_EXIT,
     )
-    p.add_argument("results", nargs="+", help="results directories (or results.json files)")
+    p.add_argument(
+        "results", nargs="+", help="results directories, results.json files or folders of runs"
+    )
     p.add_argument("--out", required=True, help="folder for the PNG and SVG files")
     p.add_argument("--column", help="the column a views/frames sweep plots (default: Overall)")
     p.set_defaults(func=_cmd_figures)
