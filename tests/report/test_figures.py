@@ -5,7 +5,10 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import pytest
+
 from vidbench.cli import main
+from vidbench.core.errors import ConfigError
 from vidbench.report.figures import all_figures, bar_figures, curve_figure, sweep_axis
 from vidbench.report.schema import Results
 
@@ -28,6 +31,8 @@ def test_views_sweep_gives_bars_and_a_curve(tmp_path: Path) -> None:
     runs = [_result("m", [0], overall=30), _result("m", [1, 8, 16], overall=40),
             _result("m", [0, 4, 8, 12, 16, 20], overall=45)]  # fmt: skip
     assert sweep_axis(runs) == "views"
+    with pytest.raises(ConfigError, match="'Overal': the runs have no such column"):
+        curve_figure(runs, tmp_path, "Overal")  # was an empty figure
     bars = bar_figures(runs, tmp_path)
     curves = curve_figure(runs, tmp_path, None)
     assert [p.name for p in bars] == ["bars-1.png", "bars-1.svg"]

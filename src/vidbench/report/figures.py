@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from vidbench.benchmark import BenchmarkPart
+from vidbench.core.errors import ConfigError
 from vidbench.extras import require
 from vidbench.report.combine import group_key
 from vidbench.report.schema import Results
@@ -188,7 +189,9 @@ def curve_figure(results: Sequence[Results], out: Path, column: str | None) -> l
     axis = sweep_axis(results)
     if axis is None:
         return []
-    names = list(results[0].columns)
+    names = list(dict.fromkeys(c for r in results for c in r.columns))
+    if column is not None and column not in names:
+        raise ConfigError(f"--column {column!r}: the runs have no such column ({', '.join(names)})")
     column = column or next((c for c in ("Overall", "Average") if c in names), names[0])
     lines: dict[str, list[tuple[int, float]]] = defaultdict(list)
     gaps: dict[str, list[tuple[int, float]]] = defaultdict(list)  # points of incomplete runs
