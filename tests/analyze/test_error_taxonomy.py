@@ -4,6 +4,7 @@ the table and the figure."""
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections import Counter
@@ -11,10 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 
 from conftest import AUTOEVAL
 from mmworld_support import make_mmworld
-from vidbench.analyze.errors import parse_error_type
+from vidbench.analyze.error_table import print_errors
+from vidbench.analyze.errors import ErrorSummary, parse_error_type
 from vidbench.analyze.taxonomy import CODES, ERROR_TYPES
 from vidbench.cli import main
 from vidbench.core.files import read_jsonl
@@ -219,3 +222,18 @@ def test_an_incomplete_run_says_how_many_samples_it_did_not_score(tmp_path: Path
     row = (run / "error_types.md").read_text().splitlines()[2]
     assert row.endswith("| 8 | 0 | 0 | 8 | 1 |")  # q2 (wrong for "a") is not scored
     assert (run / "error_types.csv").read_text().splitlines()[1].endswith(f",8,0,0,8,1,{run}")
+
+
+def test_the_printed_table_is_whole_in_a_log() -> None:
+    """Printed to a pipe or a log (80 columns), every cell was cut to "ra…", "(0…"."""
+    summary: ErrorSummary = {
+        "run": "runs/a", "task": "mmworld:rule", "model": "openai-compat:qwen2-vl-72b-instruct",
+        "judge": {}, "wrong": 3, "tagged": 3, "counts": dict.fromkeys(CODES, 0) | {"VPE": 3},
+        "unparsed": 0, "judge_errors": 0, "media_errors": 0, "not_scored": 0,
+        "missing_samples": [], "usage": {},
+    }  # fmt: skip
+    buffer = io.StringIO()
+    print_errors([summary], Console(file=buffer, width=80))
+    assert "…" not in buffer.getvalue() and "3 (100%)" in buffer.getvalue()
+    assert "openai-compat:qwen2-vl-72b" in buffer.getvalue()  # wrapped, not cut
+    assert "│ -instruct " in buffer.getvalue()

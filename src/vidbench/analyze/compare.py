@@ -16,13 +16,13 @@ from pathlib import Path
 from pydantic import JsonValue
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
+from vidbench.console import roomy
 from vidbench.core.errors import ConfigError
 from vidbench.core.files import write_atomic, write_json
 from vidbench.report.results_dir import ResultsDir
 from vidbench.report.schema import SampleRow
-from vidbench.report.tables import latex_table, markdown_table
+from vidbench.report.tables import latex_table, markdown_table, terminal_table
 from vidbench.runner.run_config import RunConfig
 from vidbench.scoring.stats import PairedResult, paired
 from vidbench.tasks.base import Task
@@ -183,12 +183,13 @@ def write_comparison(comparison: Comparison, out: Path) -> list[Path]:
 
 
 def print_comparison(comparison: Comparison, console: Console) -> None:
-    if not console.is_terminal:  # logs and pipes: room for the whole table
-        console = Console(file=console.file, width=max(console.width, 140))
-    table = Table(title=f"B − A: {comparison.task}", caption=_pairing_note(comparison))
-    for i, name in enumerate(HEADER):
-        table.add_column(name, justify="left" if i in (0, len(HEADER) - 1) else "right")
-    for row in table_rows(comparison):
-        table.add_row(*row)
+    console = roomy(console)  # logs and pipes: room for the whole table
+    table = terminal_table(
+        f"B − A: {comparison.task}",
+        HEADER,
+        table_rows(comparison),
+        left=(0, len(HEADER) - 1),
+        caption=_pairing_note(comparison),
+    )
     console.print(f"A: {escape(comparison.a)}\nB: {escape(comparison.b)}", highlight=False)
     console.print(table)

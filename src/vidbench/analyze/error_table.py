@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.table import Table
 
 from vidbench.analyze.taxonomy import CODES
-from vidbench.report.tables import markdown_table
+from vidbench.console import roomy
+from vidbench.report.tables import markdown_table, terminal_table
 
 if TYPE_CHECKING:
     from vidbench.analyze.errors import ErrorSummary
@@ -84,9 +84,5 @@ def to_csv(summaries: Sequence[ErrorSummary]) -> str:
 
 
 def print_errors(summaries: Sequence[ErrorSummary], console: Console) -> None:
-    table = Table(title="error types of wrong answers (MMWorld paper, Figure 5)")
-    for i, name in enumerate(HEADER):
-        table.add_column(name, justify="left" if i < 2 else "right")
-    for row in rows(summaries):
-        table.add_row(*row)
-    console.print(table)
+    title = "error types of wrong answers (MMWorld paper, Figure 5)"
+    roomy(console).print(terminal_table(title, HEADER, rows(summaries), left=(0, 1)))

@@ -265,16 +265,28 @@ def to_latex(results: Sequence[Results]) -> str:
     return "\n".join(parts)
 
 
+def terminal_table(
+    title: str,
+    header: Sequence[str],
+    body: Sequence[Sequence[str]],
+    left: Sequence[int] = (0,),
+    caption: str | None = None,
+) -> Table:
+    """A rich table of these rows (the columns `left` left-aligned, the others right): a cell
+    too long for its column wraps (fold), never cut to "openai-compat:http…"; a header is never
+    narrower than its widest word. Print it to `console.roomy(...)` (pipes and logs: wide)."""
+    table = Table(title=title, caption=caption)
+    for i, name in enumerate(header):
+        widest_word = max((len(word) for word in name.split()), default=1)
+        justify: Literal["left", "right"] = "left" if i in left else "right"
+        table.add_column(name, justify=justify, min_width=widest_word, overflow="fold")
+    for row in body:
+        table.add_row(*row)
+    return table
+
+
 def print_table(results: Sequence[Results], title: str, console: Console | None = None) -> None:
     console = roomy(console or out)  # logs and pipes: room for the whole table
     for group, columns in _groups(results):
         header, body = rows(results, columns)
-        table = Table(title=f"{title} — {group}" if group else title)
-        for i, name in enumerate(header):
-            widest_word = max(len(word) for word in name.split())
-            justify: Literal["left", "right"] = "left" if i == 0 else "right"
-            # a cell too long for its column wraps (fold): never cut to "openai-compat:http…"
-            table.add_column(name, justify=justify, min_width=widest_word, overflow="fold")
-        for row in body:
-            table.add_row(*row)
-        console.print(table)
+        console.print(terminal_table(f"{title} — {group}" if group else title, header, body))
