@@ -222,6 +222,8 @@ def test_an_incomplete_run_says_how_many_samples_it_did_not_score(tmp_path: Path
     row = (run / "error_types.md").read_text().splitlines()[2]
     assert row.endswith("| 8 | 0 | 0 | 8 | 1 |")  # q2 (wrong for "a") is not scored
     assert (run / "error_types.csv").read_text().splitlines()[1].endswith(f",8,0,0,8,1,{run}")
+    legend = " ".join(re.findall(r"<!-- (.*?) -->", (run / "error_types.svg").read_text()))
+    assert "#m (n=8, run incomplete: 1 not scored)" in legend  # the figure says it too
 
 
 def test_the_printed_table_is_whole_in_a_log() -> None:

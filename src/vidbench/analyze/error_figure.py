@@ -25,11 +25,13 @@ def write_figure(summaries: Sequence[ErrorSummary], stem: Path) -> list[Path]:
     for i, (summary, name) in enumerate(zip(summaries, labels(summaries), strict=True)):
         heights = [share(summary, code) or 0.0 for code in CODES]
         offsets = [x - 0.4 + width * (i + 0.5) for x in range(len(CODES))]
-        untyped = summary["wrong"] - summary["tagged"]
-        label = f"{name} (n={summary['tagged']}" + (f", {untyped} untyped)" if untyped else ")")
+        untyped, unscored = summary["wrong"] - summary["tagged"], summary["not_scored"]
+        notes = [f"n={summary['tagged']}"] + [f"{untyped} untyped"] * bool(untyped)
+        notes += [f"run incomplete: {unscored} not scored"] * bool(unscored)
+        label = f"{name} ({', '.join(notes)})"
         axes.bar(offsets, heights, width, label=figure_text(label, LABEL_WIDTH))
     axes.set_xticks(range(len(CODES)), CODES)
     axes.set_ylabel("% of tagged wrong answers")
     axes.set_title("Error types of wrong answers")
-    axes.legend(fontsize="small")
+    axes.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))  # off the bars
     return save_figure(figure, stem)
