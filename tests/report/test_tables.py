@@ -7,6 +7,7 @@ import io
 import json
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from vidbench.cli import main
@@ -175,3 +176,29 @@ def test_a_folder_of_runs_stands_for_the_runs_in_it(tmp_path: Path, capsys) -> N
     assert "| b |" in (tmp_path / "out" / "table.md").read_text()
     assert main(["report", str(tmp_path / "nothing")]) == 2
     assert "nothing: no such results directory" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["report", "RUN"],
+        ["figures", "RUN"],
+        ["compare", "RUN", "RUN"],
+        ["analyze", "errors", "RUN", "--judge", "constant:x"],
+    ],
+)
+def test_an_out_that_is_a_file_is_named_before_any_work(
+    tmp_path: Path, capsys, command: list[str]
+) -> None:
+    """--out naming a file: a FileExistsError traceback (analyze errors: after every judge
+    call); now one line, exit 2."""
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "results.json").write_text(json.dumps(_document("a")))
+    taken = tmp_path / "taken.json"
+    taken.write_text("{}")
+    args = [str(tmp_path / "run") if word == "RUN" else word for word in command]
+    assert main(["--no-progress", *args, "--out", str(taken)]) == 2
+    assert f"--out {taken}: cannot be made a folder (a file is in the way)" in (
+        capsys.readouterr().err
+    )
+    assert taken.read_text() == "{}"

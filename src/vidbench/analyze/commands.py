@@ -16,6 +16,7 @@ from vidbench import cli_options as options
 from vidbench import cli_types as types
 from vidbench.console import err, out
 from vidbench.core.errors import EXIT_INCOMPLETE, EXIT_OK, ConfigError
+from vidbench.core.files import make_folder, write_atomic
 from vidbench.models.registry import ModelChoice, parse_options
 from vidbench.runner.model_calls import DEFAULT_ATTEMPTS
 
@@ -31,6 +32,8 @@ def _cmd_errors(args: argparse.Namespace) -> int:
     if args.out is None and len(runs) > 1:
         raise ConfigError("analyze errors: give --out DIR for the table of several runs")
     target = Path(args.out) if args.out else runs[0]
+    if args.out:
+        make_folder(target)  # before any judge call: a file in the way is said at once
     judge = ModelChoice(
         args.judge,
         parse_options(args.judge_opt, "--judge-opt"),
@@ -49,9 +52,8 @@ def _cmd_errors(args: argparse.Namespace) -> int:
         for run in inputs
     ]
     print_errors(summaries, out)
-    target.mkdir(parents=True, exist_ok=True)
-    (target / f"{STEM}.md").write_text(to_markdown(summaries))
-    (target / f"{STEM}.csv").write_text(to_csv(summaries))
+    write_atomic(target / f"{STEM}.md", to_markdown(summaries).encode())
+    write_atomic(target / f"{STEM}.csv", to_csv(summaries).encode())
     figures = write_figure(summaries, target / STEM)
     err.print(f"wrote {target / STEM}.md, .csv, " + ", ".join(p.suffix for p in figures))
     untyped = sum(failed(s) + s["unparsed"] for s in summaries)
@@ -81,6 +83,8 @@ def _cmd_errors(args: argparse.Namespace) -> int:
 def _cmd_compare(args: argparse.Namespace) -> int:
     from vidbench.analyze.compare import compare_runs, print_comparison, write_comparison
 
+    if args.out:
+        make_folder(Path(args.out))
     comparison = compare_runs(Path(args.a), Path(args.b), args.resamples, args.seed)
     print_comparison(comparison, out)
     if args.out:

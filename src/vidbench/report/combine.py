@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from vidbench.core.errors import EXIT_INCOMPLETE, EXIT_OK, ConfigError
+from vidbench.core.files import make_folder
 from vidbench.report.results_dir import (
     RESULTS_FILE,
     TABLE_FILES,
@@ -70,6 +71,7 @@ def combine(paths: Sequence[Path], out_dir: Path | None, console: Console) -> li
     per task and data when there are several); the runs' results, in their order."""
     if out_dir is not None:
         _check_out(out_dir, paths)
+        make_folder(out_dir)
     results = [load_results(p) for p in paths]
     grouped = groups(results)
     for (task, data), members in grouped.items():

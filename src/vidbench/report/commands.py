@@ -40,11 +40,13 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_figures(args: argparse.Namespace) -> int:
+    from vidbench.core.files import make_folder
     from vidbench.registry import parts
     from vidbench.report.combine import load_results, say_incomplete
     from vidbench.report.figures import FigureSpec, all_figures
 
     paths = _given(args.results)
+    make_folder(Path(args.out))
     results = [load_results(path) for path in paths]
     runs = [path if path.is_dir() else path.parent for path in paths]
     written = all_figures(results, Path(args.out), parts(FigureSpec), args.column, runs)
