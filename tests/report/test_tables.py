@@ -202,3 +202,19 @@ def test_an_out_that_is_a_file_is_named_before_any_work(
         capsys.readouterr().err
     )
     assert taken.read_text() == "{}"
+
+
+def test_repeated_runs_with_a_column_only_some_have_are_averaged() -> None:
+    """`--runs 3` where one seed scored no rated sample (no difficulty column): the summary
+    stopped with "runs of different tasks or columns cannot be averaged"."""
+    table = {"Table 3": ["Average"]}
+    rated = {**table, "Difficulty": ["Easy"]}
+    runs = [
+        _result("m", seed=0, columns={"Average": 50.0, "Easy": 60.0}, column_groups=rated),
+        _result("m", seed=1, columns={"Average": 40.0}, column_groups=table, errors=2),
+        _result("m", seed=2, columns={"Average": 60.0, "Easy": 80.0}, column_groups=rated),
+    ]
+    combined = aggregate(runs, ["r1", "r2", "r3"])
+    assert combined.columns == {"Average": 50.0, "Easy": 70.0}  # Easy: of the two that have it
+    assert combined.column_groups == rated and combined.errors == 2
+    assert "### Difficulty" in to_markdown([combined])

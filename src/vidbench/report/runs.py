@@ -17,6 +17,7 @@ import numpy as np
 
 from vidbench.core.errors import ConfigError
 from vidbench.report.schema import SCHEMA_VERSION, Results
+from vidbench.report.tables import merged_groups
 
 # Fields that are the same for every run and are carried over from the first.
 _SHARED = (
@@ -52,13 +53,18 @@ def aggregate(results: Sequence[Results], dirs: Sequence[str]) -> Results:
         raise ConfigError("no runs to aggregate")
     first = results[0]
     for other in results[1:]:
-        if other.task != first.task or list(other.columns) != list(first.columns):
-            raise ConfigError("runs of different tasks or columns cannot be averaged")
+        if other.task != first.task:
+            raise ConfigError(
+                f"runs of different tasks cannot be averaged ({first.task}, {other.task})"
+            )
     columns: dict[str, float | None] = {}
     std: dict[str, float | None] = {}
-    for column in first.columns:
+    # every run's columns: a column only some runs have (e.g. MMWorld's difficulty columns,
+    # of the runs that scored rated samples) is the mean of those
+    for column in dict.fromkeys(c for r in results for c in r.columns):
         columns[column], std[column] = mean_std([r.columns.get(column) for r in results])
-    shared = first.document()
+    groups = merged_groups(results)
+    shared = first.document() | ({"column_groups": groups} if groups else {})
     return Results.model_validate(
         {
             "schema_version": SCHEMA_VERSION,

@@ -50,19 +50,21 @@ def _cell(value: float | None, std: float | None = None) -> str:
     return shown(value) if std is None else f"{shown(value)} ± {shown(std)}"
 
 
-def _groups(results: Sequence[Results]) -> list[tuple[str, list[str]]]:
-    """The paper's tables the results split their columns into (`column_groups`, e.g. MMWorld's
-    Table 3 / Table 4 / flags), of every result: a part or column only some have (MMWorld's
-    difficulty columns, of the runs that scored rated samples) is shown; else one table of
-    all columns."""
+def merged_groups(results: Sequence[Results]) -> dict[str, list[str]]:
+    """The `column_groups` of every result, in order: a part or column only some have
+    (MMWorld's difficulty columns, of the runs that scored rated samples) is kept."""
     merged: dict[str, list[str]] = {}
     for r in results:
         for title, columns in (r.column_groups or {}).items():
             part = merged.setdefault(title, [])
             part += [c for c in columns if c not in part]
-    if not merged:
-        return [("", _columns(results))]
-    return list(merged.items())
+    return merged
+
+
+def _groups(results: Sequence[Results]) -> list[tuple[str, list[str]]]:
+    """The paper's tables the results split their columns into (`merged_groups`, e.g.
+    MMWorld's Table 3 / Table 4 / flags), else one table of all columns."""
+    return list(merged_groups(results).items()) or [("", _columns(results))]
 
 
 def table_parts(results: Sequence[Results]) -> list[tuple[str, list[str]]]:
