@@ -201,7 +201,7 @@ def curve_figure(results: Sequence[Results], out: Path, column: str | None) -> l
             lines[str(r.model)].append((_count(r, axis), value))
             if incomplete_note(r):
                 gaps[str(r.model)].append((_count(r, axis), value))
-    figure = new_figure(5.5, 4.0)
+    figure = new_figure(8.5, 4.0)
     axes = figure.subplots()
     for model, points in sorted(lines.items()):
         xs, ys = zip(*sorted(points), strict=True)
@@ -216,6 +216,6 @@ def curve_figure(results: Sequence[Results], out: Path, column: str | None) -> l
     axes.set_xlabel(FIGURE_AXES[axis])
     axes.set_ylabel(figure_text(column))
     axes.set_title(figure_text(f"{column} vs {FIGURE_AXES[axis]}"))
-    axes.legend(fontsize="small")
+    axes.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))  # off the lines
     name = re.sub(r"[^\w.]+", "-", column.lower()).strip("-.") or "column"  # no `/` nor `..`
     return save_figure(figure, out / f"{name}-vs-{axis}")
