@@ -63,7 +63,9 @@ def content_digest(samples: Iterable[Sample]) -> str:
     declared benchmark's prompt template reads any of its row's fields)."""
     total = 0
     for sample in samples:
-        text = json.dumps([sample.id, fingerprint(sample), sample.metadata], default=str)
+        text = json.dumps(
+            [sample.id, fingerprint(sample), sample.metadata], default=str, sort_keys=True
+        )
         total += int.from_bytes(hashlib.blake2b(text.encode(), digest_size=16).digest(), "big")
     return f"{total % 2**128:032x}"
 
