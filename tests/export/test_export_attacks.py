@@ -191,6 +191,12 @@ def _manifest_files(out: Path, files: list[str]) -> None:
     shutil.copy(out / ROWS_FILE, out.parent / "elsewhere.parquet")
 
 
+def _edit_card(out: Path, old: str, new: str) -> None:
+    card = out / "README.md"
+    assert old in card.read_text()
+    card.write_text(card.read_text().replace(old, new) + "\nA paragraph of my own.\n")
+
+
 # An edit of the export, what a run on it then exits with, and what it says.
 EDITS: dict[str, tuple[Callable[[Path], None], int, list[str]]] = {
     "the gold retyped": (  # was: the gold "0", "1", ... scored as given
@@ -259,6 +265,21 @@ EDITS: dict[str, tuple[Callable[[Path], None], int, list[str]]] = {
         2,
         [f"{ROWS_FILE}: missing (the rows of my-bench, ", "vidbench.json says)"],
     ),
+    "the card removed": (  # was: not a word; the Hub and `datasets` have no card to read
+        lambda out: (out / "README.md").unlink(),
+        0,
+        ["warning: ", "README.md: missing: the dataset card"],
+    ),
+    "the card's configs edited": (  # was: `datasets` read other rows than vidbench, unsaid
+        lambda out: _edit_card(out, "path: data/my-bench/", "path: data/other/"),
+        0,
+        ["README.md: its configs no longer name the rows of my-bench (" + str(ROWS_FILE)],
+    ),
+    "the card's header removed": (
+        lambda out: _edit_card(out, "configs:", "sections:"),
+        0,
+        ["README.md: no `configs` in its YAML header (edited?)"],
+    ),
     "a video removed": (
         lambda out: (out / "videos" / "clip1.mp4").unlink(),
         3,
@@ -286,10 +307,13 @@ def test_an_edited_export_says_what_changed(
         assert results(run)["n"] == len(stored)
 
 
-def test_an_untouched_export_runs_complete(exported: Path, tmp_path: Path) -> None:
-    """The checks above find nothing in an export as written (and no card is needed to run)."""
+def test_an_untouched_export_runs_complete(
+    exported: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """The checks above find nothing in an export as written, its card's prose edited."""
     out = shutil.copytree(exported, tmp_path / "hf")
-    (out / "README.md").unlink()
+    (out / "README.md").write_text((out / "README.md").read_text() + "\nMy own words.\n")
     assert vidbench("run", f"custom:{out}", "--model", "random", "--out", tmp_path / "run") == 0
+    assert "warning" not in said(capsys)
     assert results(tmp_path / "run")["n"] == 6
     assert json.loads((out / "vidbench.json").read_text())["tasks"]["custom"]["rows"] == 6

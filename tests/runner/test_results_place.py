@@ -97,3 +97,40 @@ def test_a_single_run_and_a_runs_folder_never_share_an_out(
     with results_lock(runs, "a --runs command in progress"):  # OUT is held, not only run-i
         assert _run(*task, "--out", str(runs), "--runs", "2") == EXIT_CONFIG
     assert "a --runs command in progress)" in " ".join(capsys.readouterr().err.split())
+
+
+KILLED_MID_WRITE = """
+import os, signal, sys
+from pathlib import Path
+from vidbench.core.files import write_atomic
+
+def chunks():
+    yield b'{"id": "half a line'
+    os.kill(os.getpid(), signal.SIGKILL)  # kill -9 half-way through the write
+
+write_atomic(Path(sys.argv[1]), chunks())
+"""
+
+
+def test_a_write_killed_half_way_leaves_no_temporary_file_beside_the_results(
+    tmp_path: Path,
+) -> None:
+    """kill -9 during an atomic write left its `.tmp-*` file in the results folder for good;
+    the next command there clears it (only ours, by name, and only while it holds the folder)."""
+    import subprocess
+    import sys
+
+    bench, out = make_bench(tmp_path / "bench"), tmp_path / "r"
+    assert _run("run", f"custom:{bench}", "--model", "constant:A", "--out", str(out)) == EXIT_OK
+    samples = (out / "samples.jsonl").read_bytes()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    (out / ".tmp-notes.txt").write_text("a user's file, not one of ours")
+    with results_lock(out, "a command in progress"):  # held: its writes' files stay
+        argv = [sys.executable, "-c", KILLED_MID_WRITE, str(out / "samples.jsonl")]
+        assert subprocess.run(argv, env=env).returncode == -9
+        (left,) = (p for p in out.iterdir() if p.name.startswith(".tmp-") and p.suffix == "")
+        assert _run("run", "--out", str(out), "--stage", "report") == EXIT_CONFIG
+        assert left.exists()
+    assert _run("run", "--out", str(out), "--stage", "report") == EXIT_OK
+    assert not left.exists() and (out / ".tmp-notes.txt").exists()
+    assert (out / "samples.jsonl").read_bytes() == samples  # the results as they were

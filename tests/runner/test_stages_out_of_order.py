@@ -178,3 +178,32 @@ def test_an_answer_to_an_old_prompt_is_not_scored_when_asking_the_new_one_failed
         r for r in map(json.loads, (tmp_path / "r" / "samples.jsonl").open()) if r["status"] != "ok"
     )
     assert row["status"] == "error" and "failed on purpose" in row["error"]
+
+
+def test_the_report_stage_and_view_say_when_a_prompt_field_was_edited_after_scoring(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A field only the prompt shows (the question, gold and videos unchanged), edited after the
+    score stage: report and view presented the scores of the old prompts as current."""
+    from vidbench.view.collect import collect_run
+
+    toml = ISSUE_TOML + 'prompt = "{question}\\nHint: {hint}\\n{options}"\n'
+    rows = [{**row, "hint": "look at the start"} for row in ROWS]
+    bench, out = make_bench(tmp_path / "bench", toml, rows), str(tmp_path / "r")
+    argv = (f"custom:{bench}", "--model", "random", "--out", out)
+    assert _run(*argv, "--stage", "infer") == EXIT_OK
+    assert _run("--out", out, "--stage", "score") == EXIT_OK
+    assert _run("--out", out, "--stage", "report") == EXIT_OK
+    assert collect_run(tmp_path / "r").messages == []
+    write_rows(bench / "questions.jsonl", [*rows[:5], {**rows[5], "hint": "look at the end"}])
+    capsys.readouterr()
+    assert _run("--out", out, "--stage", "report") == EXIT_CONFIG
+    said = _said(capsys)
+    assert f"the data in {bench} changed since the score stage" in said
+    assert f"from the infer stage (vidbench run custom:{bench} --model random --out" in said
+    (note,) = collect_run(tmp_path / "r").messages
+    assert "changed since the score stage" in note
+    assert _run(*argv) == EXIT_OK  # asks the changed row again, scores and reports
+    assert "1 answered, 5 reused" in _said(capsys)
+    assert _run("--out", out, "--stage", "report") == EXIT_OK
+    assert collect_run(tmp_path / "r").messages == []

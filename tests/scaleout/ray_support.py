@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from conftest import TESTS
+from support_models import Timed
 from vidbench.core.errors import ConfigError
 from vidbench.core.requests import Request, Response
 from vidbench.models.base import Model
@@ -167,22 +168,6 @@ class NotThere(WhereAmI):
     def __init__(self) -> None:
         if os.environ.get(WHERE_ENV) == "cuda":
             raise ImportError("No module named 'my_private_model'")
-
-
-class Timed(Poison):
-    """A local model that reports its device time: 10 ms and one batch per call."""
-
-    spec = "python:ray_support:Timed"
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    async def generate(self, requests: Sequence[Request]) -> list[Response]:
-        self.calls += 1
-        return [Response(r.key, "(A)") for r in requests]
-
-    def timing(self) -> dict[str, float | int]:
-        return {"prepare_s": 0.0, "device_s": 0.01 * self.calls, "batches": self.calls}
 
 
 MARKS_ENV = "VIDBENCH_TEST_MARKS"  # a folder the workers share with the test

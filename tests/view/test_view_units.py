@@ -365,3 +365,26 @@ def test_rows_are_read_again_from_where_they_were(tmp_path: Path) -> None:
     write_jsonl(tmp_path / "samples.jsonl", [row.record() for row in reversed(rows)])
     with pytest.raises(DataError, match="byte 168: not a JSON line"):  # s10's line, cut
         write_report([run], ViewOptions(tmp_path / "report"))
+
+
+def test_a_video_edited_in_place_after_the_run_is_marked_not_shown_as_answered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A video rewritten in place (same name, other pixels) after its run: the report showed its
+    new frames beside the answers to the old ones without a word."""
+    from custom_support import make_bench, write_clip
+
+    monkeypatch.setenv("VIDBENCH_TEST_LOG", str(tmp_path / "asked.log"))
+    bench, out, report = make_bench(tmp_path / "bench"), tmp_path / "r", tmp_path / "report"
+    where = ("--out", str(out), "--cache-dir", str(tmp_path / "cache"))
+    model = ("--model", "python:support_models:SeesPixels")
+    assert main(["--no-progress", "run", f"custom:{bench}", *model, *where]) == 0
+    write_clip(bench / "videos" / "clip1.mp4", 200)  # rows 1 and 4 are about clip1
+    assert main(["--no-progress", "view", str(out), "--out", str(report)]) == 0
+    data = report / "data"
+    _, rows = _script_data(data / "samples-000.js", "vidbenchView.add")
+    marked = {row["id"] for row in rows if "video_changed" in row["runs"][0]}
+    assert marked == {row["id"] for row in rows if "clip 1" in row["question"]}
+    assert len(marked) == 2
+    [meta] = _script_data(data / "meta.js", "vidbenchView.meta")
+    assert any("2 sample(s) marked 'video edited'" in m for m in meta["messages"])

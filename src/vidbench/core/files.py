@@ -23,6 +23,7 @@ invariant). The writers take any value json.dumps takes: TypedDicts and dataclas
 from __future__ import annotations
 
 import codecs
+import contextlib
 import json
 import os
 import re
@@ -41,13 +42,19 @@ Json: TypeAlias = Mapping[str, "Json"] | Sequence["Json"] | str | int | float | 
 only, so a task's own dicts and tuples are ones."""
 
 
+TEMPORARY_PREFIX = ".tmp-"
+# the names tempfile.mkstemp gives with that prefix: 8 of "a-z0-9_" (and no suffix)
+_TEMPORARY_NAME = re.compile(re.escape(TEMPORARY_PREFIX) + r"[a-z0-9_]{8}")
+
+
 def write_atomic(path: Path, data: bytes | Iterable[bytes]) -> None:
     """Write `data` (or its chunks, in order) to `path` whole: a temporary file in the same
     folder, then a rename. Chunks are written as they come, so a large file need not be held
-    in memory; an error while making them leaves `path` as it was."""
+    in memory; an error while making them leaves `path` as it was. A process killed with
+    kill -9 half-way leaves the temporary file: `remove_temporaries` clears it."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=TEMPORARY_PREFIX)
     except OSError as e:
         if is_disk_full(e):
             raise DiskFullError(path.parent) from e
@@ -63,6 +70,20 @@ def write_atomic(path: Path, data: bytes | Iterable[bytes]) -> None:
         if isinstance(e, OSError) and is_disk_full(e):
             raise DiskFullError(path.parent) from e
         raise
+
+
+def remove_temporaries(folder: Path) -> list[Path]:
+    """Remove the temporary files `write_atomic` left in `folder` (not its subfolders): files
+    named as it names them, from a writer killed half-way. Call it only while this process
+    holds `folder` alone (runner/lock.py), or a live writer's file goes. The files removed."""
+    removed = []
+    with contextlib.suppress(OSError):  # no folder, or not readable: nothing of ours to clear
+        for entry in os.scandir(folder):
+            if _TEMPORARY_NAME.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
+                with contextlib.suppress(OSError):  # gone meanwhile, or not ours to remove
+                    os.unlink(entry.path)
+                    removed.append(Path(entry.path))
+    return removed
 
 
 def write_text(path: Path, text: str) -> None:

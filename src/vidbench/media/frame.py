@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NotRequired
 
@@ -17,6 +18,9 @@ class FrameRecord(TypedDict):
     index: int
     time_s: float
     tiles: NotRequired[list[FrameRecord]]  # a grid image: its frames, in grid order
+    # the content of the video it was taken from (ImagePart.source: its digest; a grid's, its
+    # tiles' videos' digests, space-separated), so a report knows a video edited since
+    source: NotRequired[str]
 
 
 @dataclass(frozen=True)
@@ -32,4 +36,18 @@ class Frame:
         record: FrameRecord = {"view": self.view, "index": self.index, "time_s": self.time_s}
         if self.tiles:
             record["tiles"] = [tile.describe() for tile in self.tiles]
+        if self.image.source:
+            record["source"] = self.image.source
         return record
+
+
+def video_sources(records: Sequence[FrameRecord]) -> dict[int, str]:
+    """The digest of the video each view's frames (as the store keeps them) were taken from
+    (a grid's, from its tiles); none for records made before they carried one."""
+    found: dict[int, str] = {}
+    for record in records:
+        if "tiles" in record:
+            found |= video_sources(record["tiles"])
+        elif "source" in record:
+            found[record["view"]] = record["source"]
+    return found

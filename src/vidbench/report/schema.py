@@ -108,7 +108,9 @@ class RunFields(BaseModel):
     )
     prompt_hash: str | None = Field(None, description="digest of the exact prompt sent")
     frames: list[FrameRecord] | None = Field(
-        None, description="the images sent, in order: view, index, time_s (a grid: tiles)"
+        None,
+        description="the images sent, in order: view, index, time_s (a grid: tiles), source "
+        "(the digest of the video it is from)",
     )
     raw_output: str | None = Field(None, description="the model's reply")
     raw_output_cut: str | None = Field(

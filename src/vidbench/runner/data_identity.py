@@ -17,8 +17,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-from collections.abc import Iterable, Iterator, Sequence
+import shlex
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+
+from pydantic import JsonValue
 
 from vidbench.core.errors import ConfigError
 from vidbench.core.records import MediaRef, Sample, repeated_records
@@ -32,9 +35,12 @@ from vidbench.report.results_dir import (
     USAGE_FILE,
 )
 from vidbench.runner import spool
+from vidbench.runner.run_config import RunConfig
 from vidbench.runner.samples import SampleSet
 from vidbench.runner.store import Store
 from vidbench.tasks.problems import Problem
+
+SCORED_DATA = "data"  # scored.json: the content_digest of the samples scored
 
 
 def fingerprint(sample: Sample, videos: str | None = None) -> str:
@@ -49,6 +55,40 @@ def fingerprint(sample: Sample, videos: str | None = None) -> str:
          json.dumps(media.start_s), json.dumps(media.end_s))
     )  # fmt: skip
     return hashlib.blake2b(f"[{parts}]".encode(), digest_size=8).hexdigest()
+
+
+def content_digest(samples: Iterable[Sample]) -> str:
+    """What the prompts of `samples` are built from, as one digest whatever their order (a
+    report reads them in its own): each sample's id, fingerprint and fields (`metadata`: a
+    declared benchmark's prompt template reads any of its row's fields)."""
+    total = 0
+    for sample in samples:
+        text = json.dumps(
+            [sample.id, fingerprint(sample), sample.metadata], default=str, sort_keys=True
+        )
+        total += int.from_bytes(hashlib.blake2b(text.encode(), digest_size=16).digest(), "big")
+    return f"{total % 2**128:032x}"
+
+
+def data_changed(
+    config: RunConfig, data: Path, stamp: Mapping[str, JsonValue] | None, samples: Iterable[Sample]
+) -> str | None:
+    """What to say when `samples` (the run's data in `data` as it is now, the rows scored) are
+    not what the score stage's rows were made from (`stamp`: scored.json's basis), else None;
+    None too when the stamp does not say (a score stage of an older vidbench)."""
+    scored = None if stamp is None else stamp.get(SCORED_DATA)
+    if scored is None or scored == content_digest(samples):
+        return None
+    again = [config.task, *(["--data", config.data] if config.data else [])]
+    again += ["--model", config.model, "--out", config.out]
+    again += ["--judge", config.judge] if config.judge else []
+    return (
+        f"the data in {data} changed since the score stage wrote {SAMPLES_FILE}: the "
+        "question, options, videos or another field of some rows (what the prompts are built "
+        "from, or the gold) is not what was answered and scored. Run the stages again from the "
+        f"infer stage (vidbench run {shlex.join(again)}, with the run's other options): it asks "
+        "again only where a prompt changed, then scores and reports"
+    )
 
 
 def video_names(media: MediaRef) -> str:

@@ -7,7 +7,10 @@ next one. The file says who holds it, for the message the second command stops w
 that is already full the lock file cannot be made or written: that is the DiskFullError every
 other write of a run gives (core/errors.py), not a traceback. When the command wrote nothing
 (it stopped at once: a typo in --data), the lock file it made goes when it is released, and so
-does the directory if the lock made it: no empty results folder is left behind.
+does the directory if the lock made it: no empty results folder is left behind. Once held, the
+folder's temporary files (core/files.write_atomic's, named as it names them) are removed: no live
+writer of ours is writing them, so a command killed with kill -9 half-way through a write left
+them, and the next command clears them rather than leaving them beside the results.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from vidbench.core.errors import ConfigError, DiskFullError, is_disk_full
-from vidbench.core.files import make_folder
+from vidbench.core.files import make_folder, remove_temporaries
 
 LOCK_FILE = ".lock"
 
@@ -62,6 +65,7 @@ def results_lock(directory: Path, what: str = "") -> Iterator[None]:
             if is_disk_full(e):
                 raise DiskFullError(directory) from e
             raise
+        remove_temporaries(directory)  # a writer killed half-way left them: none is live now
         try:
             yield
         finally:

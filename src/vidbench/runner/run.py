@@ -355,6 +355,7 @@ class Run:
                 usage["judge"] = store.call_usage(self.config.judge)
             rows = scored_rows(self.task, self.samples, self.problems, store, self.plan, verdicts)
             basis = self._scoring_basis(store)
+            basis[data_identity.SCORED_DATA] = data_identity.content_digest(self.samples)
             ResultsDir(self.config.results_dir).write_scored(tally.passing(rows), usage, basis)
         self._scored = tally
         return Counter(row.status for row in tally.failed if row.status != SCORED)
@@ -379,8 +380,9 @@ class Run:
 
     def _check_scored(self, directory: ResultsDir) -> None:
         """ConfigError when samples.jsonl is not what the score stage would write now: scored
-        for another model, variant, judge or --limit, before answers or verdicts were added, or
-        edited since (report/results_dir.ResultsDir.scored_basis)."""
+        for another model, variant, judge or --limit, before answers or verdicts were added,
+        edited since (report/results_dir.ResultsDir.scored_basis), or from other data (a row's
+        field edited since: runner/data_identity.data_changed)."""
         stamp = directory.scored_basis()
         if directory.file(Store.FILENAME).is_file():
             with Store.read_only(directory.path) as store:
@@ -396,6 +398,15 @@ class Run:
                 f"score stage first (vidbench run --out {directory.path} --stage score), then "
                 "the report stage"
             )
+        data = data_folder(self.task, self.config.data)
+        if data.exists():  # else: the results files alone, copied
+            scored = RunSamples(self.task, self.config.data, self.config.limit)
+            try:
+                changed = data_identity.data_changed(self.config, data, stamp, scored)
+            finally:
+                scored.close()
+            if changed is not None:
+                raise ConfigError(f"{directory.file(SAMPLES_FILE)}: {changed}")
 
     def report(self, print_to: Console | None = None) -> Results:
         directory = ResultsDir(self.config.results_dir)

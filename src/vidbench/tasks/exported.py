@@ -1,7 +1,8 @@
 """A benchmark exported for the Hugging Face `datasets` library (`vidbench export DIR --to hf
 OUT`, export/hf.py writes it; docs/export.md), and reading its samples back for `--data OUT`.
 
-    OUT/README.md                           the dataset card (YAML: license, configs, splits)
+    OUT/README.md                           the dataset card (YAML: license, configs, splits):
+                                            not read back, but checked (`card_problem`)
     OUT/vidbench.json                       this manifest: the benchmark and, per task, its
                                             config, split and Parquet file
     OUT/data/<config>/test-00000-of-00001.parquet   one row per sample (ROW_COLUMNS first, then
@@ -16,14 +17,18 @@ original data asks.
 
 from __future__ import annotations
 
+import fnmatch
 import json
+import re
 import string
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
+from rich.markup import escape
 
+from vidbench.console import err
 from vidbench.core.errors import DataError
 from vidbench.core.files import Json
 from vidbench.core.records import MediaRef, Sample, SampleKind
@@ -221,6 +226,78 @@ def _column_problem(schema: pa.Schema) -> str | None:
     return None
 
 
+CARD = "README.md"
+_FRONT_MATTER = re.compile(r"\A---\n(.*?\n)---\n", re.DOTALL)
+
+
+def card_problem(folder: Path, manifest: Manifest) -> str | None:
+    """What is wrong with an export's dataset card (README.md), or None. The read-back needs
+    none of it (the manifest and the Parquet files hold the samples), so this is a warning: the
+    card is what the Hub and `datasets.load_dataset` read (the license, how the data was built,
+    and in its YAML header the configs and the files each holds). Its prose may be edited; its
+    configs must still name the files the manifest does, or `datasets` reads other rows."""
+    path = folder / CARD
+    redo = f"export it again (vidbench export) to have the card {path.name} written"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return (
+            f"{path}: missing: the dataset card (license, how the data was built, the configs "
+            f"`datasets` loads) is not there; the samples are read from {MANIFEST} as they are; "
+            f"{redo}"
+        )
+    except (OSError, UnicodeDecodeError) as e:
+        return f"{path}: not readable ({e}); {redo}"
+    try:
+        named = _card_configs(text)
+    except ImportError:  # the export extra brings pyyaml: without it the header goes unchecked
+        return None
+    if named is None:
+        return (
+            f"{path}: no `configs` in its YAML header (edited?): `datasets` cannot read it; {redo}"
+        )
+    for exported in manifest.tasks.values():
+        patterns = named.get(exported.config, [])
+        if not all(any(fnmatch.fnmatch(f, p) for p in patterns) for f in exported.files):
+            return (
+                f"{path}: its configs no longer name the rows of {exported.config} "
+                f"({', '.join(exported.files)}, as {MANIFEST} does): `datasets.load_dataset` "
+                f"would read other rows than vidbench does; {redo}"
+            )
+    return None
+
+
+def _card_configs(text: str) -> dict[str, list[str]] | None:
+    """The configs a card's YAML header names, each with its data files' path patterns; None
+    when the header has no `configs` (ImportError without pyyaml)."""
+    import yaml
+
+    header = _FRONT_MATTER.match(text)
+    try:
+        front = yaml.safe_load(header.group(1)) if header else None
+    except yaml.YAMLError:
+        front = None
+    configs = front.get("configs") if isinstance(front, dict) else None
+    if not isinstance(configs, list):
+        return None
+    return {
+        str(c.get("config_name")): [
+            str(f.get("path")) for f in c.get("data_files") or [] if isinstance(f, dict)
+        ]
+        for c in configs
+        if isinstance(c, dict)
+    }
+
+
+_WARNED: set[str] = set()  # a command reads an export once per stage: one warning is enough
+
+
+def _warn_once(warning: str | None) -> None:
+    if warning is not None and warning not in _WARNED:
+        _WARNED.add(warning)
+        err.print(f"[yellow]warning[/]: {escape(warning)}", highlight=False, soft_wrap=True)
+
+
 def read_export(folder: Path, task: str) -> Loaded[Sample]:
     """The samples of `task` (a task base name, e.g. 4dbench-qa) in an export folder; a row
     that cannot be read (a missing video, broken metadata, an id met before) is a Problem naming
@@ -232,6 +309,7 @@ def read_export(folder: Path, task: str) -> Loaded[Sample]:
 
     folder = Path(folder)
     manifest = read_manifest(folder)
+    _warn_once(card_problem(folder, manifest))
     tasks = manifest.tasks
     if task not in tasks:
         raise DataError(

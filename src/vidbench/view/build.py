@@ -48,6 +48,7 @@ from vidbench.runner.store import Store
 from vidbench.view.collect import RunData, owner_of
 from vidbench.view.samples import (
     OUTCOMES,
+    VIDEO_CHANGED,
     PromptRef,
     SampleMedia,
     SampleView,
@@ -58,8 +59,8 @@ from vidbench.view.samples import (
     search_text,
 )
 from vidbench.view.tables import table_data
-from vidbench.view.thumbs import StripIndex, Thumbnailer
-from vidbench.view.videos import VideoMode, VideoPlacer
+from vidbench.view.thumbs import Strip, StripIndex, Thumbnailer
+from vidbench.view.videos import VideoMode, VideoPlacer, video_digests
 
 STATIC_FILES = ("index.html", "app.js", "app.css")
 DATA_DIR = "data"
@@ -122,7 +123,7 @@ def _media(
     placer = VideoPlacer(options.out, options.videos)
     caches: dict[str, FrameCache] = {}  # one per folder: its digests are memoised per object
     wanted: dict[tuple[int, str], MediaKey] = {}
-    work: dict[MediaKey, tuple[MediaRef, FrameSpec, Thumbnailer | None]] = {}
+    work: dict[MediaKey, tuple[MediaRef, FrameSpec, FrameCache, Thumbnailer | None]] = {}
     for number, run in enumerate(runs):
         if run.task is None:
             continue
@@ -137,13 +138,18 @@ def _media(
                 continue
             key = _media_key(sample.media, spec, cache)
             wanted[(number, sample_id)] = key
-            work.setdefault(key, (sample.media, spec, thumbs))
+            work.setdefault(key, (sample.media, spec, cache, thumbs))
 
-    def one(job: tuple[MediaRef, FrameSpec, Thumbnailer | None]) -> SampleMedia:
-        media, spec, thumbs = job
+    def one(job: tuple[MediaRef, FrameSpec, FrameCache, Thumbnailer | None]) -> SampleMedia:
+        media, spec, cache, thumbs = job
         found: SampleMedia = {"videos": placer.videos(media, spec)}
-        if thumbs is not None:
-            found["frames"] = thumbs.strip(media, spec)
+        strip = thumbs.strip(media, spec) if thumbs is not None else None
+        if strip is not None:  # the page needs no digests
+            found["frames"] = cast(Strip, {k: v for k, v in strip.items() if k != "sources"})
+        if strip is not None and "sources" in strip:  # known when its frames were read
+            found["sources"] = {int(view): digest for view, digest in strip["sources"].items()}
+        else:
+            found["sources"] = video_digests(media, spec, cache)
         return found
 
     made: dict[MediaKey, SampleMedia] = {}
@@ -296,6 +302,7 @@ class _Index:
         self.outcomes: list[list[int]] = [[] for _ in range(runs)]
         self.counts = [dict.fromkeys(OUTCOMES, 0) for _ in range(runs)]
         self.truncated = [0] * runs
+        self.video_changed = [0] * runs
         self._outcome = {name: k for k, name in enumerate(OUTCOMES)}
 
     def add(self, row: SampleView) -> None:
@@ -305,6 +312,7 @@ class _Index:
             if entry is not None:
                 self.counts[k][entry["outcome"]] += 1
                 self.truncated[k] += entry["truncated"]
+                self.video_changed[k] += "video_changed" in entry
 
     def group_names(self) -> list[str]:
         return sorted(set(self.groups) - {""})
@@ -346,6 +354,12 @@ def write_report(runs: Sequence[RunData], options: ViewOptions) -> Built:
             index.add(row)
             search.add(search_text(row))
     search.flush()
+    messages += [
+        f"{run.path}: {changed} sample(s) marked 'video edited': {VIDEO_CHANGED}; run the infer "
+        "stage again to ask about the videos as they are now"
+        for run, changed in zip(runs, index.video_changed, strict=True)
+        if changed
+    ]
     results = [r.results for r in runs if r.results]
     meta = {
         "runs": [

@@ -31,6 +31,7 @@ from vidbench.report.results_dir import (
 )
 from vidbench.report.schema import Results, SampleRow
 from vidbench.report.tables import row_labels
+from vidbench.runner.data_identity import data_changed
 from vidbench.runner.model_calls import CALL_PLAN
 from vidbench.runner.run_config import RunConfig
 from vidbench.runner.store import Store, StoredFailure
@@ -151,6 +152,11 @@ def _load_samples(run: RunData) -> None:
         run.note(f"data folder {data} not readable ({e}): questions and frames are not shown")
         return
     run.samples = {s.id: s for s in loaded.items}
+    if run.samples_file is not None:  # rows scored from other data show stale scores as current
+        scored = [run.samples[i] for i in run.index() if i in run.samples]
+        changed = data_changed(run.config, data, ResultsDir(run.path).stored_basis(), scored)
+        if changed is not None:
+            run.note(changed)
 
 
 def collect_run(path: Path, with_samples: bool = True) -> RunData:

@@ -18,6 +18,7 @@ from typing import NotRequired, TypedDict
 
 from vidbench.core.errors import DataError
 from vidbench.core.records import Sample
+from vidbench.media.frame import video_sources
 from vidbench.report.results_dir import SAMPLES_FILE
 from vidbench.report.schema import SampleRow
 from vidbench.runner.store import StoredCall
@@ -27,6 +28,10 @@ from vidbench.view.thumbs import Strip
 from vidbench.view.videos import PlacedVideo
 
 OUTCOMES = LABELS
+VIDEO_CHANGED = (
+    "the video was edited in place after this run answered: the frames and video shown are the "
+    "video as it is now, not the ones the model saw"
+)
 
 
 class SampleMedia(TypedDict, total=False):
@@ -35,6 +40,7 @@ class SampleMedia(TypedDict, total=False):
 
     videos: list[PlacedVideo]
     frames: Strip
+    sources: dict[int, str]  # each view's video's digest as it is now (FrameCache.video_digest)
 
 
 # (run index, sample) -> the sample's frames / videos as the page describes them
@@ -73,6 +79,7 @@ class RunEntry(TypedDict):
     videos: NotRequired[list[PlacedVideo]]
     frames: NotRequired[Strip]
     media_error: NotRequired[str]
+    video_changed: NotRequired[str]  # the video the run answered about is not the one there now
 
 
 class SampleView(TypedDict):
@@ -166,6 +173,10 @@ def run_entry(
     }
     if sample is not None:
         shown = media(index, sample)
+        now = shown.get("sources", {})
+        answered = video_sources(row.frames or [])
+        if any(view in now and now[view] != digest for view, digest in answered.items()):
+            entry["video_changed"] = VIDEO_CHANGED
         if "videos" in shown:
             entry["videos"] = shown["videos"]
         if "frames" in shown:

@@ -28,7 +28,7 @@ from vidbench.core.errors import VidbenchError
 from vidbench.core.files import Json, write_atomic
 from vidbench.core.records import MediaRef
 from vidbench.media.cache import FrameCache
-from vidbench.media.frame import Frame
+from vidbench.media.frame import Frame, video_sources
 from vidbench.media.spec import FrameSpec
 
 THUMBS_DIR = "thumbs"
@@ -76,6 +76,7 @@ class Strip(TypedDict):
     layout: str
     frames: list[StripFrame]
     error: NotRequired[str]
+    sources: NotRequired[dict[str, str]]  # view -> the digest of the video its frames are from
 
 
 @dataclass
@@ -165,7 +166,12 @@ class Thumbnailer:
             if frame.tiles:
                 record["tiles"] = [f"view {t.view}, frame {t.index}" for t in frame.tiles]
             shown.append(record)
-        return {"layout": layout, "frames": shown}
+        sources = video_sources([frame.describe() for frame in frames])
+        return {
+            "layout": layout,
+            "frames": shown,
+            "sources": {str(v): d for v, d in sources.items()},
+        }
 
     def _write(self, data: bytes, side: int) -> str:
         name = hashlib.blake2b(data + str(side).encode(), digest_size=12).hexdigest() + ".jpg"

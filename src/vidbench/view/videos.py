@@ -7,6 +7,7 @@ links only to files the report wrote, never to a path taken from the data.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Literal, NotRequired, TypedDict
 
 from vidbench.core.records import MediaRef
+from vidbench.media.cache import FrameCache
 from vidbench.media.spec import FrameSpec
 
 VideoMode = Literal["link", "copy", "none"]
@@ -83,3 +85,16 @@ def _fragment(media: MediaRef) -> str:
         return ""
     start = f"{media.start_s or 0:g}"
     return f"#t={start}" + ("" if media.end_s is None else f",{media.end_s:g}")
+
+
+def video_digests(media: MediaRef, spec: FrameSpec, cache: FrameCache) -> dict[int, str]:
+    """The digest of each view's video as it is now (remembered in the frame cache by its stat,
+    as the run that answered remembered it: a video is read again only when it changed); a
+    video that is not there is left out."""
+    found: dict[int, str] = {}
+    for view in spec.views:
+        path = media.videos.get(view)
+        if path is not None:
+            with contextlib.suppress(OSError):
+                found[view] = cache.video_digest(path)
+    return found

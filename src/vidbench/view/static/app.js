@@ -321,6 +321,7 @@ function renderRun(entry, run, sharedMedia) {
   const scores = Object.entries(entry.scores || {});
   if (scores.length) box.append(el("p", { class: "scores" }, scores.map(([k, v]) => `${k}: ${v}`).join(" · ")));
   if (entry.media_error) box.append(el("p", { class: "error-text media-error" }, text(entry.media_error)));
+  if (entry.video_changed) box.append(el("p", { class: "error-text video-changed" }, `video edited: ${text(entry.video_changed)}`));
   if (!sharedMedia) box.append(renderMedia(entry));
   const judged = entry.judge_calls.length + entry.judge.length;
   if (judged) box.append(lazyDetails(`Judge: ${judged} attempt(s)`, () => judgeOf(entry)));
