@@ -218,3 +218,20 @@ def test_repeated_runs_with_a_column_only_some_have_are_averaged() -> None:
     assert combined.columns == {"Average": 50.0, "Easy": 70.0}  # Easy: of the two that have it
     assert combined.column_groups == rated and combined.errors == 2
     assert "### Difficulty" in to_markdown([combined])
+
+
+def test_runs_are_grouped_by_the_data_folder_not_its_spelling(
+    tmp_path: Path, qa_release: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same data given as `data` from its parent and by its full path: two tables (and a
+    relative name meaning other data from another folder: one table, without a word)."""
+    monkeypatch.chdir(qa_release.parent)
+    outs = []
+    for data, name in ((qa_release.name, "relative"), (str(qa_release), "absolute")):
+        args = ["--no-progress", "run", "4dbench-qa", "--data", data, "--model", "random"]
+        assert main([*args, "--out", str(tmp_path / name)]) == 0
+        outs.append(str(tmp_path / name))
+        stored = json.loads((tmp_path / name / "results.json").read_text())
+        assert stored["data"] == str(qa_release.resolve())
+    assert main(["report", *outs, "--out", str(tmp_path / "table")]) == 0
+    assert (tmp_path / "table" / "table.md").is_file()  # one table: not table-1-..., table-2-...

@@ -260,7 +260,7 @@ class Results(BaseModel):
         None, description="expected accuracy of a random-choice answerer per column"
     )
     warnings: list[str] | None = Field(None, description="what the report stage printed as such")
-    data: str | None = Field(None, description="the data folder")
+    data: str | None = Field(None, description="the data folder, its full path")
     seed: int | None = Field(None, description="the run's seed")
     plan: str | None = Field(None, description="the plan key of the stored answers")
     judge: dict[str, JsonValue] | None = Field(None, description="the judge's identity")

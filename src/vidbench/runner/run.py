@@ -419,7 +419,9 @@ class Run:
             # the rows this run's score stage wrote, tallied as it wrote them; else the file's
             self._scored if self._scored is not None else directory.iter_samples(),
             extra={
-                "data": str(data_folder(self.task, self.config.data)),  # a task's own: its folder
+                # a task's own: its folder; resolved, so runs given the same data from other
+                # folders (or other data by one relative name) are grouped by what it is
+                "data": str(data_folder(self.task, self.config.data).resolve()),
                 "seed": self.config.seed,
                 "plan": self.plan,
                 "judge": self._judge_identity(),
