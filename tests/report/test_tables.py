@@ -11,7 +11,7 @@ import pytest
 from rich.console import Console
 
 from vidbench.cli import main
-from vidbench.report.combine import combine
+from vidbench.report.combine import combine, groups
 from vidbench.report.runs import aggregate
 from vidbench.report.schema import Results
 from vidbench.report.tables import print_table, row_labels, rows, to_latex, to_markdown
@@ -235,3 +235,21 @@ def test_runs_are_grouped_by_the_data_folder_not_its_spelling(
         assert stored["data"] == str(qa_release.resolve())
     assert main(["report", *outs, "--out", str(tmp_path / "table")]) == 0
     assert (tmp_path / "table" / "table.md").is_file()  # one table: not table-1-..., table-2-...
+
+
+def test_a_label_with_brackets_prints_as_text() -> None:
+    """Rows told apart by their data get "[/data/b]" in their label: rich read it as a closing
+    markup tag (MarkupError traceback); a model named "[bold]x" lost its brackets."""
+    buffer = io.StringIO()
+    rows_ = [_result("[bold]m"), _result("m", data="/data/b")]
+    print_table(rows_, "t [/x]", Console(file=buffer, width=150))
+    printed = buffer.getvalue()
+    assert "[bold]m [/d]" in printed and "m [/data/b]" in printed and "t [/x]" in printed
+
+
+def test_a_relative_data_folder_of_an_older_results_file_is_grouped_with_its_full_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    older, newer = _result("a", data="mm"), _result("b", data=str(tmp_path / "mm"))
+    assert len(groups([older, newer])) == 1 and row_labels([older, newer]) == ["a", "b"]

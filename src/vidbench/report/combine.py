@@ -19,7 +19,7 @@ from vidbench.report.results_dir import (
     write_tables,
 )
 from vidbench.report.schema import Results
-from vidbench.report.tables import incomplete_note, print_table
+from vidbench.report.tables import data_of, incomplete_note, print_table
 
 
 def load_results(path: Path) -> Results:
@@ -32,8 +32,9 @@ def load_results(path: Path) -> Results:
 
 
 def group_key(result: Results) -> tuple[str, str]:
-    """(task without its variants, data): results with the same key can share a table."""
-    return result.task.partition(":")[0], str(result.data)
+    """(task without its variants, data): results with the same key can share a table. The
+    data is a full path (a results.json written before it was one: taken from here)."""
+    return result.task.partition(":")[0], data_of(result)
 
 
 def groups(results: Sequence[Results]) -> dict[tuple[str, str], list[Results]]:

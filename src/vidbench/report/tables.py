@@ -7,12 +7,14 @@ from __future__ import annotations
 import csv
 import io
 import math
+import os
 from collections import Counter
 from collections.abc import Sequence
 from typing import Literal
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from vidbench.console import out, roomy
 from vidbench.report.schema import Results
@@ -98,12 +100,18 @@ def _chance_rows(
     ]
 
 
+def data_of(result: Results) -> str:
+    """The result's data folder as a full path (a results.json written before `data` was one:
+    taken from here), "None" when it has none."""
+    return os.path.abspath(result.data) if result.data else str(result.data)
+
+
 def _differences(results: Sequence[Results]) -> list[list[str]]:
     """Per result, what sets it apart from the others beside its model: the task variant, the
     protocol, the FrameSpec fields that differ, the data (none when all share them)."""
     notes: list[list[str]] = [[] for _ in results]
     for key in ("task", "protocol", "data"):
-        values = [str(getattr(r, key)) for r in results]
+        values = [data_of(r) if key == "data" else str(getattr(r, key)) for r in results]
         if len(set(values)) > 1:
             for note, value in zip(notes, values, strict=True):
                 note.append(value if key != "protocol" else f"protocol {value}")
@@ -277,13 +285,13 @@ def terminal_table(
     """A rich table of these rows (the columns `left` left-aligned, the others right): a cell
     too long for its column wraps (fold), never cut to "openai-compat:http…"; a header is never
     narrower than its widest word. Print it to `console.roomy(...)` (pipes and logs: wide)."""
-    table = Table(title=title, caption=caption)
+    table = Table(title=Text(title), caption=Text(caption) if caption else None)
     for i, name in enumerate(header):
         widest_word = max((len(word) for word in name.split()), default=1)
         justify: Literal["left", "right"] = "left" if i in left else "right"
-        table.add_column(name, justify=justify, min_width=widest_word, overflow="fold")
-    for row in body:
-        table.add_row(*row)
+        table.add_column(Text(name), justify=justify, min_width=widest_word, overflow="fold")
+    for row in body:  # as text: a "[/data]" in a label is no markup (it was a MarkupError)
+        table.add_row(*map(Text, row))
     return table
 
 
