@@ -253,3 +253,12 @@ def test_a_relative_data_folder_of_an_older_results_file_is_grouped_with_its_ful
     monkeypatch.chdir(tmp_path)
     older, newer = _result("a", data="mm"), _result("b", data=str(tmp_path / "mm"))
     assert len(groups([older, newer])) == 1 and row_labels([older, newer]) == ["a", "b"]
+
+
+def test_an_out_folder_with_brackets_is_named_as_it_is(tmp_path: Path, capsys) -> None:
+    """`figures --out 'figs[/x]'` wrote its files, then died of a rich MarkupError saying so."""
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "results.json").write_text(json.dumps(_document("a")))
+    out = tmp_path / "figs[/x]"
+    assert main(["figures", str(tmp_path / "run"), "--out", str(out)]) == 0
+    assert f"{out}/bars-1.png" in capsys.readouterr().err.replace("\n", "")

@@ -55,7 +55,8 @@ def _cmd_errors(args: argparse.Namespace) -> int:
     write_atomic(target / f"{STEM}.md", to_markdown(summaries).encode())
     write_atomic(target / f"{STEM}.csv", to_csv(summaries).encode())
     figures = write_figure(summaries, target / STEM)
-    err.print(f"wrote {target / STEM}.md, .csv, " + ", ".join(p.suffix for p in figures))
+    written = f"{target / STEM}.md, .csv, " + ", ".join(p.suffix for p in figures)
+    err.print(f"wrote {escape(written)}", highlight=False)
     untyped = sum(failed(s) + s["unparsed"] for s in summaries)
     if untyped:
         err.print(
@@ -89,7 +90,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     print_comparison(comparison, out)
     if args.out:
         written = write_comparison(comparison, Path(args.out))
-        err.print("wrote " + ", ".join(str(p) for p in written), highlight=False)
+        err.print("wrote " + ", ".join(escape(str(p)) for p in written), highlight=False)
     return 0
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from rich.markup import escape
+
 from vidbench.console import err, out
 from vidbench.core.errors import EXIT_INCOMPLETE, EXIT_OK
 
@@ -50,7 +52,7 @@ def _cmd_figures(args: argparse.Namespace) -> int:
     results = [load_results(path) for path in paths]
     runs = [path if path.is_dir() else path.parent for path in paths]
     written = all_figures(results, Path(args.out), parts(FigureSpec), args.column, runs)
-    err.print("wrote " + ", ".join(str(p) for p in written), highlight=False)
+    err.print("wrote " + ", ".join(escape(str(p)) for p in written), highlight=False)
     return say_incomplete(results, paths, err)
 
 
