@@ -70,12 +70,21 @@ def test_the_paired_bootstrap_is_seeded() -> None:
     assert first.ci95[0] < first.difference < first.ci95[1] and 0 < first.p_value <= 1
 
 
-def test_runs_that_do_not_pair_are_refused(runs: tuple[Path, Path], tmp_path: Path) -> None:
+def test_runs_that_do_not_pair_are_refused(
+    runs: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     a, b = runs
     other = tmp_path / "other-data"
     shutil.copytree(b, other)
     config = json.loads((other / "run.json").read_text())
+    results = json.loads((other / "results.json").read_text())
+    # the same data, given by a name relative to the folder the run started in: they pair,
+    # from whatever folder compare is started (run.json's name was read from here)
+    (other / "run.json").write_text(json.dumps({**config, "data": Path(config["data"]).name}))
+    monkeypatch.chdir(tmp_path)
+    assert compare_runs(a, other, n_resamples=100).paired_samples == 20
     (other / "run.json").write_text(json.dumps({**config, "data": str(tmp_path)}))
+    (other / "results.json").write_text(json.dumps({**results, "data": str(tmp_path)}))
     with pytest.raises(ConfigError, match="the same samples are needed"):
         compare_runs(a, other)
     (other / "run.json").write_text(json.dumps({**config, "task": "mmworld"}))

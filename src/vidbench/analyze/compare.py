@@ -22,7 +22,7 @@ from vidbench.core.errors import ConfigError
 from vidbench.core.files import write_atomic, write_json
 from vidbench.report.results_dir import ResultsDir
 from vidbench.report.schema import SampleRow
-from vidbench.report.tables import latex_table, markdown_table, terminal_table
+from vidbench.report.tables import data_of, latex_table, markdown_table, terminal_table
 from vidbench.runner.run_config import RunConfig
 from vidbench.scoring.stats import PairedResult, paired
 from vidbench.tasks.base import Task
@@ -71,6 +71,13 @@ def _label(directory: Path) -> str:
     return f"{results.model} · {results.task}"
 
 
+def _data(directory: Path, task: Task, config: RunConfig) -> Path:
+    """The data folder the run scored, as results.json says it (its full path: the same
+    whatever folder the runs and this command were started from), else as run.json gives it."""
+    results = ResultsDir(directory).read_results()
+    return Path(data_of(results)) if results.data else data_folder(task, config.data).resolve()
+
+
 def compare_runs(a: Path, b: Path, n_resamples: int = 10_000, seed: int = 0) -> Comparison:
     config_a, config_b = RunConfig.load(a), RunConfig.load(b)
     base_a, base_b = config_a.task.partition(":")[0], config_b.task.partition(":")[0]
@@ -78,11 +85,8 @@ def compare_runs(a: Path, b: Path, n_resamples: int = 10_000, seed: int = 0) -> 
         raise ConfigError(f"compare: {a} is a run of {base_a}, {b} one of {base_b}; their "
                           "samples do not pair")  # fmt: skip
     task = config_a.open_task()
-    data_a, data_b = (
-        data_folder(task, config_a.data),
-        data_folder(config_b.open_task(), config_b.data),
-    )
-    if data_a.resolve() != data_b.resolve():
+    data_a, data_b = _data(a, task, config_a), _data(b, config_b.open_task(), config_b)
+    if data_a != data_b:
         raise ConfigError(f"compare: {a} ran on {data_a}, {b} on {data_b}; the same samples "
                           "are needed")  # fmt: skip
     scored_a, scored_b = _scored(a), _scored(b)
