@@ -239,3 +239,18 @@ def test_the_printed_table_is_whole_in_a_log() -> None:
     assert "…" not in buffer.getvalue() and "3 (100%)" in buffer.getvalue()
     assert "openai-compat:qwen2-vl-72b" in buffer.getvalue()  # wrapped, not cut
     assert "│ -instruct " in buffer.getvalue()
+
+
+def test_a_run_given_its_data_by_a_relative_name_is_analysed_from_anywhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """run.json keeps `--data` as given ("data"); analysing the run from another folder read
+    that name from there (no such folder: exit 2; a folder of that name: other questions)."""
+    make_mmworld(tmp_path / "data")
+    monkeypatch.chdir(tmp_path)
+    run = _run("mmworld:rule", Path("data"), tmp_path / "run", "constant:a")
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    judge = "constant:" + JSON_REPLY.format(code="RE", why="erred")
+    assert main(["--no-progress", "analyze", "errors", str(run), "--judge", judge]) == 0
+    assert json.loads((run / "errors.json").read_text())["tagged"] == 9

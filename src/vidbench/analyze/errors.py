@@ -42,7 +42,7 @@ from vidbench.runner.store import Store
 from vidbench.scoring.model_call import CallResult, ModelCall, find_json
 from vidbench.scoring.prompt_files import PromptFile, load_prompt
 from vidbench.tasks.base import Task
-from vidbench.tasks.data import load_samples
+from vidbench.tasks.data import OWN_DATA, load_samples
 
 PROMPT_FILE = "error_type.v1.txt"
 ERROR_GENERATION = GenerationConfig(temperature=0.0, max_tokens=512)
@@ -143,9 +143,12 @@ def read_run(path: Path) -> RunInput:
     directory = ResultsDir(path)
     rows = directory.read_samples()
     task = config.open_task()
-    model = directory.read_results().model if directory.file(RESULTS_FILE).is_file() else None
-    run = RunInput(path, config, task, model or config.model)
-    loaded = load_samples(task, config.data)
+    results = directory.read_results() if directory.file(RESULTS_FILE).is_file() else None
+    run = RunInput(path, config, task, (results.model if results else None) or config.model)
+    # the data the run scored: results.json's full path (run.json's name is relative to the
+    # folder the run was started in, not this one)
+    given = results.data if results and results.data and config.data != OWN_DATA else None
+    loaded = load_samples(task, given or config.data)
     if any(s.kind != "mcq" for s in loaded.items):
         raise ConfigError(f"{path}: {config.task} is not a multiple-choice task")
     by_id = {s.id: s for s in loaded.items}
