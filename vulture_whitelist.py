@@ -85,6 +85,7 @@ _.top_k
 _.error_type  # analyze/errors.py
 _.error_name  # analyze/errors.py
 _.missing_samples  # analyze/errors.py
+_.changed_samples  # analyze/errors.py
 _.updated_by  # annotate/db.py
 _.updated_at  # annotate/db.py, annotate/work.py
 _.deleted  # annotate/work.py

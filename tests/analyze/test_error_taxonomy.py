@@ -196,7 +196,8 @@ def test_a_sample_gone_from_the_data_is_counted_and_runs_of_one_model_told_apart
     args = ["--no-progress", "analyze", "errors", *map(str, runs), "--judge", judge]
     assert main([*args, "--out", str(out)]) == 3
     said = capsys.readouterr().err
-    assert "1 wrong answer(s) of sample(s) no longer in" in said and "eng_vid1#1" in said
+    assert "1 wrong answer(s) not typed: their samples in the run's data are gone" in said
+    assert "eng_vid1#1" in said
     summary = json.loads((runs[1] / "errors.json").read_text())
     assert summary["missing_samples"] == ["eng_vid1#1"]
     assert (summary["wrong"], summary["tagged"]) == (9, 8)  # 9 wrong, as in run a
@@ -232,7 +233,7 @@ def test_the_printed_table_is_whole_in_a_log() -> None:
         "run": "runs/a", "task": "mmworld:rule", "model": "openai-compat:qwen2-vl-72b-instruct",
         "judge": {}, "wrong": 3, "tagged": 3, "counts": dict.fromkeys(CODES, 0) | {"VPE": 3},
         "unparsed": 0, "judge_errors": 0, "media_errors": 0, "not_scored": 0,
-        "missing_samples": [], "usage": {},
+        "missing_samples": [], "changed_samples": [], "usage": {},
     }  # fmt: skip
     buffer = io.StringIO()
     print_errors([summary], Console(file=buffer, width=80))
@@ -254,3 +255,28 @@ def test_a_run_given_its_data_by_a_relative_name_is_analysed_from_anywhere(
     judge = "constant:" + JSON_REPLY.format(code="RE", why="erred")
     assert main(["--no-progress", "analyze", "errors", str(run), "--judge", judge]) == 0
     assert json.loads((run / "errors.json").read_text())["tagged"] == 9
+
+
+def test_a_wrong_answer_whose_sample_changed_since_is_never_judged(
+    tmp_path: Path, capsys, fake
+) -> None:
+    """A question reworded, and a gold fixed, after the run: the judge was shown the new
+    question (or gold) beside the model's answer to the old one, and typed its "error"."""
+    data = make_mmworld(tmp_path / "data")
+    run = _run("mmworld:rule", data, tmp_path / "run", "constant:a")
+    records = json.loads((data / "mmworld.json").read_text())
+    reworded = records[1]["questions"][1]  # vid1#1, answered wrong
+    reworded["question"] = reworded["question"] + " (reworded)"
+    regold = records[1]["questions"][0]  # vid1#0, answered wrong: now "a" is right
+    regold["correct_answer_label"], regold["answer"] = "a", regold["options"]["a"]
+    (data / "mmworld.json").write_text(json.dumps(records))
+    server = fake(reply=lambda body: JSON_REPLY.format(code="RE", why="erred"))
+    spec = f"openai-compat:{server.base_url}#judge"
+    assert main(["--no-progress", "analyze", "errors", str(run), "--judge", spec]) == 3
+    assert "2 wrong answer(s) not typed: their samples in the run's data changed" in (
+        capsys.readouterr().err
+    )
+    summary = json.loads((run / "errors.json").read_text())
+    assert summary["changed_samples"] == ["vid1#0", "vid1#1"]
+    assert (summary["wrong"], summary["tagged"]) == (9, 7)
+    assert not any("(reworded)" in request_text(r) for r in server.requests)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
 
@@ -19,6 +20,9 @@ from vidbench.core.errors import EXIT_INCOMPLETE, EXIT_OK, ConfigError
 from vidbench.core.files import make_folder, write_atomic
 from vidbench.models.registry import ModelChoice, parse_options
 from vidbench.runner.model_calls import DEFAULT_ATTEMPTS
+
+if TYPE_CHECKING:
+    from vidbench.analyze.errors import ErrorSummary
 
 STEM = "error_types"
 
@@ -61,17 +65,11 @@ def _cmd_errors(args: argparse.Namespace) -> int:
     if untyped:
         err.print(
             f"[yellow]{untyped} wrong answer(s) without a type[/] (unparsed or failed; see "
-            "errors.jsonl, and missing_samples in errors.json); failed ones are asked again by "
-            "the next run"
+            "errors.jsonl, and missing_samples and changed_samples in errors.json); failed ones "
+            "are asked again by the next run"
         )
-    for s in summaries:
-        if gone := s["missing_samples"]:
-            err.print(
-                f"{escape(s['run'])}: {len(gone)} wrong answer(s) of sample(s) no longer in "
-                f"the run's data, not typed (the first: {escape(gone[0])}); give the run its "
-                "data back",
-                highlight=False,
-            )
+    for summary in summaries:
+        _say_set_apart(summary)
     if any(failed(s) for s in summaries):
         err.print(
             f"incomplete (exit code {EXIT_INCOMPLETE}): wrong answers without a type for want "
@@ -79,6 +77,23 @@ def _cmd_errors(args: argparse.Namespace) -> int:
         )
         return EXIT_INCOMPLETE
     return EXIT_OK
+
+
+def _say_set_apart(summary: ErrorSummary) -> None:
+    """Name the wrong answers left untyped because their sample is gone from the run's data,
+    or is not what the model answered."""
+    changed = "changed since (question, options, videos, window or gold)"
+    for ids, what in (
+        (summary["missing_samples"], "are gone"),
+        (summary["changed_samples"], changed),
+    ):
+        if ids:
+            err.print(
+                f"{escape(summary['run'])}: {len(ids)} wrong answer(s) not typed: their samples "
+                f"in the run's data {what} (the first: {escape(ids[0])}); give the run its data "
+                "back, or run it again",
+                highlight=False,
+            )
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:

@@ -36,8 +36,10 @@ def share(summary: ErrorSummary, code: str) -> float | None:
 
 def failed(summary: ErrorSummary) -> int:
     """Wrong answers without a type for want of one: a failed judge call, unreadable frames, or
-    a sample no longer in the data (`missing_samples`); the next run asks the first two again."""
-    return summary["judge_errors"] + summary["media_errors"] + len(summary["missing_samples"])
+    a sample no longer in the data (`missing_samples`) or not the one answered
+    (`changed_samples`); the next run asks the first two again."""
+    gone = len(summary["missing_samples"]) + len(summary["changed_samples"])
+    return summary["judge_errors"] + summary["media_errors"] + gone
 
 
 def labels(summaries: Sequence[ErrorSummary]) -> list[str]:

@@ -36,6 +36,7 @@ from vidbench.media.frames import load_frames
 from vidbench.models.registry import ModelChoice
 from vidbench.report.results_dir import RESULTS_FILE, ResultsDir
 from vidbench.report.schema import SampleRow
+from vidbench.runner.data_identity import fingerprints
 from vidbench.runner.model_calls import DEFAULT_ATTEMPTS, ask_judge
 from vidbench.runner.run_config import RunConfig
 from vidbench.runner.store import Store
@@ -120,6 +121,7 @@ class ErrorSummary(TypedDict):
     media_errors: int
     not_scored: int
     missing_samples: list[str]
+    changed_samples: list[str]  # wrong answers whose sample changed since the run
     usage: dict[str, int]
 
 
@@ -134,6 +136,7 @@ class RunInput:
     wrong: list[tuple[Sample, SampleRow]] = field(default_factory=list)
     not_scored: int = 0  # samples counted neither right nor wrong (no answer, no verdict)
     missing: list[str] = field(default_factory=list)  # wrong answers whose sample is gone
+    changed: list[str] = field(default_factory=list)  # ... or is not what was answered
 
 
 def read_run(path: Path) -> RunInput:
@@ -165,7 +168,23 @@ def read_run(path: Path) -> RunInput:
             run.missing.append(row.id)
         else:
             run.wrong.append((sample, row))
+    _set_apart_changed(run)
     return run
+
+
+def _set_apart_changed(run: RunInput) -> None:
+    """Set apart the wrong answers whose sample is not what the model answered: its question,
+    options, videos or window changed since (runner/data_identity's fingerprint, against the
+    one the run kept in its store), or its gold did (the answer may be right now). The judge
+    never sees them; they are counted."""
+    if not run.wrong:
+        return
+    with Store(run.path) as store:
+        store.stage_run_rows(fingerprints(sample for sample, _ in run.wrong))
+        changed = set(store.changed_run_rows(shown=len(run.wrong))[2])
+    changed |= {s.id for s, row in run.wrong if row.gold is not None and row.gold != s.answer}
+    run.changed = [s.id for s, _ in run.wrong if s.id in changed]
+    run.wrong = [(s, row) for s, row in run.wrong if s.id not in changed]
 
 
 def _frame_parts(sample: Sample, task: Task, cache: FrameCache) -> tuple[Part, ...]:
@@ -269,7 +288,8 @@ def summarise(
         "task": run.config.task,
         "model": run.model,
         "judge": judge,
-        "wrong": len(lines) + len(run.missing),  # a wrong answer whose sample is gone too
+        # with the wrong answers whose sample is gone or changed
+        "wrong": len(lines) + len(run.missing) + len(run.changed),
         "tagged": statuses.get("ok", 0),
         "counts": {code: counts.get(code, 0) for code in CODES},
         "unparsed": statuses.get("unparsed", 0),
@@ -277,5 +297,6 @@ def summarise(
         "media_errors": statuses.get("media", 0),
         "not_scored": run.not_scored,
         "missing_samples": run.missing,
+        "changed_samples": run.changed,
         "usage": usage,
     }
