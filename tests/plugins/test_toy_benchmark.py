@@ -49,8 +49,9 @@ def test_validate_run_report_and_view_work_on_it(
 
     table = tmp_path / "table"
     report = run_vidbench([toybench], "report", str(out), "--out", str(table))
-    assert report.returncode == 0, report.stderr
+    assert report.returncode == 3, report.stderr  # the run is incomplete: its row says so
     assert "Accuracy" in (table / "table.md").read_text()
+    assert "(incomplete: 1 of 5 not scored)" in (table / "table.md").read_text()
 
     page = tmp_path / "page"
     view = run_vidbench([toybench], "view", str(out), "--out", str(page), "--videos", "none")
