@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from vidbench.cli import main
 from vidbench.core.errors import ConfigError
-from vidbench.report.figures import all_figures, bar_figures, curve_figure, sweep_axis
+from vidbench.report.figures import (
+    FigureSpec,
+    all_figures,
+    bar_figures,
+    curve_figure,
+    sweep_axis,
+)
 from vidbench.report.schema import Results
 
 
@@ -70,7 +77,11 @@ def test_runs_of_other_tasks_get_figures_each_and_labels_stay_whole(tmp_path: Pa
     long_name = "openai-compat:http://127.0.0.1:8000/v1#Qwen/Qwen2-VL-72B-Instruct-AWQ-" * 2
     fourd = [_result("cost $_$", [0]), _result(long_name, [1, 8, 16])]
     other = _result("m", [0, 1], overall=10).model_copy(update={"task": "mmworld", "errors": 4})
-    written = all_figures([fourd[0], other, fourd[1]], tmp_path)
+    given: list[Sequence[Path]] = []  # a benchmark's figure gets every run (it pools them)
+    spec = FigureSpec("pooled", lambda runs, out: given.append(runs) or [])
+    dirs = [tmp_path / "r1", tmp_path / "r2", tmp_path / "r3"]
+    written = all_figures([fourd[0], other, fourd[1]], tmp_path, [spec], None, dirs)
+    assert given == [dirs]
     assert sorted({str(p.parent.relative_to(tmp_path)) for p in written}) == [
         "figures-1-4dbench-qa",
         "figures-2-mmworld",

@@ -55,33 +55,17 @@ def all_figures(
 ) -> list[Path]:
     """The bars, the views/frames curve when the runs are such a sweep, and every benchmark
     figure the runs (`runs`: their directories) fit; the paths written. Runs of different tasks
-    or data (report/combine.py's groups) get a folder of figures each, `figures-1-<task>/`, ...:
-    their columns and samples are not the same."""
+    or data (report/combine.py's groups) get their bars and curve in a folder each,
+    `figures-1-<task>/`, ...: their columns and samples are not the same. A benchmark's figure
+    is given every run (it pools what fits it, e.g. the 4D-Bench probe's runs of one dataset
+    per knob value)."""
     keys = [group_key(r) for r in results]
     distinct = list(dict.fromkeys(keys))
-    if len(distinct) <= 1:
-        return _figures_of(results, out, specs, column, runs)
     written: list[Path] = []
     for i, key in enumerate(distinct, start=1):
-        members = [j for j, k in enumerate(keys) if k == key]
-        written += _figures_of(
-            [results[j] for j in members],
-            out / f"figures-{i}-{key[0]}",
-            specs,
-            column,
-            [runs[j] for j in members if j < len(runs)],
-        )
-    return written
-
-
-def _figures_of(
-    results: Sequence[Results],
-    out: Path,
-    specs: Sequence[FigureSpec],
-    column: str | None,
-    runs: Sequence[Path],
-) -> list[Path]:
-    written = bar_figures(results, out) + curve_figure(results, out, column)
+        members = [r for r, k in zip(results, keys, strict=True) if k == key]
+        folder = out if len(distinct) == 1 else out / f"figures-{i}-{key[0]}"
+        written += bar_figures(members, folder) + curve_figure(members, folder, column)
     for spec in specs:
         written += spec.draw(runs, out)
     return written
