@@ -262,3 +262,14 @@ def test_an_out_folder_with_brackets_is_named_as_it_is(tmp_path: Path, capsys) -
     out = tmp_path / "figs[/x]"
     assert main(["figures", str(tmp_path / "run"), "--out", str(out)]) == 0
     assert f"{out}/bars-1.png" in capsys.readouterr().err.replace("\n", "")
+
+
+def test_a_run_given_twice_is_one_row(tmp_path: Path, capsys) -> None:
+    """`vidbench report runs/ runs/a`: run a was two rows, "a #1" and "a #2", like two seeds."""
+    (tmp_path / "runs" / "a").mkdir(parents=True)
+    (tmp_path / "runs" / "a" / "results.json").write_text(json.dumps(_document("a")))
+    out = tmp_path / "out"
+    args = [str(tmp_path / "runs"), str(tmp_path / "runs" / "a" / "results.json")]
+    assert main(["report", *args, "--out", str(out)]) == 0
+    assert "given twice, shown once" in capsys.readouterr().err
+    assert "| a |" in (out / "table.md").read_text() and "#2" not in (out / "table.md").read_text()

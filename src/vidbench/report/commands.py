@@ -30,7 +30,13 @@ def _given(results: list[str]) -> list[Path]:
             paths += run_folders([path], marks=(RESULTS_FILE,))[0]
         else:
             paths.append(path)
-    return paths
+    once: dict[Path, Path] = {}  # a run given twice (a folder of runs and one of them) is one row
+    for path in paths:
+        results_file = (path / RESULTS_FILE if path.is_dir() else path).resolve()
+        if results_file in once:
+            err.print(f"{escape(str(path))}: given twice, shown once", highlight=False)
+        once.setdefault(results_file, path)
+    return list(once.values())
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
