@@ -280,3 +280,17 @@ def test_a_wrong_answer_whose_sample_changed_since_is_never_judged(
     assert summary["changed_samples"] == ["vid1#0", "vid1#1"]
     assert (summary["wrong"], summary["tagged"]) == (9, 7)
     assert not any("(reworded)" in request_text(r) for r in server.requests)
+
+
+def test_a_folder_of_repeated_runs_stands_for_its_runs(tmp_path: Path) -> None:
+    """The MMWorld README's `vidbench analyze errors results/gpt-4o-kf` (a `--runs N` folder):
+    "no run.json; run the infer stage first"."""
+    data = make_mmworld(tmp_path / "data")
+    out = tmp_path / "runs"
+    args = ["--no-progress", "run", "mmworld:rule", "--data", str(data), "--model", "random"]
+    assert main([*args, "--runs", "2", "--out", str(out)]) == 0
+    judge = "constant:" + JSON_REPLY.format(code="RE", why="erred")
+    assert main(["--no-progress", "analyze", "errors", str(out), "--judge", judge]) == 0
+    table = (out / "error_types.md").read_text().splitlines()
+    assert table[2].startswith(f"| random ({out / 'run-1'}) |")
+    assert table[3].startswith(f"| random ({out / 'run-2'}) |") and len(table) == 4

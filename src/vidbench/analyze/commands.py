@@ -19,6 +19,7 @@ from vidbench.console import err, out
 from vidbench.core.errors import EXIT_INCOMPLETE, EXIT_OK, ConfigError
 from vidbench.core.files import make_folder, write_atomic
 from vidbench.models.registry import ModelChoice, parse_options
+from vidbench.report.results_dir import RUN_FILE, run_folders
 from vidbench.runner.model_calls import DEFAULT_ATTEMPTS
 
 if TYPE_CHECKING:
@@ -32,10 +33,12 @@ def _cmd_errors(args: argparse.Namespace) -> int:
     from vidbench.analyze.error_table import failed, print_errors, to_csv, to_markdown
     from vidbench.analyze.errors import read_run, tag_errors
 
-    runs = [Path(r) for r in args.runs]
-    if args.out is None and len(runs) > 1:
+    given = [Path(r) for r in args.runs]
+    # a folder of runs (a `--runs N` folder, a sweep's output) stands for the runs in it
+    runs = run_folders(given, marks=(RUN_FILE,))[0]
+    if args.out is None and len(given) > 1:
         raise ConfigError("analyze errors: give --out DIR for the table of several runs")
-    target = Path(args.out) if args.out else runs[0]
+    target = Path(args.out) if args.out else given[0]
     if args.out:
         make_folder(target)  # before any judge call: a file in the way is said at once
     judge = ModelChoice(
@@ -115,7 +118,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p = kinds.add_parser(
         "errors", help="tag wrong answers with MMWorld's seven error types (any MCQ task)"
     )
-    p.add_argument("runs", nargs="+", help="results directories of finished runs")
+    p.add_argument(
+        "runs", nargs="+", help="results directories of finished runs, or folders of runs"
+    )
     options.add_judge(p, required=True, what="the judge")
     p.add_argument(
         "--judge-attempts",
