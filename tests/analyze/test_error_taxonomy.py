@@ -294,3 +294,6 @@ def test_a_folder_of_repeated_runs_stands_for_its_runs(tmp_path: Path) -> None:
     table = (out / "error_types.md").read_text().splitlines()
     assert table[2].startswith(f"| random ({out / 'run-1'}) |")
     assert table[3].startswith(f"| random ({out / 'run-2'}) |") and len(table) == 4
+    # a file is no folder of runs: named, not an empty table
+    (tmp_path / "a-file").write_text("x")
+    assert main(["analyze", "errors", str(tmp_path / "a-file"), "--judge", judge]) == 2

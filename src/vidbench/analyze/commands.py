@@ -34,8 +34,11 @@ def _cmd_errors(args: argparse.Namespace) -> int:
     from vidbench.analyze.errors import read_run, tag_errors
 
     given = [Path(r) for r in args.runs]
+    missing = [str(r) for r in given if not r.is_dir()]
+    if missing:
+        raise ConfigError(f"analyze errors: no such results directory: {', '.join(missing)}")
     # a folder of runs (a `--runs N` folder, a sweep's output) stands for the runs in it
-    runs = run_folders(given, marks=(RUN_FILE,))[0]
+    runs = run_folders(given, marks=(RUN_FILE,))[0]  # each a folder (above): none skipped
     if args.out is None and len(given) > 1:
         raise ConfigError("analyze errors: give --out DIR for the table of several runs")
     target = Path(args.out) if args.out else given[0]
