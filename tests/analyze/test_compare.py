@@ -90,6 +90,12 @@ def test_runs_that_do_not_pair_are_refused(
     (other / "run.json").write_text(json.dumps({**config, "task": "mmworld"}))
     with pytest.raises(ConfigError, match="do not pair"):
         compare_runs(a, other)
+    # a --runs N folder (its mean): named as such (was "no run.json; run the infer stage")
+    repeated = tmp_path / "repeated"
+    shutil.copytree(b, repeated / "run-1")
+    shutil.copy(b / "results.json", repeated / "results.json")
+    with pytest.raises(ConfigError, match="holds the runs of a --runs N command"):
+        compare_runs(a, repeated)
 
 
 def test_compare_and_report_write_latex(

@@ -20,7 +20,7 @@ from rich.markup import escape
 from vidbench.console import roomy
 from vidbench.core.errors import ConfigError
 from vidbench.core.files import write_atomic, write_json
-from vidbench.report.results_dir import ResultsDir
+from vidbench.report.results_dir import RUN_FILE, ResultsDir
 from vidbench.report.schema import SampleRow
 from vidbench.report.tables import data_of, latex_table, markdown_table, terminal_table
 from vidbench.runner.run_config import RunConfig
@@ -78,8 +78,20 @@ def _data(directory: Path, task: Task, config: RunConfig) -> Path:
     return Path(data_of(results)) if results.data else data_folder(task, config.data).resolve()
 
 
+def _config(directory: Path) -> RunConfig:
+    """The run stored in `directory`; a `--runs N` folder (the mean of its runs) is named as
+    such: its samples are its runs' (run-1, ...), one of which is compared."""
+    runs = sorted(p.parent.name for p in directory.glob(f"run-*/{RUN_FILE}"))
+    if not (directory / RUN_FILE).is_file() and runs:
+        raise ConfigError(
+            f"compare: {directory} holds the runs of a --runs N command ({', '.join(runs)}): "
+            "compare one of them (their samples pair; the mean has none)"
+        )
+    return RunConfig.load(directory)
+
+
 def compare_runs(a: Path, b: Path, n_resamples: int = 10_000, seed: int = 0) -> Comparison:
-    config_a, config_b = RunConfig.load(a), RunConfig.load(b)
+    config_a, config_b = _config(a), _config(b)
     base_a, base_b = config_a.task.partition(":")[0], config_b.task.partition(":")[0]
     if base_a != base_b:
         raise ConfigError(f"compare: {a} is a run of {base_a}, {b} one of {base_b}; their "
