@@ -11,7 +11,8 @@ calls:     every reply to a cached model call (an LLM judge's verdicts, a constr
 failures:  every failed attempt, with its status and message: unusable media (`media`), a call
     that failed after its retries (`error`, ...), and each attempt that failed and was tried
     again (`retried`, whatever came of the call). A failed sample is asked again by the next
-    run; its failures stay for the record.
+    run; its failures stay for the record. A call the API refused and would refuse again
+    (`rejected`) has `change_first`: what must change before it can succeed (models/retry.py).
 runs:      every invocation with its configuration.
 data_rows: the rows the runs read, with fingerprint and data folder (runner/data_identity.py).
 Each write commits at once, so a run killed at any moment loses at most the request in flight.
@@ -24,7 +25,7 @@ import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TypedDict
+from typing import NamedTuple, TypedDict
 
 from pydantic import JsonValue
 
@@ -36,7 +37,7 @@ from vidbench.runner.store_db import StoreError, is_full
 from vidbench.runner.usage import stored_tokens
 
 __all__ = ["MAX_IDS", "RETRIED", "CallReply", "RequestRecord", "Store", "StoreError"]
-__all__ += ["StoredCall", "StoredFailure", "StoredResponse"]
+__all__ += ["FailedCall", "StoredCall", "StoredFailure", "StoredResponse"]
 
 # sample ids one query may name (SQLite takes 32,766 parameters since 3.32, 999 before)
 MAX_IDS = 900
@@ -61,6 +62,14 @@ class StoredResponse:
     output_tokens: int
     latency_s: float
     truncated: bool  # the reply stopped at its token limit (max_tokens)
+
+
+class FailedCall(NamedTuple):
+    """How a sample's request, or a model call, last failed."""
+
+    status: str
+    error: str  # the message
+    change_first: str | None = None  # status rejected: what must change first (Response's)
 
 
 @dataclass(frozen=True)
@@ -160,13 +169,15 @@ class Store(CallsTable):
         key: str | None,
         error: str,
         status: str = "error",
+        change_first: str | None = None,
     ) -> None:
         """Record a failed attempt: `status` is media (unusable input), a Response status, or
-        RETRIED (an attempt that was tried again)."""
+        RETRIED (an attempt that was tried again); `change_first`: a rejected call's
+        `Response.change_first`."""
         self._write(
-            "INSERT INTO failures (plan, sample_id, run_id, key, status, error, created) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (plan, sample_id, run_id, key, status, error, time.time()),
+            "INSERT INTO failures (plan, sample_id, run_id, key, status, error, created, "
+            "change_first) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (plan, sample_id, run_id, key, status, error, time.time(), change_first),
         )
 
     def responses(
@@ -195,41 +206,41 @@ class Store(CallsTable):
 
     def last_failures(
         self, plan: str, sample_ids: Sequence[str] | None = None
-    ) -> dict[str, tuple[str, str]]:
-        """The most recent failure (status, message) per sample of a plan (of these samples
-        only, as `responses`; attempts that were tried again are not an outcome)."""
+    ) -> dict[str, FailedCall]:
+        """The most recent failure per sample of a plan (of these samples only, as
+        `responses`; attempts that were tried again are not an outcome)."""
         among, ids = _among(sample_ids)
         rows = self._db.execute(
-            "SELECT sample_id, status, error FROM failures WHERE plan = ? AND status != ?"
-            f"{among} ORDER BY id",
+            f"SELECT sample_id, status, error, {self._added('failures')} FROM failures "
+            f"WHERE plan = ? AND status != ?{among} ORDER BY id",
             (plan, RETRIED, *ids),
         )
-        return {sample_id: (status, error) for sample_id, status, error in rows}
+        return {sample_id: FailedCall(*failed) for sample_id, *failed in rows}
 
-    def failed_since_answered(
-        self, plan: str, sample_ids: Sequence[str]
-    ) -> dict[str, tuple[str, str]]:
+    def failed_since_answered(self, plan: str, sample_ids: Sequence[str]) -> dict[str, FailedCall]:
         """The samples (at most MAX_IDS) whose last failure, of a request no answer is to,
         came after their answer: a prompt since changed (a row's field it shows edited), or
-        media now unusable, whose answer is to the old one. (status, message) each."""
+        media now unusable, whose answer is to the old one."""
         among, ids = _among(sample_ids, "f.sample_id")
         rows = self._db.execute(
-            f"SELECT f.sample_id, f.status, f.error FROM failures f WHERE f.plan = ?{among} AND "
+            f"SELECT f.sample_id, f.status, f.error, {self._added('failures')} FROM failures f "
+            f"WHERE f.plan = ?{among} AND "
             "f.status != ? AND f.created > (SELECT MAX(r.created) FROM responses r WHERE "
             "r.plan = f.plan AND r.sample_id = f.sample_id) AND (f.key IS NULL OR f.key NOT IN "
             "(SELECT r.key FROM responses r WHERE r.plan = f.plan AND r.sample_id = f.sample_id)) "
             "ORDER BY f.id",
             (plan, *ids, RETRIED),
         )
-        return {sample_id: (status, error) for sample_id, status, error in rows}
+        return {sample_id: FailedCall(*failed) for sample_id, *failed in rows}
 
-    def failure_of(self, key: str) -> str | None:
-        """The message of the latest failed call with this key (e.g. a judge call), or None."""
+    def failure_of(self, key: str) -> FailedCall | None:
+        """The latest failure of the call with this key (e.g. a judge call), or None."""
         row = self._db.execute(
-            "SELECT error FROM failures WHERE key = ? AND status != ? ORDER BY id DESC LIMIT 1",
+            f"SELECT status, error, {self._added('failures')} FROM failures "
+            "WHERE key = ? AND status != ? ORDER BY id DESC LIMIT 1",
             (key, RETRIED),
         ).fetchone()
-        return None if row is None else row[0]
+        return None if row is None else FailedCall(*row)
 
     def usage(self, plan: str) -> dict[str, int]:
         """Requests answered and tokens in/out over a plan's stored answers."""

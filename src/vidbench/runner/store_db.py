@@ -8,9 +8,11 @@ usage sums.
 from __future__ import annotations
 
 import contextlib
+import re
 import shutil
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self
 
@@ -47,7 +49,8 @@ CREATE TABLE IF NOT EXISTS failures (
     key TEXT,
     status TEXT NOT NULL,
     error TEXT NOT NULL,
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    change_first TEXT
 );
 CREATE INDEX IF NOT EXISTS failures_plan ON failures (plan, sample_id);
 CREATE TABLE IF NOT EXISTS data_rows (
@@ -67,9 +70,36 @@ CREATE TABLE IF NOT EXISTS calls (
     truncated INTEGER NOT NULL DEFAULT 0
 );
 """
-# Columns added since a table was first made: a store made before them gets them when opened
-# for writing (ALTER TABLE), and reads them as their default when opened read-only.
-ADDED_COLUMNS = {"responses": "truncated", "calls": "truncated"}
+# How a vidbench before the failures' `change_first` column worded what a rejected call needs
+# changed, in its message ("... (change {what} first)"): read once, when such a store gets the
+# column.
+_CHANGE_SAID = re.compile(r"change (.+?) first\)")
+
+
+def _change_from_messages(db: sqlite3.Connection) -> None:
+    """Fill the new `change_first` of a store's rejected calls from their messages."""
+    rows = db.execute("SELECT id, error FROM failures WHERE status = 'rejected'").fetchall()
+    said = [(found.group(1), id_) for id_, error in rows if (found := _CHANGE_SAID.search(error))]
+    db.executemany("UPDATE failures SET change_first = ? WHERE id = ?", said)
+
+
+@dataclass(frozen=True)
+class Added:
+    """A column added to a table since it was first made: a store made before it gets it when
+    opened for writing (ALTER TABLE, then `fill` in the same transaction), and reads
+    `read_only` in its place when opened read-only."""
+
+    column: str
+    declared: str  # its type and default, as ALTER TABLE ADD takes them
+    read_only: str
+    fill: Callable[[sqlite3.Connection], None] | None = None
+
+
+ADDED_COLUMNS = {
+    "responses": Added("truncated", "INTEGER NOT NULL DEFAULT 0", "0"),
+    "calls": Added("truncated", "INTEGER NOT NULL DEFAULT 0", "0"),
+    "failures": Added("change_first", "TEXT", "NULL", _change_from_messages),
+}
 FULL_BELOW = 1 << 20  # bytes free under which a failed store write counts as a full disk
 
 
@@ -134,10 +164,9 @@ class StoreFile:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(SCHEMA)
-            for table, column in ADDED_COLUMNS.items():  # a store made before them
-                if self._added(table) != column:
-                    self._db.execute(f"ALTER TABLE {table} ADD {column} INTEGER NOT NULL DEFAULT 0")
-                    self._selects[table] = column
+            for table, added in ADDED_COLUMNS.items():  # a store made before them
+                if self._added(table) != added.column:
+                    self._add(table, added)
         except (StoreError, sqlite3.OperationalError) as e:  # damaged: said with what to do
             self._db.close()
             if isinstance(e, StoreError):
@@ -174,12 +203,31 @@ class StoreFile:
         self._db.close()
 
     def _added(self, table: str) -> str:
-        """What selects `table`'s added column: the column, or its default in a store made
-        before it and opened read-only (ADDED_COLUMNS); looked up once."""
+        """What selects `table`'s added column: the column, or what stands for it in a store
+        made before it and opened read-only (ADDED_COLUMNS); looked up once."""
         if table not in self._selects:
-            names = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
-            self._selects[table] = ADDED_COLUMNS[table] if ADDED_COLUMNS[table] in names else "0"
+            added = ADDED_COLUMNS[table]
+            self._selects[table] = added.column if self._has(table, added) else added.read_only
         return self._selects[table]
+
+    def _has(self, table: str, added: Added) -> bool:
+        return added.column in {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+
+    def _add(self, table: str, added: Added) -> None:
+        """Add the column to a store made before it, filled, in one transaction (unless
+        another process added it meanwhile)."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            if not self._has(table, added):
+                self._db.execute(f"ALTER TABLE {table} ADD {added.column} {added.declared}")
+                if added.fill is not None:
+                    added.fill(self._db)
+        except BaseException:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+        self._selects[table] = added.column
 
     def _write(self, sql: str, params: tuple[object, ...]) -> sqlite3.Cursor:
         """One write, committed at once; a full disk is a DiskFullError naming the folder (the
