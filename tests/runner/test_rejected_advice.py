@@ -89,7 +89,7 @@ def test_a_rejected_call_says_what_to_change_and_the_score_stage_alone_says_the_
 def test_a_store_made_before_the_column_gives_the_same_advice(
     fake: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    argv, out = _run_qa(fake, tmp_path, 413, "request_too_large")
+    argv, out = _run_qa(fake, tmp_path, 400, TALKATIVE)
     assert main(argv) == EXIT_INCOMPLETE
     whole = _advice(capsys)
     with sqlite3.connect(out / Store.FILENAME) as db:  # as a vidbench before the column made it
@@ -102,7 +102,7 @@ def test_a_store_made_before_the_column_gives_the_same_advice(
     assert _advice(capsys) == whole  # the column added, filled from the messages once
     with sqlite3.connect(out / Store.FILENAME) as db:
         kept = db.execute("SELECT change_first FROM failures WHERE status = 'rejected'")
-        assert [row[0] for row in kept] == [CHANGE_SIZE]
+        assert [row[0] for row in kept] == [CHANGE_REQUEST]
     assert main(argv) == EXIT_INCOMPLETE  # asked again, and stored with the column
     assert _advice(capsys) == whole
 

@@ -71,9 +71,9 @@ CREATE TABLE IF NOT EXISTS calls (
 );
 """
 # How a vidbench before the failures' `change_first` column worded what a rejected call needs
-# changed, in its message ("... (change {what} first)"): read once, when such a store gets the
-# column.
-_CHANGE_SAID = re.compile(r"change (.+?) first\)")
+# changed, at the end of its message ("... (change {what} first)"; the last "change " of it, as
+# the server's words before may say "change" too): read once, when such a store gets the column.
+_CHANGE_SAID = re.compile(r".*change (.+?) first\)", re.DOTALL)
 
 
 def _change_from_messages(db: sqlite3.Connection) -> None:
