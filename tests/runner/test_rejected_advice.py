@@ -82,8 +82,10 @@ def test_a_rejected_call_says_what_to_change_and_the_score_stage_alone_says_the_
     rejected = [e for e in results["error_details"] if e["status"] == "rejected"]
     assert rejected and all(e["change_first"] == change for e in rejected)
 
-    assert main(["--no-progress", "run", "--out", str(out), "--stage", "score"]) == EXIT_INCOMPLETE
-    assert _advice(capsys) == whole  # was: "... the same command again does not change them"
+    for stage in ("score", "report"):  # each alone, from the stored answers and rows
+        alone = ["--no-progress", "run", "--out", str(out), "--stage", stage]
+        assert main(alone) == EXIT_INCOMPLETE
+        assert _advice(capsys) == whole  # score was: "... the same command again does not ..."
 
 
 def test_a_store_made_before_the_column_gives_the_same_advice(
