@@ -134,6 +134,7 @@ def test_a_rejected_judge_call_says_what_to_change_not_that_the_next_judge_stage
         assert whole is not None and _advice(capsys) == whole.group(0)
     assert f"change first {CHANGE_REQUEST} (2)" in said
     assert "no verdict; run the judge stage again" not in said  # none a new judge stage decides
+    assert json.loads((tmp_path / "r" / "results.json").read_text())["unjudged"] == 0  # was 2
     rows = [json.loads(line) for line in (tmp_path / "r" / "samples.jsonl").open()]
     assert [row["change_first"] for row in rows] == [CHANGE_REQUEST] * 2
     for row in rows:

@@ -214,10 +214,11 @@ def build_results(
 
 def _unjudged(task: Task, failed: Sequence[SampleRow]) -> dict[str, int]:
     """For judged tasks, the answers a new judge stage can still decide (a failed or missing
-    judge call): `no_verdict_message` tells the user to run it."""
+    judge call, not one the API refused and would refuse again as it is: something must change
+    first): `no_verdict_message` tells the user to run it."""
     if not task.uses_judge:
         return {}
-    return {"unjudged": sum(1 for row in failed if row.verdict_absent)}
+    return {"unjudged": sum(1 for row in failed if row.verdict_absent and not row.change_first)}
 
 
 def _error(row: SampleRow) -> str:

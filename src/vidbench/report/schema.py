@@ -243,7 +243,9 @@ class Results(BaseModel):
         0, description="answers that stopped at the model's token limit (max_tokens), scored as cut"
     )
     unjudged: int | None = Field(
-        None, description="judged tasks: answers a new judge stage can still decide"
+        None,
+        description="judged tasks: answers a new judge stage can still decide (not those whose "
+        "judge call the API would refuse again as it is: see their change_first)",
     )
     columns: dict[str, float | None] = Field(
         description="the paper table's columns (percent, or the column's scale), unrounded"

@@ -446,11 +446,8 @@ class Run:
             )
             first = results.error_details[0].error
             self.console.print(f"the first: {escape(first[:300])}", highlight=False)
-        rejected = sum(  # judge calls the API would refuse again: no new judge stage helps
-            1 for e in results.error_details if e.status == NO_VERDICT and e.change_first
-        )
-        if results.unjudged and results.unjudged > rejected:
-            self.console.print(f"[red]{no_verdict_message(results.unjudged - rejected)}[/]")
+        if results.unjudged:  # not those the judge's API would refuse again: the advice's
+            self.console.print(f"[red]{no_verdict_message(results.unjudged)}[/]")
         return results
 
     def _timing(self, directory: ResultsDir) -> dict[str, JsonValue]:
