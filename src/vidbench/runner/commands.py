@@ -184,7 +184,7 @@ def _rejected(outcome: RunOutcome) -> str:
     what = ", ".join(f"{what} ({n})" for what, n in outcome.change_first.most_common())
     calls = counted(outcome.change_first.total(), "call")
     return (
-        f"{calls} the API refused would be refused again as they are (status rejected in "
+        f"{calls} the API refused would be refused again as they are (change_first in "
         f"error_details of results.json): change first {what}, then run the command again"
     )
 
