@@ -80,6 +80,34 @@ class WorkRow(TypedDict):
     updated_at: str | None
 
 
+# what SQLite says when the database cannot be used now (a lock held too long, a read-only or
+# full disk, a file moved, cut short or not SQLite's): the request may succeed later. Its other
+# errors (a statement it cannot run, a constraint broken, a misuse) are the code's bugs.
+UNAVAILABLE = frozenset(
+    {
+        sqlite3.SQLITE_BUSY,
+        sqlite3.SQLITE_LOCKED,
+        sqlite3.SQLITE_NOMEM,
+        sqlite3.SQLITE_READONLY,
+        sqlite3.SQLITE_IOERR,
+        sqlite3.SQLITE_CORRUPT,
+        sqlite3.SQLITE_FULL,
+        sqlite3.SQLITE_CANTOPEN,
+        sqlite3.SQLITE_PROTOCOL,
+        sqlite3.SQLITE_NOTADB,
+        sqlite3.SQLITE_PERM,
+        sqlite3.SQLITE_AUTH,
+    }
+)
+
+
+def unavailable(error: sqlite3.Error) -> bool:
+    """Whether `error` says the database cannot be used now (to retry), not that the code is
+    wrong; by its primary result code (an extended one, e.g. SQLITE_IOERR_WRITE, included)."""
+    code = getattr(error, "sqlite_errorcode", None)  # None: raised by Python's module itself
+    return code is not None and (code & 0xFF) in UNAVAILABLE
+
+
 OPEN_STATUSES = ("todo", "draft", "returned")  # work that still needs its owner
 RELEASED = "released"  # the status of a removed person's unfinished work (auth.remove_user)
 
