@@ -14,7 +14,7 @@ import secrets
 import sqlite3
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, get_args
 
 from vidbench.annotate import db
 from vidbench.annotate.assign import JOBS
@@ -24,7 +24,8 @@ from vidbench.core.errors import ConfigError
 if TYPE_CHECKING:
     from argon2 import PasswordHasher
 
-ROLES = ("annotator", "reviewer", "admin")
+Role = Literal["annotator", "reviewer", "admin"]
+ROLES: tuple[str, ...] = get_args(Role)
 SESSION_SECONDS = 12 * 3600
 MIN_PASSWORD = 8
 MAX_PASSWORD = 1024  # what the sign-in form takes (web/signin.py)
@@ -60,20 +61,30 @@ def _check_role(role: str) -> None:
         raise ConfigError(f"unknown role {role!r} (one of {', '.join(ROLES)})")
 
 
-def add_user(conn: sqlite3.Connection, name: str, role: str, password: str) -> User:
+def add_user(
+    conn: sqlite3.Connection, name: str, role: str, password: str, author: str = "cli"
+) -> User:
+    """A new account (`author`: who added it, for the event log; the command line is "cli")."""
     _check_role(role)
     if len(password) < MIN_PASSWORD:
         raise ConfigError(f"the password needs at least {MIN_PASSWORD} characters")
     if len(password) > MAX_PASSWORD:  # the account could never sign in
         raise ConfigError(f"the password has {len(password)} characters: at most {MAX_PASSWORD}")
+    pw_hash = _hasher().hash(password)  # before the write lock: hashing takes a while
     with db.transaction(conn):
         check_free_name(conn, name)
         cur = conn.execute(
             "INSERT INTO users (name, role, pw_hash, created) VALUES (?, ?, ?, ?)",
-            (name, role, _hasher().hash(password), db.now()),
+            (name, role, pw_hash, db.now()),
         )
-        db.log_event(conn, "cli", "user.add", f"{name} ({role})")
+        db.log_event(conn, author, "user.add", f"{name} ({role})")
     return User(int(cur.lastrowid or 0), name, role)
+
+
+def new_password() -> str:
+    """A password for an account added without one (the admin page), to hand to its person:
+    20 characters from `secrets`, shown once."""
+    return secrets.token_urlsafe(15)
 
 
 def check_free_name(conn: sqlite3.Connection, name: str) -> None:

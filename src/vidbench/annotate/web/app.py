@@ -22,7 +22,16 @@ from vidbench.annotate import db
 from vidbench.annotate.adapters import Adapters
 from vidbench.annotate.project import Project
 from vidbench.annotate.throttle import HashSlots, LoginThrottle
-from vidbench.annotate.web import api, deps, limits, pages, redteam_routes, signin, thumbs
+from vidbench.annotate.web import (
+    accounts,
+    api,
+    deps,
+    limits,
+    pages,
+    redteam_routes,
+    signin,
+    thumbs,
+)
 from vidbench.annotate.web.limits import RETRY_AFTER, CheckFirst, session_checker
 from vidbench.annotate.work import Conflict, NoSuchWork
 from vidbench.core.errors import ConfigError, DataError
@@ -52,7 +61,8 @@ def create_app(project: Project, adapters: Adapters, judge: Any = None) -> FastA
     app.mount("/static", StaticFiles(directory=deps.HERE / "static"), name="static")
     # body limits per router (limits.py), not for the app: the app's limiter would sit outside
     # CheckFirst and answer 413 before an unauthenticated request is told 401
-    for router in (signin.router, pages.router, api.router, redteam_routes.router, thumbs.router):
+    routers = (signin, pages, api, accounts, redteam_routes, thumbs)
+    for router in (module.router for module in routers):
         app.include_router(router, max_body_size=limits.DEFAULT)
 
     app.add_middleware(CheckFirst, check_session=session_checker(project))

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
-from vidbench.annotate import conflicts, items, progress, work
+from vidbench.annotate import auth, conflicts, items, progress, work
 from vidbench.annotate.web import deps
 from vidbench.annotate.web.deps import Admin, Reviewer, RowId, Signed, templates
 
@@ -260,5 +260,7 @@ def admin_page(request: Request, v: Admin) -> Response:
         tasks=progress.per_task(v.conn),
         agreement=review_agreement(v.conn),
         events=progress.recent_events(v.conn),
+        accounts=auth.users(v.conn),
+        roles=auth.ROLES,
         title="Admin",
     )
