@@ -252,3 +252,51 @@ def test_a_project_from_before_accounts_could_be_removed_opens(
     conn.close()
     assert main(["annotate", "users", "remove", str(project.path), "ann1"]) == 0
     assert "removed ann1" in capsys.readouterr().out
+
+
+def test_a_removed_red_teamers_attacks_and_versions_stay_theirs_for_the_next(
+    tmp_path: Path,
+) -> None:
+    """What someone red-teamed belongs to the rule: after they are removed, the next person
+    given the rule sees their attacks and revised rule, named and marked removed, and goes on
+    from them (the attack not yet checked is still to check)."""
+    import shutil
+
+    from fastapi.testclient import TestClient
+
+    from annotate_support import sign_in
+    from conftest import AUTOEVAL
+    from vidbench.annotate import redteam_store
+    from vidbench.annotate.folder import import_folder
+
+    data = tmp_path / "data"
+    data.mkdir()
+    shutil.copy(AUTOEVAL / "AUTO-EVAL-VIDEO.json", data / "AUTO-EVAL-VIDEO.json")
+    project = Project.init(tmp_path / "project", data)
+    conn = project.connect()
+    import_folder(conn, data, "ada", ADAPTERS)
+    for name, role in (("red", "annotator"), ("ada", "admin")):
+        auth.add_user(conn, name, role, PASSWORD)
+    assign.assign(conn, "rule", 1, "ada")
+    ref = conn.execute("SELECT ref FROM items WHERE kind = 'rule' ORDER BY ref LIMIT 1").fetchone()
+    engine = ADAPTERS.red_team
+    redteam_store.attack(project, engine, conn, ref[0], "A sneaky answer.", 0, "red")
+    rule = "A tighter rule.\n[Answer to be judged]:\n"
+    redteam_store.revise(project, engine, conn, ref[0], rule, "closes it", "red")
+    auth.remove_user(conn, "red", "ada")
+    auth.add_user(conn, "blue", "annotator", PASSWORD)
+    assign.assign(conn, "rule", 1, "ada")
+    conn.close()
+    (blues,) = query(
+        project,
+        "SELECT w.id FROM work w JOIN items i ON i.id = w.item_id JOIN users u "
+        "ON u.id = w.user_id WHERE u.name = 'blue' AND i.ref = ?",
+        (ref[0],),
+    )
+    client = TestClient(create_app(project, ADAPTERS), base_url="http://127.0.0.1")
+    sign_in(client, "blue")
+    page = client.get(f"/work/{blues[0]}")
+    assert page.status_code == 200, page.text[:300]
+    assert "A sneaky answer." in page.text and "A tighter rule." in page.text
+    assert page.text.count("by red (removed)") == 2  # the attack, the current rule
+    assert ">unchecked<" in page.text  # their attack is still to check
