@@ -239,6 +239,19 @@ def test_work_given_back_on_a_role_change_is_theirs_again_when_assigned_back(
         (i, "todo") for i, _ in reviews[1:]
     ]
     assert json.loads(mine[0][2])["decision"] == "accept"
+    # given back and given again are in the work's history, as saves are (the command line's
+    # author is no account: the revisions name rob, whose work it is)
+    history = query(
+        project,
+        "SELECT r.version, r.status, u.name FROM revisions r JOIN users u ON u.id = r.author "
+        "WHERE r.work_id = ? ORDER BY r.version",
+        (reviews[0][0],),
+    )
+    assert [tuple(r) for r in history] == [
+        (1, "draft", "rob"), (2, "released", "rob"), (3, "draft", "rob")
+    ]  # fmt: skip
+    untouched = query(project, "SELECT status FROM revisions WHERE work_id = ?", (mine[1][0],))
+    assert [r[0] for r in untouched] == ["released", "todo"]
 
 
 def test_a_project_from_before_accounts_could_be_removed_opens(

@@ -90,6 +90,12 @@ def test_an_admin_adds_changes_and_removes_people_from_the_admin_page(
     )
     assert ann1.get("/api/work/1").status_code == 401
     assert set(_open(project, "ann1", "write")) == {db.RELEASED}
+    given_back = query(
+        project,
+        "SELECT r.status, u.name FROM revisions r JOIN users u ON u.id = r.author JOIN work w "
+        "ON w.id = r.work_id WHERE w.user_id = (SELECT id FROM users WHERE name = 'ann1')",
+    )
+    assert [tuple(r) for r in given_back] == [(db.RELEASED, "ada")] * len(captions)
     again = admin.post("/api/admin/users/ann1/remove", headers=headers)
     assert again.status_code == 422 and "was removed" in again.json()["error"]
     page = admin.get("/admin").text

@@ -304,7 +304,9 @@ def test_the_admin_sees_the_numbers_per_task(unchanged: Project) -> None:
     row = page.split('<tr data-task="qa">')[1].split("</tr>")[0]
     # 20 QA items, none withdrawn, all 20 assigned, none done, and the bar of what is done
     assert row == (
-        "<td>qa</td><td>20</td><td>0</td><td>0</td><td>20</td><td>0</td>\n"
+        '<td>qa</td><td data-label="items">20</td><td data-label="withdrawn">0</td>'
+        '<td data-label="not assigned">0</td><td data-label="assigned">20</td>'
+        '<td data-label="done">0</td>\n'
         '<td><progress max="20" value="0" aria-label="qa done"></progress> 0%</td>'
     )
 

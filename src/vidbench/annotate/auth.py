@@ -177,10 +177,8 @@ def _release(
             args,
         )
     }
-    conn.execute(
-        f"UPDATE work SET status = ? WHERE id IN (SELECT w.id FROM work w WHERE {where})",
-        (db.RELEASED, *args),
-    )
+    ids = [r["id"] for r in conn.execute(f"SELECT w.id FROM work w WHERE {where}", args)]
+    db.set_status(conn, ids, db.RELEASED, author)
     back = ", ".join(f"{kind} {n}" for kind, n in released.items()) or "none"
     db.log_event(conn, author, "work.release", f"{user.name}: {back}")
     return released

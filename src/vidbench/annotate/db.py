@@ -168,6 +168,29 @@ def snapshot(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         conn.execute("COMMIT")
 
 
+def set_status(conn: sqlite3.Connection, work_ids: list[int], status: str, author: str) -> None:
+    """Give each piece of work `status` as a new version with its revision, as a save would be:
+    work given back (`released`) or given again is in its history, with who and when. The
+    revision's author is the account named `author` (an admin on the admin page), else the
+    work's owner (the command line, "cli", acts on their account). In the caller's transaction."""
+    if not work_ids:
+        return
+    at, marks = now(), ",".join("?" * len(work_ids))
+    found = conn.execute("SELECT id FROM users WHERE name = ?", (author,)).fetchone()
+    by = "user_id" if found is None else str(int(found["id"]))
+    conn.execute(
+        f"UPDATE work SET status = ?, version = version + 1, updated_by = {by}, updated_at = ? "
+        f"WHERE id IN ({marks})",
+        (status, at, *work_ids),
+    )
+    conn.execute(
+        "INSERT INTO revisions (work_id, version, content, status, comment, author, at) "
+        "SELECT id, version, content, status, comment, updated_by, ? FROM work "
+        f"WHERE id IN ({marks})",
+        (at, *work_ids),
+    )
+
+
 def log_event(conn: sqlite3.Connection, author: str, action: str, detail: str) -> None:
     conn.execute(
         "INSERT INTO events (author, action, detail, at) VALUES (?, ?, ?, ?)",
