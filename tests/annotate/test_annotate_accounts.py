@@ -313,3 +313,46 @@ def test_a_removed_red_teamers_attacks_and_versions_stay_theirs_for_the_next(
     assert "A sneaky answer." in page.text and "A tighter rule." in page.text
     assert page.text.count("by red (removed)") == 2  # the attack, the current rule
     assert ">unchecked<" in page.text  # their attack is still to check
+
+
+def test_a_reviewer_sees_work_given_back_in_the_items_history(
+    qa_release: Path, tmp_path: Path
+) -> None:
+    """rob, made annotator by ada, gives back his QA reviews; rita, given one, sees on its page
+    that rob had it and ada gave it back; a writer sees only their own work's history."""
+    from fastapi.testclient import TestClient
+
+    from annotate_support import sign_in
+
+    project = make_project(qa_release, tmp_path)
+    (rob_id, item), *_ = _qa_reviews(project, "rob")
+    _save(project, rob_id, "rob", json.dumps({"decision": "accept", "note": ""}), "draft")
+    conn = project.connect()
+    try:
+        auth.set_role(conn, "rob", "annotator", "ada")
+        assign.assign(conn, "qa", None, "ada")
+    finally:
+        conn.close()
+    (ritas,) = query(
+        project,
+        "SELECT w.id FROM work w JOIN users u ON u.id = w.user_id "
+        "WHERE u.name = 'rita' AND w.item_id = ?",
+        (item,),
+    )
+    client = TestClient(create_app(project, ADAPTERS), base_url="http://127.0.0.1")
+    sign_in(client, "rita")
+    page = client.get(f"/work/{ritas[0]}").text
+    steps = re.findall(r'<tr data-step="(\w+)">.*?"work of">(\w+)<.*?"by">(\w+)<', page)
+    assert steps == [("draft", "rob", "rob"), ("released", "rob", "ada")]
+    assert '"decision"' not in page.split("data-history")[1].split("</details>")[0]
+
+    writer = TestClient(create_app(project, ADAPTERS), base_url="http://127.0.0.1")
+    sign_in(writer, "ann1")
+    (captions,) = query(
+        project,
+        "SELECT w.id FROM work w JOIN users u ON u.id = w.user_id "
+        "WHERE u.name = 'ann1' AND w.job = 'write' LIMIT 1",
+    )
+    _save(project, captions[0], "ann1", "A cube.", "draft")
+    own = writer.get(f"/work/{captions[0]}").text
+    assert re.findall(r'<tr data-step="(\w+)">.*?"work of">(\w+)<', own) == [("draft", "ann1")]

@@ -206,6 +206,7 @@ def work_page(request: Request, work_id: RowId, v: Signed) -> Response:
         job_title=TITLES[found["job"]],
         task_title=TASKS[found["job"]],
         kept=conflicts.open_for(v.conn, work_id, v.user.id) if mine else [],
+        steps=work.history(v.conn, found, v.user),
         place=where,
         preload_next=preload,
         letters=work.LETTERS,
