@@ -13,9 +13,17 @@ import pytest
 from fastapi.testclient import TestClient
 from playwright.sync_api import expect
 
-from annotate_support import ADAPTERS, accounts, make_project, query, sign_in, sign_in_page
+from annotate_support import (
+    ADAPTERS,
+    PASSWORD,
+    accounts,
+    make_project,
+    query,
+    sign_in,
+    sign_in_page,
+)
 from browser import ARTIFACTS, Web
-from vidbench.annotate import db
+from vidbench.annotate import auth, db, work
 from vidbench.annotate.project import Project
 from vidbench.annotate.web.app import create_app
 
@@ -159,6 +167,25 @@ def test_people_in_chromium_on_a_phone(
         expect(result).to_contain_text(f"password: {password}")  # still there to hand over
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "admin-people-390.png"), full_page=True)
+
+        # the caption review's table too: each caption across the screen, not a column of
+        # a few letters
+        (wid, writer) = query(
+            project,
+            "SELECT w.id, u.name FROM work w JOIN users u ON u.id = w.user_id "
+            "WHERE w.job = 'write' AND u.removed IS NULL LIMIT 1",
+        )[0]
+        conn = project.connect()
+        try:
+            owner = auth.check_password(conn, writer, PASSWORD)
+            assert owner is not None
+            work.save(conn, wid, owner, 0, "A red cube turns slowly to the left.", "submitted")
+        finally:
+            conn.close()
+        page.goto(f"{base}/review/captions")
+        caption = page.locator(f"[data-caption-row='{wid}'] .caption")
+        assert caption.bounding_box()["width"] > 300  # type: ignore[index]
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
 
         other = web.open()
         other.goto(f"{base}/login")
