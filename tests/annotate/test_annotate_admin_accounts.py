@@ -73,6 +73,7 @@ def test_an_admin_adds_changes_and_removes_people_from_the_admin_page(
     for bad, said in (
         ({**new, "name": "ann1"}, "exists already"),
         ({**new, "name": "../x"}, "user name '../x'"),
+        ({**new, "name": "cli"}, "gives the command line"),  # the history would credit it
         ({**new, "name": "shorty", "password": "short"}, "at least 8"),
         ({**new, "role": "boss"}, "role"),
     ):

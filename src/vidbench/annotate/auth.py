@@ -62,9 +62,9 @@ def _check_role(role: str) -> None:
 
 
 def add_user(
-    conn: sqlite3.Connection, name: str, role: str, password: str, author: str = "cli"
+    conn: sqlite3.Connection, name: str, role: str, password: str, author: str = db.COMMAND_LINE
 ) -> User:
-    """A new account (`author`: who added it, for the event log; the command line is "cli")."""
+    """A new account (`author`: who added it, for the event log)."""
     _check_role(role)
     if len(password) < MIN_PASSWORD:
         raise ConfigError(f"the password needs at least {MIN_PASSWORD} characters")
@@ -91,6 +91,10 @@ def check_free_name(conn: sqlite3.Connection, name: str) -> None:
     """A ConfigError when `name` cannot be a new account's (checked before a password is asked
     for, and again when the account is added)."""
     check_name(name, "user name")  # names become file names (exports): never a path
+    if name == db.COMMAND_LINE:  # the event log and the history would credit it with the CLI's
+        raise ConfigError(
+            f"{name!r} is the name the event log gives the command line: choose another"
+        )
     found = conn.execute("SELECT removed FROM users WHERE name = ?", (name,)).fetchone()
     if found and found["removed"]:
         raise ConfigError(

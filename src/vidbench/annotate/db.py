@@ -108,6 +108,7 @@ def unavailable(error: sqlite3.Error) -> bool:
     return code is not None and (code & 0xFF) in UNAVAILABLE
 
 
+COMMAND_LINE = "cli"  # the author the event log gives what the command line does: no account's
 OPEN_STATUSES = ("todo", "draft", "returned")  # work that still needs its owner
 RELEASED = "released"  # the status of a removed person's unfinished work (auth.remove_user)
 
@@ -172,7 +173,8 @@ def set_status(conn: sqlite3.Connection, work_ids: list[int], status: str, autho
     """Give each piece of work `status` as a new version with its revision, as a save would be:
     work given back (`released`) or given again is in its history, with who and when. The
     revision's author is the account named `author` (an admin on the admin page), else the
-    work's owner (the command line, "cli", acts on their account). In the caller's transaction."""
+    work's owner (the command line, COMMAND_LINE, acts on their account). In the caller's
+    transaction."""
     if not work_ids:
         return
     at, marks = now(), ",".join("?" * len(work_ids))

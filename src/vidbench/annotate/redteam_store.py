@@ -14,7 +14,7 @@ import sqlite3
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from vidbench.annotate import auth, db
 from vidbench.annotate.adapters import RedTeam, RedTeamRecord, RuleWorkspace
@@ -136,7 +136,7 @@ def history(
         return {**record, "by": by, "removed": removed.get(by or "")}
 
     checks = {
-        int(found.group(2)): r["author"]
+        found.group(2): r["author"]
         for r in conn.execute("SELECT author, detail FROM events WHERE action = 'redteam.check'")
         if (found := ROUND_EVENT.match(r["detail"])) and found.group(1) == key
     }
@@ -144,14 +144,15 @@ def history(
         **instance,
         "versions": [made(v, _author(VERSION_BY, v)) for v in _records(instance, "versions")],
         "attacks": [made(a, _author(ATTACK_BY, a)) for a in _records(instance, "attacks")],
-        "rounds": [made(r, checks.get(int(str(r["round"])))) for r in _records(instance, "rounds")],
+        "rounds": [made(r, checks.get(str(r["round"]))) for r in _records(instance, "rounds")],
         "status": engine.status(instance),
         "rule": made(engine.current(instance), _author(VERSION_BY, engine.current(instance))),
     }
 
 
 def _records(instance: RedTeamRecord, field: str) -> list[RedTeamRecord]:
-    return list(instance[field])  # type: ignore[call-overload]  # the engine's lists of records
+    """An instance's list of records (versions, attacks, rounds), as the engine keeps them."""
+    return cast(list[RedTeamRecord], instance[field])
 
 
 def _author(pattern: re.Pattern[str], record: RedTeamRecord) -> str | None:
