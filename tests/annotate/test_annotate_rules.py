@@ -255,7 +255,8 @@ def test_a_database_cut_short_is_a_503_and_a_bug_a_logged_500(
 ) -> None:
     """Only what says the database cannot be used now is a 503 to retry: a file that is no
     longer SQLite's (a copy cut short) too. A statement SQLite cannot run is the code's bug: a
-    500 with its traceback in the log, never "retry later" (the pages would retry for ever)."""
+    500 with its traceback in the log, not a 503 blaming the database (which sends whoever runs
+    the app looking at a disk that is fine, and logs nothing to find the bug by)."""
     app = create_app(project, ADAPTERS)
 
     @app.get("/api/bug")

@@ -107,7 +107,7 @@ def create_app(project: Project, adapters: Adapters, judge: Any = None) -> FastA
         while serving, a read-only folder, a full disk, a file cut short, a lock held too
         long): 503, which the pages retry with the text kept, never a traceback. Any other
         SQLite error is a bug (a statement SQLite cannot run, a broken constraint): a 500,
-        with its traceback in the server's log, never "retry later"."""
+        with its traceback in the server's log, not a 503 blaming the database."""
         if not db.unavailable(exc):
             LOG.error("%s %s failed", request.method, request.url.path, exc_info=exc)
             return _error(request, 500, f"internal error ({type(exc).__name__}): see the log")
