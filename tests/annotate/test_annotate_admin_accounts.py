@@ -110,6 +110,12 @@ def test_an_admin_adds_changes_and_removes_people_from_the_admin_page(
     page = admin.get("/admin").text
     assert re.search(r'data-account="ann1">.*?removed <time', page, re.S)
 
+    # another admin may leave by their own hand: the page is told it was them (it signs out)
+    admin.post("/api/admin/users/rita/role", json={"role": "admin"}, headers=headers)
+    left = rita.post("/api/admin/users/rita/remove", headers=rita_headers)
+    assert left.status_code == 200 and left.json()["you"] is True
+    assert rita.get("/admin", follow_redirects=False).headers["location"] == "/login"
+
     # the last admin stays, whoever asks
     for path, body in (("ada/remove", None), ("ada/role", {"role": "reviewer"})):
         kept = admin.post(f"/api/admin/users/{path}", json=body, headers=headers)

@@ -155,8 +155,8 @@ def _keep_an_admin(conn: sqlite3.Connection, user: User, what: str) -> None:
     if user.admin and admins <= 1:
         raise ConfigError(
             f"{user.name} is the project's last admin and cannot be {what}: nobody could assign "
-            f"work or export; make another admin first (`vidbench annotate users role PROJECT "
-            f"NAME admin`)"
+            "work or export; make another admin first (People on the admin page, or "
+            "`vidbench annotate users role PROJECT NAME admin`)"
         )
 
 
