@@ -148,6 +148,7 @@ def test_people_in_chromium_on_a_phone(
         password = re.search(r"password: (\S+)", result.inner_text()).group(1)  # type: ignore[union-attr]
         row = page.locator("[data-account='newbie']")
         expect(row.locator("[data-account-role-now]")).to_have_text("reviewer")
+        expect(page.get_by_label("new role for newbie")).to_have_value("reviewer")
 
         reviews = len(
             query(

@@ -247,7 +247,9 @@ function setUpAccounts() {
       row.dataset.account = result.data.name;
       row.querySelectorAll("[data-account-name]").forEach((el) => { el.textContent = result.data.name; });
       row.querySelector("[data-account-role-now]").textContent = result.data.role;
-      row.querySelector("select[name=role]").value = result.data.role;
+      const role = row.querySelector("select[name=role]");
+      role.value = result.data.role;
+      role.setAttribute("aria-label", "new role for " + result.data.name);
       table.tBodies[0].append(row);
     }
     tell(result, addedText);
