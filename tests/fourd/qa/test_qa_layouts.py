@@ -16,6 +16,7 @@ from vidbench.benchmarks.fourd.variants import SPEC
 from vidbench.cli import main
 from vidbench.core.files import read_jsonl
 from vidbench.media.encode import write_mp4
+from vidbench.report.funnel import Funnel, funnel_markdown
 from vidbench.testing import ChatServer
 
 
@@ -36,6 +37,11 @@ def test_rendered_layout(tmp_path: Path, shared_server: ChatServer) -> None:
         "used": 1,
         "skipped": {"render dropped": 1, "quality: textureless": 1, "unreadable video": 1},
     }
+    # the table (`curate 4d funnel`) shows the skipped objects, not only the details
+    objects = Funnel.read(out).stages["qa objects"]
+    assert (objects.unit, objects.entered, objects.kept) == ("objects", 4, 1)
+    assert objects.dropped == funnel["details"]["objects"]["skipped"]
+    assert "quality: textureless 1" in funnel_markdown(Funnel.read(out))
     broken = next(p for p in funnel["problems"] if p.get("uid") == R_BROKEN)
     assert "view_8_rgb_white_bg.mp4" in broken["detail"]
     assert funnel["details"]["total"]["kept"] == 5

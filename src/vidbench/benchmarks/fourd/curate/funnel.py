@@ -1,7 +1,7 @@
 """The `curate 4d` funnel (report/funnel.py's shape): how many assets entered and left each stage
-(render, motion, quality, then qa), and why each dropped one was dropped, with its uid and file.
-Every stage merges its counts into OUT/funnel.json as it ends; `vidbench curate 4d funnel DIR`
-prints the table.
+(render, motion, quality, then qa: the objects it used, then their questions), and why each dropped
+one was dropped, with its uid and file. Every stage merges its counts into OUT/funnel.json as it
+ends; `vidbench curate 4d funnel DIR` prints the table.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from vidbench.benchmarks.fourd.curate.manifest import AssetProblem
 from vidbench.core.errors import ConfigError
 from vidbench.report.funnel import FUNNEL_FILE, Funnel, StageCount, record_stage
 
-STAGES = ("render", "motion", "quality", "qa")
+STAGES = ("render", "motion", "quality", "qa objects", "qa")
+QA_STAGES = ("qa objects", "qa")  # written by `curate 4d qa` (qa/funnel.py)
 
 
 def stage_count(entered: int, kept: int, problems: Sequence[AssetProblem]) -> StageCount:

@@ -2,13 +2,14 @@
 official 4D-Bench layout (OUT/<uid>/view_{k}_rgb_white_bg.mp4 + render.json), objects in
 parallel processes (workers.py, one Blender per object), resumable per object.
 
-An object whose render.json is complete for the same settings and the same asset (its file and
-the files it references, asset_files.py: their size and time, else their bytes) is skipped, so a rerun redoes only what failed, what was never done and
-what changed. A worker that fails (the asset cannot load, has no mesh) or
-dies (a segfault inside Blender) is recorded with the uid, file and reason; the others go on.
-Manifest entries that cannot be rendered (missing file, duplicate uid, malformed line) are named
-apart: a rerun does not help them. Ctrl-C stops the workers within seconds; the objects finished
-stay, and the funnel says how many were not done. Counts go to OUT/funnel.json (stage "render").
+An object whose render.json is complete for the same settings and the same asset (its file and the
+files it references, asset_files.py: their size and time, else their bytes) is skipped, so a rerun
+redoes only what failed, what was never done and what changed. A worker that fails (the asset cannot
+load, has no mesh) or dies (a segfault inside Blender) is recorded with the uid, file and reason;
+the others go on. Manifest entries that cannot be rendered (missing file, duplicate uid, malformed
+line) are named apart: a rerun does not help them. Ctrl-C stops the workers within seconds; the
+objects finished stay, and the funnel says how many were not done. Counts go to OUT/funnel.json
+(stage "render").
 
 `render_jobs` is the machinery without the manifest: any list of `RenderJob`s, each naming its
 worker's input and the record that makes it complete (the Blender probe, fourd/probe, renders
