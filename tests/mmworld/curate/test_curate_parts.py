@@ -4,12 +4,14 @@ replies, failed filter calls)."""
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 from pathlib import Path
 
 import pytest
 from curate_support import COLOURS, image_colours, label_of, options_in
+from rich.console import Console
 
 from vidbench.benchmarks.mmworld.curate.asr import Transcriber
 from vidbench.benchmarks.mmworld.curate.candidates import (
@@ -19,6 +21,7 @@ from vidbench.benchmarks.mmworld.curate.candidates import (
     shuffled,
 )
 from vidbench.benchmarks.mmworld.curate.filters import decide, decide_blind
+from vidbench.benchmarks.mmworld.curate.pipeline import CurateConfig, Curation
 from vidbench.benchmarks.mmworld.curate.queries import SUBDISCIPLINES
 from vidbench.benchmarks.mmworld.curate.videos import list_videos
 from vidbench.benchmarks.mmworld.curate.whisper import AsrSettings
@@ -37,6 +40,50 @@ def _video(path: Path, colour: str = "blue", wav: Path | None = None) -> Path:
     return path
 
 
+def test_ids_of_videos_sharing_a_name_come_from_their_paths(tmp_path: Path) -> None:
+    """Not from the listing order: a video added, or a list file reordered, changes no other
+    video's id (a rerun would give one video's transcripts and answers another's id); ids that
+    differ only in case clash too (they name folders); one file listed twice is named."""
+    root = tmp_path / "videos"
+    for name in ("b/clip.mp4", "c/clip.mp4", "Take.mp4", "take.mkv", "solo.mp4"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(b"")  # listing reads no bytes
+    before = {v.path.name + str(v.path.parent.name): v.video_id for v in list_videos(root).items}
+    (root / "a").mkdir()
+    (root / "a" / "clip.mp4").write_bytes(b"")
+    after = {v.path.name + str(v.path.parent.name): v.video_id for v in list_videos(root).items}
+    assert before.items() <= after.items()
+    assert before["solo.mp4videos"] == "solo"
+    assert before["clip.mp4b"] == "clip-159a2050" and after["clip.mp4a"] == "clip-19659645"
+    assert len(set(after.values())) == 6 and before["Take.mp4videos"] == "Take-797bd151"
+    rows = ["videos/b/clip.mp4", "videos/c/clip.mp4", "videos/a/clip.mp4"]
+    listing = tmp_path / "list.txt"
+    listing.write_text("\n".join(rows))
+    forward = {v.path.resolve(): v.video_id for v in list_videos(listing).items}
+    listing.write_text("\n".join(["videos/./a/clip.mp4", *reversed(rows)]))
+    found = list_videos(listing)
+    assert {v.path.resolve(): v.video_id for v in found.items} == forward
+    assert [(p.record, p.message) for p in found.problems] == [
+        ("line 2", "the same video as line 1 (give each a video_id)")
+    ]
+
+
+def test_a_stale_output_of_an_unlisted_video_is_named(tmp_path: Path) -> None:
+    root = tmp_path / "videos"
+    for name in ("a/clip.mp4", "b/clip.mp4"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(b"")
+    out = tmp_path / "out"
+    (out / "keyframes" / "clip-2").mkdir(parents=True)  # an earlier vidbench's ids
+    (out / "keyframes" / "clip-19659645").mkdir()
+    (out / "transcripts").mkdir()
+    (out / "transcripts" / "clip.json").write_text("{}")
+    console = Console(file=io.StringIO(), width=300)
+    Curation(CurateConfig(root, out), console)
+    said = console.file.getvalue()
+    assert "keyframes/clip-2, transcripts/clip.json in" in said and "19659645" not in said
+
+
 def test_listing_from_a_folder_and_a_list(tmp_path: Path) -> None:
     root = tmp_path / "videos"
     _video(root / "Science" / "Chemistry" / "flame test.mp4")
@@ -45,8 +92,8 @@ def test_listing_from_a_folder_and_a_list(tmp_path: Path) -> None:
     found = list_videos(root, discipline="Game")
     assert [(v.video_id, v.discipline, v.subdiscipline) for v in found.items] == [
         ("flame_test", "Science", "Chemistry"),
-        ("clip", "Art & Sports", None),
-        ("clip-2", "Game", None),
+        ("clip-3fe7ca75", "Art & Sports", None),  # a hash of "Sports & Arts/clip.mp4"
+        ("clip-d32e003d", "Game", None),
     ]
     listing = tmp_path / "list.csv"
     listing.write_text(

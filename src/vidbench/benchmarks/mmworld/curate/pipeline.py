@@ -104,6 +104,25 @@ class Curation:
             "problems": [str(p) for p in listing.problems],
         }
         write_json(self.out / "videos.json", listed, indent=1)
+        self._say_stale()
+
+    def _say_stale(self) -> None:
+        """Name the transcripts and keyframe folders in OUT of videos not listed now (removed
+        from the input, or a video sharing its file name with another: their ids come from
+        their paths since the ids stopped depending on the listing order): this run neither
+        reads nor updates them."""
+        ids = {v.video_id for v in self.videos}
+        folders = [p for p in self.out.glob("keyframes/*") if p.is_dir() and p.name not in ids]
+        files = [p for p in self.out.glob("transcripts/*.json") if p.stem not in ids]
+        stale = sorted(str(path.relative_to(self.out)) for path in [*folders, *files])
+        if stale:
+            shown = ", ".join(stale[:5]) + (f" and {len(stale) - 5} more" if len(stale) > 5 else "")
+            self.console.print(
+                f"[yellow]not listed[/]: {escape(shown)} in {escape(str(self.out))} belong to no "
+                "video listed now (see videos.json for the ids); this run neither reads nor "
+                "updates them: remove them",
+                highlight=False,
+            )
 
     # ------------------------------------------------------------------------------ models
     def _model(self, choice: ModelChoice | None, role: str) -> Model:
