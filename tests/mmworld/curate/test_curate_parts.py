@@ -389,3 +389,18 @@ def test_asr_and_keyframes_stages_alone(tmp_path: Path) -> None:
     frames = ["--keyframes", "2", "--cache-dir", str(tmp_path / "frames")]
     assert main(["--no-progress", "curate", "mmworld", "keyframes", *common, *frames]) == 0
     assert len(list((out / "keyframes" / "mute").glob("*.jpg"))) == 2
+
+
+def test_a_folder_or_list_without_videos_is_an_error_naming_it(tmp_path: Path) -> None:
+    """Not a funnel of zeros with exit status 0: the wrong folder given looks like a done run."""
+    (tmp_path / "photos").mkdir()
+    (tmp_path / "photos" / "a.jpg").write_bytes(b"")
+    (tmp_path / "list.txt").write_text("gone.mp4\n")
+    console = Console(file=io.StringIO(), width=300)
+    with pytest.raises(ConfigError, match=r"photos: no videos to curate \(no \.mp4"):
+        Curation(CurateConfig(tmp_path / "photos", tmp_path / "out"), console)
+    with pytest.raises(ConfigError, match="every entry above was skipped"):
+        Curation(CurateConfig(tmp_path / "list.txt", tmp_path / "out"), console)
+    assert "gone.mp4" in console.file.getvalue()
+    argv = ["curate", "mmworld", "asr", str(tmp_path / "photos"), "--out", str(tmp_path / "o")]
+    assert main(argv) == 2

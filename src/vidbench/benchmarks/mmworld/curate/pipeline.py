@@ -50,6 +50,7 @@ from vidbench.benchmarks.mmworld.curate.keyframes import (
 from vidbench.benchmarks.mmworld.curate.videos import VideoEntry, list_videos
 from vidbench.benchmarks.mmworld.curate.whisper import AsrSettings
 from vidbench.benchmarks.mmworld.curate.writer import SETTINGS_FILE, write_subsets
+from vidbench.benchmarks.mmworld.loader import VIDEO_EXTENSIONS
 from vidbench.console import err
 from vidbench.core.errors import ConfigError
 from vidbench.core.files import Json, write_json, write_jsonl
@@ -97,6 +98,11 @@ class Curation:
         self._problems("videos", [{"entry": p.record, "problem": str(p)} for p in listing.problems])
         for problem in listing.problems:
             self.console.print(f"[yellow]skipped[/] {escape(str(problem))}")
+        if not self.videos:  # a wrong or empty folder: not a run of zero videos that looks done
+            why = "every entry above was skipped" if listing.problems else "the list names none"
+            if Path(config.videos).is_dir():
+                why = f"no {', '.join(VIDEO_EXTENSIONS)} file in it or below it"
+            raise ConfigError(f"{config.videos}: no videos to curate ({why})")
         self._models: dict[tuple[str, str], Model] = {}
         self.out.mkdir(parents=True, exist_ok=True)
         listed = {
