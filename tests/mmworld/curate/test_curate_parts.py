@@ -164,6 +164,17 @@ def test_generator_replies_are_read_tolerantly() -> None:
     assert parse_generation('{"questions": []}').questions == ()
 
 
+def test_a_question_in_another_script_than_english_is_dropped_and_named() -> None:
+    """A generator answering in its own language would pass every other check."""
+    chinese = {"question": "视频中的人在做什么？", "options": ["跑步", "游泳", "睡觉", "吃饭"]}
+    english = {"question": "What is the person doing?", "options": ["run", "swim", "sleep", "eat"]}
+    generated = parse_generation(json.dumps([chinese | {"answer": "a"}, english | {"answer": "b"}]))
+    assert generated is not None and [q["question"] for q in generated.questions] == [
+        english["question"]
+    ]
+    assert generated.malformed == ("question 1: not in English (CJK letters)",)
+
+
 def test_a_reply_is_read_past_brackets_and_options_alike_but_for_punctuation() -> None:
     question = {"question": "Q?", "options": ["x", "y", "z", "w"], "answer": "a"}
     generated = parse_generation("Step [1]: listen. " + json.dumps({"questions": [question]}))
