@@ -415,3 +415,19 @@ def test_a_folder_or_list_without_videos_is_an_error_naming_it(tmp_path: Path) -
     assert "gone.mp4" in console.file.getvalue()
     argv = ["curate", "mmworld", "asr", str(tmp_path / "photos"), "--out", str(tmp_path / "o")]
     assert main(argv) == 2
+
+
+def test_an_output_folder_inside_the_videos_folder_adds_no_videos(tmp_path: Path) -> None:
+    """`curate mmworld all videos/ --out videos/curated`: the output links each video at
+    OUT/<subset>/<id>/; the next run listed those links as more videos (each asked about twice)."""
+    root = tmp_path / "videos"
+    (root / "x").mkdir(parents=True)
+    (root / "x" / "clip.mp4").write_bytes(b"")
+    linked = root / "curated" / "audio" / "clip" / "clip.mp4"
+    linked.parent.mkdir(parents=True)
+    linked.symlink_to(root / "x" / "clip.mp4")
+    console = Console(file=io.StringIO(), width=300)
+    curation = Curation(CurateConfig(root, root / "curated"), console)
+    assert [(v.video_id, v.path) for v in curation.videos] == [("clip", root / "x" / "clip.mp4")]
+    with pytest.raises(ConfigError, match="the videos folder itself"):
+        Curation(CurateConfig(root, root / "x" / ".."), console)

@@ -91,7 +91,7 @@ class Curation:
         self.config = config
         self.console = console or err
         self.out = Path(config.out)
-        listing = list_videos(config.videos, config.discipline)
+        listing = list_videos(config.videos, config.discipline, self.out)
         self.videos: list[VideoEntry] = listing.items
         self.funnel = Funnel()
         self._stage("videos", listing_stage(len(self.videos), len(listing.problems)))

@@ -77,7 +77,7 @@ def _path_ids(paths: Sequence[Path], root: Path, taken: Collection[str] = ()) ->
 def _path_hash(path: Path, root: Path) -> str:
     """8 hex digits of the path relative to `root` (POSIX spelling), or of the absolute path of
     one outside it."""
-    full, base = (Path(os.path.normpath(p.absolute())) for p in (path, root))  # no `..`
+    full, base = _lexical(path), _lexical(root)
     key = (full.relative_to(base) if full.is_relative_to(base) else full).as_posix()
     return hashlib.blake2b(key.encode("utf-8", "surrogateescape"), digest_size=4).hexdigest()
 
@@ -89,9 +89,24 @@ def _discipline(value: object) -> str | None:
     return fields.discipline(value)
 
 
-def _from_folder(root: Path, default: str | None) -> Loaded[VideoEntry]:
+def _lexical(path: Path) -> Path:
+    """The absolute path with `.` and `..` taken out, links not followed."""
+    return Path(os.path.normpath(path.absolute()))
+
+
+def _from_folder(root: Path, default: str | None, out: Path | None) -> Loaded[VideoEntry]:
+    skip = _lexical(out) if out is not None else None
+    if skip == _lexical(root):
+        raise ConfigError(
+            f"--out {out}: the videos folder itself; give another (inside it is fine), or the "
+            "output's links to the videos would be listed as more videos by the next run"
+        )
     files = sorted(
-        p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in VIDEO_EXTENSIONS
+        p
+        for p in root.rglob("*")
+        if p.is_file()
+        and p.suffix.lower() in VIDEO_EXTENSIONS
+        and (skip is None or not _lexical(p).is_relative_to(skip))
     )
     entries: list[VideoEntry] = []
     for path, video_id in zip(files, _path_ids(files, root), strict=True):
@@ -190,15 +205,19 @@ def _from_list(path: Path, default: str | None) -> Loaded[VideoEntry]:
     return Loaded(entries, problems)
 
 
-def list_videos(source: Path, discipline: str | None = None) -> Loaded[VideoEntry]:
-    """The videos of a folder or list file; `discipline` tags those without one."""
+def list_videos(
+    source: Path, discipline: str | None = None, out: Path | None = None
+) -> Loaded[VideoEntry]:
+    """The videos of a folder or list file; `discipline` tags those without one. A folder's
+    videos inside `out` (the curation's output folder, placed inside the videos folder) are not
+    listed: they are the links the output makes to the videos, not more videos."""
     source = Path(source)
     try:
         default = _discipline(discipline)
     except DataError as e:
         raise ConfigError(f"--discipline: {e}") from None
     if source.is_dir():
-        return _from_folder(source, default)
+        return _from_folder(source, default, out)
     if source.is_file() and source.suffix.lower() in LIST_SUFFIXES:
         return _from_list(source, default)
     if source.is_file() and source.suffix.lower() in VIDEO_EXTENSIONS:
