@@ -287,26 +287,34 @@ def first_frame(path: Path) -> np.ndarray:
 
 
 def read_labels(path: Path) -> tuple[dict[str, int], list[AssetProblem]]:
-    """uid -> class index from a CSV with columns uid,label."""
+    """uid -> class index from a CSV with columns uid,label (a spreadsheet's byte-order mark and
+    the label's case and spacing do not matter); a uid given two labels is a problem, not the
+    last one's."""
     labels: dict[str, int] = {}
+    lines: dict[str, int] = {}  # uid -> the line that labelled it
     problems = []
     try:
-        with open(path, newline="", encoding="utf-8") as f:
+        with open(path, newline="", encoding="utf-8-sig") as f:
             rows = list(csv.DictReader(f))
     except (OSError, UnicodeDecodeError, csv.Error) as e:
         raise ConfigError(f"labels file {path}: not a readable CSV ({e})") from None
     if rows and not {"uid", "label"} <= set(rows[0]):
         raise ConfigError(f"{path}: needs the columns uid,label")
     for number, row in enumerate(rows, 2):
-        label = (row.get("label") or "").strip()
-        if label not in LABELS:
-            problems.append(
-                AssetProblem(
-                    row.get("uid") or "?", str(path), "unknown label", f"line {number}: {label!r}"
-                )
-            )
+        given = row.get("label") or ""
+        label = " ".join(given.split()).lower()
+        uid = (row.get("uid") or "").strip()
+        if not uid:
+            problems.append(AssetProblem("?", str(path), "no uid", f"line {number}"))
+        elif label not in LABELS:
+            detail = f"line {number}: {given!r}"
+            problems.append(AssetProblem(uid, str(path), "unknown label", detail))
+        elif uid in lines and (uid not in labels or LABELS[labels[uid]] != label):
+            detail = f"line {number}: {label!r}, and another on line {lines[uid]}"
+            problems.append(AssetProblem(uid, str(path), "two labels", detail))
+            labels.pop(uid, None)  # neither is trusted
         else:
-            labels[row["uid"].strip()] = LABELS.index(label)
+            labels[uid], lines[uid] = LABELS.index(label), number
     return labels, problems
 
 
