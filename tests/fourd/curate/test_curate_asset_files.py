@@ -1,7 +1,8 @@
 """`curate 4d render` renders an object again when a file its asset references changed (a glTF's
 external buffer or texture, an .obj's material or texture map), not only its main file; a uri
 leading outside the asset's folder is not read, a data: uri is part of the main file. No Blender:
-the check (render.completed) reads the render.json the worker writes with Asset.fingerprint."""
+the check (render.completed) reads the render.json the worker writes with Asset.fingerprint.
+Objects in OUT that the manifest does not name are said."""
 
 from __future__ import annotations
 
@@ -9,11 +10,19 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from vidbench.benchmarks.fourd.curate.asset_files import NOT_FOLLOWED, referenced
 from vidbench.benchmarks.fourd.curate.manifest import Asset
-from vidbench.benchmarks.fourd.curate.render import RenderJob, completed
+from vidbench.benchmarks.fourd.curate.render import (
+    OTHERS_NOTE,
+    RenderJob,
+    completed,
+    render_manifest,
+)
 from vidbench.benchmarks.fourd.curate.settings import RenderSettings
 from vidbench.benchmarks.fourd.loader import RENDER_FILE
+from vidbench.report.funnel import Funnel
 
 SETTINGS = RenderSettings(views=1, size=16, max_frames=4, samples=1, threads=1)
 
@@ -132,3 +141,18 @@ def test_an_older_render_json_without_references_still_matches(tmp_path: Path) -
     del record["asset"]["references"]
     record_file.write_text(json.dumps(record), encoding="utf-8")
     assert completed(tmp_path / "out" / "thing", job) is not None
+
+
+def test_objects_in_out_from_another_manifest_are_named(tmp_path: Path) -> None:
+    """`curate 4d qa` reads every object folder in OUT: one an earlier manifest rendered there
+    (an asset since taken out of it) is said, in the summary and the funnel, not used silently."""
+    pytest.importorskip("bpy")  # render_manifest's requirement; no object is rendered here
+    path = _gltf(tmp_path / "assets", [])
+    manifest = tmp_path / "manifest.jsonl"
+    manifest.write_text(json.dumps({"uid": "thing", "path": str(path)}) + "\n")
+    out = tmp_path / "out"
+    _rendered(Asset("thing", path), out)  # complete: skipped
+    _rendered(Asset("old", path), out)
+    report = render_manifest(manifest, out, SETTINGS, progress=False, worker_command=["false"])
+    assert (report.skipped, report.rendered, report.others) == (1, ["thing"], ["old"])
+    assert Funnel.read(out).stages["render"].notes == {OTHERS_NOTE: 1}

@@ -67,6 +67,9 @@ class RenderReport:
     failed: list[AssetProblem] = field(default_factory=list)  # failed: a rerun tries again
     unusable: list[AssetProblem] = field(default_factory=list)  # manifest entries: fix them
     not_done: int = 0  # not rendered yet when the run was interrupted
+    # object folders in OUT that this manifest does not name (an earlier or another manifest's):
+    # `curate 4d qa` reads every object folder in OUT
+    others: list[str] = field(default_factory=list)
 
 
 def completed(folder: Path, job: RenderJob) -> dict | None:
@@ -133,15 +136,26 @@ def render_manifest(
     frames = settings.max_frames * settings.views
     jobs = [RenderJob(asset, payload, identity, settings.views, frames) for asset in assets]
     command = list(worker_command or [sys.executable, "-m", WORKER_MODULE])
-    report = RenderReport(unusable=list(problems))
+    report = RenderReport(unusable=list(problems), others=others_in(out, assets, problems))
     try:
         render_jobs(jobs, out, workers, progress, command, report)
     finally:  # interrupted too: what finished is counted, and what did not is said
         entered = len(assets) + len(problems)
         dropped = report.dropped + report.failed + report.unusable
         count = funnel.stage_count(entered, len(report.rendered), dropped)
-        funnel.record(out, "render", replace(count, pending=report.not_done))
+        notes = {OTHERS_NOTE: len(report.others)} if report.others else {}
+        funnel.record(out, "render", replace(count, pending=report.not_done, notes=notes))
     return report
+
+
+OTHERS_NOTE = "in OUT, not in the manifest"
+
+
+def others_in(out: Path, assets: Sequence[Asset], problems: Sequence[AssetProblem]) -> list[str]:
+    """The rendered object folders (a render.json) in OUT whose uid the manifest does not give."""
+    named = {a.uid for a in assets} | {p.uid for p in problems}
+    found = out.glob(f"*/{RENDER_FILE}") if out.is_dir() else ()
+    return sorted(p.parent.name for p in found if p.parent.name not in named)
 
 
 def shared_threads(settings: RenderSettings, workers: int) -> RenderSettings:
