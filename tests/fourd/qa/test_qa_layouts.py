@@ -116,6 +116,28 @@ def test_objects_the_motion_and_quality_stages_dropped_are_skipped(tmp_path: Pat
     assert list_objects(data, SPEC).skipped[0].reason == "quality: textureless"
 
 
+def test_motion_and_quality_of_an_earlier_render_are_out_of_date(tmp_path: Path) -> None:
+    """An object rendered again after `curate 4d motion` / `quality predict` judged it: their
+    verdict was of the old videos (a static object now moving still dropped, a broken one now
+    still "high quality"); it is skipped as out of date, naming the command to run again."""
+    data = write_objects(tmp_path / "data")
+    videos = data / "4d_object_multi_view_videos"
+    render = videos / OBJ0 / "render.json"
+    render.write_text(json.dumps({"status": "rendered", "seed": 0}))
+    assert main(["--no-progress", "curate", "4d", "motion", str(videos), "--tolerance", "4"]) == 0
+    assert OBJ0 in [o.uid for o in list_objects(data, SPEC).objects]
+    render.write_text(json.dumps({"status": "rendered", "seed": 1}))  # rendered again
+    [stale] = [s for s in list_objects(data, SPEC).skipped if s.uid == OBJ0]
+    assert stale.reason == "motion: out of date" and "curate 4d motion" in stale.detail
+    (videos / "motion.jsonl").unlink()
+    record = {"uid": OBJ0, "label": "high quality", "render": "0" * 32}
+    (videos / "quality.jsonl").write_text(json.dumps(record) + "\n")
+    [stale] = [s for s in list_objects(data, SPEC).skipped if s.uid == OBJ0]
+    assert stale.reason == "quality: out of date"
+    (videos / "quality.jsonl").write_text(json.dumps({"uid": OBJ0, "label": "high quality"}))
+    assert OBJ0 in [o.uid for o in list_objects(data, SPEC).objects]  # an older vidbench's
+
+
 def test_a_blank_caption_reply_is_counted_as_empty_not_as_asked_again(
     tmp_path: Path, shared_server: ChatServer, capsys
 ) -> None:  # type: ignore[no-untyped-def]

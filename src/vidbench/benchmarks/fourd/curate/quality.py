@@ -42,6 +42,7 @@ from vidbench.benchmarks.fourd.curate.motion_filter import (
     MissingView,
     object_folders,
     object_videos,
+    render_digest,
 )
 from vidbench.benchmarks.fourd.synthetic.writer import object_views, video_name
 from vidbench.core.errors import ConfigError, MediaError
@@ -397,13 +398,18 @@ def predict(options: PredictOptions) -> tuple[list[dict], list[AssetProblem]]:
             except MediaError as e:
                 reason = "missing view" if isinstance(e, MissingView) else "unreadable video"
                 dropped.append(AssetProblem(folder.name, str(folder), reason, str(e)))
-                records.append({"uid": folder.name, "label": None, "error": f"{reason}: {e}"})
+                error = f"{reason}: {e}"
+                records.append(
+                    {"uid": folder.name, "label": None, "error": error, **render_digest(folder)}
+                )
                 bar.advance(task)
                 continue
             probs = model.probabilities(images)
             per_view = [LABELS[i] for i in probs.argmax(axis=1)]
             label = vote(per_view, probs)
-            records.append({"uid": folder.name, "label": label, "views": per_view})
+            records.append(
+                {"uid": folder.name, "label": label, "views": per_view, **render_digest(folder)}
+            )
             if label != KEEP:
                 dropped.append(AssetProblem(folder.name, str(folder), label))
             bar.advance(task)
