@@ -143,6 +143,8 @@ def test_validator_and_blind_replies() -> None:
     assert parse_validation("no json") is None
     assert parse_blind("I think (C).") == "C"
     assert parse_blind("the crab") == ""
+    # a blind model writing Chinese: full-width brackets and letters are its answer
+    assert (parse_blind("答案：（B）"), parse_blind("正确答案是 Ｃ")) == ("B", "C")
 
 
 def test_show_prompts_prints_every_versioned_prompt(capsys: pytest.CaptureFixture) -> None:

@@ -20,7 +20,7 @@ from vidbench.benchmarks.mmworld.curate.candidates import (
     parse_generation,
     shuffled,
 )
-from vidbench.benchmarks.mmworld.curate.filters import decide, decide_blind
+from vidbench.benchmarks.mmworld.curate.filters import check_call, decide, decide_blind
 from vidbench.benchmarks.mmworld.curate.pipeline import CurateConfig, Curation
 from vidbench.benchmarks.mmworld.curate.queries import SUBDISCIPLINES
 from vidbench.benchmarks.mmworld.curate.videos import list_videos
@@ -173,6 +173,15 @@ def test_a_question_in_another_script_than_english_is_dropped_and_named() -> Non
         english["question"]
     ]
     assert generated.malformed == ("question 1: not in English (CJK letters)",)
+
+
+def test_a_filter_reply_in_full_width_letters_is_read() -> None:
+    """A check answered "（c）" or "Answer：Ｃ" was unparsed, asked again and then dropped the
+    question."""
+    options = {"a": "run", "b": "swim", "c": "sleep", "d": "eat"}
+    candidate = SubsetCandidate("visual/v#0", "visual", "v", "What does the cat do?", options, "c")
+    call = check_call(candidate, "blind")
+    assert (call.parse("（c）"), call.parse("Answer：Ｃ"), call.parse("Ｄ")) == ("c", "c", "d")
 
 
 def test_a_reply_is_read_past_brackets_and_options_alike_but_for_punctuation() -> None:
