@@ -100,6 +100,17 @@ def test_a_texture_missing_when_rendered_renders_again_once_there(tmp_path: Path
     assert completed(tmp_path / "out" / "thing", job) is None
 
 
+def test_a_uri_naming_a_folder_or_holding_a_nul_does_not_render_again_each_run(
+    tmp_path: Path,
+) -> None:
+    path = _gltf(tmp_path / "assets", ["tex/", "bad%00.png"])
+    (tmp_path / "assets" / "tex").mkdir()
+    refs = Asset("thing", path).fingerprint()["references"]
+    assert refs == {"mesh.bin": refs["mesh.bin"], "tex": "missing", "bad%00.png": NOT_FOLLOWED}
+    job = _rendered(Asset("thing", path), tmp_path / "out")
+    assert completed(tmp_path / "out" / "thing", job) is not None
+
+
 def test_glb_external_uris_are_read_from_its_json_chunk(tmp_path: Path) -> None:
     chunk = json.dumps({"images": [{"uri": "skin.png"}]}).encode().ljust(40)
     header = b"glTF" + (2).to_bytes(4, "little") + (20 + len(chunk)).to_bytes(4, "little")

@@ -41,27 +41,35 @@ def referenced(asset: Path) -> dict[str, Path | None]:
             return _resolved(folder, _gltf_uris(asset))
         if suffix == ".obj":
             return _obj_files(asset, folder)
-    except (OSError, ValueError, struct.error):  # unreadable, not JSON, a truncated .glb
+    except (OSError, ValueError, RecursionError, struct.error):  # unreadable, not JSON, cut
         return {}
     return {}
 
 
 def _resolved(base: Path, uris: list[str], root: Path | None = None) -> dict[str, Path | None]:
-    """uri -> the file it names below `root` (default `base`), relative to `base`; None when it
-    leads elsewhere. `data:` uris are left out: their bytes are in the file that holds them."""
+    """uri -> the file it names relative to `base` (keyed by its path below `root`, default
+    `base`); the uri itself -> None when it leads elsewhere. `data:` uris are left out: their
+    bytes are in the file that holds them."""
     root = root or base
     found: dict[str, Path | None] = {}
     for uri in uris:
         if uri.startswith("data:"):
             continue
-        path = None if _SCHEME.match(uri) or uri.startswith(("/", "\\")) else base / unquote(uri)
-        if path is not None:
-            path = path.resolve()
-            if not path.is_relative_to(root):
-                path = None
+        path = (
+            None if _SCHEME.match(uri) or uri.startswith(("/", "\\")) else _inside(base, uri, root)
+        )
         key = path.relative_to(root).as_posix() if path is not None else uri
         found[key] = path
     return found
+
+
+def _inside(base: Path, uri: str, root: Path) -> Path | None:
+    """The file `uri` names relative to `base`, resolved, when it lies below `root`."""
+    try:
+        path = (base / unquote(uri)).resolve()
+    except (OSError, ValueError):  # a NUL byte, a loop of links
+        return None
+    return path if path.is_relative_to(root) else None
 
 
 def _gltf_json(asset: Path) -> object:

@@ -60,7 +60,7 @@ class Asset:
             if not path.is_relative_to(folder):  # an edited render.json: not ours to read
                 return False
             if was == MISSING:
-                if path.exists():
+                if path.is_file():  # there now (a folder or a device never counts)
                     return False
             elif not _file_matches(path, was):
                 return False
