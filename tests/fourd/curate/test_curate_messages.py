@@ -12,6 +12,7 @@ import pytest
 from vidbench.benchmarks.fourd.curate.manifest import read_manifest
 from vidbench.benchmarks.fourd.curate.quality import read_labels
 from vidbench.cli import main
+from vidbench.report.funnel import StageCount, record_stage
 
 
 def test_funnel_of_a_folder_that_is_not_there_or_has_no_funnel(
@@ -100,3 +101,14 @@ def test_quality_labels_from_a_spreadsheet(tmp_path: Path) -> None:
         ("?", "no uid", "line 7"),
         ("d", "unknown label", "line 8: 'great'"),
     ]
+
+
+def test_an_output_folder_of_the_mmworld_pipeline_is_refused(tmp_path: Path) -> None:
+    """`curate 4d motion --out` given `curate mmworld`'s folder: refused before any work, naming
+    the other pipeline's stages (the 4D stages and its funnel would be mixed in)."""
+    (tmp_path / "videos").mkdir()
+    (tmp_path / "videos" / "a.mp4").write_bytes(b"")
+    record_stage(tmp_path / "out", "keyframes", StageCount(1, 1))
+    argv = ["curate", "4d", "motion", str(tmp_path / "videos"), "--out", str(tmp_path / "out")]
+    assert main(argv) == 2
+    assert not (tmp_path / "out" / "motion.jsonl").exists()

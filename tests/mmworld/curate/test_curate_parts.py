@@ -440,3 +440,18 @@ def test_an_output_folder_inside_the_videos_folder_adds_no_videos(tmp_path: Path
     assert [(v.video_id, v.path) for v in curation.videos] == [("clip", root / "x" / "clip.mp4")]
     with pytest.raises(ConfigError, match="the videos folder itself"):
         Curation(CurateConfig(root, root / "x" / ".."), console)
+
+
+def test_an_output_folder_of_the_4d_pipeline_is_refused(tmp_path: Path) -> None:
+    """One --out for `curate 4d` and `curate mmworld`: the 4D funnel was written over (its
+    stages dropped without a word) and the model calls mixed in one store."""
+    root = tmp_path / "videos"
+    root.mkdir()
+    (root / "clip.mp4").write_bytes(b"")
+    out = tmp_path / "out"
+    record_stage(out, "render", StageCount(2, 2))
+    with pytest.raises(ConfigError, match="holds the stages render of another pipeline"):
+        Curation(CurateConfig(root, out), Console(file=io.StringIO()))
+    (out / "funnel.json").unlink()
+    record_stage(out, "videos", StageCount(1, 1))  # its own: fine
+    Curation(CurateConfig(root, out), Console(file=io.StringIO()))

@@ -81,6 +81,7 @@ def filter_motion(
 ) -> tuple[list[MotionResult], list[AssetProblem]]:
     """Motion range of every object in VIDEOS; (moving objects, dropped ones)."""
     found = object_videos(videos, view)
+    funnel.refuse_other(Path(out), "curate 4d motion")
     kept: list[MotionResult] = []
     dropped: list[AssetProblem] = []
     lines: list[dict[str, JsonValue]] = []

@@ -387,6 +387,7 @@ def predict(options: PredictOptions) -> tuple[list[dict], list[AssetProblem]]:
     objects = object_folders(videos)
     if not objects:
         raise ConfigError(f"{videos}: no rendered objects (<uid>/{video_name(0)}) in it")
+    funnel.refuse_other(options.out or videos, "curate 4d quality predict")
     model = Classifier.load(options.model)
     records: list[dict] = []
     dropped: list[AssetProblem] = []

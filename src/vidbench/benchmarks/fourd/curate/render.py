@@ -130,6 +130,7 @@ def render_manifest(
     the funnel is written with what finished, then KeyboardInterrupt goes on."""
     require("curate 4d render", ["bpy"], "render")
     out = Path(out)
+    funnel.refuse_other(out, "curate 4d render")
     assets, problems = read_manifest(manifest)
     settings = shared_threads(settings, workers)
     payload, identity = {"settings": settings.to_json()}, settings.identity()

@@ -57,7 +57,7 @@ from vidbench.core.files import Json, write_json, write_jsonl
 from vidbench.media.cache import FrameCache
 from vidbench.models.base import Model
 from vidbench.models.registry import ModelChoice, ModelOptions, load_model
-from vidbench.report.funnel import Funnel, StageCount, funnel_table
+from vidbench.report.funnel import Funnel, StageCount, funnel_table, refuse_other_pipeline
 from vidbench.runner.model_calls import DEFAULT_ATTEMPTS, ask_in
 from vidbench.runner.store import Store
 from vidbench.scoring.model_call import CallResult, ModelCall
@@ -91,6 +91,7 @@ class Curation:
         self.config = config
         self.console = console or err
         self.out = Path(config.out)
+        refuse_other_pipeline(self.out, STAGES, "curate mmworld")
         listing = list_videos(config.videos, config.discipline, self.out)
         self.videos: list[VideoEntry] = listing.items
         self.funnel = Funnel()
