@@ -66,6 +66,9 @@ def test_ids_of_videos_sharing_a_name_come_from_their_paths(tmp_path: Path) -> N
     assert [(p.record, p.message) for p in found.problems] == [
         ("line 2", "the same video as line 1 (give each a video_id)")
     ]
+    (root / "clip-19659645.mp4").write_bytes(b"")  # a name like another's id: said, not shared
+    with pytest.raises(ConfigError, match="'clip-19659645' is another video's"):
+        list_videos(root)
 
 
 def test_a_stale_output_of_an_unlisted_video_is_named(tmp_path: Path) -> None:

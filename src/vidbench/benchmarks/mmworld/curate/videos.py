@@ -66,12 +66,20 @@ def _path_ids(paths: Sequence[Path], root: Path, taken: Collection[str] = ()) ->
     names = [_safe_id(path.stem) for path in paths]
     counts = Counter(name.lower() for name in names)
     clash = {name.lower() for name in taken}
-    return [
+    ids = [
         name
         if counts[name.lower()] == 1 and name.lower() not in clash
         else f"{name}-{_path_hash(path, root)}"
         for name, path in zip(names, paths, strict=True)
     ]
+    first: dict[str, object] = dict.fromkeys(clash, "a video_id given in the list")
+    for video_id, path in zip(ids, paths, strict=True):  # a file named like another's hashed id
+        if first.setdefault(video_id.lower(), path) != path:
+            raise ConfigError(
+                f"{path}: its id {video_id!r} is another video's ({first[video_id.lower()]}); "
+                "rename one, or give each a video_id in a list file"
+            )
+    return ids
 
 
 def _path_hash(path: Path, root: Path) -> str:
