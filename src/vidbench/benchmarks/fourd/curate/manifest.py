@@ -56,7 +56,10 @@ class Asset:
         for name, was in references.items():
             if was == NOT_FOLLOWED:
                 continue
-            path = (folder / name).resolve()
+            try:
+                path = (folder / str(name)).resolve()
+            except (OSError, ValueError):  # an edited render.json (a NUL, a loop of links)
+                return False
             if not path.is_relative_to(folder):  # an edited render.json: not ours to read
                 return False
             if was == MISSING:
