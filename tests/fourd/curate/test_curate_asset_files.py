@@ -152,6 +152,9 @@ def test_an_older_render_json_without_references_still_matches(tmp_path: Path) -
     del record["asset"]["references"]
     record_file.write_text(json.dumps(record), encoding="utf-8")
     assert completed(tmp_path / "out" / "thing", job) is not None
+    record["asset"]["references"] = {"a\u0000b": "missing"}  # edited by hand: not complete
+    record_file.write_text(json.dumps(record), encoding="utf-8")
+    assert completed(tmp_path / "out" / "thing", job) is None
 
 
 def test_objects_in_out_from_another_manifest_are_named(tmp_path: Path) -> None:
