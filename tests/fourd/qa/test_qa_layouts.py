@@ -8,7 +8,17 @@ import json
 import sqlite3
 from pathlib import Path
 
-from qa_support import OBJ0, OBJ1, OBJ2, R_BROKEN, R_GOOD, generic, rendered_folder, write_objects
+from qa_support import (
+    OBJ0,
+    OBJ1,
+    OBJ2,
+    R_BROKEN,
+    R_GOOD,
+    R_TEXTURELESS,
+    generic,
+    rendered_folder,
+    write_objects,
+)
 
 from conftest import solid_frames
 from vidbench.benchmarks.fourd.curate.qa.objects import list_objects
@@ -114,6 +124,21 @@ def test_objects_the_motion_and_quality_stages_dropped_are_skipped(tmp_path: Pat
     # quality predict's output in the official layout's folder is read as in part 1's
     (videos / "quality.jsonl").write_text(json.dumps({"uid": OBJ0, "label": "textureless"}))
     assert list_objects(data, SPEC).skipped[0].reason == "quality: textureless"
+
+
+def test_an_object_whose_render_failed_or_was_stopped_is_skipped(tmp_path: Path) -> None:
+    """`curate 4d render` removes render.json when it starts an object: one it failed on, or
+    was stopped in, holds a part of its views or an earlier render's; they were asked about."""
+    folder = rendered_folder(tmp_path / "render")
+    (folder / R_GOOD / ".job.json").write_text("{}")
+    (folder / R_GOOD / "error.json").write_text(json.dumps({"reason": "no mesh"}))
+    (folder / R_TEXTURELESS / ".job.json").write_text("{}")
+    skipped = {s.uid: (s.reason, s.detail) for s in list_objects(folder, SPEC).skipped}
+    assert skipped[R_GOOD] == (
+        "render not complete",
+        "no render.json, it failed: no mesh; run `curate 4d render` again",
+    )
+    assert "it was stopped or its worker died" in skipped[R_TEXTURELESS][1]
 
 
 def test_motion_and_quality_of_an_earlier_render_are_out_of_date(tmp_path: Path) -> None:

@@ -8,7 +8,8 @@
 In either, `motion.jsonl` and `quality.jsonl` beside the object folders are read when `curate 4d
 motion` and `curate 4d quality predict` wrote them there (their default).
 
-An object is skipped, with its reason, when part 1 dropped it (render.json status `dropped`, a
+An object is skipped, with its reason, when its render was started and not finished (a job file
+and no render.json: failed, or stopped), when part 1 dropped it (render.json status `dropped`, a
 `motion.jsonl` beside the object folders saying it does not move or its video is unreadable, a
 quality label other than "high quality", or none where `quality.jsonl` exists), when its
 motion.jsonl or quality.jsonl record judged an earlier render of it (the object rendered again
@@ -24,6 +25,7 @@ from pathlib import Path
 from vidbench.benchmarks.fourd import loader as fourd
 from vidbench.benchmarks.fourd.curate.motion_filter import MOTION_FILE, render_digest
 from vidbench.benchmarks.fourd.curate.quality import KEEP
+from vidbench.benchmarks.fourd.curate.workers import ERROR_FILE, JOB_FILE
 from vidbench.core.errors import ConfigError
 from vidbench.core.files import json_lines
 from vidbench.core.records import MediaRef
@@ -118,6 +120,21 @@ def _stale(folder: Path, records: dict[str, dict | None], root: Path) -> Skipped
     return None
 
 
+def _render_unfinished(folder: Path) -> Skipped | None:
+    """The object skipped when `curate 4d render` started it (its job file is there) and left
+    no render.json: the render failed (error.json says why) or was stopped, and the views there
+    are a part of this render or an earlier render's (render.json goes first when one starts)."""
+    if (folder / RENDER_FILE).is_file() or not (folder / JOB_FILE).is_file():
+        return None
+    try:
+        error = json.loads((folder / ERROR_FILE).read_text(encoding="utf-8"))
+        why = f"it failed: {error['reason']}"
+    except (OSError, ValueError, TypeError, KeyError):  # none: stopped, or the worker died
+        why = "it was stopped or its worker died"
+    detail = f"no {RENDER_FILE}, {why}; run `curate 4d render` again"
+    return Skipped(folder.name, "render not complete", detail)
+
+
 def _render_dropped(folder: Path) -> str | None:
     try:
         record = json.loads((folder / RENDER_FILE).read_text(encoding="utf-8"))
@@ -141,6 +158,10 @@ def list_objects(data: Path, spec: FrameSpec) -> ObjectListing:
         dropped = _render_dropped(folder)
         if dropped is not None:
             skipped.append(Skipped(uid, "render dropped", dropped))
+            continue
+        unfinished = _render_unfinished(folder)
+        if unfinished is not None:
+            skipped.append(unfinished)
             continue
         stale = _stale(folder, {"motion": motion.get(uid), "quality": quality.get(uid)}, root)
         if stale is not None:
