@@ -14,6 +14,7 @@ in recent transformers it needs torchvision, which has no CPU build to pair with
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,10 +49,12 @@ class Checkpoint:
     family: Family
     own_code: bool  # its own classes run (trust_remote_code given and the checkpoint ships code)
     auto_map: dict[str, str]
+    weights: str  # which files: the hub snapshot's commit, or a digest of the folder's files
 
 
-def read_config(spec: str, source: str) -> dict[str, JsonValue]:
-    """config.json of a local directory or of a hub id (from the cache when offline)."""
+def read_config(spec: str, source: str) -> tuple[Path, dict[str, JsonValue]]:
+    """config.json of a local directory or of a hub id (from the cache when offline): where it
+    was read, and what it holds."""
     path = Path(source) / "config.json"
     if not path.is_file():
         try:
@@ -66,7 +69,24 @@ def read_config(spec: str, source: str) -> dict[str, JsonValue]:
         raise ConfigError(f"{spec}: {path} is not readable JSON ({e})") from e
     if not isinstance(config, dict):
         raise ConfigError(f"{spec}: {path} is not a JSON object")
-    return config
+    return path, config
+
+
+def files_version(source: str, config_path: Path) -> str:
+    """Which files a checkpoint is: a hub id's snapshot commit (the folder its config.json was
+    found in), or for a folder, a digest of its files' names, sizes and modification times
+    (weights saved over the old ones in place are another model; hidden files, e.g. a `.cache`,
+    do not count). Nothing is read but the folder's listing: a 70B checkpoint costs no hashing."""
+    folder = Path(source)
+    if not folder.is_dir():
+        return config_path.parent.name
+    listing = []
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder)
+        if path.is_file() and not any(part.startswith(".") for part in relative.parts):
+            stat = path.stat()
+            listing.append([relative.as_posix(), stat.st_size, stat.st_mtime_ns])
+    return hashlib.sha256(json.dumps(listing).encode()).hexdigest()[:16]
 
 
 @functools.cache
@@ -78,7 +98,7 @@ def known_model_types() -> frozenset[str]:
 
 def inspect_checkpoint(spec: str, source: str, trust_remote_code: bool, flag: str) -> Checkpoint:
     """The checkpoint's type and family; refuses code it ships unless the user trusts it."""
-    config = read_config(spec, source)
+    config_path, config = read_config(spec, source)
     model_type = str(config.get("model_type", ""))
     auto_map = config.get("auto_map") or {}
     if not isinstance(auto_map, dict):
@@ -101,7 +121,8 @@ def inspect_checkpoint(spec: str, source: str, trust_remote_code: bool, flag: st
     if not own_code:
         check_architectures(spec, config.get("architectures"), family)
     classes = {str(name): str(where) for name, where in auto_map.items()}
-    return Checkpoint(source, model_type, family, own_code, classes)
+    weights = files_version(source, config_path)
+    return Checkpoint(source, model_type, family, own_code, classes, weights)
 
 
 def check_architectures(spec: str, architectures: JsonValue, family: Family) -> None:

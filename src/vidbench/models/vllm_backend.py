@@ -166,6 +166,7 @@ class VLLMModel(DeviceModel[VLLMSettings]):
     def identity(self) -> dict[str, Json]:
         return {
             "spec": self.spec,
+            "weights": self.checkpoint.weights,
             "dtype": self.settings.dtype,
             **self.settings.frames.identity(),
             "trust_remote_code": self.settings.trust_remote_code,

@@ -1,0 +1,71 @@
+"""A checkpoint folder as users have them: changed in place, missing files, corrupt shards, no
+chat template, prompts longer than the model's context. Tiny real models on CPU."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import make_qa_dataset
+from tiny_models import tiny_qwen2_vl
+from vidbench.cli import main
+from vidbench.core.files import read_jsonl
+from vidbench.models.registry import ModelOptions, load_model
+
+
+@pytest.fixture(scope="module")
+def qa_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_qa_dataset(tmp_path_factory.mktemp("qa"), n_objects=1, frames=12)
+
+
+def run_cli(model: Path, data: Path, out: Path, *extra: str) -> int:
+    argv = ["--no-progress", "run", "4dbench-qa", "--data", str(data), "--out", str(out)]
+    argv += ["--model", f"hf:{model}", "--limit", "2", "--max-tokens", "4"]
+    return main([*argv, "--model-opt", "device=cpu", *extra])
+
+
+def said(capsys: pytest.CaptureFixture[str]) -> str:
+    captured = capsys.readouterr()
+    return " ".join((captured.out + captured.err).split())
+
+
+def answers(out: Path) -> dict[str, Any]:
+    return {r["id"]: r["raw_output"] for r in read_jsonl(out / "samples.jsonl")}
+
+
+@pytest.mark.slow
+def test_weights_changed_in_place_are_asked_again(
+    qa_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Same folder, new weights (a fine-tune saved over the old one): the stored answers are
+    the old model's and must not be reused."""
+    model, out = tiny_qwen2_vl(tmp_path / "ckpt", seed=0), tmp_path / "out"
+    assert run_cli(model, qa_data, out) == 0
+    first = answers(out)
+    assert run_cli(model, qa_data, out) == 0  # unchanged: all reused
+    assert "infer: 0 answered, 2 reused" in said(capsys)
+    tiny_qwen2_vl(model, seed=1)
+    assert run_cli(model, qa_data, out) == 0
+    assert "infer: 2 answered, 0 reused" in said(capsys)
+    assert answers(out) != first
+    identity = json.loads((out / "results.json").read_text())["model_identity"]
+    assert len(identity["weights"]) == 16
+
+
+def test_a_hub_id_is_its_cached_snapshot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hub id names whatever revision the cache (or the hub) has now: its answers are keyed
+    by the snapshot's commit, so a newer revision is asked again."""
+    from huggingface_hub import constants
+
+    repo = tmp_path / "hub" / "models--tiny--qwen"
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    tiny_qwen2_vl(repo / "snapshots" / commit)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(commit)
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    model = load_model("hf:tiny/qwen", ModelOptions(extra={"device": "cpu"}))
+    assert model.identity()["weights"] == commit
