@@ -69,3 +69,15 @@ def test_a_hub_id_is_its_cached_snapshot(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     model = load_model("hf:tiny/qwen", ModelOptions(extra={"device": "cpu"}))
     assert model.identity()["weights"] == commit
+
+
+def test_no_chat_template_stops_the_run_before_any_request(
+    qa_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Was: every request an error, and 'run the same command again to retry' (it never helps)."""
+    model = tiny_qwen2_vl(tmp_path / "ckpt")
+    (model / "chat_template.jinja").unlink()
+    out = tmp_path / "out"
+    assert run_cli(model, qa_data, out) == 2
+    assert f"{model} has no chat template, and qwen2-vl prompts are written" in said(capsys)
+    assert not (out / "samples.jsonl").exists()

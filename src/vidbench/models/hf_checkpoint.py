@@ -190,7 +190,8 @@ def image_only_processor(base: type[ProcessorMixin]) -> type[ProcessorMixin]:
 
 def load_processor(checkpoint: Checkpoint, config: Any, with_video: bool = False) -> Any:
     """The checkpoint's processor (image/video processor, tokenizer, chat template), left
-    padding; its video processor only `with_video`."""
+    padding; its video processor only `with_video`. A family that prompts with the chat
+    template and a checkpoint without one stop here, not as one error per request."""
     from transformers import AutoProcessor
     from transformers.models.auto.processing_auto import PROCESSOR_MAPPING
 
@@ -218,6 +219,12 @@ def load_processor(checkpoint: Checkpoint, config: Any, with_video: bool = False
             raise
     else:
         processor = AutoProcessor.from_pretrained(source)
+    if checkpoint.family.prompt == "chat" and not getattr(processor, "chat_template", None):
+        raise ConfigError(
+            f"{source} has no chat template, and {checkpoint.family.name} prompts are written "
+            "with it: put the model's own template in the folder (chat_template.jinja, or "
+            "`chat_template` in tokenizer_config.json), as its original release has it"
+        )
     tokenizer = tokenizer_of(processor)
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token

@@ -65,12 +65,12 @@ def load(
 
     trust = checkpoint.own_code
     config = AutoConfig.from_pretrained(checkpoint.source, trust_remote_code=trust)
-    processor = load_processor(checkpoint, config, with_video=frames.kind == "video")
-    tokenizer_of(processor).padding_side = padding_side
     if checkpoint.own_code:
         model_class = own_model_class(checkpoint)
     else:
         model_class = load_model_class(checkpoint.family)
+    processor = load_processor(checkpoint, config, with_video=frames.kind == "video")
+    tokenizer_of(processor).padding_side = padding_side
     torch_dtype = "auto" if dtype == "auto" else getattr(torch, dtype)
     target = pick_device(device)
     # keywords of from_pretrained (untyped), one of whose names depends on the version
