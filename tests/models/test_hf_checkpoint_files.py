@@ -3,6 +3,7 @@ chat template, prompts longer than the model's context. Tiny real models on CPU.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,8 @@ from conftest import make_qa_dataset
 from tiny_models import tiny_qwen2_vl
 from vidbench.cli import main
 from vidbench.core.files import read_jsonl
+from vidbench.core.messages import Message, TextPart
+from vidbench.core.requests import GenerationConfig, Request, Response
 from vidbench.models.registry import ModelOptions, load_model
 
 
@@ -81,3 +84,28 @@ def test_no_chat_template_stops_the_run_before_any_request(
     assert run_cli(model, qa_data, out) == 2
     assert f"{model} has no chat template, and qwen2-vl prompts are written" in said(capsys)
     assert not (out / "samples.jsonl").exists()
+
+
+def ask(model: Any, *texts: str, max_tokens: int) -> list[Response]:
+    settings = GenerationConfig(max_tokens=max_tokens)
+    requests = [
+        Request(f"k{i}", f"s{i}", (Message("user", (TextPart(text),)),), settings)
+        for i, text in enumerate(texts)
+    ]
+    return asyncio.run(model.generate(requests))
+
+
+def test_a_prompt_longer_than_the_context_is_refused(tmp_path: Path) -> None:
+    """Was: answered 'ok' from positions the model never learned (or an IndexError for learned
+    position embeddings). Now refused, naming the sizes; the prompt that fits is answered, its
+    answer ending where the context does."""
+    model_dir = tiny_qwen2_vl(tmp_path / "ckpt")
+    config = json.loads((model_dir / "config.json").read_text())
+    config["text_config"]["max_position_embeddings"] = 64
+    (model_dir / "config.json").write_text(json.dumps(config))
+    model = load_model(f"hf:{model_dir}", ModelOptions(extra={"device": "cpu", "batch_size": "2"}))
+    short, long = ask(model, "Hi?", "Why? " * 20, max_tokens=60)
+    assert long.status == "rejected"
+    assert "the prompt is 1" in long.error and "the model's context holds 64" in long.error
+    assert short.ok and short.truncated
+    assert short.usage.input_tokens + short.usage.output_tokens == 64

@@ -37,6 +37,7 @@ class LoadedModel:
     device: str
     eos_ids: frozenset[int]
     frames: FrameInput = IMAGES
+    context: int | None = None  # tokens one sequence holds (max_position_embeddings)
 
 
 def pick_device(device: str) -> str:
@@ -81,7 +82,15 @@ def load(
         kwargs["trust_remote_code"] = True
     model = model_class.from_pretrained(checkpoint.source, **kwargs).eval()
     eos = eos_ids(model, processor)
-    return LoadedModel(model, processor, checkpoint.family, target, eos, frames)
+    context = context_length(model)
+    return LoadedModel(model, processor, checkpoint.family, target, eos, frames, context)
+
+
+def context_length(model: Any) -> int | None:
+    """The tokens one sequence of the model holds (its text model's max_position_embeddings;
+    None when its config does not say)."""
+    value = getattr(model.config.get_text_config(), "max_position_embeddings", None)
+    return value if isinstance(value, int) and value > 0 else None
 
 
 def _dtype_keyword() -> str:
@@ -102,11 +111,14 @@ def eos_ids(model: Any, processor: Any) -> frozenset[int]:
     return frozenset(ids)
 
 
-def generation_settings(loaded: LoadedModel, generation: GenerationConfig) -> Any:
+def generation_settings(
+    loaded: LoadedModel, generation: GenerationConfig, max_new_tokens: int
+) -> Any:
     """The model's generation config with our settings: greedy at temperature 0, else sampling
-    with exactly the request's temperature and top_p (the checkpoint's top_k is switched off)."""
+    with exactly the request's temperature and top_p (the checkpoint's top_k is switched off);
+    at most `max_new_tokens` (the request's max_tokens, or less where the context ends)."""
     settings = copy.deepcopy(loaded.model.generation_config)
-    settings.max_new_tokens = generation.max_tokens
+    settings.max_new_tokens = max_new_tokens
     if generation.temperature == 0:
         settings.do_sample = False
         settings.temperature = settings.top_p = settings.top_k = None
@@ -162,7 +174,9 @@ def prepare_batch(
     """The CPU side of a batch (chat template, image decoding, processor): runs in the
     preparation pool, with the thread's own `processor`, while the device generates. A request
     whose frames the model cannot take (a clip of another length than its video input's) is
-    answered with an error naming why; the rest of the batch goes on."""
+    answered with an error naming why, and so is one whose prompt fills the model's context
+    (its answer would come from positions the model never learned); the rest of the batch goes
+    on."""
     start = time.perf_counter()
     accepted: list[Request] = []
     refused: dict[str, Response] = {}
@@ -174,6 +188,19 @@ def prepare_batch(
         else:
             refused[request.key] = rejected(request.key, problem, CHANGE_FRAMES)
     inputs = encode_batch(loaded, accepted, processor) if accepted else None
+    if inputs is not None and loaded.context is not None:
+        lengths = inputs["attention_mask"].sum(dim=1).tolist()
+        fits = [r for r, n in zip(accepted, lengths, strict=True) if n < loaded.context]
+        for request, length in zip(accepted, lengths, strict=True):
+            if length >= loaded.context:
+                problem = (
+                    f"the prompt is {length} tokens, and the model's context holds "
+                    f"{loaded.context} (max_position_embeddings): no room is left to answer"
+                )
+                refused[request.key] = rejected(request.key, problem, CHANGE_FRAMES)
+        if len(fits) < len(accepted):  # the others, padded without the refused ones
+            accepted = fits
+            inputs = encode_batch(loaded, accepted, processor) if accepted else None
     return PreparedBatch(requests, inputs, time.perf_counter() - start, accepted, refused)
 
 
@@ -193,15 +220,18 @@ def _generate(loaded: LoadedModel, prepared: PreparedBatch) -> dict[str, Respons
     requests = prepared.accepted
     inputs = prepared.inputs.to(loaded.device).to(loaded.model.dtype)
     generation = requests[0].generation
+    prompt_tokens = inputs["attention_mask"].sum(dim=1).tolist()
+    max_new_tokens = generation.max_tokens
+    if loaded.context is not None:  # the answers end where the longest prompt's context does
+        max_new_tokens = min(max_new_tokens, loaded.context - int(max(prompt_tokens)))
     if generation.seed is not None:
         torch.manual_seed(generation.seed)
     with torch.inference_mode():
         output = loaded.model.generate(
-            **inputs, generation_config=generation_settings(loaded, generation)
+            **inputs, generation_config=generation_settings(loaded, generation, max_new_tokens)
         )
     latency = prepared.prepare_s + time.perf_counter() - start
     prompt_length = inputs["input_ids"].shape[1]
-    prompt_tokens = inputs["attention_mask"].sum(dim=1).tolist()
     tokenizer = tokenizer_of(loaded.processor)
     responses = {}
     for request, row, n_in in zip(
@@ -210,8 +240,8 @@ def _generate(loaded: LoadedModel, prepared: PreparedBatch) -> dict[str, Respons
         tokens = _until_eos(row, loaded.eos_ids)
         text = tokenizer.decode(tokens, skip_special_tokens=True).strip()
         usage = Usage(int(n_in), len(tokens))
-        # no end of sequence within max_tokens: generation stopped at the limit
-        truncated = len(tokens) >= generation.max_tokens and not set(tokens) & loaded.eos_ids
+        # no end of sequence within max_tokens (or the context): generation stopped at the limit
+        truncated = len(tokens) >= max_new_tokens and not set(tokens) & loaded.eos_ids
         if text:
             responses[request.key] = Response(
                 request.key, text, usage=usage, latency_s=latency, truncated=truncated
