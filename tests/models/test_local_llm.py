@@ -363,3 +363,20 @@ def test_the_local_llm_server_ends_with_the_vidbench_process_that_started_it(
         owner.wait()
         if server is not None:
             _end(server)
+
+
+def test_a_port_in_use_is_refused_before_the_server_starts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Was: another server on the port answered /v1/models, `serve-local-llm` printed 'serving
+    at' that port (the other model), then its own server failed to bind and exited."""
+    from vidbench.testing import ChatServer
+
+    started: list[object] = []
+    monkeypatch.setattr(subprocess, "Popen", lambda *a, **k: started.append(a))
+    port = free_port()
+    with ChatServer(port=port, reply=lambda body: "(Z)"):
+        said: list[str] = []
+        with pytest.raises(ConfigError, match=f"port {port} on 127.0.0.1 is in use"):
+            local_llm.serve(port, 512, None, say=said.append)
+    assert started == [] and said == []

@@ -88,6 +88,22 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def check_port_free(port: int) -> None:
+    """ConfigError unless `port` on 127.0.0.1 can be listened on. A server already there (an
+    earlier `serve-local-llm`, another model's server) would answer /v1/models for the one
+    being started, which then fails to bind and exits: the requests would go to that other
+    model."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds
+        try:
+            s.bind((HOST, port))
+        except OSError as e:
+            raise ConfigError(
+                f"port {port} on {HOST} is in use ({e.strerror}; another server?): "
+                "give another port, or none for a free one"
+            ) from e
+
+
 def server_command(
     model: Path, port: int, ctx: int, template_config: Path, threads: int | None = None
 ) -> list[str]:
@@ -202,6 +218,8 @@ def start_server(
     """Start the server (a free port unless one is given) and return once it answers; stopped
     and cleaned up, with an error, when `cancelled` is set first (a caller in another thread
     that was interrupted)."""
+    if port is not None:
+        check_port_free(port)
     model = gguf_path()
     workdir = Path(tempfile.mkdtemp(prefix="vidbench-local-llm-"))
     log = None if log_to_terminal else workdir / "server.log"
