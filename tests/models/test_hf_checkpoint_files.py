@@ -13,6 +13,7 @@ import pytest
 from conftest import make_qa_dataset
 from tiny_models import tiny_qwen2_vl
 from vidbench.cli import main
+from vidbench.core.errors import ConfigError
 from vidbench.core.files import read_jsonl
 from vidbench.core.messages import Message, TextPart
 from vidbench.core.requests import GenerationConfig, Request, Response
@@ -109,3 +110,12 @@ def test_a_prompt_longer_than_the_context_is_refused(tmp_path: Path) -> None:
     assert "the prompt is 1" in long.error and "the model's context holds 64" in long.error
     assert short.ok and short.truncated
     assert short.usage.input_tokens + short.usage.output_tokens == 64
+
+
+def test_a_text_only_model_is_named_before_anything_loads(tmp_path: Path) -> None:
+    """Was: the weights' load failed with transformers' list of a hundred config classes."""
+    (tmp_path / "config.json").write_text(
+        json.dumps({"model_type": "qwen2", "architectures": ["Qwen2ForCausalLM"]})
+    )
+    with pytest.raises(ConfigError, match="model type 'qwen2' is not an image-text-to-text"):
+        load_model(f"blind:hf:{tmp_path}")

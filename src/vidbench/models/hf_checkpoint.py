@@ -96,6 +96,14 @@ def known_model_types() -> frozenset[str]:
     return frozenset(CONFIG_MAPPING_NAMES)
 
 
+@functools.cache
+def image_text_model_types() -> frozenset[str]:
+    """The model types transformers' image-text-to-text Auto class (the generic path) loads."""
+    from transformers.models.auto.modeling_auto import MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES
+
+    return frozenset(MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES)
+
+
 def inspect_checkpoint(spec: str, source: str, trust_remote_code: bool, flag: str) -> Checkpoint:
     """The checkpoint's type and family; refuses code it ships unless the user trusts it."""
     config_path, config = read_config(spec, source)
@@ -120,9 +128,23 @@ def inspect_checkpoint(spec: str, source: str, trust_remote_code: bool, flag: st
     family = remote_family(model_type) if own_code else family_for(model_type)
     if not own_code:
         check_architectures(spec, config.get("architectures"), family)
+        check_generic(spec, model_type, family)
     classes = {str(name): str(where) for name, where in auto_map.items()}
     weights = files_version(source, config_path)
     return Checkpoint(source, model_type, family, own_code, classes, weights)
+
+
+def check_generic(spec: str, model_type: str, family: Family) -> None:
+    """A model type of no family goes through transformers' image-text-to-text class, which
+    loads only the types it lists: any other (a text-only LLM) stops here, in words, not with
+    transformers' list of a hundred config classes when the weights load."""
+    if family.model_class == GENERIC_MODEL_CLASS and model_type not in image_text_model_types():
+        raise ConfigError(
+            f"{spec}: model type {model_type!r} is not an image-text-to-text model in "
+            "transformers (a text-only model?), and hf: runs vision-language models; a text "
+            "model's blind baseline runs on a server of it: blind:openai-compat:URL#NAME "
+            "(docs/how-to/local-models.md)"
+        )
 
 
 def check_architectures(spec: str, architectures: JsonValue, family: Family) -> None:
