@@ -171,6 +171,21 @@ class LocalLLMServer:
         tail = self.output_tail()
         return f"the local LLM server (pid {self.process.pid}) {how}; its last output:\n{tail}"
 
+    def prompt_tokens(self, messages: list[dict[str, str]]) -> int:
+        """The tokens of the prompt the server writes for `messages` (role and text each):
+        COMPLETION_TEMPLATE rendered, counted by the server's own tokenizer."""
+        import jinja2
+
+        prompt = jinja2.Template(COMPLETION_TEMPLATE).render(messages=messages, bos_token="<bos>")
+        body = json.dumps({"input": prompt}).encode()
+        request = urllib.request.Request(
+            f"http://{HOST}:{self.port}/extras/tokenize/count",
+            data=body,
+            headers={"Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=60) as reply:
+            return int(json.load(reply)["count"])
+
     def ready(self) -> bool:
         try:
             with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as reply:
