@@ -119,3 +119,20 @@ def test_a_text_only_model_is_named_before_anything_loads(tmp_path: Path) -> Non
     )
     with pytest.raises(ConfigError, match="model type 'qwen2' is not an image-text-to-text"):
         load_model(f"blind:hf:{tmp_path}")
+
+
+def test_the_weights_key_is_the_folders_own_files(tmp_path: Path) -> None:
+    """Stable for an unchanged folder, whatever is written into its subfolders (a trainer's
+    next checkpoint-N/); another key once a file of its own is written again."""
+    model_dir = tiny_qwen2_vl(tmp_path / "ckpt")
+
+    def weights() -> Any:
+        return load_model(f"hf:{model_dir}").identity()["weights"]
+
+    first = weights()
+    (model_dir / "checkpoint-500").mkdir()
+    (model_dir / "checkpoint-500" / "model.safetensors").write_bytes(b"later")
+    assert weights() == first
+    config = model_dir / "generation_config.json"
+    config.write_text(config.read_text())  # the same bytes, written again: new time
+    assert weights() != first

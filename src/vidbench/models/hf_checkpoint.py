@@ -74,18 +74,18 @@ def read_config(spec: str, source: str) -> tuple[Path, dict[str, JsonValue]]:
 
 def files_version(source: str, config_path: Path) -> str:
     """Which files a checkpoint is: a hub id's snapshot commit (the folder its config.json was
-    found in), or for a folder, a digest of its files' names, sizes and modification times
-    (weights saved over the old ones in place are another model; hidden files, e.g. a `.cache`,
-    do not count). Nothing is read but the folder's listing: a 70B checkpoint costs no hashing."""
+    found in), or for a folder, a digest of the names, sizes and modification times of the files
+    in it (weights saved over the old ones in place are another model). Subfolders (a trainer's
+    checkpoint-N/, runs/) and hidden files do not count: transformers reads the files at the top.
+    Nothing is read but the listing: a 70B checkpoint costs no hashing."""
     folder = Path(source)
     if not folder.is_dir():
         return config_path.parent.name
     listing = []
-    for path in sorted(folder.rglob("*")):
-        relative = path.relative_to(folder)
-        if path.is_file() and not any(part.startswith(".") for part in relative.parts):
+    for path in sorted(folder.iterdir()):
+        if path.is_file() and not path.name.startswith("."):
             stat = path.stat()
-            listing.append([relative.as_posix(), stat.st_size, stat.st_mtime_ns])
+            listing.append([path.name, stat.st_size, stat.st_mtime_ns])
     return hashlib.sha256(json.dumps(listing).encode()).hexdigest()[:16]
 
 
