@@ -136,3 +136,25 @@ def test_the_weights_key_is_the_folders_own_files(tmp_path: Path) -> None:
     config = model_dir / "generation_config.json"
     config.write_text(config.read_text())  # the same bytes, written again: new time
     assert weights() != first
+
+
+def test_a_request_the_processor_fails_on_fails_alone(tmp_path: Path) -> None:
+    """Was: Qwen2-VL's processor refused one image (aspect ratio over 200) and the whole batch
+    was recorded with that error (a rerun batched them together again)."""
+    import numpy as np
+
+    from vidbench.core.messages import ImagePart
+    from vidbench.media.images import encode_image
+
+    model_dir = tiny_qwen2_vl(tmp_path / "ckpt")
+    model = load_model(f"hf:{model_dir}", ModelOptions(extra={"device": "cpu", "batch_size": "4"}))
+
+    def with_image(key: str, height: int, width: int) -> Request:
+        pixels = encode_image(np.full((height, width, 3), 100, np.uint8))
+        parts = (ImagePart(pixels, "image/png", "frame"), TextPart("Which?"))
+        return Request(key, key, (Message("user", parts),), GenerationConfig(max_tokens=3))
+
+    requests = [with_image("a", 32, 32), with_image("thin", 2, 900), with_image("b", 40, 40)]
+    a, thin, b = asyncio.run(model.generate(requests))
+    assert a.ok and b.ok
+    assert thin.status == "error" and "aspect ratio must be smaller than 200" in thin.error

@@ -187,7 +187,8 @@ def prepare_batch(
             accepted.append(request)
         else:
             refused[request.key] = rejected(request.key, problem, CHANGE_FRAMES)
-    inputs = encode_batch(loaded, accepted, processor) if accepted else None
+    inputs, accepted, failed = _encode_apart(loaded, accepted, processor)
+    refused.update(failed)
     if inputs is not None and loaded.context is not None:
         lengths = inputs["attention_mask"].sum(dim=1).tolist()
         fits = [r for r, n in zip(accepted, lengths, strict=True) if n < loaded.context]
@@ -202,6 +203,29 @@ def prepare_batch(
             accepted = fits
             inputs = encode_batch(loaded, accepted, processor) if accepted else None
     return PreparedBatch(requests, inputs, time.perf_counter() - start, accepted, refused)
+
+
+def _encode_apart(
+    loaded: LoadedModel, requests: list[Request], processor: Any
+) -> tuple[Any, list[Request], dict[str, Response]]:
+    """The processor's tensors for `requests`, those it took, and an error response for each it
+    failed on: when it fails for the batch (an image it cannot resize fails the whole call),
+    each request is encoded alone, so only the ones at fault fail, and the rest together."""
+    if not requests:
+        return None, [], {}
+    try:
+        return encode_batch(loaded, requests, processor), requests, {}
+    except Exception:
+        taken: list[Request] = []
+        failed: dict[str, Response] = {}
+        for request in requests:
+            try:
+                encode_batch(loaded, [request], processor)
+                taken.append(request)
+            except Exception as e:  # this request's own fault, the same on every run
+                failed[request.key] = Response(request.key, None, error=f"{type(e).__name__}: {e}")
+        inputs = encode_batch(loaded, taken, processor) if taken else None
+        return inputs, taken, failed
 
 
 def generate_batch(loaded: LoadedModel, prepared: PreparedBatch) -> list[Response]:
