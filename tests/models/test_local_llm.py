@@ -377,7 +377,7 @@ def test_a_port_in_use_is_refused_before_the_server_starts(
     port = free_port()
     with ChatServer(port=port, reply=lambda body: "(Z)"):
         said: list[str] = []
-        with pytest.raises(ConfigError, match=f"port {port} on 127.0.0.1 is in use"):
+        with pytest.raises(ConfigError, match=f"port {port} on 127.0.0.1: is in use"):
             local_llm.serve(port, 512, None, say=said.append)
     assert started == [] and said == []
 

@@ -20,6 +20,7 @@ repeat the prompt.
 from __future__ import annotations
 
 import contextlib
+import errno
 import importlib.util
 import json
 import os
@@ -98,9 +99,9 @@ def check_port_free(port: int) -> None:
         try:
             s.bind((HOST, port))
         except OSError as e:
+            why = "is in use (another server?)" if e.errno == errno.EADDRINUSE else e.strerror
             raise ConfigError(
-                f"port {port} on {HOST} is in use ({e.strerror}; another server?): "
-                "give another port, or none for a free one"
+                f"port {port} on {HOST}: {why}; give another port, or none for a free one"
             ) from e
 
 
