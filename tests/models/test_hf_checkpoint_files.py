@@ -158,3 +158,10 @@ def test_a_request_the_processor_fails_on_fails_alone(tmp_path: Path) -> None:
     a, thin, b = asyncio.run(model.generate(requests))
     assert a.ok and b.ok
     assert thin.status == "error" and "aspect ratio must be smaller than 200" in thin.error
+
+
+def test_an_adapter_folder_is_named_as_such(tmp_path: Path) -> None:
+    """Was: 'has no config.json; is it a model checkpoint?' for a LoRA adapter's folder."""
+    (tmp_path / "adapter_config.json").write_text('{"peft_type": "LORA"}')
+    with pytest.raises(ConfigError, match="is a PEFT adapter .* merge it into its base model"):
+        load_model(f"hf:{tmp_path}")
