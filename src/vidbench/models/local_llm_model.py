@@ -48,7 +48,14 @@ class LocalLLM(Model):
         self._died: str | None = None
 
     def identity(self) -> dict[str, Json]:
-        return {"spec": self.spec, "model": local_llm.MODEL_NAME, "ctx": self._ctx}
+        """The model, its context and which weights: the GGUF package's version (an upgrade that
+        ships other weights is another model, whose answers are asked anew)."""
+        return {
+            "spec": self.spec,
+            "model": local_llm.MODEL_NAME,
+            "ctx": self._ctx,
+            "weights": local_llm.weights_version(),
+        }
 
     async def start(self) -> None:
         if self._server is not None:
