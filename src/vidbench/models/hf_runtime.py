@@ -189,20 +189,28 @@ def prepare_batch(
             refused[request.key] = rejected(request.key, problem, CHANGE_FRAMES)
     inputs, accepted, failed = _encode_apart(loaded, accepted, processor)
     refused.update(failed)
-    if inputs is not None and loaded.context is not None:
-        lengths = inputs["attention_mask"].sum(dim=1).tolist()
-        fits = [r for r, n in zip(accepted, lengths, strict=True) if n < loaded.context]
-        for request, length in zip(accepted, lengths, strict=True):
-            if length >= loaded.context:
-                problem = (
-                    f"the prompt is {length} tokens, and the model's context holds "
-                    f"{loaded.context} (max_position_embeddings): no room is left to answer"
-                )
-                refused[request.key] = rejected(request.key, problem, CHANGE_FRAMES)
-        if len(fits) < len(accepted):  # the others, padded without the refused ones
-            accepted = fits
-            inputs = encode_batch(loaded, accepted, processor) if accepted else None
+    too_long = _too_long(loaded, accepted, inputs)
+    if too_long:  # the others, padded without them
+        refused.update(too_long)
+        accepted = [r for r in accepted if r.key not in too_long]
+        inputs = encode_batch(loaded, accepted, processor) if accepted else None
     return PreparedBatch(requests, inputs, time.perf_counter() - start, accepted, refused)
+
+
+def _too_long(loaded: LoadedModel, requests: list[Request], inputs: Any) -> dict[str, Response]:
+    """A refusal for each encoded request whose prompt leaves no room in the model's context."""
+    if inputs is None or loaded.context is None:
+        return {}
+    refused = {}
+    lengths = inputs["attention_mask"].sum(dim=1).tolist()
+    for request, length in zip(requests, lengths, strict=True):
+        if length >= loaded.context:
+            problem = (
+                f"the prompt is {length} tokens, and the model's context holds "
+                f"{loaded.context} (max_position_embeddings): no room is left to answer"
+            )
+            refused[request.key] = rejected(request.key, problem, CHANGE_FRAMES)
+    return refused
 
 
 def _encode_apart(

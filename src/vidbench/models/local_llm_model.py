@@ -26,8 +26,8 @@ from vidbench.models.registry import ModelOptions, load_model, reject_extra
 from vidbench.models.retry import rejected
 
 KNOWN = ("ctx", "threads")
-# A server on this machine: a refused connection means it is gone, so retry little and soon.
 CHANGE_CONTEXT = "the context (--model-opt ctx=N)"
+# A server on this machine: a refused connection means it is gone, so retry little and soon.
 TRANSPORT = {"max_retries": "1", "backoff": "0.2", "timeout": "300"}
 
 
