@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 # A stand-in for the `vllm` package: records the engine arguments and generate calls, answers
-# "answer <n images or videos>", or nothing for a prompt containing "silence".
+# "answer <n images or videos>", or nothing for a prompt containing "silence"; as vLLM, refuses
+# the whole call when one prompt is longer than the engine's max_model_len ("too long" here).
 FAKE_VLLM = textwrap.dedent(
     """
     from types import SimpleNamespace
@@ -34,6 +35,12 @@ FAKE_VLLM = textwrap.dedent(
 
         def generate(self, prompts, sampling_params, use_tqdm=True):
             self.calls.append((prompts, sampling_params, use_tqdm))
+            for prompt in prompts:
+                if "too long" in prompt["prompt"]:
+                    raise ValueError(
+                        "The decoder prompt (length 40000) is longer than the maximum model "
+                        "length of 32768"
+                    )
             outputs = []
             for prompt in prompts:
                 media = prompt.get("multi_modal_data", {})

@@ -239,6 +239,19 @@ def test_work_given_back_on_a_role_change_is_theirs_again_when_assigned_back(
         (i, "todo") for i, _ in reviews[1:]
     ]
     assert json.loads(mine[0][2])["decision"] == "accept"
+    # given back and given again are in the work's history, as saves are (the command line's
+    # author is no account: the revisions name rob, whose work it is)
+    history = query(
+        project,
+        "SELECT r.version, r.status, u.name FROM revisions r JOIN users u ON u.id = r.author "
+        "WHERE r.work_id = ? ORDER BY r.version",
+        (reviews[0][0],),
+    )
+    assert [tuple(r) for r in history] == [
+        (1, "draft", "rob"), (2, "released", "rob"), (3, "draft", "rob")
+    ]  # fmt: skip
+    untouched = query(project, "SELECT status FROM revisions WHERE work_id = ?", (mine[1][0],))
+    assert [r[0] for r in untouched] == ["released", "todo"]
 
 
 def test_a_project_from_before_accounts_could_be_removed_opens(
@@ -252,3 +265,94 @@ def test_a_project_from_before_accounts_could_be_removed_opens(
     conn.close()
     assert main(["annotate", "users", "remove", str(project.path), "ann1"]) == 0
     assert "removed ann1" in capsys.readouterr().out
+
+
+def test_a_removed_red_teamers_attacks_and_versions_stay_theirs_for_the_next(
+    tmp_path: Path,
+) -> None:
+    """What someone red-teamed belongs to the rule: after they are removed, the next person
+    given the rule sees their attacks and revised rule, named and marked removed, and goes on
+    from them (the attack not yet checked is still to check)."""
+    import shutil
+
+    from fastapi.testclient import TestClient
+
+    from annotate_support import sign_in
+    from conftest import AUTOEVAL
+    from vidbench.annotate import redteam_store
+    from vidbench.annotate.folder import import_folder
+
+    data = tmp_path / "data"
+    data.mkdir()
+    shutil.copy(AUTOEVAL / "AUTO-EVAL-VIDEO.json", data / "AUTO-EVAL-VIDEO.json")
+    project = Project.init(tmp_path / "project", data)
+    conn = project.connect()
+    import_folder(conn, data, "ada", ADAPTERS)
+    for name, role in (("red", "annotator"), ("ada", "admin")):
+        auth.add_user(conn, name, role, PASSWORD)
+    assign.assign(conn, "rule", 1, "ada")
+    ref = conn.execute("SELECT ref FROM items WHERE kind = 'rule' ORDER BY ref LIMIT 1").fetchone()
+    engine = ADAPTERS.red_team
+    redteam_store.attack(project, engine, conn, ref[0], "A sneaky answer.", 0, "red")
+    rule = "A tighter rule.\n[Answer to be judged]:\n"
+    redteam_store.revise(project, engine, conn, ref[0], rule, "closes it", "red")
+    auth.remove_user(conn, "red", "ada")
+    auth.add_user(conn, "blue", "annotator", PASSWORD)
+    assign.assign(conn, "rule", 1, "ada")
+    conn.close()
+    (blues,) = query(
+        project,
+        "SELECT w.id FROM work w JOIN items i ON i.id = w.item_id JOIN users u "
+        "ON u.id = w.user_id WHERE u.name = 'blue' AND i.ref = ?",
+        (ref[0],),
+    )
+    client = TestClient(create_app(project, ADAPTERS), base_url="http://127.0.0.1")
+    sign_in(client, "blue")
+    page = client.get(f"/work/{blues[0]}")
+    assert page.status_code == 200, page.text[:300]
+    assert "A sneaky answer." in page.text and "A tighter rule." in page.text
+    assert page.text.count("by red (removed)") == 2  # the attack, the current rule
+    assert ">unchecked<" in page.text  # their attack is still to check
+
+
+def test_a_reviewer_sees_work_given_back_in_the_items_history(
+    qa_release: Path, tmp_path: Path
+) -> None:
+    """rob, made annotator by ada, gives back his QA reviews; rita, given one, sees on its page
+    that rob had it and ada gave it back; a writer sees only their own work's history."""
+    from fastapi.testclient import TestClient
+
+    from annotate_support import sign_in
+
+    project = make_project(qa_release, tmp_path)
+    (rob_id, item), *_ = _qa_reviews(project, "rob")
+    _save(project, rob_id, "rob", json.dumps({"decision": "accept", "note": ""}), "draft")
+    conn = project.connect()
+    try:
+        auth.set_role(conn, "rob", "annotator", "ada")
+        assign.assign(conn, "qa", None, "ada")
+    finally:
+        conn.close()
+    (ritas,) = query(
+        project,
+        "SELECT w.id FROM work w JOIN users u ON u.id = w.user_id "
+        "WHERE u.name = 'rita' AND w.item_id = ?",
+        (item,),
+    )
+    client = TestClient(create_app(project, ADAPTERS), base_url="http://127.0.0.1")
+    sign_in(client, "rita")
+    page = client.get(f"/work/{ritas[0]}").text
+    steps = re.findall(r'<tr data-step="(\w+)">.*?"work of">(\w+)<.*?"by">(\w+)<', page)
+    assert steps == [("draft", "rob", "rob"), ("released", "rob", "ada")]
+    assert '"decision"' not in page.split("data-history")[1].split("</details>")[0]
+
+    writer = TestClient(create_app(project, ADAPTERS), base_url="http://127.0.0.1")
+    sign_in(writer, "ann1")
+    (captions,) = query(
+        project,
+        "SELECT w.id FROM work w JOIN users u ON u.id = w.user_id "
+        "WHERE u.name = 'ann1' AND w.job = 'write' LIMIT 1",
+    )
+    _save(project, captions[0], "ann1", "A cube.", "draft")
+    own = writer.get(f"/work/{captions[0]}").text
+    assert re.findall(r'<tr data-step="(\w+)">.*?"work of">(\w+)<', own) == [("draft", "ann1")]

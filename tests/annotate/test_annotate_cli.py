@@ -95,7 +95,8 @@ def test_mmworld_raters_from_the_command_line(
     sign_in(client, "ada")
     page = client.get("/admin").text
     # one row per rater, and the task row
-    assert page.count("<td>answer</td>") == 4 and f"<td>{len(expected) + 1}</td>" in page
+    assert page.count('<td class="wide">answer</td>') == 3 and '<tr data-task="answer">' in page
+    assert f'<td data-label="items">{len(expected) + 1}</td>' in page
 
 
 def test_a_moved_or_damaged_project_is_named(

@@ -79,7 +79,8 @@ def test_red_team_rounds_in_the_browser(
     # the first round starts the judge's client: 5-6 s on a loaded 2-core machine
     expect(page.locator(".round")).to_have_count(1, timeout=30_000)
     shown = page.locator(".round").inner_text()
-    assert "1 of 2 attacks break it" in shown
+    assert "1 of 2 attacks break it · run by red" in shown  # who ran it, as who attacked
+    assert page.locator(".attacks [data-by]").all_inner_texts() == ["by red", "by red"]
     assert "<script>alert('judge')</script> Buckling is close" in shown
 
     patched = rule0.replace("\n[Answer to be judged]:", PATCH + "\n[Answer to be judged]:")

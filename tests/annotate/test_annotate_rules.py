@@ -27,6 +27,7 @@ from annotate_support import (
 from vidbench.annotate import auth, exports, work
 from vidbench.annotate.project import Project
 from vidbench.annotate.web.app import create_app
+from vidbench.annotate.web.deps import Signed
 from vidbench.benchmarks.fourd.review.items import import_queue
 from vidbench.cli import main
 from vidbench.core.errors import ConfigError, DataError
@@ -249,6 +250,38 @@ def test_a_project_moved_while_serving_is_a_503_to_retry(project: Project) -> No
         assert answer.json()["error"].startswith(f"the project's database {project.database}")
 
 
+def test_a_database_cut_short_is_a_503_and_a_bug_a_logged_500(
+    project: Project, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Only what says the database cannot be used now is a 503 to retry: a file that is no
+    longer SQLite's (a copy cut short) too. A statement SQLite cannot run is the code's bug: a
+    500 with its traceback in the log, not a 503 blaming the database (which sends whoever runs
+    the app looking at a disk that is fine, and logs nothing to find the bug by)."""
+    app = create_app(project, ADAPTERS)
+
+    @app.get("/api/bug")
+    def bug(v: Signed) -> None:
+        v.conn.execute("SELEC 1")  # malformed SQL: sqlite3.OperationalError, SQLITE_ERROR
+
+    client = TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False)
+    headers = {"X-CSRF-Token": sign_in(client, "ann1")}
+    with caplog.at_level("ERROR"):
+        broken = client.get("/api/bug")
+    assert broken.status_code == 500 and "retry-after" not in broken.headers
+    assert "OperationalError" in broken.json()["error"]
+    assert any(r.exc_info and "SELEC" in str(r.exc_info[1]) for r in caplog.records)
+
+    mine = work_ids(project, "ann1", "write")[0]
+    for leftover in project.path.glob(f"{project.database.name}-*"):  # -wal, -shm
+        leftover.unlink()
+    project.database.write_bytes(b"not a database" * 512)
+    checked = client.post(f"/api/work/{mine}", json={"version": 0}, headers=headers)  # limits.py
+    page = client.get(f"/work/{mine}")
+    assert checked.status_code == 503 and checked.headers["retry-after"] == "5"
+    assert "file is not a database" in checked.json()["error"]
+    assert page.status_code == 503 and "file is not a database" in page.text
+
+
 def test_unassigned_items_are_listed_as_left_out(project: Project) -> None:
     queue = project.path / "extra.jsonl"
     queue.write_text(json.dumps({**GOOD, "id": f"{UID0}_extra"}) + "\n")
@@ -272,7 +305,9 @@ def test_the_admin_sees_the_numbers_per_task(unchanged: Project) -> None:
     row = page.split('<tr data-task="qa">')[1].split("</tr>")[0]
     # 20 QA items, none withdrawn, all 20 assigned, none done, and the bar of what is done
     assert row == (
-        "<td>qa</td><td>20</td><td>0</td><td>0</td><td>20</td><td>0</td>\n"
+        '<td>qa</td><td data-label="items">20</td><td data-label="withdrawn">0</td>'
+        '<td data-label="not assigned">0</td><td data-label="assigned">20</td>'
+        '<td data-label="done">0</td>\n'
         '<td><progress max="20" value="0" aria-label="qa done"></progress> 0%</td>'
     )
 

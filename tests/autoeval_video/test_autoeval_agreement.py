@@ -107,6 +107,26 @@ def test_a_failed_judge_call_exits_incomplete_until_a_rerun_asks_it(
         assert report["n_unjudged"] == 0 and report["overall"]["n"] == 30
 
 
+def test_a_refused_judge_call_says_what_to_change_not_that_a_rerun_asks_it(
+    tmp_path: Path, labels: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def reply(body: dict) -> str | Reply:
+        if ANSWER.search(prompt_of(body)).group(1) == "good 7":
+            return Reply(http_status=413, error="request too large")  # refused again as it is
+        return judge_reply(body)
+
+    out = tmp_path / "agreement"
+    with ChatServer(reply=reply) as server:
+        args = ("judge-agreement", "--rules", RULES, "--labels", labels, "--out", out)
+        assert vidbench(*args, *judge_args(server)) == EXIT_INCOMPLETE
+    report = json.loads((out / "agreement.json").read_text())
+    assert (report["n_refused"], report["n_unjudged"], report["overall"]["n"]) == (1, 0, 29)
+    said = capsys.readouterr()
+    printed = " ".join((said.out + said.err).split())
+    assert "change first" in printed and "no verdict; run the judge stage again" not in printed
+    assert any("refused" in e["error"] for e in report["errors"])
+
+
 def test_unified_prompt_agreement(tmp_path: Path, labels: Path) -> None:
     references = [{"ID": i, "reference": f"reference {i}"} for i in range(1, 15)]  # not 15
     refs = write_jsonl(tmp_path / "refs.jsonl", references)

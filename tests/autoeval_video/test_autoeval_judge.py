@@ -186,6 +186,27 @@ def test_failed_judge_calls_exit_incomplete_and_a_rerun_asks_only_them(tmp_path:
         assert json.loads((out / "results.json").read_text())["n_judged"] == 10
 
 
+def test_a_refused_judge_call_says_what_to_change_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rules = write_jsonl(tmp_path / "rules.jsonl", rows()[:4])
+    refused = prompt_of_rule(rows()[2]["Rule"])
+
+    def reply(body: dict) -> str | Reply:
+        if refused in prompt_of(body):
+            return Reply(http_status=401, error="invalid api key")  # no rerun helps
+        return "Reason.\n1"
+
+    out = tmp_path / "out"
+    with ChatServer(reply=reply) as server:
+        assert vidbench(*judging(server, rules), "--out", out) == EXIT_INCOMPLETE
+    results = json.loads((out / "results.json").read_text())
+    assert results["unjudged"] == 0 and results["n_judged"] == 3
+    said = capsys.readouterr()
+    printed = " ".join((said.out + said.err).split())
+    assert "would be refused again as they are" in printed and "change first" in printed
+
+
 def prompt_of_rule(rule: str) -> str:
     """A piece of a rule's text that only its judge prompt holds."""
     return rule[:200]

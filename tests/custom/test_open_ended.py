@@ -115,7 +115,7 @@ def test_a_failed_judge_call_is_an_error_the_next_run_asks_again(
 
     def failing_on_q2(body: dict) -> str | Reply:
         if "a red cup" in request_text(body):
-            return Reply(http_status=400, error="scripted bad request")
+            return Reply(http_status=500, error="scripted server error")  # a rerun may help
         return _judge(body)
 
     server = fake(reply=failing_on_q2)

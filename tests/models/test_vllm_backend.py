@@ -145,3 +145,13 @@ def test_an_output_stopped_at_its_token_limit_is_marked_truncated(
     output = SimpleNamespace(prompt_token_ids=[0] * 5, outputs=[completion])
     response = read_output("k", output, 0.1)
     assert (response.ok, response.text, response.truncated) == (True, "(A", truncated)
+
+
+def test_a_prompt_vllm_refuses_fails_alone(fake_vllm: Path, checkpoint: Path) -> None:
+    """Was: vLLM refused the whole call, and every request of the batch was recorded with the
+    error of one prompt longer than max_model_len (a rerun batched them together again)."""
+    model = load_model(f"vllm:{checkpoint}", ModelOptions(extra={"batch_size": "8"}))
+    requests = [request("a", 2), request("long", 1, "too long"), request("b", 3)]
+    responses = asyncio.run(model.generate(requests))
+    assert [r.text for r in responses] == ["answer 2", None, "answer 3"]
+    assert "longer than the maximum model length" in (responses[1].error or "")

@@ -9,7 +9,7 @@ from vidbench.core.requests import Response, Usage
 from vidbench.runner.data_identity import start_over
 from vidbench.runner.recorder import Answer, store_answer
 from vidbench.runner.spool import AnswerSpool, folder_of, take_spooled
-from vidbench.runner.store import Store
+from vidbench.runner.store import FailedCall, Store
 
 
 def _answer(n: int, ok: bool = True) -> Answer:
@@ -39,8 +39,8 @@ def test_the_answers_a_driver_never_stored_are_stored_once(tmp_path: Path) -> No
     assert set(store.responses("plan")) == {"s0", "s1"}
     assert store.responses("plan")["s1"].text == "(A) 1"
     assert store.last_failures("plan") == {
-        "s2": ("error", "s2: gave up after 7 attempts"),
-        "s3": ("error", "s3: gave up after 7 attempts"),
+        "s2": FailedCall("error", "s2: gave up after 7 attempts"),
+        "s3": FailedCall("error", "s3: gave up after 7 attempts"),
     }
     retried = [f for f in store.all_failures() if f.status == "retried"]
     assert [f.sample_id for f in retried] == ["s0", "s1"]  # each kept once

@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 
 from vidbench.core.requests import Response, Usage
-from vidbench.runner.store import CallReply, RequestRecord, Store
+from vidbench.runner.store import CallReply, FailedCall, RequestRecord, Store
 
 
 def _as_made_before_truncated(folder: Path) -> None:
@@ -73,4 +73,6 @@ def test_a_failure_after_an_answer_makes_it_stale_only_for_another_request(
             store.put_response("p", sample, 1, "h", record, Response(f"{sample}-old", "(A)"))
         store.put_failure("p", "s0", 2, "s0-new", "s0: HTTP 500", "error")  # another prompt
         store.put_failure("p", "s1", 2, "s1-old", "s1: worker lost", "error")  # the same one
-        assert store.failed_since_answered("p", ["s0", "s1"]) == {"s0": ("error", "s0: HTTP 500")}
+        assert store.failed_since_answered("p", ["s0", "s1"]) == {
+            "s0": FailedCall("error", "s0: HTTP 500")
+        }

@@ -160,6 +160,15 @@ class WhereAmI(Model):
         return [Response(r.key, "(A)") for r in requests]
 
 
+class OtherWeights(WhereAmI):
+    """A model whose checkpoint files differ in the workers (another copy of an `hf:` folder)."""
+
+    spec = "python:ray_support:OtherWeights"
+
+    def identity(self) -> dict[str, Any]:
+        return {"spec": self.spec, "weights": os.environ.get(WHERE_ENV, "cpu") + "-copy"}
+
+
 class NotThere(WhereAmI):
     """A model that builds here but not in the workers (e.g. a module they cannot import)."""
 

@@ -23,6 +23,7 @@ from ray_support import (
     WORKER_ENV,
     NotThere,
     NoWeights,
+    OtherWeights,
     Poison,
     Timed,
     WhereAmI,
@@ -258,7 +259,8 @@ def test_a_killed_driver_takes_its_own_cluster_along_and_loses_no_answer(
     ("spec", "said"),
     [
         (NoWeights.spec, "no weights at /models/missing"),  # it cannot start in its workers
-        (WhereAmI.spec, "device_type: 'cuda' there, 'cpu' here"),  # it is another there
+        (WhereAmI.spec, "device_type: 'cuda' there, 'cpu' here.*--model-opt device=cuda"),
+        (OtherWeights.spec, "weights: 'cuda-copy' there, 'cpu-copy' here.*same checkpoint files"),
         (NotThere.spec, "cannot build model .*my_private_model"),  # it cannot be built there
     ],
 )

@@ -183,11 +183,20 @@ def apply(conn: sqlite3.Connection, planned: Plan, author: str) -> int:
     added = 0
     with db.transaction(conn):
         for item, person, slot in planned.rows:
+            back = conn.execute(  # given back earlier: theirs again, in its history
+                "UPDATE work SET slot = ? WHERE item_id = ? AND user_id = ? AND job = ? "
+                "AND status = ? RETURNING id, EXISTS (SELECT 1 FROM revisions r WHERE "
+                "r.work_id = work.id AND r.status != ?) AS started",
+                (slot, item, person, planned.job, db.RELEASED, db.RELEASED),
+            ).fetchone()
+            if back is not None:
+                db.set_status(conn, [back["id"]], "draft" if back["started"] else "todo", author)
+                added += 1
+                continue
             added += conn.execute(
                 "INSERT INTO work (item_id, user_id, job, slot) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT (item_id, user_id, job) DO UPDATE SET slot = excluded.slot, "
-                "status = CASE WHEN version = 0 THEN 'todo' ELSE 'draft' END WHERE status = ?",
-                (item, person, planned.job, slot, db.RELEASED),
+                "ON CONFLICT (item_id, user_id, job) DO NOTHING",
+                (item, person, planned.job, slot),
             ).rowcount
         together = "per item" if planned.per_item else "by object"
         detail = f"{planned.kind} x{planned.n} ({together}): {added} added"

@@ -14,7 +14,7 @@ import secrets
 import sqlite3
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, get_args
 
 from vidbench.annotate import db
 from vidbench.annotate.assign import JOBS
@@ -24,7 +24,8 @@ from vidbench.core.errors import ConfigError
 if TYPE_CHECKING:
     from argon2 import PasswordHasher
 
-ROLES = ("annotator", "reviewer", "admin")
+Role = Literal["annotator", "reviewer", "admin"]
+ROLES: tuple[str, ...] = get_args(Role)
 SESSION_SECONDS = 12 * 3600
 MIN_PASSWORD = 8
 MAX_PASSWORD = 1024  # what the sign-in form takes (web/signin.py)
@@ -60,26 +61,40 @@ def _check_role(role: str) -> None:
         raise ConfigError(f"unknown role {role!r} (one of {', '.join(ROLES)})")
 
 
-def add_user(conn: sqlite3.Connection, name: str, role: str, password: str) -> User:
+def add_user(
+    conn: sqlite3.Connection, name: str, role: str, password: str, author: str = db.COMMAND_LINE
+) -> User:
+    """A new account (`author`: who added it, for the event log)."""
     _check_role(role)
     if len(password) < MIN_PASSWORD:
         raise ConfigError(f"the password needs at least {MIN_PASSWORD} characters")
     if len(password) > MAX_PASSWORD:  # the account could never sign in
         raise ConfigError(f"the password has {len(password)} characters: at most {MAX_PASSWORD}")
+    pw_hash = _hasher().hash(password)  # before the write lock: hashing takes a while
     with db.transaction(conn):
         check_free_name(conn, name)
         cur = conn.execute(
             "INSERT INTO users (name, role, pw_hash, created) VALUES (?, ?, ?, ?)",
-            (name, role, _hasher().hash(password), db.now()),
+            (name, role, pw_hash, db.now()),
         )
-        db.log_event(conn, "cli", "user.add", f"{name} ({role})")
+        db.log_event(conn, author, "user.add", f"{name} ({role})")
     return User(int(cur.lastrowid or 0), name, role)
+
+
+def new_password() -> str:
+    """A password for an account added without one (the admin page), to hand to its person:
+    20 characters from `secrets`, shown once."""
+    return secrets.token_urlsafe(15)
 
 
 def check_free_name(conn: sqlite3.Connection, name: str) -> None:
     """A ConfigError when `name` cannot be a new account's (checked before a password is asked
     for, and again when the account is added)."""
     check_name(name, "user name")  # names become file names (exports): never a path
+    if name == db.COMMAND_LINE:  # the event log and the history would credit it with the CLI's
+        raise ConfigError(
+            f"{name!r} is the name the event log gives the command line: choose another"
+        )
     found = conn.execute("SELECT removed FROM users WHERE name = ?", (name,)).fetchone()
     if found and found["removed"]:
         raise ConfigError(
@@ -140,8 +155,8 @@ def _keep_an_admin(conn: sqlite3.Connection, user: User, what: str) -> None:
     if user.admin and admins <= 1:
         raise ConfigError(
             f"{user.name} is the project's last admin and cannot be {what}: nobody could assign "
-            f"work or export; make another admin first (`vidbench annotate users role PROJECT "
-            f"NAME admin`)"
+            "work or export; make another admin first (People on the admin page, or "
+            "`vidbench annotate users role PROJECT NAME admin`)"
         )
 
 
@@ -166,10 +181,8 @@ def _release(
             args,
         )
     }
-    conn.execute(
-        f"UPDATE work SET status = ? WHERE id IN (SELECT w.id FROM work w WHERE {where})",
-        (db.RELEASED, *args),
-    )
+    ids = [r["id"] for r in conn.execute(f"SELECT w.id FROM work w WHERE {where}", args)]
+    db.set_status(conn, ids, db.RELEASED, author)
     back = ", ".join(f"{kind} {n}" for kind, n in released.items()) or "none"
     db.log_event(conn, author, "work.release", f"{user.name}: {back}")
     return released

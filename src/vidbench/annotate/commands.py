@@ -24,6 +24,7 @@ from rich.markup import escape
 from vidbench import cli_options as options
 from vidbench import cli_types as types
 from vidbench.annotate.adapters import registered_adapters
+from vidbench.annotate.db import COMMAND_LINE
 from vidbench.console import counted, err, out
 from vidbench.core.errors import EXIT_INCOMPLETE, ConfigError
 
@@ -58,7 +59,7 @@ def _cmd_init(args: argparse.Namespace) -> int:
 
     project = Project.init(Path(args.project), Path(args.data))
     with closing(project.connect()) as conn:
-        _print_import(import_folder(conn, project.data, "cli", args.adapters))
+        _print_import(import_folder(conn, project.data, COMMAND_LINE, args.adapters))
     out.print(f"project {project.path}: add people with `vidbench annotate users add`")
     return 0
 
@@ -98,7 +99,7 @@ def _cmd_users_role(args: argparse.Namespace) -> int:
     from vidbench.annotate import auth
 
     with closing(_open(args.project).connect()) as conn:
-        done = auth.set_role(conn, args.name, args.role, "cli")
+        done = auth.set_role(conn, args.name, args.role, COMMAND_LINE)
     if done.before == done.user.role:
         out.print(f"{done.user.name} is {done.user.role} already; nothing changed", highlight=False)
         return 0
@@ -130,7 +131,7 @@ def _cmd_users_remove(args: argparse.Namespace) -> int:
     from vidbench.annotate import auth
 
     with closing(_open(args.project).connect()) as conn:
-        done = auth.remove_user(conn, args.name, "cli")
+        done = auth.remove_user(conn, args.name, COMMAND_LINE)
     out.print(
         f"removed {done.user.name}: {counted(done.sessions, 'session')} ended, cannot sign in; "
         "their submitted work stays in exports under their name",
@@ -144,7 +145,7 @@ def _cmd_users_unlock(args: argparse.Namespace) -> int:
     from vidbench.annotate import throttle
 
     with closing(_open(args.project).connect()) as conn:
-        cleared = throttle.unlock(conn, args.name, "cli")
+        cleared = throttle.unlock(conn, args.name, COMMAND_LINE)
     if not cleared:
         out.print(f"{args.name}: no sign-in attempts counted; nothing to clear", highlight=False)
         return 0
@@ -171,7 +172,7 @@ def _cmd_assign(args: argparse.Namespace) -> int:
         if args.dry_run:
             out.print("dry run: nothing assigned")
             return 0
-        added = assign.apply(conn, planned, "cli")
+        added = assign.apply(conn, planned, COMMAND_LINE)
     out.print(f"{counted(added, 'assignment')} added")
     return 0
 
@@ -182,7 +183,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
     project = _open(args.project)
     source = Path(args.file) if args.file else None
     with closing(project.connect()) as conn:
-        done = import_named(conn, project.data, args.kind, source, "cli", args.adapters)
+        done = import_named(conn, project.data, args.kind, source, COMMAND_LINE, args.adapters)
     _print_import(done)
     return 0
 
@@ -192,7 +193,7 @@ def _cmd_import_audit(args: argparse.Namespace) -> int:
 
     project = _open(args.project)
     with closing(project.connect()) as conn:
-        done = import_audit(conn, project.data, Path(args.audit), args.adapters, "cli")
+        done = import_audit(conn, project.data, Path(args.audit), args.adapters, COMMAND_LINE)
     reviewed = f"; {done.reviewed} kept after an earlier review" if done.reviewed else ""
     out.print(f"{done.flagged} item(s) with open flags in {args.audit}{reviewed}", highlight=False)
     _print_import(done.imported)
@@ -207,10 +208,10 @@ def _cmd_export(args: argparse.Namespace) -> int:
     project = _open(args.project)
     with closing(project.connect()) as conn:
         if args.kind == "audit":
-            done = audit_queue.export_audit(project, conn, args.adapters, "cli")
+            done = audit_queue.export_audit(project, conn, args.adapters, COMMAND_LINE)
         else:
             done = exports.export_kind(
-                project, conn, args.kind, "cli", args.user, args.benchmark, args.adapters
+                project, conn, args.kind, COMMAND_LINE, args.user, args.benchmark, args.adapters
             )
     out.print(f"{counted(done.written, 'record')} written to {done.path}")
     for why in done.left_out:

@@ -80,6 +80,35 @@ class WorkRow(TypedDict):
     updated_at: str | None
 
 
+# what SQLite says when the database cannot be used now (a lock held too long, a read-only or
+# full disk, a file moved, cut short or not SQLite's): the request may succeed later. Its other
+# errors (a statement it cannot run, a constraint broken, a misuse) are the code's bugs.
+UNAVAILABLE = frozenset(
+    {
+        sqlite3.SQLITE_BUSY,
+        sqlite3.SQLITE_LOCKED,
+        sqlite3.SQLITE_NOMEM,
+        sqlite3.SQLITE_READONLY,
+        sqlite3.SQLITE_IOERR,
+        sqlite3.SQLITE_CORRUPT,
+        sqlite3.SQLITE_FULL,
+        sqlite3.SQLITE_CANTOPEN,
+        sqlite3.SQLITE_PROTOCOL,
+        sqlite3.SQLITE_NOTADB,
+        sqlite3.SQLITE_PERM,
+        sqlite3.SQLITE_AUTH,
+    }
+)
+
+
+def unavailable(error: sqlite3.Error) -> bool:
+    """Whether `error` says the database cannot be used now (to retry), not that the code is
+    wrong; by its primary result code (an extended one, e.g. SQLITE_IOERR_WRITE, included)."""
+    code = getattr(error, "sqlite_errorcode", None)  # None: raised by Python's module itself
+    return code is not None and (code & 0xFF) in UNAVAILABLE
+
+
+COMMAND_LINE = "cli"  # the author the event log gives what the command line does: no account's
 OPEN_STATUSES = ("todo", "draft", "returned")  # work that still needs its owner
 RELEASED = "released"  # the status of a removed person's unfinished work (auth.remove_user)
 
@@ -138,6 +167,30 @@ def snapshot(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         yield conn
     finally:
         conn.execute("COMMIT")
+
+
+def set_status(conn: sqlite3.Connection, work_ids: list[int], status: str, author: str) -> None:
+    """Give each piece of work `status` as a new version with its revision, as a save would be:
+    work given back (`released`) or given again is in its history, with who and when. The
+    revision's author is the account named `author` (an admin on the admin page), else the
+    work's owner (the command line, COMMAND_LINE, acts on their account). In the caller's
+    transaction."""
+    if not work_ids:
+        return
+    at, marks = now(), ",".join("?" * len(work_ids))
+    found = conn.execute("SELECT id FROM users WHERE name = ?", (author,)).fetchone()
+    by = "user_id" if found is None else str(int(found["id"]))
+    conn.execute(
+        f"UPDATE work SET status = ?, version = version + 1, updated_by = {by}, updated_at = ? "
+        f"WHERE id IN ({marks})",
+        (status, at, *work_ids),
+    )
+    conn.execute(
+        "INSERT INTO revisions (work_id, version, content, status, comment, author, at) "
+        "SELECT id, version, content, status, comment, updated_by, ? FROM work "
+        f"WHERE id IN ({marks})",
+        (at, *work_ids),
+    )
 
 
 def log_event(conn: sqlite3.Connection, author: str, action: str, detail: str) -> None:

@@ -351,6 +351,38 @@ def _check_reviewable(work: Work) -> None:
         raise DataError(f"only written work can be reviewed: this one is {state}")
 
 
+class Step(TypedDict):
+    """One revision in a history: whose work, its version and status, who made it, when."""
+
+    owner: str
+    version: int
+    status: str
+    author: str
+    at: str
+
+
+def history(conn: sqlite3.Connection, work: Work, user: User) -> list[Step]:
+    """The revisions of `work`, oldest first; for a reviewer, those of every piece of work of
+    its item and job (a QA review given back by one reviewer and given to another shows both).
+    Never the texts: a draft stays its writer's, and writers do not see each other's."""
+    query = (
+        "SELECT o.name AS owner, r.version, r.status, a.name AS author, r.at FROM revisions r "
+        "JOIN work w ON w.id = r.work_id JOIN users o ON o.id = w.user_id "
+        "JOIN users a ON a.id = r.author WHERE "
+    )
+    args: tuple[str | int, ...]
+    if user.reviews:
+        where, args = "w.item_id = ? AND w.job = ?", (work["item_id"], work["job"])
+    else:
+        where, args = "w.id = ?", (work["id"],)
+    found = conn.execute(query + where + " ORDER BY r.at, r.id", args)
+    return [
+        Step(owner=r["owner"], version=r["version"], status=r["status"], author=r["author"],
+             at=r["at"])
+        for r in found
+    ]  # fmt: skip
+
+
 def public(work: Work) -> dict[str, Json]:
     """What the page and API show: never the gold answer of a question to answer."""
     data = dict(work["data"])

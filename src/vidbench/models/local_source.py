@@ -62,6 +62,12 @@ def resolve_source(spec: str, arg: str) -> str:
     path = Path(arg).expanduser()
     if path.is_dir():
         config = path / "config.json"
+        if not config.is_file() and (path / "adapter_config.json").is_file():
+            raise ConfigError(
+                f"{spec}: {path} is a PEFT adapter (adapter_config.json), not a checkpoint: "
+                "merge it into its base model (peft's merge_and_unload, then save_pretrained) "
+                "and give that folder"
+            )
         if not config.is_file():
             raise ConfigError(f"{spec}: {path} has no config.json; is it a model checkpoint?")
         try:

@@ -56,10 +56,9 @@ RETRYABLE: frozenset[str] = frozenset(
 _TOO_LARGE = re.compile(
     r"context.length|too (large|long|many)|exceeds|max_tokens|maximum .*tokens", re.IGNORECASE
 )
-# What a failure a rerun cannot fix says must change (`Failure.change_first`), as the message of
-# its call says ("... change {what} first)"): `change_named` reads it back for the run's advice,
-# from the call's message or one quoting it (a judge verdict's).
-_CHANGE = re.compile(r"change (.+?) first\)")
+# What a failure a rerun cannot fix says must change (`Failure.change_first`): its Response
+# carries it (`Response.change_first`), the store keeps it with the failure, and the run's advice
+# counts the calls by it.
 CHANGE_KEY = "the API key (or its access)"
 CHANGE_QUOTA = "the quota (the account's billing or plan)"
 CHANGE_MODEL = "the model name (or endpoint)"
@@ -124,14 +123,8 @@ def rejected(key: str, problem: str, change: str) -> Response:
     """The answer to a request a local model refuses before generating (frames it cannot take):
     status rejected, saying what to change first, as an API's refusal does (a rerun as it is
     gets the same)."""
-    return Response(key, None, error=f"{problem} (change {change} first)", status="rejected")
-
-
-def change_named(message: str) -> str | None:
-    """What a failed call's message says must change first (`Failure.change_first`, as
-    ApiModel words it), or None: a rerun as it is may succeed."""
-    found = _CHANGE.search(message)
-    return None if found is None else found.group(1)
+    error = f"{problem} (change {change} first)"
+    return Response(key, None, error=error, status="rejected", change_first=change)
 
 
 class CallFailed(Exception):

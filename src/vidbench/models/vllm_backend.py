@@ -39,7 +39,7 @@ from vidbench.models.hf_families import IMAGES, FrameInput, choose_frame_input
 from vidbench.models.local_source import positive_int, resolve_source, true_or_false
 from vidbench.models.registry import ModelOptions, reject_extra
 from vidbench.models.retry import CHANGE_ENGINE, CHANGE_FRAMES, rejected
-from vidbench.models.vllm_inputs import PromptBuilder, sampling_arguments
+from vidbench.models.vllm_inputs import PromptBuilder, PromptInputs, sampling_arguments
 
 OPTIONS = (
     "batch_size",
@@ -166,6 +166,7 @@ class VLLMModel(DeviceModel[VLLMSettings]):
     def identity(self) -> dict[str, Json]:
         return {
             "spec": self.spec,
+            "weights": self.checkpoint.weights,
             "dtype": self.settings.dtype,
             **self.settings.frames.identity(),
             "trust_remote_code": self.settings.trust_remote_code,
@@ -214,8 +215,6 @@ class VLLMModel(DeviceModel[VLLMSettings]):
         builder = self.builder()
         counts = {r.key: builder.media_count(r) for r in requests}
         llm = self.engine(max(counts.values()))  # imports vllm on first use
-        from vllm import SamplingParams
-
         answers: dict[str, Response] = {}
         runnable, inputs = [], []
         for request in requests:
@@ -231,16 +230,35 @@ class VLLMModel(DeviceModel[VLLMSettings]):
             except Exception as e:  # one unreadable request does not sink the batch
                 answers[request.key] = Response(request.key, None, error=f"{type(e).__name__}: {e}")
         if runnable:
-            start = time.perf_counter()
+            answers.update(self._generate(llm, runnable, inputs))
+        return [answers[r.key] for r in requests]
+
+    def _generate(
+        self, llm: Any, requests: Sequence[Request], inputs: Sequence[PromptInputs]
+    ) -> dict[str, Response]:
+        """vLLM's answers to the batch. vLLM refuses a whole call for one prompt it rejects (one
+        longer than max_model_len): then each is asked alone, so only that one fails."""
+        from vllm import SamplingParams
+
+        start = time.perf_counter()
+        try:
             outputs = llm.generate(
-                inputs,
-                [SamplingParams(**sampling_arguments(r)) for r in runnable],
+                list(inputs),
+                [SamplingParams(**sampling_arguments(r)) for r in requests],
                 use_tqdm=False,
             )
-            latency = time.perf_counter() - start
-            for request, output in zip(runnable, outputs, strict=True):
-                answers[request.key] = read_output(request.key, output, latency)
-        return [answers[r.key] for r in requests]
+        except Exception as e:
+            if len(requests) == 1:
+                return {requests[0].key: Response(requests[0].key, None, error=f"vLLM: {e}")}
+            answers: dict[str, Response] = {}
+            for request, one in zip(requests, inputs, strict=True):
+                answers.update(self._generate(llm, [request], [one]))
+            return answers
+        latency = time.perf_counter() - start
+        return {
+            request.key: read_output(request.key, output, latency)
+            for request, output in zip(requests, outputs, strict=True)
+        }
 
     def _room_problem(self, n: int) -> str | None:
         if n <= self._max_media:

@@ -113,6 +113,22 @@ def record_stage(folder: Path, name: str, count: StageCount, order: Sequence[str
     return funnel.write(folder)
 
 
+def refuse_other_pipeline(folder: Path, stages: Sequence[str], command: str) -> None:
+    """ConfigError when FOLDER/funnel.json holds stages that are not among `stages`: another
+    pipeline's output folder (`curate 4d` and `curate mmworld` given one --out), whose funnel
+    and model calls this one would mix with its own or write over."""
+    try:
+        found = Funnel.read(folder).stages
+    except ConfigError:  # not a funnel: the pipeline writes it anew, and says so
+        return
+    other = [name for name in found if name not in stages]
+    if other:
+        raise ConfigError(
+            f"{command}: {Path(folder) / FUNNEL_FILE} holds the stages {', '.join(other)} of "
+            "another pipeline: give another --out"
+        )
+
+
 def funnel_table(funnel: Funnel, title: str = "curation funnel") -> Table:
     """entered / kept / dropped (per reason) of every stage and part, each in its own unit, and
     the calls and tokens of every stage that asked a model."""

@@ -188,9 +188,7 @@ def build_results(
             "n_scored": tally.n_scored,
             "errors": len(failed),
             "errors_by_status": dict(Counter(row.status for row in failed)),
-            "error_details": [
-                {"id": row.id, "status": row.status, "error": _error(row)} for row in failed
-            ],
+            "error_details": [_error_detail(row) for row in failed],
             "unparsed": tally.unparsed,
             "truncated": tally.truncated,
             **_unjudged(task, failed),
@@ -216,14 +214,24 @@ def build_results(
 
 def _unjudged(task: Task, failed: Sequence[SampleRow]) -> dict[str, int]:
     """For judged tasks, the answers a new judge stage can still decide (a failed or missing
-    judge call): `no_verdict_message` tells the user to run it."""
+    judge call, not one the API refused and would refuse again as it is: something must change
+    first): `no_verdict_message` tells the user to run it."""
     if not task.uses_judge:
         return {}
-    return {"unjudged": sum(1 for row in failed if row.verdict_absent)}
+    return {"unjudged": sum(1 for row in failed if row.verdict_absent and not row.change_first)}
 
 
 def _error(row: SampleRow) -> str:
     return row.error or row.status_detail or row.status
+
+
+def _error_detail(row: SampleRow) -> dict[str, str]:
+    """A row not scored, as results.json's `error_details` has it: what must change first
+    only where its call was rejected."""
+    detail = {"id": row.id, "status": row.status, "error": _error(row)}
+    if row.change_first is not None:
+        detail["change_first"] = row.change_first
+    return detail
 
 
 def _scaled_mean(values: Sequence[float], scale: float) -> float | None:

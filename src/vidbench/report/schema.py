@@ -173,9 +173,15 @@ class SampleRow(SampleScore, RunFields):
         )
 
     @classmethod
-    def unanswered(cls, sample_id: str, status: str, error: str) -> SampleRow:
-        """The row of a sample without an answer, or of a record that could not be loaded."""
-        return cls(id=sample_id, status=status, error=error, outcome=NO_ANSWER)
+    def unanswered(
+        cls, sample_id: str, status: str, error: str, change_first: str | None = None
+    ) -> SampleRow:
+        """The row of a sample without an answer, or of a record that could not be loaded;
+        `change_first`: its call was rejected, and what must change first."""
+        fields: dict[str, object] = {"id": sample_id, "status": status, "error": error}
+        if change_first is not None:
+            fields["change_first"] = change_first
+        return cls.model_validate({**fields, "outcome": NO_ANSWER})
 
 
 class ErrorDetail(BaseModel):
@@ -186,6 +192,11 @@ class ErrorDetail(BaseModel):
     id: str = Field(description="the sample's id (a bad record: the record's name)")
     status: str = Field(description="why it is not scored (the row's status)")
     error: str = Field(description="the message")
+    change_first: str | None = Field(
+        None,
+        description="a call the API refused and would refuse again as it is: what must change "
+        "before it can succeed",
+    )
     run: str | None = Field(None, description="repeated runs: the run's folder")
 
 
@@ -237,7 +248,9 @@ class Results(BaseModel):
         0, description="answers that stopped at the model's token limit (max_tokens), scored as cut"
     )
     unjudged: int | None = Field(
-        None, description="judged tasks: answers a new judge stage can still decide"
+        None,
+        description="judged tasks: answers a new judge stage can still decide (not those whose "
+        "judge call the API would refuse again as it is: see their change_first)",
     )
     columns: dict[str, float | None] = Field(
         description="the paper table's columns (percent, or the column's scale), unrounded"

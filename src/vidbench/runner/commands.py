@@ -5,6 +5,7 @@ each handler turns its arguments into typed values (a RunRequest, a Sweep) and c
 from __future__ import annotations
 
 import argparse
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -154,7 +155,7 @@ def _advice(outcome: RunOutcome) -> str:
             "command again (TASK, --model and --out, no --stage) to ask them"
         )
     if outcome.change_first:
-        return "; ".join([*_retried(outcome), _rejected(outcome)])
+        return "; ".join([*_retried(outcome), rejected_advice(outcome.change_first)])
     if outcome.retry_helps:
         return _retried(outcome)[0]
     if outcome.scorer_failed:
@@ -179,12 +180,12 @@ def _retried(outcome: RunOutcome) -> list[str]:
     return []
 
 
-def _rejected(outcome: RunOutcome) -> str:
+def rejected_advice(change_first: Counter[str]) -> str:
     """The failed calls the API would refuse again, by what must change first."""
-    what = ", ".join(f"{what} ({n})" for what, n in outcome.change_first.most_common())
-    calls = counted(outcome.change_first.total(), "call")
+    what = ", ".join(f"{what} ({n})" for what, n in change_first.most_common())
+    calls = counted(change_first.total(), "call")
     return (
-        f"{calls} the API refused would be refused again as they are (status rejected in "
+        f"{calls} the API refused would be refused again as they are (change_first in "
         f"error_details of results.json): change first {what}, then run the command again"
     )
 

@@ -15,6 +15,9 @@ from collections.abc import AsyncIterator, Hashable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
+# a failed call's status, message and what must change first (runner/store.FailedCall)
+Failed = tuple[str, str, str | None]
+
 
 @dataclass
 class Flight:
@@ -23,7 +26,7 @@ class Flight:
 
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     waiting: int = 0
-    failure: tuple[str, str] | None = None  # (error, status) of the failed call
+    failure: Failed | None = None
 
 
 class SingleFlight:
@@ -38,7 +41,7 @@ class SingleFlight:
 
     def __init__(self) -> None:
         self._flights: dict[Hashable, Flight] = {}
-        self._failed: dict[Hashable, tuple[str, str]] = {}  # the failed keys only
+        self._failed: dict[Hashable, Failed] = {}  # the failed keys only
 
     @asynccontextmanager
     async def hold(self, key: Hashable) -> AsyncIterator[Flight]:

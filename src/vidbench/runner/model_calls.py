@@ -37,8 +37,8 @@ from vidbench.models.registry import ModelChoice
 from vidbench.progress import progress_bar
 from vidbench.runner.inflight import SingleFlight
 from vidbench.runner.keys import digest, prompt_fingerprint
-from vidbench.runner.store import RETRIED, CallReply, Store
-from vidbench.scoring.model_call import CallResult, CallStatus, ModelCall
+from vidbench.runner.store import RETRIED, CallReply, FailedCall, Store
+from vidbench.scoring.model_call import CallResult, ModelCall
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack  # typing's own from Python 3.12
@@ -92,10 +92,12 @@ async def _ask_one(
             if stored is None:
                 if not allow_calls:  # the score stage: what the last judge stage left
                     failed = store.failure_of(key)
-                    status: CallStatus = "missing" if failed is None else "error"
+                    if failed is None:
+                        return CallResult(call.item, "missing", reply=reply, attempts=attempt)
                     return CallResult(
-                        call.item, status, reply=reply, attempts=attempt, error=failed
-                    )
+                        call.item, "error", reply=reply, attempts=attempt, error=failed.error,
+                        change_first=failed.change_first,
+                    )  # fmt: skip
                 if flight.failure is None:
                     request = Request(key, call.item, call.messages, call.generation)
                     [response] = await answers_of(model, [request])  # ask_each: N at once
@@ -104,13 +106,17 @@ async def _ask_one(
                         message = f"attempt {number} failed, tried again: {why}"
                         store.put_failure(failure_plan(model), call.item, 0, key, message, RETRIED)
                     if not response.ok or response.text is None:
-                        flight.failure = (response.error or response.status, response.status)
+                        error = response.error or response.status
+                        flight.failure = FailedCall(response.status, error, response.change_first)
                 if flight.failure is not None:  # this call failed, or the one it waited for
-                    error, failed_as = flight.failure
-                    store.put_failure(failure_plan(model), call.item, 0, key, error, failed_as)
+                    failed = FailedCall(*flight.failure)
+                    store.put_failure(
+                        failure_plan(model), call.item, 0, key, failed.error, failed.status,
+                        failed.change_first,
+                    )  # fmt: skip
                     return CallResult(
-                        call.item, "error", reply=reply, attempts=attempt + 1, error=error,
-                        asked=asked,
+                        call.item, "error", reply=reply, attempts=attempt + 1, error=failed.error,
+                        asked=asked, change_first=failed.change_first,
                     )  # fmt: skip
                 prompt = "\n".join(m.text for m in call.messages)
                 store.put_call(
@@ -138,6 +144,8 @@ class CallTally:
     asked: int = 0
     statuses: Counter[str] = field(default_factory=Counter)
     truncated: int = 0  # of the unparsed: replies that stopped at their token limit
+    # of the failed: calls the API refused and would refuse again, by what must change first
+    change_first: Counter[str] = field(default_factory=Counter)
 
     @classmethod
     def of(cls, results: Iterable[CallResult[object]]) -> CallTally:
@@ -150,6 +158,8 @@ class CallTally:
         self.asked += 1 if result.asked else 0
         self.statuses[result.status] += 1
         self.truncated += result.truncated
+        if result.change_first is not None:
+            self.change_first[result.change_first] += 1
 
     @property
     def total(self) -> int:

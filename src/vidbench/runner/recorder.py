@@ -105,6 +105,8 @@ def store_answer(store: Store, plan: str, run_id: int, answer: Answer) -> None:
             plan, answer.sample_id, run_id, answer.prompt_hash, answer.record, response
         )
     else:
+        message = failure_message(answer)
         store.put_failure(
-            plan, answer.sample_id, run_id, response.key, failure_message(answer), response.status
-        )
+            plan, answer.sample_id, run_id, response.key, message, response.status,
+            response.change_first,
+        )  # fmt: skip

@@ -23,7 +23,6 @@ from vidbench.media.cache import FrameCache
 from vidbench.models.base import Model, ModelRef, check_reachable
 from vidbench.models.pricing import cost_of
 from vidbench.models.registry import ModelOptions, load_model
-from vidbench.models.retry import change_named
 from vidbench.report.results import (
     RowTally,
     build_results,
@@ -31,7 +30,7 @@ from vidbench.report.results import (
     usage_warning,
 )
 from vidbench.report.results_dir import RESULTS_FILE, SAMPLES_FILE, TIMING_FILE, ResultsDir
-from vidbench.report.schema import SCORE_STATUS, Results
+from vidbench.report.schema import SCORE_STATUS, Results, SampleRow
 from vidbench.report.tables import print_table
 from vidbench.runner import data_identity
 from vidbench.runner.infer import infer
@@ -44,20 +43,18 @@ from vidbench.runner.run_config import RunConfig
 from vidbench.runner.samples import RunSamples
 from vidbench.runner.score import StoredVerdicts, judge_calls_of, scored_rows
 from vidbench.runner.spool import take_spooled
-from vidbench.runner.store import Store
+from vidbench.runner.store import FailedCall, Store
 from vidbench.scoring.judge import NO_VERDICT, no_verdict_message
 from vidbench.scoring.model_call import CallResult, ModelCall
-from vidbench.scoring.outcome import SCORED
 from vidbench.tasks.base import Task
 from vidbench.tasks.data import data_folder
 from vidbench.tasks.problems import Problem
 
 STAGES = ("infer", "judge", "score", "report")
-# Sample statuses that running the same command again may clear: a failed model call (a timeout,
-# a server error) or judge call. Bad rows, missing videos, refusals and calls the API rejected
-# (status `rejected`: a bad request, a refused key, an unknown model, a spent quota, a request too
-# large) need a change first.
-RETRY_HELPS = frozenset({"error", "judge"})
+# A call the API rejected (a bad request, a refused key, an unknown model, a spent quota, a
+# request too large) needs a change first, as do bad rows, missing videos and refusals; running
+# the same command again may clear a failed model call (status error: a timeout, a server error)
+# or judge call (status judge, unless the judge's call was rejected).
 REJECTED = "rejected"
 # What samples.jsonl was scored from (scored.json), each with how a report stage says it changed.
 SCORED_FROM = {
@@ -101,14 +98,28 @@ class RunOutcome:
             change_first=sum((outcome.change_first for outcome in outcomes), Counter()),
         )
 
-    def count_calls(self, failures: Iterable[tuple[str, str]]) -> None:
-        """Count the failed model calls among these samples' (status, message): those a rerun
-        retries, and those that need a change first, by what (models/retry.py decided, and the
-        message says; a judge call's, as its sample's message quotes it); then whether a rerun
-        helps at all."""
+    def count_unscored(self, unscored: Sequence[tuple[str, str | None]]) -> None:
+        """What the samples left unscored, (status, what must change first) each, say: some
+        never asked, some the scorer failed on, the failed calls (`count_calls`)."""
+        statuses = {status for status, _ in unscored}
+        self.not_asked = "missing" in statuses
+        self.scorer_failed = SCORE_STATUS in statuses
+        self.count_calls(unscored)
+
+    def count_judged(self, verdicts: CallTally) -> None:
+        """Add a judge stage's calls left without a verdict: those the API refused and would
+        refuse again, by what must change first; the others a new judge stage asks again."""
+        self.change_first += verdicts.change_first
+        self.judge_retried += verdicts.absent - verdicts.change_first.total()
+        self.retry_helps = bool(self.retried or self.judge_retried)
+
+    def count_calls(self, failures: Iterable[tuple[str, str | None]]) -> None:
+        """Count the failed model calls among these samples' (status, what must change first):
+        those a rerun retries, and those that need a change first, by what (models/retry.py
+        decided, and the store keeps; a judge call's, as its sample's row has it); then
+        whether a rerun helps at all."""
         self.retried, self.judge_retried, self.change_first = 0, 0, Counter()
-        for status, message in failures:
-            change = change_named(message) if status in (REJECTED, NO_VERDICT) else None
+        for status, change in failures:
             if status == REJECTED or change is not None:
                 self.change_first[change or "the request"] += 1
             elif status == "error":
@@ -342,10 +353,9 @@ class Run:
         if self.judge is not None:
             check_reachable(self.judge)
 
-    def score(self) -> Counter[str]:
+    def score(self) -> list[SampleRow]:
         """Write samples.jsonl (a batch of rows at a time) and usage.json, tallying the rows for
-        this run's report stage as they are written; the statuses of the rows not scored,
-        counted."""
+        this run's report stage as they are written; the rows not scored."""
         self.config.save()  # the task variant scored is the one a later report stage shows
         tally = RowTally(self.task)
         with Store(self.config.results_dir) as store:
@@ -358,7 +368,7 @@ class Run:
             basis[data_identity.SCORED_DATA] = data_identity.content_digest(self.samples)
             ResultsDir(self.config.results_dir).write_scored(tally.passing(rows), usage, basis)
         self._scored = tally
-        return Counter(row.status for row in tally.failed if row.status != SCORED)
+        return tally.failed
 
     def _scoring_basis(self, store: Store | None) -> dict[str, Json]:
         """What the score stage's rows depend on beside the data: the plan (model and task
@@ -449,11 +459,8 @@ class Run:
             )
             first = results.error_details[0].error
             self.console.print(f"the first: {escape(first[:300])}", highlight=False)
-        rejected = sum(  # judge calls the API would refuse again: no new judge stage helps
-            1 for e in results.error_details if e.status == NO_VERDICT and change_named(e.error)
-        )
-        if results.unjudged and results.unjudged > rejected:
-            self.console.print(f"[red]{no_verdict_message(results.unjudged - rejected)}[/]")
+        if results.unjudged:  # not those the judge's API would refuse again: the advice's
+            self.console.print(f"[red]{no_verdict_message(results.unjudged)}[/]")
         return results
 
     def _timing(self, directory: ResultsDir) -> dict[str, JsonValue]:
@@ -528,33 +535,28 @@ class Run:
             stats = self.infer()
             if stats.failed:
                 outcome.incomplete.append(f"{stats.failed} sample(s) without an answer")
-                outcome.count_calls(self._failures())
+                outcome.count_calls((f.status, f.change_first) for f in self._failures())
         if "judge" in stages:
-            absent = self.judge_stage().absent
-            if absent:
-                outcome.incomplete.append(no_verdict_message(absent))
-                outcome.retry_helps = True
+            verdicts = self.judge_stage()
+            if verdicts.absent:
+                outcome.incomplete.append(no_verdict_message(verdicts.absent))
+                outcome.count_judged(verdicts)
             unanswered = 0 if "infer" in stages else self._unanswered()
             if unanswered:  # a judge stage alone judges what is answered: say what is not
                 outcome.incomplete.append(f"{unanswered} sample(s) without an answer to judge")
                 outcome.not_asked = True
         if "score" in stages and "report" not in stages:
             unscored = self.score()
-            if unscored:
-                outcome.incomplete.append(f"{unscored.total()} sample(s) not scored")
-                outcome.retry_helps = bool(set(unscored) & RETRY_HELPS)
-                outcome.not_asked = "missing" in unscored
-                outcome.scorer_failed = SCORE_STATUS in unscored
+            if unscored:  # the same advice as a report stage's, from the rows it would read
+                outcome.incomplete.append(f"{len(unscored)} sample(s) not scored")
+                outcome.count_unscored([(row.status, row.change_first) for row in unscored])
         elif "score" in stages:
             self.score()
         if "report" in stages:
             results = self.report(print_to)
             if results.errors:
                 outcome.incomplete.append(f"{results.errors} of {results.n} not scored")
-                statuses = set(results.errors_by_status)
-                outcome.not_asked = "missing" in statuses
-                outcome.scorer_failed = SCORE_STATUS in statuses
-                outcome.count_calls((e.status, e.error) for e in results.error_details)
+                outcome.count_unscored([(e.status, e.change_first) for e in results.error_details])
         return outcome
 
     def _unanswered(self) -> int:
@@ -565,10 +567,9 @@ class Run:
                 for batch in self.samples.batches()
             )
 
-    def _failures(self) -> list[tuple[str, str]]:
-        """The last failure (status, message) of each of this run's samples still without an
-        answer."""
-        found: list[tuple[str, str]] = []
+    def _failures(self) -> list[FailedCall]:
+        """The last failure of each of this run's samples still without an answer."""
+        found: list[FailedCall] = []
         with Store(self.config.results_dir) as store:
             for batch in self.samples.batches():
                 ids = [sample.id for sample in batch]

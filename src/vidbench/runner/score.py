@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from vidbench.core.errors import ConfigError, VidbenchError, code_of
 from vidbench.core.records import Sample, batched
 from vidbench.report.schema import AnsweredFields, SampleRow
-from vidbench.runner.store import MAX_IDS, Store
+from vidbench.runner.store import MAX_IDS, FailedCall, Store
 from vidbench.scoring.model_call import CallResult, ModelCall
 from vidbench.scoring.outcome import SampleScore
 from vidbench.tasks.base import Task, code_failed
@@ -90,10 +90,10 @@ def _scored_batch(
     for sample in samples:
         stored = responses.get(sample.id)
         if stored is None:
-            status, error = failures.get(
-                sample.id, ("missing", f"{sample.id}: no answer yet (run the infer stage)")
+            failed = failures.get(sample.id) or FailedCall(
+                "missing", f"{sample.id}: no answer yet (run the infer stage)"
             )
-            rows.append(SampleRow.unanswered(sample.id, status, error))
+            rows.append(SampleRow.unanswered(sample.id, *failed))
             continue
         answer: AnsweredFields = {
             "id": sample.id,

@@ -89,7 +89,8 @@ def take_spooled(store: Store) -> int:
             response = answer.response
             if response.ok and store.answered_among(plan, [response.key]):
                 continue
-            if not response.ok and store.failure_of(response.key) == failure_message(answer):
+            failed = None if response.ok else store.failure_of(response.key)
+            if failed is not None and failed.error == failure_message(answer):
                 continue
             store_answer(store, plan, run_id, answer)
             taken += 1

@@ -11,7 +11,8 @@ calls:     every reply to a cached model call (an LLM judge's verdicts, a constr
 failures:  every failed attempt, with its status and message: unusable media (`media`), a call
     that failed after its retries (`error`, ...), and each attempt that failed and was tried
     again (`retried`, whatever came of the call). A failed sample is asked again by the next
-    run; its failures stay for the record.
+    run; its failures stay for the record. A call the API refused and would refuse again
+    (`rejected`) has `change_first`: what must change before it can succeed (models/retry.py).
 runs:      every invocation with its configuration.
 data_rows: the rows the runs read, with fingerprint and data folder (runner/data_identity.py).
 Each write commits at once, so a run killed at any moment loses at most the request in flight.
@@ -19,125 +20,28 @@ Each write commits at once, so a run killed at any moment loses at most the requ
 
 from __future__ import annotations
 
-import contextlib
 import json
-import shutil
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, TypedDict
+from typing import NamedTuple, TypedDict
 
 from pydantic import JsonValue
 
-from vidbench.core.errors import ConfigError, DiskFullError, VidbenchError
+from vidbench.core.errors import DiskFullError
 from vidbench.core.requests import Response
 from vidbench.media.frame import FrameRecord
-from vidbench.runner.usage import TOKEN_SUMS, stored_tokens, usage_record
+from vidbench.runner.store_calls import CallReply, CallsTable, StoredCall
+from vidbench.runner.store_db import StoreError, is_full
+from vidbench.runner.usage import stored_tokens
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs (
-    run_id INTEGER PRIMARY KEY AUTOINCREMENT,
-    created REAL NOT NULL,
-    plan TEXT NOT NULL,
-    config TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS responses (
-    key TEXT PRIMARY KEY,
-    plan TEXT NOT NULL,
-    sample_id TEXT NOT NULL,
-    run_id INTEGER NOT NULL,
-    prompt_hash TEXT NOT NULL,
-    request TEXT NOT NULL,
-    text TEXT NOT NULL,
-    input_tokens INTEGER NOT NULL,
-    output_tokens INTEGER NOT NULL,
-    latency_s REAL NOT NULL,
-    created REAL NOT NULL,
-    truncated INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS responses_plan ON responses (plan, sample_id);
-CREATE TABLE IF NOT EXISTS failures (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    plan TEXT NOT NULL,
-    sample_id TEXT NOT NULL,
-    run_id INTEGER NOT NULL,
-    key TEXT,
-    status TEXT NOT NULL,
-    error TEXT NOT NULL,
-    created REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS failures_plan ON failures (plan, sample_id);
-CREATE TABLE IF NOT EXISTS data_rows (
-    sample_id TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, folder TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS calls (
-    key TEXT PRIMARY KEY,
-    model TEXT NOT NULL,
-    item TEXT NOT NULL,
-    prompt_version TEXT NOT NULL,
-    attempt INTEGER NOT NULL,
-    prompt TEXT NOT NULL,
-    reply TEXT NOT NULL,
-    input_tokens INTEGER NOT NULL,
-    output_tokens INTEGER NOT NULL,
-    created REAL NOT NULL,
-    truncated INTEGER NOT NULL DEFAULT 0
-);
-"""
-# Columns added since a table was first made: a store made before them gets them when opened
-# for writing (ALTER TABLE), and reads them as their default when opened read-only.
-ADDED_COLUMNS = {"responses": "truncated", "calls": "truncated"}
+__all__ = ["MAX_IDS", "RETRIED", "CallReply", "RequestRecord", "Store", "StoreError"]
+__all__ += ["FailedCall", "StoredCall", "StoredFailure", "StoredResponse"]
 
-
-FULL_BELOW = 1 << 20  # bytes free under which a failed store write counts as a full disk
 # sample ids one query may name (SQLite takes 32,766 parameters since 3.32, 999 before)
 MAX_IDS = 900
 RETRIED = "retried"  # the status of a failed attempt that was tried again: not the outcome
-
-
-class StoreError(VidbenchError):
-    """A write to the store failed for another reason than a full disk, or the store is not a
-    readable database (named with the file)."""
-
-
-class _Connection(sqlite3.Connection):
-    """A connection to a store whose damage (a file cut short, overwritten, not a database) is
-    a StoreError naming the file and what to do, wherever a query meets it, not a traceback.
-    SQLite's other errors (a full disk: OperationalError) are the callers' to read."""
-
-    store_path = Path()  # the store's file, set by `_connect`
-
-    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:  # as sqlite3 types it
-        with _damage_named(self.store_path):
-            return super().execute(sql, parameters)
-
-    def executescript(self, script: str, /) -> sqlite3.Cursor:
-        with _damage_named(self.store_path):
-            return super().executescript(script)
-
-
-def _connect(path: Path, uri: str | None = None) -> _Connection:
-    """A connection to the store at `path` (through `uri` when given: read-only)."""
-    db = sqlite3.connect(uri or path, isolation_level=None, uri=bool(uri), factory=_Connection)
-    db.store_path = path
-    return db
-
-
-@contextlib.contextmanager
-def _damage_named(path: Path) -> Iterator[None]:
-    """A damaged file (SQLITE_CORRUPT, SQLITE_NOTADB) as a StoreError saying what to do."""
-    try:
-        yield
-    except sqlite3.DatabaseError as e:
-        if (getattr(e, "sqlite_errorcode", 0) or 0) & 0xFF not in (11, 26):  # CORRUPT, NOTADB
-            raise
-        raise StoreError(
-            f"{path} is damaged or not a vidbench store ({e}): its answers cannot be read. "
-            "Restore it from a copy, or move it away with its -wal and -shm files to start over "
-            "(`vidbench run --fresh` deletes them)"
-        ) from e
 
 
 class RequestRecord(TypedDict):
@@ -160,25 +64,12 @@ class StoredResponse:
     truncated: bool  # the reply stopped at its token limit (max_tokens)
 
 
-@dataclass(frozen=True)
-class StoredCall:
-    """One stored reply to a cached model call (every attempt is its own row)."""
+class FailedCall(NamedTuple):
+    """How a sample's request, or a model call, last failed."""
 
-    item: str
-    model: str
-    prompt_version: str
-    attempt: int
-    prompt: str
-    reply: str
-    truncated: bool  # the reply stopped at its token limit (max_tokens): never read
-
-
-@dataclass(frozen=True)
-class CallReply:
-    """A stored reply to a model call (`Store.call_reply`)."""
-
-    text: str
-    truncated: bool  # it stopped at its token limit (max_tokens)
+    status: str
+    error: str  # the message
+    change_first: str | None = None  # status rejected: what must change first (Response's)
 
 
 @dataclass(frozen=True)
@@ -189,98 +80,10 @@ class StoredFailure:
     error: str
 
 
-class Store:
-    FILENAME = "store.sqlite"
-
-    def __init__(self, results_dir: Path) -> None:
-        results_dir.mkdir(parents=True, exist_ok=True)
-        self.path = results_dir / self.FILENAME
-        self._selects: dict[str, str] = {}
-        try:
-            self._db = _connect(self.path)
-        except sqlite3.OperationalError as e:  # not a file one can open: a folder, no right
-            raise StoreError(f"{self.path}: cannot be opened as the store ({e})") from e
-        try:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(SCHEMA)
-            for table, column in ADDED_COLUMNS.items():  # a store made before them
-                if self._added(table) != column:
-                    self._db.execute(f"ALTER TABLE {table} ADD {column} INTEGER NOT NULL DEFAULT 0")
-                    self._selects[table] = column
-        except (StoreError, sqlite3.OperationalError) as e:  # damaged: said with what to do
-            self._db.close()
-            if isinstance(e, StoreError):
-                raise
-            if _is_full(e, results_dir):
-                raise DiskFullError(results_dir) from e
-            raise StoreError(f"{self.path}: {e}") from e
-
-    @classmethod
-    def read_only(cls, results_dir: Path) -> Store:
-        """An existing store opened for reading only (vidbench view): no table is made and every
-        write is refused (SQLite may still add its -wal/-shm companion files to read a WAL
-        database); ConfigError when there is none."""
-        path = results_dir / cls.FILENAME
-        if not path.is_file():
-            raise ConfigError(f"{path} is missing")
-        store = cls.__new__(cls)
-        store.path = path
-        store._selects = {}
-        try:
-            store._db = _connect(path, f"{path.resolve().as_uri()}?mode=ro")
-        except sqlite3.DatabaseError as e:  # no right to read it
-            raise StoreError(f"{path}: not readable ({e})") from e
-        try:
-            store._db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
-        except (StoreError, sqlite3.DatabaseError) as e:  # not a database, or a damaged one
-            store.close()
-            if isinstance(e, StoreError):
-                raise
-            raise StoreError(f"{path}: not readable ({e})") from e
-        return store
-
-    def close(self) -> None:
-        self._db.close()
-
-    def _added(self, table: str) -> str:
-        """What selects `table`'s added column: the column, or its default in a store made
-        before it and opened read-only (ADDED_COLUMNS); looked up once."""
-        if table not in self._selects:
-            names = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
-            self._selects[table] = ADDED_COLUMNS[table] if ADDED_COLUMNS[table] in names else "0"
-        return self._selects[table]
-
-    def _write(self, sql: str, params: tuple[object, ...]) -> sqlite3.Cursor:
-        """One write, committed at once; a full disk is a DiskFullError naming the folder (the
-        failed write is rolled back, every earlier one is kept)."""
-        try:
-            return self._db.execute(sql, params)
-        except sqlite3.OperationalError as e:
-            if _is_full(e, self.path.parent):
-                raise DiskFullError(self.path.parent) from e
-            raise StoreError(f"{self.path}: {e}") from e
-
-    def __enter__(self) -> Store:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def all_calls(self) -> list[StoredCall]:
-        """Every stored model-call reply, by item and attempt."""
-        return list(self.calls())
-
-    def calls(self) -> Iterator[StoredCall]:
-        """`all_calls`, a row at a time."""
-        rows = self._db.execute(
-            f"SELECT item, model, prompt_version, attempt, prompt, reply, {self._added('calls')} "
-            "FROM calls ORDER BY item, attempt, created"
-        )
-        return (
-            StoredCall(item, model, version, attempt, prompt, reply, bool(truncated))
-            for item, model, version, attempt, prompt, reply, truncated in rows
-        )
+class Store(CallsTable):
+    """The store of one results directory (`with Store(folder) as store:`): its answers,
+    failures, runs and data rows here, its calls table in runner/store_calls.py, its file in
+    runner/store_db.py."""
 
     def all_failures(self) -> list[StoredFailure]:
         """Every failed attempt, oldest first."""
@@ -366,13 +169,15 @@ class Store:
         key: str | None,
         error: str,
         status: str = "error",
+        change_first: str | None = None,
     ) -> None:
         """Record a failed attempt: `status` is media (unusable input), a Response status, or
-        RETRIED (an attempt that was tried again)."""
+        RETRIED (an attempt that was tried again); `change_first`: a rejected call's
+        `Response.change_first`."""
         self._write(
-            "INSERT INTO failures (plan, sample_id, run_id, key, status, error, created) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (plan, sample_id, run_id, key, status, error, time.time()),
+            "INSERT INTO failures (plan, sample_id, run_id, key, status, error, created, "
+            "change_first) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (plan, sample_id, run_id, key, status, error, time.time(), change_first),
         )
 
     def responses(
@@ -401,109 +206,45 @@ class Store:
 
     def last_failures(
         self, plan: str, sample_ids: Sequence[str] | None = None
-    ) -> dict[str, tuple[str, str]]:
-        """The most recent failure (status, message) per sample of a plan (of these samples
-        only, as `responses`; attempts that were tried again are not an outcome)."""
+    ) -> dict[str, FailedCall]:
+        """The most recent failure per sample of a plan (of these samples only, as
+        `responses`; attempts that were tried again are not an outcome)."""
         among, ids = _among(sample_ids)
         rows = self._db.execute(
-            "SELECT sample_id, status, error FROM failures WHERE plan = ? AND status != ?"
-            f"{among} ORDER BY id",
+            f"SELECT sample_id, status, error, {self._added('failures')} FROM failures "
+            f"WHERE plan = ? AND status != ?{among} ORDER BY id",
             (plan, RETRIED, *ids),
         )
-        return {sample_id: (status, error) for sample_id, status, error in rows}
+        return {sample_id: FailedCall(*failed) for sample_id, *failed in rows}
 
-    def failed_since_answered(
-        self, plan: str, sample_ids: Sequence[str]
-    ) -> dict[str, tuple[str, str]]:
+    def failed_since_answered(self, plan: str, sample_ids: Sequence[str]) -> dict[str, FailedCall]:
         """The samples (at most MAX_IDS) whose last failure, of a request no answer is to,
         came after their answer: a prompt since changed (a row's field it shows edited), or
-        media now unusable, whose answer is to the old one. (status, message) each."""
+        media now unusable, whose answer is to the old one."""
         among, ids = _among(sample_ids, "f.sample_id")
         rows = self._db.execute(
-            f"SELECT f.sample_id, f.status, f.error FROM failures f WHERE f.plan = ?{among} AND "
+            f"SELECT f.sample_id, f.status, f.error, {self._added('failures')} FROM failures f "
+            f"WHERE f.plan = ?{among} AND "
             "f.status != ? AND f.created > (SELECT MAX(r.created) FROM responses r WHERE "
             "r.plan = f.plan AND r.sample_id = f.sample_id) AND (f.key IS NULL OR f.key NOT IN "
             "(SELECT r.key FROM responses r WHERE r.plan = f.plan AND r.sample_id = f.sample_id)) "
             "ORDER BY f.id",
             (plan, *ids, RETRIED),
         )
-        return {sample_id: (status, error) for sample_id, status, error in rows}
+        return {sample_id: FailedCall(*failed) for sample_id, *failed in rows}
 
-    def failure_of(self, key: str) -> str | None:
-        """The message of the latest failed call with this key (e.g. a judge call), or None."""
+    def failure_of(self, key: str) -> FailedCall | None:
+        """The latest failure of the call with this key (e.g. a judge call), or None."""
         row = self._db.execute(
-            "SELECT error FROM failures WHERE key = ? AND status != ? ORDER BY id DESC LIMIT 1",
+            f"SELECT status, error, {self._added('failures')} FROM failures "
+            "WHERE key = ? AND status != ? ORDER BY id DESC LIMIT 1",
             (key, RETRIED),
         ).fetchone()
-        return None if row is None else row[0]
-
-    def call_reply(self, key: str) -> CallReply | None:
-        """The stored reply to a model call, or None."""
-        row = self._db.execute(
-            f"SELECT reply, {self._added('calls')} FROM calls WHERE key = ?", (key,)
-        ).fetchone()
-        return None if row is None else CallReply(row[0], bool(row[1]))
-
-    def put_call(
-        self,
-        key: str,
-        model: str,
-        item: str,
-        prompt_version: str,
-        attempt: int,
-        prompt: str,
-        response: Response,
-    ) -> None:
-        assert response.text is not None, "failed model calls go to put_failure"
-        self._write(
-            "INSERT OR IGNORE INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                key,
-                model,
-                item,
-                prompt_version,
-                attempt,
-                prompt,
-                response.text,
-                *stored_tokens(response.usage),
-                time.time(),
-                int(response.truncated),
-            ),
-        )
-
-    def call_usage(self, model: str) -> dict[str, int]:
-        """Model calls and tokens in/out stored for a model spec (e.g. the judge's)."""
-        return self._usage("calls", "model", model)
-
-    def call_usage_by_version(self) -> dict[str, dict[str, int]]:
-        """Model calls and tokens in/out per prompt version (a construction pipeline's stages
-        each ask with their own prompts, so this is the cost of each stage)."""
-        totals: dict[str, dict[str, int]] = {}
-        for version, _, usage in self.call_usage_by_version_and_model():
-            total = totals.setdefault(version, {})
-            for key, value in usage.items():
-                total[key] = total.get(key, 0) + value
-        return totals
-
-    def call_usage_by_version_and_model(self) -> list[tuple[str, str, dict[str, int]]]:
-        """(prompt version, model spec, calls and tokens in/out): a stage's cost per model,
-        priced by models/pricing.cost_of."""
-        rows = self._db.execute(
-            f"SELECT prompt_version, model, COUNT(*), {TOKEN_SUMS} FROM calls "
-            "GROUP BY prompt_version, model"
-        )
-        return [(version, spec, usage_record(*counts)) for version, spec, *counts in rows]
+        return None if row is None else FailedCall(*row)
 
     def usage(self, plan: str) -> dict[str, int]:
         """Requests answered and tokens in/out over a plan's stored answers."""
         return self._usage("responses", "plan", plan)
-
-    def _usage(self, table: str, column: str, value: str) -> dict[str, int]:
-        # table and column are this module's own names, never user input
-        row = self._db.execute(
-            f"SELECT COUNT(*), {TOKEN_SUMS} FROM {table} WHERE {column} = ?", (value,)
-        ).fetchone()
-        return usage_record(*row)
 
     def count_responses(self) -> int:
         count: int = self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
@@ -566,7 +307,7 @@ class Store:
             )
         except sqlite3.OperationalError as e:
             self._db.execute("ROLLBACK")
-            if _is_full(e, self.path.parent):
+            if is_full(e, self.path.parent):
                 raise DiskFullError(self.path.parent) from e
             raise StoreError(f"{self.path}: {e}") from e
         self._write("COMMIT", ())
@@ -579,17 +320,3 @@ def _among(ids: Sequence[str] | None, column: str = "sample_id") -> tuple[str, S
     if len(ids) > MAX_IDS:
         raise ValueError(f"at most {MAX_IDS} ids at a time, got {len(ids)}")
     return f" AND {column} IN ({', '.join('?' * len(ids))})", ids
-
-
-def _is_full(error: sqlite3.OperationalError, folder: Path) -> bool:
-    """SQLite's "database or disk is full" (SQLITE_FULL), or an I/O error of a write on a disk
-    with (almost) no room left: SQLite reports a failed WAL or journal write that way."""
-    code = getattr(error, "sqlite_errorcode", 0) or 0
-    if code == sqlite3.SQLITE_FULL:
-        return True
-    if code & 0xFF != sqlite3.SQLITE_IOERR:
-        return False
-    try:
-        return shutil.disk_usage(folder).free < FULL_BELOW
-    except OSError:
-        return False

@@ -7,7 +7,7 @@ judged benchmark reports it the same way.
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 from vidbench.scoring.model_call import CallResult
 from vidbench.scoring.outcome import NO_VERDICT as NO_VERDICT_OUTCOME
@@ -24,6 +24,7 @@ class NoVerdictFields(TypedDict):
     status_detail: str
     verdict_absent: bool
     outcome: Outcome
+    change_first: NotRequired[str]  # the judge call was refused: what must change first
 
 
 def no_verdict_fields(
@@ -33,14 +34,18 @@ def no_verdict_fields(
     `judge` (never counted right or wrong), saying why; `verdict_absent` marks those a new judge
     stage can still decide (a failed or missing call, not replies that never parsed or stopped
     at their token limit), and the
-    outcome is `no-verdict` for those, `verdict-unparsed` for the others."""
+    outcome is `no-verdict` for those, `verdict-unparsed` for the others; a judge call the API
+    refused and would refuse again says what must change first (`change_first`)."""
     why = verdict.why_absent() if verdict.absent else verdict.why_unread(unparsed_why)
-    return {
+    fields: NoVerdictFields = {
         "status": NO_VERDICT,
         "status_detail": f"{sample_id}: judge verdict {verdict.status}: {why}",
         "verdict_absent": verdict.absent,
         "outcome": NO_VERDICT_OUTCOME if verdict.absent else verdict_unparsed(counted_wrong=False),
     }
+    if verdict.change_first is not None:
+        fields["change_first"] = verdict.change_first
+    return fields
 
 
 def no_verdict_message(n: int) -> str:

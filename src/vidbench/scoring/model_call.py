@@ -66,6 +66,9 @@ class CallResult(Generic[Value]):
     error: str | None = None
     asked: int = 0  # calls sent to the model for this result by this run (0: all from the store)
     truncated: bool = False  # unparsed because the reply stopped at its token limit (max_tokens)
+    # error: the API refused the call and would refuse it again as it is (status rejected):
+    # what must change before it can succeed (models/retry.py words it)
+    change_first: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -100,6 +103,12 @@ class CallResult(Generic[Value]):
         return unparsed_why
 
     def why_absent(self) -> str:
+        if self.change_first is not None:
+            return (
+                f"the judge call was refused ({self.error}); asked again as it is, it is refused "
+                f"again, so a rerun alone does not help: change {self.change_first} first, then "
+                "run the judge stage again"
+            )
         if self.status == "error":
             return f"the judge call failed ({self.error}); the next judge stage asks again"
         return (

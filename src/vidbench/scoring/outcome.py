@@ -173,6 +173,11 @@ class SampleScore(BaseModel):
     verdict_absent: bool | None = Field(
         default=None, description="judged tasks: the verdict's call failed or was not made yet"
     )
+    change_first: str | None = Field(
+        default=None,
+        description="a call the API refused and would refuse again as it is (the model's: "
+        "status rejected; the judge's: status judge): what must change before it can succeed",
+    )
 
     def group(self, field: str) -> str | None:
         """The one group this sample has for `field` (a benchmark whose group fields hold one

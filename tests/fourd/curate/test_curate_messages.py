@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from vidbench.benchmarks.fourd.curate.manifest import read_manifest
+from vidbench.benchmarks.fourd.curate.quality import read_labels
 from vidbench.cli import main
+from vidbench.report.funnel import StageCount, record_stage
 
 
 def test_funnel_of_a_folder_that_is_not_there_or_has_no_funnel(
@@ -82,3 +84,31 @@ def test_render_summary_tells_manifest_problems_from_failed_renders(
     assert "2 manifest entries not usable (fix the manifest): gone (gone.glb): missing file" in said
     assert "duplicate uid" in said.split("fix the manifest")[1]
     assert "redoes" not in said
+
+
+def test_quality_labels_from_a_spreadsheet(tmp_path: Path) -> None:
+    """A CSV saved by a spreadsheet (byte-order mark, "High Quality") is read; a uid labelled
+    twice differently, or no uid, is named (the last label won without a word)."""
+    labels = tmp_path / "labels.csv"
+    rows = ["uid,label", "a,High Quality", "b, textureless ", "c,high quality", "c,textureless"]
+    rows += ["c,high quality", ",textureless", "d,great"]
+    labels.write_text("\n".join(rows) + "\n", encoding="utf-8-sig")
+    found, problems = read_labels(labels)
+    assert found == {"a": 0, "b": 1}
+    assert [(p.uid, p.reason, p.detail) for p in problems] == [
+        ("c", "two labels", "line 5: 'textureless', and another on line 4"),
+        ("c", "two labels", "line 6: 'high quality', and another on line 4"),
+        ("?", "no uid", "line 7"),
+        ("d", "unknown label", "line 8: 'great'"),
+    ]
+
+
+def test_an_output_folder_of_the_mmworld_pipeline_is_refused(tmp_path: Path) -> None:
+    """`curate 4d motion --out` given `curate mmworld`'s folder: refused before any work, naming
+    the other pipeline's stages (the 4D stages and its funnel would be mixed in)."""
+    (tmp_path / "videos").mkdir()
+    (tmp_path / "videos" / "a.mp4").write_bytes(b"")
+    record_stage(tmp_path / "out", "keyframes", StageCount(1, 1))
+    argv = ["curate", "4d", "motion", str(tmp_path / "videos"), "--out", str(tmp_path / "out")]
+    assert main(argv) == 2
+    assert not (tmp_path / "out" / "motion.jsonl").exists()

@@ -8,7 +8,17 @@ import json
 import sqlite3
 from pathlib import Path
 
-from qa_support import OBJ0, OBJ1, OBJ2, R_BROKEN, R_GOOD, generic, rendered_folder, write_objects
+from qa_support import (
+    OBJ0,
+    OBJ1,
+    OBJ2,
+    R_BROKEN,
+    R_GOOD,
+    R_TEXTURELESS,
+    generic,
+    rendered_folder,
+    write_objects,
+)
 
 from conftest import solid_frames
 from vidbench.benchmarks.fourd.curate.qa.objects import list_objects
@@ -16,6 +26,7 @@ from vidbench.benchmarks.fourd.variants import SPEC
 from vidbench.cli import main
 from vidbench.core.files import read_jsonl
 from vidbench.media.encode import write_mp4
+from vidbench.report.funnel import Funnel, funnel_markdown
 from vidbench.testing import ChatServer
 
 
@@ -36,6 +47,11 @@ def test_rendered_layout(tmp_path: Path, shared_server: ChatServer) -> None:
         "used": 1,
         "skipped": {"render dropped": 1, "quality: textureless": 1, "unreadable video": 1},
     }
+    # the table (`curate 4d funnel`) shows the skipped objects, not only the details
+    objects = Funnel.read(out).stages["qa objects"]
+    assert (objects.unit, objects.entered, objects.kept) == ("objects", 4, 1)
+    assert objects.dropped == funnel["details"]["objects"]["skipped"]
+    assert "quality: textureless 1" in funnel_markdown(Funnel.read(out))
     broken = next(p for p in funnel["problems"] if p.get("uid") == R_BROKEN)
     assert "view_8_rgb_white_bg.mp4" in broken["detail"]
     assert funnel["details"]["total"]["kept"] == 5
@@ -108,6 +124,43 @@ def test_objects_the_motion_and_quality_stages_dropped_are_skipped(tmp_path: Pat
     # quality predict's output in the official layout's folder is read as in part 1's
     (videos / "quality.jsonl").write_text(json.dumps({"uid": OBJ0, "label": "textureless"}))
     assert list_objects(data, SPEC).skipped[0].reason == "quality: textureless"
+
+
+def test_an_object_whose_render_failed_or_was_stopped_is_skipped(tmp_path: Path) -> None:
+    """`curate 4d render` removes render.json when it starts an object: one it failed on, or
+    was stopped in, holds a part of its views or an earlier render's; they were asked about."""
+    folder = rendered_folder(tmp_path / "render")
+    (folder / R_GOOD / ".job.json").write_text("{}")
+    (folder / R_GOOD / "error.json").write_text(json.dumps({"reason": "no mesh"}))
+    (folder / R_TEXTURELESS / ".job.json").write_text("{}")
+    skipped = {s.uid: (s.reason, s.detail) for s in list_objects(folder, SPEC).skipped}
+    assert skipped[R_GOOD] == (
+        "render not complete",
+        "no render.json, it failed: no mesh; run `curate 4d render` again",
+    )
+    assert "it was stopped or its worker died" in skipped[R_TEXTURELESS][1]
+
+
+def test_motion_and_quality_of_an_earlier_render_are_out_of_date(tmp_path: Path) -> None:
+    """An object rendered again after `curate 4d motion` / `quality predict` judged it: their
+    verdict was of the old videos (a static object now moving still dropped, a broken one now
+    still "high quality"); it is skipped as out of date, naming the command to run again."""
+    data = write_objects(tmp_path / "data")
+    videos = data / "4d_object_multi_view_videos"
+    render = videos / OBJ0 / "render.json"
+    render.write_text(json.dumps({"status": "rendered", "seed": 0}))
+    assert main(["--no-progress", "curate", "4d", "motion", str(videos), "--tolerance", "4"]) == 0
+    assert OBJ0 in [o.uid for o in list_objects(data, SPEC).objects]
+    render.write_text(json.dumps({"status": "rendered", "seed": 1}))  # rendered again
+    [stale] = [s for s in list_objects(data, SPEC).skipped if s.uid == OBJ0]
+    assert stale.reason == "motion: out of date" and "curate 4d motion" in stale.detail
+    (videos / "motion.jsonl").unlink()
+    record = {"uid": OBJ0, "label": "high quality", "render": "0" * 32}
+    (videos / "quality.jsonl").write_text(json.dumps(record) + "\n")
+    [stale] = [s for s in list_objects(data, SPEC).skipped if s.uid == OBJ0]
+    assert stale.reason == "quality: out of date"
+    (videos / "quality.jsonl").write_text(json.dumps({"uid": OBJ0, "label": "high quality"}))
+    assert OBJ0 in [o.uid for o in list_objects(data, SPEC).objects]  # an older vidbench's
 
 
 def test_a_blank_caption_reply_is_counted_as_empty_not_as_asked_again(

@@ -51,6 +51,8 @@ def test_a_reply_without_json_does_not_parse() -> None:
         (q(question=""), cands.NOT_A_QUESTION),
         ("just text", cands.NOT_A_QUESTION),
         (q("The crab raises two claws: how many claws does it raise?"), cands.LEAK),
+        (q("螃蟹举起了几只钳子？", A="一只", B="两只", C="三只", D="没有"), cands.NOT_ENGLISH),
+        (q("Сколько клешней поднимает краб?", A="1", B="2", C="3", D="0"), cands.NOT_ENGLISH),
     ],
 )
 def test_bad_questions_are_rejected_with_their_reason(bad: object, reason: str) -> None:
@@ -58,6 +60,13 @@ def test_bad_questions_are_rejected_with_their_reason(bad: object, reason: str) 
     assert generated is not None
     assert [g["question"] for g in generated.questions] == ["Which way does the crab walk?"]
     assert [r["reason"] for r in generated.rejected] == [reason]
+
+
+def test_a_foreign_word_or_symbol_in_an_english_question_is_kept() -> None:
+    generated = parse(reply(q("What does the sign 福 on the crab's shell do as it turns?")))
+    assert generated is not None and len(generated.questions) == 1
+    generated = parse(reply(q("By what angle θ does it turn?", A="π", B="2π", C="π/2", D="0")))
+    assert generated is not None and len(generated.questions) == 1
 
 
 def test_brackets_in_the_reasoning_do_not_hide_the_questions() -> None:
@@ -134,6 +143,8 @@ def test_validator_and_blind_replies() -> None:
     assert parse_validation("no json") is None
     assert parse_blind("I think (C).") == "C"
     assert parse_blind("the crab") == ""
+    # a blind model writing Chinese: full-width brackets and letters are its answer
+    assert (parse_blind("答案：（B）"), parse_blind("正确答案是 Ｃ")) == ("B", "C")
 
 
 def test_show_prompts_prints_every_versioned_prompt(capsys: pytest.CaptureFixture) -> None:

@@ -4,12 +4,14 @@ replies, failed filter calls)."""
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 from pathlib import Path
 
 import pytest
 from curate_support import COLOURS, image_colours, label_of, options_in
+from rich.console import Console
 
 from vidbench.benchmarks.mmworld.curate.asr import Transcriber
 from vidbench.benchmarks.mmworld.curate.candidates import (
@@ -18,7 +20,8 @@ from vidbench.benchmarks.mmworld.curate.candidates import (
     parse_generation,
     shuffled,
 )
-from vidbench.benchmarks.mmworld.curate.filters import decide, decide_blind
+from vidbench.benchmarks.mmworld.curate.filters import check_call, decide, decide_blind
+from vidbench.benchmarks.mmworld.curate.pipeline import CurateConfig, Curation
 from vidbench.benchmarks.mmworld.curate.queries import SUBDISCIPLINES
 from vidbench.benchmarks.mmworld.curate.videos import list_videos
 from vidbench.benchmarks.mmworld.curate.whisper import AsrSettings
@@ -37,6 +40,53 @@ def _video(path: Path, colour: str = "blue", wav: Path | None = None) -> Path:
     return path
 
 
+def test_ids_of_videos_sharing_a_name_come_from_their_paths(tmp_path: Path) -> None:
+    """Not from the listing order: a video added, or a list file reordered, changes no other
+    video's id (a rerun would give one video's transcripts and answers another's id); ids that
+    differ only in case clash too (they name folders); one file listed twice is named."""
+    root = tmp_path / "videos"
+    for name in ("b/clip.mp4", "c/clip.mp4", "Take.mp4", "take.mkv", "solo.mp4"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(b"")  # listing reads no bytes
+    before = {v.path.name + str(v.path.parent.name): v.video_id for v in list_videos(root).items}
+    (root / "a").mkdir()
+    (root / "a" / "clip.mp4").write_bytes(b"")
+    after = {v.path.name + str(v.path.parent.name): v.video_id for v in list_videos(root).items}
+    assert before.items() <= after.items()
+    assert before["solo.mp4videos"] == "solo"
+    assert before["clip.mp4b"] == "clip-159a2050" and after["clip.mp4a"] == "clip-19659645"
+    assert len(set(after.values())) == 6 and before["Take.mp4videos"] == "Take-797bd151"
+    rows = ["videos/b/clip.mp4", "videos/c/clip.mp4", "videos/a/clip.mp4"]
+    listing = tmp_path / "list.txt"
+    listing.write_text("\n".join(rows))
+    forward = {v.path.resolve(): v.video_id for v in list_videos(listing).items}
+    listing.write_text("\n".join(["videos/./a/clip.mp4", *reversed(rows)]))
+    found = list_videos(listing)
+    assert {v.path.resolve(): v.video_id for v in found.items} == forward
+    assert [(p.record, p.message) for p in found.problems] == [
+        ("line 2", "the same video as line 1 (give each a video_id)")
+    ]
+    (root / "clip-19659645.mp4").write_bytes(b"")  # a name like another's id: said, not shared
+    with pytest.raises(ConfigError, match="'clip-19659645' is another video's"):
+        list_videos(root)
+
+
+def test_a_stale_output_of_an_unlisted_video_is_named(tmp_path: Path) -> None:
+    root = tmp_path / "videos"
+    for name in ("a/clip.mp4", "b/clip.mp4"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(b"")
+    out = tmp_path / "out"
+    (out / "keyframes" / "clip-2").mkdir(parents=True)  # an earlier vidbench's ids
+    (out / "keyframes" / "clip-19659645").mkdir()
+    (out / "transcripts").mkdir()
+    (out / "transcripts" / "clip.json").write_text("{}")
+    console = Console(file=io.StringIO(), width=300)
+    Curation(CurateConfig(root, out), console)
+    said = console.file.getvalue()
+    assert "keyframes/clip-2, transcripts/clip.json in" in said and "19659645" not in said
+
+
 def test_listing_from_a_folder_and_a_list(tmp_path: Path) -> None:
     root = tmp_path / "videos"
     _video(root / "Science" / "Chemistry" / "flame test.mp4")
@@ -45,8 +95,8 @@ def test_listing_from_a_folder_and_a_list(tmp_path: Path) -> None:
     found = list_videos(root, discipline="Game")
     assert [(v.video_id, v.discipline, v.subdiscipline) for v in found.items] == [
         ("flame_test", "Science", "Chemistry"),
-        ("clip", "Art & Sports", None),
-        ("clip-2", "Game", None),
+        ("clip-3fe7ca75", "Art & Sports", None),  # a hash of "Sports & Arts/clip.mp4"
+        ("clip-d32e003d", "Game", None),
     ]
     listing = tmp_path / "list.csv"
     listing.write_text(
@@ -115,6 +165,26 @@ def test_generator_replies_are_read_tolerantly() -> None:
     assert parse_generation("I cannot write questions about this video.") is None
     assert parse_generation('{"questions": "none"}') is None
     assert parse_generation('{"questions": []}').questions == ()
+
+
+def test_a_question_in_another_script_than_english_is_dropped_and_named() -> None:
+    """A generator answering in its own language would pass every other check."""
+    chinese = {"question": "视频中的人在做什么？", "options": ["跑步", "游泳", "睡觉", "吃饭"]}
+    english = {"question": "What is the person doing?", "options": ["run", "swim", "sleep", "eat"]}
+    generated = parse_generation(json.dumps([chinese | {"answer": "a"}, english | {"answer": "b"}]))
+    assert generated is not None and [q["question"] for q in generated.questions] == [
+        english["question"]
+    ]
+    assert generated.malformed == ("question 1: not in English (CJK letters)",)
+
+
+def test_a_filter_reply_in_full_width_letters_is_read() -> None:
+    """A check answered "（c）" or "Answer：Ｃ" was unparsed, asked again and then dropped the
+    question."""
+    options = {"a": "run", "b": "swim", "c": "sleep", "d": "eat"}
+    candidate = SubsetCandidate("visual/v#0", "visual", "v", "What does the cat do?", options, "c")
+    call = check_call(candidate, "blind")
+    assert (call.parse("（c）"), call.parse("Answer：Ｃ"), call.parse("Ｄ")) == ("c", "c", "d")
 
 
 def test_a_reply_is_read_past_brackets_and_options_alike_but_for_punctuation() -> None:
@@ -342,3 +412,49 @@ def test_asr_and_keyframes_stages_alone(tmp_path: Path) -> None:
     frames = ["--keyframes", "2", "--cache-dir", str(tmp_path / "frames")]
     assert main(["--no-progress", "curate", "mmworld", "keyframes", *common, *frames]) == 0
     assert len(list((out / "keyframes" / "mute").glob("*.jpg"))) == 2
+
+
+def test_a_folder_or_list_without_videos_is_an_error_naming_it(tmp_path: Path) -> None:
+    """Not a funnel of zeros with exit status 0: the wrong folder given looks like a done run."""
+    (tmp_path / "photos").mkdir()
+    (tmp_path / "photos" / "a.jpg").write_bytes(b"")
+    (tmp_path / "list.txt").write_text("gone.mp4\n")
+    console = Console(file=io.StringIO(), width=300)
+    with pytest.raises(ConfigError, match=r"photos: no videos to curate \(no \.mp4"):
+        Curation(CurateConfig(tmp_path / "photos", tmp_path / "out"), console)
+    with pytest.raises(ConfigError, match="every entry above was skipped"):
+        Curation(CurateConfig(tmp_path / "list.txt", tmp_path / "out"), console)
+    assert "gone.mp4" in console.file.getvalue()
+    argv = ["curate", "mmworld", "asr", str(tmp_path / "photos"), "--out", str(tmp_path / "o")]
+    assert main(argv) == 2
+
+
+def test_an_output_folder_inside_the_videos_folder_adds_no_videos(tmp_path: Path) -> None:
+    """`curate mmworld all videos/ --out videos/curated`: the output links each video at
+    OUT/<subset>/<id>/; the next run listed those links as more videos (each asked about twice)."""
+    root = tmp_path / "videos"
+    (root / "x").mkdir(parents=True)
+    (root / "x" / "clip.mp4").write_bytes(b"")
+    linked = root / "curated" / "audio" / "clip" / "clip.mp4"
+    linked.parent.mkdir(parents=True)
+    linked.symlink_to(root / "x" / "clip.mp4")
+    console = Console(file=io.StringIO(), width=300)
+    curation = Curation(CurateConfig(root, root / "curated"), console)
+    assert [(v.video_id, v.path) for v in curation.videos] == [("clip", root / "x" / "clip.mp4")]
+    with pytest.raises(ConfigError, match="the videos folder itself"):
+        Curation(CurateConfig(root, root / "x" / ".."), console)
+
+
+def test_an_output_folder_of_the_4d_pipeline_is_refused(tmp_path: Path) -> None:
+    """One --out for `curate 4d` and `curate mmworld`: the 4D funnel was written over (its
+    stages dropped without a word) and the model calls mixed in one store."""
+    root = tmp_path / "videos"
+    root.mkdir()
+    (root / "clip.mp4").write_bytes(b"")
+    out = tmp_path / "out"
+    record_stage(out, "render", StageCount(2, 2))
+    with pytest.raises(ConfigError, match="holds the stages render of another pipeline"):
+        Curation(CurateConfig(root, out), Console(file=io.StringIO()))
+    (out / "funnel.json").unlink()
+    record_stage(out, "videos", StageCount(1, 1))  # its own: fine
+    Curation(CurateConfig(root, out), Console(file=io.StringIO()))

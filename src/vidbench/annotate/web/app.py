@@ -8,6 +8,7 @@ password hashes running at once are bounded (throttle.py, state in `app.state`).
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from typing import Any
 
@@ -17,14 +18,25 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
+from vidbench.annotate import db
 from vidbench.annotate.adapters import Adapters
 from vidbench.annotate.project import Project
 from vidbench.annotate.throttle import HashSlots, LoginThrottle
-from vidbench.annotate.web import api, deps, limits, pages, redteam_routes, signin, thumbs
+from vidbench.annotate.web import (
+    accounts,
+    api,
+    deps,
+    limits,
+    pages,
+    redteam_routes,
+    signin,
+    thumbs,
+)
 from vidbench.annotate.web.limits import RETRY_AFTER, CheckFirst, session_checker
 from vidbench.annotate.work import Conflict, NoSuchWork
 from vidbench.core.errors import ConfigError, DataError
 
+LOG = logging.getLogger(__name__)
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; media-src 'self'; "
     "img-src 'self'; connect-src 'self'; object-src 'none'; frame-ancestors 'none'; "
@@ -49,7 +61,8 @@ def create_app(project: Project, adapters: Adapters, judge: Any = None) -> FastA
     app.mount("/static", StaticFiles(directory=deps.HERE / "static"), name="static")
     # body limits per router (limits.py), not for the app: the app's limiter would sit outside
     # CheckFirst and answer 413 before an unauthenticated request is told 401
-    for router in (signin.router, pages.router, api.router, redteam_routes.router, thumbs.router):
+    routers = (signin, pages, api, accounts, redteam_routes, thumbs)
+    for router in (module.router for module in routers):
         app.include_router(router, max_body_size=limits.DEFAULT)
 
     app.add_middleware(CheckFirst, check_session=session_checker(project))
@@ -88,11 +101,16 @@ def create_app(project: Project, adapters: Adapters, judge: Any = None) -> FastA
     async def config_error(request: Request, exc: ConfigError) -> Response:
         return _error(request, 422, str(exc))
 
-    @app.exception_handler(sqlite3.OperationalError)
-    async def database_unavailable(request: Request, exc: sqlite3.OperationalError) -> Response:
+    @app.exception_handler(sqlite3.Error)
+    async def database_error(request: Request, exc: sqlite3.Error) -> Response:
         """The database cannot be opened or written now (the project folder moved or removed
-        while serving, a read-only folder, a full disk, a lock held too long): 503, which the
-        pages retry with the text kept, never a traceback."""
+        while serving, a read-only folder, a full disk, a file cut short, a lock held too
+        long): 503, which the pages retry with the text kept, never a traceback. Any other
+        SQLite error is a bug (a statement SQLite cannot run, a broken constraint): a 500,
+        with its traceback in the server's log, not a 503 blaming the database."""
+        if not db.unavailable(exc):
+            LOG.error("%s %s failed", request.method, request.url.path, exc_info=exc)
+            return _error(request, 500, f"internal error ({type(exc).__name__}): see the log")
         response = _error(request, 503, deps.unusable_database(project, exc))
         response.headers["Retry-After"] = RETRY_AFTER
         return response

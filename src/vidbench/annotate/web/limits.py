@@ -27,7 +27,7 @@ from http.cookies import CookieError, SimpleCookie
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from vidbench.annotate import auth
+from vidbench.annotate import auth, db
 from vidbench.annotate.project import Project
 from vidbench.annotate.web.deps import SESSION_COOKIE, unusable_database
 
@@ -110,8 +110,10 @@ def session_checker(project: Project) -> SessionCheck:
             if getattr(local, "conn", None) is None:
                 local.conn = project.connect()
             found = auth.session_user(local.conn, token)
-        except sqlite3.OperationalError as e:
+        except sqlite3.Error as e:
             local.conn = None
+            if not db.unavailable(e):  # a bug: a 500 with its traceback logged
+                raise
             return 503, unusable_database(project, e)
         if found is None:
             return 401, "sign in first"

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
-from vidbench.annotate import conflicts, items, progress, work
+from vidbench.annotate import auth, conflicts, items, progress, work
 from vidbench.annotate.web import deps
 from vidbench.annotate.web.deps import Admin, Reviewer, RowId, Signed, templates
 
@@ -206,6 +206,7 @@ def work_page(request: Request, work_id: RowId, v: Signed) -> Response:
         job_title=TITLES[found["job"]],
         task_title=TASKS[found["job"]],
         kept=conflicts.open_for(v.conn, work_id, v.user.id) if mine else [],
+        steps=work.history(v.conn, found, v.user),
         place=where,
         preload_next=preload,
         letters=work.LETTERS,
@@ -260,5 +261,7 @@ def admin_page(request: Request, v: Admin) -> Response:
         tasks=progress.per_task(v.conn),
         agreement=review_agreement(v.conn),
         events=progress.recent_events(v.conn),
+        accounts=auth.users(v.conn),
+        roles=auth.ROLES,
         title="Admin",
     )

@@ -12,7 +12,7 @@ judge as saying 0. A failed judge call leaves the label out and is listed.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +33,7 @@ from vidbench.core.records import Sample
 from vidbench.models.registry import ModelChoice
 from vidbench.report.results import git_commit, versions
 from vidbench.report.results_dir import ResultsDir
+from vidbench.runner.commands import rejected_advice
 from vidbench.runner.model_calls import ask_judge
 from vidbench.runner.store import Store
 from vidbench.scoring.agreement import Agreement, binary_agreement
@@ -89,6 +90,7 @@ class AgreementReport(TypedDict):
     n_dropped: int
     n_unparsed: int
     n_unjudged: int  # labels whose judge call failed: left out, asked again by a rerun
+    n_refused: int  # labels whose judge call was refused: left out until what it names changes
     errors: list[AgreementError]
     overall: Agreement
     by_subset: dict[str, Agreement]
@@ -189,15 +191,19 @@ def judge_agreement(job: AgreementJob, console: Console) -> AgreementReport:
         else:
             verdict = verdicts[call.item]
             if verdict.status == "error":
-                errors.append({"item": label.item, "error": f"judge failed: {verdict.error}"})
+                why = verdict.why_absent() if verdict.change_first else verdict.error
+                errors.append({"item": label.item, "error": f"judge failed: {why}"})
             score = rules.outcome(verdict, job.prompt.protocol)
         dimension = sample.metadata.get("dimension")
         items.append(_item(label, None if dimension is None else str(dimension), score))
     for error in errors:
         console.print(f"[yellow]left out[/]: {escape(error['error'])}", highlight=False)
-    unjudged = sum(1 for v in verdicts.values() if v.absent)
+    refused = Counter(v.change_first for v in verdicts.values() if v.absent and v.change_first)
+    unjudged = sum(1 for v in verdicts.values() if v.absent) - refused.total()
     if unjudged:
         console.print(f"[red]{no_verdict_message(unjudged)}[/]")
+    if refused:
+        console.print(f"[red]{escape(rejected_advice(refused))}[/]", highlight=False)
     overall, by_subset, by_dimension = _groups(items, job.seed)
     report: AgreementReport = {
         "labels_file": str(job.labels),
@@ -210,6 +216,7 @@ def judge_agreement(job: AgreementJob, console: Console) -> AgreementReport:
         "n_dropped": sum(1 for i in items if i["judge_status"] == "unparsed" and not i["counted"]),
         "n_unparsed": sum(1 for i in items if i["judge_status"] == "unparsed"),
         "n_unjudged": unjudged,
+        "n_refused": refused.total(),
         "errors": errors,
         "overall": overall,
         "by_subset": by_subset,

@@ -6,6 +6,7 @@ cli.py calls `register(sub)`; each handler parses its arguments and calls the li
 from __future__ import annotations
 
 import argparse
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
@@ -19,6 +20,7 @@ from vidbench.cli_options import CommandGroups
 from vidbench.console import err, out
 from vidbench.core.errors import EXIT_INCOMPLETE, EXIT_OK
 from vidbench.models.registry import ModelChoice, parse_options
+from vidbench.runner.commands import rejected_advice
 from vidbench.runner.lock import results_lock
 
 if TYPE_CHECKING:
@@ -120,10 +122,17 @@ def _cmd_judge(args: argparse.Namespace) -> int:
     assert isinstance(by_status, dict)
     if set(by_status) <= {UNKNOWN_ID}:
         return EXIT_OK
+    details = results["error_details"]
+    assert isinstance(details, list)
+    refused = Counter(
+        str(e["change_first"]) for e in details if isinstance(e, dict) and e.get("change_first")
+    )
     err.print(
         f"[red]incomplete[/]: the results in {escape(args.out)} do not cover every instance "
         f"(exit code {EXIT_INCOMPLETE}); error_details in results.json names each and why "
         "(a judge call that failed is asked again by the same command)"
+        + (f"; {escape(rejected_advice(refused))}" if refused else ""),
+        highlight=False,
     )
     return EXIT_INCOMPLETE
 
@@ -134,11 +143,13 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
     job = AgreementJob(labels=Path(args.labels), **_judging(args))
     with results_lock(job.out, "vidbench judge-agreement"):
         report = judge_agreement(job, out)
-    if not report["n_unjudged"]:
+    missing = report["n_unjudged"] + report["n_refused"]
+    if not missing:
         return EXIT_OK
     err.print(  # an agreement measured without some verdicts is not complete
-        f"[red]incomplete[/]: {report['n_unjudged']} label(s) have no verdict (exit code "
+        f"[red]incomplete[/]: {missing} label(s) have no verdict (exit code "
         f"{EXIT_INCOMPLETE}); the same command again asks only those"
+        + (" (once what is said above has changed)" if report["n_refused"] else "")
     )
     return EXIT_INCOMPLETE
 

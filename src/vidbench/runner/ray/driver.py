@@ -215,14 +215,17 @@ class _Driver:
                     + str(e).strip().splitlines()[-1]  # the error, without Ray's traceback
                 ) from None
         if there != here:
-            differ = [
-                f"{k}: {there.get(k)!r} there, {here.get(k)!r} here"
-                for k in sorted({*there, *here})
-                if there.get(k) != here.get(k)
-            ]
+            keys = [k for k in sorted({*there, *here}) if there.get(k) != here.get(k)]
+            differ = [f"{k}: {there.get(k)!r} there, {here.get(k)!r} here" for k in keys]
+            advice = (
+                "give every node the same checkpoint files (a copy keeps their names, sizes and "
+                "modification times with `rsync -t` or `cp -p`)"
+                if keys == ["weights"]  # the folder's files key the answers (hf_checkpoint)
+                else "set it explicitly (e.g. --model-opt device=cuda)"
+            )
             raise ConfigError(
                 f"model {here.get('spec')!r} is not the same in the Ray workers as here "
-                f"({'; '.join(differ)}); set it explicitly (e.g. --model-opt device=cuda)"
+                f"({'; '.join(differ)}); {advice}"
             )
 
     def _send(self, slot: _Slot, samples: list[Sample], exclusive: bool = False) -> None:

@@ -181,6 +181,81 @@ function setUpAdmin() {
   adminForm("[data-admin-delete]", (f) => post("/api/admin/items/" + encodeURIComponent(f.get("item")) + "/delete"));
 }
 
+// the admin page's people: add one, change a role, remove one; each answer says what it did
+function givenBack(released) {
+  const kinds = Object.entries(released || {});
+  const total = kinds.reduce((sum, [, n]) => sum + n, 0);
+  if (!total) return "no unfinished work of theirs given back";
+  return total + (total === 1 ? " unfinished piece" : " unfinished pieces") + " of work back in the pool (" +
+    kinds.map(([kind, n]) => kind + " " + n).join(", ") + "): give it to others with Assign below";
+}
+
+function roleText(d) {
+  if (d.before === d.role) return d.name + " is " + d.role + " already; nothing changed";
+  return d.name + ": " + d.before + " -> " + d.role + " (from their next request); " + givenBack(d.released);
+}
+
+function removedText(d) {
+  return "removed " + d.name + ": " + d.sessions + (d.sessions === 1 ? " session" : " sessions") +
+    " ended, cannot sign in; their submitted work stays under their name; " + givenBack(d.released);
+}
+
+function addedText(d) {
+  const added = "added " + d.name + " (" + d.role + ")";
+  if (!d.password) return added;
+  return added + "\npassword: " + d.password + "\ngive it to them now: it is not shown again";
+}
+
+function setUpAccounts() {
+  const table = document.querySelector("[data-accounts]");
+  if (!table) return;
+  const tell = (result, say) => {  // the newest first; a password made earlier stays on the page
+    const box = document.querySelector("[data-accounts-result]");
+    const text = result.ok ? say(result.data) : errorText(result.data);
+    box.textContent = text + (box.textContent ? "\n\n" + box.textContent : "");
+    notice(result.ok ? "done" : errorText(result.data), !result.ok);
+  };
+  const removed = (row, data) => {
+    row.querySelectorAll("td:nth-child(n+3)").forEach((td) => td.remove());
+    const cell = Object.assign(document.createElement("td"), { colSpan: 2, textContent: "removed " + localTime(data.removed, true) });
+    row.append(cell);
+  };
+  table.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const form = event.target, row = form.closest("[data-account]");
+    const url = "/api/admin/users/" + encodeURIComponent(row.dataset.account);
+    if (form.matches("[data-account-role]")) {
+      const result = await post(url + "/role", { role: new FormData(form).get("role") });
+      if (result.ok && result.data.you && result.data.role !== "admin") { location.href = "/"; return; }
+      if (result.ok) row.querySelector("[data-account-role-now]").textContent = result.data.role;
+      tell(result, roleText);
+    } else if (form.matches("[data-account-remove]")) {
+      const result = await post(url + "/remove");
+      if (result.ok && result.data.you) { location.href = "/login"; return; }
+      if (result.ok) removed(row, result.data);
+      tell(result, removedText);
+    }
+  });
+  const add = document.querySelector("[data-account-add]");
+  add.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const f = new FormData(add);
+    const result = await post("/api/admin/users", { name: f.get("name"), role: f.get("role"), password: f.get("password") || null });
+    if (result.ok) {
+      add.reset();
+      const row = document.querySelector("[data-account-new]").content.firstElementChild.cloneNode(true);
+      row.dataset.account = result.data.name;
+      row.querySelectorAll("[data-account-name]").forEach((el) => { el.textContent = result.data.name; });
+      row.querySelector("[data-account-role-now]").textContent = result.data.role;
+      const role = row.querySelector("select[name=role]");
+      role.value = result.data.role;
+      role.setAttribute("aria-label", "new role for " + result.data.name);
+      table.tBodies[0].append(row);
+    }
+    tell(result, addedText);
+  });
+}
+
 // ------------------------------------------------------------------------------- red team
 function setUpRedTeam(box) {
   const base = "/api/redteam/" + box.dataset.id;
@@ -210,6 +285,7 @@ document.addEventListener("DOMContentLoaded", () => {
   document.querySelectorAll("[data-caption-row]").forEach(setUpCaptionReview);
   document.querySelectorAll("[data-redteam]").forEach(setUpRedTeam);
   setUpAdmin();
+  setUpAccounts();
   const logout = document.querySelector("[data-action=logout]");
   if (logout) logout.addEventListener("click", async () => { await post("/logout"); location.href = "/login"; });
 });

@@ -80,6 +80,14 @@ def _cmd_render(args: argparse.Namespace) -> int:
     if report.unusable:
         err.print(f"{len(report.unusable)} manifest entries not usable (fix the manifest):")
         _print_problems(report.unusable)
+    if report.others:
+        shown = ", ".join(report.others[:5]) + (" ..." if len(report.others) > 5 else "")
+        err.print(
+            f"{len(report.others)} objects in {args.out} are not in this manifest ({shown}): "
+            "`curate 4d qa` reads every object there; remove those not wanted",
+            markup=False,
+            highlight=False,
+        )
     _print_funnel(Path(args.out))
     return EXIT_INCOMPLETE if report.failed or report.unusable else EXIT_OK
 

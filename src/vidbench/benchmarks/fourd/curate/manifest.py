@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from vidbench.benchmarks.fourd.curate.asset_files import NOT_FOLLOWED, referenced
 from vidbench.core.errors import ConfigError, DataError
 from vidbench.core.files import json_lines, json_members
 from vidbench.media.cache import file_digest
@@ -27,30 +28,71 @@ class Asset:
     uid: str
     path: Path
 
-    def fingerprint(self) -> dict[str, int | str]:
-        """What the file is, for a render.json: its size, modification time and content hash."""
-        stat = self.path.stat()
-        return {
-            "bytes": stat.st_size,
-            "mtime_ns": stat.st_mtime_ns,
-            "blake2b": file_digest(self.path),
-        }
+    def fingerprint(self) -> dict[str, object]:
+        """What the asset is, for a render.json: its file's size, modification time and content
+        hash, and the same of each file it references (asset_files.py: a glTF's buffers and
+        images, an .obj's materials and textures), "missing" or "not followed" for the others."""
+        references: dict[str, object] = {}
+        for name, path in referenced(self.path).items():
+            if path is None:
+                references[name] = NOT_FOLLOWED
+            else:
+                references[name] = _file_fingerprint(path) if path.is_file() else MISSING
+        return {**_file_fingerprint(self.path), "references": references}
 
     def matches(self, recorded: object) -> bool:
-        """Whether the file is still the one a render.json's `asset` fingerprint names (by its
-        size and time, else by its bytes); a render.json without one (an older vidbench's)
-        is taken to match."""
+        """Whether the asset is still the one a render.json's `asset` fingerprint names: its
+        file and each file it referenced (by size and time, else by bytes); a referenced file
+        that was missing must still be. A render.json without a fingerprint, or without its
+        references (an older vidbench's), is taken to match on what it lacks."""
         if not isinstance(recorded, dict):
             return True
-        try:
-            stat = self.path.stat()
-        except OSError:
+        if not _file_matches(self.path, recorded):
             return False
-        if recorded.get("bytes") != stat.st_size:
-            return False
-        if recorded.get("mtime_ns") == stat.st_mtime_ns:
+        references = recorded.get("references")
+        if not isinstance(references, dict):
             return True
-        return recorded.get("blake2b") == file_digest(self.path)
+        folder = self.path.parent.resolve()
+        for name, was in references.items():
+            if was == NOT_FOLLOWED:
+                continue
+            try:
+                path = (folder / str(name)).resolve()
+            except (OSError, ValueError):  # an edited render.json (a NUL, a loop of links)
+                return False
+            if not path.is_relative_to(folder):  # an edited render.json: not ours to read
+                return False
+            if was == MISSING:
+                if path.is_file():  # there now (a folder or a device never counts)
+                    return False
+            elif not _file_matches(path, was):
+                return False
+        return True
+
+
+MISSING = "missing"
+
+
+def _file_fingerprint(path: Path) -> dict[str, int | str]:
+    """A file's size, modification time and content hash."""
+    stat = path.stat()
+    return {"bytes": stat.st_size, "mtime_ns": stat.st_mtime_ns, "blake2b": file_digest(path)}
+
+
+def _file_matches(path: Path, recorded: object) -> bool:
+    """Whether the file is the one `recorded` (a _file_fingerprint) names: the same size, and
+    the same time or else the same bytes."""
+    if not isinstance(recorded, dict):
+        return False
+    try:
+        stat = path.stat()
+    except OSError:
+        return False
+    if recorded.get("bytes") != stat.st_size:
+        return False
+    if recorded.get("mtime_ns") == stat.st_mtime_ns:
+        return True
+    return recorded.get("blake2b") == file_digest(path)
 
 
 @dataclass(frozen=True)

@@ -18,12 +18,24 @@ from pydantic import JsonValue
 from vidbench.benchmarks.fourd.curate import funnel
 from vidbench.benchmarks.fourd.curate.manifest import AssetProblem
 from vidbench.benchmarks.fourd.curate.motion import MotionSettings, video_motion
+from vidbench.benchmarks.fourd.loader import RENDER_FILE
 from vidbench.benchmarks.fourd.synthetic.writer import VIEW_VIDEOS, video_name
 from vidbench.core.errors import ConfigError, MediaError
 from vidbench.core.files import write_jsonl
+from vidbench.media.cache import file_digest
 from vidbench.progress import progress_bar
 
 MOTION_FILE = "motion.jsonl"
+
+
+def render_digest(folder: Path) -> dict[str, str]:
+    """{"render": the hash of the object's render.json} for a record of motion.jsonl or
+    quality.jsonl, so `curate 4d qa` can tell a judgement of an earlier render (the object
+    rendered again since) from one of this render; {} without a render.json."""
+    try:
+        return {"render": file_digest(folder / RENDER_FILE)}
+    except OSError:
+        return {}
 
 
 class MissingView(MediaError):
@@ -69,6 +81,7 @@ def filter_motion(
 ) -> tuple[list[MotionResult], list[AssetProblem]]:
     """Motion range of every object in VIDEOS; (moving objects, dropped ones)."""
     found = object_videos(videos, view)
+    funnel.refuse_other(Path(out), "curate 4d motion")
     kept: list[MotionResult] = []
     dropped: list[AssetProblem] = []
     lines: list[dict[str, JsonValue]] = []
@@ -82,11 +95,13 @@ def filter_motion(
             except MediaError as e:
                 reason = "missing view" if isinstance(e, MissingView) else "unreadable video"
                 dropped.append(AssetProblem(uid, str(path), reason, str(e)))
-                lines.append({"uid": uid, "file": str(path), "error": str(e)})
+                lines.append(
+                    {"uid": uid, "file": str(path), "error": str(e), **render_digest(path.parent)}
+                )
                 bar.advance(task)
                 continue
             result = MotionResult(uid, str(path), motion.start, motion.end, motion.score)
-            lines.append({**result.__dict__, "moving": result.moving})
+            lines.append({**result.__dict__, "moving": result.moving, **render_digest(path.parent)})
             if result.moving:
                 kept.append(result)
             else:

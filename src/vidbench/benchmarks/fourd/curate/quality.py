@@ -42,6 +42,7 @@ from vidbench.benchmarks.fourd.curate.motion_filter import (
     MissingView,
     object_folders,
     object_videos,
+    render_digest,
 )
 from vidbench.benchmarks.fourd.synthetic.writer import object_views, video_name
 from vidbench.core.errors import ConfigError, MediaError
@@ -287,26 +288,34 @@ def first_frame(path: Path) -> np.ndarray:
 
 
 def read_labels(path: Path) -> tuple[dict[str, int], list[AssetProblem]]:
-    """uid -> class index from a CSV with columns uid,label."""
+    """uid -> class index from a CSV with columns uid,label (a spreadsheet's byte-order mark and
+    the label's case and spacing do not matter); a uid given two labels is a problem, not the
+    last one's."""
     labels: dict[str, int] = {}
+    lines: dict[str, int] = {}  # uid -> the line that labelled it
     problems = []
     try:
-        with open(path, newline="", encoding="utf-8") as f:
+        with open(path, newline="", encoding="utf-8-sig") as f:
             rows = list(csv.DictReader(f))
     except (OSError, UnicodeDecodeError, csv.Error) as e:
         raise ConfigError(f"labels file {path}: not a readable CSV ({e})") from None
     if rows and not {"uid", "label"} <= set(rows[0]):
         raise ConfigError(f"{path}: needs the columns uid,label")
     for number, row in enumerate(rows, 2):
-        label = (row.get("label") or "").strip()
-        if label not in LABELS:
-            problems.append(
-                AssetProblem(
-                    row.get("uid") or "?", str(path), "unknown label", f"line {number}: {label!r}"
-                )
-            )
+        given = row.get("label") or ""
+        label = " ".join(given.split()).lower()
+        uid = (row.get("uid") or "").strip()
+        if not uid:
+            problems.append(AssetProblem("?", str(path), "no uid", f"line {number}"))
+        elif label not in LABELS:
+            detail = f"line {number}: {given!r}"
+            problems.append(AssetProblem(uid, str(path), "unknown label", detail))
+        elif uid in lines and (uid not in labels or LABELS[labels[uid]] != label):
+            detail = f"line {number}: {label!r}, and another on line {lines[uid]}"
+            problems.append(AssetProblem(uid, str(path), "two labels", detail))
+            labels.pop(uid, None)  # neither is trusted
         else:
-            labels[row["uid"].strip()] = LABELS.index(label)
+            labels[uid], lines[uid] = LABELS.index(label), number
     return labels, problems
 
 
@@ -378,6 +387,7 @@ def predict(options: PredictOptions) -> tuple[list[dict], list[AssetProblem]]:
     objects = object_folders(videos)
     if not objects:
         raise ConfigError(f"{videos}: no rendered objects (<uid>/{video_name(0)}) in it")
+    funnel.refuse_other(options.out or videos, "curate 4d quality predict")
     model = Classifier.load(options.model)
     records: list[dict] = []
     dropped: list[AssetProblem] = []
@@ -389,13 +399,18 @@ def predict(options: PredictOptions) -> tuple[list[dict], list[AssetProblem]]:
             except MediaError as e:
                 reason = "missing view" if isinstance(e, MissingView) else "unreadable video"
                 dropped.append(AssetProblem(folder.name, str(folder), reason, str(e)))
-                records.append({"uid": folder.name, "label": None, "error": f"{reason}: {e}"})
+                error = f"{reason}: {e}"
+                records.append(
+                    {"uid": folder.name, "label": None, "error": error, **render_digest(folder)}
+                )
                 bar.advance(task)
                 continue
             probs = model.probabilities(images)
             per_view = [LABELS[i] for i in probs.argmax(axis=1)]
             label = vote(per_view, probs)
-            records.append({"uid": folder.name, "label": label, "views": per_view})
+            records.append(
+                {"uid": folder.name, "label": label, "views": per_view, **render_digest(folder)}
+            )
             if label != KEEP:
                 dropped.append(AssetProblem(folder.name, str(folder), label))
             bar.advance(task)

@@ -2,13 +2,14 @@
 official 4D-Bench layout (OUT/<uid>/view_{k}_rgb_white_bg.mp4 + render.json), objects in
 parallel processes (workers.py, one Blender per object), resumable per object.
 
-An object whose render.json is complete for the same settings and the same asset file (its size
-and time, else its bytes) is skipped, so a rerun redoes only what failed, what was never done and
-what changed. A worker that fails (the asset cannot load, has no mesh) or
-dies (a segfault inside Blender) is recorded with the uid, file and reason; the others go on.
-Manifest entries that cannot be rendered (missing file, duplicate uid, malformed line) are named
-apart: a rerun does not help them. Ctrl-C stops the workers within seconds; the objects finished
-stay, and the funnel says how many were not done. Counts go to OUT/funnel.json (stage "render").
+An object whose render.json is complete for the same settings and the same asset (its file and the
+files it references, asset_files.py: their size and time, else their bytes) is skipped, so a rerun
+redoes only what failed, what was never done and what changed. A worker that fails (the asset cannot
+load, has no mesh) or dies (a segfault inside Blender) is recorded with the uid, file and reason;
+the others go on. Manifest entries that cannot be rendered (missing file, duplicate uid, malformed
+line) are named apart: a rerun does not help them. Ctrl-C stops the workers within seconds; the
+objects finished stay, and the funnel says how many were not done. Counts go to OUT/funnel.json
+(stage "render").
 
 `render_jobs` is the machinery without the manifest: any list of `RenderJob`s, each naming its
 worker's input and the record that makes it complete (the Blender probe, fourd/probe, renders
@@ -66,6 +67,9 @@ class RenderReport:
     failed: list[AssetProblem] = field(default_factory=list)  # failed: a rerun tries again
     unusable: list[AssetProblem] = field(default_factory=list)  # manifest entries: fix them
     not_done: int = 0  # not rendered yet when the run was interrupted
+    # object folders in OUT that this manifest does not name (an earlier or another manifest's):
+    # `curate 4d qa` reads every object folder in OUT
+    others: list[str] = field(default_factory=list)
 
 
 def completed(folder: Path, job: RenderJob) -> dict | None:
@@ -126,21 +130,33 @@ def render_manifest(
     the funnel is written with what finished, then KeyboardInterrupt goes on."""
     require("curate 4d render", ["bpy"], "render")
     out = Path(out)
+    funnel.refuse_other(out, "curate 4d render")
     assets, problems = read_manifest(manifest)
     settings = shared_threads(settings, workers)
     payload, identity = {"settings": settings.to_json()}, settings.identity()
     frames = settings.max_frames * settings.views
     jobs = [RenderJob(asset, payload, identity, settings.views, frames) for asset in assets]
     command = list(worker_command or [sys.executable, "-m", WORKER_MODULE])
-    report = RenderReport(unusable=list(problems))
+    report = RenderReport(unusable=list(problems), others=others_in(out, assets, problems))
     try:
         render_jobs(jobs, out, workers, progress, command, report)
     finally:  # interrupted too: what finished is counted, and what did not is said
         entered = len(assets) + len(problems)
         dropped = report.dropped + report.failed + report.unusable
         count = funnel.stage_count(entered, len(report.rendered), dropped)
-        funnel.record(out, "render", replace(count, pending=report.not_done))
+        notes = {OTHERS_NOTE: len(report.others)} if report.others else {}
+        funnel.record(out, "render", replace(count, pending=report.not_done, notes=notes))
     return report
+
+
+OTHERS_NOTE = "in OUT, not in the manifest"
+
+
+def others_in(out: Path, assets: Sequence[Asset], problems: Sequence[AssetProblem]) -> list[str]:
+    """The rendered object folders (a render.json) in OUT whose uid the manifest does not give."""
+    named = {a.uid for a in assets} | {p.uid for p in problems}
+    found = out.glob(f"*/{RENDER_FILE}") if out.is_dir() else ()
+    return sorted(p.parent.name for p in found if p.parent.name not in named)
 
 
 def shared_threads(settings: RenderSettings, workers: int) -> RenderSettings:

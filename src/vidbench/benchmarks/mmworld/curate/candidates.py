@@ -4,7 +4,8 @@ A reply is read as JSON anywhere in it (scoring/model_call.find_json: code fence
 tolerated): `{"questions": [...]}`, a bare list, or one question object. A reply with no such JSON
 does not parse, and the generation call asks again (runner/model_calls.py's bounded re-asks).
 Within a parsed reply each question is checked on its own; a malformed one (no text, not four
-distinct options, an answer that is none of them) is dropped with its reason and counted, the
+distinct options, an answer that is none of them, text mostly in another script than English's:
+scoring/language.py) is dropped with its reason and counted, the
 others are kept.
 
 Options are shuffled with a seed derived from the question (MMWorld's random-choice baseline and
@@ -22,6 +23,7 @@ from typing import TypedDict
 from pydantic import JsonValue
 
 from vidbench.runner.keys import digest
+from vidbench.scoring.language import foreign_script
 from vidbench.scoring.model_call import JsonBlock, find_json
 
 LABELS = ("a", "b", "c", "d")
@@ -103,6 +105,9 @@ def check_question(raw: JsonValue) -> Question:
         raise ValueError("no question text")
     options = _options(raw.get("options"))
     answer = _answer(raw.get("answer", raw.get("correct_answer_label")), options)
+    script = foreign_script(" ".join([question, *options.values()]))
+    if script is not None:
+        raise ValueError(f"not in English ({script} letters)")
     return {"question": " ".join(question.split()), "options": options, "answer": answer}
 
 

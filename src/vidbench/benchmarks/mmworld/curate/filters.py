@@ -19,6 +19,7 @@ Blind checks run first; only questions that pass them are checked further.
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ from vidbench.scoring.prompt_files import load_prompt
 
 PROMPT_FILE = "answer_check.v1.txt"
 CHECK_GENERATION = GenerationConfig(temperature=0.0, max_tokens=64)
+PARSER = "letter-or-text"  # a label, or the text of one option
 NOTES = {
     "blind": " without the video (none is available)",
     "transcript": " using only this transcript of the video's speech",
@@ -60,8 +62,8 @@ def check_call(
     images = tuple(p for p in evidence if not isinstance(p, TextPart))
     message = Message("user", (*images, TextPart(text)))
 
-    def parse(reply: str) -> str | None:
-        return parse_answer(reply, candidate.options, "letter-or-text")
+    def parse(reply: str) -> str | None:  # full-width "（b）" as "(b)": a model writing Chinese
+        return parse_answer(unicodedata.normalize("NFKC", reply), candidate.options, PARSER)
 
     item = f"{candidate.id}:{source}"
     return ModelCall(item, (message,), template.version, parse, CHECK_GENERATION)

@@ -50,13 +50,14 @@ from vidbench.benchmarks.mmworld.curate.keyframes import (
 from vidbench.benchmarks.mmworld.curate.videos import VideoEntry, list_videos
 from vidbench.benchmarks.mmworld.curate.whisper import AsrSettings
 from vidbench.benchmarks.mmworld.curate.writer import SETTINGS_FILE, write_subsets
+from vidbench.benchmarks.mmworld.loader import VIDEO_EXTENSIONS
 from vidbench.console import err
 from vidbench.core.errors import ConfigError
 from vidbench.core.files import Json, write_json, write_jsonl
 from vidbench.media.cache import FrameCache
 from vidbench.models.base import Model
 from vidbench.models.registry import ModelChoice, ModelOptions, load_model
-from vidbench.report.funnel import Funnel, StageCount, funnel_table
+from vidbench.report.funnel import Funnel, StageCount, funnel_table, refuse_other_pipeline
 from vidbench.runner.model_calls import DEFAULT_ATTEMPTS, ask_in
 from vidbench.runner.store import Store
 from vidbench.scoring.model_call import CallResult, ModelCall
@@ -90,13 +91,19 @@ class Curation:
         self.config = config
         self.console = console or err
         self.out = Path(config.out)
-        listing = list_videos(config.videos, config.discipline)
+        refuse_other_pipeline(self.out, STAGES, "curate mmworld")
+        listing = list_videos(config.videos, config.discipline, self.out)
         self.videos: list[VideoEntry] = listing.items
         self.funnel = Funnel()
         self._stage("videos", listing_stage(len(self.videos), len(listing.problems)))
         self._problems("videos", [{"entry": p.record, "problem": str(p)} for p in listing.problems])
         for problem in listing.problems:
             self.console.print(f"[yellow]skipped[/] {escape(str(problem))}")
+        if not self.videos:  # a wrong or empty folder: not a run of zero videos that looks done
+            why = "every entry above was skipped" if listing.problems else "the list names none"
+            if Path(config.videos).is_dir():
+                why = f"no {', '.join(VIDEO_EXTENSIONS)} file in it or below it"
+            raise ConfigError(f"{config.videos}: no videos to curate ({why})")
         self._models: dict[tuple[str, str], Model] = {}
         self.out.mkdir(parents=True, exist_ok=True)
         listed = {
@@ -104,6 +111,25 @@ class Curation:
             "problems": [str(p) for p in listing.problems],
         }
         write_json(self.out / "videos.json", listed, indent=1)
+        self._say_stale()
+
+    def _say_stale(self) -> None:
+        """Name the transcripts and keyframe folders in OUT of videos not listed now (removed
+        from the input, or a video sharing its file name with another: their ids come from
+        their paths since the ids stopped depending on the listing order): this run neither
+        reads nor updates them."""
+        ids = {v.video_id for v in self.videos}
+        folders = [p for p in self.out.glob("keyframes/*") if p.is_dir() and p.name not in ids]
+        files = [p for p in self.out.glob("transcripts/*.json") if p.stem not in ids]
+        stale = sorted(str(path.relative_to(self.out)) for path in [*folders, *files])
+        if stale:
+            shown = ", ".join(stale[:5]) + (f" and {len(stale) - 5} more" if len(stale) > 5 else "")
+            self.console.print(
+                f"[yellow]not listed[/]: {escape(shown)} in {escape(str(self.out))} belong to no "
+                "video listed now (see videos.json for the ids); this run neither reads nor "
+                "updates them: remove them",
+                highlight=False,
+            )
 
     # ------------------------------------------------------------------------------ models
     def _model(self, choice: ModelChoice | None, role: str) -> Model:

@@ -21,14 +21,19 @@ from pathlib import Path
 from pydantic import JsonValue
 
 from vidbench.benchmarks.mmworld import fields
-from vidbench.benchmarks.mmworld.curate.funnel import QueryCounts, queries_stage, usage_by_stage
+from vidbench.benchmarks.mmworld.curate.funnel import (
+    STAGES,
+    QueryCounts,
+    queries_stage,
+    usage_by_stage,
+)
 from vidbench.benchmarks.mmworld.curate.generation import LABEL, PACKAGE
 from vidbench.core.errors import ConfigError, DataError
 from vidbench.core.files import write_jsonl, write_text
 from vidbench.core.messages import user
 from vidbench.core.requests import GenerationConfig
 from vidbench.models.registry import ModelOptions, load_model
-from vidbench.report.funnel import Funnel
+from vidbench.report.funnel import Funnel, refuse_other_pipeline
 from vidbench.runner.model_calls import DEFAULT_ATTEMPTS, ask_in
 from vidbench.runner.store import Store
 from vidbench.scoring.model_call import CallResult, ModelCall, find_json
@@ -142,6 +147,7 @@ class QueriesConfig:
 def generate_queries(config: QueriesConfig) -> QueryCounts:
     """Ask the model for `count` queries per subdiscipline; write them; the stage's counts
     (also in OUT/funnel.json, with the tokens spent)."""
+    refuse_other_pipeline(config.out, STAGES, "curate mmworld queries")
     options = ModelOptions(0, config.concurrency, dict(config.model_options))
     model = load_model(config.model, options)
     calls = [(d, s, query_call(d, s, config.count)) for d, s in topics(config.disciplines)]

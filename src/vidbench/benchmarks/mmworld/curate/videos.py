@@ -11,16 +11,23 @@ YouTube-8M with generated queries, keeping Creative Commons videos); the user br
   `url`; or `.txt`, one path per line.
 
 A video's id is its `video_id`, else its file name without the extension, made safe for a file
-name; ids are unique (a repeated file name gets `-2`, `-3`, ...). Bad entries (a missing file, an
+name. Videos whose names give the same id (`a/clip.mp4` and `b/clip.mp4`; also `Clip.mp4` and
+`clip.mkv`: ids name folders, and some file systems do not tell case apart) each get a short hash
+of their path (relative to the folder or the list file) after it, `clip-1f0e9d2c`: an id depends
+on the video's own path, never on the order the files are listed in. Bad entries (a missing file, an
 unknown discipline, a malformed line) become Problems naming the entry; the others are listed.
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
+import os
 import re
-from dataclasses import asdict, dataclass
+from collections import Counter
+from collections.abc import Collection, Sequence
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -53,13 +60,34 @@ def _safe_id(text: str) -> str:
     return _UNSAFE.sub("_", text).strip("._") or "video"
 
 
-def _unique(video_id: str, seen: set[str]) -> str:
-    candidate, n = video_id, 1
-    while candidate in seen:
-        n += 1
-        candidate = f"{video_id}-{n}"
-    seen.add(candidate)
-    return candidate
+def _path_ids(paths: Sequence[Path], root: Path, taken: Collection[str] = ()) -> list[str]:
+    """An id for each of `paths`: its safe name, with a hash of its path relative to `root`
+    after it when another path (or an id in `taken`) gives the same name up to case."""
+    names = [_safe_id(path.stem) for path in paths]
+    counts = Counter(name.lower() for name in names)
+    clash = {name.lower() for name in taken}
+    ids = [
+        name
+        if counts[name.lower()] == 1 and name.lower() not in clash
+        else f"{name}-{_path_hash(path, root)}"
+        for name, path in zip(names, paths, strict=True)
+    ]
+    first: dict[str, object] = dict.fromkeys(clash, "a video_id given in the list")
+    for video_id, path in zip(ids, paths, strict=True):  # a file named like another's hashed id
+        if first.setdefault(video_id.lower(), path) != path:
+            raise ConfigError(
+                f"{path}: its id {video_id!r} is another video's ({first[video_id.lower()]}); "
+                "rename one, or give each a video_id in a list file"
+            )
+    return ids
+
+
+def _path_hash(path: Path, root: Path) -> str:
+    """8 hex digits of the path relative to `root` (POSIX spelling), or of the absolute path of
+    one outside it."""
+    full, base = _lexical(path), _lexical(root)
+    key = (full.relative_to(base) if full.is_relative_to(base) else full).as_posix()
+    return hashlib.blake2b(key.encode("utf-8", "surrogateescape"), digest_size=4).hexdigest()
 
 
 def _discipline(value: object) -> str | None:
@@ -69,20 +97,33 @@ def _discipline(value: object) -> str | None:
     return fields.discipline(value)
 
 
-def _from_folder(root: Path, default: str | None) -> Loaded[VideoEntry]:
+def _lexical(path: Path) -> Path:
+    """The absolute path with `.` and `..` taken out, links not followed."""
+    return Path(os.path.normpath(path.absolute()))
+
+
+def _from_folder(root: Path, default: str | None, out: Path | None) -> Loaded[VideoEntry]:
+    skip = _lexical(out) if out is not None else None
+    if skip == _lexical(root):
+        raise ConfigError(
+            f"--out {out}: the videos folder itself; give another (inside it is fine), or the "
+            "output's links to the videos would be listed as more videos by the next run"
+        )
     files = sorted(
-        p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in VIDEO_EXTENSIONS
+        p
+        for p in root.rglob("*")
+        if p.is_file()
+        and p.suffix.lower() in VIDEO_EXTENSIONS
+        and (skip is None or not _lexical(p).is_relative_to(skip))
     )
     entries: list[VideoEntry] = []
-    seen: set[str] = set()
-    for path in files:
+    for path, video_id in zip(files, _path_ids(files, root), strict=True):
         folders = path.relative_to(root).parts[:-1]
         try:
             tagged = _discipline(folders[0]) if folders else None
         except DataError:
             tagged = None  # a folder that is not a discipline name: no tag from the layout
         subdiscipline = folders[1] if tagged and len(folders) > 1 else None
-        video_id = _unique(_safe_id(path.stem), seen)
         entries.append(VideoEntry(video_id, path, tagged or default, subdiscipline))
     return Loaded(entries, [])
 
@@ -136,9 +177,11 @@ def _entry(row: Any, base: Path, default: str | None, seen: set[str]) -> VideoEn
             f"{path}: not a video file type MMWorld reads ({', '.join(VIDEO_EXTENSIONS)})"
         )
     given = str(row.get("video_id") or "").strip()
-    if given and _safe_id(given) in seen:
+    video_id = _safe_id(given) if given else ""  # "": from the path, once all are read
+    if video_id and video_id.lower() in seen:
         raise DataError(f"duplicate video_id {given!r}")
-    video_id = _unique(_safe_id(given or path.stem), seen)
+    if video_id:
+        seen.add(video_id.lower())
     text = {k: (str(row.get(k) or "").strip() or None) for k in ("subdiscipline", "topic", "url")}
     discipline = _discipline(row.get("discipline")) or default
     return VideoEntry(video_id, path, discipline, text["subdiscipline"], text["topic"], text["url"])
@@ -152,23 +195,37 @@ def _from_list(path: Path, default: str | None) -> Loaded[VideoEntry]:
     entries: list[VideoEntry] = []
     problems: list[Problem] = []
     seen: set[str] = set()
+    listed: dict[Path, str] = {}  # the videos without a video_id: where each is first
     for where, row in rows:
         try:
-            entries.append(_entry(row, path.parent, default, seen))
+            entry = _entry(row, path.parent, default, seen)
+            file = entry.path.resolve()
+            if not entry.video_id and file in listed:  # its id would be the first's
+                raise DataError(f"the same video as {listed[file]} (give each a video_id)")
+            listed.setdefault(file, where)
+            entries.append(entry)
         except DataError as e:
             problems.append(Problem(where, path, str(e)))
+    unnamed = [i for i, entry in enumerate(entries) if not entry.video_id]
+    ids = _path_ids([entries[i].path for i in unnamed], path.parent, seen)
+    for i, video_id in zip(unnamed, ids, strict=True):
+        entries[i] = replace(entries[i], video_id=video_id)
     return Loaded(entries, problems)
 
 
-def list_videos(source: Path, discipline: str | None = None) -> Loaded[VideoEntry]:
-    """The videos of a folder or list file; `discipline` tags those without one."""
+def list_videos(
+    source: Path, discipline: str | None = None, out: Path | None = None
+) -> Loaded[VideoEntry]:
+    """The videos of a folder or list file; `discipline` tags those without one. A folder's
+    videos inside `out` (the curation's output folder, placed inside the videos folder) are not
+    listed: they are the links the output makes to the videos, not more videos."""
     source = Path(source)
     try:
         default = _discipline(discipline)
     except DataError as e:
         raise ConfigError(f"--discipline: {e}") from None
     if source.is_dir():
-        return _from_folder(source, default)
+        return _from_folder(source, default, out)
     if source.is_file() and source.suffix.lower() in LIST_SUFFIXES:
         return _from_list(source, default)
     if source.is_file() and source.suffix.lower() in VIDEO_EXTENSIONS:

@@ -14,6 +14,7 @@ and an object whose videos changed must not be answered from the replies about t
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import replace
 from functools import partial
 
@@ -130,8 +131,10 @@ def validate_call(
 
 def parse_blind(reply: str) -> str:
     """The letter chosen, or "" for a reply that names none (a blind model that cannot answer
-    has not answered correctly; asking it again would not make it see)."""
-    return extract_choice(reply) or ""
+    has not answered correctly; asking it again would not make it see). Full-width forms, as a
+    model writing Chinese or Japanese puts them ("（B）", "Ｂ"), read as their ASCII letters:
+    read as none, a blind model's right answer kept a question it should have dropped."""
+    return extract_choice(unicodedata.normalize("NFKC", reply)) or ""
 
 
 def blind_call(candidate: Candidate) -> ModelCall[str]:

@@ -19,6 +19,7 @@ from typing import NotRequired, TypedDict
 from pydantic import JsonValue
 
 from vidbench.runner.keys import digest
+from vidbench.scoring.language import foreign_script
 from vidbench.scoring.model_call import JsonBlock, find_json
 
 LETTERS = ("A", "B", "C", "D")
@@ -39,6 +40,7 @@ ANSWER_NOT_AN_OPTION = "answer not among the options"
 LEAK = "answer leaked in the question"
 REPEATED = "repeats an earlier question"
 BEYOND_COUNT = "more questions than asked for"
+NOT_ENGLISH = "not in English"
 
 
 class Rejected(ValueError):
@@ -157,6 +159,9 @@ def check_question(raw: JsonValue) -> Question:
     if answer not in LETTERS:
         raise Rejected(ANSWER_NOT_AN_OPTION, repr(raw.get("answer")))
     question = " ".join(question.split())
+    script = foreign_script(" ".join([question, *options.values()]))
+    if script is not None:
+        raise Rejected(NOT_ENGLISH, f"{script} letters: {question[:100]!r}")
     if leaks(question, options, answer):
         raise Rejected(LEAK, f"{options[answer]!r} in {question!r}")
     return {"question": question, "options": options, "answer": answer}

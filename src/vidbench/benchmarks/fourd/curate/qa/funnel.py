@@ -15,6 +15,7 @@ from typing import Literal, NotRequired, TypedDict
 
 from pydantic import JsonValue
 
+from vidbench.benchmarks.fourd.curate.funnel import QA_STAGES
 from vidbench.benchmarks.fourd.curate.funnel import STAGES as PART_ONE
 from vidbench.benchmarks.fourd.curate.qa.candidates import SUBTASKS
 from vidbench.core.errors import ConfigError
@@ -145,7 +146,7 @@ class QAFunnel:
         data = self.as_dict(usage_by_stage(store))
         qa = StageCount.summed({s: _stage(c) for s, c in data["subtasks"].items()}, "questions")
         funnel = Funnel(
-            {**part_one_stages(out), "qa": qa},
+            {**part_one_stages(out), "qa objects": objects_stage(data["objects"]), "qa": qa},
             {stage: dict(usage) for stage, usage in data["usage"].items()},
             data["problems"],
             {
@@ -168,7 +169,15 @@ def part_one_stages(out: Path) -> dict[str, StageCount]:
         stages = Funnel.read(out).stages
     except ConfigError:
         stages = {}  # a funnel.json of another shape: none of part 1's stages
-    return {name: stages[name] for name in PART_ONE if name in stages and name != "qa"}
+    return {name: stages[name] for name in PART_ONE if name in stages and name not in QA_STAGES}
+
+
+def objects_stage(objects: ObjectCounts) -> StageCount:
+    """The objects found in the data folder, those used, and those skipped by reason (each
+    named in the funnel's "problems", stage "objects"): the table shows them, not only the
+    details."""
+    skipped = dict(sorted(objects.get("skipped", {}).items()))
+    return StageCount(objects.get("found", 0), objects.get("used", 0), skipped)
 
 
 def _stage(counts: SubtaskCounts) -> StageCount:

@@ -25,6 +25,7 @@ from typing import TypeVar
 from rich.console import Console
 from rich.markup import escape
 
+from vidbench.benchmarks.fourd.curate.funnel import refuse_other
 from vidbench.benchmarks.fourd.curate.qa import calls, output
 from vidbench.benchmarks.fourd.curate.qa.candidates import (
     SUBTASKS,
@@ -64,6 +65,7 @@ class QACuration:
         self.config = config
         self.console = console or err
         self.out = Path(config.out)
+        refuse_other(self.out, "curate 4d qa")
         self.funnel = QAFunnel()
 
     def _ask(
