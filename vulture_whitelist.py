@@ -116,4 +116,5 @@ _.verdict_reply  # view/samples.py
 _.media_error  # view/samples.py
 _.model_post_init  # report/schema.py: pydantic calls it after validation
 _.n_unjudged  # benchmarks/autoeval_video/agreement.py: a key of agreement.json (TypedDict)
+_.n_refused  # benchmarks/autoeval_video/agreement.py: a key of agreement.json (TypedDict)
 _.lower_bound  # models/pricing.py: a key of results.json's cost (TypedDict)
