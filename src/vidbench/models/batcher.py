@@ -23,9 +23,11 @@ from collections import deque
 from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from vidbench.core.requests import Request, Response
+from vidbench.core.threads import in_own_thread
 
 Prepare = Callable[[Sequence[Request]], Any]
 RunBatch = Callable[[Any], list[Response]]
@@ -150,7 +152,8 @@ class DeviceBatcher:
             try:
                 prepared = await current.prepared
                 self._cut(ahead)  # requests that came meanwhile start preparing now
-                responses = await asyncio.to_thread(self._timed_run, prepared)
+                # a cancelled await (Ctrl-C) does not wait for the batch: nothing of it is saved
+                responses = await in_own_thread(partial(self._timed_run, prepared))
                 if len(responses) != len(current.batch):
                     raise RuntimeError(
                         f"backend returned {len(responses)} responses for {len(requests)} requests"

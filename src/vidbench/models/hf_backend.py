@@ -29,7 +29,6 @@ batch, in the worker thread that runs every batch.
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import threading
 from collections.abc import Sequence
@@ -39,6 +38,7 @@ from typing import Any
 from vidbench.core.errors import ConfigError
 from vidbench.core.files import Json
 from vidbench.core.requests import Request, Response
+from vidbench.core.threads import in_own_thread
 from vidbench.extras import require
 from vidbench.models.batcher import DeviceBatcher
 from vidbench.models.device_model import DeviceModel
@@ -166,7 +166,7 @@ class HFModel(DeviceModel[HFSettings]):
             return self._loaded
 
     async def start(self) -> None:
-        await asyncio.to_thread(self.load)
+        await in_own_thread(self.load)  # Ctrl-C does not wait for the weights
 
     def _prepare_batch(self, requests: Sequence[Request]) -> Any:
         from vidbench.models import hf_runtime
