@@ -3,6 +3,7 @@ the GPU out of memory in a batch."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import sqlite3
@@ -10,11 +11,19 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
+import torch
+from transformers import Qwen2VLForConditionalGeneration
 
 from conftest import TESTS, default_sigint, make_qa_dataset
 from tiny_models import tiny_qwen2_vl
+from vidbench.core.messages import Message, TextPart
+from vidbench.core.requests import GenerationConfig, Request
+from vidbench.models.hf_backend import HFModel
+from vidbench.models.hf_runtime import LoadedModel
+from vidbench.models.registry import ModelOptions, load_model
 
 
 @pytest.fixture(scope="module")
@@ -71,3 +80,66 @@ def test_interrupt_while_the_weights_load_ends_at_once(
     assert rerun.returncode == 0, stderr
     with sqlite3.connect(out / "store.sqlite") as db:
         assert db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 5
+
+
+class OutOfMemoryAbove(Qwen2VLForConditionalGeneration):
+    """The tiny Qwen2-VL on a device whose memory holds `fits` prompts at once: a larger batch
+    raises torch's OutOfMemoryError, as CUDA does; the batch sizes it generated are `ran`."""
+
+    fits = 2
+    ran: list[int]
+
+    def generate(self, *args: Any, **kwargs: Any) -> Any:
+        rows = kwargs["input_ids"].shape[0]
+        if rows > self.fits:
+            raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 20.00 GiB")
+        self.ran.append(rows)
+        return super().generate(*args, **kwargs)
+
+
+class SmallDevice(HFModel):
+    """The `hf:` backend with OutOfMemoryAbove as its model (the rest as loaded)."""
+
+    def __init__(self, model: HFModel, fits: int) -> None:
+        super().__init__(model.spec, model.source, model.settings, model.checkpoint)
+        self.fits = fits
+        self.ran: list[int] = []
+
+    def load(self) -> LoadedModel:
+        loaded = super().load()
+        if not isinstance(loaded.model, OutOfMemoryAbove):  # the weights as loaded, made one
+            loaded.model.__class__ = OutOfMemoryAbove
+            loaded.model.fits, loaded.model.ran = self.fits, self.ran
+        return loaded
+
+
+def _questions(n: int) -> list[Request]:
+    settings = GenerationConfig(max_tokens=3)
+    return [
+        Request(f"k{i}", f"s{i}", (Message("user", (TextPart("Why?" * (i + 1)),)),), settings)
+        for i in range(n)
+    ]
+
+
+def test_out_of_memory_asks_the_batch_again_in_halves(tiny_qwen: Path) -> None:
+    """A batch of 5 on a device that holds 2: asked again as 2 + 3, the 3 as 1 + 2; every answer
+    is the one a batch of 1 gives, none an error a rerun would make again."""
+    options = ModelOptions(extra={"device": "cpu", "dtype": "float32", "batch_size": "5"})
+    model = SmallDevice(cast(HFModel, load_model(f"hf:{tiny_qwen}", options)), fits=2)
+    answers = asyncio.run(model.generate(_questions(5)))
+    assert model.ran == [2, 1, 2]
+    alone = load_model(f"hf:{tiny_qwen}", ModelOptions(extra={"device": "cpu"}))
+    expected = [asyncio.run(alone.generate([r]))[0] for r in _questions(5)]
+    assert [a.status for a in answers] == ["ok"] * 5
+    assert [a.text for a in answers] == [e.text for e in expected]
+
+
+def test_a_request_too_large_alone_is_rejected_with_what_to_change(tiny_qwen: Path) -> None:
+    options = ModelOptions(extra={"device": "cpu", "dtype": "float32", "batch_size": "2"})
+    model = SmallDevice(cast(HFModel, load_model(f"hf:{tiny_qwen}", options)), fits=0)
+    answers = asyncio.run(model.generate(_questions(2)))
+    assert [a.status for a in answers] == ["rejected"] * 2
+    assert all("ran out of memory for this request alone" in (a.error or "") for a in answers)
+    assert all("frames" in (a.change_first or "") for a in answers)
+    assert all("--max-tokens" in (a.change_first or "") for a in answers)
+    assert all("dtype" in (a.change_first or "") for a in answers)

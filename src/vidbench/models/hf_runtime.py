@@ -236,21 +236,54 @@ def _encode_apart(
         return inputs, taken, failed
 
 
+# what a request the device has no memory for says, and what to change first
+OUT_OF_MEMORY = "the device ran out of memory for this request alone"
+CHANGE_SIZE = (
+    "the request's size (fewer or smaller frames, a lower --max-tokens) or the weights' "
+    "(--model-opt dtype=bfloat16)"
+)
+
+
 def generate_batch(loaded: LoadedModel, prepared: PreparedBatch) -> list[Response]:
     """Generate for a prepared batch of requests that share their generation settings; the
     refused ones keep their error responses, in request order."""
     answers = dict(prepared.refused)
     if prepared.accepted:
-        answers.update(_generate(loaded, prepared))
+        accepted, inputs = prepared.accepted, prepared.inputs
+        answers.update(_generate_in_memory(loaded, accepted, inputs, prepared.prepare_s))
     return [answers[r.key] for r in prepared.requests]
 
 
-def _generate(loaded: LoadedModel, prepared: PreparedBatch) -> dict[str, Response]:
+def _generate_in_memory(
+    loaded: LoadedModel, requests: Sequence[Request], inputs: Any, prepare_s: float
+) -> dict[str, Response]:
+    """The answers of `requests` (encoded as `inputs`); when the device runs out of memory, its
+    memory is freed and each half of them asked apart, down to one request, which is rejected
+    if it does not fit alone: what to change is the request's size, not the batch's."""
+    import torch
+
+    try:
+        return _generate(loaded, requests, inputs, prepare_s)
+    except torch.OutOfMemoryError:
+        pass  # out of the handler first: its traceback holds the failed batch's tensors
+    if str(loaded.device).startswith("cuda"):
+        torch.cuda.empty_cache()
+    if len(requests) == 1:
+        return {requests[0].key: rejected(requests[0].key, OUT_OF_MEMORY, CHANGE_SIZE)}
+    half = len(requests) // 2
+    answers: dict[str, Response] = {}
+    for part in (requests[:half], requests[half:]):
+        answers.update(_generate_in_memory(loaded, part, encode_batch(loaded, part), prepare_s))
+    return answers
+
+
+def _generate(
+    loaded: LoadedModel, requests: Sequence[Request], cpu_inputs: Any, prepare_s: float
+) -> dict[str, Response]:
     import torch
 
     start = time.perf_counter()
-    requests = prepared.accepted
-    inputs = prepared.inputs.to(loaded.device).to(loaded.model.dtype)
+    inputs = cpu_inputs.to(loaded.device).to(loaded.model.dtype)
     generation = requests[0].generation
     prompt_tokens = inputs["attention_mask"].sum(dim=1).tolist()
     max_new_tokens = generation.max_tokens
@@ -262,7 +295,7 @@ def _generate(loaded: LoadedModel, prepared: PreparedBatch) -> dict[str, Respons
         output = loaded.model.generate(
             **inputs, generation_config=generation_settings(loaded, generation, max_new_tokens)
         )
-    latency = prepared.prepare_s + time.perf_counter() - start
+    latency = prepare_s + time.perf_counter() - start
     prompt_length = inputs["input_ids"].shape[1]
     tokenizer = tokenizer_of(loaded.processor)
     responses = {}
