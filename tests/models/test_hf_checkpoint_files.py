@@ -165,3 +165,25 @@ def test_an_adapter_folder_is_named_as_such(tmp_path: Path) -> None:
     (tmp_path / "adapter_config.json").write_text('{"peft_type": "LORA"}')
     with pytest.raises(ConfigError, match="is a PEFT adapter .* merge it into its base model"):
         load_model(f"hf:{tmp_path}")
+
+
+def test_a_prompt_near_the_context_end_does_not_shorten_its_batchs_answers(
+    tmp_path: Path,
+) -> None:
+    """Was: one max_new_tokens for the batch, the longest prompt's room, so a short question's
+    answer ended early (marked truncated) when a long one shared its batch, and had another
+    length when asked with other questions. Now the long prompt is generated alone."""
+    model_dir = tiny_qwen2_vl(tmp_path / "ckpt")
+    config = json.loads((model_dir / "config.json").read_text())
+    config["text_config"]["max_position_embeddings"] = 128
+    (model_dir / "config.json").write_text(json.dumps(config))
+    batched = load_model(
+        f"hf:{model_dir}", ModelOptions(extra={"device": "cpu", "batch_size": "3"})
+    )
+    short, near_end, other = ask(batched, "Hi?", "Why? " * 12, "Who?", max_tokens=30)
+    alone = load_model(f"hf:{model_dir}", ModelOptions(extra={"device": "cpu"}))
+    (short_alone,) = ask(alone, "Hi?", max_tokens=30)
+    assert short.ok and other.ok and near_end.ok
+    assert short.usage.output_tokens == other.usage.output_tokens == 30
+    assert short.text == short_alone.text
+    assert near_end.truncated and near_end.usage.input_tokens + near_end.usage.output_tokens == 128

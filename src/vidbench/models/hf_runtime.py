@@ -157,14 +157,21 @@ def encode_batch(loaded: LoadedModel, requests: Sequence[Request], processor: An
 
 
 @dataclass(frozen=True)
-class PreparedBatch:
-    """A batch ready for the device: its requests, those the model takes (`accepted`) with the
-    processor's tensors (on the CPU), and an error response for each of the others."""
+class Part:
+    """Requests the device generates for together, with the processor's tensors (on the CPU)."""
 
     requests: Sequence[Request]
     inputs: Any
+
+
+@dataclass(frozen=True)
+class PreparedBatch:
+    """A batch ready for the device: its requests, those the model takes in the `parts` the
+    device generates, and an error response for each of the others."""
+
+    requests: Sequence[Request]
     prepare_s: float
-    accepted: Sequence[Request] = ()
+    parts: Sequence[Part] = ()
     refused: dict[str, Response] = field(default_factory=dict)
 
 
@@ -190,11 +197,34 @@ def prepare_batch(
     inputs, accepted, failed = _encode_apart(loaded, accepted, processor)
     refused.update(failed)
     too_long = _too_long(loaded, accepted, inputs)
-    if too_long:  # the others, padded without them
-        refused.update(too_long)
-        accepted = [r for r in accepted if r.key not in too_long]
-        inputs = encode_batch(loaded, accepted, processor) if accepted else None
-    return PreparedBatch(requests, inputs, time.perf_counter() - start, accepted, refused)
+    refused.update(too_long)
+    parts = _by_room(loaded, accepted, inputs, set(too_long), processor)
+    return PreparedBatch(requests, time.perf_counter() - start, parts, refused)
+
+
+def _by_room(
+    loaded: LoadedModel, encoded: list[Request], inputs: Any, left_out: set[str], processor: Any
+) -> list[Part]:
+    """The `encoded` requests (the rows of `inputs`) but those `left_out`, in the parts the
+    device generates: together those whose prompt leaves room for max_tokens in the model's
+    context, and alone each that does not (one max_new_tokens holds for a whole batch: such a
+    prompt's room would end every answer of its batch early, its length hanging on which
+    requests happened to share the batch)."""
+    requests = [r for r in encoded if r.key not in left_out]
+    if not requests:
+        return []
+    near_end: list[Request] = []
+    if loaded.context is not None:
+        max_tokens = requests[0].generation.max_tokens  # a batch shares its generation settings
+        rows = inputs["attention_mask"].sum(dim=1).tolist()
+        length = {r.key: n for r, n in zip(encoded, rows, strict=True)}
+        near_end = [r for r in requests if length[r.key] + max_tokens > loaded.context]
+    alone = {r.key for r in near_end}
+    roomy = [r for r in requests if r.key not in alone]
+    if len(roomy) == len(encoded) or len(near_end) == len(encoded) == 1:
+        return [Part(encoded, inputs)]  # as encoded: nothing to take out
+    groups = ([roomy] if roomy else []) + [[r] for r in near_end]
+    return [Part(group, encode_batch(loaded, group, processor)) for group in groups]
 
 
 def _too_long(loaded: LoadedModel, requests: list[Request], inputs: Any) -> dict[str, Response]:
@@ -248,9 +278,8 @@ def generate_batch(loaded: LoadedModel, prepared: PreparedBatch) -> list[Respons
     """Generate for a prepared batch of requests that share their generation settings; the
     refused ones keep their error responses, in request order."""
     answers = dict(prepared.refused)
-    if prepared.accepted:
-        accepted, inputs = prepared.accepted, prepared.inputs
-        answers.update(_generate_in_memory(loaded, accepted, inputs, prepared.prepare_s))
+    for part in prepared.parts:
+        answers.update(_generate_in_memory(loaded, part.requests, part.inputs, prepared.prepare_s))
     return [answers[r.key] for r in prepared.requests]
 
 
@@ -287,7 +316,7 @@ def _generate(
     generation = requests[0].generation
     prompt_tokens = inputs["attention_mask"].sum(dim=1).tolist()
     max_new_tokens = generation.max_tokens
-    if loaded.context is not None:  # the answers end where the longest prompt's context does
+    if loaded.context is not None:  # a prompt near the context's end is generated alone
         max_new_tokens = min(max_new_tokens, loaded.context - int(max(prompt_tokens)))
     if generation.seed is not None:
         torch.manual_seed(generation.seed)
