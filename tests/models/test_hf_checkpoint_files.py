@@ -187,3 +187,13 @@ def test_a_prompt_near_the_context_end_does_not_shorten_its_batchs_answers(
     assert short.usage.output_tokens == other.usage.output_tokens == 30
     assert short.text == short_alone.text
     assert near_end.truncated and near_end.usage.input_tokens + near_end.usage.output_tokens == 128
+
+
+def test_a_file_of_the_checkpoint_given_for_its_folder_is_named(tmp_path: Path) -> None:
+    """Was: 'no model directory at .../config.json', of a file that is there."""
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "qwen2_vl"}))
+    with pytest.raises(ConfigError) as raised:
+        load_model(f"hf:{tmp_path / 'config.json'}")
+    said = str(raised.value)
+    assert "config.json is a file; give the folder that holds the checkpoint" in said
+    assert f"({tmp_path} holds a config.json)" in said

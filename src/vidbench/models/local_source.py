@@ -75,8 +75,16 @@ def resolve_source(spec: str, arg: str) -> str:
         except (OSError, ValueError) as e:
             raise ConfigError(f"{spec}: {config} is not readable JSON ({e})") from e
         return str(path)
-    looks_like_path = arg.startswith(("/", ".", "~")) or arg.count("/") > 1 or path.exists()
-    if looks_like_path:
+    if path.exists():  # a file of the checkpoint (config.json, a shard), not its folder
+        holder = (
+            f" ({path.parent} holds a config.json)"
+            if (path.parent / "config.json").is_file()
+            else ""
+        )
+        raise ConfigError(
+            f"{spec}: {path} is a file; give the folder that holds the checkpoint{holder}"
+        )
+    if arg.startswith(("/", ".", "~")) or arg.count("/") > 1:
         raise ConfigError(f"{spec}: no model directory at {path}")
     if _hub_offline():
         from huggingface_hub import try_to_load_from_cache
