@@ -24,7 +24,7 @@ from vidbench.core.errors import (
     DataError,
     VidbenchError,
 )
-from vidbench.core.threads import exit_if_left_running
+from vidbench.core.threads import exit_if_left_running, wait_for_left_running
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
@@ -284,6 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+        wait_for_left_running()  # a batch still on the device when the run stopped on an error
 
 
 if __name__ == "__main__":

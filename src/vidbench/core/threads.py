@@ -8,7 +8,8 @@ at once, leaving the thread to finish on its own: its result was never going to 
 
 Such a thread must not be left running when the interpreter ends (a daemon thread still inside
 torch's C++ code is torn down mid-call, which crashes the process): `exit_if_left_running` ends
-the process at once when one is, once the command has saved and said what it did.
+the process at once when one is, once the command has saved and said what it did, and
+`wait_for_left_running` waits for them after a command that ended otherwise (on an error).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import sys
 import threading
 from collections.abc import Callable
 from typing import TypeVar
+
+from vidbench.core.errors import EXIT_INTERRUPTED
 
 T = TypeVar("T")
 
@@ -57,6 +60,16 @@ async def in_own_thread(work: Callable[[], T]) -> T:
     _started.append(thread)
     thread.start()
     return await done
+
+
+def wait_for_left_running() -> None:
+    """Wait for work of `in_own_thread` still running (a batch left by a run that stopped on an
+    error): the interpreter must not end inside it. Ctrl-C meanwhile ends the process at once."""
+    try:
+        for thread in list(_started):
+            thread.join()
+    except KeyboardInterrupt:
+        exit_if_left_running(EXIT_INTERRUPTED)
 
 
 def exit_if_left_running(code: int) -> None:
