@@ -17,6 +17,7 @@ from vidbench.core.errors import ConfigError
 from vidbench.core.files import read_jsonl
 from vidbench.core.messages import Message, TextPart
 from vidbench.core.requests import GenerationConfig, Request, Response
+from vidbench.models.hf_checkpoint import decoder_only
 from vidbench.models.registry import ModelOptions, load_model
 
 
@@ -197,3 +198,19 @@ def test_a_file_of_the_checkpoint_given_for_its_folder_is_named(tmp_path: Path) 
     said = str(raised.value)
     assert "config.json is a file; give the folder that holds the checkpoint" in said
     assert f"({tmp_path} holds a config.json)" in said
+
+
+def test_right_padding_of_a_decoder_only_batch_is_refused(tmp_path: Path) -> None:
+    """Was: accepted, and a batch's shorter prompts were answered from after their padding
+    (other answers than batch_size=1 gives, with only transformers' warning on the terminal)."""
+    tiny = tiny_qwen2_vl(tmp_path / "ckpt")
+    right = {"device": "cpu", "padding_side": "right"}
+    with pytest.raises(ConfigError, match="padding_side=right with batch_size=2: its language"):
+        load_model(f"hf:{tiny}", ModelOptions(extra={**right, "batch_size": "2"}))
+    load_model(f"hf:{tiny}", ModelOptions(extra=right))  # no padding in a batch of one
+    t5 = tmp_path / "instructblip-flan-t5"  # an encoder-decoder: right padding is its own
+    t5.mkdir()
+    (t5 / "config.json").write_text(
+        json.dumps({"model_type": "instructblip", "text_config": {"model_type": "t5"}})
+    )
+    assert not decoder_only("hf:t5", str(t5)) and decoder_only("hf:tiny", str(tiny))

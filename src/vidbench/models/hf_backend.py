@@ -5,7 +5,8 @@
 
 Settings (`--model-opt`): device = auto | cpu | cuda | cuda:N | mps (auto: the first GPU, else
 the CPU), dtype = auto | float32 | bfloat16 | float16 (auto: the checkpoint's), batch_size = N
-(default 1), padding_side = left | right (default left), attention = default | eager | sdpa |
+(default 1), padding_side = left | right (default left; right in batches only for an
+encoder-decoder language model), attention = default | eager | sdpa |
 flash_attention_2, frame_input = images | video (default: the family's, `hf_families.py`),
 trust_remote_code = true | false (default false: a checkpoint that ships its own code is refused;
 true runs that code on this machine, `hf_checkpoint.py`). Greedy decoding at temperature 0,
@@ -42,7 +43,7 @@ from vidbench.core.threads import in_own_thread
 from vidbench.extras import require
 from vidbench.models.batcher import DeviceBatcher
 from vidbench.models.device_model import DeviceModel
-from vidbench.models.hf_checkpoint import Checkpoint, inspect_checkpoint
+from vidbench.models.hf_checkpoint import Checkpoint, decoder_only, inspect_checkpoint
 from vidbench.models.hf_families import IMAGES, FrameInput, choose_frame_input
 from vidbench.models.local_source import positive_int, resolve_source, true_or_false
 from vidbench.models.registry import ModelOptions, reject_extra
@@ -201,4 +202,11 @@ def build(arg: str, options: ModelOptions) -> HFModel:
     frames = choose_frame_input(
         spec, options.flag, checkpoint.family, options.extra.get("frame_input")
     )
+    if settings.padding_side == "right" and settings.batch_size > 1 and decoder_only(spec, source):
+        raise ConfigError(
+            f"{spec}: {options.flag} padding_side=right with batch_size={settings.batch_size}: "
+            "its language model generates after each prompt's last position, so a shorter "
+            "prompt of a batch would go on from its padding (wrong answers); use "
+            "padding_side=left (the default), or batch_size=1"
+        )
     return HFModel(spec, source, replace(settings, frames=frames), checkpoint)
