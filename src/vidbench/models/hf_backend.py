@@ -123,7 +123,7 @@ class HFModel(DeviceModel[HFSettings]):
         """What decides the answers besides the request. On GPUs that includes how requests are
         batched (not bitwise batch-invariant), so batch size and padding are keys too."""
         return {
-            "spec": self.spec,
+            "spec": self.spec_key,
             "weights": self.checkpoint.weights,
             "dtype": self.settings.dtype,
             "batch_size": self.settings.batch_size,

@@ -53,6 +53,15 @@ def weights_not_found(what: str, name: str, detail: str = "") -> ConfigError:
     return ConfigError(f"{what} {name!r}: {looked}{f' ({detail})' if detail else ''}; {ways}")
 
 
+def spec_key(spec: str, source: str) -> str:
+    """`spec` with a local folder `source` named by its absolute path (its symbolic links
+    kept); a hub id's as it is."""
+    if not Path(source).is_dir():
+        return spec
+    prefix = spec.partition(":")[0]
+    return f"{prefix}:{os.path.abspath(source)}"
+
+
 def resolve_source(spec: str, arg: str) -> str:
     """A local checkpoint directory, or a hub id (which must be in the cache when offline)."""
     if not arg:
