@@ -92,7 +92,7 @@ class OutOfMemoryAbove(Qwen2VLForConditionalGeneration):
     def generate(self, *args: Any, **kwargs: Any) -> Any:
         rows = kwargs["input_ids"].shape[0]
         if rows > self.fits:
-            raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 20.00 GiB")
+            raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 20.00 GiB")
         self.ran.append(rows)
         return super().generate(*args, **kwargs)
 

@@ -293,7 +293,7 @@ def _generate_in_memory(
 
     try:
         return _generate(loaded, requests, inputs, prepare_s)
-    except torch.OutOfMemoryError:
+    except torch.cuda.OutOfMemoryError:  # torch.OutOfMemoryError from torch 2.5 on
         pass  # out of the handler first: its traceback holds the failed batch's tensors
     if str(loaded.device).startswith("cuda"):
         torch.cuda.empty_cache()
