@@ -110,18 +110,28 @@ def _seen(request: Request) -> str:
     return "ABCD"[zlib.crc32(images[0].data) % 4]
 
 
-class SlowLoadingHF(HFModel):
-    """The `hf:` backend on the tiny checkpoint in $VIDBENCH_TEST_HF (CPU, float32), whose weights
-    take $VIDBENCH_TEST_DELAY seconds more to load (as a large model's do); it appends "LOADING"
-    to $VIDBENCH_TEST_LOG when the load starts."""
+class SlowHF(HFModel):
+    """The `hf:` backend on the tiny checkpoint in $VIDBENCH_TEST_HF (CPU, float32), whose step
+    $VIDBENCH_TEST_SLOW ("load": the weights' load, "batch": each device batch) takes
+    $VIDBENCH_TEST_DELAY seconds more, as a large model's do; it appends the step's name to
+    $VIDBENCH_TEST_LOG when the step starts."""
 
     def __init__(self) -> None:
         options = ModelOptions(extra={"device": "cpu", "dtype": "float32"})
         built = build_hf(os.environ["VIDBENCH_TEST_HF"], options)
         super().__init__(built.spec, built.source, built.settings, built.checkpoint)
 
+    def _slow(self, step: str) -> None:
+        if os.environ.get("VIDBENCH_TEST_SLOW") == step:
+            with open(os.environ["VIDBENCH_TEST_LOG"], "a") as f:
+                f.write(f"{step}\n")
+            time.sleep(float(os.environ.get("VIDBENCH_TEST_DELAY", "0")))
+
     def load(self) -> Any:
-        with open(os.environ["VIDBENCH_TEST_LOG"], "a") as f:
-            f.write("LOADING\n")
-        time.sleep(float(os.environ.get("VIDBENCH_TEST_DELAY", "0")))
+        if self._loaded is None:
+            self._slow("load")
         return super().load()
+
+    def _generate_batch(self, prepared: Any) -> list[Response]:
+        self._slow("batch")
+        return super()._generate_batch(prepared)

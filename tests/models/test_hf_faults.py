@@ -33,22 +33,27 @@ def tiny_qwen(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _run(data: Path, out: Path, env: dict[str, str], **popen) -> subprocess.Popen[str]:
     command = [sys.executable, "-m", "vidbench.cli", "--no-progress", "run", "4dbench-qa"]
-    command += ["--data", str(data), "--model", "python:support_models:SlowLoadingHF"]
+    command += ["--data", str(data), "--model", "python:support_models:SlowHF"]
     command += ["--out", str(out), "--cache-dir", str(out / "frames"), "--max-tokens", "2"]
     return subprocess.Popen(command, env=env, text=True, stderr=subprocess.PIPE, **popen)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("sig", "code", "said"),
-    [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")],
-    ids=["ctrl-c", "sigterm"],
+    ("step", "sig", "code", "said"),
+    [
+        ("load", signal.SIGINT, 130, "interrupted"),
+        ("load", signal.SIGTERM, 143, "terminated"),
+        ("batch", signal.SIGINT, 130, "interrupted"),
+    ],
+    ids=["ctrl-c-loading", "sigterm-loading", "ctrl-c-generating"],
 )
-def test_interrupt_while_the_weights_load_ends_at_once(
-    tiny_qwen: Path, tmp_path: Path, sig: int, code: int, said: str
+def test_interrupt_while_the_weights_load_or_a_batch_runs_ends_at_once(
+    tiny_qwen: Path, tmp_path: Path, step: str, sig: int, code: int, said: str
 ) -> None:
-    """A load that would take a minute is not waited for: the command ends within 2 s, as any
-    interrupted run does, without a crash at shutdown; the rerun answers every question."""
+    """A load or a batch that would take a minute is not waited for: the command ends within
+    2 s, as any interrupted run does, without a crash at shutdown; the rerun answers every
+    question."""
     data = make_qa_dataset(tmp_path / "data", n_objects=1, frames=12)
     log, out = tmp_path / "log", tmp_path / "out"
     env = {
@@ -56,11 +61,12 @@ def test_interrupt_while_the_weights_load_ends_at_once(
         "PYTHONPATH": os.pathsep.join([str(TESTS.parent / "src"), str(TESTS)]),
         "VIDBENCH_TEST_HF": str(tiny_qwen),
         "VIDBENCH_TEST_LOG": str(log),
+        "VIDBENCH_TEST_SLOW": step,
         "VIDBENCH_TEST_DELAY": "60",
     }
     proc = _run(data, out, env, preexec_fn=default_sigint, stdout=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
-    while not (log.exists() and "LOADING" in log.read_text()) and time.monotonic() < deadline:
+    while not (log.exists() and step in log.read_text()) and time.monotonic() < deadline:
         assert proc.poll() is None, proc.communicate()[1]
         time.sleep(0.02)
     proc.send_signal(sig)
@@ -69,7 +75,7 @@ def test_interrupt_while_the_weights_load_ends_at_once(
         _, stderr = proc.communicate(timeout=30)
     finally:
         proc.kill()
-    assert time.monotonic() - sent < 2, "the command waited for the load"
+    assert time.monotonic() - sent < 2, f"the command waited for the {step}"
     assert proc.returncode == code, stderr
     assert said in stderr and "run the same command again" in stderr
     assert "Traceback" not in stderr and "Fatal" not in stderr

@@ -115,7 +115,10 @@ class HFModel(DeviceModel[HFSettings]):
         self._load_error: ConfigError | None = None
         self._load_lock = threading.Lock()
         self._batcher = DeviceBatcher(
-            self._generate_batch, settings.batch_size, prepare=self._prepare_batch
+            self._generate_batch,
+            settings.batch_size,
+            prepare=self._prepare_batch,
+            leave_when_cancelled=True,  # Ctrl-C does not wait for a batch on the device
         )
         self._per_thread = threading.local()  # each preparation thread's own processor
 
