@@ -21,6 +21,7 @@ Blank  # tests/fourd/qa/test_qa_layouts.py
 TinyOwnVL  # tests/tiny_own_code.py
 Fewer  # tests/plugins/test_plugin_mistakes.py
 NotText  # tests/plugins/test_plugin_mistakes.py
+SlowHF  # tests/models/test_hf_faults.py
 
 # Called by a library through an interface it defines: argparse.Action.__call__'s and a signal
 # handler's parameters, nltk's WordNet reader, pydantic fields read through the model.

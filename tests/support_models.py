@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 import zlib
 from collections.abc import Sequence
+from typing import Any
 
 from vidbench.core.messages import ImagePart, TextPart
 from vidbench.core.requests import Request, Response
 from vidbench.models.base import Model
+from vidbench.models.hf_backend import HFModel
+from vidbench.models.hf_backend import build as build_hf
+from vidbench.models.registry import ModelOptions
 
 
 class LoggingGold(Model):
@@ -103,3 +108,30 @@ class SeesPixels(Model):
 def _seen(request: Request) -> str:
     images = [p for m in request.messages for p in m.content if isinstance(p, ImagePart)]
     return "ABCD"[zlib.crc32(images[0].data) % 4]
+
+
+class SlowHF(HFModel):
+    """The `hf:` backend on the tiny checkpoint in $VIDBENCH_TEST_HF (CPU, float32), whose step
+    $VIDBENCH_TEST_SLOW ("load": the weights' load, "batch": each device batch) takes
+    $VIDBENCH_TEST_DELAY seconds more, as a large model's do; it appends the step's name to
+    $VIDBENCH_TEST_LOG when the step starts."""
+
+    def __init__(self) -> None:
+        options = ModelOptions(extra={"device": "cpu", "dtype": "float32"})
+        built = build_hf(os.environ["VIDBENCH_TEST_HF"], options)
+        super().__init__(built.spec, built.source, built.settings, built.checkpoint)
+
+    def _slow(self, step: str) -> None:
+        if os.environ.get("VIDBENCH_TEST_SLOW") == step:
+            with open(os.environ["VIDBENCH_TEST_LOG"], "a") as f:
+                f.write(f"{step}\n")
+            time.sleep(float(os.environ.get("VIDBENCH_TEST_DELAY", "0")))
+
+    def load(self) -> Any:
+        if self._loaded is None:
+            self._slow("load")
+        return super().load()
+
+    def _generate_batch(self, prepared: Any) -> list[Response]:
+        self._slow("batch")
+        return super()._generate_batch(prepared)

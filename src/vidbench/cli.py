@@ -24,6 +24,7 @@ from vidbench.core.errors import (
     DataError,
     VidbenchError,
 )
+from vidbench.core.threads import exit_if_left_running, wait_for_left_running
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
@@ -246,6 +247,25 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
     on_interrupt(signal.SIGINT, frame)
 
 
+def _interrupted() -> int:
+    """Said once the command's own clean-up ran; a weights load or device batch still running
+    (nothing of it would be saved) is not waited for: the process ends here."""
+    if _terminated:
+        err.print(
+            "[yellow]terminated[/] (SIGTERM): answers so far are saved; run the same "
+            "command again to continue"
+        )
+        code = EXIT_TERMINATED
+    else:
+        err.print(
+            "[yellow]interrupted[/]: answers so far are saved; run the same command again "
+            "to continue"
+        )
+        code = EXIT_INTERRUPTED
+    exit_if_left_running(code)
+    return code
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     _terminated.clear()
@@ -254,17 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except KeyboardInterrupt:
-        if _terminated:
-            err.print(
-                "[yellow]terminated[/] (SIGTERM): answers so far are saved; run the same "
-                "command again to continue"
-            )
-            return EXIT_TERMINATED
-        err.print(
-            "[yellow]interrupted[/]: answers so far are saved; run the same command again "
-            "to continue"
-        )
-        return EXIT_INTERRUPTED
+        return _interrupted()
     except (ConfigError, DataError) as e:
         err.print(f"[red]error[/]: {escape(str(e))}", highlight=False)
         return EXIT_CONFIG
@@ -274,6 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+        wait_for_left_running()  # a batch still on the device when the run stopped on an error
 
 
 if __name__ == "__main__":

@@ -208,6 +208,20 @@ def test_batch_size_and_padding_are_part_of_the_store_key(tiny_qwen: Path) -> No
     assert len(keys) == 4
 
 
+def test_a_folder_typed_another_way_is_the_same_model(
+    tiny_qwen: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Was: `hf:DIR/` or a relative `hf:NAME` keyed other answers than `hf:/abs/DIR`: the run
+    asked every question again and removed the results as another configuration's."""
+    monkeypatch.chdir(tiny_qwen.parent)
+    keys = set()
+    for name in (str(tiny_qwen), f"{tiny_qwen}/", tiny_qwen.name, f"./{tiny_qwen.name}"):
+        model = load_model(f"hf:{name}", ModelOptions(extra={"device": "cpu"}))
+        keys.add(plan_key({"task": "t"}, model.identity()))
+        assert model.spec == f"hf:{name}"  # shown as typed
+    assert len(keys) == 1
+
+
 @pytest.mark.slow
 def test_llava_onevision_multi_image(tmp_path: Path) -> None:
     model_dir = tiny_llava_onevision(tmp_path / "tiny-llava-ov")

@@ -17,6 +17,7 @@ from vidbench.core.errors import ConfigError
 from vidbench.core.files import read_jsonl
 from vidbench.core.messages import Message, TextPart
 from vidbench.core.requests import GenerationConfig, Request, Response
+from vidbench.models.hf_checkpoint import decoder_only
 from vidbench.models.registry import ModelOptions, load_model
 
 
@@ -165,3 +166,51 @@ def test_an_adapter_folder_is_named_as_such(tmp_path: Path) -> None:
     (tmp_path / "adapter_config.json").write_text('{"peft_type": "LORA"}')
     with pytest.raises(ConfigError, match="is a PEFT adapter .* merge it into its base model"):
         load_model(f"hf:{tmp_path}")
+
+
+def test_a_prompt_near_the_context_end_does_not_shorten_its_batchs_answers(
+    tmp_path: Path,
+) -> None:
+    """Was: one max_new_tokens for the batch, the longest prompt's room, so a short question's
+    answer ended early (marked truncated) when a long one shared its batch, and had another
+    length when asked with other questions. Now the long prompt is generated alone."""
+    model_dir = tiny_qwen2_vl(tmp_path / "ckpt")
+    config = json.loads((model_dir / "config.json").read_text())
+    config["text_config"]["max_position_embeddings"] = 128
+    (model_dir / "config.json").write_text(json.dumps(config))
+    batched = load_model(
+        f"hf:{model_dir}", ModelOptions(extra={"device": "cpu", "batch_size": "3"})
+    )
+    short, near_end, other = ask(batched, "Hi?", "Why? " * 12, "Who?", max_tokens=30)
+    alone = load_model(f"hf:{model_dir}", ModelOptions(extra={"device": "cpu"}))
+    (short_alone,) = ask(alone, "Hi?", max_tokens=30)
+    assert short.ok and other.ok and near_end.ok
+    assert short.usage.output_tokens == other.usage.output_tokens == 30
+    assert short.text == short_alone.text
+    assert near_end.truncated and near_end.usage.input_tokens + near_end.usage.output_tokens == 128
+
+
+def test_a_file_of_the_checkpoint_given_for_its_folder_is_named(tmp_path: Path) -> None:
+    """Was: 'no model directory at .../config.json', of a file that is there."""
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "qwen2_vl"}))
+    with pytest.raises(ConfigError) as raised:
+        load_model(f"hf:{tmp_path / 'config.json'}")
+    said = str(raised.value)
+    assert "config.json is a file; give the folder that holds the checkpoint" in said
+    assert f"({tmp_path} holds a config.json)" in said
+
+
+def test_right_padding_of_a_decoder_only_batch_is_refused(tmp_path: Path) -> None:
+    """Was: accepted, and a batch's shorter prompts were answered from after their padding
+    (other answers than batch_size=1 gives, with only transformers' warning on the terminal)."""
+    tiny = tiny_qwen2_vl(tmp_path / "ckpt")
+    right = {"device": "cpu", "padding_side": "right"}
+    with pytest.raises(ConfigError, match="padding_side=right with batch_size=2: its language"):
+        load_model(f"hf:{tiny}", ModelOptions(extra={**right, "batch_size": "2"}))
+    load_model(f"hf:{tiny}", ModelOptions(extra=right))  # no padding in a batch of one
+    t5 = tmp_path / "instructblip-flan-t5"  # an encoder-decoder: right padding is its own
+    t5.mkdir()
+    (t5 / "config.json").write_text(
+        json.dumps({"model_type": "instructblip", "text_config": {"model_type": "t5"}})
+    )
+    assert not decoder_only("hf:t5", str(t5)) and decoder_only("hf:tiny", str(tiny))

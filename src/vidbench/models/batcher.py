@@ -23,9 +23,11 @@ from collections import deque
 from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from vidbench.core.requests import Request, Response
+from vidbench.core.threads import in_own_thread
 
 Prepare = Callable[[Sequence[Request]], Any]
 RunBatch = Callable[[Any], list[Response]]
@@ -69,6 +71,10 @@ class DeviceBatcher:
 
     If either raises, every request of that batch is answered with an error Response carrying
     the exception, so a failed batch never stops the run.
+
+    `leave_when_cancelled`: a cancelled run (Ctrl-C) does not wait for the batch on the device
+    (core/threads.py: nothing of it would be saved, and the process ends at once); only for a
+    backend that holds nothing that must be stopped at exit (vLLM's engine processes are).
     """
 
     def __init__(
@@ -78,8 +84,10 @@ class DeviceBatcher:
         group_key: Callable[[Request], Hashable] = lambda r: r.generation,
         prepare: Prepare = _as_is,
         prepare_workers: int | None = None,
+        leave_when_cancelled: bool = False,
     ) -> None:
         self._run = run
+        self._leave = leave_when_cancelled
         self._prepare = prepare
         self._max_batch = max(1, max_batch)
         self._group_key = group_key
@@ -150,7 +158,8 @@ class DeviceBatcher:
             try:
                 prepared = await current.prepared
                 self._cut(ahead)  # requests that came meanwhile start preparing now
-                responses = await asyncio.to_thread(self._timed_run, prepared)
+                run = partial(self._timed_run, prepared)
+                responses = await (in_own_thread(run) if self._leave else asyncio.to_thread(run))
                 if len(responses) != len(current.batch):
                     raise RuntimeError(
                         f"backend returned {len(responses)} responses for {len(requests)} requests"

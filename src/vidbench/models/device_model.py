@@ -10,6 +10,7 @@ from vidbench.core.requests import Request, Response
 from vidbench.models.base import Model
 from vidbench.models.batcher import DeviceBatcher
 from vidbench.models.hf_checkpoint import Checkpoint
+from vidbench.models.local_source import spec_key
 
 
 class BatchSettings(Protocol):
@@ -33,6 +34,9 @@ class DeviceModel(Model, Generic[SettingsT]):
         self.settings = settings
         self.checkpoint = checkpoint
         self.batch_size = settings.batch_size
+        # what keys the stored answers: a folder by its absolute path, however it was typed
+        # (`hf:ckpt`, `hf:./ckpt/` and `hf:/data/ckpt` are one model, not three)
+        self.spec_key = spec_key(spec, source)
 
     async def generate(self, requests: Sequence[Request]) -> list[Response]:
         return await self._batcher.submit(requests)

@@ -5,7 +5,8 @@
 
 Settings (`--model-opt`): device = auto | cpu | cuda | cuda:N | mps (auto: the first GPU, else
 the CPU), dtype = auto | float32 | bfloat16 | float16 (auto: the checkpoint's), batch_size = N
-(default 1), padding_side = left | right (default left), attention = default | eager | sdpa |
+(default 1), padding_side = left | right (default left; right in batches only for an
+encoder-decoder language model), attention = default | eager | sdpa |
 flash_attention_2, frame_input = images | video (default: the family's, `hf_families.py`),
 trust_remote_code = true | false (default false: a checkpoint that ships its own code is refused;
 true runs that code on this machine, `hf_checkpoint.py`). Greedy decoding at temperature 0,
@@ -29,7 +30,6 @@ batch, in the worker thread that runs every batch.
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import threading
 from collections.abc import Sequence
@@ -39,10 +39,11 @@ from typing import Any
 from vidbench.core.errors import ConfigError
 from vidbench.core.files import Json
 from vidbench.core.requests import Request, Response
+from vidbench.core.threads import in_own_thread
 from vidbench.extras import require
 from vidbench.models.batcher import DeviceBatcher
 from vidbench.models.device_model import DeviceModel
-from vidbench.models.hf_checkpoint import Checkpoint, inspect_checkpoint
+from vidbench.models.hf_checkpoint import Checkpoint, decoder_only, inspect_checkpoint
 from vidbench.models.hf_families import IMAGES, FrameInput, choose_frame_input
 from vidbench.models.local_source import positive_int, resolve_source, true_or_false
 from vidbench.models.registry import ModelOptions, reject_extra
@@ -114,7 +115,10 @@ class HFModel(DeviceModel[HFSettings]):
         self._load_error: ConfigError | None = None
         self._load_lock = threading.Lock()
         self._batcher = DeviceBatcher(
-            self._generate_batch, settings.batch_size, prepare=self._prepare_batch
+            self._generate_batch,
+            settings.batch_size,
+            prepare=self._prepare_batch,
+            leave_when_cancelled=True,  # Ctrl-C does not wait for a batch on the device
         )
         self._per_thread = threading.local()  # each preparation thread's own processor
 
@@ -122,7 +126,7 @@ class HFModel(DeviceModel[HFSettings]):
         """What decides the answers besides the request. On GPUs that includes how requests are
         batched (not bitwise batch-invariant), so batch size and padding are keys too."""
         return {
-            "spec": self.spec,
+            "spec": self.spec_key,
             "weights": self.checkpoint.weights,
             "dtype": self.settings.dtype,
             "batch_size": self.settings.batch_size,
@@ -166,7 +170,7 @@ class HFModel(DeviceModel[HFSettings]):
             return self._loaded
 
     async def start(self) -> None:
-        await asyncio.to_thread(self.load)
+        await in_own_thread(self.load)  # Ctrl-C does not wait for the weights
 
     def _prepare_batch(self, requests: Sequence[Request]) -> Any:
         from vidbench.models import hf_runtime
@@ -201,4 +205,11 @@ def build(arg: str, options: ModelOptions) -> HFModel:
     frames = choose_frame_input(
         spec, options.flag, checkpoint.family, options.extra.get("frame_input")
     )
+    if settings.padding_side == "right" and settings.batch_size > 1 and decoder_only(spec, source):
+        raise ConfigError(
+            f"{spec}: {options.flag} padding_side=right with batch_size={settings.batch_size}: "
+            "its language model generates after each prompt's last position, so a shorter "
+            "prompt of a batch would go on from its padding (wrong answers); use "
+            "padding_side=left (the default), or batch_size=1"
+        )
     return HFModel(spec, source, replace(settings, frames=frames), checkpoint)

@@ -72,6 +72,22 @@ def read_config(spec: str, source: str) -> tuple[Path, dict[str, JsonValue]]:
     return path, config
 
 
+def decoder_only(spec: str, source: str) -> bool:
+    """Whether the checkpoint's language model generates after the prompt's last position (a
+    decoder-only LLM: Qwen2, OPT, ...), not from an encoder's output (T5: InstructBLIP and BLIP-2
+    Flan-T5); a model type transformers does not know (own code) counts as not."""
+    from transformers import AutoConfig
+
+    _, config = read_config(spec, source)
+    text = config.get("text_config")
+    kind = text.get("model_type") if isinstance(text, dict) else None
+    try:
+        made = AutoConfig.for_model(str(kind or config.get("model_type")))
+    except (KeyError, ValueError):
+        return False
+    return not made.get_text_config().is_encoder_decoder
+
+
 def files_version(source: str, config_path: Path) -> str:
     """Which files a checkpoint is: a hub id's snapshot commit (the folder its config.json was
     found in), or for a folder, a digest of the names, sizes and modification times of the files

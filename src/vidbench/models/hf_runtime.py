@@ -157,14 +157,21 @@ def encode_batch(loaded: LoadedModel, requests: Sequence[Request], processor: An
 
 
 @dataclass(frozen=True)
-class PreparedBatch:
-    """A batch ready for the device: its requests, those the model takes (`accepted`) with the
-    processor's tensors (on the CPU), and an error response for each of the others."""
+class Part:
+    """Requests the device generates for together, with the processor's tensors (on the CPU)."""
 
     requests: Sequence[Request]
     inputs: Any
+
+
+@dataclass(frozen=True)
+class PreparedBatch:
+    """A batch ready for the device: its requests, those the model takes in the `parts` the
+    device generates, and an error response for each of the others."""
+
+    requests: Sequence[Request]
     prepare_s: float
-    accepted: Sequence[Request] = ()
+    parts: Sequence[Part] = ()
     refused: dict[str, Response] = field(default_factory=dict)
 
 
@@ -190,11 +197,34 @@ def prepare_batch(
     inputs, accepted, failed = _encode_apart(loaded, accepted, processor)
     refused.update(failed)
     too_long = _too_long(loaded, accepted, inputs)
-    if too_long:  # the others, padded without them
-        refused.update(too_long)
-        accepted = [r for r in accepted if r.key not in too_long]
-        inputs = encode_batch(loaded, accepted, processor) if accepted else None
-    return PreparedBatch(requests, inputs, time.perf_counter() - start, accepted, refused)
+    refused.update(too_long)
+    parts = _by_room(loaded, accepted, inputs, set(too_long), processor)
+    return PreparedBatch(requests, time.perf_counter() - start, parts, refused)
+
+
+def _by_room(
+    loaded: LoadedModel, encoded: list[Request], inputs: Any, left_out: set[str], processor: Any
+) -> list[Part]:
+    """The `encoded` requests (the rows of `inputs`) but those `left_out`, in the parts the
+    device generates: together those whose prompt leaves room for max_tokens in the model's
+    context, and alone each that does not (one max_new_tokens holds for a whole batch: such a
+    prompt's room would end every answer of its batch early, its length hanging on which
+    requests happened to share the batch)."""
+    requests = [r for r in encoded if r.key not in left_out]
+    if not requests:
+        return []
+    near_end: list[Request] = []
+    if loaded.context is not None:
+        max_tokens = requests[0].generation.max_tokens  # a batch shares its generation settings
+        rows = inputs["attention_mask"].sum(dim=1).tolist()
+        length = {r.key: n for r, n in zip(encoded, rows, strict=True)}
+        near_end = [r for r in requests if length[r.key] + max_tokens > loaded.context]
+    alone = {r.key for r in near_end}
+    roomy = [r for r in requests if r.key not in alone]
+    if len(roomy) == len(encoded) or len(near_end) == len(encoded) == 1:
+        return [Part(encoded, inputs)]  # as encoded: nothing to take out
+    groups = ([roomy] if roomy else []) + [[r] for r in near_end]
+    return [Part(group, encode_batch(loaded, group, processor)) for group in groups]
 
 
 def _too_long(loaded: LoadedModel, requests: list[Request], inputs: Any) -> dict[str, Response]:
@@ -236,25 +266,57 @@ def _encode_apart(
         return inputs, taken, failed
 
 
+# what a request the device has no memory for says, and what to change first
+OUT_OF_MEMORY = "the device ran out of memory for this request alone"
+CHANGE_SIZE = (
+    "the request's size (fewer or smaller frames, a lower --max-tokens) or the weights' "
+    "(--model-opt dtype=bfloat16)"
+)
+
+
 def generate_batch(loaded: LoadedModel, prepared: PreparedBatch) -> list[Response]:
     """Generate for a prepared batch of requests that share their generation settings; the
     refused ones keep their error responses, in request order."""
     answers = dict(prepared.refused)
-    if prepared.accepted:
-        answers.update(_generate(loaded, prepared))
+    for part in prepared.parts:
+        answers.update(_generate_in_memory(loaded, part.requests, part.inputs, prepared.prepare_s))
     return [answers[r.key] for r in prepared.requests]
 
 
-def _generate(loaded: LoadedModel, prepared: PreparedBatch) -> dict[str, Response]:
+def _generate_in_memory(
+    loaded: LoadedModel, requests: Sequence[Request], inputs: Any, prepare_s: float
+) -> dict[str, Response]:
+    """The answers of `requests` (encoded as `inputs`); when the device runs out of memory, its
+    memory is freed and each half of them asked apart, down to one request, which is rejected
+    if it does not fit alone: what to change is the request's size, not the batch's."""
+    import torch
+
+    try:
+        return _generate(loaded, requests, inputs, prepare_s)
+    except torch.cuda.OutOfMemoryError:  # torch.OutOfMemoryError from torch 2.5 on
+        pass  # out of the handler first: its traceback holds the failed batch's tensors
+    if str(loaded.device).startswith("cuda"):
+        torch.cuda.empty_cache()
+    if len(requests) == 1:
+        return {requests[0].key: rejected(requests[0].key, OUT_OF_MEMORY, CHANGE_SIZE)}
+    half = len(requests) // 2
+    answers: dict[str, Response] = {}
+    for part in (requests[:half], requests[half:]):
+        answers.update(_generate_in_memory(loaded, part, encode_batch(loaded, part), prepare_s))
+    return answers
+
+
+def _generate(
+    loaded: LoadedModel, requests: Sequence[Request], cpu_inputs: Any, prepare_s: float
+) -> dict[str, Response]:
     import torch
 
     start = time.perf_counter()
-    requests = prepared.accepted
-    inputs = prepared.inputs.to(loaded.device).to(loaded.model.dtype)
+    inputs = cpu_inputs.to(loaded.device).to(loaded.model.dtype)
     generation = requests[0].generation
     prompt_tokens = inputs["attention_mask"].sum(dim=1).tolist()
     max_new_tokens = generation.max_tokens
-    if loaded.context is not None:  # the answers end where the longest prompt's context does
+    if loaded.context is not None:  # a prompt near the context's end is generated alone
         max_new_tokens = min(max_new_tokens, loaded.context - int(max(prompt_tokens)))
     if generation.seed is not None:
         torch.manual_seed(generation.seed)
@@ -262,7 +324,7 @@ def _generate(loaded: LoadedModel, prepared: PreparedBatch) -> dict[str, Respons
         output = loaded.model.generate(
             **inputs, generation_config=generation_settings(loaded, generation, max_new_tokens)
         )
-    latency = prepared.prepare_s + time.perf_counter() - start
+    latency = prepare_s + time.perf_counter() - start
     prompt_length = inputs["input_ids"].shape[1]
     tokenizer = tokenizer_of(loaded.processor)
     responses = {}

@@ -119,7 +119,10 @@ class LocalLLM(Model):
 
 
 def _ended(server: local_llm.LocalLLMServer, grace_s: float = 1.0) -> str | None:
-    """How the server ended, waiting a moment for a dying process to be gone; None if it runs."""
+    """How the server ended, waiting a moment for a dying process to be gone when it does not
+    answer; None if it runs (a server that answers is not waited for)."""
+    if server.process.poll() is None and server.ready():
+        return None
     try:
         server.process.wait(timeout=grace_s)
     except subprocess.TimeoutExpired:

@@ -53,6 +53,15 @@ def weights_not_found(what: str, name: str, detail: str = "") -> ConfigError:
     return ConfigError(f"{what} {name!r}: {looked}{f' ({detail})' if detail else ''}; {ways}")
 
 
+def spec_key(spec: str, source: str) -> str:
+    """`spec` with a local folder `source` named by its absolute path (its symbolic links
+    kept); a hub id's as it is."""
+    if not Path(source).is_dir():
+        return spec
+    prefix = spec.partition(":")[0]
+    return f"{prefix}:{os.path.abspath(source)}"
+
+
 def resolve_source(spec: str, arg: str) -> str:
     """A local checkpoint directory, or a hub id (which must be in the cache when offline)."""
     if not arg:
@@ -75,8 +84,16 @@ def resolve_source(spec: str, arg: str) -> str:
         except (OSError, ValueError) as e:
             raise ConfigError(f"{spec}: {config} is not readable JSON ({e})") from e
         return str(path)
-    looks_like_path = arg.startswith(("/", ".", "~")) or arg.count("/") > 1 or path.exists()
-    if looks_like_path:
+    if path.exists():  # a file of the checkpoint (config.json, a shard), not its folder
+        holder = (
+            f" ({path.parent} holds a config.json)"
+            if (path.parent / "config.json").is_file()
+            else ""
+        )
+        raise ConfigError(
+            f"{spec}: {path} is a file; give the folder that holds the checkpoint{holder}"
+        )
+    if arg.startswith(("/", ".", "~")) or arg.count("/") > 1:
         raise ConfigError(f"{spec}: no model directory at {path}")
     if _hub_offline():
         from huggingface_hub import try_to_load_from_cache

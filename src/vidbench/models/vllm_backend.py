@@ -165,7 +165,7 @@ class VLLMModel(DeviceModel[VLLMSettings]):
 
     def identity(self) -> dict[str, Json]:
         return {
-            "spec": self.spec,
+            "spec": self.spec_key,
             "weights": self.checkpoint.weights,
             "dtype": self.settings.dtype,
             **self.settings.frames.identity(),
