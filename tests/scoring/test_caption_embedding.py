@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -91,6 +92,12 @@ def test_embeddings_are_cached_across_calls(
     assert (again[[0, 2]] == first[[2, 0]]).all() and again[1].tolist() == [9, 1]
     (model / "weights").write_text("v2 changed")  # another model: nothing reused
     embed_cache.embed(["a cat"], str(model), encode)
+    # new weights of the same size put in place with the old modification time (rsync -a)
+    before = (model / "weights").stat()
+    (tmp_path / "new-weights").write_text("v3 changed")
+    os.utime(tmp_path / "new-weights", ns=(before.st_atime_ns, before.st_mtime_ns))
+    os.replace(tmp_path / "new-weights", model / "weights")
+    embed_cache.embed(["a cat"], str(model), encode)
     monkeypatch.setenv("VIDBENCH_EMBED_CACHE", "off")
     embed_cache.embed(["a cat"], str(model), encode)
-    assert asked[2:] == [["a cat"], ["a cat"]]
+    assert asked[2:] == [["a cat"], ["a cat"], ["a cat"]]

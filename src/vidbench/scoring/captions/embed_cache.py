@@ -3,10 +3,10 @@
 Table 2 scores many models against the same five references per object; the official script
 encodes the references again for each. One SQLite file per embedding model under
 `$VIDBENCH_CACHE/embeddings/` (default ~/.cache/vidbench) maps sha256(sentence) to its float32
-vector. The model is identified by its folder's files (names, sizes, modification times), so a
-changed model never reuses old vectors. A cached vector is the one the model computed in an
-earlier batch (batch padding moves values by float32 rounding only). VIDBENCH_EMBED_CACHE=off
-turns the cache off.
+vector. The model is identified by its folder's files (names, sizes, modification and change
+times, inodes), so a changed model never reuses old vectors. A cached vector is the one the model
+computed in an earlier batch (batch padding moves values by float32 rounding only).
+VIDBENCH_EMBED_CACHE=off turns the cache off.
 """
 
 from __future__ import annotations
@@ -22,12 +22,17 @@ import numpy as np
 from vidbench.media.cache import cache_root
 
 
+def _stamp(stat: os.stat_result) -> str:
+    """What changes when a file's contents may have: its size, modification time, and the
+    inode's change time and number (new weights copied over old ones with their size and
+    modification time kept, by `cp -p`, `rsync -a` or an archive, still change those)."""
+    return f"{stat.st_size}:{stat.st_mtime_ns}:{stat.st_ctime_ns}:{stat.st_ino}"
+
+
 def model_key(model_path: str) -> str:
     root = Path(model_path)
     files = sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else []
-    parts = [str(root.resolve())] + [
-        f"{p.relative_to(root)}:{p.stat().st_size}:{p.stat().st_mtime_ns}" for p in files
-    ]
+    parts = [str(root.resolve())] + [f"{p.relative_to(root)}:{_stamp(p.stat())}" for p in files]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
 
 

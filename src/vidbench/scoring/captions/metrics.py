@@ -136,6 +136,7 @@ def check_models(settings: CaptionMetricSettings) -> FoundModels:
 
     check_installed(settings.metrics)
     check_device(settings.device, settings.how_to_set("device", "").strip())
+    check_offline_tools(settings)
     layer = sbert_path = None
     if "bert" in settings.metrics:
         layer = bert_layer(
@@ -147,6 +148,22 @@ def check_models(settings: CaptionMetricSettings) -> FoundModels:
     if "sbert" in settings.metrics:
         sbert_path = settings.sbert_model or default_sbert_path(settings.how_to_set("sbert_model"))
     return FoundModels(layer, sbert_path)
+
+
+NGRAM = ("bleu", "meteor", "rouge", "cider")
+
+
+def check_offline_tools(settings: CaptionMetricSettings) -> None:
+    """Java (the PTB tokenizer, METEOR 1.5) and WordNet (nltk's METEOR) where the metrics need
+    them, found before any work: a missing one stops with how to install it."""
+    from vidbench.scoring.captions import ptb
+    from vidbench.scoring.captions.wordnet import wordnet_reader
+
+    coco = settings.protocol == "coco"
+    if "cider" in settings.metrics or (coco and any(m in NGRAM for m in settings.metrics)):
+        ptb.check()
+    if "meteor" in settings.metrics and not coco:
+        wordnet_reader()
 
 
 @dataclass
@@ -240,9 +257,7 @@ def _coco_ngram(
 ) -> None:
     from vidbench.scoring.captions.coco import coco_scores
 
-    scores = coco_scores(
-        cands, refs, [m for m in s.metrics if m in ("bleu", "meteor", "rouge", "cider")]
-    )
+    scores = coco_scores(cands, refs, [m for m in s.metrics if m in NGRAM])
     for name, values in scores.per_object.items():
         for row, value in zip(out.per_object, values, strict=True):
             row[name] = value

@@ -85,16 +85,21 @@ def prepare_dict(source: Path = DEBIAN_WORDNET, target: Path | None = None) -> P
     return target
 
 
-@lru_cache(maxsize=1)
 def wordnet_reader() -> WordNetCorpusReader:
-    """nltk's WordNetCorpusReader over the offline WordNet 3.0 (English only, no OMW)."""
-    import nltk
-    from nltk.corpus.reader.wordnet import WordNetCorpusReader
-
+    """nltk's WordNetCorpusReader over the offline WordNet 3.0 (English only, no OMW), from
+    VIDBENCH_WORDNET as it is now (one reader per folder)."""
     given = os.environ.get("VIDBENCH_WORDNET")
     root = Path(given) if given else prepare_dict()
     if not (root / "lexnames").is_file():
         raise ConfigError(f"{HOW_TO_GET} ({root} has no lexnames file)")
+    return _reader(root)
+
+
+@lru_cache(maxsize=2)
+def _reader(root: Path) -> WordNetCorpusReader:
+    import nltk
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
     if str(root) not in nltk.data.path:
         nltk.data.path.append(str(root))  # nltk reads corpora only inside its data roots
 
