@@ -11,7 +11,7 @@ import pytest
 from vidbench.benchmarks.fourd.captions.rows import held_out
 from vidbench.benchmarks.fourd.captions.table import COLUMNS
 from vidbench.cli import main
-from vidbench.core.errors import EXIT_INCOMPLETE
+from vidbench.core.errors import EXIT_CONFIG, EXIT_INCOMPLETE
 from vidbench.testing.tiny_bert import tiny_bert
 
 UIDS = [f"{i:032x}" for i in range(6)]
@@ -94,6 +94,7 @@ def test_score_captions_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture
         "unknown_uid": 1,
         "missing_references": 1,
         "malformed": 1,
+        "no_prediction": 1,  # UIDS[5]: its only line is not UTF-8
     }
     assert skipped["references"] == {"missing_references": 1, "not_utf8": 1}
     assert result["inputs"]["n_scored"] == 4
@@ -111,3 +112,43 @@ def test_each_object_holds_out_one_caption_by_a_seeded_draw() -> None:
     assert set(chosen) == set(UIDS) and all(1 <= k <= 5 for k in chosen.values())
     assert held_out(UIDS, seed=7) == chosen and held_out(UIDS, seed=8) != chosen
     assert held_out(list(reversed(UIDS)), seed=7) == chosen  # drawn over the uids in sorted order
+
+
+@pytest.mark.slow
+def test_java_and_wordnet_are_found_before_any_caption_is_scored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pred, refs = _write(tmp_path)
+    out = tmp_path / "out" / "SCORES.json"
+    args = ["--no-progress", "score-captions", "--pred", str(pred), "--refs", str(refs)]
+    monkeypatch.setenv("PATH", str(tmp_path / "no-java-here"))
+    assert main([*args, "--out", str(out), "--metrics", "bleu,cider"]) == EXIT_CONFIG
+    assert "need Java" in capsys.readouterr().err
+    broken = tmp_path / "old-java"
+    broken.mkdir()
+    (broken / "java").write_text("#!/bin/sh\necho UnsupportedClassVersionError >&2\nexit 1\n")
+    (broken / "java").chmod(0o755)
+    monkeypatch.setenv("PATH", str(broken))
+    coco = ["--metrics", "bleu,meteor", "--protocol", "coco"]
+    assert main([*args, "--out", str(out), *coco]) == EXIT_CONFIG
+    assert "UnsupportedClassVersionError" in capsys.readouterr().err
+    monkeypatch.setenv("VIDBENCH_WORDNET", str(tmp_path / "no-wordnet"))
+    assert main([*args, "--out", str(out), "--metrics", "bleu,meteor"]) == EXIT_CONFIG
+    assert "needs WordNet 3.0" in " ".join(capsys.readouterr().err.split())
+    assert not (tmp_path / "out").exists()  # stopped before any row was scored
+
+
+def test_objects_without_a_prediction_leave_the_scores_incomplete(tmp_path: Path) -> None:
+    _, refs = _write(tmp_path)
+    pred = tmp_path / "two.jsonl"
+    pred.write_text(
+        "".join(json.dumps({"uid": u, "caption": "a sphere rolls"}) + "\n" for u in UIDS[:2])
+    )
+    out = tmp_path / "out" / "SCORES.json"
+    args = ["--pred", str(pred), "--refs", str(refs), "--out", str(out), "--metrics", "bleu"]
+    assert main(["--no-progress", "score-captions", *args]) == EXIT_INCOMPLETE
+    result = json.loads(out.read_text())
+    assert result["inputs"]["skipped"]["predictions"] == {"no_prediction": 4}
+    assert result["inputs"]["n_predictions_read"] == 2 == result["inputs"]["n_scored"]
+    assert result["rows"]["model"]["errors_by_status"]["no_prediction"] == 4
+    assert f"{UIDS[5]}: no usable prediction" in " ".join(result["inputs"]["skipped_details"])
