@@ -99,7 +99,8 @@ def test_score_captions_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture
     assert skipped["references"] == {"missing_references": 1, "not_utf8": 1}
     assert result["inputs"]["n_scored"] == 4
     assert (
-        "references of the 4 scored objects" in model["metric_info"]["cider_document_frequencies"]
+        "references of the 6 objects of the data, scored or not"
+        in model["metric_info"]["cider_document_frequencies"]
     )
     assert model["per_object"][0]["uid"] == UIDS[0] and "bleu_1" in model["per_object"][0]
     printed = capsys.readouterr()
@@ -152,3 +153,34 @@ def test_objects_without_a_prediction_leave_the_scores_incomplete(tmp_path: Path
     assert result["inputs"]["n_predictions_read"] == 2 == result["inputs"]["n_scored"]
     assert result["rows"]["model"]["errors_by_status"]["no_prediction"] == 4
     assert f"{UIDS[5]}: no usable prediction" in " ".join(result["inputs"]["skipped_details"])
+
+
+def test_a_captions_cider_does_not_depend_on_which_other_objects_are_scored(
+    tmp_path: Path,
+) -> None:
+    words = ("red", "blue", "cube", "ball", "spins", "rolls", "jumps", "left", "right")
+    words += ("slowly", "fast", "small", "big")
+    refs = tmp_path / "refs.csv"
+    with refs.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["folder_name", *(f"caption_{k}" for k in range(1, 6))])
+        for n, uid in enumerate(UIDS):
+            writer.writerow(
+                [uid, *(f"a {words[(n * k) % 13]} {words[(n + k) % 13]}" for k in range(5))]
+            )
+    captions = [
+        json.dumps({"uid": u, "caption": f"a {words[n]} {words[n + 1]}"})
+        for n, u in enumerate(UIDS)
+    ]
+    cider = []
+    for name, lines in (("all", captions), ("two", captions[:2])):
+        pred = tmp_path / f"{name}.jsonl"
+        pred.write_text("\n".join(lines) + "\n")
+        out = tmp_path / name / "SCORES.json"
+        args = ["--pred", str(pred), "--refs", str(refs), "--out", str(out), "--metrics", "cider"]
+        main(["--no-progress", "score-captions", *args])
+        rows = json.loads(out.read_text())["rows"]["model"]
+        cider.append([o["cider"] for o in rows["per_object"][:2]])
+        source = rows["metric_info"]["cider_document_frequencies"]
+    assert cider[0] == pytest.approx(cider[1], abs=1e-12) and cider[0][0] > 0
+    assert source.startswith("references of the 6 objects of the data, scored or not")
