@@ -101,3 +101,25 @@ def test_embeddings_are_cached_across_calls(
     monkeypatch.setenv("VIDBENCH_EMBED_CACHE", "off")
     embed_cache.embed(["a cat"], str(model), encode)
     assert asked[2:] == [["a cat"], ["a cat"], ["a cat"]]
+
+
+def test_a_hub_models_cached_vectors_follow_its_revision(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from huggingface_hub import constants
+
+    from vidbench.scoring.captions import embed_cache
+
+    hub = tmp_path / "hub"
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(hub))
+    repo = hub / "models--org--minilm"
+    keys = []
+    for commit, weights in (("a" * 40, "v1"), ("b" * 40, "v2")):
+        (repo / "snapshots" / commit).mkdir(parents=True)
+        (repo / "snapshots" / commit / "model.safetensors").write_text(weights)
+        (repo / "refs").mkdir(exist_ok=True)
+        (repo / "refs" / "main").write_text(commit)  # the hub cache updated to a new revision
+        keys.append(embed_cache.model_key("org/minilm"))
+    assert keys[0] != keys[1]
+    assert embed_cache.model_folder("org/minilm") == repo / "snapshots" / ("b" * 40)
+    assert embed_cache.model_folder("org/not-cached") == Path("org/not-cached")

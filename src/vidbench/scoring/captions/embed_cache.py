@@ -4,9 +4,9 @@ Table 2 scores many models against the same five references per object; the offi
 encodes the references again for each. One SQLite file per embedding model under
 `$VIDBENCH_CACHE/embeddings/` (default ~/.cache/vidbench) maps sha256(sentence) to its float32
 vector. The model is identified by its folder's files (names, sizes, modification and change
-times, inodes), so a changed model never reuses old vectors. A cached vector is the one the model
-computed in an earlier batch (batch padding moves values by float32 rounding only).
-VIDBENCH_EMBED_CACHE=off turns the cache off.
+times, inodes; for a Hugging Face id, those of its cached snapshot), so a changed model never
+reuses old vectors. A cached vector is the one the model computed in an earlier batch (batch
+padding moves values by float32 rounding only). VIDBENCH_EMBED_CACHE=off turns the cache off.
 """
 
 from __future__ import annotations
@@ -29,8 +29,23 @@ def _stamp(stat: os.stat_result) -> str:
     return f"{stat.st_size}:{stat.st_mtime_ns}:{stat.st_ctime_ns}:{stat.st_ino}"
 
 
+def model_folder(model: str) -> Path:
+    """The folder a model is read from: `model` itself, or for a Hugging Face id the cached
+    snapshot sentence-transformers loads (its revision's own folder)."""
+    root = Path(model)
+    if root.is_dir():
+        return root
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import HFValidationError, LocalEntryNotFoundError
+
+    try:
+        return Path(snapshot_download(model, local_files_only=True))
+    except (HFValidationError, LocalEntryNotFoundError, OSError):
+        return root  # not a cached model: the loader says so when it opens it
+
+
 def model_key(model_path: str) -> str:
-    root = Path(model_path)
+    root = model_folder(model_path)
     files = sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else []
     parts = [str(root.resolve())] + [f"{p.relative_to(root)}:{_stamp(p.stat())}" for p in files]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
