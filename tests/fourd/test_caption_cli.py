@@ -142,16 +142,16 @@ def test_java_and_wordnet_are_found_before_any_caption_is_scored(
 def test_objects_without_a_prediction_leave_the_scores_incomplete(tmp_path: Path) -> None:
     _, refs = _write(tmp_path)
     pred = tmp_path / "two.jsonl"
-    pred.write_text(
-        "".join(json.dumps({"uid": u, "caption": "a sphere rolls"}) + "\n" for u in UIDS[:2])
-    )
+    lines = [json.dumps({"uid": u, "caption": "a sphere rolls"}) for u in UIDS[:2]]
+    cut = json.dumps({"uid": UIDS[2], "caption": "a sphere \ud83d"})  # an emoji cut in half
+    pred.write_text("\n".join([*lines, cut]) + "\n")
     out = tmp_path / "out" / "SCORES.json"
     args = ["--pred", str(pred), "--refs", str(refs), "--out", str(out), "--metrics", "bleu"]
     assert main(["--no-progress", "score-captions", *args]) == EXIT_INCOMPLETE
     result = json.loads(out.read_text())
-    assert result["inputs"]["skipped"]["predictions"] == {"no_prediction": 4}
-    assert result["inputs"]["n_predictions_read"] == 2 == result["inputs"]["n_scored"]
-    assert result["rows"]["model"]["errors_by_status"]["no_prediction"] == 4
+    assert result["inputs"]["skipped"]["predictions"] == {"not_utf8": 1, "no_prediction": 3}
+    assert result["inputs"]["n_predictions_read"] == 3 and result["inputs"]["n_scored"] == 2
+    assert result["rows"]["model"]["errors_by_status"]["no_prediction"] == 3
     assert f"{UIDS[5]}: no usable prediction" in " ".join(result["inputs"]["skipped_details"])
 
 
