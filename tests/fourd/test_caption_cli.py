@@ -184,3 +184,14 @@ def test_a_captions_cider_does_not_depend_on_which_other_objects_are_scored(
         source = rows["metric_info"]["cider_document_frequencies"]
     assert cider[0] == pytest.approx(cider[1], abs=1e-12) and cider[0][0] > 0
     assert source.startswith("references of the 6 objects of the data, scored or not")
+
+
+def test_metrics_naming_nothing_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pred, refs = _write(tmp_path)
+    out = tmp_path / "out" / "SCORES.json"
+    args = ["--pred", str(pred), "--refs", str(refs), "--out", str(out), "--metrics", " , "]
+    assert main(["--no-progress", "score-captions", *args]) == EXIT_CONFIG
+    assert "names no metric; known: bleu" in capsys.readouterr().err
+    assert not out.exists()

@@ -40,7 +40,12 @@ from vidbench.report.results_dir import ResultsDir
 from vidbench.report.schema import Results, SampleRow
 from vidbench.runner.run import Run
 from vidbench.runner.run_config import RunConfig
-from vidbench.scoring.captions.metrics import AUTOMATIC, CaptionMetricSettings, check_models
+from vidbench.scoring.captions.metrics import (
+    ALL_METRICS,
+    AUTOMATIC,
+    CaptionMetricSettings,
+    check_models,
+)
 from vidbench.scoring.judge import no_verdict_message
 from vidbench.tasks.problems import Problem
 
@@ -74,6 +79,8 @@ def _metrics(text: str | None, judge: str | None) -> tuple[str, ...]:
     if text is None:
         return (*AUTOMATIC, "gpt") if judge else AUTOMATIC
     chosen = tuple(m.strip() for m in text.split(",") if m.strip())
+    if not chosen:
+        raise ConfigError(f"--metrics {text!r} names no metric; known: {', '.join(ALL_METRICS)}")
     if "gpt" in chosen and not judge:
         raise ConfigError("--metrics gpt needs an LLM judge: give --judge SPEC")
     return chosen
