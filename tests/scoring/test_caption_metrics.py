@@ -6,6 +6,7 @@ import math
 import os
 import pickle
 import random
+import re
 import shutil
 import sys
 import threading
@@ -21,7 +22,7 @@ from pycocoevalcap.tokenizer.ptbtokenizer import PTBTokenizer
 
 from vidbench.core.errors import ConfigError
 from vidbench.scoring.captions import cider, ngram, ptb
-from vidbench.scoring.captions.metrics import CaptionMetricSettings, score_captions
+from vidbench.scoring.captions.metrics import CaptionMetricSettings, check_models, score_captions
 from vidbench.scoring.captions.wordnet import LEXNAMES, lexnames_text, prepare_dict, wordnet_reader
 
 _TEXT = (
@@ -147,6 +148,25 @@ def test_plain_cider_with_a_df_file_equals_cidereval(tmp_path: Path) -> None:
     path.write_bytes(b"not a pickle")
     with pytest.raises(ConfigError, match="cider-df"):
         cider.load_df(path)
+
+
+@pytest.mark.parametrize(
+    ("contents", "message"),
+    [
+        ({"ref_len": 10.6, "df": {"a man": 3.0}}, "df key 'a man' is not an n-gram tuple"),
+        ({"ref_len": float("nan"), "df": {("a",): 3.0}}, "ref_len nan is not a finite"),
+        ({"ref_len": 10.6, "df": {("a",): "3"}}, "df count '3' of ('a',) is not"),
+        ({"ref_len": 10.6, "df": {}}, "not a non-empty dict"),
+    ],
+)
+def test_a_df_file_of_another_form_stops_before_any_work(
+    tmp_path: Path, contents: dict, message: str
+) -> None:
+    path = tmp_path / "df.p"
+    path.write_bytes(pickle.dumps(contents))
+    settings = CaptionMetricSettings(metrics=("bleu", "cider"), cider_df=str(path))
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        check_models(settings)  # the preflight of `run` and `score-captions`
 
 
 def test_official_protocol_one_call_equals_the_per_object_loop(tmp_path: Path) -> None:

@@ -52,7 +52,34 @@ def load_df(path: Path) -> DocFreq:
         raise ConfigError(f"--cider-df {path}: cannot read a df pickle ({e})") from e
     if not isinstance(data, dict) or "df" not in data or "ref_len" not in data:
         raise ConfigError(f"--cider-df {path}: expected a dict with 'ref_len' and 'df'")
+    problem = _df_problem(data["ref_len"], data["df"])
+    if problem:
+        raise ConfigError(f"--cider-df {path}: {problem} (a cidereval df pickle)")
     return DocFreq(float(data["ref_len"]), data["df"])
+
+
+def _df_problem(ref_len: object, df: object) -> str | None:
+    """What is wrong with a df pickle's contents (None: nothing): every key an n-gram tuple of
+    1..4 words, as `counts` makes them (a key of another form never matches: every n-gram would
+    count as unseen, without a word), every count and log(#images) a finite number >= 0."""
+
+    def number(value: object) -> bool:
+        return isinstance(value, int | float | np.number) and bool(
+            math.isfinite(value) and value >= 0
+        )
+
+    if not number(ref_len):
+        return f"ref_len {ref_len!r} is not a finite number >= 0"
+    if not isinstance(df, Mapping) or not df:
+        return "df is not a non-empty dict of n-gram counts"
+    for key, count in df.items():
+        if not (
+            isinstance(key, tuple) and 1 <= len(key) <= N and all(isinstance(w, str) for w in key)
+        ):
+            return f"df key {key!r} is not an n-gram tuple of 1..{N} words, e.g. ('a', 'man')"
+        if not number(count):
+            return f"df count {count!r} of {key!r} is not a finite number >= 0"
+    return None
 
 
 def corpus_df(tokenized_refs: Sequence[Sequence[str]]) -> DocFreq:

@@ -155,9 +155,10 @@ NGRAM = ("bleu", "meteor", "rouge", "cider")
 
 
 def check_offline_tools(settings: CaptionMetricSettings) -> None:
-    """Java (the PTB tokenizer, METEOR 1.5) and WordNet (nltk's METEOR) where the metrics need
-    them, found before any work: a missing one stops with how to install it."""
-    from vidbench.scoring.captions import ptb
+    """Java (the PTB tokenizer, METEOR 1.5), WordNet (nltk's METEOR) and the df file (plain
+    CIDEr) where the metrics need them, found before any work: a missing or unreadable one
+    stops with how to provide it."""
+    from vidbench.scoring.captions import cider, ptb
     from vidbench.scoring.captions.wordnet import wordnet_reader
 
     coco = settings.protocol == "coco"
@@ -165,6 +166,8 @@ def check_offline_tools(settings: CaptionMetricSettings) -> None:
         ptb.check()
     if "meteor" in settings.metrics and not coco:
         wordnet_reader()
+    if "cider" in settings.metrics and settings.cider_df:
+        cider.load_df(Path(settings.cider_df))
 
 
 @dataclass
