@@ -123,3 +123,28 @@ def test_a_hub_models_cached_vectors_follow_its_revision(
     assert keys[0] != keys[1]
     assert embed_cache.model_folder("org/minilm") == repo / "snapshots" / ("b" * 40)
     assert embed_cache.model_folder("org/not-cached") == Path("org/not-cached")
+
+
+def test_a_damaged_embedding_cache_is_started_anew(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import numpy as np
+
+    from vidbench.scoring.captions import embed_cache
+
+    monkeypatch.setenv("VIDBENCH_CACHE", str(tmp_path / "cache"))
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "weights").write_text("v1")
+    asked: list[list[str]] = []
+
+    def encode(sentences: list[str]) -> np.ndarray:
+        asked.append(sentences)
+        return np.ones((len(sentences), 2), dtype=np.float32)
+
+    embed_cache.embed(["a cat"], str(model), encode)
+    (damaged,) = (tmp_path / "cache" / "embeddings").glob("*.sqlite")
+    damaged.write_bytes(b"half a page of a database " * 40)  # a disk filled mid-write
+    assert embed_cache.embed(["a cat", "a dog"], str(model), encode).shape == (2, 2)
+    embed_cache.embed(["a dog"], str(model), encode)  # kept in the file made anew
+    assert asked == [["a cat"], ["a cat", "a dog"]]

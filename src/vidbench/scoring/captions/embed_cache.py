@@ -12,6 +12,7 @@ padding moves values by float32 rounding only). VIDBENCH_EMBED_CACHE=off turns t
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -68,7 +69,23 @@ def embed(
         return np.asarray(encode(list(sentences)))
     folder = cache_root() / "embeddings"
     folder.mkdir(parents=True, exist_ok=True)
-    db = sqlite3.connect(folder / f"{model_key(model_path)}.sqlite", timeout=60)
+    path = folder / f"{model_key(model_path)}.sqlite"
+    try:
+        return _embed_cached(path, sentences, encode)
+    except sqlite3.DatabaseError as e:
+        if type(e) is not sqlite3.DatabaseError:  # locked, read-only, I/O: not a damaged file
+            raise
+        # a damaged file (not a database, malformed): it is only a cache, so it is started anew
+        logging.getLogger(__name__).warning("embedding cache %s is damaged (%s): rebuilt", path, e)
+        for stale in (path, path.with_name(f"{path.name}-wal"), path.with_name(f"{path.name}-shm")):
+            stale.unlink(missing_ok=True)
+        return _embed_cached(path, sentences, encode)
+
+
+def _embed_cached(
+    path: Path, sentences: Sequence[str], encode: Callable[[list[str]], np.ndarray]
+) -> np.ndarray:
+    db = sqlite3.connect(path, timeout=60)
     try:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("CREATE TABLE IF NOT EXISTS vectors (sha TEXT PRIMARY KEY, vector BLOB)")
