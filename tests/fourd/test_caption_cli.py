@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import csv
 import json
 from pathlib import Path
@@ -144,7 +145,8 @@ def test_objects_without_a_prediction_leave_the_scores_incomplete(tmp_path: Path
     pred = tmp_path / "two.jsonl"
     lines = [json.dumps({"uid": u, "caption": "a sphere rolls"}) for u in UIDS[:2]]
     cut = json.dumps({"uid": UIDS[2], "caption": "a sphere \ud83d"})  # an emoji cut in half
-    pred.write_text("\n".join([*lines, cut]) + "\n")
+    # saved by Notepad: a BOM and CRLF line ends
+    pred.write_bytes(codecs.BOM_UTF8 + ("\r\n".join([*lines, cut]) + "\r\n").encode())
     out = tmp_path / "out" / "SCORES.json"
     args = ["--pred", str(pred), "--refs", str(refs), "--out", str(out), "--metrics", "bleu"]
     assert main(["--no-progress", "score-captions", *args]) == EXIT_INCOMPLETE

@@ -9,6 +9,7 @@ every other record is kept.
 
 from __future__ import annotations
 
+import codecs
 import json
 from pathlib import Path
 
@@ -23,7 +24,7 @@ def read_predictions(path: Path) -> Read[str]:
     """uid -> caption (str), and an Issue for every line that cannot be scored."""
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        raw = path.read_bytes().removeprefix(codecs.BOM_UTF8)  # a file saved by Notepad, Excel
     except OSError as e:
         raise DataError(f"{path}: cannot read predictions ({e})") from e
     out: Read[str] = Read()
