@@ -78,6 +78,21 @@ def test_wordnet_dict_is_built_from_debian_files(tmp_path: Path) -> None:
         prepare_dict(source=tmp_path / "nowhere", target=tmp_path / "other")
 
 
+def test_a_wordnet_of_another_version_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "wn31"
+    folder.mkdir()
+    (folder / "lexnames").write_text(lexnames_text())
+    (folder / "data.noun").write_text("  14 WordNet 3.1 Copyright 2011 by Princeton University.\n")
+    monkeypatch.setenv("VIDBENCH_WORDNET", str(folder))
+    with pytest.raises(ConfigError, match="data.noun is WordNet 3.1"):
+        wordnet_reader()
+    (folder / "data.noun").unlink()
+    with pytest.raises(ConfigError, match="data.noun is unreadable"):
+        wordnet_reader()
+
+
 def test_ptb_groups_in_one_run_equal_pycocoevalcap_calls() -> None:
     groups = [
         ["A man, running!"],
