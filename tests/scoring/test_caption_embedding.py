@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -91,6 +92,59 @@ def test_embeddings_are_cached_across_calls(
     assert (again[[0, 2]] == first[[2, 0]]).all() and again[1].tolist() == [9, 1]
     (model / "weights").write_text("v2 changed")  # another model: nothing reused
     embed_cache.embed(["a cat"], str(model), encode)
+    # new weights of the same size put in place with the old modification time (rsync -a)
+    before = (model / "weights").stat()
+    (tmp_path / "new-weights").write_text("v3 changed")
+    os.utime(tmp_path / "new-weights", ns=(before.st_atime_ns, before.st_mtime_ns))
+    os.replace(tmp_path / "new-weights", model / "weights")
+    embed_cache.embed(["a cat"], str(model), encode)
     monkeypatch.setenv("VIDBENCH_EMBED_CACHE", "off")
     embed_cache.embed(["a cat"], str(model), encode)
-    assert asked[2:] == [["a cat"], ["a cat"]]
+    assert asked[2:] == [["a cat"], ["a cat"], ["a cat"]]
+
+
+def test_a_hub_models_cached_vectors_follow_its_revision(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from huggingface_hub import constants
+
+    from vidbench.scoring.captions import embed_cache
+
+    hub = tmp_path / "hub"
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(hub))
+    repo = hub / "models--org--minilm"
+    keys = []
+    for commit, weights in (("a" * 40, "v1"), ("b" * 40, "v2")):
+        (repo / "snapshots" / commit).mkdir(parents=True)
+        (repo / "snapshots" / commit / "model.safetensors").write_text(weights)
+        (repo / "refs").mkdir(exist_ok=True)
+        (repo / "refs" / "main").write_text(commit)  # the hub cache updated to a new revision
+        keys.append(embed_cache.model_key("org/minilm"))
+    assert keys[0] != keys[1]
+    assert embed_cache.model_folder("org/minilm") == repo / "snapshots" / ("b" * 40)
+    assert embed_cache.model_folder("org/not-cached") == Path("org/not-cached")
+
+
+def test_a_damaged_embedding_cache_is_started_anew(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import numpy as np
+
+    from vidbench.scoring.captions import embed_cache
+
+    monkeypatch.setenv("VIDBENCH_CACHE", str(tmp_path / "cache"))
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "weights").write_text("v1")
+    asked: list[list[str]] = []
+
+    def encode(sentences: list[str]) -> np.ndarray:
+        asked.append(sentences)
+        return np.ones((len(sentences), 2), dtype=np.float32)
+
+    embed_cache.embed(["a cat"], str(model), encode)
+    (damaged,) = (tmp_path / "cache" / "embeddings").glob("*.sqlite")
+    damaged.write_bytes(b"half a page of a database " * 40)  # a disk filled mid-write
+    assert embed_cache.embed(["a cat", "a dog"], str(model), encode).shape == (2, 2)
+    embed_cache.embed(["a dog"], str(model), encode)  # kept in the file made anew
+    assert asked == [["a cat"], ["a cat", "a dog"]]

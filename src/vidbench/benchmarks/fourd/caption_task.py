@@ -49,6 +49,7 @@ from vidbench.scoring.captions.metrics import (
     CaptionMetricSettings,
     check_models,
     describe,
+    df_source,
     score_captions,
 )
 from vidbench.scoring.judge import no_verdict_fields
@@ -143,6 +144,9 @@ class FourDCaption(SharedAnswersTask):
         super().__init__(name, frame_spec, generation, metrics.protocol, answers_name)
         self.metrics = metrics
         self.source = source or CaptionSource()
+        # every loaded object's references as its row scores them (plain CIDEr's document
+        # frequencies without a df file: the same whichever objects are answered or selected)
+        self.all_references: list[tuple[str, ...]] | None = None
 
     def preflight(self) -> None:
         """The metric packages, models and device, before any caption is asked for."""
@@ -156,6 +160,9 @@ class FourDCaption(SharedAnswersTask):
         seed = self.source.human_seed
         held = held_out(uids, seed=seed) if seed is not None else None
         drawn = gpt_judges.draw_references(uids, held_out=held)
+        self.all_references = [
+            _scored_references(s.references, held[s.id] if held else None) for s in loaded.items
+        ]
         chosen = self.source.objects
         items = [
             dataclasses.replace(
@@ -200,8 +207,8 @@ class FourDCaption(SharedAnswersTask):
             return CaptionRow(
                 sample.id, sample.id, caption, refs, judge_references(refs, mode, drawn)
             )
-        others = tuple(r for i, r in enumerate(refs, start=1) if i != held)
         judged = judge_references(refs, mode, drawn, exclude=held)
+        others = _scored_references(refs, held)
         return CaptionRow(HUMAN_PREFIX + sample.id, sample.id, caption, others, judged)
 
     def judge_calls(self, sample: Sample, reply: str) -> list[ModelCall[float]]:
@@ -219,7 +226,10 @@ class FourDCaption(SharedAnswersTask):
         model load, batched embeddings, document frequencies of all the references)."""
         rows = [self._row(sample, reply) for sample, reply, _ in items]
         scored = score_captions(
-            [r.caption for r in rows], [r.references for r in rows], self.metrics
+            [r.caption for r in rows],
+            [r.references for r in rows],
+            self.metrics,
+            self.all_references,
         )
         scores = []
         for (sample, reply, verdicts), row, values in zip(
@@ -262,8 +272,7 @@ class FourDCaption(SharedAnswersTask):
     def score(
         self, sample: Sample, reply: str, verdicts: Mapping[str, CallResult[object]]
     ) -> SampleScore:
-        """One sample alone (CIDEr's document frequencies then come from its references only;
-        the score stage calls `score_all`)."""
+        """One sample alone (the score stage calls `score_all`)."""
         return self.score_all([(sample, reply, verdicts)])[0]
 
     def column_values(self, scores: Sequence[SampleScore]) -> dict[str, list[float]]:
@@ -299,13 +308,19 @@ class FourDCaption(SharedAnswersTask):
         return {
             "warnings": warnings,
             "caption_scoring": {
-                **describe(self.metrics, len(scores)),
+                **describe(self.metrics, df_source(len(scores), self.all_references)),
                 "judge_references": self.metrics.judge_references,
                 "judgments": dict(judgments),
                 "gpt_columns": why or "judged",
                 "unparsed_means": f"replies without {MARKER!r}, scored as the whole reply",
             },
         }
+
+
+def _scored_references(refs: tuple[str, ...], held: int | None) -> tuple[str, ...]:
+    """The references a caption is scored against: all of the object's, or (the Human row)
+    the others than the one `held` out (1-based)."""
+    return refs if held is None else tuple(r for i, r in enumerate(refs, start=1) if i != held)
 
 
 def caption_of(score: SampleScore) -> str:

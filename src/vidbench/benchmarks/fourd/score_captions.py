@@ -40,7 +40,12 @@ from vidbench.report.results_dir import ResultsDir
 from vidbench.report.schema import Results, SampleRow
 from vidbench.runner.run import Run
 from vidbench.runner.run_config import RunConfig
-from vidbench.scoring.captions.metrics import AUTOMATIC, CaptionMetricSettings, check_models
+from vidbench.scoring.captions.metrics import (
+    ALL_METRICS,
+    AUTOMATIC,
+    CaptionMetricSettings,
+    check_models,
+)
 from vidbench.scoring.judge import no_verdict_message
 from vidbench.tasks.problems import Problem
 
@@ -74,6 +79,8 @@ def _metrics(text: str | None, judge: str | None) -> tuple[str, ...]:
     if text is None:
         return (*AUTOMATIC, "gpt") if judge else AUTOMATIC
     chosen = tuple(m.strip() for m in text.split(",") if m.strip())
+    if not chosen:
+        raise ConfigError(f"--metrics {text!r} names no metric; known: {', '.join(ALL_METRICS)}")
     if "gpt" in chosen and not judge:
         raise ConfigError("--metrics gpt needs an LLM judge: give --judge SPEC")
     return chosen
@@ -89,8 +96,15 @@ def covers_every_object(scores: Scores) -> bool:
     return all(set(row["errors_by_status"]) <= {UNKNOWN_UID} for row in scores["rows"].values())
 
 
-def _cross_check(preds: Read[str], refs: Read[tuple[str, ...]], refs_path: Path) -> None:
-    """Predictions whose uid has no usable references become issues (and are dropped)."""
+# an object of the references with no usable prediction: the model's row leaves it out
+NO_PREDICTION = "no_prediction"
+
+
+def _cross_check(
+    preds: Read[str], refs: Read[tuple[str, ...]], refs_path: Path, pred_path: Path
+) -> None:
+    """Predictions whose uid has no usable references become issues (and are dropped), and so
+    does every object of the references without a usable prediction (left out of the row)."""
     unusable = {i.problem.record: i for i in refs.issues}
     for uid in [u for u in preds.items if u not in refs.items]:
         del preds.items[uid]
@@ -99,6 +113,9 @@ def _cross_check(preds: Read[str], refs: Read[tuple[str, ...]], refs_path: Path)
             preds.add_issue("missing_references", uid, refs_path, f"references unusable ({reason})")
         else:
             preds.add_issue(UNKNOWN_UID, uid, refs_path, "uid not in the references; not scored")
+    named = {i.problem.record.split(" ")[0] for i in preds.issues}  # "UID (line N)": said
+    for uid in sorted(set(refs.items) - set(preds.items) - named):
+        preds.add_issue(NO_PREDICTION, uid, pred_path, "no usable prediction for this object")
 
 
 def _judge_info(settings: CaptionMetricSettings, options: CaptionScoring) -> dict[str, Json]:
@@ -265,7 +282,7 @@ def score_caption_files(options: CaptionScoring, console: Console) -> Scores:
     refs = read_references(options.refs)
     preds = read_predictions(options.pred) if options.pred else Read[str]()
     if options.pred:
-        _cross_check(preds, refs, options.refs)
+        _cross_check(preds, refs, options.refs, options.pred)
     rows_out: dict[str, RowScores] = {}
     for row in _rows(options, refs, preds):
         rows_out[row.name] = _run_row(row, options, settings, console)
@@ -284,7 +301,8 @@ def score_caption_files(options: CaptionScoring, console: Console) -> Scores:
         "inputs": {
             "predictions": str(options.pred) if options.pred else None,
             "references": str(options.refs),
-            "n_predictions_read": len(preds.items) + sum(preds.counts().values()),
+            "n_predictions_read": len(preds.items)
+            + sum(n for kind, n in preds.counts().items() if kind != NO_PREDICTION),
             "n_scored": rows_out["model"]["n_objects"] if "model" in rows_out else 0,
             "n_reference_objects": len(refs.items),
             "skipped": {"predictions": preds.counts(), "references": refs.counts()},

@@ -7,7 +7,7 @@ there is no clipping and no length penalty.
 
 Document frequencies come from a cidereval df pickle (`{"ref_len": log(#images), "df":
 {ngram_tuple: count}}`, e.g. the COCO-val one the official run used) or, without one, from the
-references being scored (`corpus_df`: in how many objects' reference sets each n-gram occurs,
+references of a set of objects (`corpus_df`: in how many objects' reference sets each n-gram occurs,
 ref_len = log(#objects)), as cidereval's df="corpus" mode computes them.
 """
 
@@ -32,7 +32,6 @@ Ngram = tuple[str, ...]
 class DocFreq:
     ref_len: float
     df: Mapping[Ngram, float]
-    source: str  # where the frequencies come from, for results
 
 
 def counts(sentence: str, n: int = N) -> dict[Ngram, int]:
@@ -53,7 +52,34 @@ def load_df(path: Path) -> DocFreq:
         raise ConfigError(f"--cider-df {path}: cannot read a df pickle ({e})") from e
     if not isinstance(data, dict) or "df" not in data or "ref_len" not in data:
         raise ConfigError(f"--cider-df {path}: expected a dict with 'ref_len' and 'df'")
-    return DocFreq(float(data["ref_len"]), data["df"], f"file {path}")
+    problem = _df_problem(data["ref_len"], data["df"])
+    if problem:
+        raise ConfigError(f"--cider-df {path}: {problem} (a cidereval df pickle)")
+    return DocFreq(float(data["ref_len"]), data["df"])
+
+
+def _df_problem(ref_len: object, df: object) -> str | None:
+    """What is wrong with a df pickle's contents (None: nothing): every key an n-gram tuple of
+    1..4 words, as `counts` makes them (a key of another form never matches: every n-gram would
+    count as unseen, without a word), every count and log(#images) a finite number >= 0."""
+
+    def number(value: object) -> bool:
+        return isinstance(value, int | float | np.number) and bool(
+            math.isfinite(value) and value >= 0
+        )
+
+    if not number(ref_len):
+        return f"ref_len {ref_len!r} is not a finite number >= 0"
+    if not isinstance(df, Mapping) or not df:
+        return "df is not a non-empty dict of n-gram counts"
+    for key, count in df.items():
+        if not (
+            isinstance(key, tuple) and 1 <= len(key) <= N and all(isinstance(w, str) for w in key)
+        ):
+            return f"df key {key!r} is not an n-gram tuple of 1..{N} words, e.g. ('a', 'man')"
+        if not number(count):
+            return f"df count {count!r} of {key!r} is not a finite number >= 0"
+    return None
 
 
 def corpus_df(tokenized_refs: Sequence[Sequence[str]]) -> DocFreq:
@@ -61,11 +87,7 @@ def corpus_df(tokenized_refs: Sequence[Sequence[str]]) -> DocFreq:
     for refs in tokenized_refs:
         for ngram in {g for ref in refs for g in counts(ref)}:
             df[ngram] += 1
-    return DocFreq(
-        float(np.log(float(len(tokenized_refs)))),
-        df,
-        f"references of the {len(tokenized_refs)} scored objects (no df file given)",
-    )
+    return DocFreq(float(np.log(float(len(tokenized_refs)))), df)
 
 
 def _vector(

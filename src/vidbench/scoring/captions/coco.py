@@ -9,9 +9,11 @@ This is not what the 4D-Bench paper reports (see ngram.py / cider.py for that); 
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from vidbench.core.errors import ConfigError
 from vidbench.scoring.captions import ptb
 
 
@@ -27,15 +29,24 @@ def meteor_java(cands: Sequence[str], refs: Sequence[Sequence[str]]) -> tuple[fl
 
     ptb.java()
     scorer = Meteor()
+    process = scorer.meteor_p
     try:
         gts = {i: list(r) for i, r in enumerate(refs)}
         res = {i: [c] for i, c in enumerate(cands)}
         corpus, per_object = scorer.compute_score(gts, res)
+    except (ValueError, OSError) as e:  # Java stopped (no memory for -Xmx2G, a broken JRE)
+        process.kill()
+        said = process.stderr.read().decode(errors="replace").strip()[-500:]
+        raise ConfigError(f"METEOR 1.5 (Java) failed: {said or e}") from e
     finally:
-        with scorer.lock:
-            scorer.meteor_p.stdin.close()
-            scorer.meteor_p.kill()
-            scorer.meteor_p.wait()
+        # compute_score keeps its lock when it fails, and the scorer's __del__ takes it: let
+        # it go, or the garbage collector waits for it forever
+        if scorer.lock.locked():
+            scorer.lock.release()
+        process.kill()
+        process.wait()
+        with contextlib.suppress(OSError):  # a pipe to a Java that stopped
+            process.stdin.close()
     return float(corpus), [float(s) for s in per_object]
 
 

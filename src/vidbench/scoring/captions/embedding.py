@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from concurrent.futures import CancelledError
 from functools import lru_cache, partial
 from typing import TYPE_CHECKING
 
@@ -164,6 +165,28 @@ def _onnx_encoder(path: str) -> OnnxSentenceEncoder:
     return OnnxSentenceEncoder(_sentence_model(path, "cpu"), path)
 
 
+TORCH_CHUNK = 512  # sentences per sentence-transformers call; `cancel` is looked at between
+
+
+def _torch_encode(
+    model: SentenceTransformer,
+    batch_size: int,
+    cancel: threading.Event | None,
+    sentences: list[str],
+) -> npt.NDArray[np.float32]:
+    """`model.encode(sentences)` a chunk at a time, stopping (CancelledError) once `cancel` is
+    set: an error or Ctrl-C beside it no longer waits for every sentence to be encoded."""
+    import numpy as np
+
+    parts = []
+    for start in range(0, len(sentences), TORCH_CHUNK):
+        if cancel is not None and cancel.is_set():
+            raise CancelledError("SBERT encoding cancelled")
+        chunk = sentences[start : start + TORCH_CHUNK]
+        parts.append(np.asarray(model.encode(chunk, batch_size=batch_size), dtype=np.float32))
+    return np.concatenate(parts)
+
+
 def sbert_cosine(
     cands: Sequence[str],
     refs: Sequence[Sequence[str]],
@@ -175,7 +198,7 @@ def sbert_cosine(
 ) -> list[float]:
     """Per object best cosine similarity of the candidate with a reference (sentence
     embeddings cached on disk across calls, see embed_cache.py). `batch_size` is PyTorch's;
-    ONNX Runtime uses its own (sbert_onnx.BATCH_SIZE) and stops early when `cancel` is set."""
+    ONNX Runtime uses its own (sbert_onnx.BATCH_SIZE). Either stops early when `cancel` is set."""
     if not cands:
         return []
     path = model_path or default_sbert_path()
@@ -184,7 +207,7 @@ def sbert_cosine(
         encode = partial(_onnx_encoder(path).encode, cancel=cancel)
     else:
         model = _sentence_model(path, device)
-        encode = partial(model.encode, batch_size=batch_size)
+        encode = partial(_torch_encode, model, batch_size, cancel)
     sentences = list(dict.fromkeys([*cands, *(r for group in refs for r in group)]))
     row = {s: i for i, s in enumerate(sentences)}
     embeddings = embed_cache.embed(sentences, path, encode)

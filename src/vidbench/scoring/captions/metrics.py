@@ -4,8 +4,9 @@ Protocols (recorded in every result):
 - "official": the 4D-Bench script's per-object computation: BLEU-1..4 and ROUGE-L by
   pycocoevalcap on raw strings, METEOR by nltk (WordNet) on whitespace tokens, plain CIDEr on
   PTB tokens with the document frequencies of `cider_df` (the official run used COCO-val's) or,
-  without a df file, of the scored references (the result says which), BERTScore F1 and SBERT
-  cosine best over the references. LLM judges: one reference per object (seed 42).
+  without a df file, of the references of every object of the data, scored or not (the result
+  says which), BERTScore F1 and SBERT cosine best over the references. LLM judges: one
+  reference per object (seed 42).
 - "vidbench" (default): the same automatic metrics; LLM judges against all five references.
 - "coco": the standard corpus-level COCO evaluation for the n-gram metrics (PTB tokens, corpus
   BLEU, Java METEOR 1.5, ROUGE-L, CIDEr-D; coco.py); embeddings and judges as "vidbench".
@@ -136,6 +137,7 @@ def check_models(settings: CaptionMetricSettings) -> FoundModels:
 
     check_installed(settings.metrics)
     check_device(settings.device, settings.how_to_set("device", "").strip())
+    check_offline_tools(settings)
     layer = sbert_path = None
     if "bert" in settings.metrics:
         layer = bert_layer(
@@ -147,6 +149,25 @@ def check_models(settings: CaptionMetricSettings) -> FoundModels:
     if "sbert" in settings.metrics:
         sbert_path = settings.sbert_model or default_sbert_path(settings.how_to_set("sbert_model"))
     return FoundModels(layer, sbert_path)
+
+
+NGRAM = ("bleu", "meteor", "rouge", "cider")
+
+
+def check_offline_tools(settings: CaptionMetricSettings) -> None:
+    """Java (the PTB tokenizer, METEOR 1.5), WordNet (nltk's METEOR) and the df file (plain
+    CIDEr) where the metrics need them, found before any work: a missing or unreadable one
+    stops with how to provide it."""
+    from vidbench.scoring.captions import cider, ptb
+    from vidbench.scoring.captions.wordnet import wordnet_reader
+
+    coco = settings.protocol == "coco"
+    if "cider" in settings.metrics or (coco and any(m in NGRAM for m in settings.metrics)):
+        ptb.check()
+    if "meteor" in settings.metrics and not coco:
+        wordnet_reader()
+    if "cider" in settings.metrics and settings.cider_df:
+        cider.load_df(Path(settings.cider_df))
 
 
 @dataclass
@@ -169,8 +190,9 @@ COCO_NGRAM = (
 )
 
 
-def describe(settings: CaptionMetricSettings, n_objects: int) -> dict[str, Json]:
-    """What a scoring of `n_objects` objects under `settings` uses, for results."""
+def describe(settings: CaptionMetricSettings, df_objects: str) -> dict[str, Json]:
+    """What a scoring under `settings` uses, for results; `df_objects`: the objects whose
+    references give plain CIDEr its document frequencies without a df file (`df_source`)."""
     info: dict[str, Json] = {"protocol": settings.protocol, "metrics": list(settings.metrics)}
     if settings.protocol == "coco":
         info["ngram"] = COCO_NGRAM
@@ -179,8 +201,7 @@ def describe(settings: CaptionMetricSettings, n_objects: int) -> dict[str, Json]
         info["cider_document_frequencies"] = (
             f"file {settings.cider_df}"
             if settings.cider_df
-            else f"references of the {n_objects} scored objects (no df file given; the "
-            "official run used COCO-val's)"
+            else f"references of {df_objects} (no df file given; the official run used COCO-val's)"
         )
     info["bert"] = bert_info(settings, settings.bert_layers or "bert-score's default for the model")
     sbert: dict[str, Json] = {
@@ -193,6 +214,13 @@ def describe(settings: CaptionMetricSettings, n_objects: int) -> dict[str, Json]
         sbert["runtime"] = sbert_runtime(settings.sbert_runtime, settings.device)
     info["sbert"] = sbert
     return info
+
+
+def df_source(n_scored: int, df_refs: Sequence[Sequence[str]] | None) -> str:
+    """Whose references plain CIDEr's document frequencies come from (see score_captions)."""
+    if df_refs is None:
+        return f"the {n_scored} scored objects"
+    return f"the {len(df_refs)} objects of the data, scored or not"
 
 
 def bert_info(settings: CaptionMetricSettings, layer: int | str) -> dict[str, Json]:
@@ -211,6 +239,7 @@ def _official_ngram(
     refs: Sequence[Sequence[str]],
     s: CaptionMetricSettings,
     out: ScoredCaptions,
+    df_refs: Sequence[Sequence[str]] | None,
 ) -> None:
     from vidbench.scoring.captions import cider, ngram, ptb
 
@@ -225,11 +254,16 @@ def _official_ngram(
         for row, value in zip(columns, ngram.meteor_nltk(cands, refs), strict=True):
             row["meteor"] = value
     if "cider" in s.metrics:
-        cand_tok, ref_tok = ptb.per_object(cands, refs)
-        doc = cider.load_df(Path(s.cider_df)) if s.cider_df else cider.corpus_df(ref_tok)
+        pool = [] if s.cider_df or df_refs is None else list(df_refs)
+        cand_tok, tokens = ptb.per_object(cands, [*refs, *pool])
+        ref_tok = tokens[: len(refs)]
+        doc = (
+            cider.load_df(Path(s.cider_df))
+            if s.cider_df
+            else cider.corpus_df(tokens[len(refs) :] if pool else ref_tok)
+        )
         for row, value in zip(columns, cider.cider(cand_tok, ref_tok, doc), strict=True):
             row["cider"] = value
-        out.info["cider_document_frequencies"] = doc.source
 
 
 def _coco_ngram(
@@ -240,9 +274,7 @@ def _coco_ngram(
 ) -> None:
     from vidbench.scoring.captions.coco import coco_scores
 
-    scores = coco_scores(
-        cands, refs, [m for m in s.metrics if m in ("bleu", "meteor", "rouge", "cider")]
-    )
+    scores = coco_scores(cands, refs, [m for m in s.metrics if m in NGRAM])
     for name, values in scores.per_object.items():
         for row, value in zip(out.per_object, values, strict=True):
             row[name] = value
@@ -252,9 +284,15 @@ def _coco_ngram(
 
 
 def score_captions(
-    cands: Sequence[str], refs: Sequence[Sequence[str]], settings: CaptionMetricSettings
+    cands: Sequence[str],
+    refs: Sequence[Sequence[str]],
+    settings: CaptionMetricSettings,
+    df_refs: Sequence[Sequence[str]] | None = None,
 ) -> ScoredCaptions:
     """Every automatic metric in `settings.metrics` for all objects (candidate i vs refs i).
+    Without a df file, plain CIDEr's document frequencies are those of `df_refs` (each object's
+    references; the task gives every object of the data, so that a caption's CIDEr does not
+    depend on which other objects were answered), else of `refs`.
 
     The embedding models are found (or a missing one reported) before any work. SBERT, the
     longest part on a CPU, runs on a background thread while the n-gram metrics (mostly
@@ -265,7 +303,9 @@ def score_captions(
     if len(cands) != len(refs):
         raise ValueError("one reference list per candidate")
     found = check_models(settings)
-    out = ScoredCaptions([{} for _ in cands], info=describe(settings, len(cands)))
+    out = ScoredCaptions(
+        [{} for _ in cands], info=describe(settings, df_source(len(cands), df_refs))
+    )
     if not cands:
         return out
     if found.bert_layer is not None:
@@ -289,7 +329,7 @@ def score_captions(
             if settings.protocol == "coco":
                 _coco_ngram(cands, refs, settings, out)
             else:
-                _official_ngram(cands, refs, settings, out)
+                _official_ngram(cands, refs, settings, out, df_refs)
             sbert_values = sbert.result() if sbert is not None else None
         except BaseException:
             cancel.set()

@@ -40,6 +40,11 @@ def java() -> str:
     return path
 
 
+def check() -> None:
+    """Stop (ConfigError) unless Java runs the tokenizer here: one sentence tokenized."""
+    tokenize_groups([["A check."]])
+
+
 def _jar() -> str:
     from pycocoevalcap.tokenizer import ptbtokenizer
 

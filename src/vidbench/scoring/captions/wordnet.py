@@ -11,6 +11,7 @@ WordNet 3.0 lexnames(5WN) table, and opens that folder. Nothing is downloaded.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 import warnings
@@ -85,16 +86,40 @@ def prepare_dict(source: Path = DEBIAN_WORDNET, target: Path | None = None) -> P
     return target
 
 
-@lru_cache(maxsize=1)
 def wordnet_reader() -> WordNetCorpusReader:
-    """nltk's WordNetCorpusReader over the offline WordNet 3.0 (English only, no OMW)."""
-    import nltk
-    from nltk.corpus.reader.wordnet import WordNetCorpusReader
-
+    """nltk's WordNetCorpusReader over the offline WordNet 3.0 (English only, no OMW), from
+    VIDBENCH_WORDNET as it is now (one reader per folder)."""
     given = os.environ.get("VIDBENCH_WORDNET")
     root = Path(given) if given else prepare_dict()
     if not (root / "lexnames").is_file():
         raise ConfigError(f"{HOW_TO_GET} ({root} has no lexnames file)")
+    version = _version(root / "data.noun")
+    if version != "WordNet 3.0":
+        raise ConfigError(f"{HOW_TO_GET} ({root}/data.noun is {version}; other versions give "
+                          "METEOR other synonyms)")  # fmt: skip
+    return _reader(root)
+
+
+_VERSION = re.compile(r"WordNet (\d+(?:\.\d+)*) Copyright")
+
+
+def _version(data_noun: Path) -> str:
+    """The WordNet version data.noun's license header names ("WordNet 3.0"), or what the file
+    is instead."""
+    try:
+        with data_noun.open("rb") as f:
+            header = b"".join(f.readline() for _ in range(40)).decode("latin-1")
+    except OSError as e:
+        return f"unreadable ({e.strerror or e})"
+    found = _VERSION.search(header)
+    return f"WordNet {found.group(1)}" if found else "without a WordNet version in its header"
+
+
+@lru_cache(maxsize=2)
+def _reader(root: Path) -> WordNetCorpusReader:
+    import nltk
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
     if str(root) not in nltk.data.path:
         nltk.data.path.append(str(root))  # nltk reads corpora only inside its data roots
 

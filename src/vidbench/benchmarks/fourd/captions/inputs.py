@@ -1,19 +1,21 @@
 """Reading captions made elsewhere and their references, record by record.
 
 Predictions: JSON Lines `{"uid": ..., "caption": ...}`. References: 4D-Bench's
-human_annotations.csv (`folder_name`, `caption_1`..`caption_5`), read by
-references.py. A bad record (not UTF-8,
-not JSON, no uid, an empty caption, a duplicate, a uid without usable references) becomes an
-`Issue` naming the file, the record and what is wrong; every other record is kept.
+human_annotations.csv (`folder_name`, `caption_1`..`caption_5`), read by references.py. A bad
+record (not UTF-8 or half a character, not JSON, no uid, an empty caption, a duplicate, a uid
+without usable references) becomes an `Issue` naming the file, the record and what is wrong;
+every other record is kept.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
 from pathlib import Path
 
 from vidbench.benchmarks.fourd.references import Issue, Read, read_references
 from vidbench.core.errors import DataError
+from vidbench.core.files import not_text
 
 __all__ = ["Issue", "Read", "read_predictions", "read_references"]
 
@@ -22,7 +24,7 @@ def read_predictions(path: Path) -> Read[str]:
     """uid -> caption (str), and an Issue for every line that cannot be scored."""
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        raw = path.read_bytes().removeprefix(codecs.BOM_UTF8)  # a file saved by Notepad, Excel
     except OSError as e:
         raise DataError(f"{path}: cannot read predictions ({e})") from e
     out: Read[str] = Read()
@@ -53,6 +55,9 @@ def read_predictions(path: Path) -> Read[str]:
             out.add_issue("malformed", f"{uid} ({where})", path, "caption is not a string")
         elif not caption.strip():
             out.add_issue("empty_caption", f"{uid} ({where})", path, "empty caption; not scored")
+        elif bad := not_text(uid) or not_text(caption):
+            record = where if not_text(uid) else f"{uid} ({where})"
+            out.add_issue("not_utf8", record, path, f"{bad} in the record; skipped")
         else:
             if uid.strip() in out.items:  # as a dict of the lines would: the last is used
                 out.add_issue(
