@@ -165,6 +165,27 @@ def test_plain_cider_with_a_df_file_equals_cidereval(tmp_path: Path) -> None:
         cider.load_df(path)
 
 
+class _RunsCode:
+    def __reduce__(self) -> tuple:
+        return (print, ("a df pickle ran code",))
+
+
+@pytest.mark.parametrize("protocol", [2, pickle.HIGHEST_PROTOCOL])
+def test_a_df_pickle_is_read_as_data_only(
+    tmp_path: Path, protocol: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """cidereval's df files are Python 2 pickles of a defaultdict and numpy numbers: read; a
+    pickle that calls a function when loaded is refused before it runs anything."""
+    df: defaultdict[tuple[str, ...], float] = defaultdict(float, {("a", "man"): 3.0})
+    path = tmp_path / "df.p"
+    path.write_bytes(pickle.dumps({"ref_len": np.float64(10.6), "df": df}, protocol=protocol))
+    assert cider.load_df(path).df == {("a", "man"): 3.0}
+    path.write_bytes(pickle.dumps({"ref_len": 10.6, "df": _RunsCode()}, protocol=protocol))
+    with pytest.raises(ConfigError, match=r"(__builtin__|builtins)\.print.*refused"):
+        cider.load_df(path)
+    assert "ran code" not in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(
     ("contents", "message"),
     [

@@ -43,11 +43,37 @@ def counts(sentence: str, n: int = N) -> dict[Ngram, int]:
     return out
 
 
+# What a df pickle is made of (cidereval's are Python 2 pickles: `__builtin__`, numpy scalars):
+# pickle's own safe reader is this list, since loading any other class may run code.
+_DATA_CLASSES = {
+    *((module, name) for module in ("builtins", "__builtin__")
+      for name in ("dict", "list", "tuple", "set", "frozenset", "str", "unicode", "int", "long",
+                   "float")),
+    ("collections", "defaultdict"), ("_codecs", "encode"),  # bytes in protocol 2
+    ("copy_reg", "_reconstructor"), ("copyreg", "_reconstructor"),
+    ("numpy", "dtype"), ("numpy.core.multiarray", "scalar"), ("numpy._core.multiarray", "scalar"),
+}  # fmt: skip
+
+
+class _DataOnly(pickle.Unpickler):
+    """An unpickler of plain data: a class outside _DATA_CLASSES (`os.system`, a module's
+    function) is refused instead of called, so a df file from elsewhere cannot run code."""
+
+    def find_class(self, module: str, name: str) -> type:
+        if (module, name) not in _DATA_CLASSES:
+            raise pickle.UnpicklingError(
+                f"it refers to {module}.{name}, which a df pickle does not hold (loading it "
+                "could run code: refused)"
+            )
+        found: type = super().find_class(module, name)
+        return found
+
+
 def load_df(path: Path) -> DocFreq:
     """A cidereval df pickle; ConfigError naming the file when it is not one."""
     try:
         with Path(path).open("rb") as f:
-            data = pickle.load(f, encoding="iso-8859-1")
+            data = _DataOnly(f, encoding="iso-8859-1").load()
     except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError) as e:
         raise ConfigError(f"--cider-df {path}: cannot read a df pickle ({e})") from e
     if not isinstance(data, dict) or "df" not in data or "ref_len" not in data:
