@@ -123,6 +123,28 @@ def test_an_admin_adds_changes_and_removes_people_from_the_admin_page(
     assert accounts(project)["ada"].role == "admin" and not accounts(project)["ada"].removed
 
 
+def test_work_given_out_again_says_so_on_its_owners_page(qa_release: Path, tmp_path: Path) -> None:
+    """A reviewer made annotator and reviewer again gets their QA reviews back from the admin's
+    assign: their page says who gave it (the admin made the last version, but saved nothing)."""
+    project = make_project(qa_release, tmp_path)
+    admin, headers = _client(project, "ada")
+    rob, _ = _client(project, "rob")
+    for role in ("annotator", "reviewer"):
+        admin.post("/api/admin/users/rob/role", json={"role": role}, headers=headers)
+    given = admin.post("/api/admin/assign", json={"kind": "qa"}, headers=headers)
+    assert given.status_code == 200 and given.json()["added"] >= 1, given.text
+    first = query(
+        project,
+        "SELECT w.id FROM work w JOIN users u ON u.id = w.user_id WHERE u.name = 'rob' "
+        "AND w.job = 'review' AND w.status = 'todo' AND w.version > 0 ORDER BY w.id",
+    )[0][0]
+    page = rob.get(f"/work/{first}").text
+    said = re.search(r"<span data-saved[^>]*>([^<]*)</span>", page)
+    assert said is not None and said.group(1).startswith("given to you by ada at "), page
+    assert 'data-said="given to you by ada"' in page
+    assert rob.get(f"/api/work/{first}").json()["given_again"] is True
+
+
 @pytest.mark.slow
 def test_people_in_chromium_on_a_phone(
     qa_release: Path, tmp_path: Path, web: Web, browser: object

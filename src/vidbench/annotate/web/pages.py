@@ -205,6 +205,7 @@ def work_page(request: Request, work_id: RowId, v: Signed) -> Response:
         title=f"{TITLES[found['job']]}: {described.title}",
         job_title=TITLES[found["job"]],
         task_title=TASKS[found["job"]],
+        said=work.last_change(found, v.user),
         kept=conflicts.open_for(v.conn, work_id, v.user.id) if mine else [],
         steps=work.history(v.conn, found, v.user),
         place=where,
