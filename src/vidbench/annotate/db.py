@@ -61,6 +61,14 @@ CREATE TABLE IF NOT EXISTS sign_in_attempts (
 CREATE TABLE IF NOT EXISTS events (
     id INTEGER PRIMARY KEY, author TEXT NOT NULL, action TEXT NOT NULL, detail TEXT NOT NULL,
     at TEXT NOT NULL);
+-- what every request asks by something other than a table's key: a person's work of a job in
+-- item order (my work, a work page's place), a job's work (caption review, exports, progress),
+-- the items of a kind (assign, exports), a work's kept texts; without them each read scans the
+-- whole table (a project of 100,000 items: every page reads every row)
+CREATE INDEX IF NOT EXISTS work_by_person ON work (user_id, job, item_id);
+CREATE INDEX IF NOT EXISTS work_by_job ON work (job, status);
+CREATE INDEX IF NOT EXISTS items_by_kind ON items (kind, deleted);
+CREATE INDEX IF NOT EXISTS conflicts_by_work ON conflicts (work_id, user_id);
 """
 
 

@@ -164,7 +164,8 @@ def reviewed_text(conn: sqlite3.Connection, work_id: int) -> str:
 def mine(
     conn: sqlite3.Connection, user: User, job: str | None = None
 ) -> list[dict[str, JsonValue]]:
-    """This person's live work, in item order, each with its item's data (parsed)."""
+    """This person's live work, in item order, each with its item's kind and data (its JSON
+    text: a list of thousands reads few of them)."""
     query = (
         "SELECT w.id, w.item_id, w.job, w.status, w.version, w.comment, w.updated_at, i.kind, "
         "i.ref, i.data FROM work w JOIN items i ON i.id = w.item_id "
@@ -174,10 +175,7 @@ def mine(
     if job:
         query += " AND w.job = ?"
         args.append(job)
-    rows = [dict(r) for r in conn.execute(query + " ORDER BY w.item_id", args)]
-    for r in rows:
-        r["data"] = json.loads(r["data"])
-    return rows
+    return [dict(r) for r in conn.execute(query + " ORDER BY w.item_id", args)]
 
 
 OPEN_STATUSES = db.OPEN_STATUSES  # work that still needs its owner
