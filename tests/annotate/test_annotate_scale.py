@@ -16,6 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from annotate_support import ADAPTERS, make_project, sign_in, work_ids
+from vidbench.annotate.exports import export_kind, review_agreement
 from vidbench.annotate.project import Project
 from vidbench.annotate.web import deps, pages
 from vidbench.annotate.web.app import create_app
@@ -42,17 +43,25 @@ def _traced_client(project: Project, name: str) -> tuple[TestClient, list[str]]:
 
 
 def _whole_reads(project: Project, statements: list[str]) -> list[str]:
-    """The reads among `statements` that scan a big table whole (users are few: not them)."""
+    """The reads among `statements` that read a big table whole: a scan (users are few: not
+    them), or a subquery asked once per row that searches by less than the row's item (one
+    search of a job's whole work per item)."""
     conn = project.connect()
     try:
         found = []
         for sql in statements:
             if not sql.lstrip().upper().startswith(("SELECT", "WITH")):
                 continue
-            for row in conn.execute("EXPLAIN QUERY PLAN " + sql):
+            plan = conn.execute("EXPLAIN QUERY PLAN " + sql).fetchall()
+            per_row = {r["id"] for r in plan if r["detail"].startswith("CORRELATED")}
+            for row in plan:
                 scan = re.match(r"SCAN (\w+)", row["detail"])
                 if scan and scan.group(1) not in ("u", "o", "a", "users"):
                     found.append(f"{row['detail']}: {sql[:160]}")
+                elif row["parent"] in per_row and not re.search(
+                    r"(item_id|rowid|id)=\?", row["detail"]
+                ):
+                    found.append(f"per row, {row['detail']}: {sql[:160]}")
         return found
     finally:
         conn.close()
@@ -83,6 +92,21 @@ def test_a_persons_pages_read_by_index_in_a_fixed_number_of_statements(
     ran.clear()
     assert client.get("/").status_code == 200
     assert len(ran) == asked
+
+
+def test_exports_read_each_items_work_by_index(qa_release: Path, tmp_path: Path) -> None:
+    project = make_project(qa_release, tmp_path)
+    conn = project.connect()
+    ran: list[str] = []
+    conn.set_trace_callback(ran.append)
+    try:
+        for kind in ("qa", "captions"):
+            export_kind(project, conn, kind, "test", None, "", ADAPTERS)
+        export_kind(project, conn, "answers", "test", "ann1", "4dbench", ADAPTERS)
+        review_agreement(conn)
+    finally:
+        conn.close()
+    assert _whole_reads(project, ran) == []
 
 
 def test_my_work_lists_a_page_at_a_time_with_the_counts_of_all(
