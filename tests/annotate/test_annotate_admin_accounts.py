@@ -123,6 +123,7 @@ def test_an_admin_adds_changes_and_removes_people_from_the_admin_page(
     assert accounts(project)["ada"].role == "admin" and not accounts(project)["ada"].removed
 
 
+@pytest.mark.slow
 def test_work_given_out_again_says_so_on_its_owners_page(qa_release: Path, tmp_path: Path) -> None:
     """A reviewer made annotator and reviewer again gets their QA reviews back from the admin's
     assign: their page says who gave it (the admin made the last version, but saved nothing)."""
