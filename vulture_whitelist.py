@@ -91,6 +91,7 @@ _.updated_by  # annotate/db.py
 _.updated_at  # annotate/db.py, annotate/work.py
 _.deleted  # annotate/work.py
 _.updated_by_name  # annotate/work.py
+_.given_again  # annotate/work.py
 _.judge_status  # benchmarks/autoeval_video/agreement.py
 _.labels_file  # benchmarks/autoeval_video/agreement.py
 _.n_labels  # benchmarks/autoeval_video/agreement.py

@@ -23,7 +23,7 @@ from annotate_support import (
     sign_in_page,
 )
 from browser import ARTIFACTS, Web
-from vidbench.annotate import auth, db, work
+from vidbench.annotate import assign, auth, db, work
 from vidbench.annotate.project import Project
 from vidbench.annotate.web.app import create_app
 
@@ -121,6 +121,55 @@ def test_an_admin_adds_changes_and_removes_people_from_the_admin_page(
         kept = admin.post(f"/api/admin/users/{path}", json=body, headers=headers)
         assert kept.status_code == 422 and "last admin" in kept.json()["error"]
     assert accounts(project)["ada"].role == "admin" and not accounts(project)["ada"].removed
+
+
+@pytest.mark.slow
+def test_work_given_out_again_says_so_on_its_owners_page(qa_release: Path, tmp_path: Path) -> None:
+    """A reviewer made annotator and reviewer again gets their QA reviews back from the admin's
+    assign: their page says who gave it (the admin made the last version, but saved nothing)."""
+    project = make_project(qa_release, tmp_path)
+    admin, headers = _client(project, "ada")
+    rob, _ = _client(project, "rob")
+    for role in ("annotator", "reviewer"):
+        admin.post("/api/admin/users/rob/role", json={"role": role}, headers=headers)
+    given = admin.post("/api/admin/assign", json={"kind": "qa"}, headers=headers)
+    assert given.status_code == 200 and given.json()["added"] >= 1, given.text
+    first = query(
+        project,
+        "SELECT w.id FROM work w JOIN users u ON u.id = w.user_id WHERE u.name = 'rob' "
+        "AND w.job = 'review' AND w.status = 'todo' AND w.version > 0 ORDER BY w.id",
+    )[0][0]
+    page = rob.get(f"/work/{first}").text
+    said = re.search(r"<span data-saved[^>]*>([^<]*)</span>", page)
+    assert said is not None and said.group(1).startswith("given to you by ada at "), page
+    assert 'data-said="given to you by ada"' in page
+    assert rob.get(f"/api/work/{first}").json()["given_again"] is True
+
+
+def test_work_given_out_again_by_the_command_line_names_nobody(
+    qa_release: Path, tmp_path: Path
+) -> None:
+    """The command line acts on the owner's account (it has none): "given to you again", not
+    "saved by rob" (rob saved nothing), and a save from a tab opened before says what happened."""
+    project = make_project(qa_release, tmp_path)
+    conn = project.connect()
+    try:
+        for role in ("annotator", "reviewer"):
+            auth.set_role(conn, "rob", role, db.COMMAND_LINE)
+        assign.assign(conn, "qa", None, db.COMMAND_LINE)
+        rob = accounts(project)["rob"]
+        given = [w for w in work.mine(conn, rob, "review") if w["version"] > 0]
+        found = work.row(conn, int(given[0]["id"]))
+        assert found is not None and found["given_again"]
+        assert work.last_change(found, rob) == "given to you again"
+        assert work.last_change(found) == "given to rob again"  # to someone else reading it
+        with pytest.raises(work.Conflict, match="^given to rob again at .* since you loaded it"):
+            work.save(conn, found["id"], rob, 0, '{"decision": "accept"}')
+        saved = work.save(conn, found["id"], rob, found["version"], '{"decision": "accept"}')
+        again = work.row(conn, saved["id"])
+        assert again is not None and work.last_change(again, rob) == "saved by rob"
+    finally:
+        conn.close()
 
 
 @pytest.mark.slow

@@ -83,3 +83,46 @@ def test_a_save_the_server_refuses_for_its_text_is_not_retried(
     page.wait_for_timeout(2500)  # past the first retry delays (1 s, 2 s)
     assert len(saves) == 1
     assert query(project, "SELECT version FROM work WHERE id = ?", (work_id,))[0][0] == 0
+
+
+def test_a_server_error_is_shown_not_retried_and_a_503_is_retried(
+    qa_release: Path,
+    tmp_path: Path,
+    web: Web,
+) -> None:
+    """A 500 is the app's bug: the same save would fail again, so the page says the server
+    failed and asks nothing more (it was retried every 15 s for ever); a 503 (a database it
+    cannot use now) is retried, and saves when the server answers again."""
+    web.watch.allow(r"status of 50[03]")  # the console lines of the failed saves
+    project = make_project(qa_release, tmp_path)
+    work_id, name = writers(project, UID0)[2]
+    base = web.serve(create_app(project, ADAPTERS))
+    page = web.open()
+    sign_in_page(page, base, name)
+    page.goto(f"{base}/work/{work_id}")
+    saves: list[str] = []
+    page.on("request", lambda r: saves.append(r.url) if r.method == "POST" else None)
+
+    def fail(status: int) -> None:
+        body = '{"error": "internal error (IntegrityError): see the log"}'
+        page.route(
+            "**/api/work/*",
+            lambda route: route.fulfill(status=status, body=body, content_type="application/json"),
+        )
+
+    fail(500)
+    page.fill("#caption", "A cube.")
+    saved = page.locator("[data-saved]")
+    expect(saved).to_have_attribute("data-save-state", "failed", timeout=10_000)
+    expect(saved).to_contain_text("not saved: the server failed (HTTP 500: internal error")
+    page.wait_for_timeout(2500)  # past the first retry delays (1 s, 2 s)
+    assert len(saves) == 1
+
+    page.unroute("**/api/work/*")
+    fail(503)
+    page.fill("#caption", "A cube that spins.")
+    expect(saved).to_have_attribute("data-save-state", "retrying", timeout=10_000)
+    page.unroute("**/api/work/*")
+    expect(saved).to_have_attribute("data-save-state", "saved", timeout=10_000)
+    rows = query(project, "SELECT content FROM work WHERE id = ?", (work_id,))
+    assert rows[0][0] == "A cube that spins."

@@ -39,12 +39,13 @@ PHONE = {"width": 390, "height": 844}
 PEOPLE = {**{f"ann{i}": "annotator" for i in range(1, 6)}, "rita": "reviewer", "ada": "admin"}
 
 
-def shoot(page: Any, name: str) -> None:
-    """A screenshot of the page as it is, for docs/review-app.md."""
+def shoot(page: Any, name: str, full_page: bool = False) -> None:
+    """A screenshot of the page as it is (the window, or with `full_page` all of it), for
+    docs/review-app.md."""
     ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"review-app-{name}.png"))
+    page.screenshot(path=str(ARTIFACTS / f"review-app-{name}.png"), full_page=full_page)
     if os.environ.get("VIDBENCH_DOCS_SCREENSHOTS"):
-        page.screenshot(path=str(DOCS_IMG / f"review-app-{name}.png"))
+        page.screenshot(path=str(DOCS_IMG / f"review-app-{name}.png"), full_page=full_page)
 
 
 @pytest.fixture(scope="module")
@@ -500,7 +501,9 @@ def test_one_clock_and_a_retry_banner_that_counts_down(
     admin.goto(f"{base}/admin")
     times = admin.locator("time[data-local-time]").all_inner_texts()
     assert times and all("GMT+9" in t and "Z" not in t for t in times), times[:3]
-    shoot(admin, "admin")
+    # the whole page, People included (below the window's first 900 px)
+    expect(admin.locator("[data-accounts] tr[data-account=ann1]")).to_be_attached()
+    shoot(admin, "admin", full_page=True)
 
     # the admin previews an assignment's plan before applying it
     admin.select_option("[data-admin-assign] select[name=kind]", "answer")

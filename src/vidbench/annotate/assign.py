@@ -17,7 +17,6 @@ before `apply` writes it; `--dry-run` stops there).
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from dataclasses import dataclass, field
 
@@ -139,10 +138,13 @@ def plan(
     ):
         have.setdefault(r["item_id"], {})[r["user_id"]] = r["slot"]
     groups: dict[str, list[str]] = {}
-    for item in conn.execute(
-        "SELECT id, data FROM items WHERE kind = ? AND deleted = 0 ORDER BY id", (kind,)
+    for item in conn.execute(  # the two fields `subject` reads, not each item's whole data
+        "SELECT id, json_extract(data, '$.uid') AS uid, json_extract(data, '$.video') AS video "
+        "FROM items WHERE kind = ? AND deleted = 0 ORDER BY id",
+        (kind,),
     ):
-        key = item["id"] if per_item else subject(json.loads(item["data"])) or item["id"]
+        about = {"uid": item["uid"], "video": item["video"]}
+        key = item["id"] if per_item else subject(about) or item["id"]
         groups.setdefault(key, []).append(item["id"])
 
     out = Plan(kind, spec.job, n, per_item, shares=list(shares.values()))

@@ -173,7 +173,7 @@ def _checked(item: AuditedItem, subject: Audited) -> str | None:
 
 
 def _data(
-    doc: AuditDocument, benchmark: str, item: AuditedItem, subject: Audited
+    doc: AuditDocument, audit_file: str, benchmark: str, item: AuditedItem, subject: Audited
 ) -> dict[str, JsonValue]:
     """What the audit item holds (items.describe reads its title, thumbnail and flag)."""
     flags = item.open_flags
@@ -195,7 +195,7 @@ def _data(
             {"kind": f.kind, "score": f.score, "reason": f.reason, "suggested": f.suggested}
             for f in flags
         ],
-        "audit": str(doc.path.resolve()),
+        "audit": audit_file,
     }
     if subject.subject is not None:
         data["uid"] = subject.subject
@@ -240,6 +240,7 @@ def import_audit(
             f"{path}: none of its {len(flagged)} flagged items is in this project's data "
             f"({data}): {shown}. It audited {doc.task}: is it another project's audit?"
         )
+    audit_file = str(doc.path.resolve())  # once: every item names it
     with db.transaction(conn):
         for item in flagged:
             subject = subjects.get(item.id)
@@ -252,7 +253,7 @@ def import_audit(
                 out.imported.problems.append(f"{path}: {why}")
                 continue
             assert subject is not None
-            record = _data(doc, benchmark, item, subject)
+            record = _data(doc, audit_file, benchmark, item, subject)
             add_item(conn, KIND, queue_ref(item), record, path.name, out.imported)
         db.log_event(conn, author, "import.audit", f"{path}: {out.imported.added} added")
     return out

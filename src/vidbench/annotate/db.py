@@ -61,6 +61,16 @@ CREATE TABLE IF NOT EXISTS sign_in_attempts (
 CREATE TABLE IF NOT EXISTS events (
     id INTEGER PRIMARY KEY, author TEXT NOT NULL, action TEXT NOT NULL, detail TEXT NOT NULL,
     at TEXT NOT NULL);
+-- what every request asks by something other than a table's key: a person's work of a job in
+-- item order (my work, a work page's place), a job's work (caption review, exports, progress),
+-- the items of a kind (assign, exports), a work's kept texts; without them each read scans the
+-- whole table (a project of 100,000 items: every page reads every row). A job's work is by
+-- item too: an index on the job alone was taken for "this item's work of that job" (an export's
+-- items nobody was given), one search of a whole job's work per item
+CREATE INDEX IF NOT EXISTS work_by_person ON work (user_id, job, item_id);
+CREATE INDEX IF NOT EXISTS work_of_job ON work (job, item_id);
+CREATE INDEX IF NOT EXISTS items_by_kind ON items (kind, deleted);
+CREATE INDEX IF NOT EXISTS conflicts_by_work ON conflicts (work_id, user_id);
 """
 
 

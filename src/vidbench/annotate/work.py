@@ -59,6 +59,7 @@ class Work(db.WorkRow):
     deleted: int
     updated_by_name: str | None
     owner: str
+    given_again: bool  # this version gave the work out again after it was given back
 
 
 class Saved(TypedDict):
@@ -92,17 +93,32 @@ class Conflict(Exception):
     kept: int | None = None
 
     def __str__(self) -> str:
-        who, at = self.current["updated_by_name"], self.current["updated_at"]
-        return f"{who} saved this at {at} (version {self.current['version']}) since you loaded it"
+        at, version = self.current["updated_at"], self.current["version"]
+        return f"{last_change(self.current)} at {at} (version {version}) since you loaded it"
+
+
+def last_change(work: Work, user: User | None = None) -> str:
+    """What the latest version did, as its reader is told: "saved by rita", or, when it gave the
+    work out again after it was given back, "given to you by ada" (the admin who did; "given to
+    you again" from the command line, which acts on the owner's account), to `user`."""
+    who = work["updated_by_name"] or "someone"
+    if not work["given_again"]:
+        return f"saved by {who}"
+    to = "you" if user is not None and user.id == work["user_id"] else work["owner"]
+    if work["updated_by"] == work["user_id"]:  # the command line's, on the owner's account
+        return f"given to {to} again"
+    return f"given to {to} by {who}"
 
 
 def row(conn: sqlite3.Connection, work_id: int) -> Work | None:
     found = conn.execute(
         "SELECT w.*, i.kind, i.ref, i.data, i.deleted, u.name AS updated_by_name, "
-        "o.name AS owner FROM work w JOIN items i ON i.id = w.item_id "
+        "o.name AS owner, (SELECT r.status FROM revisions r WHERE r.work_id = w.id "
+        "AND r.version = w.version - 1) = ? AS given_again FROM work w "
+        "JOIN items i ON i.id = w.item_id "
         "JOIN users o ON o.id = w.user_id LEFT JOIN users u ON u.id = w.updated_by "
         "WHERE w.id = ? AND w.status != ?",
-        (work_id, db.RELEASED),
+        (db.RELEASED, work_id, db.RELEASED),
     ).fetchone()
     if found is None:  # no such work, or work given back (auth.remove_user, set_role): nobody's
         return None
@@ -113,6 +129,7 @@ def row(conn: sqlite3.Connection, work_id: int) -> Work | None:
         updated_at=found["updated_at"], kind=found["kind"], ref=found["ref"],
         data=json.loads(found["data"]), deleted=found["deleted"],
         updated_by_name=found["updated_by_name"], owner=found["owner"],
+        given_again=bool(found["given_again"]),
     )  # fmt: skip
 
 
@@ -147,7 +164,8 @@ def reviewed_text(conn: sqlite3.Connection, work_id: int) -> str:
 def mine(
     conn: sqlite3.Connection, user: User, job: str | None = None
 ) -> list[dict[str, JsonValue]]:
-    """This person's live work, in item order, each with its item's data (parsed)."""
+    """This person's live work, in item order, each with its item's kind and data (its JSON
+    text: a list of thousands reads few of them)."""
     query = (
         "SELECT w.id, w.item_id, w.job, w.status, w.version, w.comment, w.updated_at, i.kind, "
         "i.ref, i.data FROM work w JOIN items i ON i.id = w.item_id "
@@ -157,10 +175,7 @@ def mine(
     if job:
         query += " AND w.job = ?"
         args.append(job)
-    rows = [dict(r) for r in conn.execute(query + " ORDER BY w.item_id", args)]
-    for r in rows:
-        r["data"] = json.loads(r["data"])
-    return rows
+    return [dict(r) for r in conn.execute(query + " ORDER BY w.item_id", args)]
 
 
 OPEN_STATUSES = db.OPEN_STATUSES  # work that still needs its owner
@@ -403,6 +418,7 @@ def public(work: Work) -> dict[str, Json]:
         "owner": work["owner"],
         "deleted": bool(work["deleted"]),
         "updated_by": work["updated_by_name"],
+        "given_again": work["given_again"],
     }
 
 

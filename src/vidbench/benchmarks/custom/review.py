@@ -45,14 +45,19 @@ def _check_same(task: str, data: Path, spec: Spec) -> None:
         )
 
 
-def _videos(sample: Sample, data: Path) -> tuple[str, ...]:
-    """The sample's videos relative to the data folder (the app serves nothing outside it)."""
+def _videos(sample: Sample, root: Path, seen: dict[Path, str | None]) -> tuple[str, ...]:
+    """The sample's videos relative to the data folder `root` (resolved; the app serves
+    nothing outside it); `seen`: the videos of the samples before (questions share their
+    videos: each is resolved once, not once a question)."""
     found = []
     for _, path in sorted(sample.media.videos.items()):
-        try:
-            found.append(str(path.resolve().relative_to(data.resolve())))
-        except ValueError:
-            continue
+        if path not in seen:
+            try:
+                seen[path] = str(path.resolve().relative_to(root))
+            except ValueError:
+                seen[path] = None
+        if (relative := seen[path]) is not None:
+            found.append(relative)
     return tuple(found)
 
 
@@ -71,7 +76,8 @@ def audited_items(data: Path, task: str) -> dict[str, Audited]:
     """The benchmark's rows in the project's data folder, as the audit queue shows them."""
     spec = _spec(data)
     _check_same(task, data, spec)
-    out = {}
+    out, root = {}, data.resolve()
+    seen: dict[Path, str | None] = {}  # each video resolved once
     for sample in loader.load(spec, data).items:
         out[sample.id] = Audited(
             id=sample.id,
@@ -79,7 +85,7 @@ def audited_items(data: Path, task: str) -> dict[str, Audited]:
             options=sample.options,
             gold=sample.answer if spec.multiple_choice else None,
             references=sample.references,
-            videos=_videos(sample, data),
+            videos=_videos(sample, root, seen),
             task=_group(sample, spec),
         )
     return out

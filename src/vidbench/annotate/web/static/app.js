@@ -61,7 +61,8 @@ function errorText(data) {
 // who saved a piece of work in between, and when (the `current` of a 409), as a person reads it
 function conflictText(current) {
   const who = current.updated_by || "someone";
-  return who + " saved this at " + localTime(current.updated_at, true) + " (version " +
+  const did = current.given_again ? " gave this work out again" : " saved this";
+  return who + did + " at " + localTime(current.updated_at, true) + " (version " +
     current.version + ") since you loaded it";
 }
 

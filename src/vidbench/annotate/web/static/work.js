@@ -2,8 +2,11 @@
 // each naming the version it started from. Nothing typed is lost:
 // - every change is kept in this browser (localStorage) until the server acknowledged it, and
 //   offered back when the page is opened again;
-// - a save that does not reach the server (or meets a server error) is retried with backoff
-//   (1, 2, 4, 8, 15 s, and at once when the browser is back online), with the state shown;
+// - a save that does not reach the server, or that the server cannot take now (503: a database
+//   it cannot use now; 502, 504: a proxy in front of it with no answer; 429), is retried with
+//   backoff (1, 2, 4, 8, 15 s, and at once when the browser is back online), with the state
+//   shown; a server error that asking again cannot mend (500: the app's bug) is shown as one and
+//   not retried (the text stays kept in this browser);
 // - a save refused because the work was saved in between (409) shows the other version, and the
 //   server keeps the refused text (offered back on the page until restored or discarded), also
 //   when the tab was closed before it could show the conflict;
@@ -15,6 +18,9 @@
 "use strict";
 
 const RETRY_DELAYS_MS = [1000, 2000, 4000, 8000, 15000];
+// the answers a later try may not get: no answer (0), too many requests, the server or a proxy
+// in front of it not able to answer now
+const RETRIED = [0, 429, 502, 503, 504];
 
 function clockTime(stamp) {  // app.js: the reader's local time, with its zone
   return localTime(stamp, false);
@@ -102,7 +108,7 @@ function setUpWork(box) {
   // ------------------------------------------------------------- what the page tells
   function showState(kind, text) {
     const el = box.querySelector("[data-saved]");
-    el.dataset.saveState = kind;  // saved | saving | retrying | refused | conflict
+    el.dataset.saveState = kind;  // saved | saving | retrying | refused | failed | conflict
     el.textContent = text;
     el.classList.toggle("unsaved", kind !== "saved" && kind !== "saving");
   }
@@ -237,9 +243,18 @@ function setUpWork(box) {
     } else if (result.status === 409) {
       keepLocally();
       showConflict(result.data);
-    } else if (result.status === 0 || result.status === 429 || result.status >= 500) {
+    } else if (RETRIED.includes(result.status)) {
       keepLocally();
       scheduleRetry(errorText(result.data));
+    } else if (result.status >= 500) {
+      // the app failed on this save (a bug, in the server's log): the same save would fail again
+      refused = true;
+      wantStatus = null;
+      keepLocally();
+      const why = "the server failed (HTTP " + result.status + ": " + errorText(result.data) +
+        "); your text is kept in this browser: tell the project's admin, then reload this page";
+      showState("failed", "not saved: " + why);
+      notice("not saved: " + why, true);
     } else {
       // refused for what it holds (422) or for who sent it (401, 403): asking again cannot help
       refused = true;
@@ -308,7 +323,7 @@ function setUpWork(box) {
   saved = content();  // what the page opened with is saved already
   const line = box.querySelector("[data-saved]");  // server times, shown in the reader's clock
   if (line.dataset.updatedAt) {
-    line.textContent = "saved " + clockTime(line.dataset.updatedAt) + " by " + line.dataset.updatedBy;
+    line.textContent = line.dataset.said + " at " + clockTime(line.dataset.updatedAt);
   }
   offerLocal(setUpServerKept());
   box.addEventListener("input", changed);

@@ -6,6 +6,7 @@ the project's data folder) and the official input views (`first_views`) the page
 from __future__ import annotations
 
 import sqlite3
+from functools import lru_cache
 from pathlib import Path
 
 from pydantic import JsonValue
@@ -22,17 +23,20 @@ from vidbench.core.records import Sample
 QUEUE_FILE = "review_queue.jsonl"
 
 
-def views(data: Path, data_dir: Path, uid: str) -> list[str]:
-    """The 24 view videos of an object, relative to the project's data folder."""
-    return [
+@lru_cache(maxsize=4096)
+def views(data: Path, data_dir: Path, uid: str) -> tuple[str, ...]:
+    """The 24 view videos of an object, relative to the project's data folder (paths alone,
+    nothing read: kept for the next question on the object, since a QA set asks dozens about
+    each and 24 paths a question made a 100,000-question import spend most of its time here)."""
+    return tuple(
         str(fourd.view_path(data_dir, uid, k).relative_to(data))
         for k in range(fourd.VIEWS_PER_OBJECT)
-    ]
+    )
 
 
 def object_record(data: Path, data_dir: Path, uid: str) -> dict[str, Json]:
     """What every 4D-Bench item carries about its object: its views, the official ones first."""
-    return {"views": views(data, data_dir, uid), "first_views": list(OFFICIAL_VIEWS)}
+    return {"views": list(views(data, data_dir, uid)), "first_views": list(OFFICIAL_VIEWS)}
 
 
 def check_candidate(record: object) -> dict[str, JsonValue]:
