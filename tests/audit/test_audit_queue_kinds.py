@@ -8,11 +8,14 @@ import json
 from contextlib import closing
 from pathlib import Path
 
+import pytest
+
 from annotate_support import ADAPTERS
 from audit_support import ROWS, TOML
 from custom_support import make_bench
 from vidbench.annotate.audit_queue import import_audit
 from vidbench.annotate.project import Project
+from vidbench.cli import main
 from vidbench.core.audit_flags import FLAG_KINDS
 
 
@@ -41,3 +44,22 @@ def test_a_flag_kind_the_audit_does_not_write_refuses_its_item(tmp_path: Path) -
     ]
     assert done.flagged == 1 and done.imported.added == 1
     assert refs == ["q03:D:gold+chance"]
+
+
+def test_items_whose_videos_lie_outside_the_data_folder_are_said_to_have_none(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The app serves nothing outside the project's data folder: a benchmark whose videos/ is a
+    link out of it gets queue items with no video, which the import says (it said nothing)."""
+    bench = make_bench(tmp_path / "bench", toml=TOML, rows=ROWS)
+    (bench / "videos").rename(tmp_path / "elsewhere")
+    (bench / "videos").symlink_to(tmp_path / "elsewhere")
+    Project.init(tmp_path / "project", bench)
+    audit = tmp_path / "audit.json"
+    items = [{"id": "q03", "gold": "D", "flags": [_flag("gold", "B")]}]
+    audit.write_text(json.dumps({"summary": {"task": f"custom:{bench}"}, "items": items}))
+
+    assert main(["annotate", "import-audit", str(tmp_path / "project"), str(audit)]) == 0
+    said = " ".join(capsys.readouterr().err.split())
+    assert "1 item queued with no video to show (q03)" in said
+    assert str(bench) in said

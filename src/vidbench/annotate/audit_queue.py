@@ -78,6 +78,7 @@ class QueueImport:
     imported: Imported = field(default_factory=Imported)
     flagged: int = 0  # items with an open flag in the audit
     reviewed: int = 0  # items whose flags were all reviewed and kept before: not queued
+    without_video: list[str] = field(default_factory=list)  # queued with no video to show
 
 
 def _flag(raw: JsonValue) -> AuditFlag:
@@ -254,6 +255,8 @@ def import_audit(
                 continue
             assert subject is not None
             record = _data(doc, audit_file, benchmark, item, subject)
+            if not subject.videos:  # outside the data folder (never served), or none at all
+                out.without_video.append(item.id)
             add_item(conn, KIND, queue_ref(item), record, path.name, out.imported)
         db.log_event(conn, author, "import.audit", f"{path}: {out.imported.added} added")
     return out

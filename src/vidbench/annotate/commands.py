@@ -197,6 +197,15 @@ def _cmd_import_audit(args: argparse.Namespace) -> int:
     reviewed = f"; {done.reviewed} kept after an earlier review" if done.reviewed else ""
     out.print(f"{done.flagged} item(s) with open flags in {args.audit}{reviewed}", highlight=False)
     _print_import(done.imported)
+    if done.without_video:
+        shown = ", ".join(done.without_video[:5]) + (", ..." if len(done.without_video) > 5 else "")
+        err.print(
+            f"[yellow]warning[/]: {counted(len(done.without_video), 'item')} queued with no video "
+            f"to show ({escape(shown)}): the app serves only files inside the project's data "
+            f"folder {escape(str(project.data))}, and their videos are not there (a link out of "
+            "it, or missing)",
+            highlight=False,
+        )
     if done.imported.added:
         out.print("give them to reviewers: vidbench annotate assign PROJECT audit", highlight=False)
     return 0
