@@ -157,6 +157,8 @@ def _load_samples(run: RunData) -> None:
         changed = data_changed(run.config, data, ResultsDir(run.path).stored_basis(), scored)
         if changed is not None:
             run.note(changed)
+            if run.results is not None:  # its row says so, as `vidbench report`'s does
+                run.results = run.results.marked_stale(changed)
 
 
 def collect_run(path: Path, with_samples: bool = True) -> RunData:
