@@ -155,6 +155,33 @@ def test_videos_are_linked_relatively_or_copied(tmp_path: Path) -> None:
     assert VideoPlacer(tmp_path / "r3", "none").videos(media, spec) == []
 
 
+def test_a_killed_views_temporaries_go_and_two_views_never_share_a_folder(
+    tmp_path: Path,
+) -> None:
+    """A view killed while placing a video (or writing a data file) left `.tmp-PID-THREAD.mp4`
+    in REPORT/videos for good; two views into one folder wrote over each other's files."""
+    from vidbench.runner.lock import results_lock
+
+    run = RunData(tmp_path / "run", label="m", records=[_row("s0", outcome=graded(True))])
+    report = tmp_path / "report"
+    write_report([run], ViewOptions(report))
+    (report / "videos").mkdir()
+    left = [report / "videos" / ".tmp-4242-17.mp4", report / "data" / ".tmp-abcd_123"]
+    for path in left:
+        path.write_bytes(b"half a video")
+    (report / "videos" / ".tmp-4242-18.mp4").symlink_to("../gone.mp4")  # a link half-placed
+    kept = report / "videos" / "0123abcd.mp4"
+    kept.write_bytes(b"a placed video")
+    with results_lock(report, "another view"), pytest.raises(ConfigError) as refused:
+        write_report([run], ViewOptions(report))  # never writing into a live view's folder
+    assert "in use by another vidbench command" in str(refused.value)
+    assert "another view" in str(refused.value) and "report folder" in str(refused.value)
+    assert all(path.exists() for path in left)  # a live view's files are left alone
+    write_report([run], ViewOptions(report))
+    assert sorted(p.name for p in (report / "videos").iterdir()) == [kept.name]
+    assert not any(path.exists() for path in left)
+
+
 def _script_data(path: Path, call: str) -> Any:
     """The arguments of the one `call(...)` a data file makes, as a JSON list."""
     text = path.read_text()

@@ -2,7 +2,9 @@
 default: nothing is copied), `copy` (the files themselves, for a report that travels), `none`.
 
 Every video is placed under a name the report makes (a hash of the source path), so the page
-links only to files the report wrote, never to a path taken from the data.
+links only to files the report wrote, never to a path taken from the data. It is made under a
+temporary name (`PLACING_PREFIX`) and renamed: the page never links one, and the next report
+into the folder removes those a view killed half-way left (`remove_unplaced`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from vidbench.media.spec import FrameSpec
 VideoMode = Literal["link", "copy", "none"]
 VIDEO_MODES: tuple[VideoMode, ...] = ("link", "copy", "none")
 VIDEOS_DIR = "videos"
+PLACING_PREFIX = ".tmp-"  # a video being placed: .tmp-PID-THREAD.mp4
 PLAYABLE = {".mp4": ".mp4", ".m4v": ".mp4", ".webm": ".webm", ".mov": ".mov", ".ogv": ".ogv"}
 
 
@@ -69,7 +72,7 @@ class VideoPlacer:
             return f"{VIDEOS_DIR}/{target.name}"
         target.parent.mkdir(parents=True, exist_ok=True)
         # several threads place a view's video at once: a temporary name, then one atomic rename
-        tmp = target.with_name(f".tmp-{os.getpid()}-{threading.get_ident()}{suffix}")
+        tmp = target.with_name(f"{PLACING_PREFIX}{os.getpid()}-{threading.get_ident()}{suffix}")
         if self.mode == "copy":
             shutil.copyfile(source, tmp)
         else:
@@ -77,6 +80,20 @@ class VideoPlacer:
             os.symlink(os.path.relpath(source.resolve(), target.parent), tmp)
         os.replace(tmp, target)
         return f"{VIDEOS_DIR}/{target.name}"
+
+
+def remove_unplaced(out: Path) -> list[Path]:
+    """Remove the videos (copies or links) a view killed while placing them left under their
+    temporary names in REPORT_DIR/videos. Call it only while this process holds the report
+    folder alone (view/build.py), or a live view's video goes. The files removed."""
+    removed = []
+    with contextlib.suppress(OSError):  # no videos folder: nothing to clear
+        for entry in os.scandir(out / VIDEOS_DIR):
+            if entry.name.startswith(PLACING_PREFIX) and not entry.is_dir(follow_symlinks=False):
+                with contextlib.suppress(OSError):  # gone meanwhile
+                    os.unlink(entry.path)
+                    removed.append(Path(entry.path))
+    return removed
 
 
 def _fragment(media: MediaRef) -> str:
