@@ -110,7 +110,8 @@ def test_table_cells_hold_interval_n_and_best() -> None:
             }
         )
 
-    [table] = table_data([result("a", 40.0), result("b", 55.5)])
+    two = [Path("runs/a"), Path("runs/b")]
+    [table] = table_data([result("a", 40.0), result("b", 55.5)], two)
     [part] = table["parts"]
     assert part["header"] == ["Model", "Overall", "n", "errors", "unparsed"]
     a, b = (row["cells"][0] for row in part["rows"])
@@ -121,20 +122,26 @@ def test_table_cells_hold_interval_n_and_best() -> None:
     percent = result("c", 100 * 7 / 9, ci95={"Overall": [100 / 3, 100 * 8 / 9]},
                      column_scale={"Overall": 100.0})  # fmt: skip
     judge = result("d", 3.50749, ci95={"Overall": [3.1234567, 3.9]}, column_scale={"Overall": 1})
-    [table] = table_data([percent, judge])
+    [table] = table_data([percent, judge], two)
     c, d = (row["cells"][0] for row in table["parts"][0]["rows"])
     assert (c["text"], c["ci"], c["value"]) == ("77.8", "[33.33, 88.89]", 100 * 7 / 9)
     assert (d["text"], d["ci"]) == ("3.5", "[3.123, 3.9]")
     # an incomplete run's row is never the best, nor is a NaN; chance rows that differ both show
     flaky = result("flaky", 90.0, errors=3, chance={"Overall": 30.0})
-    [table] = table_data([result("a", 40.0, chance={"Overall": 25.0}), flaky])
+    [table] = table_data([result("a", 40.0, chance={"Overall": 25.0}), flaky], two)
     labels = [row["label"] for row in table["parts"][0]["rows"]]
     assert labels[2:] == ["a", "flaky (incomplete: 3 of 10 not scored)"] and len(labels) == 4
     assert [row["cells"][0].get("best") for row in table["parts"][0]["rows"]] == [
         None, None, True, False
     ]  # fmt: skip
-    [table] = table_data([result("nan", float("nan")), result("b", 1.0)])
+    [table] = table_data([result("nan", float("nan")), result("b", 1.0)], two)
     assert [row["cells"][0]["best"] for row in table["parts"][0]["rows"]] == [False, True]
+    # one model in several folders: its rows were "a #1", "a #2", which the page's list of
+    # runs, naming them by folder, did not say; now they are named as the list names them
+    folders = [Path("x/r01"), Path("x/r05"), Path("y/r05")]
+    [table] = table_data([result("a", 40.0), result("a", 50.0), result("a", 60.0)], folders)
+    labels = [row["label"] for row in table["parts"][0]["rows"]]
+    assert labels == ["a (r01)", "a (x/r05)", "a (y/r05)"]
 
 
 def test_videos_are_linked_relatively_or_copied(tmp_path: Path) -> None:
@@ -415,3 +422,23 @@ def test_a_video_edited_in_place_after_the_run_is_marked_not_shown_as_answered(
     assert len(marked) == 2
     [meta] = _script_data(data / "meta.js", "vidbenchView.meta")
     assert any("2 sample(s) marked 'video edited'" in m for m in meta["messages"])
+
+
+def test_rows_cut_since_scoring_are_said_not_shown_as_the_tables(tmp_path: Path) -> None:
+    """samples.jsonl cut (a copy that stopped, an edit) under an intact results.json: the page
+    showed the table of 6 samples above 2, without a word; a mismatch of the data, compared
+    over the rows left, was blamed instead."""
+    from custom_support import make_bench
+    from vidbench.view.collect import collect_run
+
+    bench, out = make_bench(tmp_path / "bench"), tmp_path / "r"
+    assert main(["--no-progress", "run", f"custom:{bench}", "--model", "random",
+                 "--out", str(out)]) == 0  # fmt: skip
+    assert collect_run(out).messages == []
+    lines = (out / "samples.jsonl").read_text().splitlines(keepends=True)
+    (out / "samples.jsonl").write_text("".join(lines[:2]))
+    (note,) = collect_run(out).messages
+    assert "samples.jsonl is not the file the score stage wrote" in note
+    assert "not those the table was made from" in note
+    with pytest.raises(ConfigError, match=r"a run's results directory \(it holds results.json\)"):
+        write_report([collect_run(out)], ViewOptions(out))  # its own folder: named as such

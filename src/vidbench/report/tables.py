@@ -165,13 +165,16 @@ def row_labels(results: Sequence[Results], number_repeats: bool = True) -> list[
 
 
 def rows(
-    results: Sequence[Results], columns: list[str] | None = None
+    results: Sequence[Results],
+    columns: list[str] | None = None,
+    labels: Sequence[str] | None = None,
 ) -> tuple[list[str], list[list[str]]]:
     """Header and rows: one row per result (model), the columns of the task's paper table;
-    "mean ± std" cells for results of several runs (`std`)."""
+    "mean ± std" cells for results of several runs (`std`); each row named by `labels`
+    (default: `row_labels`)."""
     columns = _columns(results) if columns is None else columns
     header = ["Model", *columns, "n", "errors", "unparsed"]
-    labels = row_labels(results)
+    labels = row_labels(results) if labels is None else labels
     body = _chance_rows(results, labels, columns) + [
         [
             label,

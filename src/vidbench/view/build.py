@@ -43,6 +43,7 @@ from vidbench.media.cache import FrameCache
 from vidbench.media.spec import FrameSpec
 from vidbench.progress import progress_bar
 from vidbench.report.figures import FigureSpec
+from vidbench.report.results_dir import RESULTS_FILE, RUN_FILE, SAMPLES_FILE
 from vidbench.report.schema import Results
 from vidbench.runner.lock import LOCK_FILE, results_lock
 from vidbench.runner.store import Store
@@ -214,7 +215,9 @@ def _check_target(out: Path) -> None:
         raise ConfigError(f"--out {out}: not a folder")
     others = out.is_dir() and any(p.name != LOCK_FILE for p in out.iterdir())
     if others and not (out / DATA_DIR / "meta.js").is_file():
-        raise ConfigError(f"--out {out}: a folder with other files in it; give a new folder")
+        run = [name for name in (RESULTS_FILE, SAMPLES_FILE, RUN_FILE) if (out / name).is_file()]
+        what = f"a run's results directory (it holds {run[0]})" if run else "a folder"
+        raise ConfigError(f"--out {out}: {what} with other files in it; give a new folder")
 
 
 def _file(kind: str, k: int) -> str:
@@ -382,6 +385,7 @@ def _write_report(runs: Sequence[RunData], options: ViewOptions) -> Built:
         if changed
     ]
     results = [r.results for r in runs if r.results]
+    folders = [r.path for r in runs if r.results]
     meta = {
         "runs": [
             {
@@ -395,7 +399,7 @@ def _write_report(runs: Sequence[RunData], options: ViewOptions) -> Built:
             }
             for i, run in enumerate(runs)
         ],
-        "tables": table_data(results),
+        "tables": table_data(results, folders),
         "figures": _figures(results, [r.path for r in runs], options, messages),
         "audits": _audits(runs, out),
         "messages": messages,

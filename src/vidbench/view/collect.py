@@ -25,6 +25,7 @@ from vidbench.core.records import Sample
 from vidbench.report.results_dir import (
     RESULTS_FILE,
     SAMPLES_FILE,
+    SCORED_FILE,
     ResultsDir,
     sample_rows_at,
     sample_rows_with_offsets,
@@ -68,6 +69,7 @@ class RunData:
     judge_failures: dict[str, list[StoredFailure]] = field(default_factory=dict)  # by sample id
     messages: list[str] = field(default_factory=list)
     rows_read: int = 0  # rows in samples.jsonl (a sample written twice counts twice)
+    rows_edited: bool = False  # samples.jsonl is not the file the score stage wrote
     _index: dict[str, RowInfo] | None = field(default=None, repr=False)
 
     def note(self, message: str) -> None:
@@ -152,13 +154,28 @@ def _load_samples(run: RunData) -> None:
         run.note(f"data folder {data} not readable ({e}): questions and frames are not shown")
         return
     run.samples = {s.id: s for s in loaded.items}
-    if run.samples_file is not None:  # rows scored from other data show stale scores as current
+    # rows scored from other data show stale scores as current (rows edited since the score
+    # stage: said already, and not the rows scored, so not compared)
+    if run.samples_file is not None and not run.rows_edited:
         scored = [run.samples[i] for i in run.index() if i in run.samples]
         changed = data_changed(run.config, data, ResultsDir(run.path).stored_basis(), scored)
         if changed is not None:
             run.note(changed)
             if run.results is not None:  # its row says so, as `vidbench report`'s does
                 run.results = run.results.marked_stale(changed)
+
+
+def _check_scored(run: RunData, results_dir: ResultsDir) -> None:
+    """Note when samples.jsonl is not the file the score stage wrote (cut, edited, replaced:
+    its samples are not those results.json counts); a score stage of an older vidbench, which
+    kept no digest, is not checked."""
+    if run.samples_file is None or not results_dir.file(SCORED_FILE).is_file():
+        return
+    try:
+        results_dir.scored_basis()
+    except VidbenchError as e:
+        run.note(f"{e}: the samples shown are not those the table was made from")
+        run.rows_edited = True
 
 
 def collect_run(path: Path, with_samples: bool = True) -> RunData:
@@ -184,6 +201,7 @@ def collect_run(path: Path, with_samples: bool = True) -> RunData:
         except DataError as e:  # a line that is not JSON, or not a sample row
             run.note(f"{SAMPLES_FILE} not readable ({e}): no samples to show")
             run.samples_file = None
+        _check_scored(run, results_dir)
     elif (path / "run-1").is_dir():  # `vidbench run --runs N`: the samples are in its runs
         run.note(f"repeated runs: give {path / 'run-1'} ... to see their samples")
     else:
@@ -216,7 +234,16 @@ def _label(runs: Sequence[RunData]) -> None:
                 or (r.config.model if r.config else r.path.name))
             for r in runs
         ]  # fmt: skip
-    for run, label in zip(runs, labels, strict=True):
-        folders = [r.path.name for r, other in zip(runs, labels, strict=True) if other == label]
-        folder = run.path.name if folders.count(run.path.name) == 1 else str(run.path)
-        run.label = label if len(folders) == 1 else f"{label} ({folder})"
+    for run, label in zip(runs, told_apart(labels, [r.path for r in runs]), strict=True):
+        run.label = label
+
+
+def told_apart(labels: Sequence[str], folders: Sequence[Path]) -> list[str]:
+    """`labels` (of the runs in `folders`), those that coincide followed by the run's folder
+    name, or by its path as given where the folder names coincide too (a/run and b/run)."""
+    told = []
+    for label, path in zip(labels, folders, strict=True):
+        names = [p.name for p, other in zip(folders, labels, strict=True) if other == label]
+        folder = path.name if names.count(path.name) == 1 else str(path)
+        told.append(label if len(names) == 1 else f"{label} ({folder})")
+    return told
