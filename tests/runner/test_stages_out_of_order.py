@@ -219,3 +219,17 @@ def test_the_report_stage_and_view_say_when_a_prompt_field_was_edited_after_scor
     assert collect_run(tmp_path / "r").messages == []
     assert main(["report", out]) == EXIT_OK
     assert "stale" not in capsys.readouterr().out
+
+
+def test_report_marks_a_repeated_runs_mean_stale_when_its_data_changed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A `--runs N` folder's results.json (the mean) has no scored.json of its own: its runs'
+    data edited since, `vidbench report` showed the mean as current."""
+    bench, out = make_bench(tmp_path / "bench"), str(tmp_path / "rr")
+    assert _run(f"custom:{bench}", "--model", "random", "--out", out, "--runs", "2") == EXIT_OK
+    assert main(["report", out]) == EXIT_OK
+    write_rows(bench / "questions.jsonl", [*ROWS[:5], {**ROWS[5], "question": "edited?"}])
+    capsys.readouterr()
+    assert main(["report", out]) == EXIT_INCOMPLETE
+    assert "stale" in capsys.readouterr().out

@@ -88,11 +88,21 @@ def test_disagreements_come_first() -> None:
     runs[1].records = [_row(i, outcome=graded(i != "z"), parsed="A" if i != "z" else "B")
                        for i in "xyz"]  # fmt: skip
     rows = _all_rows(runs)
-    assert sample_order(runs) == (["z", "x", "y"], 1)  # the page's disagreement filter: row < 1
+    order = sample_order(runs)  # the page's disagreement filter: row < 1
+    assert order == ([("", "z"), ("", "x"), ("", "y")], 1)
     assert [r["id"] for r in rows] == ["z", "x", "y"]
     assert [r["disagree"] for r in rows] == [True, False, False]
     assert not disagree([same, dict(same)]) and not disagree([same, None])
     assert disagree([same, None, {"outcome": "no-answer", "parsed": None}])
+    # runs of other data (two declared benchmarks, ids "questions-N" both): the second run's
+    # answers were shown under the first's questions, as one sample, compared as a disagreement
+    runs[1].data_key = "custom\n/data/other"
+    rows = _all_rows(runs)
+    assert [r["id"] for r in rows] == ["x", "y", "z", "x", "y", "z"]
+    assert [[e is not None for e in r["runs"]] for r in rows] == [[True, False]] * 3 + [
+        [False, True]
+    ] * 3
+    assert not any(r["disagree"] for r in rows) and sample_order(runs)[1] == 0
 
 
 def test_table_cells_hold_interval_n_and_best() -> None:

@@ -117,27 +117,43 @@ def data_changed_now(
 def changed_since_scored(folders: Sequence[Path]) -> dict[Path, str]:
     """The results directories among `folders` whose data changed since their score stage
     (`data_changed_now`), each with what to say: what `vidbench report` and `figures` mark
-    stale (cli.py hands it to report/commands.py, below runner/). A folder whose run, task or
-    data cannot be read is not said to have changed (its results.json is shown as it is); the
-    runs of one task, data folder and --limit read the data once."""
+    stale (cli.py hands it to report/commands.py, below runner/); a `--runs N` folder (the
+    mean of run-1..N) when one of its runs' did. A folder whose run, task or data cannot be
+    read is not said to have changed (its results.json is shown as it is); the runs of one
+    task, data folder and --limit read the data once."""
     now: dict[tuple[str, str | None, int | None], tuple[Path, str] | None] = {}
     changed: dict[Path, str] = {}
     for folder in folders:
-        stamp = ResultsDir(folder).stored_basis()
-        scored = None if stamp is None else stamp.get(SCORED_DATA)
-        if scored is None:  # no score stage, or one of an older vidbench: nothing read
-            continue
-        try:
-            config = RunConfig.load(folder)
-            key = (config.task, config.data, config.limit)
-            if key not in now:
-                now[key] = _digest_now(config)
-        except VidbenchError:  # run.json, the task or the data not readable: not compared
-            continue
-        found = now[key]
-        if found is not None and found[1] != scored:
-            changed[folder] = _changed(config, found[0])
+        runs = [folder] if (folder / SCORED_FILE).is_file() else _repeated_runs(folder)
+        why = next((w for run in runs if (w := _changed_run(run, now)) is not None), None)
+        if why is not None:
+            changed[folder] = why
     return changed
+
+
+def _repeated_runs(folder: Path) -> list[Path]:
+    """The runs of a `vidbench run --runs N` folder (run-1..N), or none."""
+    return sorted(p for p in folder.glob("run-*") if (p / SCORED_FILE).is_file())
+
+
+def _changed_run(
+    folder: Path, now: dict[tuple[str, str | None, int | None], tuple[Path, str] | None]
+) -> str | None:
+    """What `changed_since_scored` says of one run's folder, or None; `now`: the digests of
+    the data read so far, by task, data and --limit (added to)."""
+    stamp = ResultsDir(folder).stored_basis()
+    scored = None if stamp is None else stamp.get(SCORED_DATA)
+    if scored is None:  # no score stage, or one of an older vidbench: nothing read
+        return None
+    try:
+        config = RunConfig.load(folder)
+        key = (config.task, config.data, config.limit)
+        if key not in now:
+            now[key] = _digest_now(config)
+    except VidbenchError:  # run.json, the task or the data not readable: not compared
+        return None
+    found = now[key]
+    return None if found is None or found[1] == scored else _changed(config, found[0])
 
 
 def _digest_now(config: RunConfig) -> tuple[Path, str] | None:

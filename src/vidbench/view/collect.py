@@ -15,6 +15,7 @@ both (docs/architecture.md).
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from pathlib import Path
 
 from vidbench.core.errors import DataError, VidbenchError
 from vidbench.core.records import Sample
+from vidbench.report.combine import group_key
 from vidbench.report.results_dir import (
     RESULTS_FILE,
     SAMPLES_FILE,
@@ -70,6 +72,9 @@ class RunData:
     messages: list[str] = field(default_factory=list)
     rows_read: int = 0  # rows in samples.jsonl (a sample written twice counts twice)
     rows_edited: bool = False  # samples.jsonl is not the file the score stage wrote
+    # the task (without variants) and data its samples are of: runs of one key share samples,
+    # runs of two never do, even where ids coincide ("questions-3" of two declared benchmarks)
+    data_key: str = ""
     _index: dict[str, RowInfo] | None = field(default=None, repr=False)
 
     def note(self, message: str) -> None:
@@ -213,7 +218,21 @@ def collect_run(path: Path, with_samples: bool = True) -> RunData:
     _read_store(run)
     if with_samples:
         _load_samples(run)
+    run.data_key = _data_key(run)
     return run
+
+
+def _data_key(run: RunData) -> str:
+    """The run's `data_key`: its results' table group (report/combine.group_key), else its
+    run.json's task and data; "" when neither is readable."""
+    if run.results is not None:
+        task, data = group_key(run.results)
+    elif run.config is not None:
+        task = run.config.task.partition(":")[0]
+        data = os.path.abspath(run.config.data) if run.config.data else ""
+    else:
+        return ""
+    return f"{task}\n{data}"
 
 
 def collect_runs(paths: Sequence[Path], with_samples: bool = True) -> list[RunData]:
