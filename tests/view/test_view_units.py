@@ -169,6 +169,9 @@ def test_videos_are_linked_relatively_or_copied(tmp_path: Path) -> None:
     copied = VideoPlacer(tmp_path / "r2", "copy").videos(MediaRef.single(source), spec)
     copy = tmp_path / "r2" / copied[0]["src"]
     assert not copy.is_symlink() and copy.read_bytes() == b"video bytes"
+    source.write_bytes(b"the video edited")  # in place: the report built again showed the old
+    VideoPlacer(tmp_path / "r2", "copy").videos(MediaRef.single(source), spec)
+    assert copy.read_bytes() == b"the video edited"
     assert VideoPlacer(tmp_path / "r3", "none").videos(media, spec) == []
 
 
@@ -327,6 +330,16 @@ def test_runs_of_one_name_in_folders_of_one_name_are_told_apart(tmp_path: Path) 
     runs = collect_runs([tmp_path / f for f in ("a/run", "b/run", "c/other")], with_samples=False)
     assert [r.label for r in runs] == [f"m ({tmp_path / 'a/run'})", f"m ({tmp_path / 'b/run'})",
                                        "m (other)"]  # fmt: skip
+    # runs of other tasks and data: named as in their own tables (they were named by every
+    # setting that differed, "m [t, protocol None, /data/a, frames=6, ...]"), then by folder
+    other = {**results, "task": "u", "data": "/data/u", "frame_spec": {"frames": 6}}
+    (tmp_path / "d/run").mkdir(parents=True)
+    (tmp_path / "d/run" / "results.json").write_text(json.dumps({**other, "model": "n"}))
+    runs = collect_runs([tmp_path / "c/other", tmp_path / "d/run"], with_samples=False)
+    assert [r.label for r in runs] == ["m", "n"]
+    (tmp_path / "d/run" / "results.json").write_text(json.dumps(other))
+    runs = collect_runs([tmp_path / "c/other", tmp_path / "d/run"], with_samples=False)
+    assert [r.label for r in runs] == ["m (other)", "m (run)"]
 
 
 def test_a_repeated_runs_folder_points_at_its_runs(tmp_path: Path) -> None:

@@ -242,19 +242,34 @@ def collect_runs(paths: Sequence[Path], with_samples: bool = True) -> list[RunDa
 
 
 def _label(runs: Sequence[RunData]) -> None:
-    """Row labels as `vidbench report` prints them; a run without results is named by its model
-    or folder; labels that coincide get the folder name (the path as given where the folder
-    names coincide too: a/run and b/run)."""
-    if all(r.results for r in runs):
-        labels = row_labels([r.results for r in runs if r.results], number_repeats=False)
-    else:
-        labels = [
-            str((r.results.model if r.results else None)
-                or (r.config.model if r.config else r.path.name))
-            for r in runs
-        ]  # fmt: skip
-    for run, label in zip(runs, told_apart(labels, [r.path for r in runs]), strict=True):
+    """Row labels as `vidbench report` prints them in the table of the runs' task and data
+    (runs of other data are told apart by the page's line for each run, which names its task
+    and folder, not by every difference of their settings); a run without results is named by
+    its model or folder; labels that coincide get the folder name (the path as given where the
+    folder names coincide too: a/run and b/run)."""
+    labels: dict[int, str] = {}
+    for members in _by_data(runs):
+        results = [r.results for r in members if r.results]
+        if len(results) == len(members):
+            named = row_labels(results, number_repeats=False)
+        else:
+            named = [
+                str((r.results.model if r.results else None)
+                    or (r.config.model if r.config else r.path.name))
+                for r in members
+            ]  # fmt: skip
+        labels.update((id(r), label) for r, label in zip(members, named, strict=True))
+    ordered = [labels[id(r)] for r in runs]
+    for run, label in zip(runs, told_apart(ordered, [r.path for r in runs]), strict=True):
         run.label = label
+
+
+def _by_data(runs: Sequence[RunData]) -> list[list[RunData]]:
+    """The runs by `data_key`, in order of first appearance."""
+    grouped: dict[str, list[RunData]] = {}
+    for run in runs:
+        grouped.setdefault(run.data_key, []).append(run)
+    return list(grouped.values())
 
 
 def told_apart(labels: Sequence[str], folders: Sequence[Path]) -> list[str]:

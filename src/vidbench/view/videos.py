@@ -68,18 +68,26 @@ class VideoPlacer:
         suffix = PLAYABLE.get(source.suffix.lower(), ".mp4")
         name = hashlib.blake2b(str(source.resolve()).encode(), digest_size=12).hexdigest()
         target = self.out / VIDEOS_DIR / f"{name}{suffix}"
-        if target.exists():
+        if target.exists() and (self.mode == "link" or _same_copy(source, target)):
             return f"{VIDEOS_DIR}/{target.name}"
         target.parent.mkdir(parents=True, exist_ok=True)
         # several threads place a view's video at once: a temporary name, then one atomic rename
         tmp = target.with_name(f"{PLACING_PREFIX}{os.getpid()}-{threading.get_ident()}{suffix}")
         if self.mode == "copy":
-            shutil.copyfile(source, tmp)
+            shutil.copy2(source, tmp)  # its modification time too: `_same_copy`
         else:
             tmp.unlink(missing_ok=True)
             os.symlink(os.path.relpath(source.resolve(), target.parent), tmp)
         os.replace(tmp, target)
         return f"{VIDEOS_DIR}/{target.name}"
+
+
+def _same_copy(source: Path, copy: Path) -> bool:
+    """`copy` is a copy of `source` as it is now (same size and modification time): a video
+    edited in place since the report copied it is copied again, never shown as it was beside
+    thumbnails made from it as it is."""
+    now, copied = source.stat(), copy.stat()
+    return now.st_size == copied.st_size and now.st_mtime_ns == copied.st_mtime_ns
 
 
 def remove_unplaced(out: Path) -> list[Path]:
