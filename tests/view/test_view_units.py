@@ -465,3 +465,27 @@ def test_rows_cut_since_scoring_are_said_not_shown_as_the_tables(tmp_path: Path)
     assert "not those the table was made from" in note
     with pytest.raises(ConfigError, match=r"a run's results directory \(it holds results.json\)"):
         write_report([collect_run(out)], ViewOptions(out))  # its own folder: named as such
+
+
+def test_a_report_or_an_empty_folder_given_as_a_run_drops_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`vidbench view runs/* --out runs/report` again: the report was a run of the page (no
+    results, no samples), and its folder beside a run dropped that run's figures ('figures not
+    drawn: report/results.json is missing')."""
+    from custom_support import make_bench
+
+    bench, out = make_bench(tmp_path / "bench"), tmp_path / "runs" / "r"
+    assert main(["--no-progress", "run", f"custom:{bench}", "--model", "random",
+                 "--out", str(out)]) == 0  # fmt: skip
+    report = tmp_path / "runs" / "report"
+    (tmp_path / "runs" / "empty").mkdir()
+    assert main(["--no-progress", "view", str(out), "--out", str(report)]) == 0
+    given = [str(p) for p in sorted((tmp_path / "runs").iterdir())]  # runs/*: empty, r, report
+    assert main(["--no-progress", "view", *given, "--out", str(report)]) == 0
+    said = " ".join(capsys.readouterr().err.split())
+    assert f"{report}: a report of vidbench view, not a run: skipped" in said
+    assert "figures not drawn" not in said
+    [meta] = _script_data(report / "data" / "meta.js", "vidbenchView.meta")
+    assert meta["figures"] == ["figures/bars-1.png"]
+    assert [run["label"] for run in meta["runs"]] == ["empty", "random"]

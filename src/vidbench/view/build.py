@@ -208,6 +208,11 @@ def _copy_static(out: Path) -> None:
         write_atomic(out / name, (static / name).read_bytes())
 
 
+def is_report(folder: Path) -> bool:
+    """`folder` holds a report `vidbench view` wrote (given as a run by mistake: skipped)."""
+    return (folder / DATA_DIR / "meta.js").is_file() and (folder / STATIC_FILES[0]).is_file()
+
+
 def _check_target(out: Path) -> None:
     """REPORT_DIR is new, empty, or a report written before (replaced in place): never a
     folder of other files, whose index.html or data/ the report would overwrite."""
@@ -400,7 +405,8 @@ def _write_report(runs: Sequence[RunData], options: ViewOptions) -> Built:
             for i, run in enumerate(runs)
         ],
         "tables": table_data(results, folders),
-        "figures": _figures(results, [r.path for r in runs], options, messages),
+        # of the runs with results only: a folder without (given by mistake) dropped them all
+        "figures": _figures(results, folders, options, messages),
         "audits": _audits(runs, out),
         "messages": messages,
         "groups": index.group_names(),
