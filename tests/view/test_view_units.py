@@ -172,6 +172,9 @@ def test_videos_are_linked_relatively_or_copied(tmp_path: Path) -> None:
     source.write_bytes(b"the video edited")  # in place: the report built again showed the old
     VideoPlacer(tmp_path / "r2", "copy").videos(MediaRef.single(source), spec)
     assert copy.read_bytes() == b"the video edited"
+    # built again with --videos copy over a linked build: the links were kept, not copies
+    VideoPlacer(tmp_path / "r1", "copy").videos(media, spec)
+    assert not target.is_symlink() and target.read_bytes() == b"the video edited"
     assert VideoPlacer(tmp_path / "r3", "none").videos(media, spec) == []
 
 

@@ -85,7 +85,10 @@ class VideoPlacer:
 def _same_copy(source: Path, copy: Path) -> bool:
     """`copy` is a copy of `source` as it is now (same size and modification time): a video
     edited in place since the report copied it is copied again, never shown as it was beside
-    thumbnails made from it as it is."""
+    thumbnails made from it as it is; a link of an earlier `--videos link` build is no copy
+    (the report would not travel)."""
+    if copy.is_symlink():
+        return False
     now, copied = source.stat(), copy.stat()
     return now.st_size == copied.st_size and now.st_mtime_ns == copied.st_mtime_ns
 
