@@ -190,8 +190,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_frames)
 
     from vidbench.report import commands as report_commands
+    from vidbench.runner.data_identity import changed_since_scored
 
-    report_commands.register(sub)  # report, figures
+    report_commands.register(sub, changed_since_scored)  # report, figures
     view_commands.register(sub)  # view
 
     p = sub.add_parser("tasks", help="list tasks and their variants")

@@ -201,9 +201,35 @@ def test_the_report_stage_and_view_say_when_a_prompt_field_was_edited_after_scor
     said = _said(capsys)
     assert f"the data in {bench} changed since the score stage" in said
     assert f"from the infer stage (vidbench run custom:{bench} --model random --out" in said
-    (note,) = collect_run(tmp_path / "r").messages
+    viewed = collect_run(tmp_path / "r")
+    (note,) = viewed.messages
     assert "changed since the score stage" in note
+    assert viewed.results is not None and viewed.results.stale == note.partition(": ")[2]
+    # the table command printed the old results.json as current, exit 0
+    assert main(["report", out, "--out", str(tmp_path / "t")]) == EXIT_INCOMPLETE
+    printed = capsys.readouterr()
+    table, said = " ".join(printed.out.split()), " ".join(printed.err.split())
+    assert "stale: its data changed since it was scored" in table
+    assert "1 of 1 run(s) stale" in said and f"the data in {bench} changed" in said
+    assert "stale" in (tmp_path / "t" / "table.md").read_text()
+    assert main(["figures", f"{out}/results.json", "--out", str(tmp_path / "f")]) == EXIT_INCOMPLETE
     assert _run(*argv) == EXIT_OK  # asks the changed row again, scores and reports
     assert "1 answered, 5 reused" in _said(capsys)
     assert _run("--out", out, "--stage", "report") == EXIT_OK
     assert collect_run(tmp_path / "r").messages == []
+    assert main(["report", out]) == EXIT_OK
+    assert "stale" not in capsys.readouterr().out
+
+
+def test_report_marks_a_repeated_runs_mean_stale_when_its_data_changed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A `--runs N` folder's results.json (the mean) has no scored.json of its own: its runs'
+    data edited since, `vidbench report` showed the mean as current."""
+    bench, out = make_bench(tmp_path / "bench"), str(tmp_path / "rr")
+    assert _run(f"custom:{bench}", "--model", "random", "--out", out, "--runs", "2") == EXIT_OK
+    assert main(["report", out]) == EXIT_OK
+    write_rows(bench / "questions.jsonl", [*ROWS[:5], {**ROWS[5], "question": "edited?"}])
+    capsys.readouterr()
+    assert main(["report", out]) == EXIT_INCOMPLETE
+    assert "stale" in capsys.readouterr().out

@@ -127,3 +127,31 @@ def test_a_deleted_thumbnail_shows_as_missing(
         ".map((s) => document.querySelectorAll(s).length)"
     )
     assert shown + missing == 90 and missing > 0
+
+
+def test_every_run_of_many_is_in_view_and_a_video_gone_since_is_said(
+    tmp_path: Path, open_page: Callable[..., Any], watch: Any
+) -> None:
+    """Eight runs side by side: the answers stood in one row scrolled sideways, five showing
+    and nothing saying there were more. A linked video whose source moved after the report was
+    built (or a report copied elsewhere) said only 'Format error'."""
+    data = make_qa_dataset(tmp_path / "data", n_objects=1)
+    run = run_model(data, "random", tmp_path / "run", tmp_path / "cache")
+    runs = [run, *(tmp_path / f"copy{i}" for i in range(7))]
+    for copy in runs[1:]:
+        shutil.copytree(run, copy)
+    report = tmp_path / "report"
+    assert main(["view", *map(str, runs), "--out", str(report)]) == 0
+    data.rename(tmp_path / "moved")  # the links now point at nothing
+    watch.allow("ERR_FILE_NOT_FOUND")
+    page = open_report(open_page, report)
+    card = page.locator("article.sample").first
+    right = card.evaluate("(c) => c.getBoundingClientRect().right")
+    edges = card.locator("section.run").evaluate_all(
+        "(runs) => runs.map((r) => r.getBoundingClientRect().right)"
+    )
+    assert len(edges) == 8 and max(edges) <= right
+    card.locator(".videos").scroll_into_view_if_needed()
+    page.wait_for_function("() => document.querySelector('.video-error') !== null")
+    said = card.locator(".video-error").first.inner_text()
+    assert "its file is not there" in said and "--videos copy" in said

@@ -88,11 +88,21 @@ def test_disagreements_come_first() -> None:
     runs[1].records = [_row(i, outcome=graded(i != "z"), parsed="A" if i != "z" else "B")
                        for i in "xyz"]  # fmt: skip
     rows = _all_rows(runs)
-    assert sample_order(runs) == (["z", "x", "y"], 1)  # the page's disagreement filter: row < 1
+    order = sample_order(runs)  # the page's disagreement filter: row < 1
+    assert order == ([("", "z"), ("", "x"), ("", "y")], 1)
     assert [r["id"] for r in rows] == ["z", "x", "y"]
     assert [r["disagree"] for r in rows] == [True, False, False]
     assert not disagree([same, dict(same)]) and not disagree([same, None])
     assert disagree([same, None, {"outcome": "no-answer", "parsed": None}])
+    # runs of other data (two declared benchmarks, ids "questions-N" both): the second run's
+    # answers were shown under the first's questions, as one sample, compared as a disagreement
+    runs[1].data_key = "custom\n/data/other"
+    rows = _all_rows(runs)
+    assert [r["id"] for r in rows] == ["x", "y", "z", "x", "y", "z"]
+    assert [[e is not None for e in r["runs"]] for r in rows] == [[True, False]] * 3 + [
+        [False, True]
+    ] * 3
+    assert not any(r["disagree"] for r in rows) and sample_order(runs)[1] == 0
 
 
 def test_table_cells_hold_interval_n_and_best() -> None:
@@ -110,7 +120,8 @@ def test_table_cells_hold_interval_n_and_best() -> None:
             }
         )
 
-    [table] = table_data([result("a", 40.0), result("b", 55.5)])
+    two = [Path("runs/a"), Path("runs/b")]
+    [table] = table_data([result("a", 40.0), result("b", 55.5)], two)
     [part] = table["parts"]
     assert part["header"] == ["Model", "Overall", "n", "errors", "unparsed"]
     a, b = (row["cells"][0] for row in part["rows"])
@@ -121,20 +132,26 @@ def test_table_cells_hold_interval_n_and_best() -> None:
     percent = result("c", 100 * 7 / 9, ci95={"Overall": [100 / 3, 100 * 8 / 9]},
                      column_scale={"Overall": 100.0})  # fmt: skip
     judge = result("d", 3.50749, ci95={"Overall": [3.1234567, 3.9]}, column_scale={"Overall": 1})
-    [table] = table_data([percent, judge])
+    [table] = table_data([percent, judge], two)
     c, d = (row["cells"][0] for row in table["parts"][0]["rows"])
     assert (c["text"], c["ci"], c["value"]) == ("77.8", "[33.33, 88.89]", 100 * 7 / 9)
     assert (d["text"], d["ci"]) == ("3.5", "[3.123, 3.9]")
     # an incomplete run's row is never the best, nor is a NaN; chance rows that differ both show
     flaky = result("flaky", 90.0, errors=3, chance={"Overall": 30.0})
-    [table] = table_data([result("a", 40.0, chance={"Overall": 25.0}), flaky])
+    [table] = table_data([result("a", 40.0, chance={"Overall": 25.0}), flaky], two)
     labels = [row["label"] for row in table["parts"][0]["rows"]]
     assert labels[2:] == ["a", "flaky (incomplete: 3 of 10 not scored)"] and len(labels) == 4
     assert [row["cells"][0].get("best") for row in table["parts"][0]["rows"]] == [
         None, None, True, False
     ]  # fmt: skip
-    [table] = table_data([result("nan", float("nan")), result("b", 1.0)])
+    [table] = table_data([result("nan", float("nan")), result("b", 1.0)], two)
     assert [row["cells"][0]["best"] for row in table["parts"][0]["rows"]] == [False, True]
+    # one model in several folders: its rows were "a #1", "a #2", which the page's list of
+    # runs, naming them by folder, did not say; now they are named as the list names them
+    folders = [Path("x/r01"), Path("x/r05"), Path("y/r05")]
+    [table] = table_data([result("a", 40.0), result("a", 50.0), result("a", 60.0)], folders)
+    labels = [row["label"] for row in table["parts"][0]["rows"]]
+    assert labels == ["a (r01)", "a (x/r05)", "a (y/r05)"]
 
 
 def test_videos_are_linked_relatively_or_copied(tmp_path: Path) -> None:
@@ -152,7 +169,40 @@ def test_videos_are_linked_relatively_or_copied(tmp_path: Path) -> None:
     copied = VideoPlacer(tmp_path / "r2", "copy").videos(MediaRef.single(source), spec)
     copy = tmp_path / "r2" / copied[0]["src"]
     assert not copy.is_symlink() and copy.read_bytes() == b"video bytes"
+    source.write_bytes(b"the video edited")  # in place: the report built again showed the old
+    VideoPlacer(tmp_path / "r2", "copy").videos(MediaRef.single(source), spec)
+    assert copy.read_bytes() == b"the video edited"
+    # built again with --videos copy over a linked build: the links were kept, not copies
+    VideoPlacer(tmp_path / "r1", "copy").videos(media, spec)
+    assert not target.is_symlink() and target.read_bytes() == b"the video edited"
     assert VideoPlacer(tmp_path / "r3", "none").videos(media, spec) == []
+
+
+def test_a_killed_views_temporaries_go_and_two_views_never_share_a_folder(
+    tmp_path: Path,
+) -> None:
+    """A view killed while placing a video (or writing a data file) left `.tmp-PID-THREAD.mp4`
+    in REPORT/videos for good; two views into one folder wrote over each other's files."""
+    from vidbench.runner.lock import results_lock
+
+    run = RunData(tmp_path / "run", label="m", records=[_row("s0", outcome=graded(True))])
+    report = tmp_path / "report"
+    write_report([run], ViewOptions(report))
+    (report / "videos").mkdir()
+    left = [report / "videos" / ".tmp-4242-17.mp4", report / "data" / ".tmp-abcd_123"]
+    for path in left:
+        path.write_bytes(b"half a video")
+    (report / "videos" / ".tmp-4242-18.mp4").symlink_to("../gone.mp4")  # a link half-placed
+    kept = report / "videos" / "0123abcd.mp4"
+    kept.write_bytes(b"a placed video")
+    with results_lock(report, "another view"), pytest.raises(ConfigError) as refused:
+        write_report([run], ViewOptions(report))  # never writing into a live view's folder
+    assert "in use by another vidbench command" in str(refused.value)
+    assert "another view" in str(refused.value) and "report folder" in str(refused.value)
+    assert all(path.exists() for path in left)  # a live view's files are left alone
+    write_report([run], ViewOptions(report))
+    assert sorted(p.name for p in (report / "videos").iterdir()) == [kept.name]
+    assert not any(path.exists() for path in left)
 
 
 def _script_data(path: Path, call: str) -> Any:
@@ -283,6 +333,16 @@ def test_runs_of_one_name_in_folders_of_one_name_are_told_apart(tmp_path: Path) 
     runs = collect_runs([tmp_path / f for f in ("a/run", "b/run", "c/other")], with_samples=False)
     assert [r.label for r in runs] == [f"m ({tmp_path / 'a/run'})", f"m ({tmp_path / 'b/run'})",
                                        "m (other)"]  # fmt: skip
+    # runs of other tasks and data: named as in their own tables (they were named by every
+    # setting that differed, "m [t, protocol None, /data/a, frames=6, ...]"), then by folder
+    other = {**results, "task": "u", "data": "/data/u", "frame_spec": {"frames": 6}}
+    (tmp_path / "d/run").mkdir(parents=True)
+    (tmp_path / "d/run" / "results.json").write_text(json.dumps({**other, "model": "n"}))
+    runs = collect_runs([tmp_path / "c/other", tmp_path / "d/run"], with_samples=False)
+    assert [r.label for r in runs] == ["m", "n"]
+    (tmp_path / "d/run" / "results.json").write_text(json.dumps(other))
+    runs = collect_runs([tmp_path / "c/other", tmp_path / "d/run"], with_samples=False)
+    assert [r.label for r in runs] == ["m (other)", "m (run)"]
 
 
 def test_a_repeated_runs_folder_points_at_its_runs(tmp_path: Path) -> None:
@@ -388,3 +448,47 @@ def test_a_video_edited_in_place_after_the_run_is_marked_not_shown_as_answered(
     assert len(marked) == 2
     [meta] = _script_data(data / "meta.js", "vidbenchView.meta")
     assert any("2 sample(s) marked 'video edited'" in m for m in meta["messages"])
+
+
+def test_rows_cut_since_scoring_are_said_not_shown_as_the_tables(tmp_path: Path) -> None:
+    """samples.jsonl cut (a copy that stopped, an edit) under an intact results.json: the page
+    showed the table of 6 samples above 2, without a word; a mismatch of the data, compared
+    over the rows left, was blamed instead."""
+    from custom_support import make_bench
+    from vidbench.view.collect import collect_run
+
+    bench, out = make_bench(tmp_path / "bench"), tmp_path / "r"
+    assert main(["--no-progress", "run", f"custom:{bench}", "--model", "random",
+                 "--out", str(out)]) == 0  # fmt: skip
+    assert collect_run(out).messages == []
+    lines = (out / "samples.jsonl").read_text().splitlines(keepends=True)
+    (out / "samples.jsonl").write_text("".join(lines[:2]))
+    (note,) = collect_run(out).messages
+    assert "samples.jsonl is not the file the score stage wrote" in note
+    assert "not those the table was made from" in note
+    with pytest.raises(ConfigError, match=r"a run's results directory \(it holds results.json\)"):
+        write_report([collect_run(out)], ViewOptions(out))  # its own folder: named as such
+
+
+def test_a_report_or_an_empty_folder_given_as_a_run_drops_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`vidbench view runs/* --out runs/report` again: the report was a run of the page (no
+    results, no samples), and its folder beside a run dropped that run's figures ('figures not
+    drawn: report/results.json is missing')."""
+    from custom_support import make_bench
+
+    bench, out = make_bench(tmp_path / "bench"), tmp_path / "runs" / "r"
+    assert main(["--no-progress", "run", f"custom:{bench}", "--model", "random",
+                 "--out", str(out)]) == 0  # fmt: skip
+    report = tmp_path / "runs" / "report"
+    (tmp_path / "runs" / "empty").mkdir()
+    assert main(["--no-progress", "view", str(out), "--out", str(report)]) == 0
+    given = [str(p) for p in sorted((tmp_path / "runs").iterdir())]  # runs/*: empty, r, report
+    assert main(["--no-progress", "view", *given, "--out", str(report)]) == 0
+    said = " ".join(capsys.readouterr().err.split())
+    assert f"{report}: a report of vidbench view, not a run: skipped" in said
+    assert "figures not drawn" not in said
+    [meta] = _script_data(report / "data" / "meta.js", "vidbenchView.meta")
+    assert meta["figures"] == ["figures/bars-1.png"]
+    assert [run["label"] for run in meta["runs"]] == ["empty", "random"]

@@ -3,7 +3,7 @@ tasks or data get a table each (their columns and samples are not the same)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from rich.console import Console
@@ -19,7 +19,7 @@ from vidbench.report.results_dir import (
     write_tables,
 )
 from vidbench.report.schema import Results
-from vidbench.report.tables import data_of, incomplete_note, print_table
+from vidbench.report.tables import data_of, print_table, unscored_note
 
 
 def load_results(path: Path) -> Results:
@@ -29,6 +29,13 @@ def load_results(path: Path) -> Results:
     if path.is_dir():
         return ResultsDir(path).read_results()
     return read_results_file(path)
+
+
+def load_all(paths: Sequence[Path], stale: Mapping[Path, str]) -> list[Results]:
+    """The results of `paths` (`load_results`), those in `stale` (a path as given: why its
+    results no longer hold) marked so (`Results.marked_stale`)."""
+    results = [(load_results(path), path) for path in paths]
+    return [r.marked_stale(stale[path]) if path in stale else r for r, path in results]
 
 
 def group_key(result: Results) -> tuple[str, str]:
@@ -67,13 +74,19 @@ def _check_out(out_dir: Path, paths: Sequence[Path]) -> None:
         )
 
 
-def combine(paths: Sequence[Path], out_dir: Path | None, console: Console) -> list[Results]:
+def combine(
+    paths: Sequence[Path],
+    out_dir: Path | None,
+    console: Console,
+    stale: Mapping[Path, str] | None = None,
+) -> list[Results]:
     """Print the runs' tables (one per task and data) and write them to `out_dir` (a folder
-    per task and data when there are several); the runs' results, in their order."""
+    per task and data when there are several); the runs' results, in their order, those in
+    `stale` marked so (`load_all`)."""
     if out_dir is not None:
         _check_out(out_dir, paths)
         make_folder(out_dir)
-    results = [load_results(p) for p in paths]
+    results = load_all(paths, stale or {})
     grouped = groups(results)
     for (task, data), members in grouped.items():
         title = _title(members) or task
@@ -88,20 +101,25 @@ def combine(paths: Sequence[Path], out_dir: Path | None, console: Console) -> li
 
 
 def say_incomplete(results: Sequence[Results], paths: Sequence[Path], console: Console) -> int:
-    """Name the runs among `results` (read from `paths`) that are incomplete, whose rows the
-    tables and figures mark so; EXIT_INCOMPLETE when any is, else EXIT_OK."""
-    gaps = [
-        f"{path}: {note}"
-        for r, path in zip(results, paths, strict=True)
-        if (note := incomplete_note(r))
-    ]
-    if not gaps:
-        return EXIT_OK
-    console.print(
-        f"[yellow]{len(gaps)} of {len(results)} run(s) incomplete[/] (exit code "
-        f"{EXIT_INCOMPLETE}): their columns are over the samples scored only, and their rows "
-        "say so; finish them with the same `vidbench run` command\n"
-        + "\n".join(escape(gap) for gap in gaps),
-        highlight=False,
-    )
-    return EXIT_INCOMPLETE
+    """Name the runs among `results` (read from `paths`) that are incomplete or stale (their
+    data changed since they were scored: `Results.stale`), whose rows the tables and figures
+    mark so; EXIT_INCOMPLETE when any is, else EXIT_OK."""
+    runs = list(zip(results, paths, strict=True))
+    gaps = [f"{path}: {unscored_note(r)}" for r, path in runs if r.errors]
+    stale = [f"{path}: {r.stale}" for r, path in runs if r.stale]
+    if gaps:
+        console.print(
+            f"[yellow]{len(gaps)} of {len(results)} run(s) incomplete[/] (exit code "
+            f"{EXIT_INCOMPLETE}): their columns are over the samples scored only, and their rows "
+            "say so; finish them with the same `vidbench run` command\n"
+            + "\n".join(escape(gap) for gap in gaps),
+            highlight=False,
+        )
+    if stale:
+        console.print(
+            f"[yellow]{len(stale)} of {len(results)} run(s) stale[/] (exit code "
+            f"{EXIT_INCOMPLETE}): their results are of rows as they were when scored, and their "
+            "rows say so\n" + "\n".join(escape(note) for note in stale),
+            highlight=False,
+        )
+    return EXIT_INCOMPLETE if gaps or stale else EXIT_OK

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Annotated, NotRequired, TypedDict
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, PrivateAttr
 
 from vidbench.media.frame import FrameRecord
 from vidbench.scoring.outcome import NO_ANSWER, SCORE_FAILED, SCORED, Outcome, SampleScore
@@ -275,6 +275,21 @@ class Results(BaseModel):
     warnings: list[str] | None = Field(None, description="what the report stage printed as such")
     data: str | None = Field(None, description="the data folder, its full path")
     seed: int | None = Field(None, description="the run's seed")
+    # what a command found since the run was scored (its data changed: `stale`); never written
+    _stale: str | None = PrivateAttr(None)
+
+    @property
+    def stale(self) -> str | None:
+        """Why these results no longer hold (the run's data changed since it was scored: a
+        command checked, `marked_stale`), or None."""
+        return self._stale
+
+    def marked_stale(self, why: str) -> Results:
+        """These results, marked `stale` for the reason `why` (the file is left as it is)."""
+        copy = self.model_copy()
+        copy._stale = why
+        return copy
+
     plan: str | None = Field(None, description="the plan key of the stored answers")
     judge: dict[str, JsonValue] | None = Field(None, description="the judge's identity")
     usage: dict[str, JsonValue] | None = Field(

@@ -124,12 +124,21 @@ def _differences(results: Sequence[Results]) -> list[list[str]]:
     return notes
 
 
+STALE_NOTE = "stale: its data changed since it was scored"
+
+
 def incomplete_note(result: Results) -> str:
     """What a row of an incomplete run says of it (its run exited 3: samples without an
-    answer or a verdict, not scored), e.g. "incomplete: 8 of 14 not scored"; "" when complete.
-    Its columns are over the scored samples only, so it is never shown as if complete."""
-    if not result.errors:
-        return ""
+    answer or a verdict, not scored), e.g. "incomplete: 8 of 14 not scored", or of a stale one
+    (its data changed since it was scored: `Results.stale`, STALE_NOTE); "" when complete and
+    current. Its columns are not over the data as it is, so it is never shown as if complete."""
+    notes = [STALE_NOTE] if result.stale else []
+    notes += [unscored_note(result)] if result.errors else []
+    return "; ".join(notes)
+
+
+def unscored_note(result: Results) -> str:
+    """ "incomplete: 8 of 14 not scored": the samples of an incomplete run not scored."""
     return f"incomplete: {result.errors} of {result.n} not scored"
 
 
@@ -156,13 +165,16 @@ def row_labels(results: Sequence[Results], number_repeats: bool = True) -> list[
 
 
 def rows(
-    results: Sequence[Results], columns: list[str] | None = None
+    results: Sequence[Results],
+    columns: list[str] | None = None,
+    labels: Sequence[str] | None = None,
 ) -> tuple[list[str], list[list[str]]]:
     """Header and rows: one row per result (model), the columns of the task's paper table;
-    "mean ± std" cells for results of several runs (`std`)."""
+    "mean ± std" cells for results of several runs (`std`); each row named by `labels`
+    (default: `row_labels`)."""
     columns = _columns(results) if columns is None else columns
     header = ["Model", *columns, "n", "errors", "unparsed"]
-    labels = row_labels(results)
+    labels = row_labels(results) if labels is None else labels
     body = _chance_rows(results, labels, columns) + [
         [
             label,

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from pydantic import JsonValue
 
-from vidbench.core.errors import ConfigError
+from vidbench.core.errors import ConfigError, VidbenchError
 from vidbench.core.records import MediaRef, Sample, repeated_records
 from vidbench.report.results_dir import (
     RESULTS_FILE,
@@ -33,11 +33,14 @@ from vidbench.report.results_dir import (
     TABLE_FILES,
     TIMING_FILE,
     USAGE_FILE,
+    ResultsDir,
 )
 from vidbench.runner import spool
 from vidbench.runner.run_config import RunConfig
-from vidbench.runner.samples import SampleSet
+from vidbench.runner.samples import RunSamples, SampleSet
 from vidbench.runner.store import Store
+from vidbench.tasks.base import Task
+from vidbench.tasks.data import data_folder
 from vidbench.tasks.problems import Problem
 
 SCORED_DATA = "data"  # scored.json: the content_digest of the samples scored
@@ -79,6 +82,11 @@ def data_changed(
     scored = None if stamp is None else stamp.get(SCORED_DATA)
     if scored is None or scored == content_digest(samples):
         return None
+    return _changed(config, data)
+
+
+def _changed(config: RunConfig, data: Path) -> str:
+    """What `data_changed` says: the run's data changed, and the command that runs it again."""
     again = [config.task, *(["--data", config.data] if config.data else [])]
     again += ["--model", config.model, "--out", config.out]
     again += ["--judge", config.judge] if config.judge else []
@@ -89,6 +97,74 @@ def data_changed(
         f"infer stage (vidbench run {shlex.join(again)}, with the run's other options): it asks "
         "again only where a prompt changed, then scores and reports"
     )
+
+
+def data_changed_now(
+    config: RunConfig, task: Task, stamp: Mapping[str, JsonValue] | None
+) -> str | None:
+    """`data_changed` of the run's data as it is now (its samples read again, the first
+    --limit, no video decoded); None too when the data folder is not there (the results files
+    alone, copied: nothing to compare with)."""
+    if stamp is None or stamp.get(SCORED_DATA) is None:  # nothing to compare with: not read
+        return None
+    data = data_folder(task, config.data)
+    if not data.exists():
+        return None
+    with contextlib.closing(RunSamples(task, config.data, config.limit)) as scored:
+        return data_changed(config, data, stamp, scored)
+
+
+def changed_since_scored(folders: Sequence[Path]) -> dict[Path, str]:
+    """The results directories among `folders` whose data changed since their score stage
+    (`data_changed_now`), each with what to say: what `vidbench report` and `figures` mark
+    stale (cli.py hands it to report/commands.py, below runner/); a `--runs N` folder (the
+    mean of run-1..N) when one of its runs' did. A folder whose run, task or data cannot be
+    read is not said to have changed (its results.json is shown as it is); the runs of one
+    task, data folder and --limit read the data once."""
+    now: dict[tuple[str, str | None, int | None], tuple[Path, str] | None] = {}
+    changed: dict[Path, str] = {}
+    for folder in folders:
+        runs = [folder] if (folder / SCORED_FILE).is_file() else _repeated_runs(folder)
+        why = next((w for run in runs if (w := _changed_run(run, now)) is not None), None)
+        if why is not None:
+            changed[folder] = why
+    return changed
+
+
+def _repeated_runs(folder: Path) -> list[Path]:
+    """The runs of a `vidbench run --runs N` folder (run-1..N), or none."""
+    return sorted(p for p in folder.glob("run-*") if (p / SCORED_FILE).is_file())
+
+
+def _changed_run(
+    folder: Path, now: dict[tuple[str, str | None, int | None], tuple[Path, str] | None]
+) -> str | None:
+    """What `changed_since_scored` says of one run's folder, or None; `now`: the digests of
+    the data read so far, by task, data and --limit (added to)."""
+    stamp = ResultsDir(folder).stored_basis()
+    scored = None if stamp is None else stamp.get(SCORED_DATA)
+    if scored is None:  # no score stage, or one of an older vidbench: nothing read
+        return None
+    try:
+        config = RunConfig.load(folder)
+        key = (config.task, config.data, config.limit)
+        if key not in now:
+            now[key] = _digest_now(config)
+    except VidbenchError:  # run.json, the task or the data not readable: not compared
+        return None
+    found = now[key]
+    return None if found is None or found[1] == scored else _changed(config, found[0])
+
+
+def _digest_now(config: RunConfig) -> tuple[Path, str] | None:
+    """The run's data folder and the `content_digest` of its samples as they are now; None
+    when the folder is not there."""
+    task = config.open_task()
+    data = data_folder(task, config.data)
+    if not data.exists():
+        return None
+    with contextlib.closing(RunSamples(task, config.data, config.limit)) as samples:
+        return data, content_digest(samples)
 
 
 def video_names(media: MediaRef) -> str:

@@ -30,10 +30,13 @@ LOCK_FILE = ".lock"
 
 
 @contextlib.contextmanager
-def results_lock(directory: Path, what: str = "") -> Iterator[None]:
-    """Hold `directory` for this process; ConfigError at once when another process holds it."""
+def results_lock(
+    directory: Path, what: str = "", kind: str = "results directory"
+) -> Iterator[None]:
+    """Hold `directory` (a `kind`, as messages name it) for this process; ConfigError at once
+    when another process holds it."""
     made_folder = not Path(directory).exists()
-    directory = make_folder(Path(directory), "results directory")
+    directory = make_folder(Path(directory), kind)
     with contextlib.ExitStack() as stack:
         if not (directory / LOCK_FILE).exists():  # runs last, after the unlock below
             stack.callback(_remove_if_unused, directory, made_folder)
@@ -43,8 +46,8 @@ def results_lock(directory: Path, what: str = "") -> Iterator[None]:
             if is_disk_full(e):
                 raise DiskFullError(directory) from e
             raise ConfigError(  # a read-only disk, a folder of another user's
-                f"{directory}: cannot write there ({e.strerror or e}): give a results directory "
-                "you can write to (--out)"
+                f"{directory}: cannot write there ({e.strerror or e}): give a {kind} you can "
+                "write to (--out)"
             ) from e
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -53,7 +56,7 @@ def results_lock(directory: Path, what: str = "") -> Iterator[None]:
             holder = handle.read().decode("utf-8", "replace").strip() or "another process"
             raise ConfigError(
                 f"{directory} is in use by another vidbench command ({holder}): wait for it to "
-                "finish, or give another results directory"
+                f"finish, or give another {kind}"
             ) from None
         started = time.strftime("%Y-%m-%d %H:%M:%S")
         try:

@@ -408,15 +408,9 @@ class Run:
                 f"score stage first (vidbench run --out {directory.path} --stage score), then "
                 "the report stage"
             )
-        data = data_folder(self.task, self.config.data)
-        if data.exists():  # else: the results files alone, copied
-            scored = RunSamples(self.task, self.config.data, self.config.limit)
-            try:
-                changed = data_identity.data_changed(self.config, data, stamp, scored)
-            finally:
-                scored.close()
-            if changed is not None:
-                raise ConfigError(f"{directory.file(SAMPLES_FILE)}: {changed}")
+        changed = data_identity.data_changed_now(self.config, self.task, stamp)
+        if changed is not None:
+            raise ConfigError(f"{directory.file(SAMPLES_FILE)}: {changed}")
 
     def report(self, print_to: Console | None = None) -> Results:
         directory = ResultsDir(self.config.results_dir)

@@ -37,13 +37,15 @@ from pathlib import Path
 from typing import cast
 
 from vidbench.core.errors import ConfigError, VidbenchError
-from vidbench.core.files import Json, make_folder, write_atomic
+from vidbench.core.files import Json, remove_temporaries, write_atomic
 from vidbench.core.records import MediaRef, Sample
 from vidbench.media.cache import FrameCache
 from vidbench.media.spec import FrameSpec
 from vidbench.progress import progress_bar
 from vidbench.report.figures import FigureSpec
+from vidbench.report.results_dir import RESULTS_FILE, RUN_FILE, SAMPLES_FILE
 from vidbench.report.schema import Results
+from vidbench.runner.lock import LOCK_FILE, results_lock
 from vidbench.runner.store import Store
 from vidbench.view.collect import RunData, owner_of
 from vidbench.view.samples import (
@@ -59,8 +61,8 @@ from vidbench.view.samples import (
     search_text,
 )
 from vidbench.view.tables import table_data
-from vidbench.view.thumbs import Strip, StripIndex, Thumbnailer
-from vidbench.view.videos import VideoMode, VideoPlacer, video_digests
+from vidbench.view.thumbs import THUMBS_DIR, Strip, StripIndex, Thumbnailer
+from vidbench.view.videos import VideoMode, VideoPlacer, remove_unplaced, video_digests
 
 STATIC_FILES = ("index.html", "app.js", "app.css")
 DATA_DIR = "data"
@@ -206,13 +208,21 @@ def _copy_static(out: Path) -> None:
         write_atomic(out / name, (static / name).read_bytes())
 
 
+def is_report(folder: Path) -> bool:
+    """`folder` holds a report `vidbench view` wrote (given as a run by mistake: skipped)."""
+    return (folder / DATA_DIR / "meta.js").is_file() and (folder / STATIC_FILES[0]).is_file()
+
+
 def _check_target(out: Path) -> None:
     """REPORT_DIR is new, empty, or a report written before (replaced in place): never a
     folder of other files, whose index.html or data/ the report would overwrite."""
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--out {out}: not a folder")
-    if out.is_dir() and any(out.iterdir()) and not (out / DATA_DIR / "meta.js").is_file():
-        raise ConfigError(f"--out {out}: a folder with other files in it; give a new folder")
+    others = out.is_dir() and any(p.name != LOCK_FILE for p in out.iterdir())
+    if others and not (out / DATA_DIR / "meta.js").is_file():
+        run = [name for name in (RESULTS_FILE, SAMPLES_FILE, RUN_FILE) if (out / name).is_file()]
+        what = f"a run's results directory (it holds {run[0]})" if run else "a folder"
+        raise ConfigError(f"--out {out}: {what} with other files in it; give a new folder")
 
 
 def _file(kind: str, k: int) -> str:
@@ -324,9 +334,28 @@ class _Index:
 
 
 def write_report(runs: Sequence[RunData], options: ViewOptions) -> Built:
+    """Write the report of `runs` into `options.out`, held by this process alone (the folder's
+    lock, runner/lock.py: a second view into it stops at once, saying whose it is), after
+    removing what a view killed half-way left there (`_remove_leftovers`)."""
+    _check_target(options.out)
+    with results_lock(options.out, kind="report folder"):
+        _remove_leftovers(options.out)
+        return _write_report(runs, options)
+
+
+def _remove_leftovers(out: Path) -> None:
+    """The temporary files a view killed half-way left in the report's folders: the videos it
+    was placing, the data, thumbnails, figures and audit pages it was writing (no live view
+    writes them: this one holds the folder)."""
+    folders = [out / DATA_DIR, out / FIGURES_DIR, out / AUDITS_DIR, out / THUMBS_DIR]
+    folders += [p for p in (out / THUMBS_DIR).glob("*") if p.is_dir()]
+    for folder in folders:
+        remove_temporaries(folder)
+    remove_unplaced(out)
+
+
+def _write_report(runs: Sequence[RunData], options: ViewOptions) -> Built:
     out = options.out
-    _check_target(out)
-    make_folder(out)
     messages = [m for run in runs for m in run.messages]
     thumbs = StripIndex.load(out) if options.thumbnails else None
     media = _media(runs, options, thumbs)
@@ -361,6 +390,7 @@ def write_report(runs: Sequence[RunData], options: ViewOptions) -> Built:
         if changed
     ]
     results = [r.results for r in runs if r.results]
+    folders = [r.path for r in runs if r.results]
     meta = {
         "runs": [
             {
@@ -374,8 +404,9 @@ def write_report(runs: Sequence[RunData], options: ViewOptions) -> Built:
             }
             for i, run in enumerate(runs)
         ],
-        "tables": table_data(results),
-        "figures": _figures(results, [r.path for r in runs], options, messages),
+        "tables": table_data(results, folders),
+        # of the runs with results only: a folder without (given by mistake) dropped them all
+        "figures": _figures(results, folders, options, messages),
         "audits": _audits(runs, out),
         "messages": messages,
         "groups": index.group_names(),

@@ -15,6 +15,7 @@ both (docs/architecture.md).
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -22,9 +23,11 @@ from pathlib import Path
 
 from vidbench.core.errors import DataError, VidbenchError
 from vidbench.core.records import Sample
+from vidbench.report.combine import group_key
 from vidbench.report.results_dir import (
     RESULTS_FILE,
     SAMPLES_FILE,
+    SCORED_FILE,
     ResultsDir,
     sample_rows_at,
     sample_rows_with_offsets,
@@ -68,6 +71,10 @@ class RunData:
     judge_failures: dict[str, list[StoredFailure]] = field(default_factory=dict)  # by sample id
     messages: list[str] = field(default_factory=list)
     rows_read: int = 0  # rows in samples.jsonl (a sample written twice counts twice)
+    rows_edited: bool = False  # samples.jsonl is not the file the score stage wrote
+    # the task (without variants) and data its samples are of: runs of one key share samples,
+    # runs of two never do, even where ids coincide ("questions-3" of two declared benchmarks)
+    data_key: str = ""
     _index: dict[str, RowInfo] | None = field(default=None, repr=False)
 
     def note(self, message: str) -> None:
@@ -152,11 +159,28 @@ def _load_samples(run: RunData) -> None:
         run.note(f"data folder {data} not readable ({e}): questions and frames are not shown")
         return
     run.samples = {s.id: s for s in loaded.items}
-    if run.samples_file is not None:  # rows scored from other data show stale scores as current
+    # rows scored from other data show stale scores as current (rows edited since the score
+    # stage: said already, and not the rows scored, so not compared)
+    if run.samples_file is not None and not run.rows_edited:
         scored = [run.samples[i] for i in run.index() if i in run.samples]
         changed = data_changed(run.config, data, ResultsDir(run.path).stored_basis(), scored)
         if changed is not None:
             run.note(changed)
+            if run.results is not None:  # its row says so, as `vidbench report`'s does
+                run.results = run.results.marked_stale(changed)
+
+
+def _check_scored(run: RunData, results_dir: ResultsDir) -> None:
+    """Note when samples.jsonl is not the file the score stage wrote (cut, edited, replaced:
+    its samples are not those results.json counts); a score stage of an older vidbench, which
+    kept no digest, is not checked."""
+    if run.samples_file is None or not results_dir.file(SCORED_FILE).is_file():
+        return
+    try:
+        results_dir.scored_basis()
+    except VidbenchError as e:
+        run.note(f"{e}: the samples shown are not those the table was made from")
+        run.rows_edited = True
 
 
 def collect_run(path: Path, with_samples: bool = True) -> RunData:
@@ -182,6 +206,7 @@ def collect_run(path: Path, with_samples: bool = True) -> RunData:
         except DataError as e:  # a line that is not JSON, or not a sample row
             run.note(f"{SAMPLES_FILE} not readable ({e}): no samples to show")
             run.samples_file = None
+        _check_scored(run, results_dir)
     elif (path / "run-1").is_dir():  # `vidbench run --runs N`: the samples are in its runs
         run.note(f"repeated runs: give {path / 'run-1'} ... to see their samples")
     else:
@@ -193,7 +218,21 @@ def collect_run(path: Path, with_samples: bool = True) -> RunData:
     _read_store(run)
     if with_samples:
         _load_samples(run)
+    run.data_key = _data_key(run)
     return run
+
+
+def _data_key(run: RunData) -> str:
+    """The run's `data_key`: its results' table group (report/combine.group_key), else its
+    run.json's task and data; "" when neither is readable."""
+    if run.results is not None:
+        task, data = group_key(run.results)
+    elif run.config is not None:
+        task = run.config.task.partition(":")[0]
+        data = os.path.abspath(run.config.data) if run.config.data else ""
+    else:
+        return ""
+    return f"{task}\n{data}"
 
 
 def collect_runs(paths: Sequence[Path], with_samples: bool = True) -> list[RunData]:
@@ -203,18 +242,42 @@ def collect_runs(paths: Sequence[Path], with_samples: bool = True) -> list[RunDa
 
 
 def _label(runs: Sequence[RunData]) -> None:
-    """Row labels as `vidbench report` prints them; a run without results is named by its model
-    or folder; labels that coincide get the folder name (the path as given where the folder
-    names coincide too: a/run and b/run)."""
-    if all(r.results for r in runs):
-        labels = row_labels([r.results for r in runs if r.results], number_repeats=False)
-    else:
-        labels = [
-            str((r.results.model if r.results else None)
-                or (r.config.model if r.config else r.path.name))
-            for r in runs
-        ]  # fmt: skip
-    for run, label in zip(runs, labels, strict=True):
-        folders = [r.path.name for r, other in zip(runs, labels, strict=True) if other == label]
-        folder = run.path.name if folders.count(run.path.name) == 1 else str(run.path)
-        run.label = label if len(folders) == 1 else f"{label} ({folder})"
+    """Row labels as `vidbench report` prints them in the table of the runs' task and data
+    (runs of other data are told apart by the page's line for each run, which names its task
+    and folder, not by every difference of their settings); a run without results is named by
+    its model or folder; labels that coincide get the folder name (the path as given where the
+    folder names coincide too: a/run and b/run)."""
+    labels: dict[int, str] = {}
+    for members in _by_data(runs):
+        results = [r.results for r in members if r.results]
+        if len(results) == len(members):
+            named = row_labels(results, number_repeats=False)
+        else:
+            named = [
+                str((r.results.model if r.results else None)
+                    or (r.config.model if r.config else r.path.name))
+                for r in members
+            ]  # fmt: skip
+        labels.update((id(r), label) for r, label in zip(members, named, strict=True))
+    ordered = [labels[id(r)] for r in runs]
+    for run, label in zip(runs, told_apart(ordered, [r.path for r in runs]), strict=True):
+        run.label = label
+
+
+def _by_data(runs: Sequence[RunData]) -> list[list[RunData]]:
+    """The runs by `data_key`, in order of first appearance."""
+    grouped: dict[str, list[RunData]] = {}
+    for run in runs:
+        grouped.setdefault(run.data_key, []).append(run)
+    return list(grouped.values())
+
+
+def told_apart(labels: Sequence[str], folders: Sequence[Path]) -> list[str]:
+    """`labels` (of the runs in `folders`), those that coincide followed by the run's folder
+    name, or by its path as given where the folder names coincide too (a/run and b/run)."""
+    told = []
+    for label, path in zip(labels, folders, strict=True):
+        names = [p.name for p, other in zip(folders, labels, strict=True) if other == label]
+        folder = path.name if names.count(path.name) == 1 else str(path)
+        told.append(label if len(names) == 1 else f"{label} ({folder})")
+    return told

@@ -22,7 +22,7 @@ from vidbench.view.videos import VIDEO_MODES
 
 def _cmd_view(args: argparse.Namespace) -> int:
     from vidbench.report.results_dir import run_folders
-    from vidbench.view.build import ViewOptions, write_report
+    from vidbench.view.build import ViewOptions, is_report, write_report
     from vidbench.view.collect import collect_runs
     from vidbench.view.serve import bind, serve
 
@@ -39,6 +39,8 @@ def _cmd_view(args: argparse.Namespace) -> int:
         for run_dir in found:  # one run given twice (or through a link): shown once
             if any(run_dir.resolve() == kept.resolve() for kept in run_dirs):
                 skipped.append(f"{run_dir}: given twice: shown once")
+            elif is_report(run_dir):  # `vidbench view runs/* --out runs/report`, run again
+                skipped.append(f"{run_dir}: a report of vidbench view, not a run: skipped")
             else:
                 run_dirs.append(run_dir)
         runs = collect_runs(run_dirs)

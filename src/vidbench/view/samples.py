@@ -186,46 +186,63 @@ def run_entry(
     return entry
 
 
-def sample_order(runs: Sequence[RunData]) -> tuple[list[str], int]:
-    """Every sample id over all runs (in the first run's order, then new ids), the samples the
+# a sample of the report: the runs' data it belongs to (RunData.data_key) and its id; runs of
+# other data (another benchmark's "questions-3") never share it
+SampleKey = tuple[str, str]
+
+
+def sample_order(runs: Sequence[RunData]) -> tuple[list[SampleKey], int]:
+    """Every sample over all runs (in the first run's order, then new ones), the samples the
     runs disagree on first; and how many those are."""
-    ids = dict.fromkeys(sample_id for run in runs for sample_id in run.index())
+    keys = dict.fromkeys((run.data_key, sample_id) for run in runs for sample_id in run.index())
     if len(runs) < 2:
-        return list(ids), 0
-    indexes = [run.index() for run in runs]
-    differ = [i for i in ids if _differ([(x[i].outcome, x[i].parsed) for x in indexes if i in x])]
+        return list(keys), 0
+    differ = [
+        (data, i)
+        for data, i in keys
+        if _differ([
+            (x.outcome, x.parsed)
+            for run in runs
+            if run.data_key == data and (x := run.index().get(i)) is not None
+        ])
+    ]  # fmt: skip
     split = set(differ)
-    return differ + [i for i in ids if i not in split], len(differ)
+    return differ + [key for key in keys if key not in split], len(differ)
 
 
 def sample_rows(
     runs: Sequence[RunData],
-    ids: Sequence[str],
+    keys: Sequence[SampleKey],
     media: MediaOf,
     groups: Sequence[str] = (),
     written: Written = Written(),
 ) -> list[SampleView]:
-    """The rows of the samples `ids` (from `sample_order`), each with one entry per run (None
-    where a run has no such sample), grouped by the first of `groups` each holds; the runs'
-    rows are read again for just these samples."""
+    """The rows of the samples `keys` (from `sample_order`), each with one entry per run (None
+    where a run has no such sample, or is of other data), grouped by the first of `groups`
+    each holds; the runs' rows are read again for just these samples."""
     by_run: list[dict[str, SampleRow]] = []
     for run in runs:
         index = run.index()
-        there = [i for i in ids if i in index]
+        there = [i for data, i in keys if data == run.data_key and i in index]
         read = dict(zip(there, run.rows_at([index[i] for i in there]), strict=True))
         if any(row.id != sample_id for sample_id, row in read.items()):
             raise DataError(f"{run.path}: {SAMPLES_FILE} changed while the report was written")
         by_run.append(read)
     rows: list[SampleView] = []
-    for sample_id in ids:
-        sample = next((r.samples[sample_id] for r in runs if sample_id in r.samples), None)
-        entries = [
-            run_entry(run, i, records[sample_id], media, groups, written)
-            if sample_id in records
-            else None
+    for data, sample_id in keys:
+        among = [
+            (i, run, records.get(sample_id) if run.data_key == data else None)
             for i, (run, records) in enumerate(zip(runs, by_run, strict=True))
         ]
-        first = next(records[sample_id] for records in by_run if sample_id in records)
+        sample = next(
+            (run.samples[sample_id] for _, run, row in among if row and sample_id in run.samples),
+            None,
+        )
+        entries = [
+            None if row is None else run_entry(run, i, row, media, groups, written)
+            for i, run, row in among
+        ]
+        first = next(row for _, _, row in among if row is not None)
         rows.append(
             {
                 "id": sample_id,

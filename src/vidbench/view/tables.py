@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from pathlib import Path
 from typing import NotRequired, TypedDict
 
 from vidbench.report.combine import groups
 from vidbench.report.schema import Results
-from vidbench.report.tables import incomplete_note, interval, rows, table_parts
+from vidbench.report.tables import incomplete_note, interval, row_labels, rows, table_parts
+from vidbench.view.collect import told_apart
 
 
 class Cell(TypedDict):
@@ -54,8 +56,10 @@ def _cell(result: Results, column: str, text: str) -> Cell:
     return cell
 
 
-def _part(results: Sequence[Results], title: str, columns: list[str]) -> TablePart:
-    header, body = rows(results, columns)
+def _part(
+    results: Sequence[Results], labels: Sequence[str], title: str, columns: list[str]
+) -> TablePart:
+    header, body = rows(results, columns, labels)
     chance = body[: len(body) - len(results)]  # the chance rows come first
     models = body[len(chance) :]
     table_rows: list[Row] = [
@@ -81,11 +85,16 @@ def _part(results: Sequence[Results], title: str, columns: list[str]) -> TablePa
     return {"title": title, "header": header, "rows": table_rows}
 
 
-def table_data(results: Sequence[Results]) -> list[Table]:
-    """One table per (task, data) the runs share, one part per part of the paper's table."""
+def table_data(results: Sequence[Results], folders: Sequence[Path]) -> list[Table]:
+    """One table per (task, data) the runs share, one part per part of the paper's table; rows
+    that `vidbench report` would number (one model twice) are named by the runs' `folders`, as
+    the page's list of runs names them."""
+    folder_of = {id(r): folder for r, folder in zip(results, folders, strict=True)}
     grouped = groups(results)
     tables: list[Table] = []
     for (task, data), members in grouped.items():
-        parts = [_part(members, title, columns) for title, columns in table_parts(members)]
+        labels = row_labels(members, number_repeats=False)
+        labels = told_apart(labels, [folder_of[id(r)] for r in members])
+        parts = [_part(members, labels, title, columns) for title, columns in table_parts(members)]
         tables.append({"title": f"{task} — {data}" if len(grouped) > 1 else task, "parts": parts})
     return tables

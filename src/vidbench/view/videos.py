@@ -2,7 +2,9 @@
 default: nothing is copied), `copy` (the files themselves, for a report that travels), `none`.
 
 Every video is placed under a name the report makes (a hash of the source path), so the page
-links only to files the report wrote, never to a path taken from the data.
+links only to files the report wrote, never to a path taken from the data. It is made under a
+temporary name (`PLACING_PREFIX`) and renamed: the page never links one, and the next report
+into the folder removes those a view killed half-way left (`remove_unplaced`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from vidbench.media.spec import FrameSpec
 VideoMode = Literal["link", "copy", "none"]
 VIDEO_MODES: tuple[VideoMode, ...] = ("link", "copy", "none")
 VIDEOS_DIR = "videos"
+PLACING_PREFIX = ".tmp-"  # a video being placed: .tmp-PID-THREAD.mp4
 PLAYABLE = {".mp4": ".mp4", ".m4v": ".mp4", ".webm": ".webm", ".mov": ".mov", ".ogv": ".ogv"}
 
 
@@ -65,18 +68,43 @@ class VideoPlacer:
         suffix = PLAYABLE.get(source.suffix.lower(), ".mp4")
         name = hashlib.blake2b(str(source.resolve()).encode(), digest_size=12).hexdigest()
         target = self.out / VIDEOS_DIR / f"{name}{suffix}"
-        if target.exists():
+        if target.exists() and (self.mode == "link" or _same_copy(source, target)):
             return f"{VIDEOS_DIR}/{target.name}"
         target.parent.mkdir(parents=True, exist_ok=True)
         # several threads place a view's video at once: a temporary name, then one atomic rename
-        tmp = target.with_name(f".tmp-{os.getpid()}-{threading.get_ident()}{suffix}")
+        tmp = target.with_name(f"{PLACING_PREFIX}{os.getpid()}-{threading.get_ident()}{suffix}")
         if self.mode == "copy":
-            shutil.copyfile(source, tmp)
+            shutil.copy2(source, tmp)  # its modification time too: `_same_copy`
         else:
             tmp.unlink(missing_ok=True)
             os.symlink(os.path.relpath(source.resolve(), target.parent), tmp)
         os.replace(tmp, target)
         return f"{VIDEOS_DIR}/{target.name}"
+
+
+def _same_copy(source: Path, copy: Path) -> bool:
+    """`copy` is a copy of `source` as it is now (same size and modification time): a video
+    edited in place since the report copied it is copied again, never shown as it was beside
+    thumbnails made from it as it is; a link of an earlier `--videos link` build is no copy
+    (the report would not travel)."""
+    if copy.is_symlink():
+        return False
+    now, copied = source.stat(), copy.stat()
+    return now.st_size == copied.st_size and now.st_mtime_ns == copied.st_mtime_ns
+
+
+def remove_unplaced(out: Path) -> list[Path]:
+    """Remove the videos (copies or links) a view killed while placing them left under their
+    temporary names in REPORT_DIR/videos. Call it only while this process holds the report
+    folder alone (view/build.py), or a live view's video goes. The files removed."""
+    removed = []
+    with contextlib.suppress(OSError):  # no videos folder: nothing to clear
+        for entry in os.scandir(out / VIDEOS_DIR):
+            if entry.name.startswith(PLACING_PREFIX) and not entry.is_dir(follow_symlinks=False):
+                with contextlib.suppress(OSError):  # gone meanwhile
+                    os.unlink(entry.path)
+                    removed.append(Path(entry.path))
+    return removed
 
 
 def _fragment(media: MediaRef) -> str:

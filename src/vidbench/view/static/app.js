@@ -122,10 +122,11 @@ function renderHeader() {
   const runs = document.getElementById("runs");
   state.meta.runs.forEach((run) => {
     const counts = Object.entries(run.outcomes).filter(([, n]) => n).map(([o, n]) => `${o} ${n}`);
+    const outcomes = counts.length ? ` (${counts.join(", ")})` : "";  // none: no "()"
     const cut = run.truncated ? el("span", { class: "truncated" },
       ` — ${text(run.truncated)} answer(s) cut at the token limit (max_tokens)`) : null;
     runs.append(el("li", { class: "run-summary" }, el("b", {}, text(run.label)),
-      ` — ${text(run.task)} — ${text(run.n)} samples (${text(counts.join(", "))})`, cut,
+      ` — ${text(run.task)} — ${text(run.n)} samples${text(outcomes)}`, cut,
       ` — ${text(run.path)}`));
   });
   (state.meta.audits || []).filter((a) => ownPath(a.href)).forEach((audit) => {
@@ -482,10 +483,16 @@ function releaseAllPlayers() {
   videoBoxes.clear();
 }
 
+// what a browser says of a file that is not there (a link whose source moved, a report
+// copied without its videos): "not supported", as of a format it cannot play
+const NOT_THERE = " — or its file is not there: a linked video (--videos link) whose source " +
+  "moved, or a report copied elsewhere without it (build it with --videos copy to take them)";
+
 function mediaError(video) {
   const error = video.error;
   if (!error) return "video could not be played";
-  return `video could not be played (${error.message || `media error ${error.code}`})`;
+  const why = `video could not be played (${error.message || `media error ${error.code}`})`;
+  return error.code === MediaError.MEDIA_ERR_SRC_NOT_SUPPORTED ? why + NOT_THERE : why;
 }
 
 // a player that fails says so next to its poster, rather than stay black
