@@ -1,11 +1,14 @@
-"""write_mp4: the same frames give the same bitstream, whatever ran before in the process."""
+"""write_mp4: the same frames give the same bitstream whatever ran before; bad frame rates named."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Any
 
 import av
 import numpy as np
+import pytest
 
 from conftest import solid_frames
 from vidbench.media.encode import write_mp4
@@ -32,3 +35,15 @@ def test_the_same_frames_give_the_same_bitstream_after_other_work(tmp_path: Path
         _leave_bytes_behind(0xFF)  # int16 -1: motion vectors that point back into the frame
         write_mp4(tmp_path / f"{k}.mp4", frames)
         assert (tmp_path / f"{k}.mp4").read_bytes() == first, f"encode {k + 2}"
+
+
+@pytest.mark.parametrize("fps", [0, -1, 29.97, True])
+def test_a_frame_rate_that_is_no_whole_number_is_refused_naming_the_file(
+    tmp_path: Path, fps: Any
+) -> None:
+    """fps=0 wrote a 24 fps video without a word; -1 and 29.97 raised PyAV's errors (an
+    AttributeError for the float) without the file's name."""
+    path = tmp_path / "clip.mp4"
+    with pytest.raises(ValueError, match=re.escape(f"{path}: fps must be a whole number")):
+        write_mp4(path, solid_frames(2), fps=fps)
+    assert not path.exists()

@@ -62,10 +62,12 @@ def write_mp4(
     Odd widths/heights are padded by one edge row/column (yuv420p needs even sizes). The encoder
     runs single-threaded and without x264's AVX-512 functions (the module's docstring says why),
     so the same frames always give the same bitstream, whatever ran before in the process. The mp4
-    stream's frame count equals the number of frames written. Raises ``ValueError`` on bad frames
-    or when no frame is given.
+    stream's frame count equals the number of frames written. Raises ``ValueError`` (naming the
+    file) on an ``fps`` that is no whole number >= 1, on bad frames and when no frame is given.
     """
     path = Path(path)
+    if isinstance(fps, bool) or not isinstance(fps, int) or fps < 1:  # 0 gave 24 fps unsaid
+        raise ValueError(f"{path}: fps must be a whole number of frames a second, got {fps!r}")
     path.parent.mkdir(parents=True, exist_ok=True)
     container = av.open(str(path), mode="w", format="mp4")
     try:  # a failed write leaves no partial file behind
