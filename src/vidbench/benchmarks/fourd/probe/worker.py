@@ -58,8 +58,9 @@ def render_probe(job: dict, folder: Path, count: FrameCount) -> dict:
     for view in spec["views"]:
         _point_camera(cameras[view])
         # A view's frames are all rendered before any is encoded: x264 fed between Blender's
-        # renders gave another bitstream for the same frames in 3 of 30 runs of two workers
-        # sharing the CPU (the cause, in Blender or x264, not found); rendered first, 0 of 90.
+        # renders gave another bitstream for the same frames in 3 of 30 runs (rendered first,
+        # 0 of 90), most likely x264's AVX-512 rate control reading heap bytes it never wrote
+        # (media/encode.py, which now keeps x264 at AVX2); kept, as it costs nothing.
         rendered = list(count.counted(blender.render_frames(frames, clock)))
         write_mp4(folder / video_name(view), rendered, fps=settings.fps)
     measured = time.perf_counter()
