@@ -4,7 +4,6 @@ clips: each clip's frames are loaded once for all its questions, and two clips d
 from __future__ import annotations
 
 import threading
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -66,7 +65,7 @@ def test_a_run_loads_each_clip_once_for_its_questions_and_decodes_two_clips_at_o
                 views / uid / f"view_{k}_rgb_white_bg.mp4", solid_frames(12, seed=100 * i + k)
             )
 
-    lock = threading.Lock()
+    lock = threading.Condition()
     decodes: Counter[str] = Counter()
     active, most_active = 0, 0
     loads: list[str] = []
@@ -78,7 +77,11 @@ def test_a_run_loads_each_clip_once_for_its_questions_and_decodes_two_clips_at_o
             decodes[f"{path.parent.name}/{path.name}"] += 1
             active += 1
             most_active = max(most_active, active)
-        time.sleep(0.1)  # long enough for the other thread to start its own clip meanwhile
+            lock.notify_all()
+            # until the other thread starts its own clip meanwhile (a fixed sleep let a busy
+            # machine's second thread start late: 1 seen at once), once; a run that decodes
+            # one clip at a time waits out each second and fails below
+            lock.wait_for(lambda: most_active >= 2, timeout=1.0)
         try:
             return decode(path, *args, **kwargs)
         finally:
