@@ -38,7 +38,7 @@ from typing import TypeVar
 
 from fastapi.testclient import TestClient
 
-from scale import questions, render  # bench/ is on sys.path when run
+from scale import declared_questions, questions, render  # bench/ is on sys.path when run
 from vidbench.annotate import assign, auth
 from vidbench.annotate.adapters import registered_adapters
 from vidbench.annotate.audit_queue import export_audit, import_audit
@@ -141,38 +141,17 @@ def fourd_project(rendered: Path, n: int, root: Path, steps: Steps) -> None:
         )
 
 
-DECLARED = """name = "scale"
-rows = "questions.jsonl"
-video = "videos/{object}/view_{view}_rgb_white_bg.mp4"
-question = "question"
-options = "options"
-answer = "answer"
-groups = ["category"]
-"""
-
-
 def declared(rendered: Path, n: int, root: Path) -> tuple[Path, Path]:
-    """A declared benchmark of `n` rows (on the rendered objects' 96 views) and an audit.json
-    flagging every row."""
-    data = root / "bench"
-    data.mkdir(parents=True)
-    videos = rendered / "4d_object_multi_view_videos"
-    (data / "videos").symlink_to(videos.resolve())
-    objects = sorted(p.name for p in videos.iterdir())
-    (data / "benchmark.toml").write_text(DECLARED)
+    """A declared benchmark of `n` rows (bench/scale.py's, on the rendered objects' views) and an
+    audit.json flagging every row."""
+    data = declared_questions(rendered, n, root / "bench")
+    reason = "most models chose another option"
     flagged = []
-    with (data / "questions.jsonl").open("w") as f:
-        for k in range(n):
-            gold = "ABCD"[k % 4]
-            row = {"id": f"q{k:06d}", "question": f"What happens in question {k}?",
-                   "options": ["it spins", "it jumps", "it waves", "it stays still"],
-                   "answer": gold, "category": f"category {k % 7}",
-                   "object": objects[k % len(objects)],
-                   "view": (k // len(objects)) % 24}  # fmt: skip
-            f.write(json.dumps(row) + "\n")
-            reason = "most models chose another option"
+    with (data / "questions.jsonl").open() as f:
+        for k, line in enumerate(f):
+            gold = json.loads(line)["answer"]
             flagged.append(
-                {"id": row["id"], "gold": gold,
+                {"id": f"q{k:06d}", "gold": gold,
                  "flags": [{"kind": "gold", "reason": reason, "suggested": "ABCD"[(k + 1) % 4]}]}
             )  # fmt: skip
     audit = root / "audit.json"
