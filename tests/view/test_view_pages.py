@@ -47,7 +47,7 @@ def _run(out: Path) -> Path:
         answer = {"id": sample_id, "prompt_hash": f"h{i}", "frames": [], "raw_output": output}
         rows.append(SampleRow.scored(answer, score))  # type: ignore[arg-type]
     store.close()
-    ResultsDir(out).write_scored(rows, {"requests": SAMPLES}, basis={})
+    ResultsDir(out).write_scored(rows, {"requests": SAMPLES}, basis=dict)
     return out
 
 

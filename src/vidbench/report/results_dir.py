@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -163,10 +163,14 @@ class ResultsDir:
 
     # samples.jsonl and usage.json: the score stage
     def write_scored(
-        self, rows: Iterable[SampleRow], usage: Mapping[str, Json], basis: Mapping[str, Json]
+        self,
+        rows: Iterable[SampleRow],
+        usage: Mapping[str, Json],
+        basis: Callable[[], Mapping[str, Json]],
     ) -> None:
-        """samples.jsonl (each row written as it comes), usage.json, then scored.json: `basis`
-        (what the rows were scored from) with the digest of samples.jsonl. scored.json goes
+        """samples.jsonl (each row written as it comes), usage.json, then scored.json: `basis()`
+        (what the rows were scored from, asked once every row is written: the digest of the
+        data is made as the rows are) with the digest of samples.jsonl. scored.json goes
         first and comes back last, so a stage stopped between the files leaves none; so do
         results.json and the tables, which describe the rows replaced (the report stage writes
         them again)."""
@@ -181,7 +185,7 @@ class ResultsDir:
 
         write_atomic(self.file(SAMPLES_FILE), lines())
         write_json(self.file(USAGE_FILE), usage)
-        write_json(self.file(SCORED_FILE), {**basis, "samples_sha256": digest.hexdigest()})
+        write_json(self.file(SCORED_FILE), {**basis(), "samples_sha256": digest.hexdigest()})
 
     def _remove(self, *names: str) -> list[str]:
         """Remove these files where they are; the names of those removed."""

@@ -64,13 +64,29 @@ def content_digest(samples: Iterable[Sample]) -> str:
     """What the prompts of `samples` are built from, as one digest whatever their order (a
     report reads them in its own): each sample's id, fingerprint and fields (`metadata`: a
     declared benchmark's prompt template reads any of its row's fields)."""
-    total = 0
-    for sample in samples:
-        text = json.dumps(
-            [sample.id, fingerprint(sample), sample.metadata], default=str, sort_keys=True
-        )
-        total += int.from_bytes(hashlib.blake2b(text.encode(), digest_size=16).digest(), "big")
-    return f"{total % 2**128:032x}"
+    digest = ContentDigest()
+    for _ in digest.each(samples):
+        pass
+    return digest.hexdigest()
+
+
+class ContentDigest:
+    """`content_digest` of the samples that pass through `each`, so a stage that reads them
+    anyway (the score stage) reads them once."""
+
+    def __init__(self) -> None:
+        self._total = 0
+
+    def each(self, samples: Iterable[Sample]) -> Iterator[Sample]:
+        for sample, printed in _fingerprinted(samples):
+            text = json.dumps([sample.id, printed, sample.metadata], default=str, sort_keys=True)
+            self._total += int.from_bytes(
+                hashlib.blake2b(text.encode(), digest_size=16).digest(), "big"
+            )
+            yield sample
+
+    def hexdigest(self) -> str:
+        return f"{self._total % 2**128:032x}"
 
 
 def data_changed(
@@ -174,6 +190,11 @@ def video_names(media: MediaRef) -> str:
 
 def fingerprints(samples: Iterable[Sample]) -> Iterator[tuple[str, str]]:
     """(sample id, fingerprint) of each sample."""
+    return ((sample.id, printed) for sample, printed in _fingerprinted(samples))
+
+
+def _fingerprinted(samples: Iterable[Sample]) -> Iterator[tuple[Sample, str]]:
+    """Each sample with its fingerprint."""
     # the questions of one object (4D-Bench: five, each naming its 24 videos) share its MediaRef:
     # its video names are listed once (while it is the last MediaRef seen: a run's samples come
     # a batch at a time, an object's questions together)
@@ -181,7 +202,7 @@ def fingerprints(samples: Iterable[Sample]) -> Iterator[tuple[str, str]]:
     for sample in samples:
         if sample.media is not media:
             media, videos = sample.media, video_names(sample.media)
-        yield sample.id, fingerprint(sample, videos)
+        yield sample, fingerprint(sample, videos)
 
 
 def check_and_record(

@@ -363,10 +363,15 @@ class Run:
             usage: dict[str, int | dict[str, int]] = {**store.usage(self.plan)}
             if self.config.judge:
                 usage["judge"] = store.call_usage(self.config.judge)
-            rows = scored_rows(self.task, self.samples, self.problems, store, self.plan, verdicts)
+            data = data_identity.ContentDigest()  # of the samples as they are scored
+            samples = data.each(self.samples)
+            rows = scored_rows(self.task, samples, self.problems, store, self.plan, verdicts)
             basis = self._scoring_basis(store)
-            basis[data_identity.SCORED_DATA] = data_identity.content_digest(self.samples)
-            ResultsDir(self.config.results_dir).write_scored(tally.passing(rows), usage, basis)
+            ResultsDir(self.config.results_dir).write_scored(
+                tally.passing(rows),
+                usage,
+                lambda: {**basis, data_identity.SCORED_DATA: data.hexdigest()},
+            )
         self._scored = tally
         return tally.failed
 
