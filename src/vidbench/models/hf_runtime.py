@@ -22,7 +22,7 @@ from vidbench.models.hf_checkpoint import (
 )
 from vidbench.models.hf_families import IMAGES, Family, FrameInput, load_model_class
 from vidbench.models.hf_inputs import clip_array, media_problem, prompt_text, to_chat
-from vidbench.models.retry import CHANGE_FRAMES, rejected
+from vidbench.models.retry import CHANGE_FRAMES, no_room, rejected
 
 if TYPE_CHECKING:
     import numpy as np
@@ -235,11 +235,8 @@ def _too_long(loaded: LoadedModel, requests: list[Request], inputs: Any) -> dict
     lengths = inputs["attention_mask"].sum(dim=1).tolist()
     for request, length in zip(requests, lengths, strict=True):
         if length >= loaded.context:
-            problem = (
-                f"the prompt is {length} tokens, and the model's context holds "
-                f"{loaded.context} (max_position_embeddings): no room is left to answer"
-            )
-            refused[request.key] = rejected(request.key, problem, CHANGE_FRAMES)
+            holds = f"the model's context holds {loaded.context} (max_position_embeddings)"
+            refused[request.key] = no_room(request.key, length, holds, CHANGE_FRAMES)
     return refused
 
 

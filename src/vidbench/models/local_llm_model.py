@@ -23,7 +23,7 @@ from vidbench.models import local_llm
 from vidbench.models.base import Model
 from vidbench.models.local_source import positive_int
 from vidbench.models.registry import ModelOptions, load_model, reject_extra
-from vidbench.models.retry import rejected
+from vidbench.models.retry import no_room
 
 KNOWN = ("ctx", "threads")
 CHANGE_CONTEXT = "the context (--model-opt ctx=N)"
@@ -103,11 +103,8 @@ class LocalLLM(Model):
             except (OSError, ValueError, KeyError):  # not counted (the server died): asked as is
                 return {}
             if tokens >= self._ctx:
-                problem = (
-                    f"the prompt is {tokens} tokens, and the local LLM's context holds "
-                    f"{self._ctx}: no room is left to answer"
-                )
-                refused[request.key] = rejected(request.key, problem, CHANGE_CONTEXT)
+                holds = f"the local LLM's context holds {self._ctx}"
+                refused[request.key] = no_room(request.key, tokens, holds, CHANGE_CONTEXT)
         return refused
 
     async def aclose(self) -> None:

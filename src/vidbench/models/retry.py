@@ -127,6 +127,13 @@ def rejected(key: str, problem: str, change: str) -> Response:
     return Response(key, None, error=error, status="rejected", change_first=change)
 
 
+def no_room(key: str, tokens: int, context: str, change: str) -> Response:
+    """`rejected`: a prompt of `tokens` tokens that fills the model's context (`context`: what
+    holds how many, e.g. "the model's context holds 4096 (max_position_embeddings)")."""
+    problem = f"the prompt is {tokens} tokens, and {context}: no room is left to answer"
+    return rejected(key, problem, change)
+
+
 class CallFailed(Exception):
     """One attempt failed, and why (raised inside the retry loop)."""
 
