@@ -28,6 +28,7 @@ import json
 import pstats
 import re
 import shutil
+import sqlite3
 import sys
 import tempfile
 import time
@@ -104,6 +105,20 @@ def add_people(project: Project) -> None:
             auth.add_user(conn, name, role, PASSWORD)
 
 
+def two_pieces_of_work(
+    conn: sqlite3.Connection, person: str, offset: int, job: str | None = None
+) -> tuple[int, int]:
+    """The ids of two of `person`'s pieces of work (of `job`, or any), by item from `offset`:
+    a page to warm, then one to time."""
+    rows = conn.execute(
+        "SELECT w.id FROM work w JOIN users u ON u.id = w.user_id WHERE u.name = ? "
+        "AND (? IS NULL OR w.job = ?) ORDER BY w.item_id LIMIT 2 OFFSET ?",
+        (person, job, job, offset),
+    ).fetchall()
+    first, second = (row["id"] for row in rows)
+    return first, second
+
+
 def fourd_project(rendered: Path, n: int, root: Path, steps: Steps) -> None:
     data = questions(rendered, max(n // 2, 1), root / "data")
     project = Project.init(root / "project", data)
@@ -114,14 +129,7 @@ def fourd_project(rendered: Path, n: int, root: Path, steps: Steps) -> None:
         steps.time("assign qa", lambda: assign.assign(conn, "qa", None, "bench"))
         steps.time("assign answer", lambda: assign.assign(conn, "answer", None, "bench"))
         assign.assign(conn, "caption", None, "bench")
-        first, second = (
-            r["id"]
-            for r in conn.execute(
-                "SELECT w.id FROM work w JOIN users u ON u.id = w.user_id WHERE u.name = 'rev1' "
-                "AND w.job = 'review' ORDER BY w.item_id LIMIT 2 OFFSET ?",
-                (n // 12,),
-            )
-        )
+        first, second = two_pieces_of_work(conn, "rev1", n // 12, job="review")
     app = create_app(project, ADAPTERS)
     with TestClient(app) as admin, TestClient(app) as reviewer:
         sign_in(admin, "ada")
@@ -167,14 +175,7 @@ def audit_project(rendered: Path, n: int, root: Path, steps: Steps) -> None:
         import_folder(conn, project.data, "bench", ADAPTERS)
         steps.time("import-audit", lambda: import_audit(conn, data, audit, ADAPTERS, "bench"))
         steps.time("assign audit", lambda: assign.assign(conn, "audit", None, "bench"))
-        first, second = (
-            r["id"]
-            for r in conn.execute(
-                "SELECT w.id FROM work w JOIN users u ON u.id = w.user_id WHERE u.name = 'rev2' "
-                "ORDER BY w.item_id LIMIT 2 OFFSET ?",
-                (n // 6,),
-            )
-        )
+        first, second = two_pieces_of_work(conn, "rev2", n // 6)
     app = create_app(project, ADAPTERS)
     with TestClient(app) as reviewer:
         sign_in(reviewer, "rev2")
