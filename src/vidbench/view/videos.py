@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, NotRequired, TypedDict
 
+from vidbench.core.files import TEMPORARY_PREFIX
 from vidbench.core.records import MediaRef
 from vidbench.media.cache import FrameCache
 from vidbench.media.spec import FrameSpec
@@ -25,7 +26,7 @@ from vidbench.media.spec import FrameSpec
 VideoMode = Literal["link", "copy", "none"]
 VIDEO_MODES: tuple[VideoMode, ...] = ("link", "copy", "none")
 VIDEOS_DIR = "videos"
-PLACING_PREFIX = ".tmp-"  # a video being placed: .tmp-PID-THREAD.mp4
+PLACING_PREFIX = TEMPORARY_PREFIX  # a video being placed: .tmp-PID-THREAD.mp4 (as write_atomic)
 PLAYABLE = {".mp4": ".mp4", ".m4v": ".mp4", ".webm": ".webm", ".mov": ".mov", ".ogv": ".ogv"}
 
 
